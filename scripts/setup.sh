@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian or Raspberry Pi OS machine for the table controller:
+# the system packages it needs, a virtual environment, and the Python packages.
+set -euo pipefail
+venv="${1:-.venv}"
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+fail() { printf '\033[1;31msetup failed:\033[0m %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+    else fail "installing system packages needs root: run 'sudo make ...' or install: ${*: -1}"
+    fi
+}
+
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 ||
+        fail "this machine has no apt-get; install these by hand, then run make again: $*"
+    say "installing system packages: $*"
+    if [ ! -f /tmp/.table-controller-apt-updated ]; then
+        as_root apt-get update -qq && touch /tmp/.table-controller-apt-updated
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+python=python3
+command -v "$python" >/dev/null 2>&1 || apt_install python3
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    fail "Python 3.11 or newer is needed; this machine has $("$python" --version 2>&1)"
+"$python" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv python3-pip
+
+if [ ! -x "$venv/bin/python" ]; then
+    say "creating the virtual environment in $venv"
+    "$python" -m venv "$venv" || fail "could not create $venv; remove it and run make again"
+fi
+say "installing the Python packages (this takes a minute the first time)"
+"$venv/bin/python" -m pip install -q --upgrade pip >/dev/null ||
+    fail "could not upgrade pip in $venv: check the network, then run make again"
+"$venv/bin/python" -m pip install -q -e '.[test]' ||
+    fail "could not install the Python packages: see the pip error above, then run make again"
+say "ready"

@@ -1,0 +1,102 @@
+"""The events a seat may choose next, where its cards are known (pure).
+
+What a bot, a simulation or a kiosk chooses from. Chance (the deal) and seats whose
+hands are unknown have no choices here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from table_controller.cards import Suit
+from table_controller.rules import scoring
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import (
+    BidMade,
+    CardPlayed,
+    CardsExchanged,
+    DealerChosen,
+    DealerDiscarded,
+    InputEvent,
+    OrderedUp,
+    Passed,
+    PenaltyAccepted,
+    TrumpCalled,
+)
+from table_controller.rules.presets import FirstDealer, Variant
+from table_controller.seats import Seat
+
+if TYPE_CHECKING:
+    from table_controller.rules.game import Game
+
+
+def legal_events(game: Game) -> list[InputEvent]:
+    from table_controller.rules.game import Phase
+
+    phase, hand, rules = game.phase, game.hand, game.rules
+    if phase is Phase.CHOOSING_DEALER:
+        if rules.first_dealer is FirstDealer.CHOSEN:
+            return [DealerChosen(s) for s in Seat]
+        return []
+    if hand is None:
+        return []
+    if phase is Phase.CHOOSING_REMEDY:
+        assert hand.offender is not None
+        return [PenaltyAccepted(s) for s in hand.offender.team.other.seats]
+    seat = game.to_act
+    if seat is None:
+        return []
+    held = hand.known[seat]
+    if phase is Phase.PLAYING:
+        if held is None:
+            return []
+        return [CardPlayed(seat, c) for c in game.legal_plays(seat)]
+    if phase is Phase.DISCARDING:
+        return [] if held is None else [DealerDiscarded(c) for c in sorted(held)]
+    if phase is Phase.EXCHANGING:
+        theirs = hand.known[seat.partner]
+        if held is None or theirs is None:
+            return []
+        return [CardsExchanged(d, r) for d in sorted(held) for r in sorted(theirs)]
+    if held is None:
+        return []
+    if phase is Phase.NAMING_TRUMP:
+        named: list[Suit | None] = list(Suit)
+        if rules.no_trump:
+            named.append(None)
+        return [TrumpCalled(seat, t) for t in named]
+    if rules.variant is Variant.BID_EUCHRE:
+        return _bids(game, seat)
+    upcard = hand.upcard
+    assert upcard is not None
+    if hand.round == 1:
+        return [Passed(seat), OrderedUp(seat, False), OrderedUp(seat, True)]
+    events: list[InputEvent] = []
+    stuck = seat == hand.dealer and rules.stick_the_dealer
+    if not stuck:
+        events.append(Passed(seat))
+    for suit in Suit:
+        if suit != upcard.suit:
+            events.append(TrumpCalled(seat, suit, False))
+            events.append(TrumpCalled(seat, suit, True))
+    return events
+
+
+def _bids(game: Game, seat: Seat) -> list[InputEvent]:
+    hand, rules = game.hand, game.rules
+    assert hand is not None
+    amounts = list(range(rules.min_bid, rules.hand_size + 1))
+    if rules.shoot_bids:
+        high = hand.high_bid or 0
+        amounts += [12, 24] + ([high * 2] if scoring.is_shoot(high) and high >= 24 else [])
+    events: list[InputEvent] = []
+    for amount in amounts:
+        try:
+            game._check_bid(hand, seat, amount)
+        except RulesError:
+            continue
+        events.append(BidMade(seat, amount))
+    must_bid = seat == hand.dealer and rules.dealer_min_bid is not None and hand.high_bid is None
+    if not must_bid:
+        events.insert(0, Passed(seat))
+    return events

@@ -1,0 +1,459 @@
+"""The events: frozen, past-tense records of what happened at the table.
+
+Input events are what the table saw or heard (a card laid, a call made); the engine
+folds them into its state. Output events are what follows from the rules (a trick won,
+a renege proven, a hand scored). Both are plain frozen dataclasses so that a test, a
+transcript, a bot or the camera can produce them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from table_controller.cards import Card, Suit
+from table_controller.seats import Seat, Team
+
+# ---------------------------------------------------------------------------------
+# Input events
+# ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """Something the table saw or heard."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealerChosen(InputEvent):
+    """The players (or the director) chose the first dealer."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class FaceUpCardDealt(InputEvent):
+    """A card dealt face up to choose the first dealer (first ace 001, first jack 003)."""
+
+    seat: Seat
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class CardCut(InputEvent):
+    """A seat cut a card to choose the first dealer: high card deals (000)."""
+
+    seat: Seat
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt(InputEvent):
+    """The dealer dealt. ``upcard`` is the turned card (none in Bid Euchre); ``hands``
+    holds the hands that are known (all for a simulation, none for a live table)."""
+
+    upcard: Card | None = None
+    hands: Mapping[Seat, tuple[Card, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Passed(InputEvent):
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class OrderedUp(InputEvent):
+    """First round: the seat told the dealer to pick up (the dealer: picked it up)."""
+
+    seat: Seat
+    alone: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpCalled(InputEvent):
+    """Trump named: in the second round, or by the winner of the bidding (Bid Euchre).
+    ``trump`` None is no trump, where the preset allows it."""
+
+    seat: Seat
+    trump: Suit | None
+    alone: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BidMade(InputEvent):
+    """Bid Euchre: a bid of a number of tricks, or a shoot (12, 24, 48, ...; 004)."""
+
+    seat: Seat
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealerDiscarded(InputEvent):
+    """The dealer discarded after picking up; ``card`` None when it went down unseen."""
+
+    card: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardsExchanged(InputEvent):
+    """Shooting for 12 (004): the bidder's discard went to the partner, and the
+    partner's best card to the bidder; either may be unseen (None)."""
+
+    discard: Card | None = None
+    received: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(InputEvent):
+    seat: Seat
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class CardTakenBack(InputEvent):
+    """A player picked a card up again before the trick was complete (000: a renege
+    caught before the trick has finished may be taken back without penalty)."""
+
+    seat: Seat
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RenegeClaimed(InputEvent):
+    """``by`` alleged that ``against`` reneged in the current (or just finished) hand."""
+
+    by: Seat
+    against: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class MisdealDeclared(InputEvent):
+    """The deal was found faulty before play; the same dealer deals again (001 s21)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WrongCardCount(InputEvent):
+    """A seat was found holding the wrong number of cards (003)."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class AllNinesShown(InputEvent):
+    """A player showed a hand with all four 9s: a misdeal (004)."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class CardDropped(InputEvent):
+    """A card fell out of a hand face up (003): it stays on the table, must be played at
+    the first legal opportunity, and cannot take a trick."""
+
+    seat: Seat
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyAccepted(InputEvent):
+    """The non-offending side took the penalty for a bid out of turn (003) instead of
+    voiding the bid and going alone."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class HandLaidDown(InputEvent):
+    """The player on lead laid down the rest of their hand, claiming every remaining
+    trick (004 house rule); uncertain tricks go to the other side."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+
+
+# ---------------------------------------------------------------------------------
+# Output events
+# ---------------------------------------------------------------------------------
+
+
+class HowChosen(Enum):
+    CHOSEN = "chosen"
+    FIRST_ACE = "first_ace"
+    FIRST_JACK = "first_jack"
+    HIGH_CUT = "high_cut"
+
+
+class ThrowIn(Enum):
+    """Why a deal ended without a hand being played to its end."""
+
+    ALL_PASSED = "all_passed"
+    MISDEAL = "misdeal"
+    ALL_NINES = "all_nines"
+    WRONG_CARD_COUNT = "wrong_card_count"
+    BID_FORFEITED = "bid_forfeited"
+
+
+class Irregularity(Enum):
+    BID_OUT_OF_TURN = "bid_out_of_turn"
+    PASS_OUT_OF_TURN = "pass_out_of_turn"
+    LEAD_OUT_OF_TURN = "lead_out_of_turn"
+    PLAY_OUT_OF_TURN = "play_out_of_turn"
+    LEAD_BEFORE_DISCARD = "lead_before_discard"
+    DEALER_DID_NOT_DISCARD = "dealer_did_not_discard"
+    LONER_PARTNER_PLAYED = "loner_partner_played"
+    TURNED_DOWN_SUIT_NAMED = "turned_down_suit_named"
+    CARD_DROPPED = "card_dropped"
+    DROPPED_CARD_NOT_PLAYED = "dropped_card_not_played"
+    FALSE_RENEGE_CLAIM = "false_renege_claim"
+    RENEGE_TAKEN_BACK = "renege_taken_back"
+
+
+class Remedy(Enum):
+    """What the rules did about an irregularity."""
+
+    CANCELLED = "cancelled"  # the act is undone, play goes on as if it had not happened
+    NOTED = "noted"  # recorded for the director; no penalty in the rules
+    PENALTY = "penalty"  # points awarded, see the PenaltyScored or HandScored that follows
+    CARD_DEAD = "card_dead"  # the card stays on the table and cannot take a trick
+    LONER_CANCELLED = "loner_cancelled"
+    FORFEIT = "forfeit"  # the team lost its right to bid this hand
+    AWAITING_CHOICE = "awaiting_choice"  # the other side chooses: penalty or go alone
+
+
+class HandResult(Enum):
+    MADE = "made"
+    MARCH = "march"  # all the tricks
+    EUCHRED = "euchred"
+    RENEGE = "renege"
+    PENALTY = "penalty"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputEvent:
+    """Something that follows from the rules."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstDealerSet(OutputEvent):
+    seat: Seat
+    how: HowChosen
+
+
+@dataclass(frozen=True, slots=True)
+class CutTied(OutputEvent):
+    """High cut tied: the tied seats cut again."""
+
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(OutputEvent):
+    hand: int
+    dealer: Seat
+    upcard: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandThrownIn(OutputEvent):
+    hand: int
+    reason: ThrowIn
+    next_dealer: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class BidWon(OutputEvent):
+    seat: Seat
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpSet(OutputEvent):
+    """Trump is made. ``trump`` None is no trump; ``bid`` is the contract in Bid Euchre."""
+
+    trump: Suit | None
+    maker: Seat
+    alone: bool
+    bid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon(OutputEvent):
+    hand: int
+    trick: int  # 1-based
+    winner: Seat
+    plays: tuple[tuple[Seat, Card], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RenegeSpotted(OutputEvent):
+    """A failure to follow suit seen while the trick is open, under rules that let the
+    player take the card back before the trick is complete (000)."""
+
+    seat: Seat
+    trick: int
+    suit: Suit
+    held: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RenegeProven(OutputEvent):
+    """``seat`` did not follow ``suit`` in ``trick`` although it held ``proof``, as shown
+    by its play in ``proof_trick`` (or by its known hand, in that same trick)."""
+
+    hand: int
+    seat: Seat
+    trick: int
+    suit: Suit
+    played: Card
+    proof: Card
+    proof_trick: int
+
+
+@dataclass(frozen=True, slots=True)
+class IrregularityFound(OutputEvent):
+    kind: Irregularity
+    seat: Seat | None
+    remedy: Remedy
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimJudged(OutputEvent):
+    """A laid-down hand (004): how many of the remaining tricks were certain."""
+
+    seat: Seat
+    remaining: int
+    certain: int
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyScored(OutputEvent):
+    """Points given (or, when negative, taken) outside the hand's own scoring."""
+
+    team: Team
+    points: int
+    reason: Irregularity | HandResult
+    scores: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class HandScored(OutputEvent):
+    hand: int
+    maker: Seat | None
+    result: HandResult
+    tricks: tuple[int, int]  # won by NS, EW
+    points: tuple[int, int]  # scored by NS, EW this hand
+    scores: tuple[int, int]  # running totals
+    individual: tuple[int, int, int, int] | None = None  # progressive: N E S W totals
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(OutputEvent):
+    game: int
+    winner: Team | None  # None: a tie where the rules allow one (progressive)
+    scores: tuple[int, int]
+    individual: tuple[int, int, int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoffStarted(OutputEvent):
+    """Tied after the match's hands: more hands are played (001 s19)."""
+
+    hands: int
+    sudden_death: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchWon(OutputEvent):
+    winner: Team
+    games: tuple[int, int]
+
+
+INPUT_EVENTS: tuple[type[InputEvent], ...] = (
+    DealerChosen,
+    FaceUpCardDealt,
+    CardCut,
+    HandDealt,
+    Passed,
+    OrderedUp,
+    TrumpCalled,
+    BidMade,
+    DealerDiscarded,
+    CardsExchanged,
+    CardPlayed,
+    CardTakenBack,
+    RenegeClaimed,
+    MisdealDeclared,
+    WrongCardCount,
+    AllNinesShown,
+    CardDropped,
+    PenaltyAccepted,
+    HandLaidDown,
+)
+
+OUTPUT_EVENTS: tuple[type[OutputEvent], ...] = (
+    FirstDealerSet,
+    CutTied,
+    HandStarted,
+    HandThrownIn,
+    BidWon,
+    TrumpSet,
+    TrickWon,
+    RenegeSpotted,
+    RenegeProven,
+    IrregularityFound,
+    ClaimJudged,
+    PenaltyScored,
+    HandScored,
+    GameEnded,
+    PlayoffStarted,
+    MatchWon,
+)
+
+__all__ = [
+    "INPUT_EVENTS",
+    "OUTPUT_EVENTS",
+    "AllNinesShown",
+    "BidMade",
+    "BidWon",
+    "CardCut",
+    "CardDropped",
+    "CardPlayed",
+    "CardTakenBack",
+    "CardsExchanged",
+    "ClaimJudged",
+    "CutTied",
+    "DealerChosen",
+    "DealerDiscarded",
+    "FaceUpCardDealt",
+    "FirstDealerSet",
+    "GameEnded",
+    "HandDealt",
+    "HandLaidDown",
+    "HandResult",
+    "HandScored",
+    "HandStarted",
+    "HandThrownIn",
+    "HowChosen",
+    "InputEvent",
+    "Irregularity",
+    "IrregularityFound",
+    "MatchWon",
+    "MisdealDeclared",
+    "OrderedUp",
+    "OutputEvent",
+    "Passed",
+    "PenaltyAccepted",
+    "PenaltyScored",
+    "PlayoffStarted",
+    "Remedy",
+    "RenegeClaimed",
+    "RenegeProven",
+    "RenegeSpotted",
+    "ThrowIn",
+    "TrickWon",
+    "TrumpCalled",
+    "TrumpSet",
+    "WrongCardCount",
+]

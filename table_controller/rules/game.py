@@ -1,0 +1,1348 @@
+"""The engine: a whole game (or match) of Euchre as a fold over input events.
+
+``Game.push(event)`` validates the event completely, then applies it and returns the
+output events that follow; a rejected event raises a ``RulesError`` saying what was
+expected and changes nothing, so one bad event never wedges a table. The state is a
+fold over the input log: ``Game.replay(rules, log)`` rebuilds it exactly.
+
+The engine works with hands unknown (a live table sees only the upcard and the cards
+played) and with hands known (simulation, kiosk, a dealing machine), seat by seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
+from typing import Any
+
+from table_controller.cards import (
+    DECK,
+    Card,
+    Rank,
+    Suit,
+    cut_rank,
+    effective_suit,
+    legal_plays,
+    trick_winner,
+)
+from table_controller.rules import scoring
+from table_controller.rules.claims import certain_tricks
+from table_controller.rules.errors import (
+    GameOver,
+    IllegalAction,
+    ImpossibleCard,
+    NotYourTurn,
+    RulesError,
+    WrongPhase,
+)
+from table_controller.rules.events import (
+    AllNinesShown,
+    BidMade,
+    BidWon,
+    CardCut,
+    CardDropped,
+    CardPlayed,
+    CardsExchanged,
+    CardTakenBack,
+    ClaimJudged,
+    CutTied,
+    DealerChosen,
+    DealerDiscarded,
+    FaceUpCardDealt,
+    FirstDealerSet,
+    GameEnded,
+    HandDealt,
+    HandLaidDown,
+    HandResult,
+    HandScored,
+    HandStarted,
+    HandThrownIn,
+    HowChosen,
+    InputEvent,
+    Irregularity,
+    IrregularityFound,
+    MatchWon,
+    MisdealDeclared,
+    OrderedUp,
+    OutputEvent,
+    Passed,
+    PenaltyAccepted,
+    PenaltyScored,
+    PlayoffStarted,
+    Remedy,
+    RenegeClaimed,
+    RenegeProven,
+    RenegeSpotted,
+    ThrowIn,
+    TrickWon,
+    TrumpCalled,
+    TrumpSet,
+    WrongCardCount,
+)
+from table_controller.rules.hand import HandState, Trick
+from table_controller.rules.presets import (
+    AllPass,
+    FirstDealer,
+    OutOfTurn,
+    RenegePenalty,
+    Rules,
+    Variant,
+)
+from table_controller.rules.renege import Proof, check_play
+from table_controller.seats import Seat, Team
+
+
+class Phase(Enum):
+    CHOOSING_DEALER = "choosing_dealer"
+    DEALING = "dealing"
+    BIDDING = "bidding"
+    CHOOSING_REMEDY = "choosing_remedy"  # 003: after a bid out of turn
+    NAMING_TRUMP = "naming_trump"  # Bid Euchre: the winner of the bidding names trump
+    DISCARDING = "discarding"
+    EXCHANGING = "exchanging"  # 004: shooting for 12 with partner's best
+    PLAYING = "playing"
+    OVER = "over"
+
+
+_HAND_PHASES = frozenset(
+    {
+        Phase.BIDDING,
+        Phase.CHOOSING_REMEDY,
+        Phase.NAMING_TRUMP,
+        Phase.DISCARDING,
+        Phase.EXCHANGING,
+        Phase.PLAYING,
+    }
+)
+_HOW = {
+    FirstDealer.CHOSEN: HowChosen.CHOSEN,
+    FirstDealer.HIGH_CUT: HowChosen.HIGH_CUT,
+    FirstDealer.FIRST_ACE: HowChosen.FIRST_ACE,
+    FirstDealer.FIRST_JACK: HowChosen.FIRST_JACK,
+}
+
+Out = list[OutputEvent]
+
+
+class Game:
+    """A game of Euchre under ``rules``: push input events, read the state."""
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules = rules if rules is not None else Rules()
+        self.rules.check()
+        self.log: list[InputEvent] = []
+        self.phase = Phase.CHOOSING_DEALER
+        self.game = 1
+        self.games_won = [0, 0]
+        self.match_winner: Team | None = None
+        self._new_game_state()
+
+    def _new_game_state(self) -> None:
+        self.scores = [0, 0]
+        self.individual = [0, 0, 0, 0]
+        self.dealer: Seat | None = None
+        self.deals = 0
+        self.hands_counted = 0
+        self.hands_target = self.rules.hands_per_game
+        self.playoff = 0
+        self.hand: HandState | None = None
+        self.last_hand: HandState | None = None
+        self._face_up_last: Seat | None = None
+        self._face_up_seen: set[Card] = set()
+        self._cuts: dict[Seat, Card] = {}
+        self._cutting: tuple[Seat, ...] = tuple(Seat)
+
+    # --- the fold -----------------------------------------------------------------
+
+    def push(self, event: InputEvent) -> list[OutputEvent]:
+        """Apply one input event; return the output events that follow from it."""
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise RulesError(f"{event!r} is not an input event", "one of the input events")
+        if self.phase is Phase.OVER:
+            winner = self.match_winner
+            raise GameOver(
+                "the game is over" + (f": {winner} won" if winner is not None else ""),
+                "a new game",
+            )
+        out: Out = []
+        try:
+            handler(self, event, out)
+        except RulesError:
+            raise
+        except Exception as exc:  # a bug: rebuild the state so the table goes on
+            self._restore()
+            raise RulesError(
+                f"internal error while applying {event!r} ({exc!r}); the event was not "
+                "applied, please report this",
+            ) from exc
+        self.log.append(event)
+        return out
+
+    def push_all(self, events: Iterable[InputEvent]) -> list[OutputEvent]:
+        out: list[OutputEvent] = []
+        for event in events:
+            out.extend(self.push(event))
+        return out
+
+    @classmethod
+    def replay(cls, rules: Rules, events: Iterable[InputEvent]) -> Game:
+        game = cls(rules)
+        game.push_all(events)
+        return game
+
+    def pop(self) -> InputEvent:
+        """Take back the last event (as python-chess's ``Board.pop``)."""
+        if not self.log:
+            raise IndexError("pop from an empty game")
+        last = self.log[-1]
+        rebuilt = Game.replay(self.rules, self.log[:-1])
+        self.__dict__.update(rebuilt.__dict__)
+        return last
+
+    def copy(self) -> Game:
+        return Game.replay(self.rules, self.log)
+
+    def _restore(self) -> None:
+        self.__dict__.update(Game.replay(self.rules, self.log).__dict__)
+
+    def state_key(self) -> tuple[object, ...]:
+        """Everything that makes up the state, for comparing two games."""
+        return (
+            self.phase,
+            self.game,
+            tuple(self.games_won),
+            self.match_winner,
+            tuple(self.scores),
+            tuple(self.individual),
+            self.dealer,
+            self.deals,
+            self.hands_counted,
+            self.hands_target,
+            self.playoff,
+            None if self.hand is None else self.hand.key(),
+            None if self.last_hand is None else self.last_hand.key(),
+            self._face_up_last,
+            frozenset(self._face_up_seen),
+            tuple(sorted(self._cuts.items())),
+            self._cutting,
+        )
+
+    # --- reading the state --------------------------------------------------------
+
+    @property
+    def to_act(self) -> Seat | None:
+        """The seat whose turn it is, where one seat must act next."""
+        hand = self.hand
+        if hand is None:
+            return None
+        if self.phase in (Phase.BIDDING, Phase.NAMING_TRUMP):
+            return hand.turn
+        if self.phase is Phase.DISCARDING:
+            return hand.dealer
+        if self.phase is Phase.EXCHANGING:
+            return hand.maker
+        if self.phase is Phase.PLAYING:
+            return hand.next_to_play()
+        return None
+
+    def expecting(self) -> str:
+        """What the engine will accept next, in words for the players."""
+        phase, hand = self.phase, self.hand
+        if phase is Phase.CHOOSING_DEALER:
+            how = self.rules.first_dealer
+            if how is FirstDealer.HIGH_CUT:
+                waiting = [s for s in self._cutting if s not in self._cuts]
+                return "a cut (card_cut) from " + ", ".join(str(s) for s in waiting)
+            if how in (FirstDealer.FIRST_ACE, FirstDealer.FIRST_JACK):
+                rank = "an ace" if how is FirstDealer.FIRST_ACE else "a jack"
+                nxt = "" if self._face_up_last is None else f", next to {self._face_up_last.left}"
+                return f"cards dealt face up until {rank} (face_up_card_dealt{nxt})"
+            return "the first dealer (dealer_chosen)"
+        if phase is Phase.DEALING:
+            return f"the deal by {self.dealer} (hand_dealt)"
+        if phase is Phase.OVER:
+            return "nothing: the game is over"
+        assert hand is not None
+        if phase is Phase.BIDDING:
+            seat = hand.turn
+            if self.rules.variant is Variant.BID_EUCHRE:
+                return f"{seat} to bid or pass"
+            if hand.round == 1:
+                return f"{seat} to pass or order up"
+            assert hand.upcard is not None
+            barred = hand.upcard.suit
+            if seat == hand.dealer and self.rules.stick_the_dealer:
+                return f"{seat} (the dealer, stuck) to name a suit other than {barred}"
+            return f"{seat} to pass or name a suit other than {barred}"
+        if phase is Phase.CHOOSING_REMEDY:
+            assert hand.offender is not None
+            a, b = hand.offender.team.other.seats
+            return (
+                f"{a} or {b} to take the penalty (penalty_accepted) or to void the bid and go alone"
+            )
+        if phase is Phase.NAMING_TRUMP:
+            return f"{hand.turn} to name trump"
+        if phase is Phase.DISCARDING:
+            return f"{hand.dealer} (the dealer) to discard"
+        if phase is Phase.EXCHANGING:
+            return f"{hand.maker} and partner to exchange a card (cards_exchanged)"
+        seat = hand.next_to_play()
+        trick = hand.trick
+        verb = "lead" if trick is None or trick.led is None else "play"
+        return f"{seat} to {verb}"
+
+    @property
+    def trump(self) -> Suit | None:
+        return self.hand.trump if self.hand is not None else None
+
+    @property
+    def current_trick(self) -> Trick | None:
+        return self.hand.trick if self.hand is not None else None
+
+    def team_scores(self) -> tuple[int, int]:
+        return (self.scores[0], self.scores[1])
+
+    def legal_plays(self, seat: Seat | None = None) -> list[Card]:
+        """The cards ``seat`` (default: the seat to play) may play, when its hand is known."""
+        hand = self.hand
+        if self.phase is not Phase.PLAYING or hand is None or hand.trick is None:
+            raise WrongPhase("no card is to be played now", self.expecting())
+        seat = hand.next_to_play() if seat is None else seat
+        if seat is None:
+            raise WrongPhase("no card is to be played now", self.expecting())
+        held = hand.known[seat]
+        if held is None:
+            raise RulesError(f"{seat}'s hand is not known", "a hand dealt with its cards")
+        return legal_plays(held, hand.trick.led, hand.trump)
+
+    def legal_events(self) -> list[InputEvent]:
+        """Every event the rules allow the seat to act next, where its cards are known:
+        what a bot or a simulation chooses from. Empty where the next event is chance
+        (a deal) or the seat's hand is unknown."""
+        from table_controller.rules.choices import legal_events
+
+        return legal_events(self)
+
+    # --- dealer selection ---------------------------------------------------------
+
+    def _on_dealer_chosen(self, ev: DealerChosen, out: Out) -> None:
+        self._need(Phase.CHOOSING_DEALER, ev)
+        self._set_first_dealer(ev.seat, HowChosen.CHOSEN, out)
+
+    def _on_face_up(self, ev: FaceUpCardDealt, out: Out) -> None:
+        self._need(Phase.CHOOSING_DEALER, ev)
+        how = self.rules.first_dealer
+        if how not in (FirstDealer.FIRST_ACE, FirstDealer.FIRST_JACK):
+            raise IllegalAction(
+                f"these rules choose the first dealer by {how.value}", self.expecting()
+            )
+        if ev.card in self._face_up_seen:
+            raise ImpossibleCard(f"{ev.card} was already dealt face up", "another card")
+        if self._face_up_last is not None and ev.seat != self._face_up_last.left:
+            raise NotYourTurn(
+                f"cards are dealt face up clockwise: {self._face_up_last} had the last one",
+                f"a card to {self._face_up_last.left}",
+            )
+        self._face_up_seen.add(ev.card)
+        self._face_up_last = ev.seat
+        wanted = Rank.ACE if how is FirstDealer.FIRST_ACE else Rank.JACK
+        if ev.card.rank == wanted:
+            self._set_first_dealer(ev.seat, _HOW[how], out)
+
+    def _on_cut(self, ev: CardCut, out: Out) -> None:
+        self._need(Phase.CHOOSING_DEALER, ev)
+        if self.rules.first_dealer is not FirstDealer.HIGH_CUT:
+            raise IllegalAction(
+                f"these rules choose the first dealer by {self.rules.first_dealer.value}",
+                self.expecting(),
+            )
+        if ev.seat not in self._cutting or ev.seat in self._cuts:
+            raise NotYourTurn(f"{ev.seat} has no cut to make", self.expecting())
+        if ev.card in self._cuts.values():
+            raise ImpossibleCard(f"{ev.card} was already cut", "another card")
+        self._cuts[ev.seat] = ev.card
+        if len(self._cuts) < len(self._cutting):
+            return
+        best = max(cut_rank(c) for c in self._cuts.values())
+        tied = tuple(s for s in self._cutting if cut_rank(self._cuts[s]) == best)
+        self._cuts = {}
+        if len(tied) > 1:
+            self._cutting = tied
+            out.append(CutTied(tied))
+        else:
+            self._set_first_dealer(tied[0], HowChosen.HIGH_CUT, out)
+
+    def _set_first_dealer(self, seat: Seat, how: HowChosen, out: Out) -> None:
+        self.dealer = seat
+        self.phase = Phase.DEALING
+        self._face_up_last = None
+        self._face_up_seen = set()
+        self._cuts = {}
+        self._cutting = tuple(Seat)
+        out.append(FirstDealerSet(seat, how))
+
+    # --- the deal -----------------------------------------------------------------
+
+    def _on_hand_dealt(self, ev: HandDealt, out: Out) -> None:
+        self._need(Phase.DEALING, ev)
+        rules = self.rules
+        if rules.variant is Variant.EUCHRE and ev.upcard is None:
+            raise IllegalAction("a Euchre deal turns up a card", "hand_dealt with its upcard")
+        if rules.variant is Variant.BID_EUCHRE and ev.upcard is not None:
+            raise IllegalAction("Bid Euchre deals every card: there is no upcard", "no upcard")
+        dealt: set[Card] = set() if ev.upcard is None else {ev.upcard}
+        for seat, cards in ev.hands.items():
+            if not isinstance(seat, Seat):
+                raise IllegalAction(f"{seat!r} is not a seat", "hands keyed by N, E, S, W")
+            if len(cards) != rules.hand_size or len(set(cards)) != len(cards):
+                raise IllegalAction(
+                    f"{seat}'s hand has {len(set(cards))} different cards",
+                    f"{rules.hand_size} cards in each hand",
+                )
+            twice = dealt.intersection(cards)
+            if twice:
+                raise ImpossibleCard(
+                    "the same card dealt twice: " + " ".join(str(c) for c in sorted(twice)),
+                    "24 different cards",
+                )
+            dealt.update(cards)
+        assert self.dealer is not None
+        self.deals += 1
+        known: list[set[Card] | None] = [set(ev.hands[s]) if s in ev.hands else None for s in Seat]
+        hand = HandState(self.deals, self.dealer, ev.upcard, known)
+        hand.turn = self.dealer.left
+        if ev.upcard is not None:
+            hand.seen[ev.upcard] = "turned up"
+        self.hand = hand
+        self.phase = Phase.BIDDING
+        out.append(HandStarted(hand.number, hand.dealer, ev.upcard))
+
+    # --- bidding: Euchre ------------------------------------------------------------
+
+    def _on_passed(self, ev: Passed, out: Out) -> None:
+        hand = self._need(Phase.BIDDING, ev)
+        if self._out_of_turn_bid(hand, ev.seat, is_bid=False, out=out):
+            return
+        seat = ev.seat
+        if self.rules.variant is Variant.BID_EUCHRE:
+            minimum = self.rules.dealer_min_bid
+            if seat == hand.dealer and minimum is not None and hand.high_bid is None:
+                raise IllegalAction(
+                    "everyone else passed: the dealer must bid", f"a bid of {minimum} or more"
+                )
+            self._next_bidder(hand, seat, out)
+            return
+        if hand.round == 1:
+            if seat == hand.dealer:
+                hand.round = 2
+                assert hand.upcard is not None
+                hand.seen[hand.upcard] = "turned down"
+                nxt = self._first_bidder(hand, hand.eldest)
+                if nxt is None:
+                    self._throw_in(ThrowIn.BID_FORFEITED, same_dealer=False, out=out)
+                else:
+                    hand.turn = nxt
+            else:
+                hand.turn = seat.left
+            return
+        if (
+            seat == hand.dealer
+            and self.rules.stick_the_dealer
+            and (hand.dealer.team not in hand.forfeited)
+        ):
+            raise IllegalAction(
+                "the dealer is stuck and cannot pass (stick the dealer)",
+                self.expecting(),
+            )
+        self._next_bidder(hand, seat, out)
+
+    def _first_bidder(self, hand: HandState, start: Seat) -> Seat | None:
+        """The first seat from ``start`` up to the dealer whose team may still bid."""
+        seat = start
+        while True:
+            if seat.team not in hand.forfeited:
+                return seat
+            if seat == hand.dealer:
+                return None
+            seat = seat.left
+
+    def _next_bidder(self, hand: HandState, seat: Seat, out: Out) -> None:
+        """Move the bid on from ``seat``; close the round after the dealer."""
+        nxt = None if seat == hand.dealer else self._first_bidder(hand, seat.left)
+        if nxt is not None:
+            hand.turn = nxt
+            return
+        if self.rules.variant is Variant.BID_EUCHRE and hand.high_bidder is not None:
+            assert hand.high_bid is not None
+            hand.turn = hand.high_bidder
+            self.phase = Phase.NAMING_TRUMP
+            out.append(BidWon(hand.high_bidder, hand.high_bid))
+            return
+        reason = ThrowIn.BID_FORFEITED if hand.forfeited else ThrowIn.ALL_PASSED
+        same = self.rules.all_pass is AllPass.SAME_DEALER and not hand.forfeited
+        self._throw_in(reason, same_dealer=same, out=out)
+
+    def _out_of_turn_bid(self, hand: HandState, seat: Seat, *, is_bid: bool, out: Out) -> bool:
+        """Rule on a pass or bid from a seat whose turn it is not; True if it was one."""
+        if seat == hand.turn:
+            return False
+        if seat.team in hand.forfeited:
+            raise IllegalAction(
+                f"{seat}'s team has forfeited its right to bid this hand", self.expecting()
+            )
+        if not is_bid:
+            out.append(
+                IrregularityFound(
+                    Irregularity.PASS_OUT_OF_TURN,
+                    seat,
+                    Remedy.CANCELLED,
+                    f"{seat} passed out of turn; the bid stays with {hand.turn}",
+                )
+            )
+            return True
+        if self.rules.bid_out_of_turn is OutOfTurn.CANCELLED:
+            out.append(
+                IrregularityFound(
+                    Irregularity.BID_OUT_OF_TURN,
+                    seat,
+                    Remedy.CANCELLED,
+                    f"{seat} called out of turn; the call is cancelled and the bid reverts "
+                    f"to {hand.turn}",
+                )
+            )
+            return True
+        hand.offender = seat
+        self.phase = Phase.CHOOSING_REMEDY
+        a, b = seat.team.other.seats
+        out.append(
+            IrregularityFound(
+                Irregularity.BID_OUT_OF_TURN,
+                seat,
+                Remedy.AWAITING_CHOICE,
+                f"{seat} bid out of turn: play stops and {a}-{b} score "
+                f"{self.rules.out_of_turn_points}, unless they void the bid and go alone",
+            )
+        )
+        return True
+
+    def _on_ordered_up(self, ev: OrderedUp, out: Out) -> None:
+        hand = self._in_hand(ev)
+        if self.phase is Phase.CHOOSING_REMEDY:
+            self._remedy_call(hand, ev.seat, ev.alone, round_needed=1)
+        else:
+            self._need(Phase.BIDDING, ev)
+            if self.rules.variant is not Variant.EUCHRE:
+                raise WrongPhase("there is no upcard to order up in Bid Euchre", "a bid")
+            if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
+                return
+            if hand.round != 1:
+                raise IllegalAction(
+                    "the upcard was turned down: order up is for the first round",
+                    self.expecting(),
+                )
+        assert hand.upcard is not None
+        hand.offender = None
+        self._make_trump(hand, ev.seat, hand.upcard.suit, ev.alone, None, out)
+        # The dealer picks up the upcard and discards, even when sitting out.
+        dealer_hand = hand.known[hand.dealer]
+        if dealer_hand is not None:
+            dealer_hand.add(hand.upcard)
+        hand.seen[hand.upcard] = f"picked up by {hand.dealer}"
+        hand.discard_pending = True
+        self.phase = Phase.DISCARDING
+
+    def _on_trump_called(self, ev: TrumpCalled, out: Out) -> None:
+        hand = self._in_hand(ev)
+        rules = self.rules
+        if self.phase is Phase.NAMING_TRUMP:
+            self._name_bid_trump(hand, ev, out)
+            return
+        if self.phase is Phase.CHOOSING_REMEDY:
+            self._remedy_call(hand, ev.seat, ev.alone, round_needed=2)
+        else:
+            self._need(Phase.BIDDING, ev)
+            if rules.variant is not Variant.EUCHRE:
+                raise WrongPhase("trump is named after the bidding", "a bid or a pass")
+            if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
+                return
+            if hand.round != 2:
+                raise IllegalAction(
+                    "in the first round a player passes or orders the upcard up",
+                    self.expecting(),
+                )
+        if ev.trump is None:
+            raise IllegalAction("no-trump is not played in Euchre", "a suit")
+        assert hand.upcard is not None
+        if ev.trump == hand.upcard.suit:
+            if not rules.turned_down_suit_forfeits or self.phase is Phase.CHOOSING_REMEDY:
+                raise IllegalAction(
+                    f"{ev.trump.word} was turned down and cannot be named",
+                    self.expecting(),
+                )
+            hand.forfeited.add(ev.seat.team)
+            a, b = ev.seat.team.seats
+            out.append(
+                IrregularityFound(
+                    Irregularity.TURNED_DOWN_SUIT_NAMED,
+                    ev.seat,
+                    Remedy.FORFEIT,
+                    f"{ev.seat} named the turned-down suit: {a}-{b} lose the right to bid "
+                    "this hand",
+                )
+            )
+            self._next_bidder(hand, ev.seat, out)
+            return
+        hand.offender = None
+        self._make_trump(hand, ev.seat, ev.trump, ev.alone, None, out)
+        self._start_play(hand, hand.eldest)
+
+    def _remedy_call(self, hand: HandState, seat: Seat, alone: bool, round_needed: int) -> None:
+        """003 BID OUT OF TURN: the other side may void the bid and go alone."""
+        assert hand.offender is not None
+        if seat.team == hand.offender.team or not alone:
+            raise IllegalAction(
+                "after a bid out of turn only the other side may call, and only alone",
+                self.expecting(),
+            )
+        if hand.round != round_needed:
+            kind = "order up" if hand.round == 1 else "name a suit"
+            raise IllegalAction(f"this is bidding round {hand.round}", f"{kind}, alone")
+
+    def _make_trump(
+        self,
+        hand: HandState,
+        maker: Seat,
+        trump: Suit | None,
+        alone: bool,
+        bid: int | None,
+        out: Out,
+    ) -> None:
+        hand.trump = trump
+        hand.trump_set = True
+        hand.maker = maker
+        hand.alone = alone
+        hand.sitting_out = maker.partner if alone else None
+        hand.bid = bid
+        hand.turn = None
+        out.append(TrumpSet(trump, maker, alone, bid))
+
+    def _on_penalty_accepted(self, ev: PenaltyAccepted, out: Out) -> None:
+        hand = self._need(Phase.CHOOSING_REMEDY, ev)
+        assert hand.offender is not None
+        if ev.seat.team == hand.offender.team:
+            raise IllegalAction("the offending side cannot take the penalty", self.expecting())
+        points = self.rules.out_of_turn_points
+        self._end_hand_with(hand, ev.seat.team, points, HandResult.PENALTY, out)
+
+    # --- bidding: Bid Euchre --------------------------------------------------------
+
+    def _on_bid(self, ev: BidMade, out: Out) -> None:
+        hand = self._need(Phase.BIDDING, ev)
+        if self.rules.variant is not Variant.BID_EUCHRE:
+            raise WrongPhase("Euchre has no numbered bids", self.expecting())
+        if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
+            return
+        self._check_bid(hand, ev.seat, ev.amount)
+        hand.high_bid = ev.amount
+        hand.high_bidder = ev.seat
+        self._next_bidder(hand, ev.seat, out)
+
+    def _check_bid(self, hand: HandState, seat: Seat, amount: int) -> None:
+        rules, high = self.rules, hand.high_bid
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise IllegalAction(f"a bid of {amount!r}", "a whole number of tricks")
+        if scoring.is_shoot(amount):
+            if not rules.shoot_bids:
+                raise IllegalAction(
+                    f"a bid of {amount}: these rules have no shooting bids",
+                    f"a bid from {rules.min_bid} to {rules.hand_size}",
+                )
+            if amount % 12 or (amount // 12) & (amount // 12 - 1):
+                raise IllegalAction(f"a bid of {amount}", "a shoot of 12, 24, 48, 96, ...")
+            if amount >= 48 and high != amount // 2:
+                raise IllegalAction(
+                    f"{amount} may only raise a bid of {amount // 2}", "a higher bid or a pass"
+                )
+            if high is not None and high >= amount:
+                raise IllegalAction(f"{amount} does not top {high}", "a higher bid or a pass")
+            return
+        if not rules.min_bid <= amount <= rules.hand_size:
+            raise IllegalAction(
+                f"a bid of {amount}", f"a bid from {rules.min_bid} to {rules.hand_size}"
+            )
+        if high is not None and amount <= high:
+            raise IllegalAction(f"{amount} does not top {high}", "a higher bid or a pass")
+        minimum = rules.dealer_min_bid
+        if seat == hand.dealer and minimum is not None and high is None and amount < minimum:
+            raise IllegalAction("the dealer must bid", f"a bid of {minimum} or more")
+
+    def _name_bid_trump(self, hand: HandState, ev: TrumpCalled, out: Out) -> None:
+        if ev.seat != hand.turn:
+            raise NotYourTurn(f"{hand.turn} won the bid, not {ev.seat}", self.expecting())
+        if ev.trump is None and not self.rules.no_trump:
+            raise IllegalAction("these rules have no no-trump", "a suit")
+        if ev.alone:
+            raise IllegalAction("going alone is bid by shooting (12 or 24)", "alone false")
+        assert hand.high_bid is not None
+        bid = hand.high_bid
+        shoot = scoring.is_shoot(bid)
+        self._make_trump(hand, ev.seat, ev.trump, shoot, bid, out)
+        if bid == 12:
+            self.phase = Phase.EXCHANGING
+        else:
+            self._start_play(hand, ev.seat)
+
+    def _on_exchanged(self, ev: CardsExchanged, out: Out) -> None:
+        hand = self._need(Phase.EXCHANGING, ev)
+        bidder = hand.maker
+        assert bidder is not None
+        partner = bidder.partner
+        mine, theirs = hand.known[bidder], hand.known[partner]
+        if ev.discard is not None:
+            self._check_card(hand, bidder, ev.discard)
+        elif mine is not None:
+            raise IllegalAction(f"{bidder}'s hand is known", "the card given to the partner")
+        if ev.received is not None:
+            self._check_card(hand, partner, ev.received)
+        elif theirs is not None:
+            raise IllegalAction(f"{partner}'s hand is known", "the card the partner gave")
+        if ev.discard is not None and ev.discard == ev.received:
+            raise ImpossibleCard("the same card went both ways", "two different cards")
+        if ev.discard is not None:
+            self._take(hand, bidder, ev.discard)
+            hand.seen[ev.discard] = f"passed to {partner}"
+            if theirs is not None:
+                theirs.add(ev.discard)
+        if ev.received is not None:
+            self._take(hand, partner, ev.received)
+            hand.seen[ev.received] = f"given to {bidder}"
+            if mine is not None:
+                mine.add(ev.received)
+            else:
+                hand.exposed[bidder].add(ev.received)
+        self._start_play(hand, bidder)
+
+    # --- the discard ----------------------------------------------------------------
+
+    def _on_discard(self, ev: DealerDiscarded, out: Out) -> None:
+        hand = self._in_hand(ev)
+        late = self.phase is Phase.PLAYING and hand.discard_pending
+        if self.phase is not Phase.DISCARDING and not late:
+            raise WrongPhase("no discard is due", self.expecting())
+        dealer = hand.dealer
+        held = hand.known[dealer]
+        if ev.card is None:
+            if held is not None:
+                raise IllegalAction(f"{dealer}'s hand is known", "the card discarded")
+        else:
+            self._check_card(hand, dealer, ev.card)
+        if ev.card is not None:
+            self._take(hand, dealer, ev.card)
+            hand.seen[ev.card] = "discarded"
+            if held is None and hand.upcard is not None and ev.card != hand.upcard:
+                hand.exposed[dealer].add(hand.upcard)
+        hand.discard_pending = False
+        if not late:
+            self._start_play(hand, hand.eldest)
+
+    # --- play -----------------------------------------------------------------------
+
+    def _start_play(self, hand: HandState, leader: Seat) -> None:
+        self.phase = Phase.PLAYING
+        hand.turn = None
+        hand.trick = Trick(1, hand.first_active_from(leader))
+
+    def _on_card_played(self, ev: CardPlayed, out: Out) -> None:
+        hand = self._in_hand(ev)
+        seat, card = ev.seat, ev.card
+        if self.phase is Phase.DISCARDING:
+            self._lead_before_discard(hand, seat, card, out)
+            return
+        self._need(Phase.PLAYING, ev)
+        trick = hand.trick
+        assert trick is not None
+        self._check_card(hand, seat, card)
+        if trick.has_played(seat):
+            raise NotYourTurn(f"{seat} has already played to this trick", self.expecting())
+        if seat == hand.dealer and hand.discard_pending and not self.rules.dealer_discard_penalty:
+            raise WrongPhase(f"{hand.dealer} (the dealer) must discard first", "the discard")
+        if seat == hand.sitting_out:
+            if not self.rules.loner_partner_play_cancels:
+                raise NotYourTurn(f"{seat} sits out: {hand.maker} is going alone", self.expecting())
+            hand.alone = False
+            hand.sitting_out = None
+            out.append(
+                IrregularityFound(
+                    Irregularity.LONER_PARTNER_PLAYED,
+                    seat,
+                    Remedy.LONER_CANCELLED,
+                    f"{seat} played a card while {hand.maker} was going alone: the lone "
+                    "call is cancelled and the hand is played as a normal hand",
+                )
+            )
+        if seat == hand.dealer and hand.discard_pending:
+            self._dealer_did_not_discard(hand, out)
+            return
+        expected = hand.next_to_play()
+        if seat != expected:
+            if trick.led is None:
+                self._lead_out_of_turn(hand, seat, card, expected, out)
+                return
+            out.append(
+                IrregularityFound(
+                    Irregularity.PLAY_OUT_OF_TURN,
+                    seat,
+                    Remedy.NOTED,
+                    f"{seat} played before {expected}; the card stands",
+                )
+            )
+        self._play(hand, trick, seat, card, out)
+
+    def _play(self, hand: HandState, trick: Trick, seat: Seat, card: Card, out: Out) -> None:
+        dropped = hand.dropped[seat]
+        if dropped and card not in dropped:
+            due = [
+                c
+                for c in dropped
+                if trick.led is None or effective_suit(c, hand.trump) == trick.led
+            ]
+            if due:
+                out.append(
+                    IrregularityFound(
+                        Irregularity.DROPPED_CARD_NOT_PLAYED,
+                        seat,
+                        Remedy.NOTED,
+                        f"{seat} played {card} although the dropped {due[0]} could be played",
+                    )
+                )
+        proofs, showing = check_play(hand, seat, card, trick.number, trick.led)
+        if card in dropped:
+            trick.dead.add(card)
+        self._take(hand, seat, card)
+        hand.seen[card] = f"played by {seat} in trick {trick.number}"
+        trick.plays.append((seat, card))
+        if trick.led is None:
+            trick.led = effective_suit(card, hand.trump)
+        hand.played[seat] += 1
+        if showing is not None:
+            assert trick.led is not None
+            hand.showings[seat][trick.led] = showing
+        for proof in proofs:
+            hand.showings[seat].pop(proof.suit, None)
+            if self._renege(hand, proof, out):
+                return
+        if len(trick.plays) >= hand.active_count():
+            self._finish_trick(hand, trick, out)
+
+    def _lead_before_discard(self, hand: HandState, seat: Seat, card: Card, out: Out) -> None:
+        """003: "If 1st seat leads a card before dealer discards, the card must remain in
+        play... It no longer has any value. The first lead now goes to the second seat.\""""
+        leader = hand.first_active_from(hand.eldest)
+        if not self.rules.lead_before_discard_dead or seat != leader:
+            raise WrongPhase(f"{hand.dealer} (the dealer) has not discarded yet", "the discard")
+        self._check_card(hand, seat, card)
+        second = hand.first_active_from(seat.left)
+        trick = Trick(1, second)
+        trick.plays.append((seat, card))
+        trick.dead.add(card)
+        self._take(hand, seat, card)
+        hand.seen[card] = f"led by {seat} before the discard"
+        hand.played[seat] += 1
+        hand.trick = trick
+        self.phase = Phase.PLAYING
+        out.append(
+            IrregularityFound(
+                Irregularity.LEAD_BEFORE_DISCARD,
+                seat,
+                Remedy.CARD_DEAD,
+                f"{seat} led {card} before the dealer discarded: the card stays, has no "
+                f"value, and {second} leads",
+            )
+        )
+
+    def _lead_out_of_turn(
+        self, hand: HandState, seat: Seat, card: Card, expected: Seat | None, out: Out
+    ) -> None:
+        if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
+            if hand.known[seat] is None:
+                hand.exposed[seat].add(card)
+                hand.seen[card] = f"exposed by {seat}"
+            out.append(
+                IrregularityFound(
+                    Irregularity.LEAD_OUT_OF_TURN,
+                    seat,
+                    Remedy.CANCELLED,
+                    f"{seat} led out of turn; the card goes back and the lead reverts "
+                    f"to {expected}",
+                )
+            )
+            return
+        out.append(
+            IrregularityFound(
+                Irregularity.LEAD_OUT_OF_TURN,
+                seat,
+                Remedy.PENALTY,
+                f"{seat} led out of turn: play stops and the other side scores",
+            )
+        )
+        points = (
+            self.rules.out_of_turn_points_loner if hand.alone else self.rules.out_of_turn_points
+        )
+        self._end_hand_with(hand, seat.team.other, points, HandResult.PENALTY, out)
+
+    def _dealer_did_not_discard(self, hand: HandState, out: Out) -> None:
+        opposition = hand.dealer.team.other
+        alone = hand.alone and hand.maker is not None and hand.maker.team == opposition
+        points = self.rules.out_of_turn_points_loner if alone else self.rules.out_of_turn_points
+        out.append(
+            IrregularityFound(
+                Irregularity.DEALER_DID_NOT_DISCARD,
+                hand.dealer,
+                Remedy.PENALTY,
+                f"{hand.dealer} played without discarding: the other side scores {points} "
+                "and the deal passes",
+            )
+        )
+        self._end_hand_with(hand, opposition, points, HandResult.PENALTY, out)
+
+    def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
+        live = [(s, c) for s, c in trick.plays if c not in trick.dead]
+        winner = trick_winner(live, hand.trump) if live else trick.leader
+        hand.won[winner.team] += 1
+        hand.tricks.append(trick)
+        out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
+        if hand.spotted is not None:
+            seat, played, held = hand.spotted
+            hand.spotted = None
+            assert trick.led is not None
+            proof = Proof(seat, trick.number, trick.led, played, held, trick.number)
+            if self._penalise(hand, proof, out):
+                return
+        if len(hand.tricks) == self.rules.hand_size:
+            self._score_hand(hand, out)
+        else:
+            hand.trick = Trick(trick.number + 1, winner)
+
+    def _on_taken_back(self, ev: CardTakenBack, out: Out) -> None:
+        hand = self._need(Phase.PLAYING, ev)
+        if not self.rules.renege_take_back:
+            raise IllegalAction("a card laid is a card played", "the next card")
+        trick = hand.trick
+        assert trick is not None
+        play = (ev.seat, ev.card)
+        if play not in trick.plays:
+            raise IllegalAction(
+                f"{ev.seat} has not played {ev.card} to this trick", "a card of the open trick"
+            )
+        if trick.plays[0] == play or effective_suit(ev.card, hand.trump) == trick.led:
+            raise IllegalAction(
+                "only a card that did not follow suit may be taken back", self.expecting()
+            )
+        trick.plays.remove(play)
+        trick.dead.discard(ev.card)
+        hand.played[ev.seat] -= 1
+        del hand.seen[ev.card]
+        held = hand.known[ev.seat]
+        if held is not None:
+            held.add(ev.card)
+        else:
+            hand.exposed[ev.seat].add(ev.card)
+            hand.seen[ev.card] = f"exposed by {ev.seat}"
+        assert trick.led is not None
+        showing = hand.showings[ev.seat].get(trick.led)
+        if showing is not None and showing.trick == trick.number:
+            del hand.showings[ev.seat][trick.led]
+        if hand.spotted is not None and hand.spotted[0] == ev.seat:
+            hand.spotted = None
+            hand.reneged.remove(ev.seat)
+        out.append(
+            IrregularityFound(
+                Irregularity.RENEGE_TAKEN_BACK,
+                ev.seat,
+                Remedy.CANCELLED,
+                f"{ev.seat} took back {ev.card} before the trick was complete: no penalty",
+            )
+        )
+
+    # --- reneges --------------------------------------------------------------------
+
+    def _renege(self, hand: HandState, proof: Proof, out: Out) -> bool:
+        """Record a proven renege; True if its penalty ended the hand."""
+        hand.reneged.append(proof.seat)
+        trick = hand.trick
+        open_trick = trick is not None and proof.trick == trick.number
+        if self.rules.renege_take_back and open_trick:
+            hand.spotted = (proof.seat, proof.played, proof.proof)
+            out.append(RenegeSpotted(proof.seat, proof.trick, proof.suit, proof.proof))
+            return False
+        return self._penalise(hand, proof, out)
+
+    def _penalise(self, hand: HandState, proof: Proof, out: Out) -> bool:
+        out.append(
+            RenegeProven(
+                hand.number,
+                proof.seat,
+                proof.trick,
+                proof.suit,
+                proof.played,
+                proof.proof,
+                proof.proof_trick,
+            )
+        )
+        rules = self.rules
+        points = rules.renege_points_loner if hand.alone else rules.renege_points
+        offenders = proof.seat.team
+        if rules.renege_penalty is RenegePenalty.AWARD_AND_END:
+            self._end_hand_with(hand, offenders.other, points, HandResult.RENEGE, out)
+            return True
+        if rules.renege_penalty is RenegePenalty.DEDUCT:
+            self._add_points(offenders, -points)
+            out.append(PenaltyScored(offenders, -points, HandResult.RENEGE, self.team_scores()))
+        return False
+
+    def _on_claim(self, ev: RenegeClaimed, out: Out) -> None:
+        if ev.by.team == ev.against.team:
+            raise IllegalAction("a renege is claimed against the other side", "an opponent")
+        hand = self.hand
+        if self.phase is Phase.PLAYING and hand is not None:
+            hand.claims.append((ev.by, ev.against))
+            return
+        last = self.last_hand
+        if self.phase is Phase.DEALING and last is not None:
+            self._settle_claims(last, [(ev.by, ev.against)], out)
+            winner = scoring.target_winner(self.rules, self.team_scores(), None, False)
+            if winner is not None:
+                self._end_game(winner, out)
+            return
+        raise WrongPhase("a renege can only be claimed once cards are played", "the play")
+
+    def _settle_claims(
+        self, hand: HandState, claims: Sequence[tuple[Seat, Seat]], out: Out
+    ) -> None:
+        points = self.rules.false_claim_points
+        for by, against in claims:
+            if against in hand.reneged:
+                continue
+            remedy = Remedy.NOTED if points is None else Remedy.PENALTY
+            out.append(
+                IrregularityFound(
+                    Irregularity.FALSE_RENEGE_CLAIM,
+                    by,
+                    remedy,
+                    f"{by} claimed a renege by {against} that the cards do not prove",
+                )
+            )
+            if points is not None:
+                self._add_points(against.team, points)
+                out.append(
+                    PenaltyScored(
+                        against.team, points, Irregularity.FALSE_RENEGE_CLAIM, self.team_scores()
+                    )
+                )
+
+    # --- other irregularities --------------------------------------------------------
+
+    def _on_misdeal(self, ev: MisdealDeclared, out: Out) -> None:
+        hand = self._in_hand(ev)
+        if hand.started:
+            raise WrongPhase("play has begun: it is too late for a misdeal", self.expecting())
+        self._throw_in(ThrowIn.MISDEAL, same_dealer=True, out=out)
+
+    def _on_wrong_count(self, ev: WrongCardCount, out: Out) -> None:
+        hand = self._in_hand(ev)
+        # 003: before the first lead the same person deals; during play the deal passes.
+        self._throw_in(ThrowIn.WRONG_CARD_COUNT, same_dealer=not hand.started, out=out)
+
+    def _on_nines(self, ev: AllNinesShown, out: Out) -> None:
+        hand = self._in_hand(ev)
+        if not self.rules.nines_misdeal:
+            raise IllegalAction("these rules have no misdeal for a hand of nines", "play on")
+        if hand.started:
+            raise WrongPhase("play has begun: it is too late for a misdeal", self.expecting())
+        held = hand.known[ev.seat]
+        if held is not None and sum(1 for c in held if c.rank == Rank.NINE) < 4:
+            raise IllegalAction(f"{ev.seat}'s hand does not hold all four 9s", "play on")
+        self._throw_in(ThrowIn.ALL_NINES, same_dealer=True, out=out)
+
+    def _on_dropped(self, ev: CardDropped, out: Out) -> None:
+        hand = self._in_hand(ev)
+        if not self.rules.dropped_cards:
+            raise IllegalAction(
+                "these rules have no dropped-card rule: a card laid or exposed is played",
+                "card_played",
+            )
+        if self.phase in (Phase.CHOOSING_REMEDY,):
+            raise WrongPhase("a ruling is awaited", self.expecting())
+        self._check_card(hand, ev.seat, ev.card)
+        if ev.card in hand.dropped[ev.seat]:
+            raise ImpossibleCard(f"{ev.card} is already on the table", "another card")
+        hand.dropped[ev.seat].add(ev.card)
+        if hand.known[ev.seat] is None:
+            hand.exposed[ev.seat].add(ev.card)
+            hand.seen[ev.card] = f"dropped by {ev.seat}"
+        out.append(
+            IrregularityFound(
+                Irregularity.CARD_DROPPED,
+                ev.seat,
+                Remedy.CARD_DEAD,
+                f"{ev.card} fell from {ev.seat}'s hand: it is played at the first legal "
+                "opportunity and cannot take a trick",
+            )
+        )
+
+    def _on_laid_down(self, ev: HandLaidDown, out: Out) -> None:
+        hand = self._need(Phase.PLAYING, ev)
+        if not self.rules.lay_down_claims:
+            raise IllegalAction("these rules do not allow laying a hand down", "play on")
+        trick = hand.trick
+        assert trick is not None
+        if trick.plays or ev.seat != trick.leader:
+            raise NotYourTurn("only the player about to lead may lay down", self.expecting())
+        remaining = self.rules.hand_size - len(hand.tricks)
+        claim = tuple(ev.cards)
+        if len(set(claim)) != remaining:
+            raise IllegalAction(
+                f"{len(set(claim))} cards laid down", f"all {remaining} cards of the hand"
+            )
+        for card in claim:
+            self._check_card(hand, ev.seat, card)
+        held = hand.known[ev.seat]
+        if held is not None and set(claim) != held:
+            raise ImpossibleCard(f"{ev.seat}'s hand is not those cards", "the cards held")
+        partner_hand = hand.known[ev.seat.partner]
+        gone = {c for c, where in hand.seen.items() if _out_of_play(where)}
+        outstanding = [
+            c
+            for c in DECK
+            if c not in gone and c not in claim and (partner_hand is None or c not in partner_hand)
+        ]
+        certain = certain_tricks(claim, outstanding, hand.trump)
+        for card in claim:
+            proofs, _ = check_play(hand, ev.seat, card, trick.number, None)
+            for proof in proofs:
+                hand.showings[ev.seat].pop(proof.suit, None)
+                if self._renege(hand, proof, out):
+                    return
+        team = ev.seat.team
+        hand.won[team] += certain
+        hand.won[team.other] += remaining - certain
+        out.append(ClaimJudged(ev.seat, remaining, certain))
+        self._score_hand(hand, out)
+
+    # --- the end of a hand, a game, a match --------------------------------------------
+
+    def _score_hand(self, hand: HandState, out: Out) -> None:
+        rules = self.rules
+        maker = hand.maker
+        assert maker is not None
+        makers = maker.team
+        if rules.variant is Variant.EUCHRE:
+            result, mine, theirs = scoring.euchre_hand(rules, hand.won[makers], hand.alone)
+        else:
+            assert hand.bid is not None
+            result, mine, theirs = scoring.bid_hand(rules, hand.bid, hand.won[makers])
+        points = [0, 0]
+        points[makers] = mine
+        points[makers.other] = theirs
+        pts = (points[0], points[1])
+        each = (
+            scoring.individual(rules, pts, maker, hand.alone, result) if rules.progressive else None
+        )
+        self._add_hand_points(pts, each)
+        out.append(
+            HandScored(
+                hand.number,
+                maker,
+                result,
+                (hand.won[0], hand.won[1]),
+                pts,
+                self.team_scores(),
+                self._individual_totals(),
+            )
+        )
+        made = result in (HandResult.MADE, HandResult.MARCH)
+        self._settle_claims(hand, hand.claims, out)
+        self._end_hand(hand, makers, made, out)
+
+    def _end_hand_with(
+        self, hand: HandState, team: Team, points: int, result: HandResult, out: Out
+    ) -> None:
+        """End the hand at once with ``points`` to ``team`` (a penalty)."""
+        pts = (points, 0) if team is Team.NS else (0, points)
+        self._add_points(team, points)
+        out.append(
+            HandScored(
+                hand.number,
+                hand.maker,
+                result,
+                (hand.won[0], hand.won[1]),
+                pts,
+                self.team_scores(),
+                self._individual_totals(),
+            )
+        )
+        self._settle_claims(hand, hand.claims, out)
+        self._end_hand(hand, None, False, out)
+
+    def _add_points(self, team: Team, points: int) -> None:
+        """Add to a team's score; under progressive scoring, to both its players too."""
+        self.scores[team] += points
+        if self.rules.progressive:
+            for seat in team.seats:
+                self.individual[seat] += points
+
+    def _add_hand_points(
+        self, points: tuple[int, int], each: tuple[int, int, int, int] | None
+    ) -> None:
+        self.scores[0] += points[0]
+        self.scores[1] += points[1]
+        if each is not None:
+            for seat in Seat:
+                self.individual[seat] += each[seat]
+
+    def _individual_totals(self) -> tuple[int, int, int, int] | None:
+        if not self.rules.progressive:
+            return None
+        i = self.individual
+        return (i[0], i[1], i[2], i[3])
+
+    def _end_hand(self, hand: HandState, bidders: Team | None, made: bool, out: Out) -> None:
+        hand.ended = True
+        self.last_hand = hand
+        self.hand = None
+        self.hands_counted += 1
+        self.dealer = hand.dealer.left
+        self.phase = Phase.DEALING
+        rules = self.rules
+        winner = scoring.target_winner(rules, self.team_scores(), bidders, made)
+        if winner is not None:
+            self._end_game(winner, out)
+            return
+        target = self.hands_target
+        if target is None or self.hands_counted < target:
+            return
+        a, b = self.scores
+        if a != b:
+            self._end_game(Team.NS if a > b else Team.EW, out)
+        elif self.playoff == 0 and rules.playoff_hands:
+            self.playoff = 1
+            self.hands_target = target + rules.playoff_hands
+            out.append(PlayoffStarted(rules.playoff_hands, False))
+        elif rules.sudden_death:
+            self.playoff += 1
+            self.hands_target = target + 1
+            out.append(PlayoffStarted(1, True))
+        else:
+            self._end_game(None, out)
+
+    def _end_game(self, winner: Team | None, out: Out) -> None:
+        out.append(GameEnded(self.game, winner, self.team_scores(), self._individual_totals()))
+        best_of = self.rules.best_of
+        if best_of > 1 and winner is not None:
+            self.games_won[winner] += 1
+            if self.games_won[winner] > best_of // 2:
+                self.match_winner = winner
+                out.append(MatchWon(winner, (self.games_won[0], self.games_won[1])))
+                self.phase = Phase.OVER
+                return
+            self.game += 1
+            self._new_game_state()
+            self.phase = Phase.CHOOSING_DEALER
+            return
+        self.match_winner = winner
+        self.phase = Phase.OVER
+
+    def _throw_in(self, reason: ThrowIn, *, same_dealer: bool, out: Out) -> None:
+        hand = self.hand
+        assert hand is not None
+        nxt = hand.dealer if same_dealer else hand.dealer.left
+        self.dealer = nxt
+        self.hand = None
+        self.phase = Phase.DEALING
+        out.append(HandThrownIn(hand.number, reason, nxt))
+
+    # --- checks -------------------------------------------------------------------
+
+    def _need(self, phase: Phase, ev: InputEvent) -> HandState:
+        if self.phase is not phase:
+            raise WrongPhase(f"{_name(ev)} does not fit now", self.expecting())
+        hand = self.hand
+        if hand is None:
+            if phase in _HAND_PHASES:  # pragma: no cover - the phases keep a hand
+                raise WrongPhase("no hand is being played", self.expecting())
+            return _NO_HAND
+        return hand
+
+    def _in_hand(self, ev: InputEvent) -> HandState:
+        if self.phase not in _HAND_PHASES or self.hand is None:
+            raise WrongPhase(f"{_name(ev)} does not fit now", self.expecting())
+        return self.hand
+
+    def _check_card(self, hand: HandState, seat: Seat, card: Card) -> None:
+        """Refuse a card the seat cannot have: the same card seen twice, or one that a
+        known hand does not hold."""
+        if not isinstance(card, Card):
+            raise IllegalAction(f"{card!r} is not a card", "a card such as 'JH'")
+        held = hand.known[seat]
+        if held is not None:
+            if card not in held:
+                where = hand.seen.get(card)
+                raise ImpossibleCard(
+                    f"{seat}'s hand has no {card}" + (f" ({card} was {where})" if where else ""),
+                    "a card from " + " ".join(str(c) for c in sorted(held)),
+                )
+            return
+        for other in Seat:
+            others = hand.known[other]
+            if other != seat and others is not None and card in others:
+                raise ImpossibleCard(f"{card} is in {other}'s hand", "another card")
+        where = hand.seen.get(card)
+        if where is None or card in hand.exposed[seat]:
+            return
+        if hand.upcard == card and where == f"picked up by {seat}":
+            return
+        raise ImpossibleCard(f"{card} was already {where}", "another card")
+
+    @staticmethod
+    def _take(hand: HandState, seat: Seat, card: Card) -> None:
+        held = hand.known[seat]
+        if held is not None:
+            held.discard(card)
+        hand.exposed[seat].discard(card)
+        hand.dropped[seat].discard(card)
+
+
+def _out_of_play(where: str) -> bool:
+    return where.startswith(("played", "led", "discarded", "turned down", "passed"))
+
+
+def _name(ev: InputEvent) -> str:
+    from table_controller.rules.codec import event_name
+
+    return event_name(type(ev))
+
+
+_NO_HAND = HandState(0, Seat.N, None, [None, None, None, None])
+
+_HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
+    DealerChosen: Game._on_dealer_chosen,
+    FaceUpCardDealt: Game._on_face_up,
+    CardCut: Game._on_cut,
+    HandDealt: Game._on_hand_dealt,
+    Passed: Game._on_passed,
+    OrderedUp: Game._on_ordered_up,
+    TrumpCalled: Game._on_trump_called,
+    BidMade: Game._on_bid,
+    DealerDiscarded: Game._on_discard,
+    CardsExchanged: Game._on_exchanged,
+    CardPlayed: Game._on_card_played,
+    CardTakenBack: Game._on_taken_back,
+    RenegeClaimed: Game._on_claim,
+    MisdealDeclared: Game._on_misdeal,
+    WrongCardCount: Game._on_wrong_count,
+    AllNinesShown: Game._on_nines,
+    CardDropped: Game._on_dropped,
+    PenaltyAccepted: Game._on_penalty_accepted,
+    HandLaidDown: Game._on_laid_down,
+}
