@@ -1,0 +1,153 @@
+"""Transcripts: a game as a JSON Lines file of input events (docs/transcript.md).
+
+A line is one JSON object. The first may choose the rules
+(``{"rules": "td-tournament", "options": {"points_to_win": 11}}``); every other line is
+an input event. Blank lines and lines starting with ``#`` are ignored. Lines of the form
+``{"expect": {...}}`` or ``{"expect_error": "..."}`` are checks used by the test suite;
+a replay skips them.
+
+Every problem is reported with its line number and what to do about it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.rules.codec import CodecError, decode_input, encode
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import InputEvent, OutputEvent
+from table_controller.rules.game import Game
+from table_controller.rules.presets import PRESETS, Rules, preset
+
+DEFAULT_PRESET = "td-tournament"
+
+
+class TranscriptError(ValueError):
+    """A transcript that cannot be read or played; names the line."""
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.message = message
+        super().__init__(f"{source}, line {line}: {message}")
+
+
+@dataclass
+class Step:
+    """One input event of a transcript, with the checks that follow it."""
+
+    line: int
+    event: InputEvent
+    expect: list[dict[str, Any]] = field(default_factory=list)
+    expect_error: str | None = None
+
+
+@dataclass
+class Transcript:
+    source: str
+    rules_name: str | None
+    options: dict[str, Any]
+    steps: list[Step]
+
+    def rules(self, override: str | None = None) -> Rules:
+        name = override or self.rules_name or DEFAULT_PRESET
+        try:
+            return preset(name, self.options)
+        except RulesError as exc:
+            raise TranscriptError(self.source, 1, str(exc)) from None
+
+    @property
+    def events(self) -> list[InputEvent]:
+        return [s.event for s in self.steps]
+
+
+def parse_lines(lines: Iterable[str], source: str = "<transcript>") -> Transcript:
+    rules_name: str | None = None
+    options: dict[str, Any] = {}
+    steps: list[Step] = []
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(
+                source, number, f"not valid JSON ({exc.msg} at column {exc.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise TranscriptError(source, number, "each line must be one JSON object")
+        if "rules" in obj and "event" not in obj:
+            if steps:
+                raise TranscriptError(source, number, "the rules line must come first")
+            rules_name, options = _rules_line(source, number, obj)
+            continue
+        if "expect" in obj or "expect_error" in obj:
+            if not steps:
+                raise TranscriptError(source, number, "an expectation needs an event before it")
+            if "expect" in obj:
+                if not isinstance(obj["expect"], dict):
+                    raise TranscriptError(source, number, "expect takes an output event object")
+                steps[-1].expect.append(obj["expect"])
+            else:
+                steps[-1].expect_error = str(obj["expect_error"])
+            continue
+        try:
+            event = decode_input(obj)
+        except (CodecError, ValueError) as exc:
+            raise TranscriptError(source, number, str(exc)) from None
+        steps.append(Step(number, event))
+    return Transcript(source, rules_name, options, steps)
+
+
+def _rules_line(source: str, number: int, obj: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    name = obj["rules"]
+    if not isinstance(name, str) or name not in PRESETS:
+        raise TranscriptError(
+            source, number, f"unknown rule preset {name!r}; presets: " + ", ".join(PRESETS)
+        )
+    options = obj.get("options", {})
+    if not isinstance(options, dict):
+        raise TranscriptError(source, number, "options must be a JSON object")
+    extra = set(obj) - {"rules", "options"}
+    if extra:
+        raise TranscriptError(source, number, f"the rules line has no field {sorted(extra)[0]!r}")
+    return name, options
+
+
+def load(path: str | Path) -> Transcript:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TranscriptError(str(p), 0, "no such file") from None
+    except UnicodeDecodeError:
+        raise TranscriptError(str(p), 0, "not a text file (UTF-8 JSON Lines expected)") from None
+    except OSError as exc:
+        raise TranscriptError(str(p), 0, f"cannot be read: {exc.strerror}") from None
+    return parse_lines(text.splitlines(), str(p))
+
+
+def replay(
+    transcript: Transcript, rules: Rules | None = None
+) -> Iterator[tuple[Step, list[OutputEvent]]]:
+    """Play a transcript; yield each step with its output events. An impossible event
+    raises ``TranscriptError`` naming its line (checks in the transcript are ignored)."""
+    game = Game(rules if rules is not None else transcript.rules())
+    for step in transcript.steps:
+        try:
+            out = game.push(step.event)
+        except RulesError as exc:
+            raise TranscriptError(transcript.source, step.line, str(exc)) from None
+        yield step, out
+
+
+def dump(events: Iterable[InputEvent], rules_name: str | None = None) -> str:
+    """A transcript's text for ``events``."""
+    lines = [json.dumps({"rules": rules_name})] if rules_name else []
+    lines += [json.dumps(encode(e)) for e in events]
+    return "\n".join(lines) + "\n"
