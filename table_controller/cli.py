@@ -1,0 +1,150 @@
+"""The ``table-controller`` command.
+
+Every failure prints what went wrong and what to do, and exits non-zero: 1 for a game
+the rules cannot play (an impossible event), 2 for input that cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, TextIO
+
+from table_controller.narrate import narrate
+from table_controller.rules.codec import encode
+from table_controller.rules.errors import RulesError
+from table_controller.rules.presets import PRESETS, preset
+from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, parse_lines, replay
+
+EXAMPLE = "td-tournament-game.jsonl"
+
+
+def _options(pairs: Sequence[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(
+                f"error: --option {pair!r}: write it as KEY=VALUE, e.g. points_to_win=11"
+            )
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        transcript = load(args.file)
+        opts = {**transcript.options, **_options(args.option)}
+        name = args.rules or transcript.rules_name or DEFAULT_PRESET
+        rules = preset(name, opts)
+    except TranscriptError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RulesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    steps = []
+    try:
+        for step, outputs in replay(transcript, rules):
+            if args.pretty:
+                steps.append((step.event, outputs))
+            else:
+                for o in outputs:
+                    out.write(json.dumps(encode(o)) + "\n")
+    except TranscriptError as exc:
+        if args.pretty:
+            for line in narrate(steps):
+                out.write(line + "\n")
+        out.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        print("The events before that line were replayed; fix or remove it.", file=sys.stderr)
+        return 1
+    if args.pretty:
+        print(f"Rules: {name} ({PRESETS[name].title})", file=out)
+        for line in narrate(steps):
+            out.write(line + "\n")
+    return 0
+
+
+def cmd_rules_list(args: argparse.Namespace, out: TextIO) -> int:
+    width = max(len(n) for n in PRESETS)
+    for name, p in PRESETS.items():
+        out.write(f"{name:<{width}}  {p.title}  [{p.source}]\n")
+    return 0
+
+
+def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
+    p = PRESETS.get(args.preset)
+    if p is None:
+        print(
+            f"error: unknown rule preset {args.preset!r}; presets: " + ", ".join(PRESETS),
+            file=sys.stderr,
+        )
+        return 2
+    if args.json:
+        doc = {"name": p.name, "title": p.title, "source": p.source, "options": p.rules.options()}
+        out.write(json.dumps(doc, indent=2) + "\n")
+        return 0
+    out.write(f"{p.name}: {p.title}\nsource: shared/seeds/{p.source}\n\n{p.summary}\n\noptions:\n")
+    for key, value in p.rules.options().items():
+        out.write(f"  {key} = {json.dumps(value)}\n")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    text = resources.files("table_controller").joinpath("examples", EXAMPLE).read_text()
+    transcript = parse_lines(text.splitlines(), EXAMPLE)
+    name = transcript.rules_name or DEFAULT_PRESET
+    out.write(
+        "A recorded game from a live table: the camera saw the upcard and each card as it\n"
+        "was played, never the hands. Reneges are proven from the cards on the table.\n\n"
+        f"Rules: {name} ({PRESETS[name].title})\n"
+    )
+    for line in narrate((s.event, o) for s, o in replay(transcript)):
+        out.write(line + "\n")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="table-controller", description="The smart Euchre table's controller."
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("replay", help="replay a transcript and print the output events")
+    rp.add_argument("file", help="a transcript (JSON Lines of input events)")
+    rp.add_argument("--rules", help="rule preset (default: the transcript's, else td-tournament)")
+    rp.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="change a rule option"
+    )
+    rp.add_argument("--pretty", action="store_true", help="print the game for people")
+    rp.set_defaults(func=cmd_replay)
+    rules = sub.add_parser("rules", help="the rule presets")
+    rsub = rules.add_subparsers(dest="rules_command", required=True)
+    rsub.add_parser("list", help="list the presets").set_defaults(func=cmd_rules_list)
+    show = rsub.add_parser("show", help="show a preset and its options")
+    show.add_argument("preset")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_rules_show)
+    demo = sub.add_parser("demo", help="replay the bundled example game, hand by hand")
+    demo.set_defaults(func=cmd_demo)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    args = parser().parse_args(argv)
+    stream = out if out is not None else sys.stdout
+    try:
+        code: int = args.func(args, stream)
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
