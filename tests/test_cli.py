@@ -1,0 +1,140 @@
+"""The ``table-controller`` command: replay, rules and demo, and its errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table_controller.cli import main
+from table_controller.rules.codec import OUTPUT_BY_NAME
+
+EXAMPLES = Path(__file__).parent / "transcripts"
+RENEGE = EXAMPLES / "001_renege_ends_hand.jsonl"
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_replay_prints_output_events_as_json_lines() -> None:
+    code, text = run("replay", str(RENEGE))
+    assert code == 0
+    events = [json.loads(line) for line in text.splitlines()]
+    assert all(e["event"] in OUTPUT_BY_NAME for e in events)
+    proven = [e for e in events if e["event"] == "renege_proven"]
+    assert proven == [
+        {
+            "event": "renege_proven",
+            "hand": 1,
+            "seat": "W",
+            "trick": 1,
+            "suit": "H",
+            "played": "AS",
+            "proof": "9H",
+            "proof_trick": 2,
+        }
+    ]
+    assert events[-1]["event"] == "hand_scored"
+
+
+def test_replay_pretty_tells_the_game() -> None:
+    code, text = run("replay", str(RENEGE), "--pretty")
+    assert code == 0
+    assert "RENEGE by W" in text and "Trick 1:" in text and "North-South 2" in text
+
+
+def test_rules_flag_overrides_the_transcript(tmp_path: Path) -> None:
+    # Under 000 a renege costs the offenders 2 and play goes on; under 001 it ends the hand.
+    code, text = run("replay", str(RENEGE), "--rules", "bicycle-head-to-head")
+    assert code == 0
+    names = [json.loads(line)["event"] for line in text.splitlines()]
+    assert "penalty_scored" in names and "hand_scored" not in names
+
+
+def test_an_option_can_be_changed(tmp_path: Path) -> None:
+    code, text = run("replay", str(RENEGE), "--option", "renege_points=3")
+    assert code == 0
+    assert '"points": [3, 0]' in text
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"event": "dealer_chosen", "seat": "N"}\n{not json\n', "line 2: not valid JSON"),
+        ('{"event": "dealer_chosen", "seat": "Z"}\n', "line 1: dealer_chosen.seat"),
+        ('{"rules": "whist"}\n', "line 1: unknown rule preset 'whist'"),
+        ("[1, 2]\n", "line 1: each line must be one JSON object"),
+    ],
+)
+def test_a_malformed_transcript_names_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    code, _ = run("replay", str(path))
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_impossible_transcript_names_the_line_and_keeps_what_came_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "impossible.jsonl"
+    lines = RENEGE.read_text().splitlines()
+    lines.insert(11, '{"event": "card_played", "seat": "E", "card": "AH"}')  # AH again
+    path.write_text("\n".join(lines) + "\n")
+    code, text = run("replay", str(path))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "line 12" in err and "AH was already played by E in trick 1" in err
+    assert '"trump_set"' in text  # the events before it were replayed and printed
+
+
+def test_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("replay", str(tmp_path / "nope.jsonl"))[0] == 2
+    assert "no such file" in capsys.readouterr().err
+    binary = tmp_path / "frame.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert run("replay", str(binary))[0] == 2
+    assert "not a text file" in capsys.readouterr().err
+
+
+def test_rules_list_and_show() -> None:
+    code, text = run("rules", "list")
+    assert code == 0
+    for name in ("bicycle-head-to-head", "nmu-tournament", "td-tournament", "td-progressive"):
+        assert name in text
+    code, text = run("rules", "show", "nmu-tournament")
+    assert code == 0
+    assert "001_1d5d506622556f2d.txt" in text and "hands_per_game = 12" in text
+    code, text = run("rules", "show", "bid-euchre", "--json")
+    assert json.loads(text)["options"]["points_to_win"] == 32
+
+
+def test_rules_show_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("rules", "show", "whist")[0] == 2
+    assert "presets: bicycle-head-to-head" in capsys.readouterr().err
+
+
+def test_demo_replays_the_bundled_game() -> None:
+    code, text = run("demo")
+    assert code == 0
+    assert "RENEGE by" in text and "Game 1 over" in text
+
+
+def test_the_installed_command_runs() -> None:
+    exe = shutil.which("table-controller", path=str(Path(sys.executable).parent))
+    assert exe, "the console script is installed with the package"
+    done = subprocess.run(
+        [exe, "replay", str(RENEGE)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"renege_proven"' in done.stdout
