@@ -69,6 +69,7 @@ class Rank(IntEnum):
 RANK_LETTERS: Final = "9TJQKA"
 SUIT_LETTERS: Final = "CDHS"
 _SISTER = (Suit.S, Suit.H, Suit.D, Suit.C)
+SUITS: Final = (Suit.C, Suit.D, Suit.H, Suit.S)
 
 
 class Card(int):
@@ -198,7 +199,7 @@ def is_trump(card: Card, trump: Suit | None) -> bool:
 
 def power(card: Card, trump: Suit | None) -> int:
     """The card's strength within its effective suit (trumps above 100, bowers on top)."""
-    return _POWER[_trump_index(trump)][card]
+    return _POWER[4 if trump is None else trump][card]
 
 
 def beats(challenger: Card, best: Card, trump: Suit | None, led: Suit) -> bool:
@@ -215,7 +216,7 @@ def trick_winner(plays: Sequence[tuple[Seat, Card]], trump: Suit | None) -> Seat
     """The seat whose card takes the trick; the first play is the lead."""
     if not plays:
         raise ValueError("a trick with no cards has no winner")
-    t = _trump_index(trump)
+    t = 4 if trump is None else trump
     eff, pw = _EFFECTIVE[t], _POWER[t]
     led = eff[plays[0][1]]
     best_seat, best_key = plays[0][0], -1
@@ -233,13 +234,13 @@ def legal_plays(hand: Iterable[Card], led: Suit | None, trump: Suit | None) -> l
     held = sorted(hand)
     if led is None:
         return held
-    eff = _EFFECTIVE[_trump_index(trump)]
+    eff = _EFFECTIVE[4 if trump is None else trump]
     following = [c for c in held if eff[c] == led]
     return following or held
 
 
 def can_follow(hand: Iterable[Card], led: Suit, trump: Suit | None) -> bool:
-    eff = _EFFECTIVE[_trump_index(trump)]
+    eff = _EFFECTIVE[4 if trump is None else trump]
     return any(eff[c] == led for c in hand)
 
 

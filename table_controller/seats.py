@@ -77,6 +77,7 @@ class Team(IntEnum):
 
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
+SEATS = _SEATS  # iterating the enum class is slow on hot paths
 _TEAMS = (Team.NS, Team.EW)
 _ORDERS = {
     s: (_SEATS[s], _SEATS[(s + 1) % 4], _SEATS[(s + 2) % 4], _SEATS[(s + 3) % 4]) for s in _SEATS

@@ -18,7 +18,7 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import FirstDealer, Rules, Variant
-from table_controller.seats import Seat
+from table_controller.seats import SEATS, Seat
 
 Chooser = Callable[[Game, list[InputEvent]], InputEvent]
 
@@ -28,7 +28,7 @@ def deal(rng: random.Random, rules: Rules) -> HandDealt:
     deck = list(DECK)
     rng.shuffle(deck)
     n = rules.hand_size
-    hands = {seat: tuple(deck[i * n : (i + 1) * n]) for i, seat in enumerate(Seat)}
+    hands = {seat: tuple(deck[i * n : (i + 1) * n]) for i, seat in enumerate(SEATS)}
     upcard: Card | None = deck[4 * n] if rules.variant is Variant.EUCHRE else None
     return HandDealt(upcard, hands)
 

@@ -7,7 +7,8 @@ reads a clock or draws a random number.
 
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import *  # noqa: F403
-from table_controller.rules.game import Game, Phase
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, Rules, preset
 
 __all__ = ["PRESETS", "Game", "Phase", "Rules", "RulesError", "preset"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from table_controller.cards import Suit
+from table_controller.cards import SUITS, Suit
 from table_controller.rules import scoring
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -23,20 +23,19 @@ from table_controller.rules.events import (
     PenaltyAccepted,
     TrumpCalled,
 )
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
-from table_controller.seats import Seat
+from table_controller.seats import SEATS, Seat
 
 if TYPE_CHECKING:
     from table_controller.rules.game import Game
 
 
 def legal_events(game: Game) -> list[InputEvent]:
-    from table_controller.rules.game import Phase
-
     phase, hand, rules = game.phase, game.hand, game.rules
     if phase is Phase.CHOOSING_DEALER:
         if rules.first_dealer is FirstDealer.CHOSEN:
-            return [DealerChosen(s) for s in Seat]
+            return [DealerChosen(s) for s in SEATS]
         return []
     if hand is None:
         return []
@@ -61,7 +60,7 @@ def legal_events(game: Game) -> list[InputEvent]:
     if held is None:
         return []
     if phase is Phase.NAMING_TRUMP:
-        named: list[Suit | None] = list(Suit)
+        named: list[Suit | None] = list(SUITS)
         if rules.no_trump:
             named.append(None)
         return [TrumpCalled(seat, t) for t in named]
@@ -75,7 +74,7 @@ def legal_events(game: Game) -> list[InputEvent]:
     stuck = seat == hand.dealer and rules.stick_the_dealer
     if not stuck:
         events.append(Passed(seat))
-    for suit in Suit:
+    for suit in SUITS:
         if suit != upcard.suit:
             events.append(TrumpCalled(seat, suit, False))
             events.append(TrumpCalled(seat, suit, True))

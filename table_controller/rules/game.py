@@ -12,7 +12,6 @@ played) and with hands known (simulation, kiosk, a dealing machine), seat by sea
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from enum import Enum
 from typing import Any
 
 from table_controller.cards import (
@@ -20,12 +19,14 @@ from table_controller.cards import (
     Card,
     Rank,
     Suit,
+    can_follow,
     cut_rank,
     effective_suit,
     legal_plays,
     trick_winner,
 )
 from table_controller.rules import scoring
+from table_controller.rules.choices import legal_events
 from table_controller.rules.claims import certain_tricks
 from table_controller.rules.errors import (
     GameOver,
@@ -79,7 +80,7 @@ from table_controller.rules.events import (
     TrumpSet,
     WrongCardCount,
 )
-from table_controller.rules.hand import HandState, Trick
+from table_controller.rules.hand import OUT_OF_PLAY, HandState, Phase, Showing, Trick, describe
 from table_controller.rules.presets import (
     AllPass,
     FirstDealer,
@@ -89,20 +90,7 @@ from table_controller.rules.presets import (
     Variant,
 )
 from table_controller.rules.renege import Proof, check_play
-from table_controller.seats import Seat, Team
-
-
-class Phase(Enum):
-    CHOOSING_DEALER = "choosing_dealer"
-    DEALING = "dealing"
-    BIDDING = "bidding"
-    CHOOSING_REMEDY = "choosing_remedy"  # 003: after a bid out of turn
-    NAMING_TRUMP = "naming_trump"  # Bid Euchre: the winner of the bidding names trump
-    DISCARDING = "discarding"
-    EXCHANGING = "exchanging"  # 004: shooting for 12 with partner's best
-    PLAYING = "playing"
-    OVER = "over"
-
+from table_controller.seats import SEATS, Seat, Team
 
 _HAND_PHASES = frozenset(
     {
@@ -150,7 +138,7 @@ class Game:
         self._face_up_last: Seat | None = None
         self._face_up_seen: set[Card] = set()
         self._cuts: dict[Seat, Card] = {}
-        self._cutting: tuple[Seat, ...] = tuple(Seat)
+        self._cutting: tuple[Seat, ...] = SEATS
 
     # --- the fold -----------------------------------------------------------------
 
@@ -236,14 +224,15 @@ class Game:
         hand = self.hand
         if hand is None:
             return None
-        if self.phase in (Phase.BIDDING, Phase.NAMING_TRUMP):
-            return hand.turn
-        if self.phase is Phase.DISCARDING:
-            return hand.dealer
-        if self.phase is Phase.EXCHANGING:
-            return hand.maker
-        if self.phase is Phase.PLAYING:
+        phase = self.phase
+        if phase is Phase.PLAYING:
             return hand.next_to_play()
+        if phase is Phase.BIDDING or phase is Phase.NAMING_TRUMP:
+            return hand.turn
+        if phase is Phase.DISCARDING:
+            return hand.dealer
+        if phase is Phase.EXCHANGING:
+            return hand.maker
         return None
 
     def expecting(self) -> str:
@@ -320,8 +309,6 @@ class Game:
         """Every event the rules allow the seat to act next, where its cards are known:
         what a bot or a simulation chooses from. Empty where the next event is chance
         (a deal) or the seat's hand is unknown."""
-        from table_controller.rules.choices import legal_events
-
         return legal_events(self)
 
     # --- dealer selection ---------------------------------------------------------
@@ -379,7 +366,7 @@ class Game:
         self._face_up_last = None
         self._face_up_seen = set()
         self._cuts = {}
-        self._cutting = tuple(Seat)
+        self._cutting = SEATS
         out.append(FirstDealerSet(seat, how))
 
     # --- the deal -----------------------------------------------------------------
@@ -409,11 +396,11 @@ class Game:
             dealt.update(cards)
         assert self.dealer is not None
         self.deals += 1
-        known: list[set[Card] | None] = [set(ev.hands[s]) if s in ev.hands else None for s in Seat]
+        known: list[set[Card] | None] = [set(ev.hands[s]) if s in ev.hands else None for s in SEATS]
         hand = HandState(self.deals, self.dealer, ev.upcard, known)
         hand.turn = self.dealer.left
         if ev.upcard is not None:
-            hand.seen[ev.upcard] = "turned up"
+            hand.seen[ev.upcard] = ("turned up", None, 0)
         self.hand = hand
         self.phase = Phase.BIDDING
         out.append(HandStarted(hand.number, hand.dealer, ev.upcard))
@@ -437,7 +424,7 @@ class Game:
             if seat == hand.dealer:
                 hand.round = 2
                 assert hand.upcard is not None
-                hand.seen[hand.upcard] = "turned down"
+                hand.seen[hand.upcard] = ("turned down", None, 0)
                 nxt = self._first_bidder(hand, hand.eldest)
                 if nxt is None:
                     self._throw_in(ThrowIn.BID_FORFEITED, same_dealer=False, out=out)
@@ -548,7 +535,7 @@ class Game:
         dealer_hand = hand.known[hand.dealer]
         if dealer_hand is not None:
             dealer_hand.add(hand.upcard)
-        hand.seen[hand.upcard] = f"picked up by {hand.dealer}"
+        hand.seen[hand.upcard] = ("picked up", hand.dealer, 0)
         hand.discard_pending = True
         self.phase = Phase.DISCARDING
 
@@ -711,12 +698,12 @@ class Game:
             raise ImpossibleCard("the same card went both ways", "two different cards")
         if ev.discard is not None:
             self._take(hand, bidder, ev.discard)
-            hand.seen[ev.discard] = f"passed to {partner}"
+            hand.seen[ev.discard] = ("passed", partner, 0)
             if theirs is not None:
                 theirs.add(ev.discard)
         if ev.received is not None:
             self._take(hand, partner, ev.received)
-            hand.seen[ev.received] = f"given to {bidder}"
+            hand.seen[ev.received] = ("given", bidder, 0)
             if mine is not None:
                 mine.add(ev.received)
             else:
@@ -739,7 +726,7 @@ class Game:
             self._check_card(hand, dealer, ev.card)
         if ev.card is not None:
             self._take(hand, dealer, ev.card)
-            hand.seen[ev.card] = "discarded"
+            hand.seen[ev.card] = ("discarded", None, 0)
             if held is None and hand.upcard is not None and ev.card != hand.upcard:
                 hand.exposed[dealer].add(hand.upcard)
         hand.discard_pending = False
@@ -754,8 +741,39 @@ class Game:
         hand.trick = Trick(1, hand.first_active_from(leader))
 
     def _on_card_played(self, ev: CardPlayed, out: Out) -> None:
-        hand = self._in_hand(ev)
+        hand = self.hand
         seat, card = ev.seat, ev.card
+        if self.phase is Phase.PLAYING and hand is not None:
+            # The common case, kept short: a known hand follows suit, in turn.
+            trick = hand.trick
+            held = hand.known[seat]
+            if (
+                trick is not None
+                and held is not None
+                and card in held
+                and not hand.dropped[seat]
+                and not hand.discard_pending
+                and hand.next_to_play() is seat
+            ):
+                trump = hand.trump
+                suit = effective_suit(card, trump)
+                led = trick.led
+                showings = hand.showings[seat]
+                void = led is not None and suit != led and not can_follow(held, led, trump)
+                if suit not in showings and (led is None or suit == led or void):
+                    held.discard(card)
+                    hand.seen[card] = ("played", seat, trick.number)
+                    trick.plays.append((seat, card))
+                    trick.mask |= 1 << seat
+                    if led is None:
+                        trick.led = suit
+                    elif void and led not in showings:
+                        showings[led] = Showing(trick.number, card)
+                    hand.played[seat] += 1
+                    if len(trick.plays) >= (3 if hand.sitting_out is not None else 4):
+                        self._finish_trick(hand, trick, out)
+                    return
+        hand = self._in_hand(ev)
         if self.phase is Phase.DISCARDING:
             self._lead_before_discard(hand, seat, card, out)
             return
@@ -820,8 +838,9 @@ class Game:
         if card in dropped:
             trick.dead.add(card)
         self._take(hand, seat, card)
-        hand.seen[card] = f"played by {seat} in trick {trick.number}"
+        hand.seen[card] = ("played", seat, trick.number)
         trick.plays.append((seat, card))
+        trick.mask |= 1 << seat
         if trick.led is None:
             trick.led = effective_suit(card, hand.trump)
         hand.played[seat] += 1
@@ -845,9 +864,10 @@ class Game:
         second = hand.first_active_from(seat.left)
         trick = Trick(1, second)
         trick.plays.append((seat, card))
+        trick.mask |= 1 << seat
         trick.dead.add(card)
         self._take(hand, seat, card)
-        hand.seen[card] = f"led by {seat} before the discard"
+        hand.seen[card] = ("led early", seat, 1)
         hand.played[seat] += 1
         hand.trick = trick
         self.phase = Phase.PLAYING
@@ -867,7 +887,7 @@ class Game:
         if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
             if hand.known[seat] is None:
                 hand.exposed[seat].add(card)
-                hand.seen[card] = f"exposed by {seat}"
+                hand.seen[card] = ("exposed", seat, 0)
             out.append(
                 IrregularityFound(
                     Irregularity.LEAD_OUT_OF_TURN,
@@ -907,9 +927,9 @@ class Game:
         self._end_hand_with(hand, opposition, points, HandResult.PENALTY, out)
 
     def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
-        live = [(s, c) for s, c in trick.plays if c not in trick.dead]
+        live = trick.plays if not trick.dead else [p for p in trick.plays if p[1] not in trick.dead]
         winner = trick_winner(live, hand.trump) if live else trick.leader
-        hand.won[winner.team] += 1
+        hand.won[winner & 1] += 1
         hand.tricks.append(trick)
         out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
         if hand.spotted is not None:
@@ -940,6 +960,7 @@ class Game:
                 "only a card that did not follow suit may be taken back", self.expecting()
             )
         trick.plays.remove(play)
+        trick.mask &= ~(1 << ev.seat)
         trick.dead.discard(ev.card)
         hand.played[ev.seat] -= 1
         del hand.seen[ev.card]
@@ -948,7 +969,7 @@ class Game:
             held.add(ev.card)
         else:
             hand.exposed[ev.seat].add(ev.card)
-            hand.seen[ev.card] = f"exposed by {ev.seat}"
+            hand.seen[ev.card] = ("exposed", ev.seat, 0)
         assert trick.led is not None
         showing = hand.showings[ev.seat].get(trick.led)
         if showing is not None and showing.trick == trick.number:
@@ -1080,7 +1101,7 @@ class Game:
         hand.dropped[ev.seat].add(ev.card)
         if hand.known[ev.seat] is None:
             hand.exposed[ev.seat].add(ev.card)
-            hand.seen[ev.card] = f"dropped by {ev.seat}"
+            hand.seen[ev.card] = ("dropped", ev.seat, 0)
         out.append(
             IrregularityFound(
                 Irregularity.CARD_DROPPED,
@@ -1111,7 +1132,7 @@ class Game:
         if held is not None and set(claim) != held:
             raise ImpossibleCard(f"{ev.seat}'s hand is not those cards", "the cards held")
         partner_hand = hand.known[ev.seat.partner]
-        gone = {c for c, where in hand.seen.items() if _out_of_play(where)}
+        gone = {c for c, where in hand.seen.items() if where[0] in OUT_OF_PLAY}
         outstanding = [
             c
             for c in DECK
@@ -1198,7 +1219,7 @@ class Game:
         self.scores[0] += points[0]
         self.scores[1] += points[1]
         if each is not None:
-            for seat in Seat:
+            for seat in SEATS:
                 self.individual[seat] += each[seat]
 
     def _individual_totals(self) -> tuple[int, int, int, int] | None:
@@ -1287,22 +1308,23 @@ class Game:
         held = hand.known[seat]
         if held is not None:
             if card not in held:
-                where = hand.seen.get(card)
+                seen = hand.seen.get(card)
+                where = f" ({card} was {describe(seen)})" if seen else ""
                 raise ImpossibleCard(
-                    f"{seat}'s hand has no {card}" + (f" ({card} was {where})" if where else ""),
+                    f"{seat}'s hand has no {card}{where}",
                     "a card from " + " ".join(str(c) for c in sorted(held)),
                 )
             return
-        for other in Seat:
+        for other in SEATS:
             others = hand.known[other]
             if other != seat and others is not None and card in others:
                 raise ImpossibleCard(f"{card} is in {other}'s hand", "another card")
-        where = hand.seen.get(card)
-        if where is None or card in hand.exposed[seat]:
+        seen = hand.seen.get(card)
+        if seen is None or card in hand.exposed[seat]:
             return
-        if hand.upcard == card and where == f"picked up by {seat}":
+        if hand.upcard == card and seen == ("picked up", seat, 0):
             return
-        raise ImpossibleCard(f"{card} was already {where}", "another card")
+        raise ImpossibleCard(f"{card} was already {describe(seen)}", "another card")
 
     @staticmethod
     def _take(hand: HandState, seat: Seat, card: Card) -> None:
@@ -1311,10 +1333,6 @@ class Game:
             held.discard(card)
         hand.exposed[seat].discard(card)
         hand.dropped[seat].discard(card)
-
-
-def _out_of_play(where: str) -> bool:
-    return where.startswith(("played", "led", "discarded", "turned down", "passed"))
 
 
 def _name(ev: InputEvent) -> str:
@@ -1346,3 +1364,5 @@ _HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
     PenaltyAccepted: Game._on_penalty_accepted,
     HandLaidDown: Game._on_laid_down,
 }
+
+__all__ = ["Game", "Phase"]

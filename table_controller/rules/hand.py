@@ -6,25 +6,87 @@ before it changes anything here, so a rejected event leaves the hand as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 
 from table_controller.cards import Card, Suit
 from table_controller.seats import Seat, Team
 
 
-@dataclass(slots=True)
+class Phase(Enum):
+    CHOOSING_DEALER = "choosing_dealer"
+    DEALING = "dealing"
+    BIDDING = "bidding"
+    CHOOSING_REMEDY = "choosing_remedy"  # 003: after a bid out of turn
+    NAMING_TRUMP = "naming_trump"  # Bid Euchre: the winner of the bidding names trump
+    DISCARDING = "discarding"
+    EXCHANGING = "exchanging"  # 004: shooting for 12 with partner's best
+    PLAYING = "playing"
+    OVER = "over"
+
+
+# Where a card was seen: (kind, seat, trick). Kept as a plain tuple because one is
+# recorded for every card played; ``describe`` puts it in words only for an error.
+Sighting = tuple[str, Seat | None, int]
+OUT_OF_PLAY = frozenset({"played", "led early", "discarded", "turned down", "passed"})
+
+
+def describe(seen: Sighting) -> str:
+    kind, seat, trick = seen
+    if kind == "played":
+        return f"played by {seat} in trick {trick}"
+    if kind == "led early":
+        return f"led by {seat} before the discard"
+    if kind in ("passed", "given"):
+        return f"{kind} to {seat}"
+    if seat is not None:
+        return f"{kind} by {seat}"
+    return kind
+
+
+def _next_table() -> tuple[Seat | None, ...]:
+    """NEXT[(leader * 16 + played_mask) * 5 + sitting_out]: the seat to play next."""
+    table: list[Seat | None] = []
+    for leader in Seat:
+        for mask in range(16):
+            for out in range(5):
+                nxt = None
+                for seat in leader.clockwise_from():
+                    if seat != out and not (mask >> seat) & 1:
+                        nxt = seat
+                        break
+                table.append(nxt)
+    return tuple(table)
+
+
+NEXT = _next_table()
+
+
 class Trick:
-    number: int  # 1-based
-    leader: Seat
-    plays: list[tuple[Seat, Card]] = field(default_factory=list)
-    led: Suit | None = None
-    dead: set[Card] = field(default_factory=set)  # cards that cannot take the trick (003)
+    """One trick: who led, the cards laid in order, the suit led."""
+
+    __slots__ = ("dead", "leader", "led", "mask", "number", "plays")
+
+    def __init__(self, number: int, leader: Seat) -> None:
+        self.number = number  # 1-based
+        self.leader = leader
+        self.plays: list[tuple[Seat, Card]] = []
+        self.led: Suit | None = None
+        self.dead: set[Card] = set()  # cards that cannot take the trick (003)
+        self.mask = 0  # bit s set: seat s has played to this trick
 
     def has_played(self, seat: Seat) -> bool:
-        return any(s == seat for s, _ in self.plays)
+        return bool((self.mask >> seat) & 1)
 
     def key(self) -> tuple[object, ...]:
-        return (self.number, self.leader, tuple(self.plays), self.led, frozenset(self.dead))
+        return (
+            self.number,
+            self.leader,
+            tuple(self.plays),
+            self.led,
+            frozenset(self.dead),
+            self.mask,
+        )
 
 
 @dataclass(slots=True)
@@ -36,43 +98,80 @@ class Showing:
     card: Card
 
 
-@dataclass(slots=True)
 class HandState:
-    number: int
-    dealer: Seat
-    upcard: Card | None
-    # cards: a seat's whole remaining hand where known, else None
-    known: list[set[Card] | None]
-    # cards known to be in a seat's hand without the whole hand being known
-    exposed: list[set[Card]] = field(default_factory=lambda: [set(), set(), set(), set()])
-    # where each card was seen, for "the same card seen twice"
-    seen: dict[Card, str] = field(default_factory=dict)
-    # bidding
-    round: int = 1
-    turn: Seat | None = None
-    high_bid: int | None = None
-    high_bidder: Seat | None = None
-    forfeited: set[Team] = field(default_factory=set)
-    offender: Seat | None = None  # a bid out of turn awaiting the other side's choice
-    # the contract
-    trump: Suit | None = None
-    trump_set: bool = False
-    maker: Seat | None = None
-    alone: bool = False
-    sitting_out: Seat | None = None
-    bid: int | None = None
-    discard_pending: bool = False
-    # play
-    tricks: list[Trick] = field(default_factory=list)
-    trick: Trick | None = None
-    won: list[int] = field(default_factory=lambda: [0, 0])
-    played: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    showings: list[dict[Suit, Showing]] = field(default_factory=lambda: [{}, {}, {}, {}])
-    dropped: list[set[Card]] = field(default_factory=lambda: [set(), set(), set(), set()])
-    spotted: tuple[Seat, Card, Card] | None = None  # 000: renege seen, may be taken back
-    reneged: list[Seat] = field(default_factory=list)
-    claims: list[tuple[Seat, Seat]] = field(default_factory=list)
-    ended: bool = False
+    """Everything about the hand in play. Built once per deal, so written out by hand
+    (a dataclass with twenty default factories costs more than the rest of the deal)."""
+
+    __slots__ = (
+        "alone",
+        "bid",
+        "claims",
+        "dealer",
+        "discard_pending",
+        "dropped",
+        "ended",
+        "exposed",
+        "forfeited",
+        "high_bid",
+        "high_bidder",
+        "known",
+        "maker",
+        "number",
+        "offender",
+        "played",
+        "reneged",
+        "round",
+        "seen",
+        "showings",
+        "sitting_out",
+        "spotted",
+        "trick",
+        "tricks",
+        "trump",
+        "trump_set",
+        "turn",
+        "upcard",
+        "won",
+    )
+
+    def __init__(
+        self, number: int, dealer: Seat, upcard: Card | None, known: list[set[Card] | None]
+    ) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.upcard = upcard
+        # cards: a seat's whole remaining hand where known, else None
+        self.known = known
+        # cards known to be in a seat's hand without the whole hand being known
+        self.exposed: list[set[Card]] = [set(), set(), set(), set()]
+        # where each card was seen, for "the same card seen twice"
+        self.seen: dict[Card, Sighting] = {}
+        # bidding
+        self.round = 1
+        self.turn: Seat | None = None
+        self.high_bid: int | None = None
+        self.high_bidder: Seat | None = None
+        self.forfeited: set[Team] = set()
+        self.offender: Seat | None = None  # a bid out of turn awaiting the other side's choice
+        # the contract
+        self.trump: Suit | None = None
+        self.trump_set = False
+        self.maker: Seat | None = None
+        self.alone = False
+        self.sitting_out: Seat | None = None
+        self.bid: int | None = None
+        self.discard_pending = False
+        # play
+        self.tricks: list[Trick] = []
+        self.trick: Trick | None = None
+        self.won = [0, 0]
+        self.played = [0, 0, 0, 0]
+        self.showings: list[dict[Suit, Showing]] = [{}, {}, {}, {}]
+        self.dropped: list[set[Card]] = [set(), set(), set(), set()]
+        self.spotted: tuple[Seat, Card, Card] | None = None  # 000: may be taken back
+        self.reneged: list[Seat] = []
+        self.claims: list[tuple[Seat, Seat]] = []
+        self.ended = False
 
     @property
     def eldest(self) -> Seat:
@@ -101,10 +200,8 @@ class HandState:
         trick = self.trick
         if trick is None:
             return None
-        for seat in trick.leader.clockwise_from():
-            if seat != self.sitting_out and not trick.has_played(seat):
-                return seat
-        return None
+        out = 4 if self.sitting_out is None else self.sitting_out
+        return NEXT[(trick.leader * 16 + trick.mask) * 5 + out]
 
     def key(self) -> tuple[object, ...]:
         return (

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 from table_controller.rules.errors import RulesError
@@ -101,7 +102,7 @@ class Rules:
     loner_partner_play_cancels: bool = False  # 003: the lone call is cancelled
     dropped_cards: bool = False  # 003: a card that falls out is played without value
 
-    @property
+    @cached_property
     def hand_size(self) -> int:
         return 5 if self.variant is Variant.EUCHRE else 6
 
