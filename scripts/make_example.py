@@ -25,7 +25,6 @@ from table_controller.rules.events import (
     TrumpCalled,
 )
 from table_controller.rules.game import Phase
-from table_controller.seats import Seat
 from table_controller.simulate import choose_dealer, deal
 from table_controller.transcript import dump
 
