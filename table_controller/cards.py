@@ -212,13 +212,17 @@ def beats(challenger: Card, best: Card, trump: Suit | None, led: Suit) -> bool:
     return ce == trump or (be != trump and ce == led and be != led)
 
 
-def trick_winner(plays: Sequence[tuple[Seat, Card]], trump: Suit | None) -> Seat:
-    """The seat whose card takes the trick; the first play is the lead."""
+def trick_winner(
+    plays: Sequence[tuple[Seat, Card]], trump: Suit | None, led: Suit | None = None
+) -> Seat:
+    """The seat whose card takes the trick. The first play is the lead unless ``led``
+    says otherwise (a dead card led (003) sets the suit but cannot win)."""
     if not plays:
         raise ValueError("a trick with no cards has no winner")
     t = 4 if trump is None else trump
     eff, pw = _EFFECTIVE[t], _POWER[t]
-    led = eff[plays[0][1]]
+    if led is None:
+        led = eff[plays[0][1]]
     best_seat, best_key = plays[0][0], -1
     for seat, card in plays:
         e = eff[card]

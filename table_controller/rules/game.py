@@ -928,7 +928,7 @@ class Game:
 
     def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
         live = trick.plays if not trick.dead else [p for p in trick.plays if p[1] not in trick.dead]
-        winner = trick_winner(live, hand.trump) if live else trick.leader
+        winner = trick_winner(live, hand.trump, trick.led) if live else trick.leader
         hand.won[winner & 1] += 1
         hand.tricks.append(trick)
         out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
