@@ -8,7 +8,8 @@ transcript, a bot or the camera can produce them alike.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -170,6 +171,53 @@ class HandLaidDown(InputEvent):
 
     seat: Seat
     cards: tuple[Card, ...]
+
+
+# Checking an event's fields: the engine's door. JSON is checked by the codec; this
+# catches events built in code with a plain int for a seat or a string for a suit,
+# which would otherwise be accepted and fail later.
+
+_Check = Callable[[object], bool]
+
+
+def _is_cards(v: object) -> bool:
+    return isinstance(v, tuple | list) and all(isinstance(c, Card) for c in v)
+
+
+def _is_hands(v: object) -> bool:
+    return isinstance(v, Mapping) and all(
+        isinstance(k, Seat) and _is_cards(c) for k, c in v.items()
+    )
+
+
+_CHECKS: dict[str, tuple[_Check, str]] = {
+    "Seat": (lambda v: isinstance(v, Seat), "a Seat"),
+    "Card": (lambda v: isinstance(v, Card), "a Card"),
+    "Card | None": (lambda v: v is None or isinstance(v, Card), "a Card or None"),
+    "Suit | None": (lambda v: v is None or isinstance(v, Suit), "a Suit, or None for no trump"),
+    "bool": (lambda v: isinstance(v, bool), "True or False"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "tuple[Card, ...]": (_is_cards, "a tuple of Cards"),
+    "Mapping[Seat, tuple[Card, ...]]": (_is_hands, "a mapping of Seat to Cards"),
+}
+_FIELD_CHECKS: dict[type[InputEvent], tuple[tuple[str, _Check, str], ...]] = {}
+
+
+def wrong_field(event: InputEvent) -> str | None:
+    """What is wrong with an event's field types, or None when they are right."""
+    cls = type(event)
+    checks = _FIELD_CHECKS.get(cls)
+    if checks is None:
+        checks = tuple(
+            (f.name, *_CHECKS[str(f.type)])
+            for f in dataclasses.fields(cls)
+        )
+        _FIELD_CHECKS[cls] = checks
+    for name, check, wanted in checks:
+        value = getattr(event, name)
+        if not check(value):
+            return f"{cls.__name__}.{name} is {value!r}, not {wanted}"
+    return None
 
 
 # ---------------------------------------------------------------------------------
@@ -456,4 +504,5 @@ __all__ = [
     "TrumpCalled",
     "TrumpSet",
     "WrongCardCount",
+    "wrong_field",
 ]

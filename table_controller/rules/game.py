@@ -79,6 +79,7 @@ from table_controller.rules.events import (
     TrumpCalled,
     TrumpSet,
     WrongCardCount,
+    wrong_field,
 )
 from table_controller.rules.hand import OUT_OF_PLAY, HandState, Phase, Showing, Trick, describe
 from table_controller.rules.presets import (
@@ -147,6 +148,13 @@ class Game:
         handler = _HANDLERS.get(type(event))
         if handler is None:
             raise RulesError(f"{event!r} is not an input event", "one of the input events")
+        # Field types first (a cheap inline test for the commonest event).
+        if not (
+            type(event) is CardPlayed and type(event.card) is Card and type(event.seat) is Seat
+        ):
+            wrong = wrong_field(event)
+            if wrong is not None:
+                raise IllegalAction(wrong, "an event built from Seat, Card and Suit values")
         if self.phase is Phase.OVER:
             winner = self.match_winner
             raise GameOver(
@@ -932,9 +940,8 @@ class Game:
         hand.won[winner & 1] += 1
         hand.tricks.append(trick)
         out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
-        if hand.spotted is not None:
-            seat, played, held = hand.spotted
-            hand.spotted = None
+        spotted, hand.spotted = hand.spotted, []
+        for seat, played, held in spotted:
             assert trick.led is not None
             proof = Proof(seat, trick.number, trick.led, played, held, trick.number)
             if self._penalise(hand, proof, out):
@@ -974,8 +981,8 @@ class Game:
         showing = hand.showings[ev.seat].get(trick.led)
         if showing is not None and showing.trick == trick.number:
             del hand.showings[ev.seat][trick.led]
-        if hand.spotted is not None and hand.spotted[0] == ev.seat:
-            hand.spotted = None
+        for spot in [s for s in hand.spotted if s[0] == ev.seat]:
+            hand.spotted.remove(spot)
             hand.reneged.remove(ev.seat)
         out.append(
             IrregularityFound(
@@ -994,7 +1001,7 @@ class Game:
         trick = hand.trick
         open_trick = trick is not None and proof.trick == trick.number
         if self.rules.renege_take_back and open_trick:
-            hand.spotted = (proof.seat, proof.played, proof.proof)
+            hand.spotted.append((proof.seat, proof.played, proof.proof))
             out.append(RenegeSpotted(proof.seat, proof.trick, proof.suit, proof.proof))
             return False
         return self._penalise(hand, proof, out)

@@ -168,7 +168,8 @@ class HandState:
         self.played = [0, 0, 0, 0]
         self.showings: list[dict[Suit, Showing]] = [{}, {}, {}, {}]
         self.dropped: list[set[Card]] = [set(), set(), set(), set()]
-        self.spotted: tuple[Seat, Card, Card] | None = None  # 000: may be taken back
+        # 000: reneges seen in the open trick, which may still be taken back
+        self.spotted: list[tuple[Seat, Card, Card]] = []
         self.reneged: list[Seat] = []
         self.claims: list[tuple[Seat, Seat]] = []
         self.ended = False
@@ -230,7 +231,7 @@ class HandState:
             tuple(self.played),
             tuple(tuple(sorted((s, w.trick, w.card) for s, w in d.items())) for d in self.showings),
             tuple(frozenset(d) for d in self.dropped),
-            self.spotted,
+            tuple(self.spotted),
             tuple(self.reneged),
             tuple(self.claims),
             self.ended,
