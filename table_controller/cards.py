@@ -185,6 +185,13 @@ def _build_power() -> tuple[tuple[int, ...], ...]:
 
 
 _EFFECTIVE: Final = _build_effective()
+
+
+def effective_table(trump: Suit | None) -> tuple[Suit, ...]:
+    """The effective suit of every card (indexed by card) for ``trump``."""
+    return _EFFECTIVE[4 if trump is None else trump]
+
+
 _POWER: Final = _build_power()
 
 
@@ -232,20 +239,35 @@ def trick_winner(
     return best_seat
 
 
+def _build_suit_sets() -> tuple[tuple[frozenset[Card], ...], ...]:
+    return tuple(
+        tuple(frozenset(c for c in DECK if _EFFECTIVE[t][c] == suit) for suit in range(4))
+        for t in range(5)
+    )
+
+
+# SUIT_SETS[trump index][suit]: the cards whose effective suit that is.
+_SUIT_SETS: Final = _build_suit_sets()
+
+
+def cards_of_suit(suit: Suit, trump: Suit | None) -> frozenset[Card]:
+    """Every card that follows ``suit`` when ``trump`` is trump (the left bower counted)."""
+    return _SUIT_SETS[4 if trump is None else trump][suit]
+
+
 def legal_plays(hand: Iterable[Card], led: Suit | None, trump: Suit | None) -> list[Card]:
-    """The cards of ``hand`` that may be played: any when leading (``led`` None),
-    otherwise those of the effective suit led if the hand has any."""
-    held = sorted(hand)
+    """The cards of ``hand`` that may be played, in code order: any when leading (``led``
+    None), otherwise those of the effective suit led if the hand has any."""
+    held = hand if isinstance(hand, set | frozenset) else set(hand)
     if led is None:
-        return held
-    eff = _EFFECTIVE[4 if trump is None else trump]
-    following = [c for c in held if eff[c] == led]
-    return following or held
+        return sorted(held)
+    following = held & _SUIT_SETS[4 if trump is None else trump][led]
+    return sorted(following or held)
 
 
 def can_follow(hand: Iterable[Card], led: Suit, trump: Suit | None) -> bool:
-    eff = _EFFECTIVE[4 if trump is None else trump]
-    return any(eff[c] == led for c in hand)
+    held = hand if isinstance(hand, set | frozenset) else set(hand)
+    return not held.isdisjoint(_SUIT_SETS[4 if trump is None else trump][led])
 
 
 def sort_hand(hand: Iterable[Card], trump: Suit | None = None) -> list[Card]:

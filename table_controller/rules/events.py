@@ -208,10 +208,7 @@ def wrong_field(event: InputEvent) -> str | None:
     cls = type(event)
     checks = _FIELD_CHECKS.get(cls)
     if checks is None:
-        checks = tuple(
-            (f.name, *_CHECKS[str(f.type)])
-            for f in dataclasses.fields(cls)
-        )
+        checks = tuple((f.name, *_CHECKS[str(f.type)]) for f in dataclasses.fields(cls))
         _FIELD_CHECKS[cls] = checks
     for name, check, wanted in checks:
         value = getattr(event, name)

@@ -22,6 +22,7 @@ from table_controller.cards import (
     can_follow,
     cut_rank,
     effective_suit,
+    effective_table,
     legal_plays,
     trick_winner,
 )
@@ -81,7 +82,15 @@ from table_controller.rules.events import (
     WrongCardCount,
     wrong_field,
 )
-from table_controller.rules.hand import OUT_OF_PLAY, HandState, Phase, Showing, Trick, describe
+from table_controller.rules.hand import (
+    NEXT,
+    OUT_OF_PLAY,
+    HandState,
+    Phase,
+    Showing,
+    Trick,
+    describe,
+)
 from table_controller.rules.presets import (
     AllPass,
     FirstDealer,
@@ -614,6 +623,7 @@ class Game:
         out: Out,
     ) -> None:
         hand.trump = trump
+        hand.eff = effective_table(trump)
         hand.trump_set = True
         hand.maker = maker
         hand.alone = alone
@@ -755,19 +765,22 @@ class Game:
             # The common case, kept short: a known hand follows suit, in turn.
             trick = hand.trick
             held = hand.known[seat]
+            out_seat = hand.sitting_out
             if (
                 trick is not None
                 and held is not None
                 and card in held
-                and not hand.dropped[seat]
+                and not hand.has_dropped
                 and not hand.discard_pending
-                and hand.next_to_play() is seat
+                and NEXT[
+                    (trick.leader * 16 + trick.mask) * 5 + (4 if out_seat is None else out_seat)
+                ]
+                is seat
             ):
-                trump = hand.trump
-                suit = effective_suit(card, trump)
+                suit = hand.eff[card]
                 led = trick.led
                 showings = hand.showings[seat]
-                void = led is not None and suit != led and not can_follow(held, led, trump)
+                void = led is not None and suit != led and not can_follow(held, led, hand.trump)
                 if suit not in showings and (led is None or suit == led or void):
                     held.discard(card)
                     hand.seen[card] = ("played", seat, trick.number)
@@ -778,7 +791,7 @@ class Game:
                     elif void and led not in showings:
                         showings[led] = Showing(trick.number, card)
                     hand.played[seat] += 1
-                    if len(trick.plays) >= (3 if hand.sitting_out is not None else 4):
+                    if len(trick.plays) >= (3 if out_seat is not None else 4):
                         self._finish_trick(hand, trick, out)
                     return
         hand = self._in_hand(ev)
@@ -1106,6 +1119,7 @@ class Game:
         if ev.card in hand.dropped[ev.seat]:
             raise ImpossibleCard(f"{ev.card} is already on the table", "another card")
         hand.dropped[ev.seat].add(ev.card)
+        hand.has_dropped = True
         if hand.known[ev.seat] is None:
             hand.exposed[ev.seat].add(ev.card)
             hand.seen[ev.card] = ("dropped", ev.seat, 0)

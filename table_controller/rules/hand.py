@@ -109,9 +109,11 @@ class HandState:
         "dealer",
         "discard_pending",
         "dropped",
+        "eff",
         "ended",
         "exposed",
         "forfeited",
+        "has_dropped",
         "high_bid",
         "high_bidder",
         "known",
@@ -168,6 +170,8 @@ class HandState:
         self.played = [0, 0, 0, 0]
         self.showings: list[dict[Suit, Showing]] = [{}, {}, {}, {}]
         self.dropped: list[set[Card]] = [set(), set(), set(), set()]
+        self.has_dropped = False  # any dropped card: the play's fast path is off
+        self.eff: tuple[Suit, ...] = ()  # effective suit by card, once trump is set
         # 000: reneges seen in the open trick, which may still be taken back
         self.spotted: list[tuple[Seat, Card, Card]] = []
         self.reneged: list[Seat] = []
