@@ -32,6 +32,7 @@ from table_controller.rules.events import (
     RenegeProven,
     RenegeSpotted,
     TrickWon,
+    TrumpBid,
     TrumpCalled,
     TrumpSet,
 )
@@ -69,6 +70,8 @@ def narrate(steps: Iterable[tuple[InputEvent, list[OutputEvent]]]) -> Iterator[s
             )
         elif isinstance(event, BidMade):
             bids.append(f"{event.seat} bids {event.amount}")
+        elif isinstance(event, TrumpBid):
+            bids.append(f"{event.seat} bids {event.amount} {suit_text(event.trump)}")
         elif isinstance(event, DealerDiscarded):
             yield "  The dealer discards" + (f" {event.card.pretty}" if event.card else "")
         for out in outputs:

@@ -15,6 +15,7 @@ from table_controller.rules.events import (
     HandDealt,
     InputEvent,
     OutputEvent,
+    TrumpBid,
 )
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import FirstDealer, Rules, Variant
@@ -68,15 +69,16 @@ def random_choice(rng: random.Random) -> Chooser:
     bidding sets every bid and a game to 32 never ends."""
 
     def choose(game: Game, options: list[InputEvent]) -> InputEvent:
-        bids = [e for e in options if isinstance(e, BidMade)]
+        bids = [e for e in options if isinstance(e, BidMade | TrumpBid)]
         if not bids:
             return rng.choice(options)
-        passes = [e for e in options if not isinstance(e, BidMade)]
+        passes = [e for e in options if not isinstance(e, BidMade | TrumpBid)]
         if passes and rng.random() < 0.5:
             return passes[0]
-        plain = [b for b in bids if b.amount < 12]
+        low = min(b.amount for b in bids)
+        plain = [b for b in bids if b.amount == low and b.amount < 12]
         if plain and rng.random() < 0.97:
-            return plain[0]
+            return rng.choice(plain)
         return rng.choice(bids)
 
     return choose

@@ -372,16 +372,29 @@ def test_injected_renege_is_proven_at_once_with_hands_known(name: str, seed: int
 
     if rules.renege_take_back:
         # 000 s3.3 "If caught before the trick has finished, the player may pick up his
-        # card without penalty": spotted at once, proven when the trick is complete.
+        # card without penalty. If renegging is caught after the next trick/hand has begun,
+        # the offending player's team will have two points removed": spotted at once,
+        # proven by the first card of the next trick, or after the hand's last trick.
         assert len(seen) == 2, seen
         (i_spotted, spotted), (i_proven, proven) = seen
         assert i_spotted == r.index
         assert isinstance(proven, RenegeProven)
         assert spotted == RenegeSpotted(r.seat, r.trick, r.led, proven.proof)
         outs = steps[i_proven][1]
-        won = [o for o in outs if isinstance(o, TrickWon)]
-        assert [(o.hand, o.trick) for o in won] == [(r.hand, r.trick)], outs
-        assert outs.index(proven) == outs.index(won[0]) + 1
+        if r.trick == rules.hand_size:
+            won = [o for o in outs if isinstance(o, TrickWon)]
+            assert [(o.hand, o.trick) for o in won] == [(r.hand, r.trick)], outs
+            assert outs.index(proven) == outs.index(won[0]) + 1
+        else:
+            done = [
+                i
+                for i, (_, o) in enumerate(steps)
+                if any(
+                    isinstance(x, TrickWon) and (x.hand, x.trick) == (r.hand, r.trick) for x in o
+                )
+            ]
+            assert i_proven == done[0] + 1 and isinstance(steps[i_proven][0], CardPlayed)
+            assert outs.index(proven) == 0
     else:
         assert len(seen) == 1, seen
         ((i_proven, proven),) = seen
@@ -409,8 +422,8 @@ def test_injected_renege_is_proven_at_once_with_hands_known(name: str, seed: int
 @given(seed=SEEDS)
 def test_every_injected_renege_is_proven_exactly_once(name: str, seed: int) -> None:
     """Many reneges in a game (several in a hand, or in a trick, where the hand goes on):
-    with hands known each is proven once, at once (or when its trick is complete, for the
-    take-back preset), and nothing else is."""
+    with hands known each is proven once, at once (or once the next trick has begun, for
+    the take-back preset), and nothing else is."""
     rules = preset(name)
     rng = random.Random(seed)
     found: list[Renege] = []
@@ -419,12 +432,14 @@ def test_every_injected_renege_is_proven_exactly_once(name: str, seed: int) -> N
     expected = []
     for r in found:
         at = r.index
-        if rules.renege_take_back:
+        if rules.renege_take_back:  # 000 s3.3: once the next trick has begun
             at = next(
                 i
                 for i in range(r.index, len(steps))
                 if any(isinstance(o, TrickWon) and o.trick == r.trick for o in steps[i][1])
             )
+            if r.trick < rules.hand_size:
+                at += 1
         expected.append((at, r.seat, r.trick, r.led, r.card))
     proven = [
         (i, o.seat, o.trick, o.suit, o.played)
@@ -450,6 +465,7 @@ def test_two_reneges_in_one_open_trick_are_both_penalised_with_hands_known() -> 
             CardPlayed(S, Card.parse("TD")),  # S holds the 9C
             CardPlayed(W, Card.parse("AD")),  # W holds the TC
             CardPlayed(N, Card.parse("TH")),  # N is void in clubs (the JC is a spade)
+            CardPlayed(E, Card.parse("KC")),  # the next trick has begun: both penalised
         ]
     )
     proven = [(o.seat, o.proof) for o in out if isinstance(o, RenegeProven)]
@@ -543,10 +559,18 @@ def test_injected_renege_at_a_live_table_is_proven_by_a_later_card(name: str, se
                 if any(isinstance(o, TrickWon) and o.trick == r.trick for o in p.outs)
             ]
             spotted = RenegeSpotted(r.seat, r.trick, r.led, max(held_shown))
-            if not completed:  # voided before the trick was complete: no penalty
+            # Penalised once the next trick has begun (000 s3.3), or after the last trick.
+            if completed and r.trick == rules.hand_size:
+                i_proven = completed[0]
+            elif (
+                completed
+                and completed[0] + 1 < len(plays)
+                and isinstance(plays[completed[0] + 1].event, CardPlayed)
+            ):
+                i_proven = completed[0] + 1
+            else:  # voided before the next trick began: no penalty
                 assert seen == [(0, spotted)], seen
                 return
-            i_proven = completed[0]
             assert len(seen) == 2 and seen[0][0] == 0, seen
             assert isinstance(seen[1][1], RenegeProven)
             assert seen[0][1] == RenegeSpotted(r.seat, r.trick, r.led, seen[1][1].proof)
@@ -856,7 +880,7 @@ def _euchre_round_two() -> Game:
 
 
 def _bid_euchre_naming() -> Game:
-    game = Game(preset("bid-euchre"))
+    game = Game(preset("family-bid-euchre"))  # 004: the winner names trump after bidding
     game.push(DealerChosen(N))
     game.push(simulate.deal(random.Random(0), game.rules))
     game.push_all([BidMade(E, 3), Passed(S), Passed(W), Passed(N)])

@@ -21,6 +21,7 @@ from table_controller.rules.events import (
     OrderedUp,
     Passed,
     PenaltyAccepted,
+    TrumpBid,
     TrumpCalled,
 )
 from table_controller.rules.hand import Phase
@@ -89,12 +90,16 @@ def _bids(game: Game, seat: Seat) -> list[InputEvent]:
         high = hand.high_bid or 0
         amounts += [12, 24] + ([high * 2] if scoring.is_shoot(high) and high >= 24 else [])
     events: list[InputEvent] = []
+    trumps: list[Suit | None] = [*SUITS, None] if rules.no_trump else list(SUITS)
     for amount in amounts:
         try:
             game._check_bid(hand, seat, amount)
         except RulesError:
             continue
-        events.append(BidMade(seat, amount))
+        if rules.bid_names_trump:
+            events.extend(TrumpBid(seat, amount, t) for t in trumps)
+        else:
+            events.append(BidMade(seat, amount))
     must_bid = seat == hand.dealer and rules.dealer_min_bid is not None and hand.high_bid is None
     if not must_bid:
         events.insert(0, Passed(seat))

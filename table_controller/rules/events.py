@@ -90,6 +90,16 @@ class BidMade(InputEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class TrumpBid(InputEvent):
+    """Bid Euchre (002): a bid of a number of tricks naming its trump, a suit or no-trump
+    (``trump`` None); the winning bid's trump is the hand's trump."""
+
+    seat: Seat
+    amount: int
+    trump: Suit | None
+
+
+@dataclass(frozen=True, slots=True)
 class DealerDiscarded(InputEvent):
     """The dealer discarded after picking up; ``card`` None when it went down unseen."""
 
@@ -424,6 +434,7 @@ INPUT_EVENTS: tuple[type[InputEvent], ...] = (
     OrderedUp,
     TrumpCalled,
     BidMade,
+    TrumpBid,
     DealerDiscarded,
     CardsExchanged,
     CardPlayed,
@@ -498,6 +509,7 @@ __all__ = [
     "RenegeSpotted",
     "ThrowIn",
     "TrickWon",
+    "TrumpBid",
     "TrumpCalled",
     "TrumpSet",
     "WrongCardCount",

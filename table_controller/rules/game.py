@@ -77,6 +77,7 @@ from table_controller.rules.events import (
     RenegeSpotted,
     ThrowIn,
     TrickWon,
+    TrumpBid,
     TrumpCalled,
     TrumpSet,
     WrongCardCount,
@@ -479,9 +480,16 @@ class Game:
             return
         if self.rules.variant is Variant.BID_EUCHRE and hand.high_bidder is not None:
             assert hand.high_bid is not None
+            out.append(BidWon(hand.high_bidder, hand.high_bid))
+            if self.rules.bid_names_trump:
+                bid = hand.high_bid
+                self._make_trump(
+                    hand, hand.high_bidder, hand.bid_trump, scoring.is_shoot(bid), bid, out
+                )
+                self._start_play(hand, hand.high_bidder)
+                return
             hand.turn = hand.high_bidder
             self.phase = Phase.NAMING_TRUMP
-            out.append(BidWon(hand.high_bidder, hand.high_bid))
             return
         reason = ThrowIn.BID_FORFEITED if hand.forfeited else ThrowIn.ALL_PASSED
         same = self.rules.all_pass is AllPass.SAME_DEALER and not hand.forfeited
@@ -646,11 +654,34 @@ class Game:
         hand = self._need(Phase.BIDDING, ev)
         if self.rules.variant is not Variant.BID_EUCHRE:
             raise WrongPhase("Euchre has no numbered bids", self.expecting())
+        if self.rules.bid_names_trump:
+            raise IllegalAction(
+                "under these rules a bid names its trump (002)", "trump_bid with a suit or NT"
+            )
         if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
             return
         self._check_bid(hand, ev.seat, ev.amount)
         hand.high_bid = ev.amount
         hand.high_bidder = ev.seat
+        self._next_bidder(hand, ev.seat, out)
+
+    def _on_trump_bid(self, ev: TrumpBid, out: Out) -> None:
+        """002 Bidding: "A bid consists of the number of tricks ... and a trump suit or
+        no-trump"; the declarer is held to the trump of the winning bid."""
+        hand = self._need(Phase.BIDDING, ev)
+        if self.rules.variant is not Variant.BID_EUCHRE or not self.rules.bid_names_trump:
+            raise IllegalAction(
+                "under these rules a bid is a number; trump is named after the bidding",
+                "bid_made",
+            )
+        if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
+            return
+        if ev.trump is None and not self.rules.no_trump:
+            raise IllegalAction("these rules have no no-trump", "a suit")
+        self._check_bid(hand, ev.seat, ev.amount)
+        hand.high_bid = ev.amount
+        hand.high_bidder = ev.seat
+        hand.bid_trump = ev.trump
         self._next_bidder(hand, ev.seat, out)
 
     def _check_bid(self, hand: HandState, seat: Seat, amount: int) -> None:
@@ -772,6 +803,7 @@ class Game:
                 and card in held
                 and not hand.has_dropped
                 and not hand.discard_pending
+                and not hand.spotted
                 and NEXT[
                     (trick.leader * 16 + trick.mask) * 5 + (4 if out_seat is None else out_seat)
                 ]
@@ -839,6 +871,8 @@ class Game:
         self._play(hand, trick, seat, card, out)
 
     def _play(self, hand: HandState, trick: Trick, seat: Seat, card: Card, out: Out) -> None:
+        if hand.spotted and not trick.plays and self._penalise_spotted(hand, out):
+            return
         dropped = hand.dropped[seat]
         if dropped and card not in dropped:
             due = [
@@ -947,22 +981,33 @@ class Game:
         )
         self._end_hand_with(hand, opposition, points, HandResult.PENALTY, out)
 
-    def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
+    @staticmethod
+    def _winner(hand: HandState, trick: Trick) -> Seat:
         live = trick.plays if not trick.dead else [p for p in trick.plays if p[1] not in trick.dead]
-        winner = trick_winner(live, hand.trump, trick.led) if live else trick.leader
+        return trick_winner(live, hand.trump, trick.led) if live else trick.leader
+
+    def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
+        winner = self._winner(hand, trick)
         hand.won[winner & 1] += 1
         hand.tricks.append(trick)
         out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
-        spotted, hand.spotted = hand.spotted, []
-        for seat, played, held in spotted:
-            assert trick.led is not None
-            proof = Proof(seat, trick.number, trick.led, played, held, trick.number)
-            if self._penalise(hand, proof, out):
-                return
-        if len(hand.tricks) == self.rules.hand_size:
+        last = len(hand.tricks) == self.rules.hand_size
+        # 000: a spotted renege is penalised once the next trick (or hand) has begun.
+        if last and hand.spotted and self._penalise_spotted(hand, out):
+            return
+        if last:
             self._score_hand(hand, out)
         else:
             hand.trick = Trick(trick.number + 1, winner)
+
+    def _penalise_spotted(self, hand: HandState, out: Out) -> bool:
+        """000 s3.3: "If renegging is caught after the next trick/hand has begun, the
+        offending player's team will have two points removed"; True if that ended the hand."""
+        spotted, hand.spotted = hand.spotted, []
+        for seat, number, suit, played, held in spotted:
+            if self._penalise(hand, Proof(seat, number, suit, played, held, number), out):
+                return True
+        return False
 
     def _on_taken_back(self, ev: CardTakenBack, out: Out) -> None:
         hand = self._need(Phase.PLAYING, ev)
@@ -971,14 +1016,25 @@ class Game:
         trick = hand.trick
         assert trick is not None
         play = (ev.seat, ev.card)
-        if play not in trick.plays:
+        # 000 s3.3: until the next trick has begun, the last trick may be taken up again.
+        previous = hand.tricks[-1] if hand.tricks and not trick.plays else None
+        reopen = play not in trick.plays and previous is not None and play in previous.plays
+        if reopen:
+            assert previous is not None
+            trick = previous
+        elif play not in trick.plays:
             raise IllegalAction(
-                f"{ev.seat} has not played {ev.card} to this trick", "a card of the open trick"
+                f"{ev.seat} has not played {ev.card} to this trick",
+                "a card of the open trick, or of the last one before the next lead",
             )
         if trick.plays[0] == play or effective_suit(ev.card, hand.trump) == trick.led:
             raise IllegalAction(
                 "only a card that did not follow suit may be taken back", self.expecting()
             )
+        if reopen:
+            hand.tricks.pop()
+            hand.won[self._winner(hand, trick) & 1] -= 1
+            hand.trick = trick
         trick.plays.remove(play)
         trick.mask &= ~(1 << ev.seat)
         trick.dead.discard(ev.card)
@@ -1002,7 +1058,8 @@ class Game:
                 Irregularity.RENEGE_TAKEN_BACK,
                 ev.seat,
                 Remedy.CANCELLED,
-                f"{ev.seat} took back {ev.card} before the trick was complete: no penalty",
+                f"{ev.seat} took back {ev.card} before the next trick began: no penalty"
+                + (f" (trick {trick.number} is played again)" if reopen else ""),
             )
         )
 
@@ -1014,7 +1071,7 @@ class Game:
         trick = hand.trick
         open_trick = trick is not None and proof.trick == trick.number
         if self.rules.renege_take_back and open_trick:
-            hand.spotted.append((proof.seat, proof.played, proof.proof))
+            hand.spotted.append((proof.seat, proof.trick, proof.suit, proof.played, proof.proof))
             out.append(RenegeSpotted(proof.seat, proof.trick, proof.suit, proof.proof))
             return False
         return self._penalise(hand, proof, out)
@@ -1373,6 +1430,7 @@ _HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
     OrderedUp: Game._on_ordered_up,
     TrumpCalled: Game._on_trump_called,
     BidMade: Game._on_bid,
+    TrumpBid: Game._on_trump_bid,
     DealerDiscarded: Game._on_discard,
     CardsExchanged: Game._on_exchanged,
     CardPlayed: Game._on_card_played,

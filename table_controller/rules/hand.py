@@ -105,6 +105,7 @@ class HandState:
     __slots__ = (
         "alone",
         "bid",
+        "bid_trump",
         "claims",
         "dealer",
         "discard_pending",
@@ -153,6 +154,7 @@ class HandState:
         self.turn: Seat | None = None
         self.high_bid: int | None = None
         self.high_bidder: Seat | None = None
+        self.bid_trump: Suit | None = None  # 002: the trump the high bid named
         self.forfeited: set[Team] = set()
         self.offender: Seat | None = None  # a bid out of turn awaiting the other side's choice
         # the contract
@@ -173,7 +175,9 @@ class HandState:
         self.has_dropped = False  # any dropped card: the play's fast path is off
         self.eff: tuple[Suit, ...] = ()  # effective suit by card, once trump is set
         # 000: reneges seen in the open trick, which may still be taken back
-        self.spotted: list[tuple[Seat, Card, Card]] = []
+        self.spotted: list[
+            tuple[Seat, int, Suit, Card, Card]
+        ] = []  # seat, trick, suit, played, held
         self.reneged: list[Seat] = []
         self.claims: list[tuple[Seat, Seat]] = []
         self.ended = False
@@ -220,6 +224,7 @@ class HandState:
             self.turn,
             self.high_bid,
             self.high_bidder,
+            self.bid_trump,
             frozenset(self.forfeited),
             self.offender,
             self.trump,

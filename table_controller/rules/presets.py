@@ -66,6 +66,7 @@ class Rules:
     # bidding (Bid Euchre)
     min_bid: int = 1
     no_trump: bool = False  # 002: a bid may be no-trump
+    bid_names_trump: bool = False  # 002: a bid names its suit (trump_bid), not the winner after
     shoot_bids: bool = False  # 004: 12 (with partner's best), 24 alone, 48, ...
     dealer_min_bid: int | None = None  # 004 variation: all passed to the dealer
     nines_misdeal: bool = False  # 004: a hand of all four 9s is a misdeal
@@ -141,7 +142,7 @@ class Rules:
                 f"a number from 1 to {self.hand_size}",
             )
         if self.variant is Variant.EUCHRE and (
-            self.shoot_bids or self.nines_misdeal or self.no_trump
+            self.shoot_bids or self.nines_misdeal or self.no_trump or self.bid_names_trump
         ):
             raise RulesError(
                 "shoot bids, no-trump and the all-nines misdeal belong to Bid Euchre",
@@ -206,7 +207,7 @@ PRESETS: dict[str, Preset] = {
             source="000_58270bed3c0b6e2c.txt",
             summary="High cut deals; no stick the dealer (all pass: the next player deals); "
             "game to 10, best two of three; a renege costs the offenders 2 (4 on a loner) "
-            "and may be taken back before the trick is complete.",
+            "and may be taken back until the next trick begins.",
             rules=Rules(
                 first_dealer=FirstDealer.HIGH_CUT,
                 stick_the_dealer=False,
@@ -262,6 +263,7 @@ PRESETS: dict[str, Preset] = {
             rules=Rules(
                 variant=Variant.BID_EUCHRE,
                 no_trump=True,
+                bid_names_trump=True,
                 renege_penalty=RenegePenalty.REPORTED,
                 points_to_win=32,
                 win=Win.BID_EUCHRE,
