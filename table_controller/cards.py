@@ -250,6 +250,11 @@ def _build_suit_sets() -> tuple[tuple[frozenset[Card], ...], ...]:
 _SUIT_SETS: Final = _build_suit_sets()
 
 
+def suit_sets(trump: Suit | None) -> tuple[frozenset[Card], ...]:
+    """For each suit (indexed by suit), the cards that follow it when ``trump`` is trump."""
+    return _SUIT_SETS[4 if trump is None else trump]
+
+
 def cards_of_suit(suit: Suit, trump: Suit | None) -> frozenset[Card]:
     """Every card that follows ``suit`` when ``trump`` is trump (the left bower counted)."""
     return _SUIT_SETS[4 if trump is None else trump][suit]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from table_controller.cards import SUITS, Suit
+from table_controller.cards import DECK, SUITS, Suit
 from table_controller.rules import scoring
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -24,7 +24,7 @@ from table_controller.rules.events import (
     TrumpBid,
     TrumpCalled,
 )
-from table_controller.rules.hand import Phase
+from table_controller.rules.hand import NEXT, Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import SEATS, Seat
 
@@ -32,8 +32,29 @@ if TYPE_CHECKING:
     from table_controller.rules.game import Game
 
 
+# Events are frozen, so the choices a seat can have are built once and shared.
+_PASSED = tuple(Passed(s) for s in SEATS)
+_ORDERED = tuple((OrderedUp(s, False), OrderedUp(s, True)) for s in SEATS)
+_CALLED = tuple(
+    tuple((TrumpCalled(s, t, False), TrumpCalled(s, t, True)) for t in SUITS) for s in SEATS
+)
+_DISCARDS = tuple(DealerDiscarded(c) for c in DECK)
+_PLAYS = tuple(tuple(CardPlayed(s, c) for c in DECK) for s in SEATS)
+
+
 def legal_events(game: Game) -> list[InputEvent]:
     phase, hand, rules = game.phase, game.hand, game.rules
+    if phase is Phase.PLAYING and hand is not None and hand.trick is not None:
+        # The commonest question, answered directly: the legal cards of the seat to play.
+        trick = hand.trick
+        out_seat = hand.sitting_out
+        seat = NEXT[(trick.leader * 16 + trick.mask) * 5 + (4 if out_seat is None else out_seat)]
+        if seat is None or (held := hand.known[seat]) is None:
+            return []
+        if trick.led is not None:
+            held = (held & hand.follow[trick.led]) or held
+        plays = _PLAYS[seat]
+        return [plays[c] for c in sorted(held)]
     if phase is Phase.CHOOSING_DEALER:
         if rules.first_dealer is FirstDealer.CHOSEN:
             return [DealerChosen(s) for s in SEATS]
@@ -50,9 +71,10 @@ def legal_events(game: Game) -> list[InputEvent]:
     if phase is Phase.PLAYING:
         if held is None:
             return []
-        return [CardPlayed(seat, c) for c in game.legal_plays(seat)]
+        plays = _PLAYS[seat]
+        return [plays[c] for c in game.legal_plays(seat)]
     if phase is Phase.DISCARDING:
-        return [] if held is None else [DealerDiscarded(c) for c in sorted(held)]
+        return [] if held is None else [_DISCARDS[c] for c in sorted(held)]
     if phase is Phase.EXCHANGING:
         theirs = hand.known[seat.partner]
         if held is None or theirs is None:
@@ -70,15 +92,15 @@ def legal_events(game: Game) -> list[InputEvent]:
     upcard = hand.upcard
     assert upcard is not None
     if hand.round == 1:
-        return [Passed(seat), OrderedUp(seat, False), OrderedUp(seat, True)]
+        return [_PASSED[seat], *_ORDERED[seat]]
     events: list[InputEvent] = []
     stuck = seat == hand.dealer and rules.stick_the_dealer
     if not stuck:
-        events.append(Passed(seat))
+        events.append(_PASSED[seat])
+    barred = upcard.suit
     for suit in SUITS:
-        if suit != upcard.suit:
-            events.append(TrumpCalled(seat, suit, False))
-            events.append(TrumpCalled(seat, suit, True))
+        if suit != barred:
+            events.extend(_CALLED[seat][suit])
     return events
 
 

@@ -191,13 +191,21 @@ _Check = Callable[[object], bool]
 
 
 def _is_cards(v: object) -> bool:
-    return isinstance(v, tuple | list) and all(isinstance(c, Card) for c in v)
+    if not isinstance(v, tuple | list):
+        return False
+    for c in v:
+        if type(c) is not Card:
+            return False
+    return True
 
 
 def _is_hands(v: object) -> bool:
-    return isinstance(v, Mapping) and all(
-        isinstance(k, Seat) and _is_cards(c) for k, c in v.items()
-    )
+    if not isinstance(v, Mapping):
+        return False
+    for seat, cards in v.items():
+        if type(seat) is not Seat or not _is_cards(cards):
+            return False
+    return True
 
 
 _CHECKS: dict[str, tuple[_Check, str]] = {

@@ -24,6 +24,7 @@ from table_controller.cards import (
     effective_suit,
     effective_table,
     legal_plays,
+    suit_sets,
     trick_winner,
 )
 from table_controller.rules import scoring
@@ -129,6 +130,7 @@ class Game:
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules if rules is not None else Rules()
         self.rules.check()
+        self._hand_size = self.rules.hand_size
         self.log: list[InputEvent] = []
         self.phase = Phase.CHOOSING_DEALER
         self.game = 1
@@ -396,25 +398,33 @@ class Game:
             raise IllegalAction("a Euchre deal turns up a card", "hand_dealt with its upcard")
         if rules.variant is Variant.BID_EUCHRE and ev.upcard is not None:
             raise IllegalAction("Bid Euchre deals every card: there is no upcard", "no upcard")
-        dealt: set[Card] = set() if ev.upcard is None else {ev.upcard}
-        for seat, cards in ev.hands.items():
-            if not isinstance(seat, Seat):
-                raise IllegalAction(f"{seat!r} is not a seat", "hands keyed by N, E, S, W")
-            if len(cards) != rules.hand_size or len(set(cards)) != len(cards):
+        hands = ev.hands
+        known: list[set[Card] | None] = [None, None, None, None]
+        size = rules.hand_size
+        total = 0 if ev.upcard is None else 1
+        for seat, cards in hands.items():  # (types were checked at the door)
+            held = set(cards)
+            if len(held) != size or len(cards) != size:
                 raise IllegalAction(
-                    f"{seat}'s hand has {len(set(cards))} different cards",
-                    f"{rules.hand_size} cards in each hand",
+                    f"{seat}'s hand has {len(held)} different cards", f"{size} cards in each hand"
                 )
-            twice = dealt.intersection(cards)
-            if twice:
-                raise ImpossibleCard(
-                    "the same card dealt twice: " + " ".join(str(c) for c in sorted(twice)),
-                    "24 different cards",
-                )
-            dealt.update(cards)
+            known[seat] = held
+            total += size
+        every = set().union(*(k for k in known if k is not None))
+        if ev.upcard is not None:
+            every.add(ev.upcard)
+        if len(every) != total:
+            counts: dict[Card, int] = {}
+            for dealt in [*hands.values(), () if ev.upcard is None else (ev.upcard,)]:
+                for c in dealt:
+                    counts[c] = counts.get(c, 0) + 1
+            twice = sorted(c for c, n in counts.items() if n > 1)
+            raise ImpossibleCard(
+                "the same card dealt twice: " + " ".join(str(c) for c in twice),
+                "24 different cards",
+            )
         assert self.dealer is not None
         self.deals += 1
-        known: list[set[Card] | None] = [set(ev.hands[s]) if s in ev.hands else None for s in SEATS]
         hand = HandState(self.deals, self.dealer, ev.upcard, known)
         hand.turn = self.dealer.left
         if ev.upcard is not None:
@@ -632,6 +642,7 @@ class Game:
     ) -> None:
         hand.trump = trump
         hand.eff = effective_table(trump)
+        hand.follow = suit_sets(trump)
         hand.trump_set = True
         hand.maker = maker
         hand.alone = alone
@@ -987,11 +998,17 @@ class Game:
         return trick_winner(live, hand.trump, trick.led) if live else trick.leader
 
     def _finish_trick(self, hand: HandState, trick: Trick, out: Out) -> None:
-        winner = self._winner(hand, trick)
+        plays = trick.plays
+        winner = (
+            trick_winner(plays, hand.trump, trick.led)
+            if not trick.dead
+            else self._winner(hand, trick)
+        )
         hand.won[winner & 1] += 1
-        hand.tricks.append(trick)
-        out.append(TrickWon(hand.number, trick.number, winner, tuple(trick.plays)))
-        last = len(hand.tricks) == self.rules.hand_size
+        tricks = hand.tricks
+        tricks.append(trick)
+        out.append(TrickWon(hand.number, trick.number, winner, tuple(plays)))
+        last = len(tricks) == self._hand_size
         # 000: a spotted renege is penalised once the next trick (or hand) has begun.
         if last and hand.spotted and self._penalise_spotted(hand, out):
             return

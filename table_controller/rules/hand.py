@@ -113,6 +113,7 @@ class HandState:
         "eff",
         "ended",
         "exposed",
+        "follow",
         "forfeited",
         "has_dropped",
         "high_bid",
@@ -174,6 +175,7 @@ class HandState:
         self.dropped: list[set[Card]] = [set(), set(), set(), set()]
         self.has_dropped = False  # any dropped card: the play's fast path is off
         self.eff: tuple[Suit, ...] = ()  # effective suit by card, once trump is set
+        self.follow: tuple[frozenset[Card], ...] = ()  # the cards of each suit, likewise
         # 000: reneges seen in the open trick, which may still be taken back
         self.spotted: list[
             tuple[Seat, int, Suit, Card, Card]

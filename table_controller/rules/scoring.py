@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from table_controller.rules.events import HandResult
 from table_controller.rules.presets import Rules, Win
-from table_controller.seats import Seat, Team
+from table_controller.seats import SEATS, Seat, Team
 
 
 def euchre_hand(rules: Rules, maker_tricks: int, alone: bool) -> tuple[HandResult, int, int]:
@@ -45,7 +45,7 @@ def individual(
 ) -> tuple[int, int, int, int]:
     """Progressive scoring (003): each player scores the team's points, except that a loner
     who takes all five scores ``progressive_loner`` and the partner ``progressive_partner``."""
-    each = [points[seat.team] for seat in Seat]
+    each = [points[seat & 1] for seat in SEATS]
     if maker is not None and alone and result is HandResult.MARCH:
         each[maker] = rules.progressive_loner
         each[maker.partner] = rules.progressive_partner
@@ -57,9 +57,9 @@ def target_winner(
 ) -> Team | None:
     """The team that has won on points after a hand, if any."""
     target = rules.points_to_win
-    if target is None:
+    if target is None or (scores[0] < target and scores[1] < target):
         return None
-    over = [t for t in Team if scores[t] >= target]
+    over = [t for t in (Team.NS, Team.EW) if scores[t] >= target]
     if not over:
         return None
     if rules.win is Win.BID_EUCHRE:
