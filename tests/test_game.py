@@ -82,20 +82,23 @@ def test_errors_say_what_was_expected_and_change_nothing() -> None:
     assert dealt().state_key() == before
 
 
-def test_a_seat_cannot_play_twice_to_a_trick() -> None:
+def live_lead(card: str = "JH") -> Game:
+    """A live table (hands unknown): N orders up, the dealer discards unseen, N leads."""
     game = dealt(known=False)
     game.push(OrderedUp(N))
     game.push(DealerDiscarded())
-    game.push(CardPlayed(N, Card.parse("JH")))
+    game.push(CardPlayed(N, Card.parse(card)))
+    return game
+
+
+def test_a_seat_cannot_play_twice_to_a_trick() -> None:
+    game = live_lead()
     with pytest.raises(NotYourTurn, match="already played"):
         game.push(CardPlayed(N, Card.parse("AH")))
 
 
 def test_the_same_card_seen_twice_is_refused_with_where_it_was() -> None:
-    game = dealt(known=False)
-    game.push(OrderedUp(N))
-    game.push(DealerDiscarded())
-    game.push(CardPlayed(N, Card.parse("JH")))
+    game = live_lead()
     with pytest.raises(ImpossibleCard, match="JH was already played by N in trick 1"):
         game.push(CardPlayed(E, Card.parse("JH")))
     # The upcard is in the dealer's hand: nobody else can play it.

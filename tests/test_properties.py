@@ -357,16 +357,21 @@ def hand_goes_on(rules: Rules, r: Renege, later: Sequence[Step]) -> None:
     raise AssertionError("the hand with the renege was never scored")
 
 
-@pytest.mark.parametrize("name", ALL_PRESETS)
-@settings(PROPERTY, max_examples=60)
-@given(seed=SEEDS)
-def test_injected_renege_is_proven_at_once_with_hands_known(name: str, seed: int) -> None:
+def game_with_a_renege(name: str, seed: int) -> tuple[Rules, random.Random, list[Step], Renege]:
+    """A random game with hands known in which one seat reneges once (or none: assumed away)."""
     rules = preset(name)
     rng = random.Random(seed)
     found: list[Renege] = []
     steps = list(simulate.play(rules, rng, renege_chooser(rng, found)))
     assume(found)
-    r = found[0]
+    return rules, rng, steps, found[0]
+
+
+@pytest.mark.parametrize("name", ALL_PRESETS)
+@settings(PROPERTY, max_examples=60)
+@given(seed=SEEDS)
+def test_injected_renege_is_proven_at_once_with_hands_known(name: str, seed: int) -> None:
+    rules, _, steps, r = game_with_a_renege(name, seed)
     assert steps[r.index][0] == CardPlayed(r.seat, r.card)
     seen = [(i, o) for i, (_, outs) in enumerate(steps) for o in renege_outputs(outs)]
 
@@ -504,12 +509,7 @@ def seen_in_hand(
 @settings(PROPERTY, max_examples=80)
 @given(seed=SEEDS)
 def test_injected_renege_at_a_live_table_is_proven_by_a_later_card(name: str, seed: int) -> None:
-    rules = preset(name)
-    rng = random.Random(seed)
-    found: list[Renege] = []
-    steps = list(simulate.play(rules, rng, renege_chooser(rng, found)))
-    assume(found)
-    r = found[0]
+    rules, rng, steps, r = game_with_a_renege(name, seed)
     events = strip_hands([e for e, _ in steps[: r.index + 1]], rng)
     live = Game(rules)
     for earlier in events[:-1]:

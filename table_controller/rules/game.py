@@ -552,17 +552,10 @@ class Game:
         hand = self._in_hand(ev)
         if self.phase is Phase.CHOOSING_REMEDY:
             self._remedy_call(hand, ev.seat, ev.alone, round_needed=1)
-        else:
-            self._need(Phase.BIDDING, ev)
-            if self.rules.variant is not Variant.EUCHRE:
-                raise WrongPhase("there is no upcard to order up in Bid Euchre", "a bid")
-            if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
-                return
-            if hand.round != 1:
-                raise IllegalAction(
-                    "the upcard was turned down: order up is for the first round",
-                    self.expecting(),
-                )
+        elif self._euchre_call(
+            hand, ev, 1, "the upcard was turned down: order up is for the first round", out
+        ):
+            return
         assert hand.upcard is not None
         hand.offender = None
         self._make_trump(hand, ev.seat, hand.upcard.suit, ev.alone, None, out)
@@ -582,17 +575,10 @@ class Game:
             return
         if self.phase is Phase.CHOOSING_REMEDY:
             self._remedy_call(hand, ev.seat, ev.alone, round_needed=2)
-        else:
-            self._need(Phase.BIDDING, ev)
-            if rules.variant is not Variant.EUCHRE:
-                raise WrongPhase("trump is named after the bidding", "a bid or a pass")
-            if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
-                return
-            if hand.round != 2:
-                raise IllegalAction(
-                    "in the first round a player passes or orders the upcard up",
-                    self.expecting(),
-                )
+        elif self._euchre_call(
+            hand, ev, 2, "in the first round a player passes or orders the upcard up", out
+        ):
+            return
         if ev.trump is None:
             raise IllegalAction("no-trump is not played in Euchre", "a suit")
         assert hand.upcard is not None
@@ -618,6 +604,19 @@ class Game:
         hand.offender = None
         self._make_trump(hand, ev.seat, ev.trump, ev.alone, None, out)
         self._start_play(hand, hand.eldest)
+
+    def _euchre_call(
+        self, hand: HandState, ev: OrderedUp | TrumpCalled, round_needed: int, wrong: str, out: Out
+    ) -> bool:
+        """Check a call in the bidding of Euchre; True if it was ruled out of turn."""
+        self._need(Phase.BIDDING, ev)
+        if self.rules.variant is not Variant.EUCHRE:
+            raise WrongPhase("Bid Euchre has no upcard; trump goes with the bid", "a bid")
+        if self._out_of_turn_bid(hand, ev.seat, is_bid=True, out=out):
+            return True
+        if hand.round != round_needed:
+            raise IllegalAction(wrong, self.expecting())
+        return False
 
     def _remedy_call(self, hand: HandState, seat: Seat, alone: bool, round_needed: int) -> None:
         """003 BID OUT OF TURN: the other side may void the bid and go alone."""
