@@ -35,8 +35,14 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv" || fail "could not create $venv; remove it and run make again"
 fi
 say "installing the Python packages (this takes a minute the first time)"
-"$venv/bin/python" -m pip install -q --upgrade pip >/dev/null ||
-    fail "could not upgrade pip in $venv: check the network, then run make again"
-"$venv/bin/python" -m pip install -q -e '.[test]' ||
-    fail "could not install the Python packages: see the pip error above, then run make again"
+log="$venv/setup.log"
+# pip's and the build's chatter goes to the log; it is shown only if something fails.
+if ! "$venv/bin/python" -m pip install --upgrade pip >"$log" 2>&1; then
+    cat "$log" >&2
+    fail "could not upgrade pip in $venv (above; also in $log): check the network, then run make again"
+fi
+if ! "$venv/bin/python" -m pip install -e '.[test]' >>"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    fail "could not install the Python packages (above; all of it in $log): fix that, then run make again"
+fi
 say "ready"
