@@ -29,6 +29,10 @@ command -v "$python" >/dev/null 2>&1 || apt_install python3
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
     fail "Python 3.11 or newer is needed; this machine has $("$python" --version 2>&1)"
 "$python" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv python3-pip
+# pyzbar reads QR codes through the system's zbar library.
+if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libzbar\.so\.0'; then
+    apt_install libzbar0
+fi
 
 if [ ! -x "$venv/bin/python" ]; then
     say "creating the virtual environment in $venv"

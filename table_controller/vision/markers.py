@@ -1,0 +1,178 @@
+"""Marker families: how a card (or a calibration fiducial) is printed and read.
+
+Every card carries its marker twice, in diagonally opposite corners. The family is a
+choice behind one interface: ArUco DICT_4X4_50 is the default (measured best: see
+shared/design.md), QR codes read by zxing-cpp or pyzbar are the alternatives.
+
+Marker ids: a card's id is its number (0-23, ``int(card)``); the four table fiducials
+are ids 40-43 (north-west, north-east, south-east, south-west corners of the mat).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from table_controller.cards import DECK, Card
+
+Gray = npt.NDArray[np.uint8]
+Corners = npt.NDArray[np.float32]  # 4 x 2, clockwise from the marker's top-left
+
+FIDUCIALS = (40, 41, 42, 43)  # NW, NE, SE, SW
+QR_PREFIX = "EU:"  # a QR card reads "EU:JH"; a QR fiducial "EU:F40"
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One marker read in one image: its id, corners in image pixels, and confidence."""
+
+    marker: int
+    corners: Corners
+    confidence: float = 1.0
+
+    @property
+    def card(self) -> Card | None:
+        return DECK[self.marker] if 0 <= self.marker < 24 else None
+
+    @property
+    def center(self) -> tuple[float, float]:
+        c = self.corners.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+
+class MarkerFamily(Protocol):
+    """What the deck printer, the renderer and the detector need of a marker family."""
+
+    name: str
+    cells: int  # modules across the printed marker, quiet zone excluded
+
+    def image(self, marker: int, pixels: int) -> Gray:
+        """The marker as a square black-on-white image of ``pixels`` a side, with no
+        quiet zone: the printer adds white around it."""
+        ...
+
+    def read(self, gray: Gray) -> list[Sighting]:
+        """Every marker of this family in a grey image."""
+        ...
+
+
+class ArucoFamily:
+    """ArUco DICT_4X4_50 markers (4x4 data cells inside a one-cell black border)."""
+
+    name = "aruco"
+    cells = 6
+
+    def __init__(self) -> None:
+        self.dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        self.detector = cv2.aruco.ArucoDetector(self.dictionary, params)
+
+    def image(self, marker: int, pixels: int) -> Gray:
+        return np.asarray(cv2.aruco.generateImageMarker(self.dictionary, marker, pixels))
+
+    def read(self, gray: Gray) -> list[Sighting]:
+        corners, ids, _ = self.detector.detectMarkers(gray)
+        if ids is None:
+            return []
+        return [
+            Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
+            for c, i in zip(corners, ids.ravel(), strict=True)
+            if 0 <= int(i) < 24 or int(i) in FIDUCIALS
+        ]
+
+
+def qr_text(marker: int) -> str:
+    return QR_PREFIX + (DECK[marker].code if marker < 24 else f"F{marker}")
+
+
+def qr_marker(text: str) -> int | None:
+    """The marker id a QR payload names, or None for a code that is not ours."""
+    if not text.startswith(QR_PREFIX):
+        return None
+    body = text[len(QR_PREFIX) :]
+    if body.startswith("F") and body[1:].isdigit() and int(body[1:]) in FIDUCIALS:
+        return int(body[1:])
+    try:
+        return int(Card.parse(body))
+    except ValueError:
+        return None
+
+
+class QrZxingFamily:
+    """QR codes read with zxing-cpp (QR only, the slow try_* passes off)."""
+
+    name = "qr-zxing"
+    cells = 21
+
+    def image(self, marker: int, pixels: int) -> Gray:
+        return _qr_image(marker, pixels)
+
+    def read(self, gray: Gray) -> list[Sighting]:
+        import zxingcpp
+
+        found = []
+        for r in zxingcpp.read_barcodes(
+            gray,
+            formats=zxingcpp.BarcodeFormat.QRCode,
+            try_rotate=False,
+            try_downscale=False,
+            try_invert=False,
+        ):
+            marker = qr_marker(r.text)
+            if marker is None:
+                continue
+            p = r.position
+            pts = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
+            corners = np.array([[q.x, q.y] for q in pts], np.float32)
+            found.append(Sighting(marker, corners))
+        return found
+
+
+class QrZbarFamily:
+    """QR codes read with pyzbar (needs the system's libzbar0)."""
+
+    name = "qr-zbar"
+    cells = 21
+
+    def image(self, marker: int, pixels: int) -> Gray:
+        return _qr_image(marker, pixels)
+
+    def read(self, gray: Gray) -> list[Sighting]:
+        from pyzbar import pyzbar
+
+        found = []
+        for r in pyzbar.decode(gray, symbols=[pyzbar.ZBarSymbol.QRCODE]):
+            marker = qr_marker(r.data.decode("ascii", "replace"))
+            if marker is None or len(r.polygon) != 4:
+                continue
+            corners = np.array([[q.x, q.y] for q in r.polygon], np.float32)
+            found.append(Sighting(marker, corners))
+        return found
+
+
+def _qr_image(marker: int, pixels: int) -> Gray:
+    import zxingcpp
+
+    code = zxingcpp.create_barcode(qr_text(marker), zxingcpp.BarcodeFormat.QRCode, ec_level="M")
+    img = np.asarray(code.to_image(scale=1, add_quiet_zones=False))
+    if img.ndim == 3:
+        img = img[..., 0]
+    return np.asarray(cv2.resize(img, (pixels, pixels), interpolation=cv2.INTER_NEAREST))
+
+
+FAMILIES = {"aruco": ArucoFamily, "qr-zxing": QrZxingFamily, "qr-zbar": QrZbarFamily}
+
+
+def family(name: str) -> MarkerFamily:
+    """A marker family by name: ``aruco`` (default), ``qr-zxing`` or ``qr-zbar``."""
+    try:
+        return FAMILIES[name]()
+    except KeyError:
+        raise ValueError(
+            f"unknown marker family {name!r}; families: " + ", ".join(FAMILIES)
+        ) from None
