@@ -109,12 +109,12 @@ class Calibration:
 
     def to_table(self, points: Points) -> Points:
         pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
-        return np.asarray(cv2.perspectiveTransform(pts, self.homography)).reshape(-1, 2)
+        return np.asarray(cv2.perspectiveTransform(pts, self.homography), np.float64).reshape(-1, 2)
 
     def to_image(self, points: Points) -> Points:
         inverse = np.linalg.inv(self.homography)
         pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
-        return np.asarray(cv2.perspectiveTransform(pts, inverse)).reshape(-1, 2)
+        return np.asarray(cv2.perspectiveTransform(pts, inverse), np.float64).reshape(-1, 2)
 
     def zone_at(self, x: float, y: float) -> Zone | None:
         """The zone holding a point given in table mm (play zones first)."""

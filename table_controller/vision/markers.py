@@ -10,12 +10,14 @@ are ids 40-43 (north-west, north-east, south-east, south-west corners of the mat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+import zxingcpp
 
 from table_controller.cards import DECK, Card
 
@@ -77,7 +79,7 @@ class ArucoFamily:
 
     def read(self, gray: Gray) -> list[Sighting]:
         corners, ids, _ = self.detector.detectMarkers(gray)
-        if ids is None:
+        if len(corners) == 0:  # (ids is None then)
             return []
         return [
             Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
@@ -109,16 +111,17 @@ class QrZxingFamily:
     name = "qr-zxing"
     cells = 21
 
+    def __init__(self) -> None:
+        self.formats = zxingcpp.barcode_formats_from_str("QRCode")
+
     def image(self, marker: int, pixels: int) -> Gray:
         return _qr_image(marker, pixels)
 
     def read(self, gray: Gray) -> list[Sighting]:
-        import zxingcpp
-
         found = []
         for r in zxingcpp.read_barcodes(
             gray,
-            formats=zxingcpp.BarcodeFormat.QRCode,
+            formats=self.formats,
             try_rotate=False,
             try_downscale=False,
             try_invert=False,
@@ -143,7 +146,7 @@ class QrZbarFamily:
         return _qr_image(marker, pixels)
 
     def read(self, gray: Gray) -> list[Sighting]:
-        from pyzbar import pyzbar
+        from pyzbar import pyzbar  # type: ignore[import-untyped]
 
         found = []
         for r in pyzbar.decode(gray, symbols=[pyzbar.ZBarSymbol.QRCODE]):
@@ -156,8 +159,6 @@ class QrZbarFamily:
 
 
 def _qr_image(marker: int, pixels: int) -> Gray:
-    import zxingcpp
-
     code = zxingcpp.create_barcode(qr_text(marker), zxingcpp.BarcodeFormat.QRCode, ec_level="M")
     img = np.asarray(code.to_image(scale=1, add_quiet_zones=False))
     if img.ndim == 3:
@@ -165,7 +166,11 @@ def _qr_image(marker: int, pixels: int) -> Gray:
     return np.asarray(cv2.resize(img, (pixels, pixels), interpolation=cv2.INTER_NEAREST))
 
 
-FAMILIES = {"aruco": ArucoFamily, "qr-zxing": QrZxingFamily, "qr-zbar": QrZbarFamily}
+FAMILIES: dict[str, Callable[[], MarkerFamily]] = {
+    "aruco": ArucoFamily,
+    "qr-zxing": QrZxingFamily,
+    "qr-zbar": QrZbarFamily,
+}
 
 
 def family(name: str) -> MarkerFamily:
