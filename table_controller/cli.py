@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, TextIO
 
@@ -133,7 +133,17 @@ def parser() -> argparse.ArgumentParser:
     show.set_defaults(func=cmd_rules_show)
     demo = sub.add_parser("demo", help="replay the bundled example game, hand by hand")
     demo.set_defaults(func=cmd_demo)
+    for add_commands in _command_groups():
+        add_commands(sub)
     return ap
+
+
+def _command_groups() -> list[Callable[[Any], None]]:
+    """The other command groups, each in its own module. Those modules import OpenCV and
+    the like only inside their commands, so that `replay` starts quickly."""
+    from table_controller.vision import read_cli
+
+    return [read_cli.add_commands]
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -1,0 +1,91 @@
+"""``table-controller vision read IMAGE``: the cards in one picture, as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+DEFAULT_CALIBRATION = Path("calibration/table.json")
+FAMILY_NAMES = ("aruco", "qr-zbar", "qr-zxing")  # markers.FAMILIES, without importing OpenCV
+
+
+def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
+    import cv2
+    import numpy as np
+
+    from table_controller.vision.detect import CardReader, card_center_px
+    from table_controller.vision.layout import Calibration, CalibrationError
+    from table_controller.vision.markers import FIDUCIALS, family
+
+    if not Path(args.image).is_file():
+        print(
+            f"error: {args.image} does not exist (a PNG or JPEG from the camera)", file=sys.stderr
+        )
+        return 2
+    loaded = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if loaded is None:
+        print(
+            f"error: {args.image} is not an image (a PNG or JPEG from the camera)", file=sys.stderr
+        )
+        return 2
+    frame = np.asarray(loaded, np.uint8)
+    path = Path(args.calibration) if args.calibration else DEFAULT_CALIBRATION
+    calibration: Calibration | None = None
+    try:
+        calibration = Calibration.load(path)
+    except CalibrationError as exc:
+        if args.calibration:  # asked for, so its absence is an error
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(
+            f"note: no calibration at {path}: zones are not known "
+            "(run `table-controller calibrate`)",
+            file=sys.stderr,
+        )
+    fam = family(args.family or (calibration.family if calibration else "aruco"))
+    cards: list[dict[str, Any]]
+    if calibration is not None:
+        h, w = frame.shape[:2]
+        if (w, h) != calibration.image_size:
+            print(
+                f"error: the image is {w}x{h} but {path} was made for "
+                f"{calibration.image_size[0]}x{calibration.image_size[1]}: use a picture from "
+                "the same camera setting, or calibrate again",
+                file=sys.stderr,
+            )
+            return 2
+        cards = [c.to_json() for c in CardReader(calibration, fam).read(frame)]
+    else:
+        gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
+        cards = []
+        for s in fam.read(gray):
+            if s.marker in FIDUCIALS or s.card is None:
+                continue
+            cx, cy = card_center_px(s.corners)
+            cards.append(
+                {
+                    "card": s.card.code,
+                    "zone": None,
+                    "center_px": [round(cx, 1), round(cy, 1)],
+                    "corners": np.round(s.corners.astype(np.float64), 1).tolist(),
+                    "confidence": round(s.confidence, 3),
+                }
+            )
+    out.write(json.dumps(cards, indent=None if args.compact else 2) + "\n")
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    vision = subparsers.add_parser("vision", help="read cards from camera pictures")
+    vsub = vision.add_subparsers(dest="vision_command", required=True)
+    read = vsub.add_parser("read", help="print the cards seen in an image as JSON")
+    read.add_argument("image", help="a picture of the table (PNG or JPEG)")
+    read.add_argument(
+        "--calibration", help=f"the table's calibration (default: {DEFAULT_CALIBRATION})"
+    )
+    read.add_argument("--family", choices=FAMILY_NAMES, help="marker family of the deck")
+    read.add_argument("--compact", action="store_true", help="one line of JSON")
+    read.set_defaults(func=cmd_read)

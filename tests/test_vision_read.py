@@ -1,0 +1,58 @@
+"""`vision read`: the cards in a picture as JSON, and its errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table_controller.cards import Card
+from table_controller.cli import main
+from table_controller.vision.deck import render_card
+from table_controller.vision.markers import FAMILIES, family
+from table_controller.vision.read_cli import FAMILY_NAMES
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out=out), out.getvalue()
+
+
+def test_the_family_names_match_the_families() -> None:
+    assert sorted(FAMILY_NAMES) == sorted(FAMILIES)
+
+
+def test_reading_a_picture_without_a_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no calibration/table.json here
+    cards = [Card.parse(c) for c in ("JH", "9C", "AS")]
+    faces = [render_card(c, family("aruco"), 6.0) for c in cards]
+    picture = np.full((700, 1400, 3), 90, np.uint8)
+    for i, face in enumerate(faces):
+        h, w = face.shape[:2]
+        picture[100 : 100 + h, 80 + 440 * i : 80 + 440 * i + w] = face[..., ::-1]
+    cv2.imwrite(str(tmp_path / "table.png"), picture)
+    code, text = run("vision", "read", "table.png")
+    assert code == 0
+    seen = json.loads(text)
+    assert sorted(c["card"] for c in seen) == sorted(["JH", "JH", "9C", "9C", "AS", "AS"])
+    assert all(c["zone"] is None and len(c["corners"]) == 4 for c in seen)
+    assert "no calibration" in capsys.readouterr().err
+
+
+def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("vision", "read", str(tmp_path / "missing.png"))[0] == 2
+    assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "notes.png").write_text("not a picture")
+    assert run("vision", "read", str(tmp_path / "notes.png"))[0] == 2
+    assert "is not an image" in capsys.readouterr().err
+    cv2.imwrite(str(tmp_path / "ok.png"), np.zeros((10, 10, 3), np.uint8))
+    bad = tmp_path / "cal.json"
+    bad.write_text("{}")
+    assert run("vision", "read", str(tmp_path / "ok.png"), "--calibration", str(bad))[0] == 2
+    assert "not a table calibration" in capsys.readouterr().err
