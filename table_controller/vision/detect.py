@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.cards import Card
+from table_controller.vision.calibration import image_to_table, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting, family
@@ -78,7 +79,7 @@ class CardReader:
         pts = np.array([p for z in cal.zones for p in z.polygon], np.float64)
         lo, hi = pts.min(axis=0) - CARD_H, pts.max(axis=0) + CARD_H
         corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-        px = cal.to_image(corners)
+        px = table_to_image(cal, corners)
         w, h = cal.image_size
         x0, y0 = np.floor(px.min(axis=0)).astype(int)
         x1, y1 = np.ceil(px.max(axis=0)).astype(int)
@@ -101,10 +102,10 @@ class CardReader:
         seen = []
         for marker, sightings in sorted(by_card.items()):
             centres = np.array([card_center_px(s.corners) for s in sightings])
-            (x, y), *_ = self.calibration.to_table(centres.mean(axis=0, keepdims=True))
+            (x, y), *_ = image_to_table(self.calibration, centres.mean(axis=0, keepdims=True))
             if len(sightings) > 1 and np.ptp(centres, axis=0).max() > self._card_px():
                 # Two far-apart readings of one card: keep them apart for the tracker.
-                for s, c in zip(sightings, self.calibration.to_table(centres), strict=True):
+                for s, c in zip(sightings, image_to_table(self.calibration, centres), strict=True):
                     seen.append(self._seen(marker, [s], float(c[0]), float(c[1])))
                 continue
             seen.append(self._seen(marker, sightings, float(x), float(y)))
