@@ -34,9 +34,18 @@ if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'li
     apt_install libzbar0
 fi
 
+# On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
+# install it there and let the virtual environment see the system's packages.
+venv_flags=()
+if grep -qi "raspberry pi" /proc/device-tree/model 2>/dev/null; then
+    "$python" -c 'import picamera2' 2>/dev/null || apt_install python3-picamera2
+    venv_flags=(--system-site-packages)
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
     say "creating the virtual environment in $venv"
-    "$python" -m venv "$venv" || fail "could not create $venv; remove it and run make again"
+    "$python" -m venv "${venv_flags[@]}" "$venv" ||
+        fail "could not create $venv; remove it and run make again"
 fi
 say "installing the Python packages (this takes a minute the first time)"
 log="$venv/setup.log"
