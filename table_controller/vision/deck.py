@@ -1,18 +1,30 @@
-"""Card faces with markers: what `deck render` writes and the synthetic table draws.
+"""Card faces with markers: what `deck render` writes, `deck print` lays out and the
+synthetic table draws.
 
-A card is a poker-size face (63.5 x 88.9 mm) a person can read: rank and suit in two
-corners, a large suit in the middle. Its marker is printed twice, in the other two
-corners (top right and bottom left), each inside a white quiet zone, so a card half
-covered by a hand still reads.
+A card is a poker-size face (63.5 x 88.9 mm) a person can read across a table: rank and
+suit in the top-left corner and again, turned half round, in the bottom-right one; a
+centre of pips (nines and tens), one large pip (aces) or a framed double-ended panel
+(jacks, queens, kings); red for hearts and diamonds. Suit symbols are vector shapes and
+the only text font is the one built into Pillow, so no font files are needed.
+
+The card's marker is printed twice, in the two other corners: upright at the top right
+and turned half round at the bottom left, so that the whole face is the same either way
+up and, in each marker's own frame, the card's centre is at the same offset (what the
+reader relies on: either marker alone places the card). Each marker sits
+``MARKER_MARGIN_MM`` from the card's two nearest edges, inside a white quiet zone that
+nothing else is drawn on.
 """
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
-from table_controller.cards import Card, Suit
+from table_controller.cards import Card, Rank, Suit
 from table_controller.vision.layout import CARD_H, CARD_W
 from table_controller.vision.markers import MarkerFamily
 
@@ -20,91 +32,299 @@ MARKER_MM = 18.0  # the printed marker's side
 MARKER_MARGIN_MM = 3.0  # from the card's edge to the marker (the quiet zone)
 RED = (200, 20, 30)
 BLACK = (20, 20, 20)
+OUTLINE = (175, 175, 175)  # the card's thin outline (a cutting guide when printed)
+OUTLINE_MM = 0.25
+CORNER_MM = 3.0  # the card's corner radius
+COURT_FILL = (253, 248, 232)
 
 Rgb = npt.NDArray[np.uint8]
+Colour = tuple[int, int, int]
+Polygon = npt.NDArray[np.float64]  # N x 2
+
+# Where things go on the face, in mm from the card's top-left corner. Everything here is
+# drawn in the top half and repeated turned half round, except what is marked upright.
+_CX, _CY = CARD_W / 2, CARD_H / 2
+_INDEX_X = 6.4  # centre of the corner index
+_INDEX_TOP = 3.6  # top of the rank
+_INDEX_CAP = 6.6  # cap height of the rank
+_INDEX_SUIT_Y = 15.2  # centre of the index's suit
+_INDEX_SUIT_R = 2.9
+_PIP_R = 4.0
+_PIP_COLUMNS = (_CX - 14.0, _CX, _CX + 14.0)
+_PIP_ROWS = (-15.0, -5.0)  # offsets from the centre of the top half's rows
+_COURT = (9.5, 25.6, CARD_W - 9.5, CARD_H - 25.6)  # the court panel: left, top, right, bottom
+_COURT_WORD = {Rank.JACK: "JACK", Rank.QUEEN: "QUEEN", Rank.KING: "KING"}
 
 
 def marker_boxes(px_per_mm: float) -> list[tuple[int, int, int]]:
-    """(left, top, side) in card pixels of the two markers: top right, bottom left."""
+    """(left, top, side) in card pixels of the two markers: top right, bottom left.
+
+    The bottom-left marker is printed turned half round (see :func:`render_card`)."""
     side = round(MARKER_MM * px_per_mm)
     m = round(MARKER_MARGIN_MM * px_per_mm)
     w, h = round(CARD_W * px_per_mm), round(CARD_H * px_per_mm)
     return [(w - m - side, m, side), (m, h - m - side, side)]
 
 
-def _suit_shape(draw: ImageDraw.ImageDraw, suit: Suit, cx: float, cy: float, r: float) -> None:
-    """A suit symbol of radius ``r`` drawn as vector shapes (no font needed)."""
-    colour = RED if suit in (Suit.H, Suit.D) else BLACK
-    if suit is Suit.D:
-        draw.polygon([(cx, cy - r), (cx + 0.75 * r, cy), (cx, cy + r), (cx - 0.75 * r, cy)], colour)
-        return
-    if suit is Suit.H:
-        q = r * 0.52
-        draw.ellipse([cx - 2 * q, cy - r * 0.75, cx, cy - r * 0.75 + 2 * q], colour)
-        draw.ellipse([cx, cy - r * 0.75, cx + 2 * q, cy - r * 0.75 + 2 * q], colour)
-        draw.polygon(
-            [(cx - 2 * q + 1, cy - r * 0.2), (cx + 2 * q - 1, cy - r * 0.2), (cx, cy + r)], colour
-        )
-        return
-    if suit is Suit.S:
-        q = r * 0.5
-        draw.polygon([(cx, cy - r), (cx + 2 * q, cy + 0.1 * r), (cx - 2 * q, cy + 0.1 * r)], colour)
-        draw.ellipse([cx - 2 * q, cy - 0.35 * r, cx, cy - 0.35 * r + 2 * q], colour)
-        draw.ellipse([cx, cy - 0.35 * r, cx + 2 * q, cy - 0.35 * r + 2 * q], colour)
-    else:  # clubs
-        q = r * 0.42
-        for ox, oy in ((0.0, -0.5 * r), (-0.5 * r, 0.15 * r), (0.5 * r, 0.15 * r)):
-            draw.ellipse([cx + ox - q, cy + oy - q, cx + ox + q, cy + oy + q], colour)
-    stem = r * 0.16
-    draw.polygon(
-        [(cx - stem, cy), (cx + stem, cy), (cx + 2.2 * stem, cy + r), (cx - 2.2 * stem, cy + r)],
-        colour,
-    )
-
-
-def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=px)
-    except TypeError:  # pragma: no cover - Pillow without FreeType
-        return ImageFont.load_default()
-
-
-def _index(draw: ImageDraw.ImageDraw, card: Card, x: float, y: float, s: float) -> None:
-    """The corner index: rank above a small suit, ``s`` pixels per mm."""
-    colour = RED if card.suit in (Suit.H, Suit.D) else BLACK
-    rank = "10" if card.code[0] == "T" else card.code[0]
-    draw.text((x, y), rank, fill=colour, font=_font(round(8 * s)), anchor="mt")
-    _suit_shape(draw, card.suit, x, y + 13 * s, 3.2 * s)
-
-
-def render_card(card: Card, family: MarkerFamily, px_per_mm: float = 12.0) -> Rgb:
-    """The face of ``card`` as an RGB image, ``px_per_mm`` pixels a millimetre
-    (12 is about 300 dpi)."""
-    s = px_per_mm
-    w, h = round(CARD_W * s), round(CARD_H * s)
-    img = Image.new("RGB", (w, h), (255, 255, 255))
-    draw = ImageDraw.Draw(img)
-    radius = round(3 * s)
-    draw.rounded_rectangle(
-        [0, 0, w - 1, h - 1], radius, outline=(150, 150, 150), width=max(1, round(0.3 * s))
-    )
-    _index(draw, card, 7 * s, 4 * s, s)
-    # The same index turned half round, bottom right, as on a real card.
-    corner = Image.new("RGB", (round(16 * s), round(22 * s)), (255, 255, 255))
-    _index(ImageDraw.Draw(corner), card, 8 * s, 2 * s, s)
-    img.paste(corner.rotate(180), (w - round(16 * s), h - round(22 * s)))
-    _suit_shape(draw, card.suit, w / 2, h / 2, 13 * s)
-    rank = "10" if card.code[0] == "T" else card.code[0]
-    colour = RED if card.suit in (Suit.H, Suit.D) else BLACK
-    draw.text((w / 2, h / 2 + 16 * s), rank, fill=colour, font=_font(round(9 * s)), anchor="mt")
-    for left, top, side in marker_boxes(s):
-        marker = Image.fromarray(family.image(int(card), side)).convert("RGB")
-        img.paste(marker, (left, top))
-    return np.asarray(img)
-
-
 def card_size_px(px_per_mm: float) -> tuple[int, int]:
+    """The face's (width, height) in pixels at ``px_per_mm``."""
     return round(CARD_W * px_per_mm), round(CARD_H * px_per_mm)
 
 
-__all__ = ["MARKER_MM", "card_size_px", "marker_boxes", "render_card"]
+def suit_colour(suit: Suit) -> Colour:
+    return RED if suit in (Suit.H, Suit.D) else BLACK
+
+
+def rank_label(card: Card) -> str:
+    """The rank as printed: 9, 10, J, Q, K or A."""
+    return "10" if card.rank is Rank.TEN else card.code[0]
+
+
+# --- suit symbols: polygons in a unit box (y down, from -1 at the top to 1 at the bottom) ---
+
+
+def _bezier(
+    p0: tuple[float, float], c: tuple[float, float], p1: tuple[float, float], n: int = 12
+) -> Polygon:
+    t = np.linspace(0.0, 1.0, n)[:, None]
+    a, b, d = np.array(p0), np.array(c), np.array(p1)
+    return np.asarray((1 - t) ** 2 * a + 2 * (1 - t) * t * b + t**2 * d, np.float64)
+
+
+def _circle(cx: float, cy: float, r: float, n: int = 48) -> Polygon:
+    t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    return np.column_stack([cx + r * np.cos(t), cy + r * np.sin(t)])
+
+
+def _heart(n: int = 96) -> Polygon:
+    """The classic heart curve, point down, scaled to fill y in [-1, 1]."""
+    t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    x = 16 * np.sin(t) ** 3
+    y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
+    lo, hi = y.min(), y.max()
+    scale = 2.0 / (hi - lo)
+    return np.column_stack([x * scale * 0.9, (y - lo) * scale - 1.0])
+
+
+def _stem(top: float, half_top: float, half_foot: float) -> Polygon:
+    """A flared stem from ``top`` down to the bottom of the box (y = 1)."""
+    left = _bezier((-half_top, top), (-half_top * 0.9, 0.85), (-half_foot, 1.0))
+    right = _bezier((half_foot, 1.0), (half_top * 0.9, 0.85), (half_top, top))
+    return np.vstack([left, right])
+
+
+@lru_cache(maxsize=4)
+def suit_polygons(suit: Suit) -> tuple[Polygon, ...]:
+    """The filled polygons that draw ``suit`` in a unit box: x and y in [-1, 1], y down.
+    Drawn in one colour, their union is the symbol."""
+    if suit is Suit.H:
+        return (_heart(),)
+    if suit is Suit.D:
+        top, right, bottom, left = (0.0, -1.0), (0.74, 0.0), (0.0, 1.0), (-0.74, 0.0)
+        pull = 0.12  # the sides curve in a little, as on printed cards
+        sides = [
+            _bezier(top, (0.37 - pull, -0.5 + pull), right),
+            _bezier(right, (0.37 - pull, 0.5 - pull), bottom),
+            _bezier(bottom, (-0.37 + pull, 0.5 - pull), left),
+            _bezier(left, (-0.37 + pull, -0.5 + pull), top),
+        ]
+        return (np.vstack(sides),)
+    if suit is Suit.S:
+        body = _heart()
+        body = np.column_stack([body[:, 0] * 0.78, -body[:, 1] * 0.74 - 0.26])  # point up
+        return (body, _stem(0.15, 0.09, 0.42))
+    # clubs: three leaves and a stem
+    r = 0.37
+    return (
+        _circle(0.0, -0.62, r),
+        _circle(-0.44, 0.02, r),
+        _circle(0.44, 0.02, r),
+        _circle(0.0, -0.12, 0.24),
+        _stem(0.0, 0.09, 0.42),
+    )
+
+
+# --- drawing in millimetres on a (supersampled) image -------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    try:
+        return ImageFont.load_default(size=max(1, px))
+    except (TypeError, OSError):  # pragma: no cover - Pillow built without FreeType
+        return ImageFont.load_default()
+
+
+_CAP = 0.70  # cap height of Pillow's built-in font, per em
+
+
+class _Painter:
+    """Draws on an image in card millimetres."""
+
+    def __init__(self, image: Image.Image) -> None:
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self.sx = image.width / CARD_W
+        self.sy = image.height / CARD_H
+
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        return (x * self.sx, y * self.sy)
+
+    def polygon(self, points: Polygon, colour: Colour) -> None:
+        pts = [self.px(float(x), float(y)) for x, y in points]
+        self.draw.polygon(pts, fill=colour)
+
+    def suit(self, suit: Suit, cx: float, cy: float, r: float, turned: bool = False) -> None:
+        """The suit symbol centred on (cx, cy), ``r`` mm from its centre to its top."""
+        sign = -1.0 if turned else 1.0
+        for poly in suit_polygons(suit):
+            self.polygon(
+                np.column_stack([cx + sign * r * poly[:, 0], cy + sign * r * poly[:, 1]]),
+                suit_colour(suit),
+            )
+
+    def text(
+        self, x: float, top: float, text: str, cap_mm: float, colour: Colour, bold: float = 0.05
+    ) -> None:
+        """``text`` centred on ``x`` with its capitals from ``top`` down ``cap_mm``."""
+        size = round(cap_mm / _CAP * self.sy)
+        font = _font(size)
+        bx, by = self.px(x, top + cap_mm)
+        self.draw.text(
+            (bx, by),
+            text,
+            fill=colour,
+            font=font,
+            anchor="ms",
+            stroke_width=max(0, round(bold * size)),
+            stroke_fill=colour,
+        )
+
+    def text_width(self, text: str, cap_mm: float) -> float:
+        """The width in mm of ``text`` at a cap height of ``cap_mm``."""
+        size = round(cap_mm / _CAP * self.sy)
+        return float(_font(size).getlength(text)) / self.sx
+
+    def rect(
+        self,
+        box: tuple[float, float, float, float],
+        outline: Colour,
+        width_mm: float,
+        radius_mm: float = 0.0,
+        fill: Colour | None = None,
+    ) -> None:
+        x0, y0 = self.px(box[0], box[1])
+        x1, y1 = self.px(box[2], box[3])
+        self.draw.rounded_rectangle(
+            [x0, y0, x1 - 1, y1 - 1],
+            radius=round(radius_mm * self.sx),
+            outline=outline,
+            fill=fill,
+            width=max(1, round(width_mm * self.sx)),
+        )
+
+    def line(
+        self, x0: float, y0: float, x1: float, y1: float, colour: Colour, width_mm: float
+    ) -> None:
+        self.draw.line(
+            [self.px(x0, y0), self.px(x1, y1)], fill=colour, width=max(1, round(width_mm * self.sx))
+        )
+
+
+def _index(p: _Painter, card: Card) -> None:
+    """The top-left corner index: the rank over a small suit."""
+    colour = suit_colour(card.suit)
+    label = rank_label(card)
+    cap = _INDEX_CAP * (0.8 if len(label) > 1 else 1.0)
+    p.text(_INDEX_X, _INDEX_TOP + (_INDEX_CAP - cap), label, cap, colour, bold=0.06)
+    p.suit(card.suit, _INDEX_X, _INDEX_SUIT_Y, _INDEX_SUIT_R)
+
+
+def _pips_top_half(p: _Painter, card: Card) -> None:
+    """The pips of a 9 or 10 that sit above the middle (the lower ones are these turned)."""
+    left, middle, right = _PIP_COLUMNS
+    for dy in _PIP_ROWS:
+        p.suit(card.suit, left, _CY + dy, _PIP_R)
+        p.suit(card.suit, right, _CY + dy, _PIP_R)
+    if card.rank is Rank.TEN:
+        p.suit(card.suit, middle, _CY - 10.0, _PIP_R)
+
+
+def _court_top_half(p: _Painter, card: Card) -> None:
+    """One end of a court card's panel: a large letter, the suit and the rank's name."""
+    colour = suit_colour(card.suit)
+    x0, y0, x1, _ = _COURT
+    top = y0 + 2.6
+    p.text(x0 + 11.5, top, rank_label(card), 10.5, colour, bold=0.07)
+    p.suit(card.suit, x1 - 11.0, top + 5.25, 5.0)
+    p.text((x0 + x1) / 2, top + 13.0, _COURT_WORD[card.rank], 2.1, colour, bold=0.03)
+
+
+def _face_art(card: Card, size: tuple[int, int]) -> Image.Image:
+    """The face without its markers, drawn at ``size`` pixels."""
+    img = Image.new("RGB", size, (255, 255, 255))
+    base = _Painter(img)
+    colour = suit_colour(card.suit)
+    half = Image.new("RGB", size, (255, 255, 255))  # what is repeated turned half round
+    top = _Painter(half)
+    _index(top, card)
+    if card.rank in (Rank.NINE, Rank.TEN):
+        _pips_top_half(top, card)
+        if card.rank is Rank.NINE:
+            base.suit(card.suit, _CX, _CY, _PIP_R)
+    elif card.rank is Rank.ACE:
+        base.suit(card.suit, _CX, _CY, 13.0)
+    else:
+        x0, _, x1, _ = _COURT
+        base.rect(_COURT, colour, 0.5, radius_mm=2.0, fill=COURT_FILL)
+        base.line(x0 + 2.5, _CY, x1 - 2.5, _CY, colour, 0.3)
+        _court_top_half(top, card)
+    # Ink on white: the darker of the layers lays each drawing over the others.
+    img = ImageChops.darker(img, half)
+    img = ImageChops.darker(img, half.transpose(Image.Transpose.ROTATE_180))
+    _Painter(img).rect((0.0, 0.0, CARD_W, CARD_H), OUTLINE, OUTLINE_MM, radius_mm=CORNER_MM)
+    return img
+
+
+def _supersampling(px_per_mm: float) -> int:
+    """How many times finer to draw before scaling down: smooth edges at screen sizes."""
+    if px_per_mm >= 16:
+        return 1
+    return 2 if px_per_mm >= 6 else 4
+
+
+def render_face(card: Card, px_per_mm: float = 12.0) -> Image.Image:
+    """The face of ``card`` without its markers (white where they go), as a Pillow image."""
+    if not px_per_mm > 0:
+        raise ValueError(f"px_per_mm must be positive, not {px_per_mm!r}")
+    w, h = card_size_px(px_per_mm)
+    k = _supersampling(px_per_mm)
+    art = _face_art(card, (w * k, h * k))
+    if k > 1:
+        art = art.reduce(k)
+    return art
+
+
+def render_card(card: Card, family: MarkerFamily, px_per_mm: float = 12.0) -> Rgb:
+    """The face of ``card`` as an RGB image (H x W x 3, uint8), ``px_per_mm`` pixels a
+    millimetre (12 is about 300 dpi): the face of :func:`render_face` with the card's
+    marker at the top right and, turned half round, at the bottom left."""
+    img = render_face(card, px_per_mm)
+    (tr_left, tr_top, side), (bl_left, bl_top, _) = marker_boxes(px_per_mm)
+    marker = Image.fromarray(np.ascontiguousarray(family.image(int(card), side))).convert("RGB")
+    img.paste(marker, (tr_left, tr_top))
+    img.paste(marker.transpose(Image.Transpose.ROTATE_180), (bl_left, bl_top))
+    return np.asarray(img)
+
+
+__all__ = [
+    "MARKER_MARGIN_MM",
+    "MARKER_MM",
+    "card_size_px",
+    "marker_boxes",
+    "rank_label",
+    "render_card",
+    "render_face",
+    "suit_colour",
+    "suit_polygons",
+]

@@ -153,9 +153,24 @@ class QrZbarFamily:
             marker = qr_marker(r.data.decode("ascii", "replace"))
             if marker is None or len(r.polygon) != 4:
                 continue
-            corners = np.array([[q.x, q.y] for q in r.polygon], np.float32)
-            found.append(Sighting(marker, corners))
+            outline = np.array([[q.x, q.y] for q in r.polygon], np.float32)
+            turns = _ZBAR_TURNS.get(str(getattr(r, "orientation", "UP")), 0)
+            found.append(Sighting(marker, np.roll(_clockwise(outline), -turns, axis=0)))
         return found
+
+
+# zbar reports the outline in image order and, apart, which way the code faces: a code
+# turned a quarter clockwise ("RIGHT") has its own top-left at the image's top-right.
+_ZBAR_TURNS = {"UP": 0, "RIGHT": 1, "DOWN": 2, "LEFT": 3}
+
+
+def _clockwise(points: Corners) -> Corners:
+    """Four points clockwise (as seen in the image), from the one nearest its top-left."""
+    centre = points.mean(axis=0)
+    order = np.argsort(np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0]))
+    ring = points[order]
+    start = int(np.argmin(ring.sum(axis=1)))
+    return np.asarray(np.roll(ring, -start, axis=0), np.float32)
 
 
 def _qr_image(marker: int, pixels: int) -> Gray:

@@ -645,12 +645,14 @@ def _marker_boxes_mm() -> tuple[tuple[float, float, float], ...]:
 
 def card_markers_mm(p: CardPlacement) -> list[Points]:
     """The corners (table mm, clockwise from each marker's top-left) of a card's two
-    markers: top right, then bottom left."""
+    markers: top right, then bottom left, which is printed turned half round."""
     out = []
-    for left, top, side in _marker_boxes_mm():
+    for i, (left, top, side) in enumerate(_marker_boxes_mm()):
         box = np.array(
             [[left, top], [left + side, top], [left + side, top + side], [left, top + side]]
         )
+        if i == 1:
+            box = np.roll(box, 2, axis=0)
         out.append(_to_table(p, box))
     return out
 

@@ -1,0 +1,68 @@
+"""The camera's whole path: frame -> cards read -> tracker -> events, with evidence.
+
+Every card reported laid keeps an evidence crop: the part of the frame that showed it,
+as PNG bytes, for the director to look at when a renege is claimed or proven.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from table_controller.vision.calibration import table_to_image
+from table_controller.vision.detect import CardReader, CardSeen, Image
+from table_controller.vision.layout import CARD_H, Calibration
+from table_controller.vision.markers import MarkerFamily
+from table_controller.vision.tracker import CardLaid, CardMoved, Tracker, TrackerEvent
+
+EVIDENCE_MM = CARD_H * 1.3  # the side of the square of table kept around a card
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A tracker event, with the evidence crop (PNG) for cards laid or moved."""
+
+    event: TrackerEvent
+    evidence: bytes | None = None
+
+
+def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) -> bytes:
+    """PNG of the frame around the table point (x, y) mm."""
+    h = EVIDENCE_MM / 2
+    square = np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]])
+    px = table_to_image(calibration, square)
+    height, width = frame.shape[:2]
+    x0, y0 = np.clip(np.floor(px.min(axis=0)), 0, [width, height]).astype(int)
+    x1, y1 = np.clip(np.ceil(px.max(axis=0)), 0, [width, height]).astype(int)
+    ok, png = cv2.imencode(".png", frame[y0:y1, x0:x1])
+    if not ok:  # pragma: no cover - an empty crop at the image's edge
+        return b""
+    return bytes(png)
+
+
+@dataclass
+class CardWatcher:
+    """Feed it frames; it says which cards were laid, moved or removed, and where."""
+
+    calibration: Calibration
+    family: MarkerFamily | None = None
+    tracker: Tracker = field(default_factory=Tracker)
+
+    def __post_init__(self) -> None:
+        self.reader = CardReader(self.calibration, self.family)
+        self.last: list[CardSeen] = []
+
+    def process(self, frame: Image, index: int, time: float) -> list[Seen]:
+        self.last = self.reader.read(frame)
+        events = self.tracker.update(index, time, [c.read() for c in self.last])
+        out = []
+        for event in events:
+            evidence = None
+            if isinstance(event, CardLaid | CardMoved):
+                spot = next((c for c in self.last if c.card == event.card), None)
+                if spot is not None:
+                    evidence = evidence_crop(self.calibration, frame, spot.x, spot.y)
+            out.append(Seen(event, evidence))
+        return out
