@@ -56,3 +56,34 @@ def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str
     bad.write_text("{}")
     assert run("vision", "read", str(tmp_path / "ok.png"), "--calibration", str(bad))[0] == 2
     assert "not a table calibration" in capsys.readouterr().err
+
+
+def test_vision_live_watches_a_camera(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("calibrate", "--camera", "synthetic,limit=1", "--out", "cal.json")[0] == 0
+    code, text = run(
+        "vision",
+        "live",
+        "--camera",
+        "synthetic,limit=40",
+        "--calibration",
+        "cal.json",
+        "--snapshot",
+        "snap.png",
+        "--every",
+        "20",
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in text.splitlines()]
+    plays = [line["input"] for line in lines if "input" in line]
+    assert plays and all(p["event"] == "card_played" for p in plays)
+    assert any("ms_median" in line for line in lines)
+    assert cv2.imread("snap.png") is not None
+
+
+def test_vision_live_without_a_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("vision", "live", "--camera", "synthetic,limit=1")[0] == 2
+    assert "calibrate" in capsys.readouterr().err

@@ -78,6 +78,65 @@ def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
+    """Watch a camera: print each card event and the frame times as JSON lines, and keep
+    an annotated picture of the latest frame in ``--snapshot`` for a person to look at."""
+    import time
+
+    import cv2
+
+    from table_controller.rules.codec import encode
+    from table_controller.vision.camera import CameraError, open_camera
+    from table_controller.vision.layout import Calibration, CalibrationError
+    from table_controller.vision.tracker import to_input_event
+    from table_controller.vision.watcher import CardWatcher, annotate
+
+    try:
+        calibration = Calibration.load(args.calibration or DEFAULT_CALIBRATION)
+        source = open_camera(args.camera)
+    except (CalibrationError, CameraError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    watcher = CardWatcher(calibration)
+    costs: list[float] = []
+    with source:
+        for frame in source:
+            started = time.process_time()
+            seen = watcher.process(frame.image, frame.index, frame.timestamp)
+            costs.append((time.process_time() - started) * 1000)
+            for s in seen:
+                doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}
+                for key, value in vars(s.event).items():
+                    if key not in ("frame", "time"):
+                        doc[key] = round(value, 1) if isinstance(value, float) else str(value)
+                play = to_input_event(s.event)
+                if play is not None:
+                    doc["input"] = encode(play)
+                out.write(json.dumps(doc) + "\n")
+            if len(costs) == args.every:
+                costs.sort()
+                median = costs[len(costs) // 2]
+                out.write(
+                    json.dumps(
+                        {
+                            "frame": frame.index,
+                            "ms_median": round(median, 2),
+                            "ms_max": round(costs[-1], 2),
+                            "cards": len(watcher.last),
+                        }
+                    )
+                    + "\n"
+                )
+                costs = []
+                if args.snapshot:
+                    picture = annotate(calibration, frame.image, watcher.last, median)
+                    tmp = Path(str(args.snapshot) + ".tmp.png")
+                    cv2.imwrite(str(tmp), picture)
+                    tmp.replace(args.snapshot)
+            out.flush()
+    return 0
+
+
 def add_commands(subparsers: Any) -> None:
     vision = subparsers.add_parser("vision", help="read cards from camera pictures")
     vsub = vision.add_subparsers(dest="vision_command", required=True)
@@ -89,3 +148,15 @@ def add_commands(subparsers: Any) -> None:
     read.add_argument("--family", choices=FAMILY_NAMES, help="marker family of the deck")
     read.add_argument("--compact", action="store_true", help="one line of JSON")
     read.set_defaults(func=cmd_read)
+    live = vsub.add_parser(
+        "live", help="watch a camera: card events and frame times, and an annotated picture"
+    )
+    live.add_argument(
+        "--camera", help="picamera2, usb:0, video:FILE, folder:DIR or synthetic (see docs)"
+    )
+    live.add_argument(
+        "--calibration", help=f"the table's calibration (default: {DEFAULT_CALIBRATION})"
+    )
+    live.add_argument("--snapshot", help="keep the latest annotated frame in this PNG")
+    live.add_argument("--every", type=int, default=30, help="frames between reports (30)")
+    live.set_defaults(func=cmd_live)

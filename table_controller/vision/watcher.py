@@ -66,3 +66,39 @@ class CardWatcher:
                     evidence = evidence_crop(self.calibration, frame, spot.x, spot.y)
             out.append(Seen(event, evidence))
         return out
+
+
+def annotate(
+    calibration: Calibration, frame: Image, cards: list[CardSeen], ms: float | None = None
+) -> Image:
+    """The frame with the zones, each card read (its code at its marker) and the frame
+    time: what `vision live` shows a person."""
+    from table_controller.vision.calibration import overlay
+
+    picture = overlay(calibration, frame)
+    for c in cards:
+        pts = np.array(c.corners, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(picture, [pts], True, (0, 255, 0), 2)
+        x, y = pts[0, 0]
+        cv2.putText(
+            picture,
+            c.card.code,
+            (int(x), int(y) - 6),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.7,
+            (0, 255, 0),
+            2,
+            cv2.LINE_AA,
+        )
+    if ms is not None:
+        cv2.putText(
+            picture,
+            f"{ms:.1f} ms/frame",
+            (10, 28),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.8,
+            (255, 255, 255),
+            2,
+            cv2.LINE_AA,
+        )
+    return picture
