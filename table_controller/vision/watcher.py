@@ -94,7 +94,7 @@ def annotate(
         cv2.putText(
             picture,
             f"{ms:.1f} ms/frame",
-            (10, 28),
+            (10, picture.shape[0] - 12),
             cv2.FONT_HERSHEY_SIMPLEX,
             0.8,
             (255, 255, 255),
