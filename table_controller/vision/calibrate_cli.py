@@ -218,10 +218,17 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     return 1
 
 
-def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
+def _pdf_path(args: argparse.Namespace) -> Path | None:
     path = Path(args.pdf_out)
     if path.suffix.lower() != ".pdf":
         _err(f"--out {path}: give a file name ending in .pdf")
+        return None
+    return path
+
+
+def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
+    path = _pdf_path(args)
+    if path is None:
         return 2
     try:
         if args.full_size:
@@ -244,9 +251,8 @@ def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_board(args: argparse.Namespace, out: TextIO) -> int:
-    path = Path(args.pdf_out)
-    if path.suffix.lower() != ".pdf":
-        _err(f"--out {path}: give a file name ending in .pdf")
+    path = _pdf_path(args)
+    if path is None:
         return 2
     try:
         write_board(path, args.paper)

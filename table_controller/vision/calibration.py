@@ -40,6 +40,7 @@ from table_controller.vision.layout import (
     default_zones,
     fiducial_corners,
     fiducial_positions,
+    read_json,
 )
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting
 from table_controller.vision.markers import family as family_named
@@ -619,16 +620,9 @@ def save_lens(path: str | Path, fit: LensFit) -> None:
 
 
 def load_lens(path: str | Path) -> LensFit:
-    import json
-
     p = Path(path)
     fix = "measure it with `table-controller calibrate lens`"
-    try:
-        doc = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise CalibrationError(f"no lens file at {p}: {fix}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CalibrationError(f"{p} is not a lens file ({exc}): {fix}") from None
+    doc = read_json(p, "lens", fix)
     if not isinstance(doc, dict) or doc.get("format") != LENS_FORMAT:
         raise CalibrationError(f"{p} is not a lens file (expected format {LENS_FORMAT!r}): {fix}")
     try:

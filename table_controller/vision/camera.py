@@ -35,13 +35,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
+N = TypeVar("N", int, float)
 
 ENV = "TABLE_CONTROLLER_CAMERA"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -513,22 +514,19 @@ class _Options:
         return CameraError(f"camera {self.spec}: {key}={value!r} should be {what}")
 
     def int(self, key: str, default: int | None = None) -> int | None:
-        v = self._get(key)
-        if v is None:
-            return default
-        try:
-            return int(v)
-        except ValueError:
-            raise self._bad(key, v, "a whole number") from None
+        return self._number(key, default, int, "a whole number")
 
     def float(self, key: str, default: float | None = None) -> float | None:
+        return self._number(key, default, float, "a number")
+
+    def _number(self, key: str, default: N | None, kind: Callable[[str], N], what: str) -> N | None:
         v = self._get(key)
         if v is None:
             return default
         try:
-            return float(v)
+            return kind(v)
         except ValueError:
-            raise self._bad(key, v, "a number") from None
+            raise self._bad(key, v, what) from None
 
     def bool(self, key: str, default: bool = False) -> bool:
         v = self._get(key)

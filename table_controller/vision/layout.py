@@ -37,6 +37,18 @@ class CalibrationError(ValueError):
     """A calibration that is missing, unreadable or wrong, and what to do about it."""
 
 
+def read_json(path: str | Path, what: str, fix: str) -> Any:
+    """The JSON in ``path``, or a CalibrationError naming ``what`` it should be and the
+    ``fix``; the file is never changed."""
+    p = Path(path)
+    try:
+        return json.loads(p.read_text())
+    except FileNotFoundError:
+        raise CalibrationError(f"no {what} at {p}: {fix}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CalibrationError(f"{p} is not a {what} file ({exc}): {fix}") from None
+
+
 @dataclass(frozen=True)
 class Zone:
     """A named area of the table: a seat's play zone, the kitty or a trick pile."""
@@ -168,15 +180,8 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
-        p = Path(path)
         fix = "run `table-controller calibrate` with the mat's four corner markers in view"
-        try:
-            doc = json.loads(p.read_text())
-        except FileNotFoundError:
-            raise CalibrationError(f"no calibration at {p}: {fix}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationError(f"{p} is not a calibration file ({exc}): {fix}") from None
-        return cls.from_json(doc, str(p), fix)
+        return cls.from_json(read_json(path, "calibration", fix), str(path), fix)
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "calibration", fix: str = "") -> Calibration:
