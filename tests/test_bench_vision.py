@@ -1,0 +1,39 @@
+"""Smoke test of the vision benchmark: ``bench/vision.py --quick`` runs and prints every
+section. No timing is asserted (the machine is shared; the figures are for the docs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "vision.py"), "--quick", "--seed", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("command: .venv/bin/python bench/vision.py --quick --seed 3")
+    for line in (
+        "CPU: ",
+        "OpenCV ",
+        "== 1. Cost per frame, 1280x720, one core ==",
+        "whole path",
+        "IMREAD_REDUCED_GRAYSCALE_2 decode",
+        "== 2. Cards read in a single frame",
+        "qr-zxing",
+        "qr-zbar",
+        "aruco at 2304x1296",
+        "== 3. Wrong cards (ArUco)",
+        "wrong cards: ",
+        "== 4. Latency",
+        "never reported: ",
+    ):
+        assert line in out, f"{line!r} missing from:\n{out}"
