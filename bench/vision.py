@@ -234,12 +234,14 @@ class Score:
                     where = "not on the table"
                 else:
                     edge = edge_mm(cal, c.x, c.y)
-                    self.at_edge += edge <= EDGE_MM
+                    near = edge <= EDGE_MM
+                    self.at_edge += near
                     where = (
                         f"truly in {zones[s.card]} at ({c.x:.0f}, {c.y:.0f}) mm, "
                         f"{edge:.1f} mm from a zone's edge"
                     )
-                if examples is not None and len(examples) < (30 if c is None else 10):
+                listed = c is None or not near  # every phantom and far one; a few near edges
+                if examples is not None and len(examples) < (30 if listed else 10):
                     examples.append(
                         f"{tag}: {s.card.code} read in {s.zone} at ({s.x:.0f}, {s.y:.0f}) mm, "
                         f"{where}"

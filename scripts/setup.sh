@@ -39,6 +39,8 @@ fi
 venv_flags=()
 if grep -qi "raspberry pi" /proc/device-tree/model 2>/dev/null; then
     "$python" -c 'import picamera2' 2>/dev/null || apt_install python3-picamera2
+    # gpiozero drives the pins through lgpio (the only pin library that runs on a Pi 5).
+    "$python" -c 'import lgpio' 2>/dev/null || apt_install python3-lgpio
     venv_flags=(--system-site-packages)
 fi
 
