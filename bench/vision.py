@@ -4,20 +4,22 @@ Run it as ``.venv/bin/python bench/vision.py`` (``--quick`` for a smoke run of s
 it prints the command, the machine and the versions, then four sections:
 
 1. **Cost per frame** at 1280x720 on one core (OpenCV limited to one thread, CPU time of
-   this process): a JPEG of the frame (as a USB camera or a recorded folder delivers it)
-   decoded with ``cv2.imdecode``, the markers detected in the zones' box
-   (``CardReader.sightings``: grey conversion and ArUco), mapped to table mm and zones
-   (the rest of ``CardReader.read``) and tracked (``Tracker.update``); median and p99 per
-   stage over ``--frames`` frames (6-10 cards, a hand over one of them half the time,
-   realistic effects, the four 1280x720 ``realistic_cameras()``, each table held three
-   frames), ``--runs`` times over. Next to it, on the same frames, variants that are not
-   the library's path: the whole frame instead of the zones' box, a grey decode, detection
-   on a 2x-reduced image (``cv2.resize``, or ``cv2.IMREAD_REDUCED_GRAYSCALE_2`` in the
-   decoder), and ArUco with fewer adaptive-threshold passes; each with its read rate.
+   this process): the frame as the Raspberry Pi camera delivers it (YUV420, whose Y
+   plane is the grey picture: "decode" is taking that plane), the markers detected in
+   the zones' box (``CardReader.sightings``: ArUco set up from the calibration), mapped
+   to table mm and zones (the rest of ``CardReader.read``) and tracked
+   (``Tracker.update``); median and p99 per stage over ``--frames`` frames (6-10 cards,
+   a hand over one of them half the time, realistic effects, the four 1280x720
+   ``realistic_cameras()``, each table held three frames), ``--runs`` times over. Next to
+   it, on the same frames as JPEG (what a USB camera's MJPEG mode or a recorded folder
+   gives): grey and colour decodes, the whole frame instead of the zones' box, ArUco's
+   default detector (three threshold passes, every size) and reading at half size; each
+   with its read rate.
 2. **Read rate in a single frame**: ``--scenes`` tables of 8 sharp, unoccluded cards
    (realistic effects, no hands, no stacking; all five ``realistic_cameras()``), the
    same scenes printed with each marker family (ArUco, QR read by zxing-cpp, QR read by
-   pyzbar), then ArUco again with the cameras at 2304x1296 (the same fields of view).
+   pyzbar), then ArUco and QR again with the cameras at 2304x1296 (the same fields of
+   view).
    A card counts as read when the reader names it in the zone that holds its true centre;
    only cards with both markers wholly in view and uncovered count.
 3. **Wrong cards**: random tables (6-12 cards, some stacked, 0-3 hands over cards, a hand
@@ -43,6 +45,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+
+# numpy's idle BLAS threads spin, and would count as this process's CPU time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
 import shlex
 import sys
@@ -271,39 +276,7 @@ def readable(card: Any) -> bool:
     return bool(card.readable)
 
 
-# --- readers that are not the library's path (for comparison only) -------------------
-
-
-def scaled(cal: Calibration, factor: int) -> Calibration:
-    """The calibration for an image reduced ``factor`` times (pixel centres kept)."""
-    if cal.camera_matrix is not None:
-        raise ValueError("scaled calibrations are for a calibration without a lens")
-    up = np.array([[factor, 0, (factor - 1) / 2], [0, factor, (factor - 1) / 2], [0, 0, 1.0]])
-    w, h = cal.image_size
-    fid = {
-        m: ((x - (factor - 1) / 2) / factor, (y - (factor - 1) / 2) / factor)
-        for m, (x, y) in cal.fiducials_px.items()
-    }
-    return replace(
-        cal,
-        image_size=(w // factor, h // factor),
-        homography=cal.homography @ up,
-        fiducials_px=fid,
-    )
-
-
-class TunedAruco(ArucoFamily):
-    """ArUco DICT_4X4_50 with fewer adaptive-threshold passes (windows 3 and 13 px, not
-    3, 13 and 23) and a higher threshold constant (10, not 7): a suggestion measured here,
-    not the library's settings."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        params = cv2.aruco.DetectorParameters()
-        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-        params.adaptiveThreshWinSizeMax = 13
-        params.adaptiveThreshConstant = 10
-        self.detector = cv2.aruco.ArucoDetector(self.dictionary, params)
+# --- timing ------------------------------------------------------------------------
 
 
 def timed(
@@ -334,7 +307,8 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
     cameras = [c for c in realistic_cameras() if c.size == (1280, 720)]
     rng = np.random.default_rng([args.seed, 1])
     renderer = cals.renderer("aruco")
-    frames: list[tuple[int, bytes, Rendered]] = []  # camera index, JPEG, truth
+    # camera index, the frame as the Pi camera gives it (YUV420), as JPEG, the truth
+    frames: list[tuple[int, np.ndarray, bytes, Rendered]] = []
     hold = 3
     t0 = time.perf_counter()
     while len(frames) < args.frames:
@@ -351,12 +325,13 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
             r = renderer.render(scene, seed=scene.seed + j)
             ok, buf = cv2.imencode(".jpg", r.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             assert ok
-            frames.append((k, buf.tobytes(), replace(r, image=r.image[:1, :1])))
+            yuv = cv2.cvtColor(r.image, cv2.COLOR_BGR2YUV_I420)
+            frames.append((k, yuv, buf.tobytes(), replace(r, image=r.image[:1, :1])))
     render_s = time.perf_counter() - t0
     print(
         f"{len(frames)} frames ({hold} per table, 6-10 cards, stacked 10%, a hand over a card on "
         f"half the tables, Effects.realistic(), JPEG q{JPEG_QUALITY} of "
-        f"{np.mean([len(b) for _, b, _ in frames]) / 1024:.0f} KiB); "
+        f"{np.mean([len(b) for _, _, b, _ in frames]) / 1024:.0f} KiB); "
         f"{args.runs} runs; rendered in {render_s:.0f} s"
     )
     print("cameras (px per card-marker cell at the centre / worst zone; the zones' box):")
@@ -368,9 +343,17 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
         centre, worst = cell_px(cal)
         x0, y0, x1, y1 = reader.roi
         share = (x1 - x0) * (y1 - y0) / (cam.width * cam.height)
+        p = reader.family.params if isinstance(reader.family, ArucoFamily) else None
+        tuned = (
+            ""
+            if p is None
+            else f"; ArUco window {p.adaptiveThreshWinSizeMin} px, C {p.adaptiveThreshConstant:g}"
+            f", perimeter {p.minMarkerPerimeterRate:.3f}-{p.maxMarkerPerimeterRate:.3f}"
+        )
         print(
             f"  [{i}] {camera_label(cam)}: {centre:.2f} / {worst:.2f} px per cell; "
-            f"box {x1 - x0}x{y1 - y0} ({share:.0%} of the frame)"
+            f"box {x1 - x0}x{y1 - y0} ({share:.0%} of the frame), reduced {reader.reduce}x"
+            f"{tuned}"
         )
 
     # The library's path, stage by stage.
@@ -383,35 +366,24 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
 
     # Variants: decode + detect + map, on the same frames.
     def full_frame(k: int) -> CardReader:
-        r = CardReader(readers[k].calibration)
-        r.roi = (0, 0, *r.calibration.image_size)
+        cal = readers[k].calibration
+        r = CardReader(cal)
+        r.roi = (0, 0, *cal.image_size)
+        s = scale(cal)
+        r.family = ArucoFamily().for_cells(s.min_cell_px, s.max_cell_px, max(cal.image_size))
         return r
 
     full = [full_frame(k) for k in range(len(cameras))]
     gray = lambda b: cv2.imdecode(b, cv2.IMREAD_GRAYSCALE)  # noqa: E731
-    half_readers = [CardReader(scaled(r.calibration, 2)) for r in readers]
-    tuned = [CardReader(r.calibration, TunedAruco()) for r in readers]
+    colour = lambda b: cv2.imdecode(b, cv2.IMREAD_COLOR)  # noqa: E731
+    half_readers = [CardReader(r.calibration, reduce=2) for r in readers]
+    untuned = [CardReader(r.calibration, tune=False) for r in readers]
     variants = [
-        Variant(
-            "whole frame, not the zones' box",
-            lambda b: cv2.imdecode(b, cv2.IMREAD_COLOR),
-            full.__getitem__,
-        ),
-        Variant("grey decode (IMREAD_GRAYSCALE)", gray, readers.__getitem__),
-        Variant(
-            "grey decode, 2x reduced (INTER_AREA)",
-            gray,
-            half_readers.__getitem__,
-            lambda g: cv2.resize(
-                g, (g.shape[1] // 2, g.shape[0] // 2), interpolation=cv2.INTER_AREA
-            ),
-        ),
-        Variant(
-            "IMREAD_REDUCED_GRAYSCALE_2 decode",
-            lambda b: cv2.imdecode(b, cv2.IMREAD_REDUCED_GRAYSCALE_2),
-            half_readers.__getitem__,
-        ),
-        Variant("grey decode, ArUco 2 passes (windows 3, 13; C 10)", gray, tuned.__getitem__),
+        Variant("JPEG (a USB camera's MJPEG): grey decode", gray, readers.__getitem__),
+        Variant("JPEG: colour decode", colour, readers.__getitem__),
+        Variant("JPEG, whole frame, not the zones' box", colour, full.__getitem__),
+        Variant("JPEG, ArUco's default detector (3 passes)", gray, untuned.__getitem__),
+        Variant("JPEG, read 2x reduced", gray, half_readers.__getitem__),
     ]
     var_t: dict[str, list[float]] = {v.name: [] for v in variants}
     base_score = Score()
@@ -419,12 +391,12 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
 
     for run in range(args.runs):
         tracker = Tracker()
-        for i, (k, jpeg, truth) in enumerate(frames):
+        for i, (k, yuv, jpeg, truth) in enumerate(frames):
             buf = np.frombuffer(jpeg, np.uint8)
             reader = readers[k]
             n_before = len(detect_t)
             t0 = clock()
-            image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            image = yuv[: reader.calibration.image_size[1]]  # the Y plane: the grey picture
             t1 = clock()
             seen = reader.read(image)
             t2 = clock()
@@ -440,7 +412,8 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
                 if isinstance(e, CardLaid):
                     events += 1
                     t = clock()
-                    evidence_crop(reader.calibration, image, e.x, e.y)
+                    bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420)  # the colour stream
+                    evidence_crop(reader.calibration, bgr, e.x, e.y)
                     evidence_t.append(clock() - t)
             if run == 0:
                 base_score.add(truth, seen, reader.calibration, readable)
@@ -456,10 +429,13 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
                 if run == 0:
                     var_score[v.name].add(truth, vseen, readers[k].calibration, readable)
 
-    print("\nthe library's path (colour decode, zones' box, ArUco as configured, Tracker):")
+    print(
+        "\nthe library's path on the Pi camera's frames (YUV420: the Y plane is read, "
+        "zones' box, ArUco set up from the calibration, Tracker):"
+    )
     print(f"  {'stage':<44} {'median ms':>10} {'p99 ms':>8}")
     for name, label in (
-        ("decode", "decode (cv2.imdecode, colour)"),
+        ("decode", "decode (the Y plane of YUV420)"),
         ("detect", "detect (grey + ArUco in the zones' box)"),
         ("map", "map to table mm and zones"),
         ("track", "track (Tracker.update)"),
@@ -485,7 +461,7 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
         f"{s.wrong} wrong"
     )
 
-    print("\nvariants (decode + detect + map, the same frames; not the library's path):")
+    print("\nvariants (decode + detect + map, the same frames):")
     print(f"  {'variant':<52} {'median ms':>10} {'p99 ms':>8} {'read':>14} {'wrong':>6}")
     med, p99 = ms(
         [
@@ -495,33 +471,13 @@ def section_cost(args: argparse.Namespace, cals: Calibrations) -> None:
     )
     s = base_score
     print(
-        f"  {'the library (colour decode, zones box)':<52} {med:>10.2f} {p99:>8.2f} "
+        f"  {'the library on YUV420 (above)':<52} {med:>10.2f} {p99:>8.2f} "
         f"{pct(s.read, s.counted):>14} {s.wrong:>6}"
     )
     for v in variants:
         med, p99 = ms(var_t[v.name])
         s = var_score[v.name]
         print(f"  {v.name:<52} {med:>10.2f} {p99:>8.2f} {pct(s.read, s.counted):>14} {s.wrong:>6}")
-
-    # Detection alone, zones' box against the whole frame (the grey image ready).
-    box_t: list[float] = []
-    whole_t: list[float] = []
-    for _ in range(args.runs):
-        for k, jpeg, _truth in frames[: max(1, len(frames) // 3)]:
-            g = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
-            x0, y0, x1, y1 = readers[k].roi
-            fam = readers[k].family
-            t = clock()
-            fam.read(np.ascontiguousarray(g[y0:y1, x0:x1]))
-            box_t.append(clock() - t)
-            t = clock()
-            fam.read(g)
-            whole_t.append(clock() - t)
-    b, w = ms(box_t)[0], ms(whole_t)[0]
-    print(
-        f"  ArUco alone on a grey image: zones' box {b:.2f} ms, whole frame {w:.2f} ms median: "
-        f"the box saves {w - b:.2f} ms ({1 - b / w:.0%})"
-    )
 
 
 # --- 2. read rate per family ----------------------------------------------------------
@@ -551,12 +507,6 @@ def section_read_rate(args: argparse.Namespace, cals: Calibrations) -> None:
             f"at 2304x1296 ArUco {b[0]:.2f} / {b[1]:.2f}"
         )
 
-    def half(image: np.ndarray) -> np.ndarray:
-        g = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        return np.asarray(
-            cv2.resize(g, (g.shape[1] // 2, g.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        )
-
     Prep = Callable[[np.ndarray], np.ndarray] | None
     runs: list[tuple[str, list[Camera], list[tuple[str, Callable[[Camera], CardReader], Prep]]]]
     runs = [
@@ -568,11 +518,15 @@ def section_read_rate(args: argparse.Namespace, cals: Calibrations) -> None:
             "aruco",
             big,
             [
-                ("aruco at 2304x1296", lambda c: CardReader(cals.get(c)), None),
-                ("  2x reduced", lambda c: CardReader(scaled(cals.get(c), 2)), half),
+                ("aruco at 2304x1296", lambda c: CardReader(cals.get(c), reduce=1), None),
+                ("  read 2x reduced", lambda c: CardReader(cals.get(c), reduce=2), None),
             ],
         )
     )
+    for fam in FAMILIES[1:]:
+        runs.append(
+            (fam, big, [(f"{fam} at 2304x1296", lambda c, f=fam: CardReader(cals.get(c, f)), None)])
+        )
     print(
         f"\n  {'family':<20} {'cards':>6} {'read':>6} {'rate':>8} {'wrong':>6} "
         f"{'median ms':>10} {'p99 ms':>8}"

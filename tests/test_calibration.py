@@ -273,8 +273,10 @@ def test_scale(table: Rendered) -> None:
     s = scale(calibrate(table.image))
     assert s.px_per_mm == pytest.approx(table.camera.px_per_mm(), rel=0.02)
     assert s.min_px_per_mm <= s.px_per_mm
-    assert s.cell_mm == pytest.approx(3.0)
-    assert not s.enough  # 1280x720 over the whole mat: too coarse for 18 mm markers
+    assert s.cell_mm == pytest.approx(5.0)
+    assert s.enough  # 1280x720 over the whole mat: about 4 px a cell of a 30 mm marker
+    low = TableRenderer().render(Scene(camera=Camera(width=640, height=360)))
+    assert not scale(calibrate(low.image)).enough
     hi = TableRenderer().render(Scene(camera=Camera(width=2304, height=1296)))
     assert scale(calibrate(hi.image)).min_cell_px > MIN_CELL_PX
 
@@ -389,8 +391,13 @@ def test_cli_calibrates_a_picture(table: Rendered, tmp_path: Path) -> None:
     overlay_png = tmp_path / "cal" / "table-overlay.png"
     assert cv2.imread(str(overlay_png)) is not None
     assert f"Calibration written to {out}" in text and str(overlay_png) in text
-    assert "px/mm" in text and "px per cell" in text and "warning: card markers" in text
-    assert "2304x1296 would give" in text
+    assert "px/mm" in text and "a card marker cell (5.0 mm) gets" in text and "warning" not in text
+    # A camera too coarse for the markers is told what would do.
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(table.image, (640, 360), interpolation=cv2.INTER_AREA))
+    code, text = run(["calibrate", "--image", str(small), "--out", str(tmp_path / "s.json")])
+    assert code == 0, text
+    assert "warning: card markers" in text and "1280x720 would give" in text
 
 
 def test_cli_errors(table: Rendered, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -119,7 +119,7 @@ def test_a_hand_covers_the_fraction_asked(renderer: TableRenderer) -> None:
 
 def test_hand_from_a_bearing_and_at_a_point(renderer: TableRenderer) -> None:
     card = CardPlacement(Card.parse("AS"), 0.0, 150.0)
-    r = renderer.render(Scene((card,), (Hand(over=0, fraction=0.5, from_deg=90.0),)))
+    r = renderer.render(Scene((card,), (Hand(over=0, fraction=0.3, from_deg=90.0),)))
     top_right, bottom_left = r.cards[0].markers
     assert top_right.occluded > 0.5 and bottom_left.occluded == 0.0  # came from the East
     free = renderer.render(Scene((card,), (Hand(at=(0.0, -200.0), from_deg=0.0),)))

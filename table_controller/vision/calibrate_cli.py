@@ -134,8 +134,8 @@ def _report(fit: MatFit, cal: Calibration, where: str, out: TextIO) -> None:
 
 
 # Common camera modes, 16:9 and 4:3 (Camera Module 3: 2304x1296 and 4608x2592).
-_MODES = ((1920, 1080), (2304, 1296), (2560, 1440), (3840, 2160), (4608, 2592),
-          (1600, 1200), (2048, 1536), (2592, 1944), (3280, 2464))  # fmt: skip
+_MODES = ((1280, 720), (1920, 1080), (2304, 1296), (2560, 1440), (3840, 2160), (4608, 2592),
+          (1024, 768), (1600, 1200), (2048, 1536), (2592, 1944), (3280, 2464))  # fmt: skip
 
 
 def _better_size(w: int, h: int, cell_px: float) -> str:

@@ -51,7 +51,7 @@ Matrix = npt.NDArray[np.float64]
 
 MAX_ERROR_MM = 3.0  # the worst fiducial corner may be this far off a flat mat
 DRIFT_PX = 3.0  # a fiducial this far from where it was: recalibrate
-MIN_CELL_PX = 4.0  # card markers read reliably from this many px per cell
+MIN_CELL_PX = 3.0  # card markers read reliably from this many px per cell (bench/vision.py)
 CORNER_NAMES = {40: "NW", 41: "NE", 42: "SE", 43: "SW"}
 CORNER_WORDS = {40: "north-west", 41: "north-east", 42: "south-east", 43: "south-west"}
 SIDE_MM = 2 * FIDUCIAL_CENTER  # between neighbouring fiducial centres
@@ -381,6 +381,7 @@ class Scale:
     min_px_per_mm: float  # at the worst point of any zone
     cell_mm: float  # a card marker's cell
     min_cell_px: float  # the worst zone's px per card marker cell
+    max_cell_px: float = 0.0  # the best zone's (nearest the camera)
 
     @property
     def enough(self) -> bool:
@@ -401,9 +402,9 @@ def scale(calibration: Calibration, family: str | MarkerFamily | None = None) ->
     inv = np.asarray(np.linalg.inv(calibration.homography), np.float64)
     centre = _local_scale(inv, 0.0, 0.0)
     points = [p for z in calibration.zones for p in z.polygon]
-    worst = min([centre, *(_local_scale(inv, x, y) for x, y in points)])
+    local = [centre, *(_local_scale(inv, x, y) for x, y in points)]
     cell = MARKER_MM / fam.cells
-    return Scale(centre, worst, cell, worst * cell)
+    return Scale(centre, min(local), cell, min(local) * cell, max(local) * cell)
 
 
 # --- the overlay --------------------------------------------------------------------

@@ -63,6 +63,9 @@ class Frame:
     image: Image  # BGR, uint8
     name: str = ""  # the file it came from, for folders
     truth: Any = None  # the synthetic table's ground truth (synthetic.Rendered)
+    # The brightness plane, when the camera delivers one (the Pi camera's YUV stream):
+    # what the card reader reads, with no conversion.
+    grey: Image | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -405,12 +408,23 @@ class Picamera2Source(FrameSource):
             controls.update(AeEnable=False, ExposureTime=int(exposure_us))
         if gain is not None:
             controls["AnalogueGain"] = float(gain)
+        # "RGB888" gives pixels in B, G, R order: what OpenCV expects (for evidence and
+        # the annotated view). The "lores" YUV420 stream of the same size is what the
+        # reader reads: its first plane is the grey picture, made by the camera's ISP
+        # for free. Cameras that cannot give both run on the colour stream alone.
+        main = {"size": (width, height), "format": "RGB888"}
+        lores = {"size": (width, height), "format": "YUV420"}
+        self._lores = True
         try:
-            # "RGB888" gives pixels in B, G, R order: what OpenCV expects.
-            config = self.camera.create_video_configuration(
-                main={"size": (width, height), "format": "RGB888"}, controls=controls
-            )
-            self.camera.configure(config)
+            try:
+                config = self.camera.create_video_configuration(
+                    main=main, lores=lores, controls=controls
+                )
+                self.camera.configure(config)
+            except Exception:  # picamera2 raises many kinds
+                self._lores = False
+                config = self.camera.create_video_configuration(main=main, controls=controls)
+                self.camera.configure(config)
             self.camera.start()
         except Exception as exc:  # picamera2 raises many kinds
             self.camera.close()
@@ -418,12 +432,16 @@ class Picamera2Source(FrameSource):
                 f"the Raspberry Pi camera would not start at {width}x{height} ({exc}): try "
                 "another size (1280x720, 1920x1080, 2304x1296 on Camera Module 3)"
             ) from None
+        self._height = height
         self._t0: float | None = None
 
     def _next(self) -> Frame | None:
         request = self.camera.capture_request()
         try:
             img = np.array(request.make_array("main"))[..., :3]
+            grey = None
+            if self._lores:  # I420: the Y plane is the first ``height`` rows
+                grey = np.array(request.make_array("lores")[: self._height])
             meta = request.get_metadata()
         finally:
             request.release()
@@ -431,7 +449,7 @@ class Picamera2Source(FrameSource):
         now = sensor / 1e9 if sensor is not None else time.monotonic()
         if self._t0 is None:
             self._t0 = now
-        return Frame(self.index, now - self._t0, np.ascontiguousarray(img))
+        return Frame(self.index, now - self._t0, np.ascontiguousarray(img), grey=grey)
 
     def close(self) -> None:
         try:

@@ -1,18 +1,21 @@
 """Card faces with markers: what `deck render` writes, `deck print` lays out and the
 synthetic table draws.
 
-A card is a poker-size face (63.5 x 88.9 mm) a person can read across a table: rank and
-suit in the top-left corner and again, turned half round, in the bottom-right one; a
-centre of pips (nines and tens), one large pip (aces) or a framed double-ended panel
-(jacks, queens, kings); red for hearts and diamonds. Suit symbols are vector shapes and
-the only text font is the one built into Pillow, so no font files are needed.
+A card is a poker-size face (63.5 x 88.9 mm) a person can read across a table: a large
+rank and suit in the top-left corner and again, turned half round, in the bottom-right
+one; across the middle a row of nine or ten small pips, one large pip (aces) or the
+rank's name on a panel (jacks, queens, kings); red for hearts and diamonds. Suit
+symbols are vector shapes and the only text font is the one built into Pillow, so no
+font files are needed.
 
 The card's marker is printed twice, in the two other corners: upright at the top right
 and turned half round at the bottom left, so that the whole face is the same either way
 up and, in each marker's own frame, the card's centre is at the same offset (what the
 reader relies on: either marker alone places the card). Each marker sits
 ``MARKER_MARGIN_MM`` from the card's two nearest edges, inside a white quiet zone that
-nothing else is drawn on.
+nothing else is drawn on. The markers are large (``MARKER_MM``, 30 mm: 5 mm cells) so
+that a 1280x720 camera over the whole table sees about 4 pixels a cell, which is what
+lets the reader run every frame in a few milliseconds (docs/vision.md).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from table_controller.cards import Card, Rank, Suit
 from table_controller.vision.layout import CARD_H, CARD_W
 from table_controller.vision.markers import MarkerFamily
 
-MARKER_MM = 18.0  # the printed marker's side
+MARKER_MM = 30.0  # the printed marker's side: 5 mm cells, 4 px a cell at 720p (docs/vision.md)
 MARKER_MARGIN_MM = 3.0  # from the card's edge to the marker (the quiet zone)
+QUIET_MM = 3.0  # white kept around each marker inside the card, beyond its margin
 RED = (200, 20, 30)
 BLACK = (20, 20, 20)
 OUTLINE = (175, 175, 175)  # the card's thin outline (a cutting guide when printed)
@@ -43,16 +47,18 @@ Polygon = npt.NDArray[np.float64]  # N x 2
 
 # Where things go on the face, in mm from the card's top-left corner. Everything here is
 # drawn in the top half and repeated turned half round, except what is marked upright.
+# The markers take the top-right and bottom-left corners; the face lives in the other
+# two corners (a large index a player reads across the table) and in the band across
+# the middle, all clear of the markers' quiet zones.
 _CX, _CY = CARD_W / 2, CARD_H / 2
-_INDEX_X = 6.4  # centre of the corner index
-_INDEX_TOP = 3.6  # top of the rank
-_INDEX_CAP = 6.6  # cap height of the rank
-_INDEX_SUIT_Y = 15.2  # centre of the index's suit
-_INDEX_SUIT_R = 2.9
-_PIP_R = 4.0
-_PIP_COLUMNS = (_CX - 14.0, _CX, _CX + 14.0)
-_PIP_ROWS = (-15.0, -5.0)  # offsets from the centre of the top half's rows
-_COURT = (9.5, 25.6, CARD_W - 9.5, CARD_H - 25.6)  # the court panel: left, top, right, bottom
+_FREE_W = CARD_W - MARKER_MARGIN_MM - MARKER_MM - QUIET_MM  # the corner column's width
+_BAND = MARKER_MARGIN_MM + MARKER_MM + QUIET_MM  # the middle band starts this far down
+_INDEX_X = _FREE_W / 2  # centre of the corner index
+_INDEX_TOP = 4.0  # top of the rank
+_INDEX_CAP = 10.0  # cap height of the rank
+_INDEX_SUIT_Y = 23.0  # centre of the index's suit
+_INDEX_SUIT_R = 6.0
+_MIDDLE_R = (CARD_H / 2 - _BAND) * 0.92  # the suit in the middle band (its half height)
 _COURT_WORD = {Rank.JACK: "JACK", Rank.QUEEN: "QUEEN", Rank.KING: "KING"}
 
 
@@ -232,53 +238,42 @@ class _Painter:
 
 
 def _index(p: _Painter, card: Card) -> None:
-    """The top-left corner index: the rank over a small suit."""
+    """The top-left corner index: the rank over its suit, large."""
     colour = suit_colour(card.suit)
     label = rank_label(card)
-    cap = _INDEX_CAP * (0.8 if len(label) > 1 else 1.0)
-    p.text(_INDEX_X, _INDEX_TOP + (_INDEX_CAP - cap), label, cap, colour, bold=0.06)
+    cap = _INDEX_CAP * (0.78 if len(label) > 1 else 1.0)
+    p.text(_INDEX_X, _INDEX_TOP + (_INDEX_CAP - cap), label, cap, colour, bold=0.07)
     p.suit(card.suit, _INDEX_X, _INDEX_SUIT_Y, _INDEX_SUIT_R)
 
 
-def _pips_top_half(p: _Painter, card: Card) -> None:
-    """The pips of a 9 or 10 that sit above the middle (the lower ones are these turned)."""
-    left, middle, right = _PIP_COLUMNS
-    for dy in _PIP_ROWS:
-        p.suit(card.suit, left, _CY + dy, _PIP_R)
-        p.suit(card.suit, right, _CY + dy, _PIP_R)
-    if card.rank is Rank.TEN:
-        p.suit(card.suit, middle, _CY - 10.0, _PIP_R)
-
-
-def _court_top_half(p: _Painter, card: Card) -> None:
-    """One end of a court card's panel: a large letter, the suit and the rank's name."""
+def _middle(p: _Painter, card: Card) -> None:
+    """The band across the middle: nine or ten small pips in a row for the spot cards
+    (their count is the rank), one large suit for an ace, the rank's name on a panel for
+    a court card. Drawn upright; it is symmetric enough to read either way up."""
     colour = suit_colour(card.suit)
-    x0, y0, x1, _ = _COURT
-    top = y0 + 2.6
-    p.text(x0 + 11.5, top, rank_label(card), 10.5, colour, bold=0.07)
-    p.suit(card.suit, x1 - 11.0, top + 5.25, 5.0)
-    p.text((x0 + x1) / 2, top + 13.0, _COURT_WORD[card.rank], 2.1, colour, bold=0.03)
+    if card.rank is Rank.ACE:
+        p.suit(card.suit, _CX, _CY, _MIDDLE_R)
+    elif card.rank in (Rank.NINE, Rank.TEN):
+        n = 9 if card.rank is Rank.NINE else 10
+        r = min(_MIDDLE_R * 0.45, (CARD_W - 8.0) / (2 * n + (n - 1) * 0.5) * 1.0)
+        step = (CARD_W - 8.0 - 2 * r) / (n - 1)
+        for i in range(n):
+            row = -1 if i % 2 == 0 else 1
+            p.suit(card.suit, 4.0 + r + i * step, _CY + row * r * 1.1, r)
+    else:
+        word = _COURT_WORD[card.rank]
+        box = (4.0, _BAND + 1.0, CARD_W - 4.0, CARD_H - _BAND - 1.0)
+        p.rect(box, colour, 0.4, radius_mm=1.5, fill=COURT_FILL)
+        cap = min(5.0, (box[3] - box[1]) * 0.55)
+        p.text(_CX, _CY - cap / 2, word, cap, colour, bold=0.05)
 
 
 def _face_art(card: Card, size: tuple[int, int]) -> Image.Image:
     """The face without its markers, drawn at ``size`` pixels."""
     img = Image.new("RGB", size, (255, 255, 255))
-    base = _Painter(img)
-    colour = suit_colour(card.suit)
+    _middle(_Painter(img), card)
     half = Image.new("RGB", size, (255, 255, 255))  # what is repeated turned half round
-    top = _Painter(half)
-    _index(top, card)
-    if card.rank in (Rank.NINE, Rank.TEN):
-        _pips_top_half(top, card)
-        if card.rank is Rank.NINE:
-            base.suit(card.suit, _CX, _CY, _PIP_R)
-    elif card.rank is Rank.ACE:
-        base.suit(card.suit, _CX, _CY, 13.0)
-    else:
-        x0, _, x1, _ = _COURT
-        base.rect(_COURT, colour, 0.5, radius_mm=2.0, fill=COURT_FILL)
-        base.line(x0 + 2.5, _CY, x1 - 2.5, _CY, colour, 0.3)
-        _court_top_half(top, card)
+    _index(_Painter(half), card)
     # Ink on white: the darker of the layers lays each drawing over the others.
     img = ImageChops.darker(img, half)
     img = ImageChops.darker(img, half.transpose(Image.Transpose.ROTATE_180))
@@ -320,6 +315,7 @@ def render_card(card: Card, family: MarkerFamily, px_per_mm: float = 12.0) -> Rg
 __all__ = [
     "MARKER_MARGIN_MM",
     "MARKER_MM",
+    "QUIET_MM",
     "card_size_px",
     "marker_boxes",
     "rank_label",

@@ -24,9 +24,8 @@ FAMILY_NAMES = ("aruco", "qr-zxing", "qr-zbar")
 DEFAULT_FAMILY = "aruco"
 PAPER_NAMES = ("letter", "a4")
 LAYOUTS = {
-    "avery-5160": 'Avery 5160 / 8160, 1" x 2-5/8", 30 per US Letter sheet',
-    "avery-l7159": "Avery L7159, 63.5 x 33.9 mm, 24 per A4 sheet",
-    "avery-l7160": "Avery L7160, 63.5 x 38.1 mm, 21 per A4 sheet",
+    "avery-5163": 'Avery 5163 / 8163, 2" x 4", 10 per US Letter sheet',
+    "avery-l7163": "Avery L7163, 99.1 x 38.1 mm, 14 per A4 sheet",
 }
 RENDER_DPI = (50, 1200)
 PRINT_DPI = (150, 1200)

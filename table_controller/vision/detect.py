@@ -4,11 +4,14 @@ Each card carries its marker twice, at the top right and (turned half round) at 
 bottom left, so that in each marker's own frame the card's centre is at the same offset:
 either marker alone places the card. Markers are read only inside the table's zones
 (their bounding box in the image), which both saves time and ignores whatever lies
-around the table.
+around the table, and with the detector set up for the one size the calibration says
+the markers have there.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -16,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.cards import Card
-from table_controller.vision.calibration import image_to_table, table_to_image
+from table_controller.vision.calibration import image_to_table, scale, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting, family
@@ -59,71 +62,152 @@ class CardSeen:
 def card_center_px(corners: npt.NDArray[np.float32]) -> tuple[float, float]:
     """The card's centre in image px, from one of its markers' corners (clockwise from
     the marker's top-left)."""
-    tl, tr, _, bl = (np.asarray(c, np.float64) for c in corners)
-    across, down = tr - tl, bl - tl
-    centre = corners.mean(axis=0) + _CENTER_X * across + _CENTER_Y * down
-    return (float(centre[0]), float(centre[1]))
+    (x, y), *_ = card_centres_px(np.asarray(corners, np.float64).reshape(1, 4, 2))
+    return (float(x), float(y))
+
+
+def card_centres_px(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """:func:`card_center_px` of N markers at once (N x 4 x 2 -> N x 2)."""
+    tl, tr, bl = corners[:, 0], corners[:, 1], corners[:, 3]
+    return np.asarray(
+        corners.mean(axis=1) + _CENTER_X * (tr - tl) + _CENTER_Y * (bl - tl), np.float64
+    )
+
+
+# Read at a reduced size when the markers stay this many px a cell (bench/vision.py:
+# ArUco reads every sharp card from about 2.5 px a cell; 3 keeps a margin for blur).
+REDUCE_TO_CELL_PX = 3.0
 
 
 class CardReader:
-    """Reads the cards in frames from one calibrated camera."""
+    """Reads the cards in frames from one calibrated camera.
 
-    def __init__(self, calibration: Calibration, marker_family: MarkerFamily | None = None) -> None:
+    From the calibration it knows how large a marker looks in every zone, so it reads
+    only the zones' box, at the smallest size that keeps the markers readable (a whole
+    number of times smaller, or full size), with the detector set up for that one size.
+    """
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        marker_family: MarkerFamily | None = None,
+        *,
+        reduce: int | None = None,
+        tune: bool = True,
+    ) -> None:
         self.calibration = calibration
-        self.family = marker_family or family(calibration.family)
+        base = marker_family or family(calibration.family)
+        s = scale(calibration, base)
+        self.reduce = reduce or max(1, int(s.min_cell_px // REDUCE_TO_CELL_PX))
         self.roi = self._zones_box()
+        x0, y0, x1, y1 = self.roi
+        k = self.reduce
+        longest = max(x1 - x0, y1 - y0) // k
+        tuned = base.for_cells(s.min_cell_px / k, s.max_cell_px / k, longest)
+        self.family = tuned if tune else base
+        self._card_px = CARD_H * calibration.px_per_mm()
+        self._zones = ZoneMap(calibration)
 
     def _zones_box(self) -> tuple[int, int, int, int]:
-        """The image rectangle (x0, y0, x1, y1) holding every zone, with a card's margin."""
+        """The image rectangle (x0, y0, x1, y1) holding every zone, with a card's margin
+        (a card whose centre is in a zone reaches at most half its diagonal out);
+        its sides are whole multiples of the reduction."""
         cal = self.calibration
         pts = np.array([p for z in cal.zones for p in z.polygon], np.float64)
-        lo, hi = pts.min(axis=0) - CARD_H, pts.max(axis=0) + CARD_H
+        reach = math.hypot(CARD_W, CARD_H) / 2 + 5.0
+        lo, hi = pts.min(axis=0) - reach, pts.max(axis=0) + reach
         corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
         px = table_to_image(cal, corners)
         w, h = cal.image_size
-        x0, y0 = np.floor(px.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
-        return (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
+        k = self.reduce
+        x0, y0 = (max(0, int(v) // k * k) for v in np.floor(px.min(axis=0)))
+        x1 = min(w // k * k, -(-int(np.ceil(px[:, 0].max())) // k) * k)
+        y1 = min(h // k * k, -(-int(np.ceil(px[:, 1].max())) // k) * k)
+        return (x0, y0, x1, y1)
+
+    def grey(self, frame: Image) -> Image:
+        """The zones' box of a frame (colour or grey), grey and reduced: what is read."""
+        x0, y0, x1, y1 = self.roi
+        box = frame[y0:y1, x0:x1]
+        gray = box if box.ndim == 2 else cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
+        if self.reduce > 1:
+            k = self.reduce
+            gray = cv2.resize(gray, ((x1 - x0) // k, (y1 - y0) // k), interpolation=cv2.INTER_AREA)
+        return np.ascontiguousarray(gray)
 
     def sightings(self, frame: Image) -> list[Sighting]:
         """Every marker in the zones' box, corners in full-frame pixels."""
-        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        x0, y0, x1, y1 = self.roi
-        found = self.family.read(np.ascontiguousarray(gray[y0:y1, x0:x1]))
-        offset = np.array([x0, y0], np.float32)
-        return [Sighting(s.marker, s.corners + offset, s.confidence) for s in found]
+        x0, y0, _, _ = self.roi
+        k = self.reduce
+        found = self.family.read(self.grey(frame))
+        # A reduced pixel's centre (i, j) is the full frame's (k*i + (k-1)/2, ...).
+        offset = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2], np.float32)
+        return [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
 
     def read(self, frame: Image) -> list[CardSeen]:
         """The cards in a frame, one entry per card (both its markers combined)."""
-        by_card: dict[int, list[Sighting]] = {}
-        for s in self.sightings(frame):
-            if s.marker not in FIDUCIALS:
-                by_card.setdefault(s.marker, []).append(s)
-        seen = []
-        for marker, sightings in sorted(by_card.items()):
-            centres = np.array([card_center_px(s.corners) for s in sightings])
-            (x, y), *_ = image_to_table(self.calibration, centres.mean(axis=0, keepdims=True))
-            if len(sightings) > 1 and np.ptp(centres, axis=0).max() > self._card_px():
-                # Two far-apart readings of one card: keep them apart for the tracker.
-                for s, c in zip(sightings, image_to_table(self.calibration, centres), strict=True):
-                    seen.append(self._seen(marker, [s], float(c[0]), float(c[1])))
-                continue
-            seen.append(self._seen(marker, sightings, float(x), float(y)))
-        return seen
+        cards = [s for s in self.sightings(frame) if s.marker not in FIDUCIALS]
+        if not cards:
+            return []
+        cards.sort(key=lambda s: s.marker)
+        centres = card_centres_px(np.array([s.corners for s in cards], np.float64)).tolist()
+        groups: list[list[Sighting]] = []
+        points: list[list[float]] = []
+        for _, run in itertools.groupby(zip(cards, centres, strict=True), lambda p: p[0].marker):
+            pairs = list(run)
+            xs = [c[0] for _, c in pairs]
+            ys = [c[1] for _, c in pairs]
+            if max(max(xs) - min(xs), max(ys) - min(ys)) > self._card_px:
+                # Far-apart readings of one card: keep them apart for the tracker.
+                groups.extend([s] for s, _ in pairs)
+                points.extend(c for _, c in pairs)
+            else:
+                groups.append([s for s, _ in pairs])
+                points.append([sum(xs) / len(xs), sum(ys) / len(ys)])
+        mm = image_to_table(self.calibration, np.array(points, np.float64)).tolist()
+        return [self._seen(g, x, y) for g, (x, y) in zip(groups, mm, strict=True)]
 
-    def _card_px(self) -> float:
-        return CARD_H * self.calibration.px_per_mm()
-
-    def _seen(self, marker: int, sightings: list[Sighting], x: float, y: float) -> CardSeen:
-        zone = self.calibration.zone_at(x, y)
-        corners = tuple((float(a), float(b)) for a, b in sightings[0].corners)
+    def _seen(self, sightings: list[Sighting], x: float, y: float) -> CardSeen:
+        zone = self._zones.at(x, y)
+        corners = tuple((a, b) for a, b in sightings[0].corners.tolist())
         confidence = min(1.0, 0.5 * len(sightings) + 0.5 * max(s.confidence for s in sightings))
-        return CardSeen(
-            Card(marker),
-            None if zone is None else zone.name,
-            x,
-            y,
-            corners,
-            len(sightings),
-            confidence,
-        )
+        return CardSeen(Card(sightings[0].marker), zone, x, y, corners, len(sightings), confidence)
+
+
+class ZoneMap:
+    """Which zone holds a table point, looked up in a millimetre grid of the zones
+    (a few microseconds a card, against a polygon test per zone); points within a
+    millimetre or so of an edge are asked of the polygons themselves, so the answer
+    is exactly :meth:`Calibration.zone_at`'s."""
+
+    _NONE, _EDGE = 255, 254
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self.names = [z.name for z in calibration.zones]
+        pts = np.array([p for z in calibration.zones for p in z.polygon], np.float64)
+        self.x0, self.y0 = np.floor(pts.min(axis=0)) - 2
+        w, h = (np.ceil(pts.max(axis=0)) + 2 - (self.x0, self.y0)).astype(int) + 1
+        grid = np.full((h, w), self._NONE, np.uint8)
+        origin = np.array([self.x0, self.y0])
+        shift = 4  # fixed-point bits for sub-millimetre polygon corners
+        outlines = [
+            np.round((np.array(z.polygon) - origin) * (1 << shift)).astype(np.int32)
+            for z in calibration.zones
+        ]
+        # Earlier zones win where zones overlap (play zones come first): draw them last.
+        for n in range(len(outlines) - 1, -1, -1):
+            cv2.fillPoly(grid, [outlines[n]], n, shift=shift)
+        cv2.polylines(grid, outlines, True, self._EDGE, thickness=3, shift=shift)
+        self.grid = grid
+
+    def at(self, x: float, y: float) -> str | None:
+        i, j = int(y - self.y0), int(x - self.x0)
+        h, w = self.grid.shape
+        if not (0 <= i < h and 0 <= j < w):
+            return None
+        v = int(self.grid[i, j])
+        if v == self._EDGE:
+            zone = self.calibration.zone_at(x, y)
+            return None if zone is None else zone.name
+        return None if v == self._NONE else self.names[v]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,12 @@ class Zone:
     seat: Seat | None
     polygon: tuple[tuple[float, float], ...]  # table mm
 
+    @cached_property
+    def contour(self) -> npt.NDArray[np.float32]:
+        return np.array(self.polygon, np.float32)
+
     def contains(self, x: float, y: float) -> bool:
-        contour = np.array(self.polygon, np.float32)
-        return cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0
+        return cv2.pointPolygonTest(self.contour, (float(x), float(y)), False) >= 0
 
 
 def _turn(points: list[tuple[float, float]], quarters: int) -> tuple[tuple[float, float], ...]:

@@ -109,7 +109,7 @@ class LabelSheet:
         w, h = self.sticker_size
         if min(w, h) < QUIET_BOX_MM or max(w, h) - QUIET_BOX_MM < 5.0:
             out.append(
-                f"a sticker ({w:.1f} x {h:.1f} mm) has no room for an {MARKER_MM:g} mm marker, "
+                f"a sticker ({w:.1f} x {h:.1f} mm) has no room for a {MARKER_MM:g} mm marker, "
                 "its quiet zone and the card's code"
             )
         return out
@@ -119,49 +119,34 @@ LABEL_SHEETS: dict[str, LabelSheet] = {
     s.name: s
     for s in (
         LabelSheet(
-            name="avery-5160",
-            title='Avery 5160 / 8160 address labels, 1" x 2-5/8", 30 per US Letter sheet',
+            name="avery-5163",
+            title='Avery 5163 / 8163 shipping labels, 2" x 4", 10 per US Letter sheet',
             paper="letter",
-            label_w=66.675,  # 2-5/8 in
-            label_h=25.4,  # 1 in
-            columns=3,
-            rows=10,
-            left=4.7625,  # 3/16 in
+            label_w=101.6,  # 4 in
+            label_h=50.8,  # 2 in
+            columns=2,
+            rows=5,
+            left=3.96875,  # 5/32 in
             top=12.7,  # 1/2 in
-            pitch_x=69.85,  # 2-3/4 in
-            pitch_y=25.4,  # 1 in
+            pitch_x=106.3625,  # 4-3/16 in
+            pitch_y=50.8,  # 2 in
             stickers_per_label=2,
-            also=("5260", "5520", "5960", "8160", "8460", "18160"),
+            also=("5263", "5523", "5963", "8463", "15163", "18163"),
         ),
         LabelSheet(
-            name="avery-l7159",
-            title="Avery L7159 address labels, 63.5 x 33.9 mm, 24 per A4 sheet",
+            name="avery-l7163",
+            title="Avery L7163 address labels, 99.1 x 38.1 mm, 14 per A4 sheet",
             paper="a4",
-            label_w=63.5,
-            label_h=33.9,
-            columns=3,
-            rows=8,
-            left=7.21,
-            top=12.9,
-            pitch_x=66.04,
-            pitch_y=33.9,
-            stickers_per_label=2,
-            also=("J8159",),
-        ),
-        LabelSheet(
-            name="avery-l7160",
-            title="Avery L7160 address labels, 63.5 x 38.1 mm, 21 per A4 sheet",
-            paper="a4",
-            label_w=63.5,
+            label_w=99.1,
             label_h=38.1,
-            columns=3,
+            columns=2,
             rows=7,
-            left=7.21,
+            left=4.65,
             top=15.15,
-            pitch_x=66.04,
+            pitch_x=101.6,
             pitch_y=38.1,
             stickers_per_label=2,
-            also=("J8160",),
+            also=("J8163",),
         ),
     )
 }

@@ -102,7 +102,7 @@ def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
     with source:
         for frame in source:
             started = time.process_time()
-            seen = watcher.process(frame.image, frame.index, frame.timestamp)
+            seen = watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
             costs.append((time.process_time() - started) * 1000)
             for s in seen:
                 doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}

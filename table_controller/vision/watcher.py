@@ -54,8 +54,12 @@ class CardWatcher:
         self.reader = CardReader(self.calibration, self.family)
         self.last: list[CardSeen] = []
 
-    def process(self, frame: Image, index: int, time: float) -> list[Seen]:
-        self.last = self.reader.read(frame)
+    def process(
+        self, frame: Image, index: int, time: float, grey: Image | None = None
+    ) -> list[Seen]:
+        """One frame (BGR, for evidence) and, when the camera gives it, its grey plane
+        (what is read; read from ``frame`` otherwise)."""
+        self.last = self.reader.read(frame if grey is None else grey)
         events = self.tracker.update(index, time, [c.read() for c in self.last])
         out = []
         for event in events:
