@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,7 +42,7 @@ def test_points_on_and_next_to_every_edge() -> None:
     for zones in MAPS:
         for z in zones.calibration.zones:
             ring = np.array(z.polygon + z.polygon[:1])
-            for a, b in zip(ring[:-1], ring[1:], strict=True):
+            for a, b in itertools.pairwise(ring):
                 for t in np.linspace(0.0, 1.0, 7):
                     px, py = a + t * (b - a)
                     for dx, dy in ((0, 0), (0.3, 0), (-0.3, 0), (0, 0.7), (0, -0.7), (1.6, 1.6)):
