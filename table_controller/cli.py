@@ -140,9 +140,15 @@ def parser() -> argparse.ArgumentParser:
 
 def _command_groups() -> list[Callable[[Any], None]]:
     """The other command groups, each in its own module (some load OpenCV, about 0.2 s)."""
+    from table_controller.devices import seats_cli
     from table_controller.vision import calibrate_cli, deck_cli, read_cli
 
-    return [deck_cli.add_commands, calibrate_cli.add_commands, read_cli.add_commands]
+    return [
+        deck_cli.add_commands,
+        calibrate_cli.add_commands,
+        read_cli.add_commands,
+        seats_cli.add_commands,
+    ]
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
