@@ -30,11 +30,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 from gpiozero import Button
 
+from table_controller.closing import Closing
 from table_controller.devices.gpio import debounces_by_level, open_device
 from table_controller.devices.pins import PinMap
 from table_controller.devices.seat_events import (
@@ -74,7 +74,7 @@ class _State:
     stuck: bool = False
 
 
-class SeatButtons:
+class SeatButtons(Closing):
     """The twelve seat buttons and the director button of ``pin_map``.
 
     ``clock`` (seconds, monotonic) times the debounce and the stuck buttons; tests pass
@@ -190,17 +190,6 @@ class SeatButtons:
         with self._lock:
             self._buttons = []
             self._states = []
-
-    def __enter__(self) -> SeatButtons:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # --- gpiozero's callbacks (on its threads) -------------------------------------
 

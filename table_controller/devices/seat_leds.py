@@ -8,11 +8,11 @@ the pins; this is the only place that drives the lights.
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any
 
 from gpiozero import RGBLED
 
+from table_controller.closing import Closing
 from table_controller.devices.gpio import SeatDeviceError, open_device
 from table_controller.devices.pins import PinMap
 from table_controller.devices.seat_lights import ALL_OFF, RGB, Pattern, SeatLight, TableLights
@@ -26,7 +26,7 @@ DARK: RGB = (0.0, 0.0, 0.0)
 WHITE: RGB = (1.0, 1.0, 1.0)
 
 
-class SeatLeds:
+class SeatLeds(Closing):
     """The four seats' RGB lights on the pins of ``pin_map``, through ``pin_factory``.
 
     ``brightness`` (0 to 1) scales every colour: lower it for a dim room. ``slow_blink``
@@ -106,17 +106,6 @@ class SeatLeds:
         for led in self._leds:
             led.close()
         self._leds = []
-
-    def __enter__(self) -> SeatLeds:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _scaled(self, rgb: RGB, level: float = 1.0) -> RGB:
         k = self.brightness * level

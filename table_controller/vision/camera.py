@@ -34,12 +34,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+from table_controller.closing import Closing
 
 Image = npt.NDArray[np.uint8]
 N = TypeVar("N", int, float)
@@ -73,7 +74,7 @@ class Frame:
         return (w, h)
 
 
-class FrameSource(ABC):
+class FrameSource(Closing, ABC):
     """Frames from somewhere. Iterate it (it continues where it stopped), or ``read()``
     one frame (None at the end); ``close()`` when done, or use ``with``."""
 
@@ -113,17 +114,6 @@ class FrameSource(ABC):
 
     def close(self) -> None:
         self._closed = True
-
-    def __enter__(self) -> FrameSource:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
