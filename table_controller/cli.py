@@ -140,7 +140,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _command_groups() -> list[Callable[[Any], None]]:
     """The other command groups, each in its own module (some load OpenCV, about 0.2 s)."""
-    from table_controller.devices import seats_cli
+    from table_controller.devices import cube_cli, seats_cli
     from table_controller.vision import calibrate_cli, deck_cli, read_cli
 
     return [
@@ -148,6 +148,7 @@ def _command_groups() -> list[Callable[[Any], None]]:
         calibrate_cli.add_commands,
         read_cli.add_commands,
         seats_cli.add_commands,
+        cube_cli.add_commands,
     ]
 
 

@@ -1,0 +1,74 @@
+"""Where the cube's firmware files are, and loading its logic into this Python.
+
+The firmware lives in ``firmware/`` at the top of the checkout (design.md's folders), not
+inside the package: it is MicroPython for the board, and the package is the host. The
+host finds it next to the package, which is where it is in a checkout and in the
+editable install (``pip install -e .``, what ``make`` does). A wheel built from the
+project does not carry it, and the cube commands then say so.
+
+``frame.py`` is the package's own ``table_controller/devices/frame.py``: ``cube flash``
+copies it onto the board beside the firmware, and the emulator imports the firmware
+with that same module, so the cube and the host run one codec.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from table_controller.devices import frame
+from table_controller.devices.cube_types import CubeError
+
+if TYPE_CHECKING:
+    from firmware import cube as cube_module
+
+# The files on the board, in the order they are copied (main.py last: it starts them).
+BOARD_FILES = ("board_rp2040.py", "display.py", "cube.py", "main.py")
+HOST_LOGIC = ("display.py", "cube.py")  # what the emulator runs
+PACKAGE = "table_controller_firmware"  # the name the emulator imports them under
+
+
+class FirmwareNotFound(CubeError):
+    pass
+
+
+def firmware_dir() -> Path:
+    """The checkout's ``firmware/`` folder."""
+    here = Path(__file__).resolve().parents[2] / "firmware"
+    if all((here / name).is_file() for name in BOARD_FILES):
+        return here
+    raise FirmwareNotFound(
+        f"the cube's firmware is not at {here}: this copy of table-controller was "
+        "installed without it. Run the command from a checkout of the project, installed "
+        "with `pip install -e .` (what `make` does)."
+    )
+
+
+def files_to_flash() -> list[Path]:
+    """Every file the board needs: the shared frame module first, then the firmware."""
+    folder = firmware_dir()
+    return [Path(frame.__file__)] + [folder / name for name in BOARD_FILES]
+
+
+def load_cube() -> types.ModuleType:
+    """The firmware's ``cube`` module, imported into this Python (its ``display`` too).
+
+    The firmware's files are a flat folder on the board; here they become a package
+    with their folder as its path, so their names (``cube``, ``display``) cannot clash
+    with anything else this process imports.
+    """
+    if PACKAGE not in sys.modules:
+        package = types.ModuleType(PACKAGE)
+        package.__path__ = [str(firmware_dir())]
+        sys.modules[PACKAGE] = package
+    return importlib.import_module(PACKAGE + ".cube")
+
+
+def new_cube(board: object, now_ms: int, face_suits: tuple[int, ...]) -> cube_module.Cube:
+    """A freshly booted cube running the real firmware logic on ``board``."""
+    module = load_cube()
+    cube: cube_module.Cube = module.Cube(board, now_ms, face_suits)
+    return cube
