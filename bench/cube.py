@@ -35,12 +35,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import serial
+from sysinfo import cpu_model
 
 from table_controller.devices import frame
 from table_controller.devices.cube import TrumpCube
 from table_controller.devices.cube_backend import SerialBackend
 from table_controller.devices.cube_types import CubeConfig, CubeState, LinkChanged
-from table_controller.devices.emulator import Applied, CubeEmulator, EmulatedBoard, LineFaults
+from table_controller.devices.emulator import CubeEmulator, EmulatedBoard, LineFaults, delivery
 
 WAIT = 60.0
 ECHO = """
@@ -51,16 +52,6 @@ print(os.ttyname(slave), flush=True)
 while True:
     os.write(master, os.read(master, 4096))
 """
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def numbered(i: int) -> CubeState:
@@ -170,23 +161,6 @@ def round_trips(count: int, tmp: Path) -> None:
 # --- faults --------------------------------------------------------------------------
 
 
-def count_log(applied: list[Applied], sent: list[CubeState]) -> tuple[int, int, int, int]:
-    """(lost, applied twice, sent again after a reconnect, wrong) as tests/cube_helpers."""
-    keys = [(a.boot, a.session, a.seq) for a in applied]
-    twice = len(keys) - len(set(keys))
-    wire = [s.to_wire() for s in sent]
-    distinct: list[frame.State] = []
-    resent = 0
-    for a in applied:
-        if distinct and distinct[-1] == a.state:
-            resent += 1
-        else:
-            distinct.append(a.state)
-    lost = sum(1 for w in wire if w not in distinct)
-    wrong = sum(1 for d in distinct if d not in wire)  # a corrupted frame that passed its CRC
-    return lost, twice, resent, wrong
-
-
 def noisy(count: int, tmp: Path) -> None:
     scenarios = [("10% corrupted", 0.0, 0.10), ("10% dropped", 0.10, 0.0), ("5% + 5%", 0.05, 0.05)]
     print(f"{count} commands, one at a time, bytes damaged both ways:")
@@ -208,7 +182,8 @@ def noisy(count: int, tmp: Path) -> None:
                 cube.wait_shown(WAIT)
                 times.append(time.perf_counter() - t)
             took = time.perf_counter() - started
-            lost, twice, resent, wrong = count_log(em.applied, sent)
+            d = delivery(em.applied, sent)
+            lost, twice, resent, wrong = d.lost, d.twice, d.resent, d.wrong
             s = cube.stats
             firmware = em.cube
             dups = firmware.duplicates if firmware is not None else 0
@@ -287,7 +262,8 @@ def recovery(repeats: int, tmp: Path) -> None:
             cube.wait_shown(WAIT)
             replug.append(time.perf_counter() - t)
         sent = [numbered(k) for k in range(1, i + 1)]
-        lost, twice, resent, wrong = count_log(em.applied, sent)
+        d = delivery(em.applied, sent)
+        lost, twice, resent, wrong = d.lost, d.twice, d.resent, d.wrong
     print(f"recovery ({repeats} times each; 'recover' is from the line coming back to the state")
     print("acknowledged; the cut is noticed after the link timeout, by design):")
     print(f"  the cut noticed by the cube (its X blinks: +0..0.5 s): {summary(cube_noticed)}")

@@ -37,11 +37,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sysinfo import cpu_model, version
 
 from table_controller.cards import DECK
 from table_controller.rules import Game, Phase, Rules
@@ -56,23 +57,6 @@ SEATS = tuple(Seat)
 # CPU time of this process (OpenSpiel runs in it too, single-threaded): on a shared
 # machine, time spent waiting for the CPU does not count against either engine.
 clock = time.process_time
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 # --- the runners: each plays k more random hands per call, returns the steps applied ---

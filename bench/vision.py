@@ -55,7 +55,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,8 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sysinfo import cpu_model, version
 
 from table_controller.cards import DECK, Card
 from table_controller.seats import Seat
@@ -104,23 +105,6 @@ SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)  # clockwise: the order of play
 
 
 # --- small helpers ------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def ms(samples: Sequence[float]) -> tuple[float, float]:

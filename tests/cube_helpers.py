@@ -11,7 +11,7 @@ from typing import TypeVar
 from table_controller.devices.cube import TrumpCube
 from table_controller.devices.cube_backend import SerialBackend
 from table_controller.devices.cube_types import CubeConfig, CubeEvent, CubeState
-from table_controller.devices.emulator import Applied, CubeEmulator, LineFaults
+from table_controller.devices.emulator import Applied, CubeEmulator, LineFaults, delivery
 
 # Generous for a loaded 2-core CI machine: the tests wait on conditions, so a fast
 # machine never waits this long.
@@ -66,22 +66,8 @@ def numbered(i: int) -> CubeState:
 
 
 def check_log(applied: list[Applied], sent: list[CubeState]) -> tuple[int, int, int]:
-    """(lost, applied twice, re-sent after a reconnect) for states sent one at a time.
-
-    Applied twice is the failure the sequence numbers prevent: one (session, seq) applied
-    more than once. A state sent again after a reconnect is a new message (a new session)
-    applying the same snapshot, by design; it is counted apart.
-    """
-    keys = [(a.boot, a.session, a.seq) for a in applied]
-    twice = len(keys) - len(set(keys))
-    wire = [s.to_wire() for s in sent]
-    distinct = []
-    resent = 0
-    for a in applied:
-        if distinct and distinct[-1] == a.state:
-            resent += 1
-        else:
-            distinct.append(a.state)
-    lost = sum(1 for w in wire if w not in distinct)
-    assert distinct == [w for w in wire if w in distinct], "applied out of order"
-    return lost, twice, resent
+    """(lost, applied twice, re-sent after a reconnect) for states sent one at a time
+    (see ``emulator.delivery``); the states must have been applied in order."""
+    d = delivery(applied, sent)
+    assert d.in_order, "applied out of order"
+    return d.lost, d.twice, d.resent

@@ -32,6 +32,7 @@ from table_controller.devices import firmware, frame
 
 if TYPE_CHECKING:
     from firmware import cube as cube_module
+    from table_controller.devices.cube_types import CubeState
 
 WIDTH = 8
 HEIGHT = 8
@@ -236,6 +237,41 @@ class Applied:
     session: int
     boot: int  # 1 for the first power-on, 2 after the first replug, ...
     at: float
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How states sent one at a time fared, judged from the firmware's log.
+
+    Applied twice is the failure the sequence numbers prevent: one (session, seq)
+    applied more than once. A state sent again after a reconnect is a new message (a new
+    session) applying the same snapshot, by design; it is counted apart."""
+
+    lost: int  # sent, never applied
+    twice: int  # one (boot, session, seq) applied more than once
+    resent: int  # the same snapshot applied again after a reconnect
+    wrong: int  # applied, never sent (a damaged frame that passed its CRC)
+    in_order: bool  # the states applied in the order they were sent
+
+
+def delivery(applied: list[Applied], sent: list[CubeState]) -> Delivery:
+    """Judge ``applied`` (the emulator's log) against the states ``sent``."""
+    keys = [(a.boot, a.session, a.seq) for a in applied]
+    wire = [s.to_wire() for s in sent]
+    distinct: list[frame.State] = []
+    resent = 0
+    for a in applied:
+        if distinct and distinct[-1] == a.state:
+            resent += 1
+        else:
+            distinct.append(a.state)
+    return Delivery(
+        lost=sum(1 for w in wire if w not in distinct),
+        twice=len(keys) - len(set(keys)),
+        resent=resent,
+        wrong=sum(1 for d in distinct if d not in wire),
+        in_order=distinct == [w for w in wire if w in distinct],
+    )
 
 
 class CubeEmulator:
