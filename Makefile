@@ -18,10 +18,17 @@ $(STAMP): pyproject.toml scripts/setup.sh
 demo: $(STAMP)
 	@$(BIN)/table-controller demo
 
-test: $(STAMP)
+# MicroPython's WebAssembly port: the test that runs the cube's frame code under MicroPython.
+MPY_WASM := $(VENV)/micropython-wasm/node_modules/@micropython/micropython-webassembly-pyscript/micropython.mjs
+
+$(MPY_WASM): scripts/micropython-wasm.sh
+	@bash scripts/micropython-wasm.sh $(VENV)/micropython-wasm
+	@touch $(MPY_WASM)
+
+test: $(STAMP) $(MPY_WASM)
 	$(BIN)/ruff check .
 	$(BIN)/mypy $(TYPED)
-	$(BIN)/pytest
+	MICROPYTHON_WASM=$(abspath $(MPY_WASM)) $(BIN)/pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/hands.py

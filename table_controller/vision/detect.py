@@ -44,6 +44,7 @@ class CardSeen:
     corners: tuple[tuple[float, float], ...]  # image px of the marker read (first one)
     markers: int  # how many of its two markers were read
     confidence: float
+    on_line: bool = False  # on a zone's line (``zone`` is then None): to be moved into one
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -53,6 +54,7 @@ class CardSeen:
             "corners": [[round(a, 1), round(b, 1)] for a, b in self.corners],
             "markers": self.markers,
             "confidence": round(self.confidence, 3),
+            "on_line": self.on_line,
         }
 
     def read(self) -> CardRead:
@@ -62,12 +64,13 @@ class CardSeen:
 def card_center_px(corners: npt.NDArray[np.float32]) -> tuple[float, float]:
     """The card's centre in image px, from one of its markers' corners (clockwise from
     the marker's top-left)."""
-    (x, y), *_ = card_centres_px(np.asarray(corners, np.float64).reshape(1, 4, 2))
+    (x, y), *_ = card_centres(np.asarray(corners, np.float64).reshape(1, 4, 2))
     return (float(x), float(y))
 
 
-def card_centres_px(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """:func:`card_center_px` of N markers at once (N x 4 x 2 -> N x 2)."""
+def card_centres(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """:func:`card_center_px` of N markers at once (N x 4 x 2 -> N x 2), in the plane the
+    corners are given in: image px, or table mm (exact there, the card lying flat)."""
     tl, tr, bl = corners[:, 0], corners[:, 1], corners[:, 3]
     return np.asarray(
         corners.mean(axis=1) + _CENTER_X * (tr - tl) + _CENTER_Y * (bl - tl), np.float64
@@ -76,6 +79,10 @@ def card_centres_px(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]
 
 # A marker read more than this far from its printed size is not a card's (see _true_size).
 SIZE_TOLERANCE = 0.35
+
+# A card whose centre is nearer a zone's line than this is on the line, in no zone: a
+# reading is 0.6 mm off at the median, 3.5 mm at p99 (bench/vision.py, section 3).
+LINE_MM = 5.0
 
 # Read at a reduced size when the markers stay this many px a cell (bench/vision.py:
 # ArUco reads every sharp card from about 2.5 px a cell; 3 keeps a margin for blur).
@@ -108,7 +115,6 @@ class CardReader:
         longest = max(x1 - x0, y1 - y0) // k
         tuned = base.for_cells(s.min_cell_px / k, s.max_cell_px / k, longest)
         self.family = tuned if tune else base
-        self._card_px = CARD_H * calibration.px_per_mm()
         self._zones = ZoneMap(calibration)
 
     def _zones_box(self) -> tuple[int, int, int, int]:
@@ -149,56 +155,71 @@ class CardReader:
 
     def read(self, frame: Image) -> list[CardSeen]:
         """The cards in a frame, one entry per card (both its markers combined)."""
-        cards = self._true_size([s for s in self.sightings(frame) if s.marker not in FIDUCIALS])
-        if not cards:
+        return self.cards(self.sightings(frame))
+
+    def cards(self, sightings: list[Sighting]) -> list[CardSeen]:
+        """The cards among a frame's sightings: markers of the wrong size dropped, a
+        card's two markers combined, each placed on the table and in its zone."""
+        found = [s for s in sightings if s.marker not in FIDUCIALS]
+        if not found:
             return []
-        cards.sort(key=lambda s: s.marker)
-        centres = card_centres_px(np.array([s.corners for s in cards], np.float64)).tolist()
+        corners = np.array([s.corners for s in found], np.float64).reshape(-1, 2)
+        mm = image_to_table(self.calibration, corners).reshape(-1, 4, 2)
+        keep = self._true_size(mm)
+        # The card's centre from its marker's corners on the table: exact for a flat card.
+        centres = card_centres(mm[keep]).tolist()
+        cards = sorted(
+            zip([s for s, k in zip(found, keep.tolist(), strict=True) if k], centres, strict=True),
+            key=lambda p: p[0].marker,
+        )
         groups: list[list[Sighting]] = []
-        points: list[list[float]] = []
-        for _, run in itertools.groupby(zip(cards, centres, strict=True), lambda p: p[0].marker):
+        points: list[tuple[float, float]] = []
+        for _, run in itertools.groupby(cards, lambda p: p[0].marker):
             pairs = list(run)
             xs = [c[0] for _, c in pairs]
             ys = [c[1] for _, c in pairs]
-            if max(max(xs) - min(xs), max(ys) - min(ys)) > self._card_px:
+            if max(max(xs) - min(xs), max(ys) - min(ys)) > CARD_H:
                 # Far-apart readings of one card: keep them apart for the tracker.
                 groups.extend([s] for s, _ in pairs)
-                points.extend(c for _, c in pairs)
+                points.extend((c[0], c[1]) for _, c in pairs)
             else:
                 groups.append([s for s, _ in pairs])
-                points.append([sum(xs) / len(xs), sum(ys) / len(ys)])
-        mm = image_to_table(self.calibration, np.array(points, np.float64)).tolist()
-        return [self._seen(g, x, y) for g, (x, y) in zip(groups, mm, strict=True)]
+                points.append((sum(xs) / len(xs), sum(ys) / len(ys)))
+        return [self._seen(g, x, y) for g, (x, y) in zip(groups, points, strict=True)]
 
-    def _true_size(self, sightings: list[Sighting]) -> list[Sighting]:
-        """The sightings whose marker measures on the table what a card's marker is
-        printed: its sides and diagonals within ``SIZE_TOLERANCE`` of ``MARKER_MM``.
+    @staticmethod
+    def _true_size(mm: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """Which markers (their corners in table mm, N x 4 x 2) measure on the table what
+        a card's marker is printed: sides and diagonals within ``SIZE_TOLERANCE`` of
+        ``MARKER_MM``.
 
         A marker lying flat on the table always does (within 20% at p99.9 on the
         synthetic table, with blur and hands); the only misreads seen over 100,000
         sightings were outlines 56-63% off (bench/vision.py, section 3): something
         other than a card's marker, read as one."""
-        if not sightings:
-            return sightings
-        corners = np.array([s.corners for s in sightings], np.float64).reshape(-1, 2)
-        mm = image_to_table(self.calibration, corners).reshape(-1, 4, 2)
         sides = np.linalg.norm(mm - np.roll(mm, -1, axis=1), axis=2) / MARKER_MM
         diagonals = np.linalg.norm(mm[:, :2] - mm[:, 2:], axis=2) / (MARKER_MM * math.sqrt(2))
         off = np.abs(np.concatenate([sides, diagonals], axis=1) - 1.0).max(axis=1)
-        return [s for s, o in zip(sightings, off.tolist(), strict=True) if o <= SIZE_TOLERANCE]
+        return np.asarray(off <= SIZE_TOLERANCE)
 
     def _seen(self, sightings: list[Sighting], x: float, y: float) -> CardSeen:
         zone = self._zones.at(x, y)
         corners = tuple((a, b) for a, b in sightings[0].corners.tolist())
         confidence = min(1.0, 0.5 * len(sightings) + 0.5 * max(s.confidence for s in sightings))
-        return CardSeen(Card(sightings[0].marker), zone, x, y, corners, len(sightings), confidence)
+        on_line = zone is None and self._zones.on_line(x, y)
+        card = Card(sightings[0].marker)
+        return CardSeen(card, zone, x, y, corners, len(sightings), confidence, on_line)
 
 
 class ZoneMap:
     """Which zone holds a table point, looked up in a millimetre grid of the zones
-    (a few microseconds a card, against a polygon test per zone); points within a
-    millimetre or so of an edge are asked of the polygons themselves, so the answer
-    is exactly :meth:`Calibration.zone_at`'s."""
+    (a few microseconds a card, against a polygon test per zone).
+
+    A point within ``LINE_MM`` of a zone's line is in no zone: a card lying on the line
+    between two zones is not placed until it is moved clearly into one (a reading is a
+    few millimetres off at worst, so a zone decided by less than that would be a guess).
+    Points near a line are asked of the polygons themselves, so away from the lines the
+    answer is exactly :meth:`Calibration.zone_at`'s."""
 
     _NONE, _EDGE = 255, 254
 
@@ -218,7 +239,8 @@ class ZoneMap:
         # Earlier zones win where zones overlap (play zones come first): draw them last.
         for n in range(len(outlines) - 1, -1, -1):
             cv2.fillPoly(grid, [outlines[n]], n, shift=shift)
-        cv2.polylines(grid, outlines, True, self._EDGE, thickness=3, shift=shift)
+        band = 2 * math.ceil(LINE_MM + 1.5) + 1  # cells: every point near a line, and more
+        cv2.polylines(grid, outlines, True, self._EDGE, thickness=band, shift=shift)
         self.grid = grid
 
     def at(self, x: float, y: float) -> str | None:
@@ -228,6 +250,12 @@ class ZoneMap:
             return None
         v = int(self.grid[i, j])
         if v == self._EDGE:
+            if self.calibration.distance_to_line(x, y) < LINE_MM:
+                return None
             zone = self.calibration.zone_at(x, y)
             return None if zone is None else zone.name
         return None if v == self._NONE else self.names[v]
+
+    def on_line(self, x: float, y: float) -> bool:
+        """Whether a table point is within ``LINE_MM`` of a zone's line."""
+        return self.calibration.distance_to_line(x, y) < LINE_MM

@@ -139,6 +139,11 @@ class Calibration:
                 return zone
         return None
 
+    def distance_to_line(self, x: float, y: float) -> float:
+        """How far (mm) a table point is from the nearest zone's line, inside or out."""
+        point = (float(x), float(y))
+        return min(abs(cv2.pointPolygonTest(z.contour, point, True)) for z in self.zones)
+
     def zone(self, name: str) -> Zone:
         for zone in self.zones:
             if zone.name == name:
