@@ -17,6 +17,7 @@ from table_controller.rules.events import (
     HandDealt,
     HandScored,
     OrderedUp,
+    PenaltyAccepted,
     Passed,
     RenegeProven,
     TrickWon,
@@ -190,3 +191,32 @@ def test_legal_events_need_known_cards() -> None:
         game.push(OrderedUp(N))
         game.push(DealerDiscarded())
         game.legal_plays()
+
+
+@pytest.mark.parametrize("second_round", [False, True])
+def test_after_a_bid_out_of_turn_the_choices_include_voiding_it_alone(second_round: bool) -> None:
+    """003 IRREGULARITIES: "The non-offending team may void the out of turn bid and be
+    allowed to call alone ... but do so at their own risk as standard scoring will apply."
+    So ``legal_events`` (what a bot or the touchscreen offers) lists, for the other side,
+    taking the points and calling alone; and every one of them is accepted."""
+    game = Game(preset("td-tournament"))
+    game.push(DealerChosen(Seat.N))
+    game.push(HandDealt(Card.parse("9H"), {}))  # E, S, W, N to bid
+    if second_round:
+        for seat in (Seat.E, Seat.S, Seat.W, Seat.N):
+            game.push(Passed(seat))
+        game.push(TrumpCalled(Seat.W, Suit.S))  # E's turn: W out of turn
+    else:
+        game.push(OrderedUp(Seat.S))  # E's turn: S out of turn
+    assert game.phase is Phase.CHOOSING_REMEDY
+    choices = game.legal_events()
+    seats = {Seat.N, Seat.S} if second_round else {Seat.E, Seat.W}
+    assert {e.seat for e in choices if isinstance(e, PenaltyAccepted)} == seats
+    calls = [e for e in choices if isinstance(e, OrderedUp | TrumpCalled)]
+    assert calls and all(e.alone and e.seat in seats for e in calls)
+    if second_round:
+        assert {e.trump for e in calls if isinstance(e, TrumpCalled)} == {Suit.C, Suit.D, Suit.S}
+    for event in choices:
+        trial = game.copy()
+        trial.push(event)
+        assert trial.phase is not Phase.CHOOSING_REMEDY

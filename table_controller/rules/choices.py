@@ -62,8 +62,17 @@ def legal_events(game: Game) -> list[InputEvent]:
     if hand is None:
         return []
     if phase is Phase.CHOOSING_REMEDY:
+        # 003: the other side takes the points, or voids the bid and goes alone.
         assert hand.offender is not None
-        return [PenaltyAccepted(s) for s in hand.offender.team.other.seats]
+        other = hand.offender.team.other.seats
+        remedies: list[InputEvent] = [PenaltyAccepted(s) for s in other]
+        if rules.variant is Variant.EUCHRE and hand.upcard is not None:
+            if hand.round == 1:
+                remedies += [OrderedUp(s, True) for s in other]
+            else:
+                barred = hand.upcard.suit
+                remedies += [TrumpCalled(s, t, True) for s in other for t in SUITS if t != barred]
+        return remedies
     seat = game.to_act
     if seat is None:
         return []
