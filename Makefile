@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/hands.py
 	$(BIN)/python bench/vision.py
 	$(BIN)/python bench/cube.py
+	$(BIN)/python bench/table.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

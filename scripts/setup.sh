@@ -33,6 +33,8 @@ command -v "$python" >/dev/null 2>&1 || apt_install python3
 if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libzbar\.so\.0'; then
     apt_install libzbar0
 fi
+# The live table page is tested in Debian's chromium, headless (Playwright drives it).
+[ -x /usr/bin/chromium ] || apt_install chromium
 
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
 # install it there and let the virtual environment see the system's packages.

@@ -17,6 +17,7 @@ from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, preset
+from table_controller.table import run_cli
 from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, parse_lines, replay
 
 EXAMPLE = "td-tournament-game.jsonl"
@@ -38,6 +39,13 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    if args.video:
+        from table_controller.table.run_cli import cmd_replay_video
+
+        return cmd_replay_video(args, out)
+    if args.file is None:
+        print("error: give a transcript to replay, or --video DIR", file=sys.stderr)
+        return 2
     try:
         transcript = load(args.file)
         opts = {**transcript.options, **_options(args.option)}
@@ -97,7 +105,8 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_recorded_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """``demo --recorded``: the bundled example game, told hand by hand."""
     text = resources.files("table_controller").joinpath("examples", EXAMPLE).read_text()
     transcript = parse_lines(text.splitlines(), EXAMPLE)
     name = transcript.rules_name or DEFAULT_PRESET
@@ -116,13 +125,16 @@ def parser() -> argparse.ArgumentParser:
         prog="table-controller", description="The smart Euchre table's controller."
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    rp = sub.add_parser("replay", help="replay a transcript and print the output events")
-    rp.add_argument("file", help="a transcript (JSON Lines of input events)")
+    rp = sub.add_parser(
+        "replay", help="replay a transcript (or, with --video, a recorded table session)"
+    )
+    rp.add_argument("file", nargs="?", help="a transcript (JSON Lines of input events)")
     rp.add_argument("--rules", help="rule preset (default: the transcript's, else td-tournament)")
     rp.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="change a rule option"
     )
     rp.add_argument("--pretty", action="store_true", help="print the game for people")
+    run_cli.add_replay_video(rp)
     rp.set_defaults(func=cmd_replay)
     rules = sub.add_parser("rules", help="the rule presets")
     rsub = rules.add_subparsers(dest="rules_command", required=True)
@@ -131,8 +143,7 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("preset")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_rules_show)
-    demo = sub.add_parser("demo", help="replay the bundled example game, hand by hand")
-    demo.set_defaults(func=cmd_demo)
+    run_cli.add_demo(sub)
     for add_commands in _command_groups():
         add_commands(sub)
     return ap
@@ -141,6 +152,7 @@ def parser() -> argparse.ArgumentParser:
 def _command_groups() -> list[Callable[[Any], None]]:
     """The other command groups, each in its own module (some load OpenCV, about 0.2 s)."""
     from table_controller.devices import cube_cli, seats_cli
+    from table_controller.table import config_cli, log_cli, run_cli
     from table_controller.vision import calibrate_cli, deck_cli, read_cli
 
     return [
@@ -149,6 +161,9 @@ def _command_groups() -> list[Callable[[Any], None]]:
         read_cli.add_commands,
         seats_cli.add_commands,
         cube_cli.add_commands,
+        log_cli.add_commands,
+        config_cli.add_commands,
+        run_cli.add_commands,
     ]
 
 

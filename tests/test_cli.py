@@ -125,7 +125,7 @@ def test_rules_show_unknown(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_demo_replays_the_bundled_game() -> None:
-    code, text = run("demo")
+    code, text = run("demo", "--recorded")
     assert code == 0
     assert "RENEGE by" in text and "Game 1 over" in text
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from table_controller.cli import parser
 from table_controller.devices.gpio import GpioBackend, GpioUnavailable, make_pin_factory
 from table_controller.devices.pins import (
     DEFAULT_PIN_MAP,
@@ -246,7 +247,10 @@ def test_the_systemd_unit_restarts_the_table_as_an_ordinary_user() -> None:
     assert service["User"] not in ("", "root")
     assert set(service["SupplementaryGroups"].split()) == {"gpio", "video", "dialout"}
     assert service["ExecStart"].startswith(service["WorkingDirectory"] + "/.venv/bin/")
-    assert service["ExecStart"].endswith("table-controller run")
+    exe, *args = service["ExecStart"].split()
+    assert exe.endswith("/table-controller") and args[0] == "run"
+    parsed = parser().parse_args(args)  # the command line the unit runs is one `run` takes
+    assert parsed.config == service["WorkingDirectory"] + "/table.toml"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
 
 

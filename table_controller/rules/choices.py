@@ -97,7 +97,7 @@ def legal_events(game: Game) -> list[InputEvent]:
             named.append(None)
         return [TrumpCalled(seat, t) for t in named]
     if rules.variant is Variant.BID_EUCHRE:
-        return _bids(game, seat)
+        return bids(game, seat)
     upcard = hand.upcard
     assert upcard is not None
     if hand.round == 1:
@@ -113,7 +113,9 @@ def legal_events(game: Game) -> list[InputEvent]:
     return events
 
 
-def _bids(game: Game, seat: Seat) -> list[InputEvent]:
+def bids(game: Game, seat: Seat) -> list[InputEvent]:
+    """Bid Euchre: the bids ``seat`` may make now (a pass first where allowed); they do
+    not depend on the cards held, so the touchscreen offers them at a live table too."""
     hand, rules = game.hand, game.rules
     assert hand is not None
     amounts = list(range(rules.min_bid, rules.hand_size + 1))

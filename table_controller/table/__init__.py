@@ -1,0 +1,1 @@
+"""The running table: configuration, the event log, the event loop, the simulated table."""

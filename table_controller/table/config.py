@@ -1,0 +1,489 @@
+"""The table's configuration file (TOML): what this table is and what it is wired to.
+
+A director or a club edits it by hand, so it is read strictly and every mistake is
+reported at once, each naming the key, what is wrong and what to write instead: one
+``table-controller config check`` lists them all. Relative paths are relative to the
+file's folder, so a table's folder can be copied whole. The keys are in docs/config.md;
+``example_config()`` (examples/table.toml) is the documented example.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.devices.cube_types import CubeConfig
+from table_controller.devices.pin_config import parse_pin_map
+from table_controller.devices.pins import DEFAULT_PIN_MAP, PinMap, PinMapError, PinProblem
+from table_controller.rules.errors import RulesError
+from table_controller.rules.presets import PRESETS, Rules
+from table_controller.seats import SEATS, Seat
+from table_controller.table.config_reader import ConfigError, ConfigProblem, Reader, describe
+from table_controller.table.config_toml import example_config, to_toml
+from table_controller.transcript import DEFAULT_PRESET
+from table_controller.vision.camera import SOURCES, CameraError, parse_spec
+
+DOCS = "docs/config.md"
+NAME_MAX = 40
+PLAYER_MAX = 24
+GPIO_CHOICES = ("auto", "mock")
+CUBE_PORTS = ("auto", "emulator", "none")
+CALIBRATE = (
+    "run `table-controller calibrate` with the mat's four corner markers in view (it writes "
+    "calibration/table.json in the folder it is run in), then set "
+    'calibration = "calibration/table.json" under [camera]'
+)
+DEFAULT_CALIBRATION = Path("calibration/table.json")
+_PATH_KINDS = ("video", "folder", "image", "synthetic")  # camera kinds whose target is a file
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str = "picamera2"  # an open_camera spec
+    calibration: Path | None = None
+    lost_after: float = 3.0  # seconds without a frame: a fault
+    drift_check: float = 10.0  # seconds between fiducial checks; 0 = off
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class FeedConfig:
+    """The director's feed: the table's events published to an MQTT broker."""
+
+    enabled: bool = False
+    broker: str = "localhost"
+    port: int = 1883
+    topic: str = "euchre"
+    event: str = ""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str
+    rules_name: str
+    options: Mapping[str, Any]  # as written (keys with underscores), for the log
+    rules: Rules
+    players: Mapping[Seat, str]
+    camera: CameraConfig
+    gpio: str  # "auto" | "mock"
+    pins: PinMap
+    cube: CubeConfig | None  # None: the table has no cube
+    log: Path
+    web: WebConfig
+    feed: FeedConfig
+    disk_min_free_mb: int = 200
+    first_dealer: Seat | None = None
+    source: Path | None = field(default=None, compare=False)  # the file it was read from
+
+
+DEFAULT_PLAYERS = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
+_TABLES: dict[str, tuple[str, ...]] = {
+    "table": ("name", "log", "gpio", "disk_min_free_mb", "first_dealer"),
+    "rules": ("preset", "options"),
+    "players": ("N", "E", "S", "W"),
+    "camera": ("source", "calibration", "lost_after", "drift_check"),
+    "seats": ("N", "E", "S", "W", "director", "led_wiring"),
+    "cube": tuple(f.name for f in dataclasses.fields(CubeConfig)),
+    "web": ("host", "port"),
+    "feed": ("enabled", "broker", "port", "topic", "event"),
+}
+_CUBE_TIMES: tuple[str, ...] = (
+    "link_timeout",
+    "min_rto",
+    "max_rto",
+    "hello_interval",
+    "handshake_timeout",
+    "reconnect_interval",
+)
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check a configuration file; ``ConfigError`` lists every problem."""
+    p = Path(path)
+    source = str(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            [
+                ConfigProblem(
+                    "file",
+                    f"there is no file {p}",
+                    "give the path of the table's TOML file; `table-controller config "
+                    "example > table.toml` writes a documented one to start from",
+                )
+            ],
+            source,
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(
+            [ConfigProblem("file", f"{p} is a folder", "give the TOML file in it")], source
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            [ConfigProblem("file", f"cannot read {p} ({exc.strerror})", "check its permissions")],
+            source,
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(
+            [
+                ConfigProblem(
+                    "file",
+                    "the file is not UTF-8 text",
+                    "save it as UTF-8 (plain text) in the editor",
+                )
+            ],
+            source,
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([_syntax_problem(exc, text)], source) from None
+    config = parse_config(data, p.absolute().parent, source)
+    return dataclasses.replace(config, source=p)
+
+
+def _syntax_problem(exc: tomllib.TOMLDecodeError, text: str) -> ConfigProblem:
+    message = str(exc)
+    where = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+    what = message[: where.start()].strip() if where else message
+    what = what[:1].lower() + what[1:]
+    # "cannot declare ('rules', 'options') twice" -> "cannot declare [rules.options] twice"
+    what = re.sub(
+        r"\(((?:'[^']*',? ?)+)\)",
+        lambda m: "[" + ".".join(re.findall(r"'([^']*)'", m.group(1))) + "]",
+        what,
+    )
+    fix = f"correct the TOML there; {DOCS} shows every key"
+    if where is None:
+        return ConfigProblem("TOML", f"the file is not valid TOML: {what}", fix)
+    line, column = int(where.group(1)), int(where.group(2))
+    lines = text.splitlines()
+    shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    if what.startswith("invalid value"):
+        fix = 'text needs quotes (name = "Table 1"), true/false and numbers do not'
+    elif what.startswith("cannot declare") or what.startswith("cannot overwrite"):
+        fix = "each table and key may appear once: merge the two or delete one"
+    problem = f"not valid TOML: {what}" + (f" in `{shown}`" if shown else "")
+    return ConfigProblem(f"line {line}, column {column}", problem, fix)
+
+
+def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") -> TableConfig:
+    """Check the parsed TOML ``data``; relative paths are resolved against ``base``."""
+    r = Reader(base, _TABLES)
+    for key, value in data.items():
+        if key not in _TABLES:
+            r.unknown_top(key)
+        elif not isinstance(value, Mapping):
+            r.add(
+                key, f"{key} is {describe(value)}", f"write it as a table: [{key}] on its own line"
+            )
+    table = r.table(data, "table")
+    name = r.text(table, "table.name", None, limit=NAME_MAX)
+    gpio = r.choice(table, "table.gpio", "auto", GPIO_CHOICES)
+    disk = r.whole(table, "table.disk_min_free_mb", 200, low=0)
+    first = r.seat(table, "table.first_dealer")
+    log = r.path(table, "table.log", f"{_slug(name or '')}.sqlite")
+    rules_name, options, rules = _rules(r, r.table(data, "rules"))
+    players = _players(r, r.table(data, "players"))
+    camera = _camera(r, r.table(data, "camera"))
+    pins = _pins(r, data.get("seats"))
+    cube = _cube(r, r.table(data, "cube"))
+    web_t = r.table(data, "web")
+    web = WebConfig(
+        host=r.text(web_t, "web.host", WebConfig.host) or WebConfig.host,
+        port=r.whole(web_t, "web.port", WebConfig.port, low=0, high=65535),
+    )
+    feed = _feed(r, r.table(data, "feed"))
+    if r.problems:
+        raise ConfigError(r.problems, source)
+    assert name is not None and log is not None and rules is not None and pins is not None
+    return TableConfig(
+        name=name,
+        rules_name=rules_name,
+        options=options,
+        rules=rules,
+        players=players,
+        camera=camera,
+        gpio=gpio,
+        pins=pins,
+        cube=cube,
+        log=log,
+        web=web,
+        feed=feed,
+        disk_min_free_mb=disk,
+        first_dealer=first,
+    )
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "table"
+
+
+def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules | None]:
+    name = r.text(t, "rules.preset", DEFAULT_PRESET) or DEFAULT_PRESET
+    base = PRESETS[name].rules if name in PRESETS else None
+    if base is None and "preset" in t and isinstance(t["preset"], str):
+        near = difflib.get_close_matches(name, PRESETS, n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        r.add(
+            "rules.preset", f"unknown rule preset {name!r}", hint + "presets: " + ", ".join(PRESETS)
+        )
+    raw = r.table(t, "rules.options", known=None)
+    known = [f.name for f in dataclasses.fields(Rules)]
+    options: dict[str, Any] = {}
+    for key, value in raw.items():
+        option = key.replace("-", "_")
+        where = f"rules.options.{key}"
+        if option not in known:
+            shown = name if name in PRESETS else DEFAULT_PRESET
+            near = difflib.get_close_matches(option, known, n=1)
+            r.add(
+                where,
+                f"unknown rule option {key!r}",
+                (f"did you mean {near[0]!r}? " if near else "")
+                + f"`table-controller rules show {shown}` lists every option and its value",
+            )
+            continue
+        if isinstance(value, str) and value.strip().lower() == "none":
+            value = None  # TOML has no null: "none" empties an option that may be empty
+        try:
+            (base or Rules()).with_options({option: value})
+        except RulesError as exc:
+            if exc.message.startswith(f"option {option} "):
+                r.add(where, f"{key} cannot be {describe(value)}", f"allowed: {exc.expected}")
+                continue  # a check of the whole set is made below
+        options[option] = value
+    if base is None or len(options) < len(raw):
+        return name, options, None
+    try:
+        return name, options, base.with_options(options)
+    except RulesError as exc:
+        named = [k for k in options if re.search(rf"\b{k}\b", exc.message)]
+        key = f"rules.options.{named[0]}" if named else "rules.options"
+        r.add(key, f"with preset {name!r}: {exc.message}", f"expected {exc.expected}")
+        return name, options, None
+
+
+def _players(r: Reader, t: Mapping[str, Any]) -> dict[Seat, str]:
+    players = dict(DEFAULT_PLAYERS)
+    for seat in SEATS:
+        name = r.text(t, f"players.{seat.name}", DEFAULT_PLAYERS[seat], limit=PLAYER_MAX)
+        if name is not None:
+            players[seat] = name
+    return players
+
+
+def _camera(r: Reader, t: Mapping[str, Any]) -> CameraConfig:
+    d = CameraConfig()
+    source = r.text(t, "camera.source", d.source) or d.source
+    try:
+        spec = parse_spec(_resolve_spec(source, r.base))
+        source = str(spec)
+    except CameraError as exc:
+        problem, choose, kinds = str(exc).partition(": choose ")
+        fix = f"choose {kinds}" if choose else f"write KIND[:TARGET][,KEY=VALUE...] ({DOCS})"
+        r.add("camera.source", problem, fix)
+        spec = None
+    calibration = r.path(t, "camera.calibration", None)
+    if calibration is None and spec is not None and spec.kind != "synthetic":
+        # The calibrate command's default place, next to this file.
+        calibration = r.base / DEFAULT_CALIBRATION
+    return CameraConfig(
+        source=source,
+        calibration=calibration,
+        lost_after=r.number(t, "camera.lost_after", d.lost_after, low=0.1, high=600.0),
+        drift_check=r.number(t, "camera.drift_check", d.drift_check, low=0.0, high=86400.0),
+    )
+
+
+def _resolve_spec(text: str, base: Path) -> str:
+    """The spec with a file or folder target made absolute against the config's folder."""
+    head, comma, rest = text.strip().partition(",")
+    kind, colon, target = head.partition(":")
+    if colon and kind in SOURCES:
+        if kind in _PATH_KINDS and target and not Path(target).is_absolute():
+            return f"{kind}:{base / target}{comma}{rest}"
+        return text.strip()
+    if colon or head in SOURCES or head.isdigit() or head.startswith("/dev/") or not head:
+        return text.strip()  # a kind, a camera number, or a mistake parse_spec reports
+    return f"{base / head if not Path(head).is_absolute() else head}{comma}{rest}"
+
+
+def _pins(r: Reader, data: object) -> PinMap | None:
+    if data is None:
+        return DEFAULT_PIN_MAP
+    try:
+        return parse_pin_map(data)
+    except PinMapError as exc:
+        for p in exc.problems:
+            problem, fix = _split(p.message)
+            r.add(_pin_key(p), problem, fix or "see docs/seats.md")
+        return None
+
+
+def _pin_key(p: PinProblem) -> str:
+    """The config key of a pin problem: seats.director, seats.N.led, seats.N.pass..."""
+    function = p.function
+    if function.endswith("LED"):
+        function = "led"
+    elif function.endswith(" button"):
+        function = function.removesuffix(" button")
+    elif function in ("seat", "seat pin map"):
+        function = ""
+    parts = ["seats"] + ([p.seat.name] if p.seat is not None else []) + [function]
+    return ".".join(x for x in parts if x)
+
+
+def _split(message: str) -> tuple[str, str]:
+    """A pin message "X is Y: do Z." split at its first colon outside brackets/quotes."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(message):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"`" and not message[i - 1 : i].isalnum():  # not the ' of "N's"
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ":" and depth == 0 and message[i + 1 : i + 2] == " ":
+            return message[:i], message[i + 2 :].rstrip(".")
+    return message.rstrip("."), ""
+
+
+def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
+    d = CubeConfig()
+    port = r.text(t, "cube.port", d.port) or d.port
+    if port.lower() in CUBE_PORTS:
+        port = port.lower()
+    elif not (port.startswith("/") or "://" in port or re.fullmatch(r"COM\d+", port)):
+        r.add(
+            "cube.port",
+            f"{port!r} is not a port",
+            'write "auto" (find the cube on USB), a device path such as '
+            '"/dev/serial/by-id/usb-MicroPython_...", "emulator", or "none" (no cube)',
+        )
+    kw: dict[str, Any] = {"port": port}
+    for name in _CUBE_TIMES:
+        high = 3600.0 if name != "min_rto" and name != "max_rto" else 60.0
+        kw[name] = r.number(t, f"cube.{name}", getattr(d, name), low=0.001, high=high)
+    kw["baudrate"] = r.whole(t, "cube.baudrate", d.baudrate, low=300, high=4_000_000)
+    try:
+        cube = CubeConfig(**kw)
+    except ValueError as exc:
+        message = str(exc)
+        named = [n for n in _CUBE_TIMES if message.startswith(n)]
+        problem, _, fix = message.partition(": ")
+        if message.startswith("min_rto must be"):
+            problem = f"min_rto is {kw['min_rto']:g} and max_rto {kw['max_rto']:g}"
+            fix = f"{message} (the defaults are {d.min_rto:g} and {d.max_rto:g})"
+        r.add(f"cube.{named[0] if named else 'min_rto'}", problem, fix or f"see {DOCS}")
+        return None
+    return None if port == "none" else cube
+
+
+def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
+    d = FeedConfig()
+    feed = FeedConfig(
+        enabled=r.boolean(t, "feed.enabled", d.enabled),
+        broker=r.text(t, "feed.broker", d.broker) or d.broker,
+        port=r.whole(t, "feed.port", d.port, low=1, high=65535),
+        topic=r.text(t, "feed.topic", d.topic) or d.topic,
+        event=r.text(t, "feed.event", d.event, empty=True, limit=80) or "",
+    )
+    if any(c in feed.topic for c in "+#\0") or feed.topic.startswith("$"):
+        r.add(
+            "feed.topic",
+            f"the topic {feed.topic!r} has an MQTT wildcard (+ or #) or starts with $",
+            'write a plain topic such as "euchre" or "club/euchre"',
+        )
+    return feed
+
+
+def check_files(config: TableConfig) -> list[ConfigProblem]:
+    """What the files the configuration names say: the calibration is there and loads,
+    a recorded camera source exists, the log's folder exists. ``config check`` runs it;
+    at the table these are faults, not refusals."""
+    from table_controller.vision.layout import Calibration, CalibrationError
+
+    problems: list[ConfigProblem] = []
+    cal = config.camera.calibration
+    if cal is not None:
+        if not cal.exists():
+            problems.append(
+                ConfigProblem(
+                    "camera.calibration", f"there is no calibration file {cal}", CALIBRATE
+                )
+            )
+        else:
+            try:
+                Calibration.load(cal)
+            except CalibrationError as exc:
+                why = str(exc).removeprefix(f"{cal}: ").split(": run `table-controller calibrate`")
+                problem = f"the calibration file {cal} cannot be used: {why[0]}"
+                problems.append(ConfigProblem("camera.calibration", problem, CALIBRATE))
+    spec = parse_spec(config.camera.source)
+    if spec.kind in _PATH_KINDS and spec.target and not Path(spec.target).exists():
+        problems.append(
+            ConfigProblem(
+                "camera.source",
+                f"there is no {'folder' if spec.kind == 'folder' else 'file'} {spec.target}",
+                "check the path (relative paths are relative to the configuration file)",
+            )
+        )
+    log = config.log
+    if log.is_dir():
+        problems.append(
+            ConfigProblem(
+                "table.log", f"{log} is a folder", 'name a file in it, e.g. "table.sqlite"'
+            )
+        )
+    elif not log.parent.is_dir():
+        problems.append(
+            ConfigProblem(
+                "table.log",
+                f"the folder {log.parent} does not exist",
+                "create it (or plug in the drive it is on), or change table.log",
+            )
+        )
+    return problems
+
+
+def demo_config(folder: Path, *, port: int = 0) -> TableConfig:
+    """The simulated table: synthetic camera, mock pins, the cube's firmware emulated,
+    its log in ``folder``, the page on this machine only."""
+    data: dict[str, Any] = {
+        "table": {"name": "Demo table", "gpio": "mock", "log": "demo.sqlite"},
+        "camera": {"source": "synthetic"},
+        "cube": {"port": "emulator"},
+        "web": {"host": "127.0.0.1", "port": port},
+    }
+    return parse_config(data, Path(folder), "<demo>")
+
+
+__all__ = [
+    "CameraConfig",
+    "ConfigError",
+    "ConfigProblem",
+    "FeedConfig",
+    "TableConfig",
+    "WebConfig",
+    "check_files",
+    "demo_config",
+    "example_config",
+    "load_config",
+    "parse_config",
+    "to_toml",
+]

@@ -1,0 +1,129 @@
+"""``table-controller config``: check a table's configuration file, or print the
+documented example to start one from.
+
+``config check`` reads the file as ``run`` does, then also looks at the files it names
+(the calibration, a recorded camera source, the log's folder), so a director learns of
+every mistake before the players sit down. Exit codes follow the CLI: 0 good, 2 a file
+that cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.rules.presets import PRESETS
+from table_controller.table.config import (
+    DOCS,
+    ConfigError,
+    TableConfig,
+    check_files,
+    example_config,
+    load_config,
+)
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        config = load_config(args.file)
+    except ConfigError as exc:
+        return _report(exc)
+    problems = check_files(config)
+    if problems:
+        return _report(ConfigError(problems, args.file))
+    out.write(f"{args.file} is good.\n")
+    for label, text in summary(config):
+        out.write(f"  {label + ':':<9}{text}\n")
+    return 0
+
+
+def _report(exc: ConfigError) -> int:
+    print(str(exc), file=sys.stderr)
+    count = len(exc.problems)
+    noun = "problem" if count == 1 else "problems"
+    print(f"{count} {noun}; every key is explained in {DOCS}.", file=sys.stderr)
+    return 2
+
+
+def summary(config: TableConfig) -> list[tuple[str, str]]:
+    """The configuration in a few lines, for the director to read over."""
+    options = ", ".join(f"{k} = {v}" for k, v in config.options.items())
+    rules = f"{config.rules_name} ({PRESETS[config.rules_name].title})"
+    cam = config.camera
+    camera = cam.source + (f", calibration {cam.calibration}" if cam.calibration else "")
+    if config.cube is None:
+        cube = "none"
+    elif config.cube.port == "auto":
+        cube = "auto (the Pico found on USB)"
+    elif config.cube.port == "emulator":
+        cube = "emulator (the cube's firmware run on this machine)"
+    else:
+        cube = config.cube.port
+    from table_controller.devices.pins import DEFAULT_PIN_MAP
+
+    pins = "the default map" if config.pins == DEFAULT_PIN_MAP else "from [seats]"
+    web = config.web
+    reach = "this machine only" if web.host in ("127.0.0.1", "localhost") else "the network"
+    port = "a free port" if web.port == 0 else str(web.port)
+    feed = "off"
+    if config.feed.enabled:
+        f = config.feed
+        feed = f"mqtt://{f.broker}:{f.port}, topic {f.topic}" + (
+            f", event {f.event}" if f.event else ""
+        )
+    players = ", ".join(f"{seat.name} {name}" for seat, name in config.players.items())
+    first = f", first dealer {config.first_dealer.name}" if config.first_dealer else ""
+    return [
+        ("table", config.name),
+        ("log", str(config.log)),
+        ("rules", rules + (f"; {options}" if options else "") + first),
+        ("players", players),
+        ("camera", camera),
+        ("cube", cube),
+        ("pins", f"{pins}, {config.pins.led_wiring.value} lights; gpio {config.gpio}"),
+        ("page", f"{web.host}:{port} ({reach})"),
+        ("feed", feed),
+    ]
+
+
+def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
+    text = example_config()
+    if args.out is None:
+        out.write(text)
+        return 0
+    path = Path(args.out)
+    if path.exists():
+        print(
+            f"error: {path} exists and is kept as it is: give another --out name, "
+            "or delete it first",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {path} ({exc.strerror}): choose another place", file=sys.stderr)
+        return 2
+    out.write(f"wrote {path}: edit it, then `table-controller config check {path}`\n")
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add the ``config`` command group to a ``table-controller`` parser's subparsers."""
+    config = subparsers.add_parser(
+        "config",
+        help="the table's configuration file: check one, or start from the example",
+        description=f"The table's configuration (TOML); every key is in {DOCS}.",
+    )
+    sub = config.add_subparsers(dest="config_command", required=True, metavar="COMMAND")
+    check = sub.add_parser("check", help="check a configuration file and the files it names")
+    check.add_argument("file", metavar="FILE", help="the table's TOML file")
+    check.set_defaults(func=cmd_check)
+    example = sub.add_parser("example", help="print the documented example configuration")
+    example.add_argument("--out", metavar="FILE", help="write it to FILE (never overwritten)")
+    example.set_defaults(func=cmd_example)
+
+
+__all__ = ["add_commands", "summary"]

@@ -1,0 +1,127 @@
+"""The configuration as TOML text: the documented example, and a configuration written
+back to a file (``to_toml``) that reads to the same configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from table_controller.devices.pins import DEFAULT_PIN_MAP
+
+if TYPE_CHECKING:
+    from table_controller.table.config import TableConfig
+
+
+def example_config() -> str:
+    """The documented example (examples/table.toml): every key, commented. It parses."""
+    return EXAMPLE
+
+
+EXAMPLE = """\
+# The configuration of one Euchre table: `table-controller run --config table.toml`.
+# Check it with `table-controller config check table.toml`; docs/config.md explains
+# every key. Paths are relative to this file's folder. Leave a key out for its default.
+
+[table]
+name = "Table 1"            # on the page and in the event log; at most 40 characters
+log = "table-1.sqlite"      # the event log (default: the name as a file name + .sqlite)
+gpio = "auto"               # "auto": the Raspberry Pi's pins; "mock": simulated pins
+disk_min_free_mb = 200      # less free space than this where the log is: a fault
+# first_dealer = "N"        # the seat dealing first; left out, the rules choose it
+
+[rules]
+preset = "td-tournament"    # `table-controller rules list` lists the presets
+
+[rules.options]             # change any option: `table-controller rules show PRESET`
+# points_to_win = 11
+# hands_per_game = "none"   # "none" empties an option that may be empty
+
+[players]                   # the names shown on the page; at most 24 characters
+N = "North"
+E = "East"
+S = "South"
+W = "West"
+
+[camera]
+source = "picamera2"        # or "usb:0", "video:FILE", "folder:DIR", "synthetic"
+calibration = "calibration/table.json"   # written by `table-controller calibrate`
+lost_after = 3.0            # seconds without a frame: "camera lost" on the page
+drift_check = 10.0          # seconds between checks that camera and mat stay put; 0: never
+
+[cube]
+port = "auto"               # "auto", a path such as "/dev/serial/by-id/usb-MicroPython_...",
+                            # "emulator" (the firmware run here), or "none" (no cube)
+link_timeout = 2.0          # seconds without a word from the cube: the link is lost
+min_rto = 0.025             # seconds before a message is sent again, at least...
+max_rto = 0.25              # ...and at most
+hello_interval = 0.05       # seconds between hellos while the cube does not answer
+handshake_timeout = 3.0     # seconds before the port is closed and opened again
+reconnect_interval = 0.25   # seconds between attempts to open a missing port
+baudrate = 115200           # the Pico's USB serial ignores it; a UART would not
+
+[web]                       # the live table page (and the kiosk's touchscreen)
+host = "0.0.0.0"            # "0.0.0.0": every machine on the network; "127.0.0.1": this one
+port = 8080
+
+[feed]                      # the director's feed: the table's events sent to an MQTT broker
+enabled = false
+broker = "localhost"
+port = 1883
+topic = "euchre"
+event = ""                  # the event's name, e.g. "club-night-may"
+
+# The seat lights and buttons: GPIO (BCM) numbers, not header pin numbers (docs/seats.md).
+# `table-controller seats pins` shows them with their header pins.
+""" + DEFAULT_PIN_MAP.toml()
+
+
+def to_toml(config: TableConfig) -> str:
+    """The configuration as a file ``load_config`` reads back to the same configuration
+    (paths written absolute), e.g. to start ``run --config`` on a demo table."""
+    out: list[str] = []
+
+    def section(name: str, values: Mapping[str, Any]) -> None:
+        out.append(f"[{name}]")
+        out.extend(f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None)
+        out.append("")
+
+    section(
+        "table",
+        {
+            "name": config.name,
+            "log": str(config.log),
+            "gpio": config.gpio,
+            "disk_min_free_mb": config.disk_min_free_mb,
+            "first_dealer": config.first_dealer.name if config.first_dealer else None,
+        },
+    )
+    section("rules", {"preset": config.rules_name})
+    section("rules.options", {k: "none" if v is None else v for k, v in config.options.items()})
+    section("players", {s.name: n for s, n in config.players.items()})
+    c = config.camera
+    cal = str(c.calibration) if c.calibration else None
+    section(
+        "camera",
+        {
+            "source": c.source,
+            "calibration": cal,
+            "lost_after": c.lost_after,
+            "drift_check": c.drift_check,
+        },
+    )
+    cube = dataclasses.asdict(config.cube) if config.cube else {"port": "none"}
+    section("cube", cube)
+    section("web", dataclasses.asdict(config.web))
+    section("feed", dataclasses.asdict(config.feed))
+    out.append(config.pins.toml())
+    return "\n".join(out)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'

@@ -1,0 +1,236 @@
+"""What the table's sensors mean to the rules, phase by phase (pure).
+
+The camera reports cards laid, moved and removed in zones; the seat buttons report
+presses; the page posts the action a player tapped. None of these is a rules event by
+itself: a card laid in North's play zone is a card dealt face up while the first dealer
+is being found, a cut under high-cut rules, and a card played once play has begun. This
+module says which, from the game's phase, and nothing else: it keeps no state and does
+no IO, so a replay or a test gets the same answer as the live table.
+
+Something that cannot mean anything now (a card laid in a play zone during the bidding,
+a press out of turn) is never dropped in silence: it raises ``Refused`` with the seat
+and what to do, and the table shows it on the page and the seat's light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller.cards import Suit
+from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
+from table_controller.devices.seat_input import PressRefused, press_to_event
+from table_controller.rules.codec import INPUT_BY_NAME, CodecError, decode_input
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import (
+    CardCut,
+    CardPlayed,
+    DealerDiscarded,
+    FaceUpCardDealt,
+    HandDealt,
+    InputEvent,
+)
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.rules.presets import FirstDealer, Variant
+from table_controller.seats import Seat
+from table_controller.vision.tracker import (
+    CardLaid,
+    CardMoved,
+    CardRemoved,
+    CardSeenTwice,
+    TrackerEvent,
+)
+
+
+class Refused(PressRefused):
+    """An input the table does not pass on to the rules: ``problem`` and ``what_to_do``
+    in words for the players, and the seat it came from (None: the table as a whole)."""
+
+    def __init__(self, problem: str, what_to_do: str, seat: Seat | None = None) -> None:
+        super().__init__(problem, what_to_do)
+        self.seat = seat
+
+
+def zone_seat(zone: str, kind: str = "play") -> Seat | None:
+    """The seat of a zone named ``kind:SEAT`` ("play:N"), or None for another zone."""
+    head, sep, tail = zone.partition(":")
+    if head != kind or not sep:
+        return None
+    try:
+        return Seat.parse(tail)
+    except ValueError:
+        return None
+
+
+# --- the camera ------------------------------------------------------------------------
+
+
+def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
+    """The rules event a camera event is, now; None when it is none (a card picked up, a
+    trick gathered into a tricks zone). Raises ``Refused`` for a card laid in a play
+    zone when no card is played, and for a card seen in two places at once."""
+    if isinstance(event, CardSeenTwice):
+        raise Refused(
+            f"the camera sees {event.card} in two places at once",
+            "two cards carry the same marker, or one is misread: the director checks the "
+            "deck and the cards on the table",
+        )
+    if isinstance(event, CardRemoved):
+        return None
+    zone = event.zone
+    card = event.card
+    if zone == "kitty":
+        return _kitty(game, event)
+    seat = zone_seat(zone)
+    if seat is None:
+        return None  # a tricks zone: a trick gathered, or a card turned over there
+    phase = game.phase
+    if phase is Phase.CHOOSING_DEALER:
+        how = game.rules.first_dealer
+        if how in (FirstDealer.FIRST_ACE, FirstDealer.FIRST_JACK):
+            return FaceUpCardDealt(seat, card)
+        if how is FirstDealer.HIGH_CUT:
+            return CardCut(seat, card)
+        raise Refused(
+            f"{card} laid in {seat}'s play zone, but these rules choose the first dealer "
+            "by agreement, not by the cards",
+            "pick the card up and choose the first dealer on the table's screen (or ask "
+            "the director)",
+            seat,
+        )
+    if phase in (Phase.PLAYING, Phase.DISCARDING):
+        # Before the discard it is a lead too early: the rules say what follows (003).
+        return CardPlayed(seat, card)
+    if phase is Phase.OVER:
+        raise Refused(
+            f"{card} laid in {seat}'s play zone, but the game is over",
+            "pick it up: the director starts the next game",
+            seat,
+        )
+    raise Refused(
+        f"{card} laid in {seat}'s play zone, but no card is played now",
+        f"pick it up: the table is waiting for {game.expecting()}",
+        seat,
+    )
+
+
+def _kitty(game: Game, event: CardLaid | CardMoved) -> InputEvent | None:
+    """The turned-up card: the deal is done (the hands stay unknown, as at a live
+    table). Any other card in the kitty means nothing to the rules."""
+    if game.phase is not Phase.DEALING:
+        return None
+    if game.rules.variant is not Variant.EUCHRE:
+        raise Refused(
+            f"{event.card} turned up in the kitty, but Bid Euchre deals every card",
+            "pick it up and deal it; tell the director when the deal is done",
+        )
+    return HandDealt(upcard=event.card)
+
+
+# --- the seat buttons -----------------------------------------------------------------
+
+
+def from_press(
+    game: Game, press: ButtonPressed, cube_suit: Suit | None
+) -> InputEvent | DirectorCalled:
+    """What a press means now. ``cube_suit`` is the suit the trump cube shows (for a
+    call in the second round). The dealer's pass button while discarding says "I have
+    discarded" (face down: the card is not seen). Raises ``Refused``."""
+    if press.button is SeatButton.DIRECTOR:
+        return DirectorCalled(press.seat)
+    seat = press.seat
+    hand = game.hand
+    discarding = hand is not None and (
+        game.phase is Phase.DISCARDING or (game.phase is Phase.PLAYING and hand.discard_pending)
+    )
+    if discarding and seat is not None:
+        assert hand is not None
+        return _discarded(game, seat, hand.dealer, press.button)
+    try:
+        return press_to_event(game, press, cube_suit)
+    except PressRefused as exc:
+        raise Refused(exc.problem, exc.what_to_do, seat) from exc
+
+
+def _discarded(game: Game, seat: Seat, dealer: Seat, button: SeatButton) -> InputEvent:
+    if seat != dealer:
+        if game.phase is Phase.PLAYING:
+            raise Refused(
+                f"{dealer} (the dealer) has still to discard; play goes on with cards",
+                "lay your card in your play zone when it is your turn",
+                seat,
+            )
+        raise Refused(
+            f"{dealer} (the dealer) is discarding, not {seat}",
+            "wait for the dealer to discard",
+            seat,
+        )
+    if button is not SeatButton.PASS:
+        raise Refused(
+            f"{dealer} is the dealer and discards now",
+            "take the turned-up card, lay one card face down, then press pass",
+            seat,
+        )
+    event = DealerDiscarded(None)
+    _check(game, event, seat)
+    return event
+
+
+# --- the page -------------------------------------------------------------------------
+
+
+def from_page(game: Game, payload: Mapping[str, Any]) -> InputEvent:
+    """The event a player tapped on the page: one of the snapshot's actions (an encoded
+    event, with the acting ``seat``). Raises ``Refused`` for one the table cannot read
+    or the rules would not take now."""
+    doc = dict(payload)
+    # "seat" is the seat that tapped; it is also a field of most events.
+    seat_text = doc.get("seat") if _has_field(doc, "seat") else doc.pop("seat", None)
+    seat: Seat | None = None
+    if isinstance(seat_text, str):
+        try:
+            seat = Seat.parse(seat_text)
+        except ValueError:
+            seat = None
+    try:
+        event = decode_input(doc)
+    except (CodecError, ValueError) as exc:
+        raise Refused(
+            f"the table cannot read what the page sent ({exc})",
+            "reload the page and tap again",
+            seat,
+        ) from exc
+    own = getattr(event, "seat", None)
+    if seat is not None and isinstance(own, Seat) and own != seat:
+        raise Refused(
+            f"a choice for {own} was tapped as {seat}'s",
+            "reload the page and tap again",
+            seat,
+        )
+    _check(game, event, own if isinstance(own, Seat) else seat)
+    return event
+
+
+def _has_field(doc: Mapping[str, Any], name: str) -> bool:
+    """Whether the event ``doc`` names has the field ``name``."""
+    kind = doc.get("event")
+    cls = INPUT_BY_NAME.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        return False
+    return any(f.name == name for f in dataclasses.fields(cls))
+
+
+def _check(game: Game, event: InputEvent, seat: Seat | None) -> None:
+    """The rules' answer before the event goes anywhere: the legal events at once where
+    the hands are known, else a trial on a copy of the game, with its reason for a no."""
+    if event in game.legal_events():
+        return
+    try:
+        game.copy().push(event)
+    except RulesError as exc:
+        raise Refused(exc.message, exc.expected or "ask the director", seat) from exc
+
+
+__all__ = ["Refused", "from_page", "from_press", "from_vision", "zone_seat"]

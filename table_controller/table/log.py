@@ -1,0 +1,498 @@
+"""The event log: every input event the table accepted, in order, in one SQLite file.
+
+The log is the table's memory. An event is written (committed and fsync'd) before the
+table acts on it, so whatever the lights, the cube or the page showed can be rebuilt by
+replaying the log; a table that restarts replays its last game and resumes mid-hand.
+
+One file holds one table's games: a ``games`` row per game (its rules and players), an
+append-only stream of ``events`` keyed by (game, seq), the camera's ``evidence`` images
+and the devices' ``faults``. Triggers refuse every UPDATE and DELETE, so not even a stray
+write can change history. A file that is not a table-controller log, is damaged, was
+written by a newer version or belongs to another table is refused with a ``LogError``
+saying what to do, and is left exactly as it was. docs/event-log.md describes the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from table_controller import __version__
+from table_controller.rules.codec import decode_input, encode
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import InputEvent
+from table_controller.rules.presets import preset
+from table_controller.seats import Seat
+
+LOG_FORMAT = "table-controller-log/1"
+SCHEMA_VERSION = 1  # PRAGMA user_version; LOG_FORMAT's number
+APPLICATION_ID = 0x54434C47  # "TCLG" in the SQLite header: a table-controller log
+SOURCES = ("camera", "button", "cube", "page", "director", "sim")
+BUSY_TIMEOUT_MS = 5000
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_TABLES = ("meta", "games", "events", "evidence", "faults")
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE games (game INTEGER PRIMARY KEY, rules TEXT NOT NULL,"
+    " options TEXT NOT NULL, players TEXT NOT NULL, started REAL NOT NULL)",
+    "CREATE TABLE events (game INTEGER NOT NULL REFERENCES games (game),"
+    " seq INTEGER NOT NULL, event TEXT NOT NULL, source TEXT NOT NULL,"
+    " recorded REAL NOT NULL, PRIMARY KEY (game, seq)) WITHOUT ROWID",
+    "CREATE TABLE evidence (game INTEGER NOT NULL, seq INTEGER NOT NULL, png BLOB NOT NULL,"
+    " PRIMARY KEY (game, seq), FOREIGN KEY (game, seq) REFERENCES events (game, seq))",
+    "CREATE TABLE faults (at REAL NOT NULL, device TEXT NOT NULL, problem TEXT, fix TEXT NOT NULL)",
+    *(
+        f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table} BEGIN"
+        f" SELECT RAISE(ABORT, 'the event log is append-only: {table} cannot be changed');"
+        " END"
+        for table in _TABLES
+        for verb in ("UPDATE", "DELETE")
+    ),
+)
+
+
+class LogError(RuntimeError):
+    """What is wrong with the log and what to do; a refused file is left untouched.
+    ``game`` and ``seq`` name the event concerned, where there is one."""
+
+    def __init__(self, message: str, *, game: int | None = None, seq: int | None = None):
+        super().__init__(message)
+        self.game = game
+        self.seq = seq
+
+
+class LogConflict(LogError):
+    """The (game, seq) is already written: someone else wrote this game's next event."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game: int
+    rules_name: str
+    options: dict[str, Any]
+    players: dict[Seat, str]
+    started: float  # wall clock (Unix time)
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    game: int
+    seq: int
+    event: InputEvent
+    source: str
+    recorded: float  # wall clock (Unix time)
+    has_evidence: bool
+
+
+class EventLog:
+    """One table's log file. Safe to share between threads (one lock, one connection)."""
+
+    table: str
+    path: Path
+
+    def __init__(self, path: str | Path, *, table: str, create: bool = True) -> None:
+        if not table.strip():
+            raise LogError("the table has no name: give it one (config [table] name)")
+        self._open(Path(path), table=table, create=create, read_only=False)
+
+    @classmethod
+    def open_existing(cls, path: str | Path) -> EventLog:
+        """An existing log, read-only (for export and checks): never creates or changes it."""
+        log = cls.__new__(cls)
+        log._open(Path(path), table=None, create=False, read_only=True)
+        return log
+
+    # --- opening --------------------------------------------------------------------
+
+    def _open(self, path: Path, *, table: str | None, create: bool, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._lock = threading.Lock()
+        if not path.exists():
+            if not create:
+                raise LogError(f"{path}: no such log file; check the path")
+            assert table is not None
+            _create(path, table)
+        found = _check(path)
+        if table is not None and found != table:
+            raise LogError(
+                f"{path} is the log of table {found!r}, not {table!r}: give each table its "
+                "own log file ([table] log in its config), or use this table's name"
+            )
+        self.table = found
+        try:
+            if read_only:
+                self._conn = _connect_read_only(path)
+            else:
+                self._conn = sqlite3.connect(
+                    path, isolation_level=None, check_same_thread=False, timeout=5
+                )
+                self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if mode != "wal":
+                    raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
+                self._conn.execute("PRAGMA synchronous = FULL")
+                self._conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise LogError(f"{path}: cannot be opened ({exc}); {_DISK_FIX}") from None
+
+    # --- writing --------------------------------------------------------------------
+
+    def start_game(
+        self,
+        rules_name: str,
+        options: Mapping[str, Any],
+        players: Mapping[Seat, str],
+        *,
+        started: float | None = None,
+    ) -> int:
+        """A new game under a rule preset; its number (1 for the log's first)."""
+        try:
+            preset(rules_name, options)
+        except RulesError as exc:
+            raise LogError(f"cannot start a game: {exc}") from None
+        try:
+            options_json = json.dumps(dict(options), sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise LogError(f"cannot start a game: the rule options are not JSON ({exc})") from None
+        players_json = json.dumps({Seat(s).name: str(n) for s, n in players.items()})
+        when = time.time() if started is None else started
+        with self._write("start a game") as conn:
+            (last,) = conn.execute("SELECT coalesce(max(game), 0) FROM games").fetchone()
+            game = int(last) + 1
+            conn.execute(
+                "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
+                (game, rules_name, options_json, players_json, when),
+            )
+        return game
+
+    def append(
+        self,
+        game: int,
+        seq: int,
+        event: InputEvent,
+        *,
+        source: str,
+        evidence: bytes | None = None,
+        recorded: float | None = None,
+    ) -> None:
+        """Write the game's event ``seq`` (``next_seq(game)``); committed and fsync'd when
+        this returns. ``LogConflict`` if it is taken; ``LogError`` if it cannot be written
+        (nothing of it is then written)."""
+        if source not in SOURCES:
+            raise LogError(f"unknown event source {source!r}: one of " + ", ".join(SOURCES))
+        try:
+            text = json.dumps(encode(event))
+        except TypeError as exc:
+            raise LogError(f"{event!r} cannot be written: {exc}") from None
+        when = time.time() if recorded is None else recorded
+        with self._write(f"record game {game}'s event {seq}") as conn:
+            if conn.execute("SELECT 1 FROM games WHERE game = ?", (game,)).fetchone() is None:
+                raise LogError(f"{self.path} has no game {game}: start_game() first")
+            (last,) = conn.execute(
+                "SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (game,)
+            ).fetchone()
+            if seq <= last:
+                raise LogConflict(
+                    f"game {game}'s event {seq} is already in {self.path}: another program "
+                    "is writing this table's log; run one table per log file"
+                )
+            if seq != last + 1:
+                raise LogError(
+                    f"game {game}'s next event is {last + 1}, not {seq}: events are "
+                    "numbered without gaps (use next_seq)"
+                )
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?)", (game, seq, text, source, when)
+            )
+            if evidence is not None:
+                conn.execute("INSERT INTO evidence VALUES (?, ?, ?)", (game, seq, evidence))
+
+    def record_fault(self, device: str, problem: str | None, fix: str, at: float) -> None:
+        """A device's fault raised (or, with ``problem`` None, cleared) at wall time ``at``."""
+        with self._write("record a fault") as conn:
+            conn.execute("INSERT INTO faults VALUES (?, ?, ?, ?)", (at, device, problem, fix))
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed (and, with synchronous=FULL, fsync'd) on exit."""
+        if self.read_only:
+            raise LogError(f"{self.path} was opened read-only (for export): cannot {doing}")
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):  # the failed write may have rolled back
+                        conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise LogError(_write_problem(self.path, doing, exc)) from None
+                raise
+
+    # --- reading --------------------------------------------------------------------
+
+    def games(self) -> list[GameRecord]:
+        rows = self._read("SELECT * FROM games ORDER BY game")
+        return [self._game_record(r) for r in rows]
+
+    def game(self, game: int) -> GameRecord:
+        rows = self._read("SELECT * FROM games WHERE game = ?", (game,))
+        if not rows:
+            have = [g.game for g in self.games()]
+            known = f"games {have[0]} to {have[-1]}" if have else "no games yet"
+            raise LogError(f"{self.path} has no game {game} ({known})")
+        return self._game_record(rows[0])
+
+    def last_game(self) -> GameRecord | None:
+        rows = self._read("SELECT * FROM games ORDER BY game DESC LIMIT 1")
+        return self._game_record(rows[0]) if rows else None
+
+    def next_seq(self, game: int) -> int:
+        rows = self._read("SELECT coalesce(max(seq), 0) FROM events WHERE game = ?", (game,))
+        return int(rows[0][0]) + 1
+
+    def events(self, game: int) -> list[LoggedEvent]:
+        """The game's events in order; a row that no longer decodes is a ``LogError``."""
+        events, problems = self.readable_events(game)
+        if problems:
+            raise problems[0]
+        return events
+
+    def readable_events(self, game: int) -> tuple[list[LoggedEvent], list[LogError]]:
+        """The events that decode, and a ``LogError`` for each that does not (a row
+        edited by hand): export and check go on past a bad row."""
+        rows = self._read(
+            "SELECT e.game, e.seq, e.event, e.source, e.recorded, v.seq IS NOT NULL"
+            " FROM events e LEFT JOIN evidence v ON v.game = e.game AND v.seq = e.seq"
+            " WHERE e.game = ? ORDER BY e.seq",
+            (game,),
+        )
+        events: list[LoggedEvent] = []
+        problems: list[LogError] = []
+        for g, seq, text, source, recorded, has_evidence in rows:
+            try:
+                event = decode_input(json.loads(text))
+            except (ValueError, TypeError) as exc:  # JSONDecodeError, CodecError
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                problems.append(
+                    LogError(
+                        f"{self.path}: game {g}, event {seq} cannot be read ({why}); "
+                        "the log was changed outside table-controller: restore it from a "
+                        "backup, or export the game without that event",
+                        game=g,
+                        seq=seq,
+                    )
+                )
+                continue
+            events.append(LoggedEvent(g, seq, event, source, recorded, bool(has_evidence)))
+        return events, problems
+
+    def evidence(self, game: int, seq: int) -> bytes | None:
+        rows = self._read("SELECT png FROM evidence WHERE game = ? AND seq = ?", (game, seq))
+        return bytes(rows[0][0]) if rows else None
+
+    def faults(self) -> list[tuple[float, str, str | None, str]]:
+        """(at, device, problem or None for cleared, fix), in the order recorded."""
+        rows = self._read("SELECT at, device, problem, fix FROM faults ORDER BY rowid")
+        return [(float(a), str(d), p, str(f)) for a, d, p, f in rows]
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's full integrity check: empty when the file is sound."""
+        rows = self._read("PRAGMA integrity_check")
+        found = [str(r[0]) for r in rows]
+        return [] if found == ["ok"] else found
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise LogError(f"{self.path}: cannot be read ({exc}); {_DISK_FIX}") from None
+
+    def _game_record(self, row: Any) -> GameRecord:
+        game, rules, options, players, started = row
+        try:
+            opts = json.loads(options)
+            seats = {Seat.parse(k): str(v) for k, v in json.loads(players).items()}
+            if not isinstance(opts, dict):
+                raise ValueError("the options are not a JSON object")
+        except (ValueError, AttributeError) as exc:
+            raise LogError(
+                f"{self.path}: game {game}'s rules or players cannot be read ({exc}); "
+                "the log was changed outside table-controller: restore it from a backup"
+            ) from None
+        return GameRecord(int(game), str(rules), opts, seats, float(started))
+
+    # --- closing --------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+_DISK_FIX = "check the disk (is it full, read-only or unplugged?) and the file's permissions"
+
+
+def _write_problem(path: Path, doing: str, exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "full" in text:
+        why = "the disk is full: free some space (old logs can be copied elsewhere)"
+    elif "readonly" in text or "read-only" in text:
+        why = "the file or its folder is read-only: make it writable"
+    elif "locked" in text or "busy" in text:
+        why = "another program holds the log: close it (only one table may write a log)"
+    else:
+        why = _DISK_FIX
+    return f"{path}: cannot {doing} ({text}); nothing of it was written; {why}"
+
+
+def _create(path: Path, table: str) -> None:
+    """A new, empty log, built under a temporary name and moved into place whole, so a
+    crash while creating never leaves a half-made log at ``path``."""
+    temp = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for leftover in (temp, Path(f"{temp}-journal")):
+            leftover.unlink(missing_ok=True)
+        conn = sqlite3.connect(temp, isolation_level=None)
+        try:
+            # Header fields first, in rollback mode, so the file's own header says what it
+            # is even before the first checkpoint of the write-ahead log.
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("BEGIN")
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [
+                    ("format", LOG_FORMAT),
+                    ("table", table),
+                    ("created", repr(time.time())),
+                    ("software", f"table-controller {__version__}"),
+                ],
+            )
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode = WAL")
+        finally:
+            conn.close()
+        _fsync(temp)
+        try:
+            os.link(temp, path)  # fails if another process made the log meanwhile
+            temp.unlink()
+        except FileExistsError:
+            temp.unlink()
+        except OSError:  # no hard links (a FAT USB stick): move it instead
+            if path.exists():
+                temp.unlink()
+            else:
+                os.replace(temp, path)
+        _fsync(path.parent)
+    except (OSError, sqlite3.Error) as exc:
+        with suppress(OSError):
+            temp.unlink(missing_ok=True)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise LogError(
+            f"cannot create the log {path} ({why}): choose a folder that exists and "
+            "can be written ([table] log in the config), or free some disk space"
+        ) from None
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _check(path: Path) -> str:
+    """The table a log belongs to, after checking it is a sound log of this format;
+    ``LogError`` otherwise. Reads only: the file is never changed here."""
+    refuse = "it is left untouched: give the table another log file, or move this one away"
+    if path.is_dir():
+        raise LogError(f"{path} is a folder: give the log a file name such as table.sqlite")
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(100)
+    except OSError as exc:
+        raise LogError(f"{path}: cannot be read ({exc.strerror}); {_DISK_FIX}") from None
+    if not header:
+        raise LogError(f"{path} is an empty file, not a table-controller log; {refuse}")
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        raise LogError(f"{path} is not a table-controller log (not a SQLite file); {refuse}")
+    app_id = int.from_bytes(header[68:72], "big")
+    version = int.from_bytes(header[60:64], "big")
+    if app_id != APPLICATION_ID:
+        raise LogError(f"{path} is an SQLite database but not a table-controller log; {refuse}")
+    if version > SCHEMA_VERSION:
+        raise LogError(
+            f"{path} was written by a newer table-controller (log format {version}; this "
+            f"version reads {SCHEMA_VERSION}): upgrade table-controller to open it"
+        )
+    try:
+        conn = _connect_read_only(path)
+        try:
+            problems = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems[:3]))
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            missing = [t for t in _TABLES if t not in names]
+            if missing:
+                raise sqlite3.DatabaseError("no table " + ", ".join(missing))
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise LogError(
+            f"{path} is damaged ({exc}): it is left untouched; restore it from a backup, "
+            "and give the table a new log file meanwhile"
+        ) from None
+    if meta.get("format") != LOG_FORMAT:
+        raise LogError(
+            f"{path} is in log format {meta.get('format')!r}, not {LOG_FORMAT!r}: "
+            "upgrade table-controller to open it"
+        )
+    table = meta.get("table")
+    if not table:
+        raise LogError(f"{path} does not say which table it belongs to; {refuse}")
+    return str(table)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection. A log closed cleanly (no -wal file) is opened immutable,
+    which creates no -wal/-shm files beside it; one in use or after a crash is opened
+    mode=ro, which reads its write-ahead log too."""
+    from urllib.parse import quote
+
+    uri = "file:" + quote(str(path.resolve()))
+    wal = Path(f"{path}-wal")
+    uri += "?mode=ro" if wal.exists() else "?immutable=1"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn

@@ -1,0 +1,322 @@
+"""``table-controller run``, ``demo`` and ``replay --video``: the running table.
+
+``run --config TABLE.toml`` is what the table's service runs: it stops cleanly on
+SIGINT and SIGTERM (nothing is held back: every acknowledged event is already on disk).
+``demo`` runs the simulated table on this machine: simulated players, the synthetic
+camera, mock seat pins, the cube's firmware behind a pty, the page on localhost. A
+config whose camera is ``synthetic`` runs that simulated table under ``run`` too (the
+crash test does). ``replay --video DIR`` plays a recorded session through the same path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.narrate import narrate
+from table_controller.rules.codec import encode
+from table_controller.rules.events import HandStarted, InputEvent, OutputEvent
+
+ACK_ENV = "TABLE_CONTROLLER_ACK"
+
+
+class Narrator:
+    """Prints each hand as ``narrate`` tells it, a line as soon as it can be said."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._steps: list[tuple[InputEvent, list[OutputEvent]]] = []
+        self._said = 0
+
+    def step(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
+        if any(isinstance(o, HandStarted) for o in outputs):
+            self._steps, self._said = [], 0
+        self._steps.append((event, list(outputs)))
+        lines = list(narrate(self._steps))
+        for line in lines[self._said :]:
+            self.out.write(line + "\n")
+        self._said = len(lines)
+        self.out.flush()
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
+    def ack(game: int, seq: int, event: InputEvent) -> None:
+        out.write(f"ack {game} {seq} {json.dumps(encode(event))}\n")
+        out.flush()
+
+    return ack
+
+
+async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    async def tell_url() -> None:
+        while table.url is None and not stop.is_set():
+            await asyncio.sleep(0.05)
+        if table.url is not None and not quiet:
+            out.write(f"The table page: {table.url}\n")
+            out.flush()
+
+    announcer = asyncio.create_task(tell_url())
+    try:
+        await table.run(stop=stop, hands=hands)
+    finally:
+        announcer.cancel()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+# --- run -------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.table.config import ConfigError, load_config
+    from table_controller.table.log import LogError
+    from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
+    from table_controller.web.server import PageError
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    ack = args.ack_stdout or os.environ.get(ACK_ENV, "") not in ("", "0")
+    options: dict[str, Any] = {"on_ack": _acker(out) if ack else None}
+    if args.narrate:
+        options["on_step"] = Narrator(out).step
+    try:
+        if config.camera.source.split(",")[0] == "synthetic":
+            pace = FAST if args.fast else DEMO
+            table: Any = simulated_table(
+                config, seed=args.seed, renege=args.renege, pace=pace, **options
+            )
+        else:
+            from table_controller.table.app import Table
+
+            table = Table(config, **options)
+    except (LogError, SimulationError) as exc:
+        return _error(str(exc))
+    try:
+        asyncio.run(_serve(table, out, hands=args.hands, quiet=ack))
+    except PageError as exc:
+        return _error(str(exc))
+    return 0
+
+
+# --- demo ------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    if args.recorded:
+        from table_controller.cli import cmd_recorded_demo
+
+        return cmd_recorded_demo(args, out)
+    from table_controller.table.config import demo_config
+    from table_controller.table.log import LogError
+    from table_controller.table.recording import Recorder, RecordingError
+    from table_controller.table.simulated import DEMO, FAST, simulated_table
+    from table_controller.web.server import PageError
+
+    folder = Path(args.log_dir) if args.log_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    config = demo_config(folder, port=args.port)
+    recorder = None
+    try:
+        if args.record:
+            recorder = Recorder(Path(args.record))
+        table = simulated_table(
+            config,
+            seed=args.seed,
+            renege=args.renege,
+            pace=FAST if args.fast else DEMO,
+            on_step=Narrator(out).step,
+            on_frame=recorder.frame if recorder else None,
+            on_noticed=recorder.noticed if recorder else None,
+        )
+    except (LogError, RecordingError) as exc:
+        return _error(str(exc))
+    out.write(
+        "The simulated table: four players lay their cards, the synthetic camera reads them,\n"
+        "the seat lights run on mock pins and the trump cube's firmware behind a pty.\n"
+        + ("A renege will be played, and proven from the cards.\n" if args.renege else "")
+        + "Ctrl-C stops it.\n\n"
+    )
+    try:
+        asyncio.run(_serve(table, out, hands=args.hands, quiet=False))
+    except PageError as exc:
+        return _error(str(exc))
+    finally:
+        if recorder is not None:
+            recorder.close()
+    out.write(f"\nThe log: {config.log} (`table-controller log export {config.log}`)\n")
+    if recorder is not None:
+        out.write(
+            f"The recording: {args.record} (`table-controller replay --video {args.record}`)\n"
+        )
+    return 0
+
+
+# --- replay --video --------------------------------------------------------------------
+
+
+def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
+    """A recorded session through the table's path: frames read, inputs given at their
+    frames, the rules, a log of its own; the page too with ``--port``."""
+    from table_controller.table.app import Table
+    from table_controller.table.config import ConfigError, load_config, parse_config
+    from table_controller.table.devices import TableDevices
+    from table_controller.table.log import LogError
+    from table_controller.table.recording import INPUTS, RecordedInputs, RecordingError, read_inputs
+    from table_controller.vision.camera import CameraError, open_camera
+
+    video = Path(args.video)
+    if not video.exists():
+        return _error(f"{video} does not exist: give a folder of frames or a video file")
+    folder = Path(tempfile.mkdtemp(prefix="table-replay-"))
+    log = Path(args.log) if args.log else folder / "replay.sqlite"
+    try:
+        if args.config:
+            base = load_config(args.config)
+            table_doc: dict[str, Any] = {"table": {"name": base.name, "log": str(log)}}
+            config = parse_config(
+                {
+                    **table_doc,
+                    "rules": {"preset": base.rules_name, "options": dict(base.options)},
+                    "players": {s.name: n for s, n in base.players.items()},
+                    "camera": {
+                        "source": "synthetic",
+                        **(
+                            {"calibration": str(base.camera.calibration)}
+                            if base.camera.calibration
+                            else {}
+                        ),
+                    },
+                    "cube": {"port": "none"},
+                    "web": {"host": "127.0.0.1", "port": args.port or 0},
+                },
+                Path.cwd(),
+                str(args.config),
+            )
+        else:
+            camera: dict[str, Any] = {"source": "synthetic"}
+            if args.calibration:
+                camera["calibration"] = str(Path(args.calibration).resolve())
+            config = parse_config(
+                {
+                    "table": {"name": "Replay", "log": str(log)},
+                    "rules": {"preset": args.rules or "td-tournament"},
+                    "camera": camera,
+                    "cube": {"port": "none"},
+                    "web": {"host": "127.0.0.1", "port": args.port or 0},
+                },
+                Path.cwd(),
+                "<replay>",
+            )
+        inputs = read_inputs(video / INPUTS) if video.is_dir() else {}
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except RecordingError as exc:
+        return _error(str(exc))
+    spec = f"folder:{video}" if video.is_dir() else f"video:{video}"
+    narrator = Narrator(out)
+    try:
+        table = Table(
+            config,
+            camera=lambda: open_camera(spec),
+            devices=TableDevices(config, clock=_monotonic(), lights=False, buttons=False),
+            on_step=narrator.step,
+            serve_page=args.port is not None,
+            end_with_camera=True,
+        )
+    except LogError as exc:
+        return _error(str(exc))
+
+    def set_cube(suit: Any) -> None:
+        table.cube_suit = suit
+
+    table.players = RecordedInputs(inputs, submit=table.submit, set_cube=set_cube)
+    try:
+        asyncio.run(_serve(table, out, hands=None, quiet=args.port is None))
+    except (CameraError, RecordingError) as exc:
+        return _error(str(exc))
+    out.write(f"\n{table.camera.frames} frames replayed; the log: {log}\n")
+    return 0
+
+
+def _monotonic() -> Callable[[], float]:
+    import time
+
+    return time.monotonic
+
+
+# --- the commands ----------------------------------------------------------------------
+
+
+def add_commands(subparsers: Any) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="run the table: camera, seat lights and buttons, cube, the page",
+        description="Run the table of a configuration (see docs/table.md).",
+    )
+    run.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")
+    run.add_argument(
+        "--ack-stdout",
+        action="store_true",
+        help=f"print 'ack GAME SEQ EVENT' once each event is on disk (or set {ACK_ENV}=1)",
+    )
+    run.add_argument("--narrate", action="store_true", help="print the game as it is played")
+    run.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
+    sim = run.add_argument_group("a simulated table (camera source 'synthetic')")
+    sim.add_argument("--seed", type=int, default=0, help="the simulated players' seed")
+    sim.add_argument("--renege", action="store_true", help="a player reneges once")
+    sim.add_argument("--fast", action="store_true", help="frames as fast as they render")
+    run.set_defaults(func=cmd_run)
+
+
+def add_demo(subparsers: Any) -> None:
+    demo = subparsers.add_parser(
+        "demo",
+        help="the simulated table: players, camera, lights, cube and the page on this machine",
+    )
+    demo.add_argument("--renege", action="store_true", help="a player reneges, and is caught")
+    demo.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
+    demo.add_argument("--port", type=int, default=0, help="the page's port (0: a free one)")
+    demo.add_argument("--seed", type=int, default=0, help="the players' and the deal's seed")
+    demo.add_argument("--fast", action="store_true", help="as fast as frames render")
+    demo.add_argument("--log-dir", metavar="DIR", help="keep the log here (default: a temp folder)")
+    demo.add_argument("--record", metavar="DIR", help="record the session (replay --video DIR)")
+    demo.add_argument(
+        "--recorded", action="store_true", help="print the bundled example game instead"
+    )
+    demo.set_defaults(func=cmd_demo)
+
+
+def add_replay_video(replay: argparse.ArgumentParser) -> None:
+    """``--video`` and its options on the ``replay`` command."""
+    replay.add_argument(
+        "--video", metavar="DIR", help="a recorded session (a folder of frames, or a video)"
+    )
+    replay.add_argument("--config", metavar="FILE", help="the table's config (rules, calibration)")
+    replay.add_argument("--calibration", metavar="FILE", help="the camera's calibration")
+    replay.add_argument("--log", metavar="FILE", help="the replay's log (default: a temp file)")
+    replay.add_argument("--port", type=int, help="serve the page while replaying")
+
+
+__all__ = ["Narrator", "add_commands", "add_demo", "add_replay_video", "cmd_replay_video"]

@@ -1,0 +1,137 @@
+"""Where the table's state goes after the log has it: the seat lights, the trump cube,
+the page.
+
+Every sink is driven from the whole state, never from a change: the lights from
+``seat_lights``, the cube from ``cube_state``, the page from ``table_view``. Showing the
+same state twice changes nothing (``SeatLeds`` skips unchanged seats, the cube link
+sends only the newest whole state, the page drops an identical snapshot), so the sinks
+can be driven again at any time: after a restart, after a fault clears, on a timer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from table_controller.cards import Card
+from table_controller.devices.cube_types import CubeState
+from table_controller.devices.seat_lights import SeatLight, TableLights, seat_lights
+from table_controller.rules.events import OutputEvent
+from table_controller.rules.game import Game
+from table_controller.seats import Seat
+from table_controller.table.cube_state import cube_state
+from table_controller.table.health import Fault
+from table_controller.table.view import Notice, table_view
+
+# Seats with nothing to do: these flash while a device is faulty.
+_IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})
+
+
+class Lights(Protocol):
+    def show(self, lights: TableLights) -> None: ...
+
+
+class Cube(Protocol):
+    def show(self, state: CubeState) -> None: ...
+
+
+class Page(Protocol):
+    def publish(self, snapshot: dict[str, Any]) -> None: ...
+
+
+def table_lights(
+    game: Game,
+    last: Sequence[OutputEvent] = (),
+    *,
+    refused: Iterable[Seat] = (),
+    faulty: bool = False,
+) -> TableLights:
+    """The seat lights with the table's own alerts over the game's: a seat whose input
+    was refused flashes amber (the page says why) until its next accepted input; while a
+    device is faulty every idle seat flashes amber too, so the players look at the page.
+    A renege's red and white is never covered."""
+    lights = list(seat_lights(game, last))
+    for seat in refused:
+        if lights[seat] is not SeatLight.RENEGE:
+            lights[seat] = SeatLight.IRREGULARITY
+    if faulty:
+        lights = [SeatLight.IRREGULARITY if light in _IDLE else light for light in lights]
+    return (lights[0], lights[1], lights[2], lights[3])
+
+
+@dataclass
+class Shown:
+    """Everything the sinks show besides the game: kept by the table, read by the sinks."""
+
+    table: str
+    players: Mapping[Seat, str]
+    rules_name: str | None = None
+    last: list[OutputEvent] = field(default_factory=list)  # the latest input event's outputs
+    recent: list[OutputEvent] = field(default_factory=list)  # this hand's (and the last's)
+    faults: tuple[Fault, ...] = ()
+    notices: list[Notice] = field(default_factory=list)
+    refused: set[Seat] = field(default_factory=set)
+    director_called: bool = False
+    evidence_urls: dict[Card, str] = field(default_factory=dict)
+    version: int = 0
+
+
+Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)
+
+
+class Sinks:
+    """The devices and the page, any of which may be absent (a table with no cube, the
+    replay of a video with no lights)."""
+
+    def __init__(
+        self,
+        *,
+        lights: Lights | None = None,
+        cube: Cube | None = None,
+        page: Page | None = None,
+        clock: Callable[[], float],
+        trace: Trace | None = None,
+    ) -> None:
+        self.lights = lights
+        self.cube = cube
+        self.page = page
+        self._clock = clock
+        self.trace = trace
+        self.shown_lights: TableLights | None = None
+        self.shown_cube: CubeState | None = None
+        self.snapshot: dict[str, Any] | None = None
+
+    def drive(self, game: Game, shown: Shown) -> None:
+        """Show ``game`` and ``shown`` on every sink."""
+        lights = table_lights(game, shown.last, refused=shown.refused, faulty=bool(shown.faults))
+        self.shown_lights = lights
+        if self.lights is not None:
+            self.lights.show(lights)
+            self._traced("lights")
+        state = cube_state(game, shown.last, director_called=shown.director_called)
+        self.shown_cube = state
+        if self.cube is not None:
+            self.cube.show(state)
+            self._traced("cube")
+        self.snapshot = table_view(
+            game,
+            table=shown.table,
+            players=shown.players,
+            faults=shown.faults,
+            recent=shown.recent,
+            notices=shown.notices,
+            evidence_urls=shown.evidence_urls,
+            version=shown.version,
+            rules_name=shown.rules_name,
+        )
+        if self.page is not None:
+            self.page.publish(self.snapshot)
+            self._traced("page")
+
+    def _traced(self, sink: str) -> None:
+        if self.trace is not None:
+            self.trace(sink, self._clock())
+
+
+__all__ = ["Shown", "Sinks", "Trace", "table_lights"]

@@ -1,0 +1,313 @@
+// The live table page: draws each snapshot the table sends over /events, and sends
+// the touchscreen's choices to /api/input. Every snapshot is the whole picture, so the
+// page redraws from it alone; after a dropped stream it reconnects by itself.
+"use strict";
+
+const SEATS = ["N", "E", "S", "W"];
+let source = null;
+let retryTimer = null;
+let sending = false;
+let latest = null;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function byId(id) { return document.getElementById(id); }
+
+function cardNode(card, small) {
+  const node = el("div", "card" + (card.red ? " red" : "") + (small ? " small" : ""));
+  node.dataset.card = card.code;
+  node.setAttribute("aria-label", card.text);
+  node.append(el("span", "rank", card.rank), el("span", "symbol", card.symbol));
+  return node;
+}
+
+// --- the connection ------------------------------------------------------------------
+
+function setConn(state, words) {
+  const node = byId("conn");
+  node.className = "conn " + state;
+  node.textContent = words;
+}
+
+function connect() {
+  retryTimer = null;
+  if (source) source.close();
+  source = new EventSource("/events");
+  source.onopen = () => setConn("live", "live");
+  source.onmessage = (msg) => {
+    setConn("live", "live");
+    render(JSON.parse(msg.data));
+  };
+  source.onerror = () => {
+    setConn("reconnecting", "reconnecting…");
+    // The browser retries by itself unless it gave up (a refused or broken answer).
+    if (source.readyState === EventSource.CLOSED && retryTimer === null) {
+      retryTimer = setTimeout(connect, 1500);
+    }
+  };
+}
+
+// --- drawing a snapshot ------------------------------------------------------------------
+
+function render(snap) {
+  latest = snap;
+  document.body.dataset.version = String(snap.version);
+  document.body.dataset.phase = snap.phase;
+  byId("table-name").textContent = snap.table;
+  byId("rules").textContent = snap.rules.title;
+  renderScore(snap);
+  renderSeats(snap);
+  renderCentre(snap);
+  renderActions(snap);
+  renderLastTrick(snap);
+  renderResult(snap);
+  renderProblems(snap);
+  renderNotices(snap);
+  renderHealth(snap);
+}
+
+function renderScore(snap) {
+  const score = snap.score;
+  byId("score-NS").textContent = score.NS;
+  byId("score-EW").textContent = score.EW;
+  const parts = [];
+  if (score.to_win !== null) parts.push("to " + score.to_win);
+  if (score.hands_per_game !== null) {
+    parts.push("hand " + Math.min(score.hands_played + 1, score.hands_per_game) + " of " + score.hands_per_game);
+  }
+  if (score.games) parts.push("games " + score.games.NS + "–" + score.games.EW);
+  byId("to-win").textContent = parts.join(" · ");
+}
+
+function renderSeats(snap) {
+  for (const seat of snap.seats) {
+    const node = byId("seat-" + seat.seat);
+    node.className = "seat " + seat.team +
+      (seat.to_act ? " to-act" : "") +
+      (seat.sitting_out ? " sitting-out" : "") +
+      (snap.maker === seat.seat ? " maker" : "");
+    node.replaceChildren();
+    node.append(el("div", "name", seat.name), el("div", "where", seat.words + " · " + seat.team));
+    if (seat.dealer) {
+      const chip = el("div", "chip", "D");
+      chip.title = "dealer";
+      node.append(chip);
+    }
+    if (snap.hand !== null) {
+      node.append(el("div", "tricks", seat.tricks ? "●".repeat(seat.tricks) : ""));
+    }
+    if (snap.score.individual) {
+      node.append(el("div", "where", snap.score.individual[seat.seat] + " points"));
+    }
+    const slot = byId("play-" + seat.seat);
+    slot.replaceChildren();
+    if (seat.card) {
+      const card = cardNode(seat.card, false);
+      const play = snap.trick && snap.trick.plays.find((p) => p.seat === seat.seat);
+      if (play && play.dead) card.classList.add("dead");
+      slot.append(card);
+    }
+  }
+}
+
+function renderCentre(snap) {
+  const trump = byId("trump");
+  if (snap.trump) {
+    trump.hidden = false;
+    trump.className = snap.trump.red ? "red" : "";
+    trump.replaceChildren();
+    trump.append(el("span", "symbol", snap.trump.symbol), el("span", "word", " " + snap.trump.name));
+    const maker = snap.seats.find((s) => s.seat === snap.maker);
+    let by = maker ? "made by " + maker.name : "";
+    if (snap.alone) by += " · alone";
+    if (snap.bid) by += " · bid " + snap.bid.amount;
+    trump.append(el("span", "by", by));
+  } else {
+    trump.hidden = true;
+  }
+  const up = byId("upcard");
+  if (snap.upcard && snap.upcard.status !== "picked up") {
+    up.hidden = false;
+    up.replaceChildren(cardNode(snap.upcard.card, true), el("span", "status", snap.upcard.status));
+  } else {
+    up.hidden = true;
+  }
+  let words = snap.expecting;
+  if (snap.winner) words = snap.winner.text;
+  byId("expecting").textContent = words;
+}
+
+function actionClass(action) {
+  const name = action.event.event;
+  if (name === "passed") return "pass";
+  const trump = action.event.trump;
+  if (trump === "H" || trump === "D") return "red-suit";
+  return "";
+}
+
+function renderActions(snap) {
+  const box = byId("actions-box");
+  const list = byId("actions");
+  list.replaceChildren();
+  if (!snap.actions.length) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const seats = [...new Set(snap.actions.map((a) => a.seat))];
+  const names = seats.map((s) => {
+    const seat = snap.seats.find((x) => x.seat === s);
+    return seat ? seat.name + " (" + s + ")" : s;
+  });
+  byId("actions-for").textContent = "For " + names.join(" or ");
+  for (const action of snap.actions) {
+    const button = el("button", actionClass(action), action.label);
+    button.type = "button";
+    button.dataset.seat = action.seat;
+    button.dataset.event = action.event.event;
+    button.disabled = sending;
+    button.addEventListener("click", () => send(action));
+    list.append(button);
+  }
+}
+
+function renderLastTrick(snap) {
+  const box = byId("last-trick-box");
+  const node = byId("last-trick");
+  node.replaceChildren();
+  if (!snap.last_trick) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  box.querySelector("h2").textContent = "Last trick (" + snap.last_trick.number + ")";
+  for (const play of snap.last_trick.plays) {
+    const winner = play.seat === snap.last_trick.winner;
+    const wrap = el("div", "play" + (winner ? " winner" : ""));
+    wrap.append(cardNode(play.card, true), el("div", "", play.seat + (winner ? " wins" : "")));
+    node.append(wrap);
+  }
+}
+
+function renderResult(snap) {
+  const node = byId("result");
+  const text = snap.winner ? snap.winner.text : (snap.result ? snap.result.text : "");
+  node.textContent = text;
+  node.hidden = !text;
+}
+
+function evidenceThumbs(items, caption) {
+  const wrap = el("div", "thumbs");
+  for (const item of items) {
+    const img = el("img");
+    img.src = item.url;
+    img.alt = "evidence: " + item.card;
+    img.addEventListener("click", () => enlarge(item.url, caption + " · " + item.card));
+    wrap.append(img);
+  }
+  return wrap;
+}
+
+function renderProblems(snap) {
+  const reneges = byId("reneges");
+  const irregular = byId("irregularities");
+  reneges.replaceChildren();
+  irregular.replaceChildren();
+  for (const r of snap.reneges) {
+    const li = el("li", "renege " + r.status);
+    li.append(el("div", "what", (r.status === "proven" ? "Renege proven: " : "Renege spotted: ") + r.name),
+      el("div", "text", r.text));
+    if (r.evidence.length) li.append(evidenceThumbs(r.evidence, r.text));
+    reneges.append(li);
+  }
+  for (const i of snap.irregularities) {
+    const li = el("li", "irregularity");
+    li.append(el("div", "what", i.title + (i.name ? ": " + i.name : "")), el("div", "text", i.text));
+    irregular.append(li);
+  }
+  byId("problems").hidden = !(snap.reneges.length || snap.irregularities.length);
+}
+
+function renderNotices(snap) {
+  const box = byId("notices");
+  box.replaceChildren();
+  for (const n of snap.notices.slice(-3)) {
+    const node = el("div", "banner notice " + n.kind);
+    const seat = n.seat ? snap.seats.find((s) => s.seat === n.seat) : null;
+    const who = seat ? seat.name + " (" + seat.seat + "): " : "";
+    node.append(el("div", "problem", who + n.text));
+    if (n.fix) node.append(el("div", "fix", n.fix));
+    box.append(node);
+  }
+}
+
+function renderHealth(snap) {
+  const node = byId("health");
+  node.replaceChildren();
+  if (!snap.faults.length) {
+    node.append(el("div", "health-ok", "✓ All devices OK"));
+    return;
+  }
+  for (const f of snap.faults) {
+    const item = el("div", "fault");
+    item.dataset.device = f.device;
+    item.append(el("span", "what", f.what + ": "), el("span", "problem", f.problem),
+      el("span", "fix", " — " + f.fix));
+    node.append(item);
+  }
+}
+
+// --- the touchscreen ---------------------------------------------------------------------
+
+function showRefusal(problem, fix) {
+  const node = byId("refusal");
+  node.querySelector(".problem").textContent = problem;
+  node.querySelector(".fix").textContent = fix || "";
+  node.hidden = false;
+}
+
+function setSending(on) {
+  sending = on;
+  for (const b of byId("actions").querySelectorAll("button")) b.disabled = on;
+}
+
+async function send(action) {
+  if (sending) return;
+  setSending(true);
+  byId("refusal").hidden = true;
+  const body = Object.assign({}, action.event, { seat: action.seat });
+  try {
+    const answer = await fetch("/api/input", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    let reply = {};
+    try { reply = await answer.json(); } catch (e) { reply = {}; }
+    if (!answer.ok || !reply.ok) {
+      showRefusal(reply.problem || ("the table answered " + answer.status),
+        reply.fix || "try again, or call the director");
+    }
+  } catch (e) {
+    showRefusal("the table did not answer", "check the table is on; the page reconnects by itself");
+  } finally {
+    setSending(false);
+  }
+}
+
+function enlarge(url, caption) {
+  const box = byId("lightbox");
+  box.querySelector("img").src = url;
+  box.querySelector(".caption").textContent = caption;
+  box.hidden = false;
+}
+
+byId("lightbox").addEventListener("click", () => { byId("lightbox").hidden = true; });
+byId("refusal").addEventListener("click", () => { byId("refusal").hidden = true; });
+byId("health").append(el("div", "", "waiting for the table…"));
+connect();

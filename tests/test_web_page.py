@@ -1,0 +1,406 @@
+"""The live table page in a real browser: Debian's chromium, headless, driven by
+Playwright, against the real server (uvicorn on a loopback port) following a real
+simulated game. A screenshot is kept in test-artifacts/table-page.png."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from table_controller import simulate
+from table_controller.cards import Card
+from table_controller.rules.events import (
+    DealerChosen,
+    HandDealt,
+    OutputEvent,
+    Passed,
+    TrickWon,
+)
+from table_controller.rules.game import Game, Phase
+from table_controller.rules.presets import preset
+from table_controller.seats import Seat
+from table_controller.table.health import Device, Health
+from table_controller.table.view import Notice, table_view
+from table_controller.web.server import PageError, Refusal, TablePage
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
+# A tiny valid PNG (1x1, red): what the camera's evidence would be.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415478da63f8cfc0000003010100c9fe92ef0000000049454e44ae426082"
+)
+
+
+class Served:
+    """A TablePage served by uvicorn in its own event loop, on a thread, so the test
+    (and Playwright's sync API) can drive it from the main thread."""
+
+    def __init__(self, page: TablePage) -> None:
+        self.page = page
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.url = self.call(page.start("127.0.0.1", 0))
+
+    def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+
+    def close(self) -> None:
+        self.call(self.page.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+class Inputs:
+    """The table's side of the touchscreen: records each payload; refuses on demand."""
+
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []
+        self.refusal: Refusal | None = None
+
+    async def __call__(self, payload: dict[str, Any]) -> Refusal | None:
+        self.received.append(payload)
+        return self.refusal
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"the page tests need Debian's chromium at {CHROMIUM}, which is missing: run "
+            "`make test` (it installs it), or `apt-get install chromium`"
+        )
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def inputs() -> Inputs:
+    return Inputs()
+
+
+@pytest.fixture
+def served(inputs: Inputs) -> Iterator[Served]:
+    evidence = {(1, 9): PNG}
+    page = TablePage(
+        on_input=inputs, evidence=lambda g, s: evidence.get((g, s)), title="Club night, table 3"
+    )
+    server = Served(page)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def page(browser: Browser, served: Served) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.goto(served.url)
+    yield tab
+    context.close()
+
+
+def snapshot(game: Game, recent: list[OutputEvent], **kw: Any) -> dict[str, Any]:
+    return table_view(
+        game,
+        table="Club night, table 3",
+        players=PLAYERS,
+        recent=recent,
+        version=len(game.log),
+        **kw,
+    )
+
+
+def live_bidding() -> Game:
+    game = Game(preset("td-tournament", {"first_dealer": "chosen"}))
+    game.push(DealerChosen(Seat.N))
+    game.push(HandDealt(Card.parse("9H")))
+    return game
+
+
+# --- the page follows a game -----------------------------------------------------------------
+
+
+def test_the_page_follows_a_simulated_game(page: Page, served: Served) -> None:
+    rules = preset("td-tournament")
+    game = Game(rules)
+    recent: list[OutputEvent] = []
+    health = Health()
+    hands_checked = 0
+    last_trick_checked = False
+    expect(page.locator("#conn")).to_have_text("live")
+    expect(page.locator("#health")).to_contain_text("waiting for the table")
+    for event, out in simulate.play(rules, random.Random(2)):
+        game.push(event)
+        recent += out  # the view keeps only the latest hand's
+        hand = game.hand
+        if hand is None or hand.number > 2:
+            if hands_checked >= 2:
+                break
+            if game.phase is Phase.DEALING and any(type(o).__name__ == "HandScored" for o in out):
+                served.page.publish(snapshot(game, recent))
+                ns, ew = game.team_scores()
+                expect(page.locator("#score-NS")).to_have_text(str(ns))
+                expect(page.locator("#score-EW")).to_have_text(str(ew))
+                expect(page.locator("#result")).to_contain_text(f"Hand {hands_checked + 1}")
+                hands_checked += 1
+            continue
+        if game.phase is Phase.BIDDING and hand.round == 1 and game.to_act == hand.dealer.left:
+            served.page.publish(snapshot(game, recent))
+            to_act = game.to_act
+            assert to_act is not None
+            expect(page.locator(f"#seat-{to_act.name}.to-act")).to_have_count(1)
+            expect(page.locator(".seat.to-act")).to_have_count(1)
+            expect(page.locator(f"#seat-{hand.dealer.name} .chip")).to_have_text("D")
+            expect(page.locator("#upcard .card")).to_have_attribute("data-card", hand.upcard.code)  # type: ignore[union-attr]
+        if game.phase is Phase.PLAYING and hand.trick is not None and len(hand.trick.plays) == 2:
+            served.page.publish(snapshot(game, recent))
+            assert hand.trump is not None
+            expect(page.locator("#trump .symbol")).to_have_text(hand.trump.symbol)
+            for seat, card in hand.trick.plays:
+                expect(page.locator(f"#play-{seat.name} .card")).to_have_attribute(
+                    "data-card", card.code
+                )
+            nxt = hand.next_to_play()
+            assert nxt is not None
+            expect(page.locator(f"#seat-{nxt.name}")).to_contain_text(PLAYERS[nxt])
+            expect(page.locator(f"#seat-{nxt.name}.to-act")).to_have_count(1)
+            expect(page.locator(".seat.to-act")).to_have_count(1)
+            if hand.tricks:
+                last = next(o for o in reversed(recent) if isinstance(o, TrickWon))
+                expect(page.locator("#last-trick .card")).to_have_count(len(last.plays))
+                expect(page.locator("#last-trick .winner")).to_contain_text(last.winner.name)
+                last_trick_checked = True
+    assert hands_checked == 2 and last_trick_checked
+    for name in PLAYERS.values():
+        expect(page.locator("#table")).to_contain_text(name)
+
+    # A fault shows in the health strip, and clears.
+    health.raise_fault(Device.CAMERA, "no frames for 3 s", "check the camera's cable", 1.0)
+    served.page.publish(snapshot(game, recent, faults=health.faults))
+    fault = page.locator("#health .fault[data-device=camera]")
+    expect(fault).to_contain_text("the camera")
+    expect(fault).to_contain_text("no frames for 3 s")
+    expect(fault).to_contain_text("check the camera's cable")
+    health.clear(Device.CAMERA)
+    served.page.publish(snapshot(game, recent, faults=health.faults))
+    expect(page.locator("#health")).to_have_text("✓ All devices OK")
+
+
+def test_a_tap_sends_the_action_and_a_refusal_shows_the_banner(
+    page: Page, served: Served, inputs: Inputs
+) -> None:
+    game = live_bidding()
+    served.page.publish(snapshot(game, []))
+    buttons = page.locator("#actions button")
+    expect(buttons).to_have_text(["Pass", "Order up", "Order up alone"])
+    expect(page.locator("#actions-for")).to_have_text("For Bo (E)")
+    box = buttons.nth(1).bounding_box()
+    assert box is not None and box["height"] >= 48 and box["width"] >= 48  # a finger's size
+    with page.expect_response("**/api/input") as answer:
+        buttons.nth(1).click()
+    assert answer.value.status == 200
+    expect(page.locator("#refusal")).to_be_hidden()
+    assert inputs.received == [{"event": "ordered_up", "seat": "E", "alone": False}]
+
+    inputs.refusal = ("Bo cannot order up now: it is Cy's turn", "wait for your seat's light")
+    with page.expect_response("**/api/input") as answer:
+        buttons.nth(0).click()
+    assert answer.value.status == 409
+    banner = page.locator("#refusal")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("Bo cannot order up now")
+    expect(banner).to_contain_text("wait for your seat's light")
+    assert inputs.received[-1] == {"event": "passed", "seat": "E"}
+
+    # The table's own notice (a refused press at a seat) shows as a banner too.
+    notice = Notice("refused", Seat.S, "S pressed out of turn", "wait for your light", 2.0)
+    served.page.publish(snapshot(game, [], notices=[notice]))
+    expect(page.locator("#notices .banner.refused")).to_contain_text(
+        "Cy (S): S pressed out of turn"
+    )
+
+
+def test_reneges_show_with_evidence_that_enlarges(page: Page, served: Served) -> None:
+    from table_controller import transcript
+
+    script = transcript.load(Path(__file__).parent / "transcripts" / "000_renege_deducted.jsonl")
+    game = Game(script.rules())
+    recent: list[OutputEvent] = []
+    for event in script.events[:15]:
+        recent += game.push(event)
+    urls = {Card.parse("9C"): "/evidence/1/9.png"}
+    served.page.publish(snapshot(game, recent, evidence_urls=urls))
+    renege = page.locator("#reneges li")
+    expect(renege).to_contain_text("Renege proven: Cy")
+    expect(renege).to_contain_text("did not follow Clubs in trick 1")
+    thumb = renege.locator("img")
+    expect(thumb).to_have_attribute("src", "/evidence/1/9.png")
+    page.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")
+    thumb.click()
+    expect(page.locator("#lightbox")).to_be_visible()
+    page.locator("#lightbox").click()
+    expect(page.locator("#lightbox")).to_be_hidden()
+
+
+def test_the_page_reconnects_and_shows_the_latest_snapshot(page: Page, served: Served) -> None:
+    game = live_bidding()
+    served.page.publish(snapshot(game, []))
+    expect(page.locator("#seat-E.to-act")).to_have_count(1)
+    port = int(served.url.rsplit(":", 1)[1].strip("/"))
+    served.call(served.page.stop())  # the table restarts: the stream drops
+    expect(page.locator("#conn")).to_have_text("reconnecting…")
+    game.push(Passed(Seat.E))
+    served.page.publish(snapshot(game, []))  # what happened meanwhile
+    served.call(served.page.start("127.0.0.1", port))
+    expect(page.locator("#conn")).to_have_text("live", timeout=10_000)
+    expect(page.locator("#seat-S.to-act")).to_have_count(1)
+    assert served.page.pages == 1
+
+
+def test_screenshot_of_a_table_in_play(browser: Browser, served: Served) -> None:
+    """The artefact: a hand in play with trump, a trick, a renege and a fault."""
+    from table_controller import transcript
+
+    script = transcript.load(Path(__file__).parent / "transcripts" / "000_renege_deducted.jsonl")
+    game = Game(script.rules())
+    recent: list[OutputEvent] = []
+    for event in script.events[:14]:
+        recent += game.push(event)
+    health = Health()
+    health.raise_fault(Device.CUBE, "unplugged", "plug the trump cube's cable back in", 3.0)
+    urls = {Card.parse("9C"): "/evidence/1/9.png", Card.parse("9S"): "/evidence/1/9.png"}
+    served.page.publish(snapshot(game, recent, evidence_urls=urls, faults=health.faults))
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, size in (("table-page.png", (1280, 800)), ("table-page-portrait.png", (800, 1280))):
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        tab = context.new_page()
+        tab.goto(served.url)
+        expect(tab.locator("#reneges li")).to_have_count(1)
+        expect(tab.locator("#play-S .card")).to_have_count(1)
+        tab.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")
+        tab.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        context.close()
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+# --- the routes, without a browser --------------------------------------------------------------
+
+
+def post(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        url + "api/input", data=body, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def get(url: str) -> tuple[int, bytes, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.read(), answer.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as err:
+        return err.code, err.read(), err.headers.get("Content-Type", "")
+
+
+def test_input_is_validated(served: Served, inputs: Inputs) -> None:
+    status, reply = post(served.url, b"{not json")
+    assert status == 400 and reply["ok"] is False
+    assert "not JSON" in reply["problem"] and "passed" in reply["fix"]
+    status, reply = post(served.url, b'["passed"]')
+    assert status == 400 and 'needs an "event"' in reply["problem"]
+    status, reply = post(served.url, b"x" * 20_000)
+    assert status == 413
+    assert inputs.received == []
+    status, reply = post(served.url, b'{"event": "passed", "seat": "N"}')
+    assert (status, reply) == (200, {"ok": True})
+    inputs.refusal = ("not your turn", "wait")
+    status, reply = post(served.url, b'{"event": "passed", "seat": "N"}')
+    assert (status, reply) == (409, {"ok": False, "problem": "not your turn", "fix": "wait"})
+
+
+def test_evidence_health_and_the_page(served: Served) -> None:
+    status, body, kind = get(served.url + "evidence/1/9.png")
+    assert (status, body, kind) == (200, PNG, "image/png")
+    status, body, _ = get(served.url + "evidence/1/10.png")
+    assert status == 404 and b"no evidence image for event 10 of game 1" in body
+    status, body, _ = get(served.url + "health")
+    assert status == 200 and json.loads(body)["ok"] is True
+    served.page.publish(
+        {"version": 3, "faults": [{"device": "disk", "problem": "full", "fix": "free space"}]}
+    )
+    health = json.loads(get(served.url + "health")[1])
+    assert health["ok"] is False and health["version"] == 3
+    status, body, kind = get(served.url)
+    assert status == 200 and kind.startswith("text/html")
+    assert b"<title>Club night, table 3</title>" in body
+    status, body, kind = get(served.url + "static/page.js")
+    assert status == 200 and b"EventSource" in body
+
+
+def test_the_stream_sends_the_latest_snapshot_and_skips_repeats(served: Served) -> None:
+    served.page.publish({"version": 1})
+    served.page.publish({"version": 2})
+    with urllib.request.urlopen(served.url + "events", timeout=10) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        assert stream.readline() == b"retry: 1000\n"
+        assert stream.readline() == b"\n"
+        assert stream.readline() == b'data: {"version":2}\n'
+        assert stream.readline() == b"\n"
+        served.page.publish({"version": 2})  # the same again: nothing is sent
+        served.page.publish({"version": 3})
+        assert stream.readline() == b'data: {"version":3}\n'
+
+
+def test_a_quiet_stream_gets_heartbeats() -> None:
+    server = Served(TablePage(heartbeat=0.2))
+    try:
+        with urllib.request.urlopen(server.url + "events", timeout=10) as stream:
+            assert stream.readline() == b"retry: 1000\n"
+            assert stream.readline() == b"\n"
+            assert stream.readline() == b": heartbeat\n"  # no snapshot yet: only heartbeats
+    finally:
+        server.close()
+
+
+def test_a_page_without_input_says_so() -> None:
+    server = Served(TablePage())
+    try:
+        status, reply = post(server.url, b'{"event": "passed", "seat": "N"}')
+        assert status == 503 and "takes no input" in reply["problem"]
+        assert get(server.url + "evidence/1/1.png")[0] == 404
+    finally:
+        server.close()
+
+
+def test_a_taken_port_is_a_clear_error(served: Served) -> None:
+    port = int(served.url.rsplit(":", 1)[1].strip("/"))
+    with pytest.raises(PageError, match=rf"cannot listen on 127.0.0.1:{port}.*\[web\]"):
+        served.call(TablePage().start("127.0.0.1", port))
