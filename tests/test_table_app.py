@@ -190,14 +190,14 @@ def test_a_refused_bid_shows_a_notice_and_the_seat_s_light(tmp_path: Path) -> No
         assert snapshot["notices"][-1]["text"] == "it is N's turn, not S's"
         lights = table.devices.lights
         assert lights is not None
-        await until("S's light", lambda: lights.shown[S] is SeatLight.IRREGULARITY)
+        await until("S's light", lambda: lights.shown[S] is SeatLight.REFUSED)
         assert lights.shown[N] is SeatLight.YOUR_BID  # the turn is still N's
         assert table.game.log[-1] == HandDealt(Card.parse("9H"))  # nothing reached the rules
         # The bidding goes on; S's own next bid clears its alert.
         for seat in (N, E):
             table.devices.press(seat, SeatButton.PASS)
         await until("E passed", lambda: table.game.log[-1] == Passed(E))
-        assert lights.shown[S] is SeatLight.IRREGULARITY
+        assert lights.shown[S] is SeatLight.REFUSED
         table.devices.press(S, SeatButton.PASS)
         await until("S passed", lambda: table.game.log[-1] == Passed(S))
         await until("S's alert cleared", lambda: lights.shown[S] is SeatLight.OFF)
@@ -279,7 +279,7 @@ def faulty(table: Table, device: Device) -> bool:
     snapshot = table.sinks.snapshot or {}
     on_page = any(f["device"] == device.value for f in snapshot.get("faults", []))
     lights = table.devices.lights
-    on_lights = lights is not None and SeatLight.IRREGULARITY in lights.shown
+    on_lights = lights is not None and SeatLight.DEVICE_FAULT in lights.shown
     return table.health.fault(device) is not None and on_page and on_lights
 
 
@@ -340,7 +340,7 @@ def test_faults_are_shown_logged_and_clear_themselves(
             "the lights calm",
             lambda: (
                 table.devices.lights is not None
-                and SeatLight.IRREGULARITY not in table.devices.lights.shown
+                and SeatLight.DEVICE_FAULT not in table.devices.lights.shown
             ),
         )
 

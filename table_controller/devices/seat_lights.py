@@ -106,6 +106,18 @@ class SeatLight(Enum):
         Colour.AMBER,
         "an irregularity at this seat (out of turn, a dropped card...): see the director",
     )
+    REFUSED = (
+        "refused",
+        Pattern.FAST_FLASH,
+        Colour.BLUE,
+        "your press was not taken: the table's screen says why and what to do",
+    )
+    DEVICE_FAULT = (
+        "device fault",
+        Pattern.SLOW_BLINK,
+        Colour.PURPLE,
+        "a device needs attention (camera, cube, disk...): the table's screen says what to do",
+    )
     HAND_WON = ("hand won", Pattern.STEADY, Colour.GREEN, "your side won the hand just played")
     GAME_WON = ("game won", Pattern.SLOW_BLINK, Colour.GREEN, "your side won the game")
 

@@ -126,9 +126,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
             problems += len(damage)
             for line in damage:
                 out.write(f"damaged: {line}\n")
+        kinds = [device for _, device, _, _ in log.faults()]
+        notices = kinds.count("notice")  # refused presses, director calls (table/app.py)
         out.write(
             f"{log.path}: table {log.table!r}, {len(records)} games, "
-            f"{len(log.faults())} fault records\n"
+            f"{len(kinds) - notices} device fault records, {notices} notices\n"
         )
         for record in records:
             sheet = replay_sheet(log, record.game)

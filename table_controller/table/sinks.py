@@ -48,15 +48,15 @@ def table_lights(
     faulty: bool = False,
 ) -> TableLights:
     """The seat lights with the table's own alerts over the game's: a seat whose input
-    was refused flashes amber (the page says why) until its next accepted input; while a
-    device is faulty every idle seat flashes amber too, so the players look at the page.
+    was refused flashes blue (the page says why) until its next accepted input; while a
+    device is faulty every idle seat blinks purple, so the players look at the page.
     A renege's red and white is never covered."""
     lights = list(seat_lights(game, last))
     for seat in refused:
         if lights[seat] is not SeatLight.RENEGE:
-            lights[seat] = SeatLight.IRREGULARITY
+            lights[seat] = SeatLight.REFUSED
     if faulty:
-        lights = [SeatLight.IRREGULARITY if light in _IDLE else light for light in lights]
+        lights = [SeatLight.DEVICE_FAULT if light in _IDLE else light for light in lights]
     return (lights[0], lights[1], lights[2], lights[3])
 
 
