@@ -31,6 +31,7 @@ from table_controller.rules.events import (
     PlayoffStarted,
     RenegeProven,
     RenegeSpotted,
+    ScoreCorrected,
     TrickWon,
     TrumpBid,
     TrumpCalled,
@@ -127,6 +128,8 @@ def _output(out: OutputEvent) -> Iterator[str]:
         yield (f"  {out.seat} lays the hand down: {out.certain} of {out.remaining} tricks certain")
     elif isinstance(out, PenaltyScored):
         yield f"  Penalty: {out.team} {out.points:+d} -> {_score(out.scores)}"
+    elif isinstance(out, ScoreCorrected):
+        yield f"  Director: {out.team} {out.points:+d} ({out.reason}) -> {_score(out.scores)}"
     elif isinstance(out, HandScored):
         tricks = f"tricks NS {out.tricks[0]} EW {out.tricks[1]}"
         yield (

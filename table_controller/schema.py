@@ -22,6 +22,8 @@ _TYPES: dict[str, dict[str, Any]] = {
     "Card | None": {"anyOf": [{"$ref": "#/$defs/card"}, {"type": "null"}]},
     "bool": {"type": "boolean"},
     "int": {"type": "integer"},
+    "str": {"type": "string", "minLength": 1},
+    "Team": {"enum": ["NS", "EW"]},
     "tuple[Card, ...]": {"$ref": "#/$defs/cards"},
     "Mapping[Seat, tuple[Card, ...]]": {"$ref": "#/$defs/hands"},
 }

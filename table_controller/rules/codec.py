@@ -65,6 +65,18 @@ def _int(v: JSON) -> int:
     return v
 
 
+def _team(v: JSON) -> Team:
+    if v not in ("NS", "EW"):
+        raise CodecError(f"{v!r} is not a team: NS or EW")
+    return Team[str(v)]
+
+
+def _text(v: JSON) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise CodecError(f"{v!r} is not a text: write a few words")
+    return v
+
+
 def _cards(v: JSON) -> tuple[Card, ...]:
     if not isinstance(v, list):
         raise CodecError(f"{v!r} is not a list of cards")
@@ -99,6 +111,8 @@ _DECODERS: dict[str, Decoder] = {
     "Card | None": _card,
     "bool": _bool,
     "int": _int,
+    "str": _text,
+    "Team": _team,
     "tuple[Card, ...]": _cards,
     "Mapping[Seat, tuple[Card, ...]]": _hands,
 }

@@ -183,6 +183,26 @@ class HandLaidDown(InputEvent):
     cards: tuple[Card, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreAdjusted(InputEvent):
+    """A director's ruling: points given to (or, negative, taken from) a team, with the
+    reason the director gave (a renege dismissed, a scoring mistake put right). The rules
+    texts leave such corrections to the director; the table records them as events so a
+    replay keeps them."""
+
+    team: Team
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoided(InputEvent):
+    """A director's ruling: the hand in play is void (thrown in) and the same dealer
+    deals again. A hand already scored is corrected with ``ScoreAdjusted`` instead."""
+
+    reason: str
+
+
 # Checking an event's fields: the engine's door. JSON is checked by the codec; this
 # catches events built in code with a plain int for a seat or a string for a suit,
 # which would otherwise be accepted and fail later.
@@ -215,6 +235,8 @@ _CHECKS: dict[str, tuple[_Check, str]] = {
     "Suit | None": (lambda v: v is None or isinstance(v, Suit), "a Suit, or None for no trump"),
     "bool": (lambda v: isinstance(v, bool), "True or False"),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "str": (lambda v: isinstance(v, str) and bool(v.strip()), "a text, not empty"),
+    "Team": (lambda v: isinstance(v, Team), "a Team"),
     "tuple[Card, ...]": (_is_cards, "a tuple of Cards"),
     "Mapping[Seat, tuple[Card, ...]]": (_is_hands, "a mapping of Seat to Cards"),
 }
@@ -255,6 +277,7 @@ class ThrowIn(Enum):
     ALL_NINES = "all_nines"
     WRONG_CARD_COUNT = "wrong_card_count"
     BID_FORFEITED = "bid_forfeited"
+    VOIDED = "voided"  # by the director's ruling (HandVoided)
 
 
 class Irregularity(Enum):
@@ -401,6 +424,17 @@ class PenaltyScored(OutputEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreCorrected(OutputEvent):
+    """A director's ``ScoreAdjusted``, applied: the team's points and the new scores."""
+
+    team: Team
+    points: int
+    reason: str
+    scores: tuple[int, int]
+    individual: tuple[int, int, int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class HandScored(OutputEvent):
     hand: int
     maker: Seat | None
@@ -454,6 +488,8 @@ INPUT_EVENTS: tuple[type[InputEvent], ...] = (
     CardDropped,
     PenaltyAccepted,
     HandLaidDown,
+    ScoreAdjusted,
+    HandVoided,
 )
 
 OUTPUT_EVENTS: tuple[type[OutputEvent], ...] = (
@@ -469,6 +505,7 @@ OUTPUT_EVENTS: tuple[type[OutputEvent], ...] = (
     IrregularityFound,
     ClaimJudged,
     PenaltyScored,
+    ScoreCorrected,
     HandScored,
     GameEnded,
     PlayoffStarted,
@@ -499,6 +536,7 @@ __all__ = [
     "HandScored",
     "HandStarted",
     "HandThrownIn",
+    "HandVoided",
     "HowChosen",
     "InputEvent",
     "Irregularity",
@@ -515,6 +553,8 @@ __all__ = [
     "RenegeClaimed",
     "RenegeProven",
     "RenegeSpotted",
+    "ScoreAdjusted",
+    "ScoreCorrected",
     "ThrowIn",
     "TrickWon",
     "TrumpBid",

@@ -60,6 +60,7 @@ from table_controller.rules.events import (
     HandScored,
     HandStarted,
     HandThrownIn,
+    HandVoided,
     HowChosen,
     InputEvent,
     Irregularity,
@@ -76,6 +77,8 @@ from table_controller.rules.events import (
     RenegeClaimed,
     RenegeProven,
     RenegeSpotted,
+    ScoreAdjusted,
+    ScoreCorrected,
     ThrowIn,
     TrickWon,
     TrumpBid,
@@ -1179,6 +1182,28 @@ class Game:
             raise IllegalAction(f"{ev.seat}'s hand does not hold all four 9s", "play on")
         self._throw_in(ThrowIn.ALL_NINES, same_dealer=True, out=out)
 
+    # --- the director's rulings ---------------------------------------------------
+
+    def _on_score_adjusted(self, ev: ScoreAdjusted, out: Out) -> None:
+        """A correction at any point of a game; between hands it can decide the game, as
+        the hand's own points would have (during a hand, the hand's end decides)."""
+        if self.phase is Phase.CHOOSING_DEALER:
+            raise WrongPhase("no hand has been played yet", self.expecting())
+        self._add_points(ev.team, ev.points)
+        out.append(
+            ScoreCorrected(
+                ev.team, ev.points, ev.reason, self.team_scores(), self._individual_totals()
+            )
+        )
+        if self.phase is Phase.DEALING:
+            winner = scoring.target_winner(self.rules, self.team_scores(), None, False)
+            if winner is not None:
+                self._end_game(winner, out)
+
+    def _on_hand_voided(self, ev: HandVoided, out: Out) -> None:
+        self._in_hand(ev)
+        self._throw_in(ThrowIn.VOIDED, same_dealer=True, out=out)
+
     def _on_dropped(self, ev: CardDropped, out: Out) -> None:
         hand = self._in_hand(ev)
         if not self.rules.dropped_cards:
@@ -1438,6 +1463,8 @@ def _name(ev: InputEvent) -> str:
 _NO_HAND = HandState(0, Seat.N, None, [None, None, None, None])
 
 _HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
+    ScoreAdjusted: Game._on_score_adjusted,
+    HandVoided: Game._on_hand_voided,
     DealerChosen: Game._on_dealer_chosen,
     FaceUpCardDealt: Game._on_face_up,
     CardCut: Game._on_cut,
