@@ -273,3 +273,20 @@ def test_a_refused_file_exits_2(
     assert "not a table-controller log" in capsys.readouterr().err
     code, _ = run("log", command, str(tmp_path / "missing.sqlite"), *extra)
     assert code == 2 and "no such log file" in capsys.readouterr().err
+
+
+def test_the_sheet_shows_the_directors_rulings(tmp_path: Path) -> None:
+    transcript = load(Path(__file__).parent / "transcripts" / "003_director_rulings.jsonl")
+    game, accepted = Game(preset("td-tournament")), []
+    for event in transcript.events:  # without the one the transcript expects refused
+        try:
+            game.push(event)
+        except ValueError:
+            continue
+        accepted.append(event)
+    path = tmp_path / "rulings.sqlite"
+    write_game(path, "td-tournament", accepted)
+    with EventLog(path, table="Club <Table> 1") as log:
+        html = score_sheet_html(log, 1)
+    assert "Director&#x27;s ruling" in html or "Director's ruling" in html
+    assert "false renege claim by N-S" in html and "voided" in html

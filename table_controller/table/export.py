@@ -34,6 +34,7 @@ from table_controller.rules.events import (
     PlayoffStarted,
     RenegeProven,
     RenegeSpotted,
+    ScoreCorrected,
     TrumpSet,
 )
 from table_controller.rules.game import Game
@@ -229,6 +230,14 @@ def _apply(
                 "penalty",
                 f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
                 f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}",
+            )
+        )
+    elif isinstance(out, ScoreCorrected):
+        notes.append(
+            Note(
+                "ruling",
+                f"Director's ruling: {_team(sheet.record, out.team)} {out.points:+d} "
+                f"({out.reason}); score {out.scores[0]}-{out.scores[1]}",
             )
         )
     elif isinstance(out, ClaimJudged):
