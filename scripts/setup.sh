@@ -35,6 +35,8 @@ if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'li
 fi
 # The live table page is tested in Debian's chromium, headless (Playwright drives it).
 [ -x /usr/bin/chromium ] || apt_install chromium
+# The director's feed is tested against a real MQTT broker.
+[ -x /usr/sbin/mosquitto ] || apt_install mosquitto
 
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
 # install it there and let the virtual environment see the system's packages.

@@ -152,6 +152,8 @@ def parser() -> argparse.ArgumentParser:
 def _command_groups() -> list[Callable[[Any], None]]:
     """The other command groups, each in its own module (some load OpenCV, about 0.2 s)."""
     from table_controller.devices import cube_cli, seats_cli
+    from table_controller.director import director_cli
+    from table_controller.feed import feed_cli
     from table_controller.table import config_cli, log_cli, run_cli
     from table_controller.vision import calibrate_cli, deck_cli, read_cli
 
@@ -164,6 +166,8 @@ def _command_groups() -> list[Callable[[Any], None]]:
         log_cli.add_commands,
         config_cli.add_commands,
         run_cli.add_commands,
+        director_cli.add_commands,
+        feed_cli.add_commands,
     ]
 
 

@@ -159,6 +159,8 @@ class Table:
         self.sinks = Sinks(lights=None, cube=None, page=self.page, clock=clock, trace=trace)
         self._queue: asyncio.Queue[_Input] = asyncio.Queue()
         self.rulings: asyncio.Queue[InputEvent] = asyncio.Queue()
+        self.feed: Any = None  # the director's feed (feed/publisher.py) while running
+        self._ruling_tasks: set[asyncio.Future[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._hands_wanted: int | None = None
@@ -247,6 +249,7 @@ class Table:
         game_no, seq = self.game_no, self.seq
         self.log.append(game_no, seq, event, source=source, evidence=evidence)
         self.seq = seq + 1
+        self._feed_status(new_events=True)
         if self.on_ack is not None:
             self.on_ack(game_no, seq, event)
 
@@ -298,6 +301,7 @@ class Table:
             )
         self.seq = seq + 1
         self.health.clear(Device.LOG)
+        self._feed_status(new_events=True)
         if self.on_ack is not None:
             self.on_ack(game_no, seq, event)
         self._note(game_no, seq, event, outputs, evidence is not None)
@@ -473,6 +477,90 @@ class Table:
             return self._refuse(refused.seat, refused.problem, refused.what_to_do, item.source)
         return await self.apply(event, item.source, item.evidence)
 
+    # --- the director's feed (feed/publisher.py) ----------------------------------------
+
+    def _start_feed(self) -> None:
+        """Send the log to the director's broker; its troubles are the FEED fault."""
+        from table_controller.feed.publisher import Publisher, settings_from_config
+
+        settings, problem = settings_from_config(self.config)
+        if problem is not None:
+            self.health.raise_fault(Device.FEED, *problem, self._clock())
+        loop = asyncio.get_running_loop()
+
+        def state(problem: str | None, fix: str) -> None:  # the publisher's thread
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._feed_state, problem, fix)
+
+        def ruling(r: Any) -> None:  # the publisher's thread
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._on_ruling, r)
+
+        self.feed = Publisher(settings, self.config.log, on_ruling=ruling, on_state=state)
+        self._feed_status(new_events=True)
+        self.feed.start()
+
+    def _feed_state(self, problem: str | None, fix: str) -> None:
+        if problem is None:
+            self.health.clear(Device.FEED)
+        else:
+            self.health.raise_fault(Device.FEED, problem, fix, self._clock())
+
+    def _feed_status(self, *, new_events: bool = False) -> None:
+        """The heartbeat's contents, and a nudge when the log has new events."""
+        feed = self.feed
+        if feed is None:
+            return
+        game = self.game
+        hand = game.hand or game.last_hand
+        feed.set_status(
+            {
+                "game": self.game_no,
+                "hand": hand.number if hand is not None else None,
+                "phase": game.phase.value,
+                "scores": list(game.team_scores()),
+                "players": {s.name: n for s, n in self.config.players.items()},
+                "faults": [f.to_json() for f in self.health.faults],
+            }
+        )
+        if new_events:
+            feed.notify()
+
+    def _on_ruling(self, ruling: Any) -> None:
+        """A ruling the director signed (checked by the publisher): applied through the
+        same queue as every input, then answered."""
+        task = asyncio.ensure_future(self._apply_ruling(ruling))
+        self._ruling_tasks.add(task)
+        task.add_done_callback(self._ruling_tasks.discard)
+
+    async def _apply_ruling(self, ruling: Any) -> None:
+        from table_controller.rules.codec import CodecError, decode_input
+
+        refusal: Refusal | None = None
+        if ruling.event is not None:
+            try:
+                event = decode_input(ruling.event)
+            except (CodecError, ValueError) as exc:
+                refusal = (f"the ruling's event cannot be read ({exc})", "make the ruling again")
+            else:
+                reply: asyncio.Future[Refusal | None] = (
+                    asyncio.get_running_loop().create_future()
+                )
+                self._noticed("director", event)
+                self._queue.put_nowait(_Input("director", event, reply=reply, at=self._clock()))
+                refusal = await reply
+        if refusal is None:
+            notices = self.shown.notices
+            notices.append(
+                Notice("director", None, f"the director ruled: {ruling.reason}", "", self._clock())
+            )
+            del notices[:-MAX_NOTICES]
+            self.shown.version += 1
+            self.drive()
+        if self.feed is not None:
+            problem = None if refusal is None else f"{refusal[0]} ({refusal[1]})"
+            self.feed.answer(ruling.ruling_id, refusal is None, problem)
+
     async def _forward_rulings(self) -> None:
         while True:
             event = await self.rulings.get()
@@ -530,6 +618,7 @@ class Table:
             self._record(device.value, None, "")
         else:
             self._record(device.value, fault.problem, fault.fix)
+        self._feed_status()
         if self._ready:
             self.shown.version += 1
             self.drive()
@@ -548,12 +637,7 @@ class Table:
             self.sinks.lights = self.devices.lights
             self.sinks.cube = self.devices.cube
             if self.config.feed.enabled:
-                self.health.raise_fault(
-                    Device.FEED,
-                    "the director's feed is not part of this version",
-                    "turn it off ([feed] enabled = false)",
-                    self._clock(),
-                )
+                self._start_feed()
             if self.page is not None:
                 self.url = await self.page.start(self.config.web.host, self.config.web.port)
             self.drive()  # after a restart: the lights, the cube and the page as they were
@@ -581,6 +665,8 @@ class Table:
                     await self._taking
             if self.page is not None:
                 await self.page.stop()
+            if self.feed is not None:  # what the broker can still take, then offline
+                await asyncio.to_thread(self.feed.stop)
             await asyncio.to_thread(self.devices.close)
             self._log_thread.shutdown(wait=True)
             self.log.close()

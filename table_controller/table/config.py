@@ -66,6 +66,12 @@ class FeedConfig:
     port: int = 1883
     topic: str = "euchre"
     event: str = ""
+    username: str = ""  # the table's broker user (docs/feed.md, "Security")
+    password: str = ""
+    tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
+    director_key: Path | None = None  # the director's public key: rulings are checked with it
+    heartbeat: float = 10.0  # seconds between the table's status messages
+    public_delay: float = 0.0  # seconds the public view of this table is held back
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,19 @@ _TABLES: dict[str, tuple[str, ...]] = {
     "seats": ("N", "E", "S", "W", "director", "led_wiring"),
     "cube": tuple(f.name for f in dataclasses.fields(CubeConfig)),
     "web": ("host", "port"),
-    "feed": ("enabled", "broker", "port", "topic", "event"),
+    "feed": (
+        "enabled",
+        "broker",
+        "port",
+        "topic",
+        "event",
+        "username",
+        "password",
+        "tls_ca",
+        "director_key",
+        "heartbeat",
+        "public_delay",
+    ),
 }
 _CUBE_TIMES: tuple[str, ...] = (
     "link_timeout",
@@ -402,7 +420,19 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
         port=r.whole(t, "feed.port", d.port, low=1, high=65535),
         topic=r.text(t, "feed.topic", d.topic) or d.topic,
         event=r.text(t, "feed.event", d.event, empty=True, limit=80) or "",
+        username=r.text(t, "feed.username", d.username, empty=True) or "",
+        password=r.text(t, "feed.password", d.password, empty=True) or "",
+        tls_ca=r.path(t, "feed.tls_ca", None) if t.get("tls_ca") != "" else None,
+        director_key=r.path(t, "feed.director_key", None) if t.get("director_key") != "" else None,
+        heartbeat=r.number(t, "feed.heartbeat", d.heartbeat, low=0.5, high=3600.0),
+        public_delay=r.number(t, "feed.public_delay", d.public_delay, low=0.0, high=86400.0),
     )
+    if any(c in feed.event for c in "+#/\0"):
+        r.add(
+            "feed.event",
+            f"the event name {feed.event!r} has a character a topic cannot hold (+ # /)",
+            'write a plain name such as "club-night-may"',
+        )
     if any(c in feed.topic for c in "+#\0") or feed.topic.startswith("$"):
         r.add(
             "feed.topic",

@@ -70,6 +70,12 @@ broker = "localhost"
 port = 1883
 topic = "euchre"
 event = ""                  # the event's name, e.g. "club-night-may"
+username = ""               # this table's user on the broker (from passwords.txt)
+password = ""
+tls_ca = ""                 # the CA certificate of the broker's, for TLS (docs/feed.md)
+director_key = ""           # director.pub: only rulings signed with its key are taken
+heartbeat = 10.0            # seconds between the table's status messages
+public_delay = 0.0          # seconds the public view of this table is held back
 
 # The seat lights and buttons: GPIO (BCM) numbers, not header pin numbers (docs/seats.md).
 # `table-controller seats pins` shows them with their header pins.

@@ -1,0 +1,293 @@
+"""``table-controller director``: the director's service and dashboard, its logins, its keys.
+
+Settings come from a TOML file (``--config``, keys in docs/director.md) and flags, a flag
+winning over the file. Every problem is printed with what to do, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import os
+import signal
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "broker": {
+        "host": "localhost",
+        "port": 1883,
+        "username": None,
+        "password_file": None,
+        "tls_ca": None,
+        "client_id": "director",
+    },
+    "event": {"name": "", "topic": "euchre", "rules": "td-tournament"},
+    "director": {"database": "director.sqlite", "key": None},
+    "web": {"host": "0.0.0.0", "port": 8090},
+}
+# flag dest -> (section, key)
+_FLAGS = {
+    "broker": ("broker", "host"),
+    "broker_port": ("broker", "port"),
+    "broker_user": ("broker", "username"),
+    "broker_password_file": ("broker", "password_file"),
+    "tls_ca": ("broker", "tls_ca"),
+    "client_id": ("broker", "client_id"),
+    "event": ("event", "name"),
+    "topic": ("event", "topic"),
+    "rules": ("event", "rules"),
+    "database": ("director", "database"),
+    "key": ("director", "key"),
+    "web_host": ("web", "host"),
+    "web_port": ("web", "port"),
+}
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used: which, and what to write."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: dict[str, dict[str, Any]]
+    base: Path  # relative paths in the file are relative to it
+
+    def get(self, section: str, key: str) -> Any:
+        return self.values[section][key]
+
+    def path(self, section: str, key: str) -> Path | None:
+        v = self.values[section][key]
+        if v is None:
+            return None
+        p = Path(str(v)).expanduser()
+        return p if p.is_absolute() else self.base / p
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.get('event', 'topic')}/{self.get('event', 'name') or 'event'}"
+
+
+def load_settings(args: argparse.Namespace) -> Settings:
+    values = {s: dict(d) for s, d in DEFAULTS.items()}
+    base = Path.cwd()
+    if getattr(args, "config", None):
+        path = Path(args.config)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SettingsError(
+                f"{path}: cannot be read ({exc.strerror}); check the path"
+            ) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc}); fix that line") from None
+        base = path.resolve().parent
+        for section, table in data.items():
+            if section not in values or not isinstance(table, dict):
+                raise SettingsError(
+                    f"{path}: unknown section [{section}]; the sections are "
+                    + ", ".join(f"[{s}]" for s in values)
+                )
+            for key, v in table.items():
+                if key not in values[section]:
+                    raise SettingsError(
+                        f"{path}: [{section}] has no key {key!r}; its keys are "
+                        + ", ".join(values[section])
+                    )
+                values[section][key] = v
+    for dest, (section, key) in _FLAGS.items():
+        v = getattr(args, dest, None)
+        if v is not None:
+            values[section][key] = v
+            if key in ("password_file", "tls_ca", "database", "key"):
+                values[section][key] = str(Path(v).resolve())
+    for section, key in (("broker", "port"), ("web", "port")):
+        port = values[section][key]
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
+            raise SettingsError(f"[{section}] port = {port!r}: write a port number, e.g. 1883")
+    return Settings(values, base)
+
+
+def _read_secret(path: Path, what: str) -> str:
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise SettingsError(
+            f"{path}: the {what} cannot be read ({exc.strerror}); check the path"
+        ) from None
+    if not text:
+        raise SettingsError(f"{path} is empty: write the {what} in it")
+    return text
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.director.service import BrokerConfig, DirectorService
+    from table_controller.director.store import DirectorStore, StoreError
+    from table_controller.director.web import DashboardError, DirectorPage
+
+    try:
+        s = load_settings(args)
+        pw_file = s.path("broker", "password_file")
+        password = _read_secret(pw_file, "broker password") if pw_file else None
+        key_file = s.path("director", "key")
+        key = key_file.read_bytes() if key_file else None
+        database = s.path("director", "database")
+        assert database is not None
+        store = DirectorStore(database, rules_name=str(s.get("event", "rules")))
+    except (SettingsError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(
+            f"error: the signing key cannot be read ({exc}); make one with `table-controller "
+            "director keys`, or check --key",
+            file=sys.stderr,
+        )
+        return 2
+    tls = s.path("broker", "tls_ca")
+    broker = BrokerConfig(
+        host=str(s.get("broker", "host")),
+        port=int(s.get("broker", "port")),
+        username=s.get("broker", "username"),
+        password=password,
+        tls_ca=None if tls is None else str(tls),
+        client_id=str(s.get("broker", "client_id")),
+    )
+    service = DirectorService(store, broker, prefix=s.prefix, private_key=key)
+    if key is None:
+        print(
+            "note: no signing key (--key): the dashboard can be read, rulings cannot be sent",
+            file=sys.stderr,
+        )
+    if not store.logins():
+        print(
+            "note: no director's login yet: make one with `table-controller director "
+            f"add-login NAME --database {database}`",
+            file=sys.stderr,
+        )
+    title = str(s.get("event", "name")) or "Tournament director"
+    page = DirectorPage(store, service, title=title)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        url = await page.start(str(s.get("web", "host")), int(s.get("web", "port")))
+        service.start()
+        out.write(
+            f"The dashboard: {url}\nListening to {broker.host}:{broker.port} "
+            f"under {s.prefix}/tables/...\n"
+        )
+        out.flush()
+        try:
+            await stop.wait()
+        finally:
+            service.stop()
+            await page.stop()
+
+    try:
+        asyncio.run(main())
+    except DashboardError as exc:
+        print(f"error: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_add_login(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.director.store import DirectorStore, StoreError
+
+    try:
+        s = load_settings(args)
+        if args.password_file:
+            password = _read_secret(Path(args.password_file), "password")
+        else:
+            password = getpass.getpass(f"New password for {args.name}: ")
+            if getpass.getpass("The same again: ") != password:
+                print("error: the two passwords differ; run it again", file=sys.stderr)
+                return 2
+        database = s.path("director", "database")
+        assert database is not None
+        store = DirectorStore(database)
+        store.add_login(args.name, password)
+        store.close()
+    except (SettingsError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out.write(f"{args.name} can log in to the dashboard ({database}).\n")
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.feed.signing import new_keys
+
+    folder = Path(args.out)
+    private, public = folder / "director.key", folder / "director.pub"
+    if private.exists() and not args.force:
+        print(
+            f"error: {private} exists: the tables know its public key; keep it, or give "
+            "--force to make a new pair (then give every table the new director.pub)",
+            file=sys.stderr,
+        )
+        return 2
+    folder.mkdir(parents=True, exist_ok=True)
+    priv, pub = new_keys()
+    fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(priv)
+    public.write_bytes(pub)
+    out.write(
+        f"{private}: the director's signing key (keep it secret; --key)\n"
+        f"{public}: its public key: give it to every table ([feed] director_key)\n"
+    )
+    return 0
+
+
+def _settings_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="DIRECTOR.toml", help="the director's settings file")
+    p.add_argument("--database", metavar="FILE", help="the director's store (SQLite)")
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add the ``director`` command group to a ``table-controller`` parser's subparsers."""
+    d = subparsers.add_parser(
+        "director",
+        help="the tournament director's service and dashboard",
+        description="Subscribe to every table's feed, store it, raise alerts, serve the "
+        "dashboard and send rulings. With no COMMAND, runs the service.",
+    )
+    _settings_flags(d)
+    d.add_argument("--broker", metavar="HOST", help="the MQTT broker (default localhost)")
+    d.add_argument("--broker-port", type=int, metavar="PORT", help="default 1883")
+    d.add_argument("--broker-user", metavar="NAME", help="the director's broker username")
+    d.add_argument("--broker-password-file", metavar="FILE", help="its password, in a file")
+    d.add_argument("--tls-ca", metavar="FILE", help="connect with TLS, checking this CA")
+    d.add_argument("--client-id", help="the director's MQTT client id (default director)")
+    d.add_argument("--event", help="the event's name (its topics: TOPIC/EVENT/tables/...)")
+    d.add_argument("--topic", help="the topic's first part (default euchre)")
+    d.add_argument("--rules", help="the event's rule preset (default td-tournament)")
+    d.add_argument("--key", metavar="FILE", help="the director's signing key (director.key)")
+    d.add_argument("--web-host", help="the dashboard's address (default 0.0.0.0)")
+    d.add_argument("--web-port", type=int, help="the dashboard's port (default 8090)")
+    d.set_defaults(func=cmd_run)
+    sub = d.add_subparsers(dest="director_command", metavar="COMMAND")
+    login = sub.add_parser("add-login", help="add a director's login (or change its password)")
+    login.add_argument("name")
+    login.add_argument("--password-file", metavar="FILE", help="read the password from FILE")
+    _settings_flags(login)
+    login.set_defaults(func=cmd_add_login)
+    keys = sub.add_parser("keys", help="make the director's signing key pair")
+    keys.add_argument("--out", default=".", metavar="DIR", help="where to write them")
+    keys.add_argument("--force", action="store_true", help="replace an existing pair")
+    keys.set_defaults(func=cmd_keys)
+
+
+__all__ = ["Settings", "SettingsError", "add_commands", "load_settings"]

@@ -1,0 +1,332 @@
+"""The director's subscriber: every table's feed into the store, rulings out to the tables.
+
+One paho-mqtt client in its own network thread, QoS 1, a persistent session
+(``clean_session=False`` and a fixed client id): while the director is stopped the
+broker keeps its messages, and sends them when it comes back. A message is committed
+to the store inside the callback, before paho acknowledges it, so the broker forgets
+only what the store holds; a message sent twice is stored once (docs/director.md).
+
+Rulings are signed with the director's private key (``feed.signing``), stored and
+audited before they are published, and the table's ack is audited when it comes.
+Topics are those of docs/feed.md, under ``prefix`` (``{feed.topic}/{event}``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from table_controller.director.store import DirectorStore, StoreError
+from table_controller.feed.signing import Ruling, sign
+from table_controller.rules.codec import encode
+from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
+from table_controller.seats import Team
+
+RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
+Listener = Callable[[str, str], None]  # (what changed: "event"|"status"|"alert"|"ack", table)
+
+log = logging.getLogger(__name__)
+
+
+class RulingError(ValueError):
+    """A ruling that cannot be made as asked: what is missing and what to do."""
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    """Where the director's broker is and how the director logs in to it."""
+
+    host: str = "localhost"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls_ca: str | None = None  # a CA file: connect with TLS, checking the broker against it
+    client_id: str = "director"
+    keepalive: int = 15
+
+
+class DirectorService:
+    """Subscribes to every table of the event under ``prefix``; ``on_change`` hears of
+    every change (in the MQTT thread: hand it over, never block)."""
+
+    def __init__(
+        self,
+        store: DirectorStore,
+        broker: BrokerConfig,
+        *,
+        prefix: str = "euchre/event",
+        private_key: bytes | None = None,
+        clock: Callable[[], float] = time.time,
+        silent_check: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.broker = broker
+        self.prefix = prefix.rstrip("/")
+        self._key = private_key
+        self._clock = clock
+        self._silent_check = silent_check
+        self._listeners: list[Listener] = []
+        self.connected = threading.Event()
+        self.problem: str | None = None  # the broker's last refusal or loss, in words
+        self.received = 0
+        self._stop = threading.Event()
+        self._timer: threading.Thread | None = None
+        self._sub_mid: tuple[Any, int | None] = (0, None)
+        self._client = self._make_client()
+
+    def _make_client(self) -> mqtt.Client:
+        c = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.broker.client_id,
+            clean_session=False,
+            protocol=mqtt.MQTTv311,
+        )
+        if self.broker.username is not None:
+            c.username_pw_set(self.broker.username, self.broker.password)
+        if self.broker.tls_ca is not None:
+            c.tls_set(ca_certs=self.broker.tls_ca)
+        c.reconnect_delay_set(min_delay=1, max_delay=10)
+        c.max_inflight_messages_set(100)
+        c.on_socket_open = self._on_socket_open
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_message = self._on_message
+        c.on_subscribe = self._on_subscribe
+        return c
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    # --- running --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect (in the background: a broker that is down is retried until it is up)."""
+        self._client.connect_async(self.broker.host, self.broker.port, self.broker.keepalive)
+        self._client.loop_start()
+        self._stop.clear()
+        self._timer = threading.Thread(
+            target=self._watch_silence, daemon=True, name="director-silence"
+        )
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._client.disconnect()
+        self._client.loop_stop()
+        if self._timer is not None:
+            self._timer.join(timeout=5)
+        self.connected.clear()
+
+    def _watch_silence(self) -> None:
+        while not self._stop.wait(self._silent_check):
+            try:
+                for _ in self.store.check_silent(self._clock()):
+                    self._tell("alert", "")
+            except Exception:
+                log.exception("checking the tables' heartbeats failed")
+
+    # --- paho's callbacks (the network thread) ---------------------------------------
+
+    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        # Without TCP_NODELAY small messages wait up to 40 ms for an ACK (Nagle).
+        with contextlib.suppress(OSError, AttributeError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        if reason.is_failure:
+            self.problem = (
+                f"the broker at {self.broker.host}:{self.broker.port} refused the director "
+                f"({reason}): check the director's username and password (--broker-user)"
+            )
+            log.error(self.problem)
+            return
+        self.problem = None
+        base = f"{self.prefix}/tables/+"
+        self._sub_mid = client.subscribe(
+            [
+                (f"{base}/events", 1),
+                (f"{base}/status", 1),
+                (f"{base}/acks", 1),
+                (f"{base}/evidence/#", 1),
+            ]
+        )
+        # connected is set on SUBACK: from then on nothing sent to the tables' topics is missed
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
+    ) -> None:
+        if mid == self._sub_mid[1]:
+            self.connected.set()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        self.connected.clear()
+        if not self._stop.is_set():
+            self.problem = (
+                f"lost the broker at {self.broker.host}:{self.broker.port} ({reason}); "
+                "reconnecting: check that mosquitto runs and the network is up"
+            )
+            log.warning(self.problem)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self.handle(msg.topic, bytes(msg.payload))
+        except Exception:
+            # The message is acknowledged all the same, or the broker would resend it
+            # for ever; it is logged with its topic for the director's technician.
+            log.exception("a message on %s could not be stored", msg.topic)
+
+    # --- messages ---------------------------------------------------------------------
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """Store one message from the broker and tell the listeners."""
+        rest = topic[len(self.prefix) + 1 :] if topic.startswith(self.prefix + "/") else ""
+        parts = rest.split("/")
+        if len(parts) < 3 or parts[0] != "tables":
+            log.warning("a message on %s is not for the director; ignored", topic)
+            return
+        table, kind = parts[1], parts[2]
+        self.received += 1
+        if kind == "evidence" and len(parts) == 5:
+            self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload))
+            self._tell("evidence", table)
+            return
+        if not payload:
+            return  # a retained message cleared
+        try:
+            body = json.loads(payload)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StoreError(f"a message on {topic} is not JSON ({exc})") from None
+        if not isinstance(body, dict):
+            raise StoreError(f"a message on {topic} is not a JSON object")
+        if body.get("table", table) != table:
+            raise StoreError(f"a message on {topic} says it is from {body.get('table')!r}")
+        body.setdefault("table", table)
+        if kind == "events":
+            new, alerts = self.store.add_event(body)
+            if new:
+                self._tell("event", table)
+            if alerts:
+                self._tell("alert", table)
+        elif kind == "status":
+            alerts = self.store.add_status(body)
+            self._tell("status", table)
+            if alerts:
+                self._tell("alert", table)
+        elif kind == "acks":
+            self.store.add_ack(body)
+            self._tell("ack", table)
+
+    def _tell(self, what: str, table: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(what, table)
+            except Exception:
+                log.exception("a listener failed on %s", what)
+
+    # --- rulings ----------------------------------------------------------------------
+
+    def send_ruling(
+        self,
+        *,
+        director: str,
+        table: str,
+        kind: str,
+        reason: str,
+        team: str | None = None,
+        points: int | None = None,
+    ) -> dict[str, Any]:
+        """Sign, store, audit and publish a ruling; returns the signed payload.
+        ``director`` is the logged-in director (the caller checks the login)."""
+        if not director:
+            raise RulingError("a ruling needs the director's login: log in first")
+        if not reason or not reason.strip():
+            raise RulingError("a ruling needs a reason: write why, in a few words")
+        if kind not in RULING_KINDS:
+            raise RulingError(f"unknown ruling {kind!r}: one of {', '.join(RULING_KINDS)}")
+        if self._key is None:
+            raise RulingError(
+                "the director has no signing key, so the tables would refuse its rulings: "
+                "make one with `table-controller director keys` and start with --key"
+            )
+        event = _ruling_event(kind, reason.strip(), team, points)
+        ruling = Ruling(
+            ruling_id=uuid.uuid4().hex,
+            table=table,
+            kind=kind,
+            event=None if event is None else encode(event),
+            reason=reason.strip(),
+            director=director,
+            at=self._clock(),
+        )
+        payload = sign(ruling, self._key)
+        self.store.add_ruling(payload)
+        info = self._client.publish(
+            f"{self.prefix}/tables/{table}/rulings", json.dumps(payload), qos=1
+        )
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            log.error("the ruling %s could not be queued (%s)", ruling.ruling_id, info.rc)
+        self._tell("ruling", table)
+        return payload
+
+
+def _ruling_event(
+    kind: str, reason: str, team: str | None, points: int | None
+) -> InputEvent | None:
+    """The input event a ruling carries to the table (None: nothing changes there)."""
+    if kind == "confirm_renege":
+        return None
+    if kind == "void_hand":
+        return HandVoided(reason)
+    if team not in ("NS", "EW"):
+        raise RulingError("say which team the points are for: NS or EW")
+    if points is None or isinstance(points, bool) or not isinstance(points, int) or points == 0:
+        raise RulingError("say how many points: a whole number, negative to take points away")
+    if kind == "dismiss_renege" and points > 0:
+        raise RulingError(
+            "dismissing a renege gives back the penalty: take the points away from the team "
+            "that was given them (a negative number, e.g. -2)"
+        )
+    return ScoreAdjusted(Team[team], points, reason)
+
+
+def ruling_defaults(alert: Mapping[str, Any], store: DirectorStore) -> dict[str, Any]:
+    """For a renege alert: the team given the penalty and the points to take back
+    (what "dismiss" undoes), read from the stored event that proved it."""
+    table, game, seq = alert.get("table"), alert.get("game"), alert.get("seq")
+    if not isinstance(table, str) or not isinstance(game, int):
+        return {}
+    for ev in store.events(table, game):
+        if ev["seq"] != seq:
+            continue
+        seat = next(
+            (o.get("seat") for o in ev["outputs"] if o.get("event") == "renege_proven"), None
+        )
+        if seat is None:
+            return {}
+        team = "EW" if seat in ("N", "S") else "NS"
+        for o in ev["outputs"]:
+            if o.get("event") == "hand_scored":
+                pts = o.get("points") or [0, 0]
+                got = pts[0] if team == "NS" else pts[1]
+                if got:
+                    return {"team": team, "points": -int(got)}
+        return {"team": team, "points": -2}
+    return {}
+
+
+__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError", "ruling_defaults"]

@@ -1,0 +1,687 @@
+"""The director's store: everything every table sent, in one SQLite file (WAL).
+
+An event is keyed by (table, game, seq) and written with INSERT OR IGNORE, so a message
+the broker delivers twice (QoS 1 redelivers whatever was not acknowledged) is counted
+once, whatever the order. Each message is committed before the subscriber returns, so
+the broker only forgets a message the store already holds. Alerts are raised here, as
+the messages are stored, with a unique key each, so a redelivered message never raises
+an alert twice. Rulings and every director action go to an append-only audit log
+(triggers refuse UPDATE and DELETE). A table's game is never stored as a state: it is
+the replay of its stored input events under its rules (``projection``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.rules.codec import CodecError, decode_input
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import OutputEvent
+from table_controller.rules.game import Game
+from table_controller.rules.presets import preset
+from table_controller.seats import Seat
+
+APPLICATION_ID = 0x54434452  # "TCDR": a table-controller director's store
+SESSION_SECONDS = 12 * 3600
+FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
+ALERT_KINDS = (
+    "renege_proven",
+    "renege_claimed",
+    "irregularity_found",
+    "table_offline",
+    "camera_fault",
+    "cube_fault",
+)
+ALERT_STATES = ("open", "acknowledged", "closed")
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS tables (name TEXT PRIMARY KEY, first_seen REAL NOT NULL,"
+    " last_seen REAL NOT NULL, status TEXT, status_at REAL, every REAL,"
+    " online INTEGER NOT NULL DEFAULT 0, rules TEXT)",
+    "CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL, at REAL NOT NULL, source TEXT NOT NULL, input TEXT NOT NULL,"
+    " outputs TEXT NOT NULL, hand INTEGER, evidence INTEGER NOT NULL, received REAL NOT NULL,"
+    " PRIMARY KEY (tbl, game, seq)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS status_history (tbl TEXT NOT NULL, at REAL NOT NULL,"
+    " online INTEGER NOT NULL, payload TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS evidence (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL, png BLOB NOT NULL, PRIMARY KEY (tbl, game, seq))",
+    "CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
+    " kind TEXT NOT NULL, tbl TEXT NOT NULL, game INTEGER, seq INTEGER, at REAL NOT NULL,"
+    " text TEXT NOT NULL, state TEXT NOT NULL, who TEXT, changed REAL)",
+    "CREATE TABLE IF NOT EXISTS rulings (ruling_id TEXT PRIMARY KEY, tbl TEXT NOT NULL,"
+    " kind TEXT NOT NULL, payload TEXT NOT NULL, director TEXT NOT NULL, reason TEXT NOT NULL,"
+    " at REAL NOT NULL, ack_ok INTEGER, ack_problem TEXT, ack_at REAL)",
+    "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
+    " who TEXT NOT NULL, action TEXT NOT NULL, tbl TEXT, ruling_id TEXT, reason TEXT,"
+    " detail TEXT NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit BEGIN"
+    " SELECT RAISE(ABORT, 'the audit log is append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit BEGIN"
+    " SELECT RAISE(ABORT, 'the audit log is append-only'); END",
+    "CREATE TABLE IF NOT EXISTS directors (name TEXT PRIMARY KEY, salt BLOB NOT NULL,"
+    " hash BLOB NOT NULL, created REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL,"
+    " expires REAL NOT NULL)",
+)
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used, or a message cannot be taken: what and what to do."""
+
+
+@dataclass
+class Projection:
+    """A table's game as its stored input events replay: ``game`` the rules' state,
+    ``recent`` every output of the replay, ``applied`` how many events (seq 1..applied)
+    replayed, ``missing`` the first seq not yet received when a later one was."""
+
+    table: str
+    game_number: int
+    game: Game
+    recent: list[OutputEvent] = field(default_factory=list)
+    applied: int = 0
+    missing: int | None = None
+    problem: str | None = None
+
+
+def _hash(password: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(password.encode(), salt=salt, **_SCRYPT)
+
+
+class DirectorStore:
+    """One event's store. Safe to share between threads (one connection, one lock):
+    the MQTT thread writes, the web server reads."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        rules_name: str = "td-tournament",
+        options: Mapping[str, Any] | None = None,
+        clock: Any = time.time,
+    ) -> None:
+        self.path = Path(path)
+        self.rules_name = rules_name
+        self.options = dict(options or {})
+        try:
+            preset(rules_name, self.options)
+        except RulesError as exc:
+            raise StoreError(f"the event's rules cannot be used: {exc}") from None
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._projections: dict[tuple[str, int], Projection] = {}
+        try:
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=5
+            )
+            app_id = self._conn.execute("PRAGMA application_id").fetchone()[0]
+            tables = self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables and app_id != APPLICATION_ID:
+                raise StoreError(
+                    f"{self.path} is not a director's store (another program's database): "
+                    "give the director a new file (--database)"
+                )
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for statement in _SCHEMA:
+                self._conn.execute(statement)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot be opened as the director's store ({exc}); check the "
+                "path and the disk, or give a new file (--database)"
+            ) from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- the feed's messages ----------------------------------------------------------
+
+    def add_event(self, msg: Mapping[str, Any]) -> tuple[bool, list[int]]:
+        """Store one ``events`` message: (True if it was new, the alerts it raised).
+        A message already held (same table, game, seq) changes nothing."""
+        try:
+            table, game, seq = str(msg["table"]), int(msg["game"]), int(msg["seq"])
+            inp = msg["input"]
+            outputs = list(msg.get("outputs") or [])
+            decode_input(inp)
+            at = float(msg.get("at") or self._clock())
+        except (KeyError, TypeError, ValueError, CodecError) as exc:
+            raise StoreError(
+                f"an event message cannot be read ({exc}); it was not stored"
+            ) from None
+        if game < 1 or seq < 1:
+            raise StoreError(f"an event message has game {game}, seq {seq}: both start at 1")
+        now = self._clock()
+        raised: list[int] = []
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    table,
+                    game,
+                    seq,
+                    at,
+                    str(msg.get("source", "")),
+                    json.dumps(inp, sort_keys=True),
+                    json.dumps(outputs, sort_keys=True),
+                    msg.get("hand"),
+                    1 if msg.get("evidence") else 0,
+                    now,
+                ),
+            )
+            if cur.rowcount == 0:
+                return False, []
+            self._seen(conn, table, now)
+            for kind, text in _event_alerts(inp, outputs):
+                alert = self._alert(
+                    conn,
+                    f"{kind}:{table}:{game}:{seq}:{len(raised)}",
+                    kind,
+                    table,
+                    text,
+                    at,
+                    game=game,
+                    seq=seq,
+                )
+                if alert is not None:
+                    raised.append(alert)
+        self._advance(table, game)
+        return True, raised
+
+    def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (table, game, seq, png)
+            )
+
+    def add_status(self, msg: Mapping[str, Any]) -> list[int]:
+        """Store a status (a heartbeat or the last will): the table's current picture,
+        its history, and the alerts it raises or clears (offline, camera, cube)."""
+        try:
+            table = str(msg["table"])
+            online = bool(msg.get("online", False))
+            at = float(msg.get("at") or self._clock())
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreError(
+                f"a status message cannot be read ({exc}); it was not stored"
+            ) from None
+        every = msg.get("every")
+        now = self._clock()
+        raised: list[int] = []
+        text = json.dumps(dict(msg), sort_keys=True)
+        with self._tx() as conn:
+            self._seen(conn, table, now)
+            conn.execute(
+                "INSERT INTO status_history VALUES (?, ?, ?, ?)", (table, at, int(online), text)
+            )
+            rules = msg.get("rules")
+            conn.execute(
+                "UPDATE tables SET online = ?, status_at = ?, every = coalesce(?, every),"
+                " status = CASE WHEN ? THEN ? ELSE status END,"
+                " rules = coalesce(?, rules) WHERE name = ?",
+                (
+                    int(online),
+                    now,
+                    every,
+                    int(online),
+                    text,
+                    json.dumps(rules) if isinstance(rules, dict) else None,
+                    table,
+                ),
+            )
+            if online:
+                self._close_alerts(conn, table, "table_offline", "the table is back online", now)
+                faults = [f for f in msg.get("faults") or [] if isinstance(f, dict)]
+                keys = set()
+                for f in faults:
+                    kind = FAULT_KINDS.get(str(f.get("device")))
+                    if kind is None:
+                        continue
+                    key = f"{kind}:{table}:{f.get('device')}:{f.get('since')}"
+                    keys.add(key)
+                    words = f"{f.get('what', f.get('device'))}: {f.get('problem')} ({f.get('fix')})"
+                    alert = self._alert(conn, key, kind, table, words, at)
+                    if alert is not None:
+                        raised.append(alert)
+                for aid, key in conn.execute(
+                    "SELECT id, key FROM alerts WHERE tbl = ? AND kind IN ('camera_fault',"
+                    " 'cube_fault') AND state != 'closed'",
+                    (table,),
+                ).fetchall():
+                    if key not in keys:
+                        self._set_state(conn, aid, "closed", "table", now)
+            else:
+                alert = self._offline(conn, table, "the table went offline (its last will)", at)
+                if alert is not None:
+                    raised.append(alert)
+        return raised
+
+    def check_silent(self, now: float | None = None, *, factor: float = 3.0) -> list[int]:
+        """Mark offline, with an alert, every online table with no heartbeat for
+        ``factor`` times its own heartbeat interval."""
+        now = self._clock() if now is None else now
+        raised: list[int] = []
+        with self._tx() as conn:
+            rows = conn.execute(
+                "SELECT name, status_at, every FROM tables WHERE online = 1 AND every > 0"
+            ).fetchall()
+            for name, status_at, every in rows:
+                if status_at is not None and now - status_at > factor * every:
+                    conn.execute("UPDATE tables SET online = 0 WHERE name = ?", (name,))
+                    silent = round(now - status_at)
+                    alert = self._offline(conn, name, f"no heartbeat for {silent} s", now)
+                    if alert is not None:
+                        raised.append(alert)
+        return raised
+
+    def _seen(self, conn: sqlite3.Connection, table: str, now: float) -> None:
+        conn.execute(
+            "INSERT INTO tables (name, first_seen, last_seen) VALUES (?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen",
+            (table, now, now),
+        )
+
+    def _offline(self, conn: sqlite3.Connection, table: str, why: str, at: float) -> int | None:
+        open_ = conn.execute(
+            "SELECT 1 FROM alerts WHERE tbl = ? AND kind = 'table_offline' AND state != 'closed'",
+            (table,),
+        ).fetchone()
+        if open_:
+            return None
+        text = f"{table} is offline: {why}. Check its power and network."
+        return self._alert(conn, f"table_offline:{table}:{at}", "table_offline", table, text, at)
+
+    def _alert(
+        self,
+        conn: sqlite3.Connection,
+        key: str,
+        kind: str,
+        table: str,
+        text: str,
+        at: float,
+        *,
+        game: int | None = None,
+        seq: int | None = None,
+    ) -> int | None:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO alerts (key, kind, tbl, game, seq, at, text, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'open')",
+            (key, kind, table, game, seq, at, text),
+        )
+        return cur.lastrowid if cur.rowcount else None
+
+    def _close_alerts(
+        self, conn: sqlite3.Connection, table: str, kind: str, why: str, now: float
+    ) -> None:
+        for (aid,) in conn.execute(
+            "SELECT id FROM alerts WHERE tbl = ? AND kind = ? AND state != 'closed'",
+            (table, kind),
+        ).fetchall():
+            self._set_state(conn, aid, "closed", "table", now, why)
+
+    def _set_state(
+        self,
+        conn: sqlite3.Connection,
+        aid: int,
+        state: str,
+        who: str,
+        now: float,
+        reason: str | None = None,
+    ) -> None:
+        conn.execute(
+            "UPDATE alerts SET state = ?, who = ?, changed = ? WHERE id = ?", (state, who, now, aid)
+        )
+        conn.execute(
+            "INSERT INTO audit (at, who, action, tbl, reason, detail)"
+            " SELECT ?, ?, 'alert_' || ?, tbl, ?, json_object('alert', id, 'kind', kind)"
+            " FROM alerts WHERE id = ?",
+            (now, who, state, reason, aid),
+        )
+
+    # --- alerts ---------------------------------------------------------------------
+
+    def alerts(self, *, states: tuple[str, ...] = ("open", "acknowledged")) -> list[dict[str, Any]]:
+        marks = ",".join("?" * len(states))
+        rows = self._rows(
+            "SELECT id, kind, tbl, game, seq, at, text, state, who FROM alerts"
+            f" WHERE state IN ({marks}) ORDER BY id",
+            tuple(states),
+        )
+        keys = ("id", "kind", "table", "game", "seq", "at", "text", "state", "who")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def set_alert(self, alert_id: int, state: str, who: str, reason: str | None = None) -> None:
+        if state not in ALERT_STATES:
+            raise StoreError(f"an alert is {', '.join(ALERT_STATES)}, not {state!r}")
+        with self._tx() as conn:
+            if conn.execute("SELECT 1 FROM alerts WHERE id = ?", (alert_id,)).fetchone() is None:
+                raise StoreError(f"there is no alert {alert_id}: reload the dashboard")
+            self._set_state(conn, alert_id, state, who, self._clock(), reason)
+
+    # --- reading --------------------------------------------------------------------
+
+    def tables(self) -> list[dict[str, Any]]:
+        """Every table seen, with its latest status (online, hand, scores, faults)."""
+        out = []
+        for name, online, status, status_at, every in self._rows(
+            "SELECT name, online, status, status_at, every FROM tables ORDER BY name"
+        ):
+            st = json.loads(status) if status else {}
+            out.append(
+                {
+                    "table": name,
+                    "online": bool(online),
+                    "status_at": status_at,
+                    "every": every,
+                    "game": st.get("game"),
+                    "hand": st.get("hand"),
+                    "phase": st.get("phase"),
+                    "scores": st.get("scores"),
+                    "players": st.get("players") or {},
+                    "faults": st.get("faults") or [],
+                    "backlog": st.get("backlog"),
+                }
+            )
+        return out
+
+    def events(self, table: str, game: int | None = None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT game, seq, at, source, input, outputs, hand, evidence FROM events WHERE tbl = ?"
+        )
+        params: tuple[Any, ...] = (table,)
+        if game is not None:
+            sql += " AND game = ?"
+            params += (game,)
+        keys = ("game", "seq", "at", "source", "input", "outputs", "hand", "evidence")
+        out = []
+        for row in self._rows(sql + " ORDER BY game, seq", params):
+            d = dict(zip(keys, row, strict=True))
+            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
+            d["evidence"] = bool(d["evidence"])
+            out.append(d)
+        return out
+
+    def event_counts(self) -> dict[str, int]:
+        """How many events each table has sent (the dashboard redraws a table on change)."""
+        return {t: n for t, n in self._rows("SELECT tbl, count(*) FROM events GROUP BY tbl")}
+
+    def count_events(self) -> int:
+        return int(self._rows("SELECT count(*) FROM events")[0][0])
+
+    def games(self, table: str) -> list[int]:
+        return [
+            r[0]
+            for r in self._rows(
+                "SELECT DISTINCT game FROM events WHERE tbl = ? ORDER BY game", (table,)
+            )
+        ]
+
+    def evidence(self, table: str, game: int, seq: int) -> bytes | None:
+        rows = self._rows(
+            "SELECT png FROM evidence WHERE tbl = ? AND game = ? AND seq = ?", (table, game, seq)
+        )
+        return bytes(rows[0][0]) if rows else None
+
+    def status_history(self, table: str) -> list[dict[str, Any]]:
+        return [
+            {"at": at, "online": bool(on), "status": json.loads(p)}
+            for at, on, p in self._rows(
+                "SELECT at, online, payload FROM status_history WHERE tbl = ? ORDER BY rowid",
+                (table,),
+            )
+        ]
+
+    def players(self, table: str) -> dict[Seat, str]:
+        rows = self._rows("SELECT status FROM tables WHERE name = ?", (table,))
+        names = json.loads(rows[0][0]).get("players", {}) if rows and rows[0][0] else {}
+        out = {}
+        for s, n in names.items():
+            try:
+                out[Seat.parse(s)] = str(n)
+            except ValueError:
+                continue
+        return out
+
+    # --- the projection -------------------------------------------------------------
+
+    def rules_of(self, table: str) -> tuple[str, dict[str, Any]]:
+        """The table's rules: what its status said (``rules``), else the event's."""
+        rows = self._rows("SELECT rules FROM tables WHERE name = ?", (table,))
+        if rows and rows[0][0]:
+            r = json.loads(rows[0][0])
+            return str(r.get("name", self.rules_name)), dict(r.get("options") or {})
+        return self.rules_name, dict(self.options)
+
+    def projection(self, table: str, game: int) -> Projection:
+        """The game replayed from its stored events, seq 1 up to the first one missing
+        (kept and advanced as events arrive, so a dashboard read costs nothing)."""
+        with self._lock:
+            proj = self._projections.get((table, game))
+            if proj is None:
+                name, options = self.rules_of(table)
+                proj = Projection(table, game, Game(preset(name, options)))
+                self._projections[(table, game)] = proj
+            self._advance(table, game)
+            return proj
+
+    def _advance(self, table: str, game: int) -> None:
+        with self._lock:
+            proj = self._projections.get((table, game))
+            if proj is None or proj.problem is not None:
+                return
+            rows = self._rows(
+                "SELECT seq, input FROM events WHERE tbl = ? AND game = ? AND seq > ? ORDER BY seq",
+                (table, game, proj.applied),
+            )
+            for seq, text in rows:
+                if seq != proj.applied + 1:
+                    proj.missing = proj.applied + 1
+                    return
+                try:
+                    proj.recent.extend(proj.game.push(decode_input(json.loads(text))))
+                except (RulesError, CodecError) as exc:
+                    proj.problem = f"event {seq} cannot be replayed: {exc}"
+                    return
+                proj.applied = seq
+            proj.missing = None
+
+    # --- rulings and the audit log --------------------------------------------------
+
+    def add_ruling(self, payload: Mapping[str, Any]) -> None:
+        """A signed ruling about to be sent: stored and audited in one transaction."""
+        now = self._clock()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO rulings (ruling_id, tbl, kind, payload, director, reason, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    payload["ruling_id"],
+                    payload["table"],
+                    payload["kind"],
+                    json.dumps(dict(payload), sort_keys=True),
+                    payload["director"],
+                    payload["reason"],
+                    float(payload["at"]),
+                ),
+            )
+            conn.execute(
+                "INSERT INTO audit (at, who, action, tbl, ruling_id, reason, detail)"
+                " VALUES (?, ?, 'ruling_sent', ?, ?, ?, ?)",
+                (
+                    now,
+                    payload["director"],
+                    payload["table"],
+                    payload["ruling_id"],
+                    payload["reason"],
+                    json.dumps(dict(payload), sort_keys=True),
+                ),
+            )
+
+    def add_ack(self, msg: Mapping[str, Any]) -> bool:
+        """The table's answer to a ruling: recorded on it and in the audit log. False
+        for an ack of a ruling this store never sent (recorded in the audit all the same)."""
+        rid = str(msg.get("ruling_id"))
+        ok = bool(msg.get("ok"))
+        now = self._clock()
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE rulings SET ack_ok = ?, ack_problem = ?, ack_at = ? WHERE ruling_id = ?",
+                (int(ok), msg.get("problem"), float(msg.get("at") or now), rid),
+            )
+            conn.execute(
+                "INSERT INTO audit (at, who, action, tbl, ruling_id, reason, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    now,
+                    f"table {msg.get('table')}",
+                    "ruling_applied" if ok else "ruling_refused",
+                    msg.get("table"),
+                    rid,
+                    msg.get("problem"),
+                    json.dumps(dict(msg), sort_keys=True),
+                ),
+            )
+            return cur.rowcount > 0
+
+    def rulings(self, table: str | None = None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT ruling_id, tbl, kind, director, reason, at, ack_ok, ack_problem, ack_at,"
+            " payload FROM rulings"
+        )
+        params: tuple[Any, ...] = ()
+        if table is not None:
+            sql += " WHERE tbl = ?"
+            params = (table,)
+        keys = (
+            "ruling_id",
+            "table",
+            "kind",
+            "director",
+            "reason",
+            "at",
+            "ack_ok",
+            "ack_problem",
+            "ack_at",
+            "payload",
+        )
+        out = []
+        for row in self._rows(sql + " ORDER BY at", params):
+            d = dict(zip(keys, row, strict=True))
+            d["payload"] = json.loads(d["payload"])
+            d["ack_ok"] = None if d["ack_ok"] is None else bool(d["ack_ok"])
+            out.append(d)
+        return out
+
+    def audit(self) -> list[dict[str, Any]]:
+        keys = ("id", "at", "who", "action", "table", "ruling_id", "reason", "detail")
+        return [
+            dict(zip(keys, r, strict=True))
+            for r in self._rows(
+                "SELECT id, at, who, action, tbl, ruling_id, reason, detail FROM audit ORDER BY id"
+            )
+        ]
+
+    # --- directors and sessions -----------------------------------------------------
+
+    def add_login(self, name: str, password: str) -> None:
+        """A director's login (a new one, or a new password for an existing one)."""
+        if not name.strip():
+            raise StoreError("a login needs a name: the director's own, e.g. 'ann'")
+        if len(password) < 8:
+            raise StoreError("the password is too short: use at least 8 characters")
+        salt = secrets.token_bytes(16)
+        now = self._clock()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO directors VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE"
+                " SET salt = excluded.salt, hash = excluded.hash",
+                (name, salt, _hash(password, salt), now),
+            )
+            conn.execute(
+                "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, 'login_set', '{}')",
+                (now, name),
+            )
+
+    def logins(self) -> list[str]:
+        return [r[0] for r in self._rows("SELECT name FROM directors ORDER BY name")]
+
+    def login(self, name: str, password: str) -> str | None:
+        """A new session's token for the right password, else None."""
+        rows = self._rows("SELECT salt, hash FROM directors WHERE name = ?", (name,))
+        if not rows or not hmac.compare_digest(_hash(password, rows[0][0]), rows[0][1]):
+            return None
+        token = secrets.token_urlsafe(32)
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?)",
+                (token, name, self._clock() + SESSION_SECONDS),
+            )
+        return token
+
+    def session(self, token: str | None) -> str | None:
+        """The director logged in with ``token``, or None (unknown or expired)."""
+        if not token:
+            return None
+        rows = self._rows("SELECT name, expires FROM sessions WHERE token = ?", (token,))
+        if not rows or rows[0][1] < self._clock():
+            return None
+        return str(rows[0][0])
+
+    def logout(self, token: str) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM sessions WHERE token = ?", (token,))
+
+
+def _event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[str, str]]:
+    """The alerts one event raises: a renege claimed (an input), a renege proven or an
+    irregularity found (outputs), in words for the director."""
+    if inp.get("event") == "renege_claimed":
+        yield "renege_claimed", f"{inp.get('by')} claims {inp.get('against')} reneged"
+    for o in outputs:
+        if not isinstance(o, dict):
+            continue
+        if o.get("event") == "renege_proven":
+            yield (
+                "renege_proven",
+                (
+                    f"renege proven: {o.get('seat')} did not follow {o.get('suit')} in trick "
+                    f"{o.get('trick')} of hand {o.get('hand')}, playing {o.get('played')} while "
+                    f"holding {o.get('proof')} (shown in trick {o.get('proof_trick')})"
+                ),
+            )
+        elif o.get("event") == "irregularity_found":
+            detail = o.get("detail")
+            yield "irregularity_found", f"{o.get('kind')} ({o.get('seat')}): {detail}"
+
+
+__all__ = ["ALERT_KINDS", "DirectorStore", "Projection", "StoreError"]

@@ -1,0 +1,183 @@
+"""The broker's configuration for one event: mosquitto.conf, its users and their rights.
+
+Every table gets a user of its own (named after its id) that may write only its own
+topics and read only its own rulings; the director's user reads everything and is the
+only one that may write rulings. Passwords are hashed in mosquitto 2's own format
+(``$7$``: PBKDF2-SHA512, 101 iterations, 12-byte salt; what ``mosquitto_passwd``
+writes), so the director's machine needs no tool besides mosquitto itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from table_controller.feed.messages import Topics, table_id
+
+DIRECTOR_USER = "director"
+_ITERATIONS = 101  # mosquitto_passwd's own choice
+
+
+@dataclass(frozen=True)
+class Tls:
+    """The broker's certificate files (docs/feed.md, "TLS")."""
+
+    cafile: Path
+    certfile: Path
+    keyfile: Path
+    port: int = 8883
+
+
+def password_hash(password: str, *, salt: bytes | None = None) -> str:
+    """The password as mosquitto's password file keeps it."""
+    salt = os.urandom(12) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, _ITERATIONS)
+    return f"$7${_ITERATIONS}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def new_password() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def table_ids(tables: Sequence[str]) -> list[str]:
+    """``["12"]`` -> table-1 ... table-12; else each name as its id; refuses repeats."""
+    if len(tables) == 1 and tables[0].isdigit():
+        count = int(tables[0])
+        if not 1 <= count <= 1000:
+            raise ValueError(f"{count} tables: give a number from 1 to 1000, or the names")
+        return [f"table-{n}" for n in range(1, count + 1)]
+    ids = [table_id(t) for t in tables]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(
+            f"two tables would have the same id ({', '.join(repeated)}): give them "
+            "names that differ in letters or digits"
+        )
+    if DIRECTOR_USER in ids:
+        raise ValueError('"director" is the director\'s user: name that table differently')
+    return ids
+
+
+def acl(topics: Topics, tables: Sequence[str]) -> str:
+    """The access list: each table its own topics, the director all and the rulings."""
+    lines = [
+        "# Who may read and write what (written by `table-controller feed broker-config`).",
+        f"user {DIRECTOR_USER}",
+        f"topic read {topics.prefix}/tables/#",
+        f"topic write {topics.prefix}/tables/+/rulings",
+        "",
+    ]
+    for t in tables:
+        lines += [
+            f"user {t}",
+            f"topic write {topics.events(t)}",
+            f"topic write {topics.table(t)}/evidence/#",
+            f"topic write {topics.status(t)}",
+            f"topic write {topics.acks(t)}",
+            f"topic read {topics.rulings(t)}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def password_file(passwords: Mapping[str, str]) -> str:
+    return "".join(f"{user}:{password_hash(pw)}\n" for user, pw in passwords.items())
+
+
+def mosquitto_conf(
+    folder: Path,
+    *,
+    port: int = 1883,
+    bind: str = "",
+    tls: Tls | None = None,
+    persistence: bool = True,
+) -> str:
+    """mosquitto.conf using the password and acl files in ``folder``."""
+    lines = [
+        "# The director's broker (written by `table-controller feed broker-config`).",
+        "# Run it with: mosquitto -c " + str(folder / "mosquitto.conf"),
+        "per_listener_settings false",
+        "allow_anonymous false",
+        f"password_file {folder / 'passwords'}",
+        f"acl_file {folder / 'acl'}",
+        "max_inflight_messages 100",
+        "max_queued_messages 100000",
+    ]
+    if persistence:
+        lines += ["persistence true", f"persistence_location {folder}/"]
+    else:
+        lines += ["persistence false"]
+    if tls is None:
+        lines += [f"listener {port}{' ' + bind if bind else ''}"]
+    else:
+        lines += [
+            f"listener {tls.port}{' ' + bind if bind else ''}",
+            f"cafile {tls.cafile}",
+            f"certfile {tls.certfile}",
+            f"keyfile {tls.keyfile}",
+            "tls_version tlsv1.2",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class BrokerFiles:
+    folder: Path
+    passwords: dict[str, str]  # user -> password in clear (for the tables' configs)
+
+
+def write_broker_config(
+    folder: Path,
+    topics: Topics,
+    tables: Sequence[str],
+    *,
+    port: int = 1883,
+    bind: str = "",
+    tls: Tls | None = None,
+    persistence: bool = True,
+    passwords: Mapping[str, str] | None = None,
+) -> BrokerFiles:
+    """mosquitto.conf, passwords (hashed), acl and passwords.txt (clear, keep it safe)."""
+    folder = folder.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    users = [DIRECTOR_USER, *tables]
+    given = dict(passwords or {})
+    clear = {u: given.get(u) or new_password() for u in users}
+    (folder / "mosquitto.conf").write_text(
+        mosquitto_conf(folder, port=port, bind=bind, tls=tls, persistence=persistence)
+    )
+    _private(folder / "passwords", password_file(clear))
+    (folder / "acl").write_text(acl(topics, tables))
+    _private(
+        folder / "passwords.txt",
+        "# user password -- give each table its own line ([feed] username, password)\n"
+        + "".join(f"{u} {p}\n" for u, p in clear.items()),
+    )
+    return BrokerFiles(folder, clear)
+
+
+def _private(path: Path, text: str) -> None:
+    """Written readable by its owner only (mosquitto warns about a readable password file)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    path.chmod(0o600)
+
+
+__all__ = [
+    "DIRECTOR_USER",
+    "BrokerFiles",
+    "Tls",
+    "acl",
+    "mosquitto_conf",
+    "new_password",
+    "password_file",
+    "password_hash",
+    "table_ids",
+    "write_broker_config",
+]

@@ -1,0 +1,99 @@
+"""``table-controller feed``: the broker's files for an event, and the director's keys."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.feed.broker import Tls, table_ids, write_broker_config
+from table_controller.feed.messages import Topics
+from table_controller.feed.signing import new_keys
+
+DOCS = "docs/feed.md"
+
+
+def _write_keys(folder: Path, out: TextIO) -> bool:
+    private, public = folder / "director.key", folder / "director.pub"
+    if private.exists():
+        out.write(f"kept the director's key pair already in {folder}\n")
+        return True
+    key, pub = new_keys()
+    folder.mkdir(parents=True, exist_ok=True)
+    private.touch(0o600)
+    private.write_bytes(key)
+    public.write_bytes(pub)
+    out.write(
+        f"wrote {private} (keep it on the director's machine only) and {public} "
+        "(copy it to every table: [feed] director_key)\n"
+    )
+    return True
+
+
+def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
+    _write_keys(Path(args.out), out)
+    return 0
+
+
+def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        tables = table_ids(args.tables)
+    except ValueError as exc:
+        print(f"--tables: {exc}", file=sys.stderr)
+        return 2
+    tls = None
+    if args.tls_cert or args.tls_key or args.tls_ca:
+        if not (args.tls_cert and args.tls_key and args.tls_ca):
+            print(
+                "TLS needs all three files: --tls-ca, --tls-cert and --tls-key "
+                f"(how to make them: {DOCS}, TLS)",
+                file=sys.stderr,
+            )
+            return 2
+        tls = Tls(Path(args.tls_ca).resolve(), Path(args.tls_cert).resolve(),
+                  Path(args.tls_key).resolve(), port=args.port or 8883)
+    folder = Path(args.out)
+    files = write_broker_config(
+        folder, Topics.of(args.topic, args.event), tables, port=args.port or 1883, tls=tls
+    )
+    _write_keys(folder, out)
+    out.write(
+        f"wrote the broker's files for {len(tables)} tables in {files.folder}:\n"
+        f"  mosquitto -c {files.folder / 'mosquitto.conf'}\n"
+        f"  passwords.txt has each table's username and password ([feed] in its config); "
+        "keep it safe\n"
+    )
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add the ``feed`` command group to a ``table-controller`` parser's subparsers."""
+    feed = subparsers.add_parser(
+        "feed",
+        help="the director's feed: the broker's configuration and the director's keys",
+        description=f"The director's feed over MQTT; see {DOCS}.",
+    )
+    sub = feed.add_subparsers(dest="feed_command", required=True, metavar="COMMAND")
+    broker = sub.add_parser(
+        "broker-config",
+        help="write mosquitto.conf, the passwords, the access list and the director's keys",
+    )
+    broker.add_argument("--event", required=True, help='the event\'s name, e.g. "club-night-may"')
+    broker.add_argument(
+        "--tables", required=True, nargs="+", metavar="N|NAME",
+        help="how many tables (table-1 ... table-N), or each table's name",
+    )
+    broker.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
+    broker.add_argument("--topic", default="euchre", help="the topic prefix ([feed] topic)")
+    broker.add_argument("--port", type=int, default=0, help="1883, or 8883 with TLS")
+    broker.add_argument("--tls-ca", help="the CA certificate (TLS)")
+    broker.add_argument("--tls-cert", help="the broker's certificate (TLS)")
+    broker.add_argument("--tls-key", help="the broker's private key (TLS)")
+    broker.set_defaults(func=cmd_broker_config)
+    keys = sub.add_parser("keys", help="make the director's key pair for signing rulings")
+    keys.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
+    keys.set_defaults(func=cmd_keys)
+
+
+__all__ = ["add_commands"]

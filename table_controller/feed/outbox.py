@@ -1,0 +1,236 @@
+"""The feed's outbox: the event log itself, and a cursor of what the broker has taken.
+
+Nothing is copied into a queue of its own: the log already holds every event in order,
+durably, before the table counts it. The outbox keeps, in a small table of its own in
+the same SQLite file (``feed_cursor``; the log's own tables are only read), the
+(game, seq) of the last event whose messages the broker acknowledged (PUBACK). The
+backlog is every logged event after it, in order. A table that lost the broker, or was
+killed, sends from the cursor on when it connects again; an event sent twice at worst
+(its PUBACK lost) carries the same (table, game, seq), which the director drops.
+
+The rulings the table has answered are kept here too (``feed_rulings``), so a ruling
+delivered twice is answered the same way and applied once.
+
+A message's outputs are not stored: they are what the rules make of the logged events,
+so the outbox replays each game as it reads it (as resume.py does at start).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table_controller.rules.codec import decode_input, encode
+from table_controller.rules.errors import RulesError
+from table_controller.rules.game import Game
+from table_controller.rules.presets import preset
+
+Position = tuple[int, int]  # (game, seq); (0, 0) is before the first event
+BUSY_TIMEOUT_MS = 5000
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS feed_cursor (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS feed_rulings (ruling_id TEXT PRIMARY KEY, ok INTEGER NOT NULL,"
+    " problem TEXT, at REAL NOT NULL)",
+)
+
+
+class OutboxError(RuntimeError):
+    """The outbox cannot read the log or keep its cursor; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One logged event ready to send: its position, its payload parts, its evidence."""
+
+    game: int
+    seq: int
+    recorded: float
+    source: str
+    input: dict[str, Any]  # codec-encoded (secrets are removed by messages.py)
+    outputs: list[dict[str, Any]]
+    hand: int | None
+    evidence: bytes | None
+
+    @property
+    def position(self) -> Position:
+        return (self.game, self.seq)
+
+
+class _Replay:
+    """One game's rules state, advanced as the outbox reads the game's events."""
+
+    def __init__(self, game_no: int, game: Game | None) -> None:
+        self.game_no = game_no
+        self.game = game  # None: the game's rules cannot be built (outputs left empty)
+        self.seq = 0
+
+
+class Outbox:
+    """The backlog of one table's log. Use it from one thread (the publisher's)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            # A cursor lost to a power cut only resends what the director already has.
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            names = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
+            if "events" not in names or "games" not in names:
+                raise OutboxError(
+                    f"{self.path} is not a table's event log: start the table once to "
+                    "create it, or check [table] log in the configuration"
+                )
+            for statement in _SCHEMA:
+                self._conn.execute(statement)
+        except sqlite3.Error as exc:
+            raise OutboxError(
+                f"{self.path}: the feed cannot use the event log ({exc}); check the disk"
+            ) from None
+        self._replay: _Replay | None = None
+
+    # --- the cursor --------------------------------------------------------------------
+
+    def cursor(self) -> Position:
+        """The last event the broker acknowledged, in order; (0, 0) before any."""
+        row = self._one("SELECT game, seq FROM feed_cursor WHERE id = 1")
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def acknowledge(self, position: Position, at: float) -> None:
+        """The broker has every message up to ``position``: move the cursor there."""
+        game, seq = position
+        self._exec(
+            "INSERT INTO feed_cursor VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+            " SET game = excluded.game, seq = excluded.seq, at = excluded.at",
+            (game, seq, at),
+        )
+
+    def backlog(self, after: Position | None = None) -> int:
+        """How many logged events come after ``after`` (the cursor by default)."""
+        game, seq = self.cursor() if after is None else after
+        row = self._one(
+            "SELECT count(*) FROM events WHERE game > ? OR (game = ? AND seq > ?)",
+            (game, game, seq),
+        )
+        return int(row[0]) if row else 0
+
+    # --- reading the backlog -----------------------------------------------------------
+
+    def after(self, position: Position, limit: int) -> list[Pending]:
+        """Up to ``limit`` logged events after ``position``, in order, with outputs."""
+        game, seq = position
+        rows = self._all(
+            "SELECT e.game, e.seq, e.event, e.source, e.recorded, v.png"
+            " FROM events e LEFT JOIN evidence v ON v.game = e.game AND v.seq = e.seq"
+            " WHERE e.game > ? OR (e.game = ? AND e.seq > ?)"
+            " ORDER BY e.game, e.seq LIMIT ?",
+            (game, game, seq, limit),
+        )
+        return [self._pending(*row) for row in rows]
+
+    def _pending(
+        self, game: int, seq: int, text: str, source: str, recorded: float, png: Any
+    ) -> Pending:
+        replay = self._replay_at(game, seq)
+        outputs: list[dict[str, Any]] = []
+        hand: int | None = None
+        try:
+            encoded = json.loads(text)
+            event = decode_input(encoded)
+        except (ValueError, TypeError):  # a row edited by hand: sent as written
+            encoded = {"event": "unreadable", "text": text}
+            event = None
+        if replay.game is not None and event is not None:
+            try:
+                outputs = [encode(o) for o in replay.game.push(event)]
+            except RulesError:  # skipped at the table too (resume.py): no outputs
+                outputs = []
+            current = replay.game.hand or replay.game.last_hand
+            hand = current.number if current is not None else None
+        replay.seq = seq
+        return Pending(
+            game=int(game),
+            seq=int(seq),
+            recorded=float(recorded),
+            source=str(source),
+            input=encoded if isinstance(encoded, dict) else {"event": "unreadable"},
+            outputs=outputs,
+            hand=hand,
+            evidence=bytes(png) if png is not None else None,
+        )
+
+    def _replay_at(self, game_no: int, seq: int) -> _Replay:
+        """The game's replay with every event before ``seq`` pushed."""
+        replay = self._replay
+        if replay is None or replay.game_no != game_no or replay.seq >= seq:
+            replay = self._replay = _Replay(game_no, self._new_game(game_no))
+        if replay.seq < seq - 1:
+            rows = self._all(
+                "SELECT seq, event FROM events WHERE game = ? AND seq > ? AND seq < ?"
+                " ORDER BY seq",
+                (game_no, replay.seq, seq),
+            )
+            for s, text in rows:
+                if replay.game is not None:
+                    # An event the rules refuse was skipped at the table too.
+                    with contextlib.suppress(ValueError, TypeError, RulesError):
+                        replay.game.push(decode_input(json.loads(text)))
+                replay.seq = int(s)
+        return replay
+
+    def _new_game(self, game_no: int) -> Game | None:
+        row = self._one("SELECT rules, options FROM games WHERE game = ?", (game_no,))
+        if row is None:
+            return None
+        try:
+            options = json.loads(row[1])
+            return Game(preset(str(row[0]), options if isinstance(options, dict) else {}))
+        except (ValueError, TypeError, RulesError):
+            return None
+
+    # --- rulings answered ----------------------------------------------------------------
+
+    def answered(self, ruling_id: str) -> tuple[bool, str | None] | None:
+        """How the table answered this ruling before (ok, problem), or None."""
+        row = self._one("SELECT ok, problem FROM feed_rulings WHERE ruling_id = ?", (ruling_id,))
+        return (bool(row[0]), row[1]) if row else None
+
+    def answer(self, ruling_id: str, ok: bool, problem: str | None, at: float) -> None:
+        self._exec(
+            "INSERT OR IGNORE INTO feed_rulings VALUES (?, ?, ?, ?)",
+            (ruling_id, int(ok), problem, at),
+        )
+
+    # --- SQLite ------------------------------------------------------------------------
+
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        rows = self._all(sql, params)
+        return rows[0] if rows else None
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise OutboxError(f"{self.path}: the feed cannot read the log ({exc})") from None
+
+    def _exec(self, sql: str, params: tuple[Any, ...]) -> None:
+        try:
+            self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise OutboxError(
+                f"{self.path}: the feed cannot record what was sent ({exc}); check the disk"
+            ) from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+__all__ = ["Outbox", "OutboxError", "Pending", "Position"]

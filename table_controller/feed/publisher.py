@@ -1,0 +1,466 @@
+"""The table's side of the feed: its logged events to the director's broker, in order,
+and the director's signed rulings back.
+
+One worker thread owns the state; paho-mqtt's network thread only posts what happened
+(connected, PUBACK, a message) to the worker's queue. Each connection is a fresh paho
+client with a clean session, so nothing is resent behind the worker's back: on every
+connect the worker sends the backlog from the outbox's cursor, in order, at most
+``max_inflight`` events unacknowledged, and moves the cursor only over events whose
+every message the broker has acknowledged (PUBACK), in order. The broker being down
+never stops the table: the events wait in the log, the FEED fault says so, and it
+clears when the backlog starts flowing again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from table_controller.feed import messages
+from table_controller.feed.outbox import Outbox, OutboxError, Position
+from table_controller.feed.signing import Ruling, RulingRejected, verify
+
+log = logging.getLogger(__name__)
+
+StateListener = Callable[[str | None, str], None]  # (problem or None when well, what to do)
+BROKER_FIX = (
+    "check that the director's broker is running and the network cable or Wi-Fi; the table "
+    "keeps playing and sends everything when the broker is back"
+)
+
+
+@dataclass(frozen=True)
+class FeedSettings:
+    """Where and how a table sends its feed (from ``[feed]``, see docs/feed.md)."""
+
+    table: str  # the table's id (messages.table_id of its name)
+    topics: messages.Topics
+    broker: str = "localhost"
+    port: int = 1883
+    username: str = ""
+    password: str = ""
+    tls_ca: Path | None = None
+    director_key: bytes | None = None  # the director's public key (PEM)
+    heartbeat: float = 10.0
+    max_inflight: int = 20
+    keepalive: int = 30
+    backoff: tuple[float, float] = (0.2, 10.0)  # first and longest wait between attempts
+    ruling_max_age: float = 900.0
+
+
+@dataclass
+class _Sent:
+    position: Position
+    mids: set[int] = field(default_factory=set)
+
+
+class Publisher:
+    """Sends one table's log to the broker. ``notify()`` after each durable append;
+    ``set_status()`` with the table's state for the heartbeat; ``answer()`` a ruling.
+    ``on_ruling`` and ``on_state`` are called from the worker thread."""
+
+    def __init__(
+        self,
+        settings: FeedSettings,
+        log_path: str | Path,
+        *,
+        on_ruling: Callable[[Ruling], None] | None = None,
+        on_state: StateListener | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.log_path = Path(log_path)
+        self.on_ruling = on_ruling
+        self.on_state = on_state
+        self._clock = clock
+        self._items: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._client: mqtt.Client | None = None
+        self._connected = False
+        self._window: deque[_Sent] = deque()
+        self._by_mid: dict[int, _Sent] = {}
+        self._sent: Position = (0, 0)
+        self._status: dict[str, Any] | None = None
+        self._status_faults: Any = None
+        self._next_beat = 0.0
+        self._next_attempt = 0.0
+        self._delay = settings.backoff[0]
+        self._pending_rulings: set[str] = set()
+        self.problem: str | None = "not connected yet"
+        self.connected_event = threading.Event()  # set while connected (for tests)
+        t = settings.topics
+        self._events_topic = t.events(settings.table)
+        self._status_topic = t.status(settings.table)
+        self._rulings_topic = t.rulings(settings.table)
+        self._acks_topic = t.acks(settings.table)
+
+    # --- from the table (any thread) ---------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="feed-publisher", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """New events are in the log."""
+        self._items.put(("notify",))
+
+    def set_status(self, status: Mapping[str, Any]) -> None:
+        """The table's state for the heartbeat: game, hand, phase, scores, players,
+        faults (messages.status_message's keyword arguments but table, at, every, backlog)."""
+        self._items.put(("status", dict(status)))
+
+    def answer(self, ruling_id: str, ok: bool, problem: str | None) -> None:
+        """The table applied the ruling (ok) or could not (problem)."""
+        self._items.put(("answer", ruling_id, ok, problem))
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """Send what can be sent within ``timeout``, leave the offline status, close."""
+        if self._thread is None:
+            return
+        self._items.put(("stop", self._clock() + timeout))
+        self._thread.join(timeout + 5.0)
+        self._thread = None
+
+    # --- the worker ------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            outbox = Outbox(self.log_path)
+        except OutboxError as exc:
+            self._state(str(exc), "check [table] log and the disk, then restart the table")
+            return
+        self._outbox = outbox
+        stop_by: float | None = None
+        try:
+            while True:
+                now = self._clock()
+                if stop_by is not None and (now >= stop_by or not self._busy()):
+                    break
+                if self._client is None and now >= self._next_attempt and stop_by is None:
+                    self._connect()
+                if self._connected and now >= self._next_beat:
+                    self._beat()
+                wait = self._wait(now)
+                try:
+                    item = self._items.get(timeout=wait)
+                except queue.Empty:
+                    continue
+                if item[0] == "stop":
+                    stop_by = float(item[1])
+                    continue
+                try:
+                    self._handle(item)
+                except OutboxError as exc:
+                    self._state(str(exc), "check the disk the log is on")
+        finally:
+            self._close()
+            outbox.close()
+
+    def _busy(self) -> bool:
+        if not self._connected:
+            return False
+        return bool(self._window) or self._outbox.backlog(self._sent) > 0
+
+    def _wait(self, now: float) -> float:
+        deadlines = [now + 1.0]
+        if self._client is None:
+            deadlines.append(self._next_attempt)
+        if self._connected:
+            deadlines.append(self._next_beat)
+        return max(0.0, min(deadlines) - now)
+
+    def _handle(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "notify":
+            self._fill()
+        elif kind == "status":
+            self._status = item[1]
+            faults = item[1].get("faults")
+            if faults != self._status_faults:  # a fault raised or cleared: say it now
+                self._status_faults = faults
+                self._next_beat = 0.0
+        elif kind == "answer":
+            _, ruling_id, ok, problem = item
+            self._pending_rulings.discard(ruling_id)
+            self._ack(ruling_id, ok, problem)
+        elif item[1] is not self._client:
+            return  # from a connection already given up
+        elif kind == "connack":
+            self._on_connack(item[2])
+        elif kind == "gone":
+            self._lost(f"the connection to the broker was lost ({item[2]})")
+        elif kind == "puback":
+            self._on_puback(item[2])
+        elif kind == "message":
+            self._on_ruling(item[2])
+
+    # --- connecting ----------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        s = self.settings
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"table-{s.table}",
+            clean_session=True,
+            protocol=mqtt.MQTTv311,
+        )
+        if s.username:
+            client.username_pw_set(s.username, s.password or None)
+        if s.tls_ca is not None:
+            client.tls_set(ca_certs=str(s.tls_ca))
+        offline = messages.offline_message(table=s.table, at=self._clock())
+        client.will_set(self._status_topic, json.dumps(offline), qos=1, retain=True)
+        client.max_inflight_messages_set(max(s.max_inflight * 2 + 10, 20))
+        post = self._items.put
+        client.on_connect = lambda c, u, f, rc, p: post(("connack", c, rc))
+        client.on_disconnect = lambda c, u, f, rc, p: post(("gone", c, rc))
+        client.on_publish = lambda c, u, mid, rc, p: post(("puback", c, mid))
+        client.on_message = lambda c, u, m: post(("message", c, m))
+        try:
+            client.connect(s.broker, s.port, keepalive=s.keepalive)
+        except (OSError, ValueError) as exc:
+            self._retry(f"the broker {s.broker}:{s.port} cannot be reached ({exc})")
+            return
+        sock = client.socket()
+        # Without TCP_NODELAY small messages wait ~40 ms (docs/design.md).
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._client = client
+        client.loop_start()
+
+    def _on_connack(self, rc: Any) -> None:
+        client = self._client
+        assert client is not None
+        if getattr(rc, "is_failure", False):
+            if "password" in str(rc).lower() or "authori" in str(rc).lower():
+                problem = (
+                    f"the broker refused this table's username or password ({rc}): check "
+                    "[feed] username and password against the event's password list"
+                )
+            else:
+                problem = f"the broker refused the connection ({rc})"
+            self._drop()
+            self._retry(problem, longer=True)
+            return
+        self._connected = True
+        self.connected_event.set()
+        self._delay = self.settings.backoff[0]
+        self._window.clear()
+        self._by_mid.clear()
+        self._sent = self._outbox.cursor()
+        client.subscribe(self._rulings_topic, qos=1)
+        self._next_beat = 0.0
+        self._state(None, "")
+        self._beat()
+        self._fill()
+
+    def _lost(self, problem: str) -> None:
+        self._drop()
+        self._retry(problem)
+
+    def _drop(self) -> None:
+        client, self._client = self._client, None
+        self._connected = False
+        self.connected_event.clear()
+        self._window.clear()
+        self._by_mid.clear()
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.disconnect()
+            client.loop_stop()
+
+    def _retry(self, problem: str, *, longer: bool = False) -> None:
+        lo, hi = self.settings.backoff
+        self._next_attempt = self._clock() + (hi if longer else self._delay)
+        self._delay = min(hi, max(lo, self._delay * 2))
+        self._state(problem, BROKER_FIX)
+
+    def _close(self) -> None:
+        client = self._client
+        if client is not None and self._connected:
+            offline = messages.offline_message(table=self.settings.table, at=self._clock())
+            info = client.publish(self._status_topic, json.dumps(offline), qos=1, retain=True)
+            with contextlib.suppress(Exception):
+                info.wait_for_publish(2.0)
+        self._drop()
+
+    def _state(self, problem: str | None, fix: str) -> None:
+        if problem == self.problem:
+            return
+        self.problem = problem
+        if problem is not None:
+            log.warning("feed: %s", problem)
+        if self.on_state is not None:
+            self.on_state(problem, fix)
+
+    # --- sending ---------------------------------------------------------------------------
+
+    def _fill(self) -> None:
+        """Send the next events after the last sent, up to ``max_inflight`` unacknowledged."""
+        client = self._client
+        if client is None or not self._connected:
+            return
+        room = self.settings.max_inflight - len(self._window)
+        if room <= 0:
+            return
+        s = self.settings
+        for p in self._outbox.after(self._sent, room):
+            sent = _Sent(p.position)
+            if p.evidence is not None:  # before its event, so the event finds it there
+                topic = s.topics.evidence(s.table, p.game, p.seq)
+                self._track(client.publish(topic, p.evidence, qos=1), sent)
+            payload = messages.event_message(
+                table=s.table,
+                game=p.game,
+                seq=p.seq,
+                at=p.recorded,
+                source=p.source,
+                input_event=p.input,
+                outputs=p.outputs,
+                hand=p.hand,
+                evidence=p.evidence is not None,
+            )
+            self._track(client.publish(self._events_topic, json.dumps(payload), qos=1), sent)
+            self._window.append(sent)
+            self._sent = p.position
+
+    def _track(self, info: mqtt.MQTTMessageInfo, sent: _Sent) -> None:
+        sent.mids.add(info.mid)
+        self._by_mid[info.mid] = sent
+
+    def _on_puback(self, mid: int) -> None:
+        sent = self._by_mid.pop(mid, None)
+        if sent is None:
+            return  # a heartbeat or an ack
+        sent.mids.discard(mid)
+        done: Position | None = None
+        while self._window and not self._window[0].mids:
+            done = self._window.popleft().position
+        if done is not None:
+            self._outbox.acknowledge(done, self._clock())
+            self._fill()
+
+    def _beat(self) -> None:
+        client = self._client
+        self._next_beat = self._clock() + self.settings.heartbeat
+        if client is None or self._status is None:
+            return
+        status = dict(self._status)
+        payload = messages.status_message(
+            table=self.settings.table,
+            at=self._clock(),
+            every=self.settings.heartbeat,
+            game=status.get("game"),
+            hand=status.get("hand"),
+            phase=status.get("phase"),
+            scores=status.get("scores", (0, 0)),
+            players=status.get("players", {}),
+            faults=status.get("faults", ()),
+            backlog=self._outbox.backlog(),
+        )
+        client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
+
+    # --- rulings ---------------------------------------------------------------------------
+
+    def _on_ruling(self, message: mqtt.MQTTMessage) -> None:
+        try:
+            payload = json.loads(message.payload)
+        except (ValueError, UnicodeDecodeError):
+            payload = None
+        ruling_id = payload.get("ruling_id") if isinstance(payload, dict) else None
+        ruling_id = ruling_id if isinstance(ruling_id, str) and ruling_id else "?"
+        before = self._outbox.answered(ruling_id) if ruling_id != "?" else None
+        if before is not None:  # delivered again: answered the same, applied once
+            self._publish_ack(ruling_id, *before)
+            return
+        if ruling_id in self._pending_rulings:
+            return  # being applied: its answer follows
+        key = self.settings.director_key
+        try:
+            if not isinstance(payload, dict):
+                raise RulingRejected("the ruling is not a JSON object")
+            if key is None:
+                raise RulingRejected(
+                    "this table has no director's key, so it takes no ruling: set "
+                    "[feed] director_key to the event's director.pub"
+                )
+            ruling = verify(
+                payload,
+                key,
+                table=self.settings.table,
+                now=self._clock(),
+                max_age=self.settings.ruling_max_age,
+            )
+        except RulingRejected as exc:
+            log.warning("feed: ruling %s refused: %s", ruling_id, exc)
+            self._ack(ruling_id, False, str(exc))
+            return
+        if self.on_ruling is None:
+            self._ack(ruling_id, False, "this table does not take rulings")
+            return
+        self._pending_rulings.add(ruling.ruling_id)
+        self.on_ruling(ruling)
+
+    def _ack(self, ruling_id: str, ok: bool, problem: str | None) -> None:
+        if ruling_id != "?":
+            self._outbox.answer(ruling_id, ok, problem, self._clock())
+        self._publish_ack(ruling_id, ok, problem)
+
+    def _publish_ack(self, ruling_id: str, ok: bool, problem: str | None) -> None:
+        client = self._client
+        if client is None:
+            return  # the director sends it again; the stored answer goes then
+        payload = messages.ack_message(
+            table=self.settings.table,
+            ruling_id=ruling_id,
+            ok=ok,
+            problem=problem,
+            at=self._clock(),
+        )
+        client.publish(self._acks_topic, json.dumps(payload), qos=1)
+
+
+__all__ = ["BROKER_FIX", "FeedSettings", "Publisher", "settings_from_config"]
+
+
+def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | None]:
+    """The settings of a table's ``[feed]``, and a (problem, fix) when the director's key
+    cannot be read (the table then sends its feed but takes no ruling)."""
+    feed = config.feed
+    key: bytes | None = None
+    problem: tuple[str, str] | None = None
+    if feed.director_key is not None:
+        try:
+            key = Path(feed.director_key).read_bytes()
+        except OSError as exc:
+            problem = (
+                f"the director's key {feed.director_key} cannot be read ({exc.strerror}); "
+                "no ruling is taken",
+                "copy director.pub from the director's machine to that path",
+            )
+    settings = FeedSettings(
+        table=messages.table_id(config.name),
+        topics=messages.Topics.of(feed.topic, feed.event),
+        broker=feed.broker,
+        port=feed.port,
+        username=feed.username,
+        password=feed.password,
+        tls_ca=feed.tls_ca,
+        director_key=key,
+        heartbeat=feed.heartbeat,
+    )
+    return settings, problem

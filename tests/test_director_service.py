@@ -1,0 +1,291 @@
+"""The director's service against a real mosquitto on a loopback port: a real simulated
+table's game arrives (redelivered messages stored once), a renege raises an alert, a table
+that drops off is marked offline by its last will, a director that was stopped gets what
+was sent meanwhile (persistent session), and a ruling is signed, published, verified by
+the table and audited with its ack."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from mosquitto import Mosquitto
+from paho.mqtt.enums import CallbackAPIVersion
+from test_director_store import TABLE, real_game, replayed
+
+from table_controller.director.service import BrokerConfig, DirectorService, RulingError
+from table_controller.director.store import DirectorStore
+from table_controller.feed.signing import RulingRejected, new_keys, verify
+
+PREFIX = "euchre/spring-open"
+WAIT = 20.0
+
+
+def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.02)
+
+
+def start_broker(folder: Path) -> Mosquitto:
+    """A real mosquitto on a free loopback port (tests/mosquitto.py), anonymous, keeping
+    the director's persistent session in its folder across a restart."""
+    conf = (
+        f"allow_anonymous true\npersistence true\npersistence_location {folder}/\n"
+        "max_queued_messages 100000\n"
+    )
+    return Mosquitto(folder, conf).start()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    b = start_broker(tmp_path / "broker")
+    yield b
+    b.stop()
+
+
+def client(broker: Mosquitto, name: str, **will: Any) -> mqtt.Client:
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv311)
+    if will:
+        c.will_set(**will)
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    return c
+
+
+def publish(c: mqtt.Client, topic: str, body: Any, *, retain: bool = False) -> None:
+    payload = body if isinstance(body, bytes) else json.dumps(body)
+    c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(WAIT)
+
+
+@pytest.fixture
+def keys() -> tuple[bytes, bytes]:
+    return new_keys()
+
+
+@pytest.fixture
+def service(
+    broker: Mosquitto, tmp_path: Path, keys: tuple[bytes, bytes]
+) -> Iterator[DirectorService]:
+    store = DirectorStore(tmp_path / "director.sqlite")
+    svc = DirectorService(
+        store,
+        BrokerConfig(port=broker.port, client_id="director-test"),
+        prefix=PREFIX,
+        private_key=keys[0],
+    )
+    svc.start()
+    assert svc.connected.wait(WAIT)
+    yield svc
+    svc.stop()
+    store.close()
+
+
+def topic(kind: str, table: str = TABLE) -> str:
+    return f"{PREFIX}/tables/{table}/{kind}"
+
+
+def test_a_real_game_arrives_once_with_its_renege_alert(
+    service: DirectorService, broker: Mosquitto
+) -> None:
+    messages, images = real_game()
+    table = client(broker, "table-club-night-3")
+    changes: list[tuple[str, str]] = []
+    service.listen(lambda what, t: changes.append((what, t)))
+    for m in messages + messages[:5]:  # the first five redelivered
+        publish(table, topic("events"), m)
+    for (game, seq), png in images.items():
+        publish(table, topic(f"evidence/{game}/{seq}"), png)
+    store = service.store
+    wait_until("every event stored", lambda: store.count_events() == len(messages))
+    wait_until("every image stored", lambda: all(store.evidence(TABLE, g, s) for g, s in images))
+    assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in messages]
+    assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+    renege = [a for a in store.alerts() if a["kind"] == "renege_proven"]
+    assert len(renege) == 1 and renege[0]["table"] == TABLE
+    assert ("alert", TABLE) in changes
+    table.loop_stop()
+    table.disconnect()
+
+
+def test_a_table_that_drops_off_is_marked_offline_by_its_last_will(
+    service: DirectorService, broker: Mosquitto
+) -> None:
+    will = json.dumps({"v": 1, "table": TABLE, "online": False, "at": time.time()})
+    table = client(broker, "table-will", topic=topic("status"), payload=will, qos=1, retain=True)
+    status = {
+        "v": 1,
+        "table": TABLE,
+        "online": True,
+        "at": time.time(),
+        "every": 5,
+        "game": 1,
+        "hand": 1,
+        "phase": "bidding",
+        "scores": [0, 0],
+        "players": {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"},
+        "faults": [
+            {
+                "device": "cube",
+                "what": "the trump cube",
+                "problem": "unplugged",
+                "fix": "plug it back in",
+                "since": 3.0,
+            }
+        ],
+        "backlog": 0,
+    }
+    publish(table, topic("status"), status, retain=True)
+    store = service.store
+    wait_until("the table online", lambda: bool(store.tables()) and store.tables()[0]["online"])
+    assert [a["kind"] for a in store.alerts()] == ["cube_fault"]
+    # The network goes: the socket closes without a DISCONNECT, the broker sends the will.
+    table.loop_stop()
+    sock = table.socket()
+    assert sock is not None
+    sock.shutdown(socket.SHUT_RDWR)
+    sock.close()
+    wait_until("the table offline", lambda: not store.tables()[0]["online"])
+    kinds = sorted(a["kind"] for a in store.alerts())
+    assert kinds == ["cube_fault", "table_offline"]
+    assert "offline" in next(a["text"] for a in store.alerts() if a["kind"] == "table_offline")
+
+
+def test_what_is_sent_while_the_director_is_stopped_arrives_when_it_starts(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    messages, _ = real_game()
+    store = DirectorStore(tmp_path / "d.sqlite")
+    config = BrokerConfig(port=broker.port, client_id="director-persistent")
+    first = DirectorService(store, config, prefix=PREFIX)
+    first.start()
+    assert first.connected.wait(WAIT)
+    table = client(broker, "table-persist")
+    half = len(messages) // 2
+    for m in messages[:half]:
+        publish(table, topic("events"), m)
+    wait_until("the first half", lambda: store.count_events() == half)
+    first.stop()
+    for m in messages[half:]:
+        publish(table, topic("events"), m)  # the broker keeps them for the director
+    second = DirectorService(store, config, prefix=PREFIX)
+    second.start()
+    wait_until("the rest, after the restart", lambda: store.count_events() == len(messages))
+    second.stop()
+    table.loop_stop()
+    table.disconnect()
+
+
+def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
+    service: DirectorService, broker: Mosquitto, keys: tuple[bytes, bytes]
+) -> None:
+    _, public = keys
+    table = client(broker, "table-rulings")
+    received: list[dict[str, Any]] = []
+
+    def on_message(c: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        payload = json.loads(msg.payload)
+        received.append(payload)
+        try:
+            ruling = verify(payload, public, table=TABLE, now=time.time())
+            ack = {
+                "v": 1,
+                "table": TABLE,
+                "ruling_id": ruling.ruling_id,
+                "ok": True,
+                "problem": None,
+                "at": time.time(),
+            }
+        except RulingRejected as exc:
+            ack = {
+                "v": 1,
+                "table": TABLE,
+                "ruling_id": payload.get("ruling_id"),
+                "ok": False,
+                "problem": str(exc),
+                "at": time.time(),
+            }
+        c.publish(topic("acks"), json.dumps(ack), qos=1)
+
+    subscribed = threading.Event()
+    table.on_message = on_message
+    table.on_subscribe = lambda *args: subscribed.set()
+    table.subscribe(topic("rulings"), qos=1)
+    assert subscribed.wait(WAIT)  # SUBACK: the broker will pass the ruling on
+    with pytest.raises(RulingError, match="reason"):
+        service.send_ruling(
+            director="ann", table=TABLE, kind="adjust_score", reason=" ", team="NS", points=1
+        )
+    with pytest.raises(RulingError, match="login"):
+        service.send_ruling(director="", table=TABLE, kind="void_hand", reason="misdeal")
+    with pytest.raises(RulingError, match="negative"):
+        service.send_ruling(
+            director="ann",
+            table=TABLE,
+            kind="dismiss_renege",
+            reason="not a renege",
+            team="NS",
+            points=2,
+        )
+    assert service.store.rulings() == []
+    sent = service.send_ruling(
+        director="ann",
+        table=TABLE,
+        kind="dismiss_renege",
+        reason="the card was a left bower",
+        team="NS",
+        points=-2,
+    )
+    assert sent["event"] == {
+        "event": "score_adjusted",
+        "team": "NS",
+        "points": -2,
+        "reason": "the card was a left bower",
+    }
+    wait_until("the table's ack", lambda: service.store.rulings()[0]["ack_ok"] is not None)
+    (ruling,) = service.store.rulings()
+    assert ruling["ack_ok"] is True and ruling["director"] == "ann"
+    assert received[0]["sig"] == sent["sig"]
+    audit = service.store.audit()
+    assert [(a["action"], a["who"]) for a in audit] == [
+        ("ruling_sent", "ann"),
+        ("ruling_applied", f"table {TABLE}"),
+    ]
+    # A tampered ruling is refused by the table, and that refusal is audited too.
+    forged = dict(sent, reason="changed on the way", ruling_id="forged")
+    publish(client(broker, "intruder"), topic("rulings"), forged)
+    wait_until("the refusal", lambda: len(service.store.audit()) == 3)
+    assert service.store.audit()[2]["action"] == "ruling_refused"
+    table.loop_stop()
+    table.disconnect()
+
+
+def test_the_director_carries_on_after_the_broker_restarts(
+    service: DirectorService, broker: Mosquitto
+) -> None:
+    messages, _ = real_game()
+    half = len(messages) // 2
+    table = client(broker, "table-restart")
+    for m in messages[:half]:
+        publish(table, topic("events"), m)
+    wait_until("the first half", lambda: service.store.count_events() == half)
+    table.loop_stop()
+    table.disconnect()
+    broker.restart()
+    wait_until("the director reconnected", service.connected.is_set)
+    table = client(broker, "table-restart")
+    for m in messages:  # the table resends what it is not sure of: stored once
+        publish(table, topic("events"), m)
+    wait_until("the rest", lambda: service.store.count_events() == len(messages))
+    assert [e["seq"] for e in service.store.events(TABLE, 1)] == [m["seq"] for m in messages]
+    table.loop_stop()
+    table.disconnect()

@@ -1,0 +1,292 @@
+"""The director's store: a real simulated table's game, stored from its feed messages
+(the contract's format, docs/feed.md), each event once however often and in whatever
+order the broker delivers it; the projection is the replay; alerts, logins, the audit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import tempfile
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table_controller.director.store import DirectorStore, StoreError
+from table_controller.rules.codec import encode
+from table_controller.rules.events import HandDealt
+from table_controller.rules.game import Game
+from table_controller.rules.presets import preset
+from table_controller.table.config import demo_config
+from table_controller.table.log import EventLog
+from table_controller.table.simulated import FAST, simulated_table
+
+TABLE = "club-night-3"
+
+
+def feed_messages(
+    log_path: Path, table: str = TABLE
+) -> tuple[list[dict[str, Any]], dict[tuple[int, int], bytes]]:
+    """The ``events`` messages a table publishes for its log (docs/feed.md), and its
+    evidence images: built here from the log so these tests need no publisher."""
+    log = EventLog.open_existing(log_path)
+    messages: list[dict[str, Any]] = []
+    images: dict[tuple[int, int], bytes] = {}
+    for record in log.games():
+        game = Game(preset(record.rules_name, record.options))
+        for ev in log.events(record.game):
+            outputs = game.push(ev.event)
+            event = HandDealt(ev.event.upcard) if isinstance(ev.event, HandDealt) else ev.event
+            messages.append(
+                {
+                    "v": 1,
+                    "table": table,
+                    "game": record.game,
+                    "seq": ev.seq,
+                    "at": ev.recorded,
+                    "source": ev.source,
+                    "input": encode(event),
+                    "outputs": [encode(o) for o in outputs],
+                    "hand": game.hand.number if game.hand is not None else None,
+                    "evidence": ev.has_evidence,
+                }
+            )
+            if ev.has_evidence:
+                png = log.evidence(record.game, ev.seq)
+                assert png is not None
+                images[(record.game, ev.seq)] = png
+    log.close()
+    return messages, images
+
+
+@cache
+def real_game(
+    renege: bool = True, seed: int = 1, hands: int = 1
+) -> tuple[list[dict[str, Any]], dict[tuple[int, int], bytes]]:
+    """A real simulated table's game (cameras, buttons, rules, log), as feed messages."""
+    folder = Path(tempfile.mkdtemp(prefix="director-game-"))
+    config = demo_config(folder)
+    table = simulated_table(config, seed=seed, renege=renege, pace=FAST, serve_page=False)
+    # On its own thread: the caller may be inside an event loop (Playwright's).
+    worker = threading.Thread(
+        target=asyncio.run, args=(asyncio.wait_for(table.run(hands=hands), 120),)
+    )
+    worker.start()
+    worker.join()
+    return feed_messages(config.log)
+
+
+def replayed(messages: list[dict[str, Any]]) -> Game:
+    from table_controller.rules.codec import decode_input
+
+    return Game.replay(preset("td-tournament"), [decode_input(m["input"]) for m in messages])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> DirectorStore:
+    return DirectorStore(tmp_path / "director.sqlite")
+
+
+def test_a_real_game_is_stored_and_projects_to_its_replay(store: DirectorStore) -> None:
+    messages, _ = real_game()
+    assert any(o["event"] == "renege_proven" for m in messages for o in m["outputs"])
+    assert all("hands" not in m["input"] or not m["input"]["hands"] for m in messages)
+    for m in messages:
+        new, _ = store.add_event(m)
+        assert new
+    stored = store.events(TABLE, 1)
+    assert [s["seq"] for s in stored] == [m["seq"] for m in messages]
+    assert [s["input"] for s in stored] == [m["input"] for m in messages]
+    proj = store.projection(TABLE, 1)
+    assert proj.applied == len(messages) and proj.missing is None and proj.problem is None
+    assert proj.game.state_key() == replayed(messages).state_key()
+    # One renege alert, with the words, for the event that proved it.
+    alerts = [a for a in store.alerts() if a["kind"] == "renege_proven"]
+    assert len(alerts) == 1 and "did not follow" in alerts[0]["text"]
+    proven = next(m for m in messages if any(o["event"] == "renege_proven" for o in m["outputs"]))
+    assert (alerts[0]["table"], alerts[0]["game"], alerts[0]["seq"]) == (TABLE, 1, proven["seq"])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_order_of_redelivered_messages_is_stored_once(data: st.DataObject) -> None:
+    messages, _ = real_game()
+    extra = data.draw(st.lists(st.sampled_from(range(len(messages))), max_size=40))
+    order = data.draw(st.permutations([*range(len(messages)), *extra]))
+    with tempfile.TemporaryDirectory() as folder:
+        store = DirectorStore(Path(folder) / "d.sqlite")
+        fresh = 0
+        mid = len(order) // 2
+        for i in order[:mid]:
+            fresh += store.add_event(messages[i])[0]
+        store.projection(TABLE, 1)  # read while messages are still missing
+        for i in order[mid:]:
+            fresh += store.add_event(messages[i])[0]
+        assert fresh == len(messages) == store.count_events()
+        assert [s["input"] for s in store.events(TABLE, 1)] == [m["input"] for m in messages]
+        assert len([a for a in store.alerts() if a["kind"] == "renege_proven"]) == 1
+        proj = store.projection(TABLE, 1)
+        assert proj.applied == len(messages)
+        assert proj.game.state_key() == replayed(messages).state_key()
+        store.close()
+
+
+def test_the_projection_waits_at_a_gap_and_goes_on_when_it_fills(store: DirectorStore) -> None:
+    messages, _ = real_game()
+    for m in messages[:3] + messages[4:]:
+        store.add_event(m)
+    proj = store.projection(TABLE, 1)
+    assert (proj.applied, proj.missing) == (3, 4)
+    store.add_event(messages[3])
+    proj = store.projection(TABLE, 1)
+    assert (proj.applied, proj.missing) == (len(messages), None)
+
+
+def test_a_message_that_cannot_be_read_is_refused_with_words(store: DirectorStore) -> None:
+    with pytest.raises(StoreError, match="cannot be read"):
+        store.add_event({"table": TABLE, "game": 1, "seq": 1, "input": {"event": "nonsense"}})
+    with pytest.raises(StoreError, match="start at 1"):
+        store.add_event(
+            {"table": TABLE, "game": 1, "seq": 0, "input": {"event": "passed", "seat": "N"}}
+        )
+    assert store.count_events() == 0
+
+
+def test_evidence_is_kept(store: DirectorStore) -> None:
+    _, images = real_game()
+    (game, seq), png = next(iter(images.items()))
+    store.add_evidence(TABLE, game, seq, png)
+    store.add_evidence(TABLE, game, seq, png)
+    assert store.evidence(TABLE, game, seq) == png
+    assert store.evidence(TABLE, game, seq + 1000) is None
+
+
+def status(online: bool = True, at: float = 100.0, **more: Any) -> dict[str, Any]:
+    return {
+        "v": 1,
+        "table": TABLE,
+        "online": online,
+        "at": at,
+        "every": 5,
+        "game": 1,
+        "hand": 2,
+        "phase": "playing",
+        "scores": [3, 4],
+        "players": {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"},
+        "faults": [],
+        "backlog": 0,
+        **more,
+    }
+
+
+def test_status_offline_faults_and_silence(tmp_path: Path) -> None:
+    now = [1000.0]
+    store = DirectorStore(tmp_path / "d.sqlite", clock=lambda: now[0])
+    store.add_status(status())
+    (row,) = store.tables()
+    assert row["online"] and row["scores"] == [3, 4] and row["players"]["N"] == "Ann"
+    # A camera fault raises an alert once; it closes when the fault clears.
+    cam = {
+        "device": "camera",
+        "what": "the camera",
+        "problem": "no frames for 3 s",
+        "fix": "check its cable",
+        "since": 12.0,
+    }
+    assert len(store.add_status(status(faults=[cam]))) == 1
+    assert store.add_status(status(faults=[cam])) == []
+    assert [a["kind"] for a in store.alerts()] == ["camera_fault"]
+    store.add_status(status())
+    assert store.alerts() == []
+    # The last will: offline, one alert; back online closes it.
+    assert len(store.add_status({"v": 1, "table": TABLE, "online": False, "at": 1001})) == 1
+    assert not store.tables()[0]["online"]
+    assert store.tables()[0]["scores"] == [3, 4]  # the last picture is kept
+    assert [a["kind"] for a in store.alerts()] == ["table_offline"]
+    store.add_status(status())
+    assert store.alerts() == []
+    # Silence: nothing for more than three heartbeats is an alert, once.
+    now[0] += 14
+    assert store.check_silent() == []
+    now[0] += 2
+    assert len(store.check_silent()) == 1 and store.check_silent() == []
+    assert "no heartbeat for 16 s" in store.alerts()[0]["text"]
+    assert len(store.status_history(TABLE)) == 6
+
+
+def test_alerts_are_acknowledged_and_closed_in_the_audit(store: DirectorStore) -> None:
+    store.add_status({"v": 1, "table": TABLE, "online": False, "at": 1})
+    (alert,) = store.alerts()
+    store.set_alert(alert["id"], "acknowledged", "ann")
+    assert store.alerts()[0]["state"] == "acknowledged" and store.alerts()[0]["who"] == "ann"
+    store.set_alert(alert["id"], "closed", "ann", "power cable back in")
+    assert store.alerts() == []
+    assert [(a["who"], a["action"]) for a in store.audit()] == [
+        ("ann", "alert_acknowledged"),
+        ("ann", "alert_closed"),
+    ]
+    with pytest.raises(StoreError, match="no alert"):
+        store.set_alert(999, "closed", "ann")
+
+
+def test_logins_sessions_and_the_append_only_audit(tmp_path: Path) -> None:
+    store = DirectorStore(tmp_path / "d.sqlite")
+    with pytest.raises(StoreError, match="too short"):
+        store.add_login("ann", "short")
+    store.add_login("ann", "correct horse")
+    assert store.login("ann", "wrong password") is None
+    assert store.login("bob", "correct horse") is None
+    token = store.login("ann", "correct horse")
+    assert token is not None and store.session(token) == "ann"
+    assert store.session("forged") is None
+    store.logout(token)
+    assert store.session(token) is None
+    conn = sqlite3.connect(tmp_path / "d.sqlite")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM audit")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("UPDATE audit SET who = 'mallory'")
+    # The hash is scrypt with a salt: never the password.
+    salt, digest = conn.execute("SELECT salt, hash FROM directors").fetchone()
+    assert len(salt) == 16 and b"correct horse" not in digest
+    conn.close()
+    # Reopened, everything is there.
+    store.close()
+    again = DirectorStore(tmp_path / "d.sqlite")
+    assert again.logins() == ["ann"]
+
+
+def test_another_programs_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE x (y)")
+    conn.close()
+    with pytest.raises(StoreError, match="not a director's store"):
+        DirectorStore(path)
+
+
+def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
+    payload = {
+        "v": 1,
+        "ruling_id": "r1",
+        "table": TABLE,
+        "kind": "adjust_score",
+        "event": {"event": "score_adjusted", "team": "NS", "points": 1, "reason": "x"},
+        "reason": "miscounted",
+        "director": "ann",
+        "at": 5.0,
+        "sig": "AA==",
+    }
+    store.add_ruling(payload)
+    assert store.add_ack(
+        {"v": 1, "table": TABLE, "ruling_id": "r1", "ok": True, "problem": None, "at": 6.0}
+    )
+    (r,) = store.rulings(TABLE)
+    assert r["ack_ok"] is True and r["payload"] == payload
+    assert [a["action"] for a in store.audit()] == ["ruling_sent", "ruling_applied"]
+    assert json.loads(store.audit()[0]["detail"])["sig"] == "AA=="

@@ -1,0 +1,356 @@
+"""The director's dashboard in a real browser (Debian's chromium, headless, Playwright)
+against the real service: a real simulated table's game arrives through a real mosquitto,
+the dashboard shows the table and the renege alert with its evidence, follows the table
+live, and a logged-in director makes a ruling with a reason, which the table verifies and
+acknowledges. A screenshot is kept in test-artifacts/director.png."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from mosquitto import free_port
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from test_director_service import PREFIX, WAIT, client, publish, start_broker, topic, wait_until
+from test_director_store import TABLE, real_game
+
+from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.store import DirectorStore
+from table_controller.director.web import DirectorPage
+from table_controller.feed.signing import RulingRejected, new_keys, verify
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "correct horse battery"
+
+
+class Served:
+    """The dashboard served in its own event loop on a thread, as the director runs it."""
+
+    def __init__(self, page: DirectorPage) -> None:
+        self.page = page
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.url: str = self.call(page.start("127.0.0.1", 0))
+
+    def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+
+    def close(self) -> None:
+        self.call(self.page.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+class World:
+    """A broker, the director's service and dashboard, and one table's side of the feed
+    that verifies the rulings it receives and acknowledges them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.broker = start_broker(folder / "broker")
+        self.private, self.public = new_keys()
+        self.store = DirectorStore(folder / "director.sqlite")
+        self.store.add_login("ann", PASSWORD)
+        self.service = DirectorService(
+            self.store,
+            BrokerConfig(port=self.broker.port, client_id="director-web"),
+            prefix=PREFIX,
+            private_key=self.private,
+        )
+        self.service.start()
+        assert self.service.connected.wait(WAIT)
+        self.served = Served(DirectorPage(self.store, self.service, title="Spring Open"))
+        self.rulings: list[dict[str, Any]] = []
+        subscribed = threading.Event()
+        self.table = client(self.broker, "table-web")
+        self.table.on_message = self._on_ruling
+        self.table.on_subscribe = lambda *args: subscribed.set()
+        self.table.subscribe(topic("rulings"), qos=1)
+        assert subscribed.wait(WAIT)
+
+    def _on_ruling(self, c: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        payload = json.loads(msg.payload)
+        try:
+            ruling = verify(payload, self.public, table=TABLE, now=time.time())
+            ack = {
+                "v": 1,
+                "table": TABLE,
+                "ruling_id": ruling.ruling_id,
+                "ok": True,
+                "problem": None,
+                "at": time.time(),
+            }
+            self.rulings.append(payload)
+        except RulingRejected as exc:
+            ack = {
+                "v": 1,
+                "table": TABLE,
+                "ruling_id": payload.get("ruling_id"),
+                "ok": False,
+                "problem": str(exc),
+                "at": time.time(),
+            }
+        c.publish(topic("acks"), json.dumps(ack), qos=1)
+
+    def close(self) -> None:
+        self.served.close()
+        self.table.loop_stop()
+        self.table.disconnect()
+        self.service.stop()
+        self.store.close()
+        self.broker.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"the dashboard tests need Debian's chromium at {CHROMIUM}: run `make test`"
+            " (it installs it), or `apt-get install chromium`"
+        )
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = World(tmp_path)
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def page(browser: Browser, world: World) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    p = context.new_page()
+    yield p
+    context.close()
+
+
+def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(
+        url, json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_changes_need_a_login(world: World) -> None:
+    url = world.served.url
+    status, body = post(
+        url + "api/rulings", {"table": TABLE, "kind": "void_hand", "reason": "misdeal"}
+    )
+    assert status == 401 and "not logged in" in body["problem"] and body["fix"]
+    status, body = post(url + "api/alerts/1", {"state": "closed"})
+    assert status == 401
+    status, body = post(url + "api/login", {"name": "ann", "password": "wrong"})
+    assert status == 401 and "add-login" in body["fix"]
+    assert world.store.rulings() == []
+
+
+def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
+    page: Page, world: World
+) -> None:
+    messages, images = real_game()
+    feed = client(world.broker, "table-feed")
+    status = {
+        "v": 1,
+        "table": TABLE,
+        "online": True,
+        "at": time.time(),
+        "every": 5,
+        "game": 1,
+        "hand": 1,
+        "phase": "playing",
+        "scores": [0, 2],
+        "players": {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"},
+        "faults": [],
+        "backlog": 0,
+    }
+    publish(feed, topic("status"), status, retain=True)
+    publish(feed, topic("status", "club-night-4"), {**status, "table": "club-night-4"})
+    page.goto(world.served.url)
+    card = page.locator(f'.table-card[data-table="{TABLE}"]')
+    expect(card).to_contain_text("online")
+    expect(page.locator(".table-card")).to_have_count(2)
+    # The game arrives while the dashboard is open: the alert comes up live.
+    for m in messages:
+        publish(feed, topic("events"), m)
+    for (game, seq), png in images.items():
+        publish(feed, topic(f"evidence/{game}/{seq}"), png)
+    alert = page.locator('#alerts li[data-kind="renege_proven"]')
+    expect(alert).to_contain_text("did not follow")
+    expect(card).to_contain_text("1 open alert")
+    wait_until(
+        "the evidence stored", lambda: all(world.store.evidence(TABLE, g, s) for g, s in images)
+    )
+    # The table's live view and history, with the renege's evidence pictures.
+    card.click()
+    expect(page.locator("#detail-name")).to_have_text(TABLE)
+    expect(page.locator("#history li")).to_have_count(len(messages))
+    expect(page.locator("#detail-reneges .renege")).to_contain_text("did not follow")
+    images_shown = page.locator("#detail-reneges img")
+    expect(images_shown.first).to_be_visible()
+    wait_until(
+        "the pictures loaded",
+        lambda: images_shown.first.evaluate("img => img.complete && img.naturalWidth > 0"),
+    )
+    # Not logged in: the ruling is refused with words.
+    alert.locator("button.rule").click()
+    page.fill("#ruling-reason", "the card was led from the wrong hand")
+    page.click("#ruling-send")
+    expect(page.locator("#ruling-result")).to_contain_text("not logged in")
+    # Logged in, with no reason: refused; with a reason: signed, sent, applied.
+    page.fill("#login-name", "ann")
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-button")
+    expect(page.locator("#who-name")).to_have_text("ann")
+    alert.locator("button.rule").click()
+    expect(page.locator("#ruling-points")).to_have_value("-2")
+    page.select_option("#ruling-kind", "dismiss_renege")
+    page.fill("#ruling-reason", "")
+    page.click("#ruling-send")
+    expect(page.locator("#ruling-result")).to_contain_text("needs a reason")
+    page.fill("#ruling-reason", "the proof card was misread; the player followed suit")
+    page.click("#ruling-send")
+    expect(page.locator("#ruling-result")).to_contain_text("Ruling sent to club-night-3")
+    wait_until("the table's ack", lambda: world.store.rulings()[0]["ack_ok"] is True)
+    (sent,) = world.rulings
+    assert sent["kind"] == "dismiss_renege" and sent["director"] == "ann"
+    assert sent["event"]["event"] == "score_adjusted" and sent["event"]["points"] == -2
+    # The alert the ruling answered is closed; the ruling shows as applied.
+    expect(page.locator('#alerts li[data-kind="renege_proven"]')).to_have_count(0)
+    card.click()
+    expect(page.locator("#detail-rulings")).to_contain_text("applied by the table")
+    # The table drops off: its card turns offline, an alert comes up.
+    publish(
+        feed,
+        topic("status"),
+        {"v": 1, "table": TABLE, "online": False, "at": time.time()},
+        retain=True,
+    )
+    expect(card).to_contain_text("OFFLINE")
+    expect(page.locator('#alerts li[data-kind="table_offline"]')).to_have_count(1)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
+    # Acknowledged from the dashboard, in the audit under the director's name.
+    page.locator('#alerts li[data-kind="table_offline"] button.ack').click()
+    expect(page.locator('#alerts li[data-kind="table_offline"]')).to_contain_text(
+        "acknowledged (ann)"
+    )
+    actions = [(a["who"], a["action"]) for a in world.store.audit()]
+    assert ("ann", "ruling_sent") in actions and ("ann", "alert_acknowledged") in actions
+    assert (f"table {TABLE}", "ruling_applied") in actions
+    feed.loop_stop()
+    feed.disconnect()
+
+
+def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path) -> None:
+    exe = [sys.executable, "-m", "table_controller.cli"]
+    db = tmp_path / "director.sqlite"
+    run = subprocess.run(
+        [*exe, "director", "keys", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "director.pub" in run.stdout
+    assert (tmp_path / "director.key").stat().st_mode & 0o077 == 0
+    again = subprocess.run(
+        [*exe, "director", "keys", "--out", str(tmp_path)], capture_output=True, text=True
+    )
+    assert again.returncode == 2 and "--force" in again.stderr
+    (tmp_path / "pw").write_text(PASSWORD + "\n")
+    subprocess.run(
+        [
+            *exe,
+            "director",
+            "add-login",
+            "ann",
+            "--password-file",
+            str(tmp_path / "pw"),
+            "--database",
+            str(db),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    broker = start_broker(tmp_path / "broker")
+    web_port = free_port()
+    conf = tmp_path / "director.toml"
+    conf.write_text(
+        f'[broker]\nport = {broker.port}\n[event]\nname = "spring-open"\n'
+        f'[director]\ndatabase = "director.sqlite"\nkey = "director.key"\n'
+        f'[web]\nhost = "127.0.0.1"\nport = {web_port}\n'
+    )
+    proc = subprocess.Popen(
+        [*exe, "director", "--config", str(conf)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("The dashboard: http://127.0.0.1:")
+        overview = f"http://127.0.0.1:{web_port}/api/overview"
+
+        def subscribed() -> bool:  # the first connection makes the director's session
+            with urllib.request.urlopen(overview, timeout=5) as r:
+                return bool(json.loads(r.read())["broker"]["connected"])
+
+        wait_until("the director connected to the broker", subscribed)
+        feed = client(broker, "table-cli")
+        messages, _ = real_game()
+        for m in messages:
+            publish(feed, "euchre/spring-open/tables/club-night-3/events", m)
+        url = f"http://127.0.0.1:{web_port}/api/overview"
+
+        def stored() -> bool:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                tables = json.loads(r.read())["tables"]
+            return bool(tables) and tables[0]["events"] == len(messages)
+
+        wait_until("the game on the dashboard", stored)
+        feed.loop_stop()
+        feed.disconnect()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+        broker.stop()
+    assert code == 0
+    bad = subprocess.run(
+        [*exe, "director", "--config", str(tmp_path / "missing.toml")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "check the path" in bad.stderr
