@@ -6,6 +6,14 @@ broker keeps its messages, and sends them when it comes back. A message is commi
 to the store inside the callback, before paho acknowledges it, so the broker forgets
 only what the store holds; a message sent twice is stored once (docs/director.md).
 
+Each table's ``received`` mark (retained; docs/feed.md, "Delivery") tells it what the
+store holds: per game, the highest seq held with every seq before it. The table keeps
+everything after it as not yet safe and sends it again when it reconnects (the broker
+may have forgotten messages it acknowledged when it was killed). The marks are kept in
+memory, read from the store for a table first heard of, published when they move (at
+most every ``mark_every`` seconds a table) and all again every ``mark_refresh`` seconds
+and on every connect (a broker restarted from an old save may hold older ones).
+
 Rulings are signed with the director's private key (``feed.signing``), stored and
 audited before they are published, and the table's ack is audited when it comes.
 Topics are those of docs/feed.md, under ``prefix`` (``{feed.topic}/{event}``).
@@ -28,6 +36,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director.store import DirectorStore, StoreError
+from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
@@ -69,6 +78,8 @@ class DirectorService:
         private_key: bytes | None = None,
         clock: Callable[[], float] = time.time,
         silent_check: float = 1.0,
+        mark_every: float = 0.5,
+        mark_refresh: float = 5.0,
     ) -> None:
         self.store = store
         self.broker = broker
@@ -83,6 +94,14 @@ class DirectorService:
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
         self._sub_mid: tuple[Any, int | None] = (0, None)
+        self._mark_every = mark_every
+        self._mark_refresh = mark_refresh
+        self._marks: dict[str, dict[int, int]] = {}  # table -> game -> contiguous high seq
+        self._ahead: dict[tuple[str, int], set[int]] = {}  # seqs stored past a gap
+        self._marks_lock = threading.Lock()
+        self._mark_sent: dict[str, float] = {}
+        self._mark_dirty: set[str] = set()
+        self._refreshed = 0.0
         self._client = self._make_client()
 
     def _make_client(self) -> mqtt.Client:
@@ -129,12 +148,94 @@ class DirectorService:
         self.connected.clear()
 
     def _watch_silence(self) -> None:
-        while not self._stop.wait(self._silent_check):
+        tick = min(self._silent_check, self._mark_every)
+        checked = 0.0
+        while not self._stop.wait(tick):
+            now = self._clock()
             try:
-                for _ in self.store.check_silent(self._clock()):
+                self._flush_marks(now)
+            except Exception:
+                log.exception("publishing the received marks failed")
+            if now - checked < self._silent_check:
+                continue
+            checked = now
+            try:
+                for _ in self.store.check_silent(now):
                     self._tell("alert", "")
             except Exception:
                 log.exception("checking the tables' heartbeats failed")
+
+    # --- the received marks -------------------------------------------------------------
+
+    def marks(self, table: str) -> dict[int, int]:
+        """Per game, the highest seq stored from ``table`` with every seq before it."""
+        with self._marks_lock:
+            return dict(self._table_marks(table))
+
+    def _table_marks(self, table: str) -> dict[int, int]:
+        marks = self._marks.get(table)
+        if marks is None:
+            marks = self._marks[table] = {}
+            for game, (high, ahead) in self.store.received_marks(table).items():
+                marks[game] = high
+                if ahead:
+                    self._ahead[(table, game)] = set(ahead)
+        return marks
+
+    def _note(self, table: str, game: int, seq: int) -> None:
+        """An event stored (new or again): move the table's mark over it if it can."""
+        with self._marks_lock:
+            marks = self._table_marks(table)
+            high = marks.get(game, 0)
+            if seq <= high:
+                return
+            ahead = self._ahead.setdefault((table, game), set())
+            if seq > high + 1:
+                ahead.add(seq)
+                marks.setdefault(game, high)
+                return
+            high = seq
+            while high + 1 in ahead:
+                high += 1
+                ahead.discard(high)
+            marks[game] = high
+            self._mark_dirty.add(table)
+        if self._clock() - self._mark_sent.get(table, 0.0) >= self._mark_every:
+            self._publish_mark(table)
+
+    def _publish_mark(self, table: str) -> None:
+        with self._marks_lock:
+            games = dict(self._table_marks(table))
+            self._mark_dirty.discard(table)
+        now = self._clock()
+        self._mark_sent[table] = now
+        payload = messages.received_message(
+            table=table, games=games, at=now, every=self._mark_refresh
+        )
+        self._client.publish(
+            f"{self.prefix}/tables/{table}/received", json.dumps(payload), qos=1, retain=True
+        )
+
+    def _flush_marks(self, now: float, *, every_table: bool = False) -> None:
+        """The marks that moved since they were last published, or all of them every
+        ``mark_refresh`` seconds (the tables hear the director is there)."""
+        if not self.connected.is_set():
+            return
+        if every_table or now - self._refreshed >= self._mark_refresh:
+            self._refreshed = now
+            with self._marks_lock:
+                for t in self.store.tables():
+                    self._table_marks(str(t["table"]))
+                due = set(self._marks)
+        else:
+            with self._marks_lock:
+                due = {
+                    t
+                    for t in self._mark_dirty
+                    if now - self._mark_sent.get(t, 0.0) >= self._mark_every
+                }
+        for table in sorted(due):
+            self._publish_mark(table)
 
     # --- paho's callbacks (the network thread) ---------------------------------------
 
@@ -170,6 +271,14 @@ class DirectorService:
     ) -> None:
         if mid == self._sub_mid[1]:
             self.connected.set()
+            # A broker restarted from an old save may hold older marks, or none.
+            threading.Thread(
+                target=self._flush_marks,
+                args=(self._clock(),),
+                kwargs={"every_table": True},
+                daemon=True,
+                name="director-marks",
+            ).start()
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
@@ -218,6 +327,7 @@ class DirectorService:
         body.setdefault("table", table)
         if kind == "events":
             new, alerts = self.store.add_event(body)
+            self._note(table, int(body["game"]), int(body["seq"]))
             if new:
                 self._tell("event", table)
             if alerts:

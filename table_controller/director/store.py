@@ -75,6 +75,13 @@ _SCHEMA = (
     " hash BLOB NOT NULL, created REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL,"
     " expires REAL NOT NULL)",
+    # The event's format (events_admin.py): every change a new row, the last one current.
+    "CREATE TABLE IF NOT EXISTS format_state (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
+    " who TEXT NOT NULL, action TEXT NOT NULL, reason TEXT, state TEXT NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS format_state_no_update BEFORE UPDATE ON format_state BEGIN"
+    " SELECT RAISE(ABORT, 'the format history is append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS format_state_no_delete BEFORE DELETE ON format_state BEGIN"
+    " SELECT RAISE(ABORT, 'the format history is append-only'); END",
 )
 
 
@@ -660,6 +667,80 @@ class DirectorStore:
     def logout(self, token: str) -> None:
         with self._tx() as conn:
             conn.execute("DELETE FROM sessions WHERE token = ?", (token,))
+
+    # --- the event's format (events_admin.py) ------------------------------------------
+
+    def add_format_state(
+        self, who: str, action: str, reason: str | None, state: Mapping[str, Any]
+    ) -> int:
+        """A new version of the event's format state (append-only), audited with it."""
+        now = self._clock()
+        text = json.dumps(dict(state), sort_keys=True)
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO format_state (at, who, action, reason, state) VALUES (?, ?, ?, ?, ?)",
+                (now, who, action, reason, text),
+            )
+            conn.execute(
+                "INSERT INTO audit (at, who, action, reason, detail) VALUES (?, ?, ?, ?, ?)",
+                (now, who, f"format_{action}", reason, json.dumps({"version": cur.lastrowid})),
+            )
+            return int(cur.lastrowid or 0)
+
+    def format_state(self) -> dict[str, Any] | None:
+        """The event's format state as last saved, or None before one is created."""
+        rows = self._rows("SELECT state FROM format_state ORDER BY id DESC LIMIT 1")
+        return dict(json.loads(rows[0][0])) if rows else None
+
+    def format_history(self) -> list[dict[str, Any]]:
+        """Every change to the event's format: who, when, what, why (oldest first)."""
+        keys = ("version", "at", "who", "action", "reason")
+        return [
+            dict(zip(keys, r, strict=True))
+            for r in self._rows("SELECT id, at, who, action, reason FROM format_state ORDER BY id")
+        ]
+
+    def ended_games(self, table: str) -> list[dict[str, Any]]:
+        """The stored events of ``table`` whose outputs end a game (game_ended)."""
+        out = []
+        for game, seq, outputs in self._rows(
+            "SELECT game, seq, outputs FROM events WHERE tbl = ? AND outputs LIKE ?"
+            " ORDER BY game, seq",
+            (table, '%"game_ended"%'),
+        ):
+            out.append({"game": game, "seq": seq, "outputs": json.loads(outputs)})
+        return out
+
+    def stored_events(self, table: str, game: int, *, until: float) -> list[dict[str, Any]]:
+        """A game's stored events the table recorded at or before ``until`` (in order)."""
+        keys = ("seq", "at", "input", "outputs")
+        out = []
+        for row in self._rows(
+            "SELECT seq, at, input, outputs FROM events WHERE tbl = ? AND game = ? AND at <= ?"
+            " ORDER BY seq",
+            (table, game, until),
+        ):
+            d = dict(zip(keys, row, strict=True))
+            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
+            out.append(d)
+        return out
+
+    # --- the feed's received marks (docs/feed.md, "Delivery") ---------------------------
+
+    def received_marks(self, table: str) -> dict[int, tuple[int, list[int]]]:
+        """Per game of ``table``: the highest seq stored with every seq before it stored
+        (0: seq 1 missing), and the seqs stored past the first gap."""
+        out: dict[int, tuple[int, list[int]]] = {}
+        for game, seq in self._rows(
+            "SELECT game, seq FROM events WHERE tbl = ? ORDER BY game, seq", (table,)
+        ):
+            high, ahead = out.get(game, (0, []))
+            if not ahead and seq == high + 1:
+                out[game] = (seq, ahead)
+            else:
+                ahead.append(seq)
+                out[game] = (high, ahead)
+        return out
 
 
 def _event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[str, str]]:

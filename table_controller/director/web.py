@@ -32,6 +32,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from table_controller.cards import Card
+from table_controller.director.events_admin import AdminError, EventsAdmin
+from table_controller.director.public import PublicView
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
 from table_controller.director.store import ALERT_STATES, DirectorStore, StoreError
 from table_controller.table.view import table_view
@@ -105,9 +107,13 @@ class DirectorPage:
         standings: Standings = table_standings,
         coalesce: float = 0.05,
         heartbeat: float = HEARTBEAT,
+        admin: EventsAdmin | None = None,
+        public_delay: float | None = None,
     ) -> None:
         self.store = store
         self.service = service
+        self.admin = admin if admin is not None else EventsAdmin(store)
+        self.public = PublicView(store, self.admin, delay=public_delay)
         self._title = title
         self._standings = standings
         self._coalesce = coalesce
@@ -123,6 +129,7 @@ class DirectorPage:
         self.url: str | None = None
         static = resources.files("table_controller.director") / "static"
         self._page = (static / "dashboard.html").read_text(encoding="utf-8")
+        self._public_page = (static / "public.html").read_text(encoding="utf-8")
         self.app = Starlette(
             routes=[
                 Route("/", self._index),
@@ -136,11 +143,16 @@ class DirectorPage:
                 Route("/api/alerts/{alert:int}/defaults", self._defaults),
                 Route("/api/rulings", self._ruling, methods=["POST"]),
                 Route("/api/audit", self._audit),
+                Route("/api/event", self._event),
+                Route("/api/event/{action}", self._event_change, methods=["POST"]),
+                Route("/public", self._public_index),
+                Route("/api/public", self._public),
                 Route("/evidence/{table}/{game:int}/{seq:int}.png", self._evidence),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
             ]
         )
         if service is not None:
+            service.listen(self.admin.on_stored)  # results first, so the overview has them
             service.listen(self.changed)
 
     # --- changes, from any thread ---------------------------------------------------------
@@ -197,6 +209,7 @@ class DirectorPage:
             "alerts": alerts,
             "standings": standings,
             "changed": changed or [],
+            "event": self.admin.summary(),
             "broker": None
             if self.service is None
             else {"connected": self.service.connected.is_set(), "problem": self.service.problem},
@@ -225,6 +238,7 @@ class DirectorPage:
         )
         self._server = _Server(config)
         self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
         self._task = asyncio.create_task(self._serve(self._server, sock), name="dashboard")
         while not self._server.started:
             if self._task.done():
@@ -461,6 +475,93 @@ class DirectorPage:
         if isinstance(who, Response):
             return who
         return JSONResponse(self.store.audit())
+
+
+    # --- the event's format and the public view ----------------------------------------------
+
+    async def _event(self, request: Request) -> Response:
+        return JSONResponse(self.admin.summary())
+
+    async def _event_change(self, request: Request) -> Response:
+        who = self._needs_login(request)
+        if isinstance(who, Response):
+            return who
+        body = await _json(request)
+        if isinstance(body, Response):
+            return body
+        action = request.path_params["action"]
+        reason = str(body.get("reason") or "").strip() or None
+        admin = self.admin
+        try:
+            if action == "create":
+                lines = str(body.get("entrants") or "").splitlines()
+                await asyncio.to_thread(
+                    admin.create, who, str(body.get("format")), lines,
+                    rounds=_int(body.get("rounds"), "rounds", 3),
+                    best_of=_int(body.get("best_of"), "best of", 3), reason=reason,
+                )
+            elif action == "absent":
+                await asyncio.to_thread(admin.set_absent, who, str(body.get("player")),
+                                        bool(body.get("absent", True)), reason)
+            elif action == "substitute":
+                await asyncio.to_thread(
+                    admin.substitute, who, _int(body.get("round"), "round", 1),
+                    str(body.get("absent")), str(body.get("substitute") or "").strip(),
+                    str(body.get("credit") or "absent"), reason,
+                )
+            elif action == "assign":
+                places = body.get("places")
+                if not isinstance(places, dict):
+                    raise AdminError("give each table's place, e.g. {\"club-night-3\": \"1\"}")
+                await asyncio.to_thread(admin.assign_round, who,
+                                        _int(body.get("round"), "round", 1),
+                                        {str(k): str(v) for k, v in places.items()}, reason)
+            elif action == "result":
+                ended = body.get("result")
+                if not isinstance(ended, dict):
+                    raise AdminError("give the result: scores [NS, EW], and each seat's "
+                                     "points in a progressive event")
+                await asyncio.to_thread(admin.record, who, _int(body.get("round"), "round", 1),
+                                        str(body.get("place")), ended, reason or "")
+            elif action == "public_delay":
+                delay = body.get("seconds")
+                try:
+                    seconds = float(delay)  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    raise AdminError(f"{delay!r} is not a number of seconds") from None
+                await asyncio.to_thread(admin.set_public_delay, who, seconds, reason)
+            else:
+                return _problem(404, f"there is no event action {action!r}",
+                                "use the dashboard's event forms")
+        except AdminError as exc:
+            return _problem(400, str(exc), "correct the form and send it again")
+        except StoreError as exc:
+            return _problem(503, str(exc), "nothing was changed; try again")
+        self.changed("event", "")
+        return JSONResponse({"ok": True, "event": self.admin.summary()})
+
+    async def _public_index(self, request: Request) -> Response:
+        page = self._public_page.replace("{{title}}", html.escape(self._title))
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
+    async def _public(self, request: Request) -> Response:
+        asked = request.query_params.get("delay")
+        try:
+            delay = float(asked) if asked else None
+        except ValueError:
+            return _problem(400, f"delay={asked!r} is not a number of seconds", "e.g. ?delay=60")
+        snap = await asyncio.to_thread(self.public.snapshot, delay)
+        snap["title"] = self._title
+        return JSONResponse(snap, headers={"Cache-Control": "no-store"})
+
+
+def _int(value: Any, what: str, default: int) -> int:
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise AdminError(f"{what}: {value!r} is not a whole number") from None
 
 
 async def _json(request: Request) -> dict[str, Any] | Response:

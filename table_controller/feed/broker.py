@@ -1,10 +1,11 @@
 """The broker's configuration for one event: mosquitto.conf, its users and their rights.
 
 Every table gets a user of its own (named after its id) that may write only its own
-topics and read only its own rulings; the director's user reads everything and is the
-only one that may write rulings. Passwords are hashed in mosquitto 2's own format
-(``$7$``: PBKDF2-SHA512, 101 iterations, 12-byte salt; what ``mosquitto_passwd``
-writes), so the director's machine needs no tool besides mosquitto itself.
+topics and read only its own rulings and received mark; the director's user reads
+everything and is the only one that may write rulings and received marks. Passwords
+are hashed in mosquitto 2's own format (``$7$``: PBKDF2-SHA512, 101 iterations,
+12-byte salt; what ``mosquitto_passwd`` writes), so the director's machine needs no
+tool besides mosquitto itself.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def acl(topics: Topics, tables: Sequence[str]) -> str:
         f"user {DIRECTOR_USER}",
         f"topic read {topics.prefix}/tables/#",
         f"topic write {topics.prefix}/tables/+/rulings",
+        f"topic write {topics.prefix}/tables/+/received",
         "",
     ]
     for t in tables:
@@ -80,6 +82,7 @@ def acl(topics: Topics, tables: Sequence[str]) -> str:
             f"topic write {topics.status(t)}",
             f"topic write {topics.acks(t)}",
             f"topic read {topics.rulings(t)}",
+            f"topic read {topics.received(t)}",
             "",
         ]
     return "\n".join(lines)

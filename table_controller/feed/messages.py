@@ -62,6 +62,10 @@ class Topics:
     def acks(self, table: str) -> str:
         return f"{self.table(table)}/acks"
 
+    def received(self, table: str) -> str:
+        """The director's mark of what it holds from this table (retained)."""
+        return f"{self.table(table)}/received"
+
     @property
     def all_tables(self) -> str:
         """What the director subscribes to: every table's every topic."""
@@ -123,8 +127,10 @@ def status_message(
     players: Mapping[str, str],
     faults: Sequence[Mapping[str, Any]],
     backlog: int,
+    unconfirmed: int | None = None,
 ) -> dict[str, Any]:
-    """The table's heartbeat (retained on ``status``)."""
+    """The table's heartbeat (retained on ``status``). ``backlog``: events the broker
+    has not acknowledged; ``unconfirmed``: events the director has not yet confirmed."""
     return {
         "v": VERSION,
         "table": table,
@@ -138,7 +144,54 @@ def status_message(
         "players": dict(players),
         "faults": [dict(f) for f in faults],
         "backlog": backlog,
+        "unconfirmed": backlog if unconfirmed is None else unconfirmed,
     }
+
+
+def received_message(
+    *, table: str, games: Mapping[int, int], at: float, every: float
+) -> dict[str, Any]:
+    """The director's mark (retained on ``received``): ``games`` is, per game, the highest
+    seq stored with every seq before it stored too; ``game``/``seq`` the last position
+    the director holds with nothing missing before it, as far as it can tell (a game is
+    taken as complete once the next game's first event is stored: the table checks
+    that against its own log with ``games``). Republished every ``every`` seconds."""
+    game, seq = director_position(games)
+    return {
+        "v": VERSION,
+        "table": table,
+        "game": game,
+        "seq": seq,
+        "games": {str(g): int(s) for g, s in sorted(games.items())},
+        "at": at,
+        "every": every,
+    }
+
+
+def director_position(games: Mapping[int, int]) -> tuple[int, int]:
+    """The director's own reading of its mark (see ``received_message``)."""
+    position = (0, 0)
+    for g in sorted(games):
+        if games[g] < 1:
+            break
+        position = (g, games[g])
+        if g + 1 not in games:
+            break
+    return position
+
+
+def parse_received(payload: Mapping[str, Any], *, table: str) -> tuple[dict[int, int], float]:
+    """A ``received`` mark as (games, every); ValueError in words when it is not one."""
+    if payload.get("v") != VERSION:
+        raise ValueError(f"a received mark of version {payload.get('v')!r}, not {VERSION}")
+    if payload.get("table") != table:
+        raise ValueError(f"a received mark for table {payload.get('table')!r}, not {table!r}")
+    raw = payload.get("games")
+    if not isinstance(raw, dict):
+        raise ValueError("a received mark without its games")
+    games = {int(g): int(s) for g, s in raw.items()}
+    every = float(payload.get("every") or 0.0)
+    return games, every
 
 
 def offline_message(*, table: str, at: float) -> dict[str, Any]:
@@ -164,9 +217,12 @@ __all__ = [
     "VERSION",
     "Topics",
     "ack_message",
+    "director_position",
     "event_message",
     "offline_message",
+    "parse_received",
     "public_outputs",
+    "received_message",
     "secret_free",
     "status_message",
     "table_id",

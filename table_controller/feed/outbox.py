@@ -1,4 +1,5 @@
-"""The feed's outbox: the event log itself, and a cursor of what the broker has taken.
+"""The feed's outbox: the event log itself, a cursor of what the broker has taken, and
+the director's mark of what is safe.
 
 Nothing is copied into a queue of its own: the log already holds every event in order,
 durably, before the table counts it. The outbox keeps, in a small table of its own in
@@ -7,6 +8,13 @@ the same SQLite file (``feed_cursor``; the log's own tables are only read), the
 backlog is every logged event after it, in order. A table that lost the broker, or was
 killed, sends from the cursor on when it connects again; an event sent twice at worst
 (its PUBACK lost) carries the same (table, game, seq), which the director drops.
+
+The broker's PUBACK is not the end of the road: a broker killed (kill -9, a power cut)
+forgets what it took since its last save. So the outbox also keeps the director's own
+mark (``feed_received``): the last event of the log the director has stored with
+nothing missing before it (computed here from the director's per-game marks, checked
+against this log). Everything after it is not yet safe, and every connection sends
+from it (docs/feed.md, "Delivery").
 
 The rulings the table has answered are kept here too (``feed_rulings``), so a ruling
 delivered twice is answered the same way and applied once.
@@ -37,6 +45,8 @@ _SCHEMA = (
     " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS feed_rulings (ruling_id TEXT PRIMARY KEY, ok INTEGER NOT NULL,"
     " problem TEXT, at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS feed_received (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
 )
 
 
@@ -105,13 +115,49 @@ class Outbox:
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def acknowledge(self, position: Position, at: float) -> None:
-        """The broker has every message up to ``position``: move the cursor there."""
+        """The broker has every message up to ``position``: move the cursor there
+        (forward only: a resend from the director's mark does not move it back)."""
         game, seq = position
         self._exec(
             "INSERT INTO feed_cursor VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+            " SET game = excluded.game, seq = excluded.seq, at = excluded.at"
+            " WHERE excluded.game > feed_cursor.game OR (excluded.game = feed_cursor.game"
+            " AND excluded.seq > feed_cursor.seq)",
+            (game, seq, at),
+        )
+
+    # --- the director's mark -----------------------------------------------------------
+
+    def safe(self) -> Position:
+        """The last event the director confirmed it holds, with all before it; (0, 0)."""
+        row = self._one("SELECT game, seq FROM feed_received WHERE id = 1")
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def confirm(self, position: Position, at: float) -> None:
+        """The director's mark, as ``safe_from`` read it (it may go back: the director
+        is the judge of what it holds)."""
+        game, seq = position
+        self._exec(
+            "INSERT INTO feed_received VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
             " SET game = excluded.game, seq = excluded.seq, at = excluded.at",
             (game, seq, at),
         )
+
+    def safe_from(self, games: dict[int, int]) -> Position:
+        """The director's per-game marks (game -> highest seq held with all before it)
+        read against this log: the last logged event the director holds with every
+        logged event before it."""
+        position: Position = (0, 0)
+        for game, last in self._all(
+            "SELECT game, max(seq) FROM events GROUP BY game ORDER BY game"
+        ):
+            held = min(int(games.get(int(game), 0)), int(last))
+            if held < 1:
+                break
+            position = (int(game), held)
+            if held < int(last):
+                break
+        return position
 
     def backlog(self, after: Position | None = None) -> int:
         """How many logged events come after ``after`` (the cursor by default)."""

@@ -3,10 +3,15 @@ and the director's signed rulings back.
 
 One worker thread owns the state; paho-mqtt's network thread only posts what happened
 (connected, PUBACK, a message) to the worker's queue. Each connection is a fresh paho
-client with a clean session, so nothing is resent behind the worker's back: on every
-connect the worker sends the backlog from the outbox's cursor, in order, at most
-``max_inflight`` events unacknowledged, and moves the cursor only over events whose
-every message the broker has acknowledged (PUBACK), in order. The broker being down
+client with a clean session, so nothing is resent behind the worker's back. A broker's
+PUBACK only paces the sending (at most ``max_inflight`` events unacknowledged; the
+outbox's cursor moves over events whose every message the broker acknowledged): an
+event is safe once the director's retained ``received`` mark covers it, since a broker
+killed forgets what it took since its last save. So every connect sends from the
+director's mark, in order; and while connected, when the director's own mark (it comes
+every few seconds) says, ``resend_after`` seconds into a stall, that it still lacks
+events the broker took that long before, the worker sends again from the mark. The
+director's store keeps one copy of each (table, game, seq). The broker being down
 never stops the table: the events wait in the log, the FEED fault says so, and it
 clears when the backlog starts flowing again.
 """
@@ -59,6 +64,7 @@ class FeedSettings:
     keepalive: int = 30
     backoff: tuple[float, float] = (0.2, 10.0)  # first and longest wait between attempts
     ruling_max_age: float = 900.0
+    resend_after: float = 10.0  # the director's mark stuck this long over acked events
 
 
 @dataclass
@@ -99,6 +105,12 @@ class Publisher:
         self._next_attempt = 0.0
         self._delay = settings.backoff[0]
         self._pending_rulings: set[str] = set()
+        self._acked: deque[tuple[Position, float]] = deque()  # PUBACKed, not yet confirmed
+        self._safe: Position = (0, 0)
+        self._mark_heard: float | None = None  # when the director's mark last came
+        self._mark_every = 0.0
+        self._stuck_since = 0.0
+        self.resends = 0  # how many times the worker sent again from the director's mark
         self.problem: str | None = "not connected yet"
         self.connected_event = threading.Event()  # set while connected (for tests)
         t = settings.topics
@@ -106,6 +118,7 @@ class Publisher:
         self._status_topic = t.status(settings.table)
         self._rulings_topic = t.rulings(settings.table)
         self._acks_topic = t.acks(settings.table)
+        self._received_topic = t.received(settings.table)
 
     # --- from the table (any thread) ---------------------------------------------------
 
@@ -143,6 +156,7 @@ class Publisher:
             self._state(str(exc), "check [table] log and the disk, then restart the table")
             return
         self._outbox = outbox
+        self._safe = outbox.safe()
         stop_by: float | None = None
         try:
             while True:
@@ -153,6 +167,8 @@ class Publisher:
                     self._connect()
                 if self._connected and now >= self._next_beat:
                     self._beat()
+                if self._connected:
+                    self._check_lag(now)
                 wait = self._wait(now)
                 try:
                     item = self._items.get(timeout=wait)
@@ -205,7 +221,10 @@ class Publisher:
         elif kind == "puback":
             self._on_puback(item[2])
         elif kind == "message":
-            self._on_ruling(item[2])
+            if item[2].topic == self._received_topic:
+                self._on_mark(item[2])
+            else:
+                self._on_ruling(item[2])
 
     # --- connecting ----------------------------------------------------------------------
 
@@ -261,8 +280,11 @@ class Publisher:
         self._delay = self.settings.backoff[0]
         self._window.clear()
         self._by_mid.clear()
-        self._sent = self._outbox.cursor()
-        client.subscribe(self._rulings_topic, qos=1)
+        self._acked.clear()
+        self._safe = self._outbox.safe()
+        self._sent = self._safe  # the broker may have lost what it took: the director says
+        self._stuck_since = self._clock()
+        client.subscribe([(self._rulings_topic, 1), (self._received_topic, 1)])
         self._next_beat = 0.0
         self._state(None, "")
         self._beat()
@@ -351,8 +373,66 @@ class Publisher:
         while self._window and not self._window[0].mids:
             done = self._window.popleft().position
         if done is not None:
-            self._outbox.acknowledge(done, self._clock())
+            now = self._clock()
+            self._outbox.acknowledge(done, now)
+            if done > self._safe:
+                self._acked.append((done, now))
             self._fill()
+
+    # --- the director's mark ---------------------------------------------------------------
+
+    def _on_mark(self, message: mqtt.MQTTMessage) -> None:
+        """The director's retained mark: what it holds, so what is safe."""
+        try:
+            payload = json.loads(message.payload)
+            if not isinstance(payload, dict):
+                raise ValueError("not a JSON object")
+            games, every = messages.parse_received(payload, table=self.settings.table)
+        except (ValueError, TypeError, UnicodeDecodeError) as exc:
+            if message.payload:
+                log.warning("feed: the director's received mark cannot be read (%s)", exc)
+            return
+        now = self._clock()
+        safe = self._outbox.safe_from(games)
+        away = self._mark_heard is None or now - self._mark_heard > 2 * max(every, 0.5)
+        if safe != self._safe or away:
+            self._stuck_since = now  # moving, or the director is back: not stuck
+        self._mark_heard, self._mark_every = now, every
+        if safe != self._safe:
+            self._safe = safe
+            self._outbox.confirm(safe, now)
+            while self._acked and self._acked[0][0] <= safe:
+                self._acked.popleft()
+        if safe > self._sent:
+            self._sent = safe  # the director has these already: no need to send them
+            self._fill()
+
+    def _check_lag(self, now: float) -> None:
+        """The director is heard, its mark stuck, and the broker took events after it
+        ``resend_after`` seconds ago: they were lost (a broker killed); send them again."""
+        after = self.settings.resend_after
+        heard = self._mark_heard
+        if not self._acked or heard is None:
+            return
+        # The director itself must say so: a mark heard ``after`` seconds into the stall
+        # (a director away says nothing, and the broker keeps its messages for it).
+        if heard - self._stuck_since < after or heard - self._acked[0][1] < after:
+            return
+        if now - heard > 2 * max(self._mark_every, 0.5):
+            return
+        log.warning(
+            "feed: the director has nothing after %s although the broker took later "
+            "events %.0f s ago; sending again from there",
+            self._safe,
+            now - self._acked[0][1],
+        )
+        self.resends += 1
+        self._window.clear()
+        self._by_mid.clear()
+        self._acked.clear()
+        self._sent = self._safe
+        self._stuck_since = now
+        self._fill()
 
     def _beat(self) -> None:
         client = self._client
@@ -371,6 +451,7 @@ class Publisher:
             players=status.get("players", {}),
             faults=status.get("faults", ()),
             backlog=self._outbox.backlog(),
+            unconfirmed=self._outbox.backlog(self._safe),
         )
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 

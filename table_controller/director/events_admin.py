@@ -1,0 +1,446 @@
+"""The event's format run from the dashboard: the glue between the store, the formats
+(``director.formats``, pure) and the results the tables send.
+
+The whole event is one JSON document (:class:`EventState`): the format's own JSON, the
+roster, which feed table plays which format table in each round (``assign``), the games
+already taken from the feed, and the public view's delay. Every change, by a director
+or by a table's game ending, saves a new version in the store's append-only
+``format_state`` history with who, when and why, so a restarted director loses nothing
+and every correction can be traced.
+
+Results from the feed: a table's ``game_ended`` output is the result of the round and
+format table that table was assigned and has not yet reported (the lowest round first).
+A progressive table gives each seat's individual score; a team table gives NS (the
+format table's first team) and EW (the second); in a bracket each game is one game of
+the match, NS the match's top entrant. A game no assignment covers is kept as
+``unplaced`` for the director to record by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.director.formats import (
+    Bracket,
+    Event,
+    FormatError,
+    ProgressiveEvent,
+    Roster,
+    RoundsEvent,
+    load,
+    scores_from_game_ended,
+)
+from table_controller.director.store import DirectorStore
+
+KINDS = ("progressive", "rounds", "bracket")
+
+
+class AdminError(ValueError):
+    """A change to the event that cannot be made: what is wrong and what to do."""
+
+
+@dataclass
+class EventState:
+    """The whole event as one JSON-able document (see the module's docstring)."""
+
+    event: Event | None = None
+    roster: Roster = field(default_factory=Roster)  # team formats (progressive: event's)
+    assign: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> table -> place
+    taken: list[str] = field(default_factory=list)  # "table:game:seq" results already used
+    unplaced: list[dict[str, Any]] = field(default_factory=list)
+    public_delay: float = 0.0
+
+    @property
+    def people(self) -> Roster:
+        if isinstance(self.event, ProgressiveEvent):
+            return self.event.roster
+        return self.roster
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": None if self.event is None else self.event.to_json(),
+            "roster": self.roster.to_json(),
+            "assign": {str(r): dict(m) for r, m in self.assign.items()},
+            "taken": list(self.taken),
+            "unplaced": list(self.unplaced),
+            "public_delay": self.public_delay,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> EventState:
+        raw = obj.get("event")
+        return cls(
+            event=None if raw is None else load(raw),
+            roster=Roster.from_json(obj.get("roster") or {}),
+            assign={int(r): {str(t): str(p) for t, p in m.items()}
+                    for r, m in (obj.get("assign") or {}).items()},
+            taken=[str(k) for k in obj.get("taken") or []],
+            unplaced=list(obj.get("unplaced") or []),
+            public_delay=float(obj.get("public_delay") or 0.0),
+        )
+
+
+# --- creating an event (pure) -------------------------------------------------------------
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "x"
+
+
+def create(kind: str, lines: Sequence[str], *, rounds: int, best_of: int = 3) -> EventState:
+    """A new event from the dashboard's list: one player a line (progressive), or one
+    team a line (``Team name: Player one, Player two``; the players are optional)."""
+    names = [ln.strip() for ln in lines if ln.strip()]
+    state = EventState()
+    try:
+        if kind == "progressive":
+            roster = Roster()
+            for n in names:
+                roster.add_player(slug(n), n)
+            state.event = ProgressiveEvent(list(roster.players), rounds, roster=roster)
+            return state
+        teams: list[str] = []
+        for line in names:
+            team, _, members = line.partition(":")
+            tid = slug(team)
+            players = [m.strip() for m in members.split(",") if m.strip()]
+            if players and len(players) != 2:
+                raise AdminError(f"{line!r}: a team is two players, written "
+                                 "'Team name: Player one, Player two'")
+            for p in players:
+                if slug(p) not in state.roster.players:
+                    state.roster.add_player(slug(p), p)
+            if players:
+                state.roster.add_team(tid, team.strip(), (slug(players[0]), slug(players[1])))
+            teams.append(tid)
+        if kind == "rounds":
+            state.event = RoundsEvent(teams, rounds)
+        elif kind == "bracket":
+            state.event = Bracket(teams, best_of=best_of)
+        else:
+            raise AdminError(f"the format is one of {', '.join(KINDS)}, not {kind!r}")
+    except FormatError as exc:
+        raise AdminError(str(exc)) from None
+    return state
+
+
+# --- results from the feed (pure) -----------------------------------------------------------
+
+
+def _place_done(state: EventState, round_no: int, place: str) -> bool:
+    ev = state.event
+    if isinstance(ev, Bracket):
+        return ev.match(place).winner is not None
+    assert ev is not None
+    return int(place) in ev.results.get(round_no, {})
+
+
+def take_result(
+    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, Any]]
+) -> str | None:
+    """Apply one stored event's ``game_ended`` to the event; the words of what changed
+    (None: not a game's end, or already taken)."""
+    key = f"{table}:{game}:{seq}"
+    ended = next((o for o in outputs if o.get("event") == "game_ended"), None)
+    if ended is None or key in state.taken or state.event is None:
+        return None
+    state.taken.append(key)
+    spot = next(
+        ((r, m[table]) for r, m in sorted(state.assign.items())
+         if table in m and not _place_done(state, r, m[table])),
+        None,
+    )
+    if spot is None:
+        state.unplaced.append({"table": table, "game": game, "seq": seq, "result": dict(ended)})
+        return f"{table}'s game {game} ended, but no round assigns {table}: record it by hand"
+    round_no, place = spot
+    try:
+        return record(state, round_no, place, ended)
+    except FormatError as exc:
+        state.unplaced.append({"table": table, "game": game, "seq": seq, "result": dict(ended),
+                               "problem": str(exc)})
+        return f"{table}'s game {game} could not be recorded ({exc}): record it by hand"
+
+
+def record(state: EventState, round_no: int, place: str, ended: Mapping[str, Any]) -> str:
+    """Record (or correct) one result. ``ended`` is a ``game_ended`` payload: ``scores``
+    [NS, EW], ``winner`` "NS"/"EW"/None, and ``individual`` for a progressive table."""
+    ev = state.event
+    scores = [int(s) for s in ended.get("scores") or (0, 0)]
+    winner = ended.get("winner")
+    if isinstance(ev, ProgressiveEvent):
+        seats = scores_from_game_ended(ended)
+        ev.record(round_no, int(place), seats)
+        return f"round {round_no}, table {place}: " + ", ".join(f"{k} {v}" for k, v in
+                                                                 seats.items())
+    if isinstance(ev, RoundsEvent):
+        side = None if winner is None else (0 if winner == "NS" else 1)
+        ev.record(round_no, int(place), (scores[0], scores[1]), side)
+        return f"round {round_no}, table {place}: {scores[0]} to {scores[1]}"
+    if isinstance(ev, Bracket):
+        m = ev.match(place)
+        if winner not in ("NS", "EW"):
+            raise FormatError("a bracket game needs a winner (NS or EW)")
+        who = m.top if winner == "NS" else m.bottom
+        assert who is not None
+        ev.record_game(place, who)
+        return f"match {place}: a game to {who}"
+    raise FormatError("no event has been created yet: create it first")
+
+
+# --- what the dashboard shows (pure) ---------------------------------------------------------
+
+
+def current_round(state: EventState) -> int | None:
+    """The first round with a result missing (None: all in, or a bracket)."""
+    ev = state.event
+    if isinstance(ev, ProgressiveEvent):
+        return next((r for r in range(1, ev.rounds + 1) if ev.missing(r)), None)
+    if isinstance(ev, RoundsEvent):
+        n = len(ev.tables(1))
+        return next((r for r in range(1, ev.rounds + 1) if len(ev.results.get(r, {})) < n),
+                    None)
+    return None
+
+
+def seating(state: EventState, round_no: int) -> dict[str, Any]:
+    """A round's tables with names (and which feed table plays each), or why not yet."""
+    ev = state.event
+    people = state.people
+    where = {p: t for t, p in state.assign.get(round_no, {}).items()}
+    try:
+        if isinstance(ev, ProgressiveEvent):
+            tables = [
+                {"table": i + 1, "feed": where.get(str(i + 1)),
+                 "seats": {s: people.name(p) for s, p in t.items()}}
+                for i, t in enumerate(ev.seating(round_no))
+            ]
+            return {"round": round_no, "tables": tables,
+                    "byes": [people.name(p) for p in ev.byes(round_no)]}
+        if isinstance(ev, RoundsEvent):
+            tables = [
+                {"table": i + 1, "feed": where.get(str(i + 1)),
+                 "seats": {"NS": _team(state, a), "EW": _team(state, b)}}
+                for i, (a, b) in enumerate(ev.tables(round_no))
+            ]
+            bye = ev.bye(round_no)
+            return {"round": round_no, "tables": tables,
+                    "byes": [] if bye is None else [_team(state, bye)]}
+    except FormatError as exc:
+        return {"round": round_no, "tables": [], "byes": [], "problem": str(exc)}
+    return {"round": round_no, "tables": [], "byes": []}
+
+
+def _team(state: EventState, tid: str) -> str:
+    t = state.roster.teams.get(tid)
+    if t is None:
+        return tid
+    return f"{t.name} ({state.roster.name(t.players[0])} & {state.roster.name(t.players[1])})"
+
+
+def standings(state: EventState) -> list[dict[str, Any]]:
+    ev = state.event
+    if isinstance(ev, ProgressiveEvent):
+        return [s.to_json() for s in ev.standings()]
+    if isinstance(ev, RoundsEvent):
+        return [{**s.to_json(), "name": _team(state, s.team)} for s in ev.standings()]
+    if isinstance(ev, Bracket):
+        champion = ev.champion()
+        return [] if champion is None else [{"place": 1, "team": champion,
+                                             "name": _team(state, champion)}]
+    return []
+
+
+def summary(state: EventState) -> dict[str, Any]:
+    """Everything the dashboard's event section and the public page draw."""
+    ev = state.event
+    if ev is None:
+        return {"format": None, "public_delay": state.public_delay}
+    rnd = current_round(state)
+    rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
+    out: dict[str, Any] = {
+        "format": ev.to_json()["format"],
+        "rounds": rounds,
+        "round": rnd,
+        "standings": standings(state),
+        "seating": None if rnd is None else seating(state, rnd),
+        "next": None if rnd is None or rnd >= rounds else seating(state, rnd + 1),
+        "assign": {str(r): m for r, m in state.assign.items()},
+        "roster": state.people.to_json(),
+        "unplaced": state.unplaced,
+        "public_delay": state.public_delay,
+    }
+    if isinstance(ev, Bracket):
+        out["bracket"] = ev.printable()
+        out["champion"] = ev.champion()
+    if isinstance(ev, RoundsEvent) and ev.complete():
+        try:
+            out["playoff"] = ev.next_step().to_json()
+        except FormatError as exc:
+            out["playoff"] = {"problem": str(exc)}
+    return out
+
+
+# --- the event kept in the store ---------------------------------------------------------------
+
+
+class EventsAdmin:
+    """The event as the store keeps it. Thread-safe: the feed's thread brings results,
+    the dashboard brings the director's changes; each is saved before it is shown."""
+
+    def __init__(self, store: DirectorStore) -> None:
+        self.store = store
+        self._lock = threading.RLock()
+        saved = store.format_state()
+        try:
+            self.state = EventState() if saved is None else EventState.from_json(saved)
+        except FormatError as exc:
+            raise AdminError(
+                f"the saved event cannot be read ({exc}); the history is kept in the store's "
+                "format_state table: ask for help before creating a new event"
+            ) from None
+
+    def change(self, who: str, action: str, reason: str | None,
+               edit: Callable[[EventState], Any]) -> Any:
+        """Apply ``edit`` to a copy of the event; saved (and current) only if it works."""
+        with self._lock:
+            trial = copy.deepcopy(self.state)
+            try:
+                result = edit(trial)
+            except FormatError as exc:
+                raise AdminError(str(exc)) from None
+            self.store.add_format_state(who, action, reason, trial.to_json())
+            self.state = trial
+            return result
+
+    def _need_event(self, s: EventState) -> Event:
+        if s.event is None:
+            raise AdminError("no event has been created yet: create it first")
+        return s.event
+
+    # -- the director's changes --------------------------------------------------------
+
+    def create(self, who: str, kind: str, lines: Sequence[str], *, rounds: int,
+               best_of: int = 3, reason: str | None = None) -> None:
+        new = create(kind, lines, rounds=rounds, best_of=best_of)
+
+        def edit(s: EventState) -> None:
+            new.public_delay, new.taken = s.public_delay, s.taken  # old games stay old
+            s.__dict__.update(new.__dict__)
+
+        self.change(who, "created", reason or f"new {kind} event", edit)
+
+    def set_absent(self, who: str, player: str, absent: bool, reason: str | None) -> None:
+        def edit(s: EventState) -> None:
+            self._need_event(s)
+            (s.people.mark_absent if absent else s.people.mark_present)(player)
+
+        self.change(who, "absent" if absent else "present", reason, edit)
+
+    def substitute(self, who: str, round_no: int, absent: str, substitute: str,
+                   credit: str, reason: str | None) -> None:
+        def edit(s: EventState) -> None:
+            self._need_event(s)
+            people = s.people
+            if substitute not in people.players:
+                people.add_player(slug(substitute), substitute)
+            sub = substitute if substitute in people.players else slug(substitute)
+            people.substitute(round_no, absent, sub, credit)  # type: ignore[arg-type]
+            if isinstance(s.event, ProgressiveEvent):
+                s.event.seating(round_no)  # refuses a seat left to an absentee twice
+
+        self.change(who, "substitute", reason, edit)
+
+    def assign_round(self, who: str, round_no: int, places: Mapping[str, str],
+                     reason: str | None = None) -> None:
+        """Which feed table (its id) plays which format table (or bracket match)."""
+        def edit(s: EventState) -> None:
+            ev = self._need_event(s)
+            if len(set(places.values())) != len(places):
+                raise AdminError("two tables are given the same place: one table each")
+            for place in places.values():
+                if isinstance(ev, Bracket):
+                    ev.match(place)
+                elif not place.isdigit():
+                    raise AdminError(f"{place!r} is not a table number")
+            s.assign[round_no] = {str(t).strip(): str(p) for t, p in places.items()
+                                  if str(t).strip()}
+
+        self.change(who, "assigned", reason or f"round {round_no}'s tables", edit)
+
+    def record(self, who: str, round_no: int, place: str, ended: Mapping[str, Any],
+               reason: str) -> str:
+        """A result entered or corrected by the director (a reason is required)."""
+        if not reason.strip():
+            raise AdminError("a result entered by hand needs a reason: say why")
+
+        def edit(s: EventState) -> str:
+            self._need_event(s)
+            return record(s, round_no, place, ended)
+
+        return str(self.change(who, "result", reason, edit))
+
+    def set_public_delay(self, who: str, seconds: float, reason: str | None = None) -> None:
+        if not 0 <= seconds <= 86400:
+            raise AdminError("the delay is 0 to 86400 seconds")
+
+        def edit(s: EventState) -> None:
+            s.public_delay = float(seconds)
+
+        self.change(who, "public_delay", reason or f"{seconds:g} s", edit)
+
+    # -- the feed ------------------------------------------------------------------------
+
+    def take_results(self, table: str) -> list[str]:
+        """Take every ended game of ``table`` not yet taken (after each stored event)."""
+        with self._lock:
+            if self.state.event is None:
+                return []
+            fresh = [e for e in self.store.ended_games(table)
+                     if f"{table}:{e['game']}:{e['seq']}" not in self.state.taken]
+            done: list[str] = []
+            for e in fresh:
+
+                def edit(s: EventState, e: dict[str, Any] = e) -> str | None:
+                    return take_result(s, table, e["game"], e["seq"], e["outputs"])
+
+                words = self.change(f"table {table}", "feed_result",
+                                    f"game {e['game']} ended", edit)
+                if words:
+                    done.append(str(words))
+            return done
+
+    def on_stored(self, what: str, table: str) -> None:
+        """The service's listener: an event was stored for ``table``."""
+        if what == "event" and table:
+            self.take_results(table)
+
+    def catch_up(self) -> None:
+        """Results stored while no event existed or the director was down."""
+        for t in self.store.tables():
+            self.take_results(t["table"])
+
+    def summary(self) -> dict[str, Any]:
+        with self._lock:
+            out = summary(self.state)
+        out["history"] = self.store.format_history()[-50:]
+        return out
+
+
+__all__ = [
+    "AdminError",
+    "EventState",
+    "EventsAdmin",
+    "create",
+    "current_round",
+    "record",
+    "seating",
+    "standings",
+    "summary",
+    "take_result",
+]

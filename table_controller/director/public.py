@@ -1,0 +1,134 @@
+"""The public view: every table's score and current trick for a big screen in the hall,
+read-only, no login, held back by ``public_delay`` seconds, and never a card a player
+still holds.
+
+Held cards stay out by construction, not by filtering a full picture: a table's public
+picture is built from a whitelist of the table page's fields that are public by nature
+(scores, the trick on the table, the last trick, trump, the upcard everyone saw), and
+the recent outputs shown pass through ``feed.messages.public_outputs`` (a renege spotted
+names the card the player still holds; the public learns it when it is played or
+proven). The delay is the table's own clock: only events the table recorded at least
+``delay`` seconds ago are replayed, so a screen never shows a play sooner than that.
+A query's ``delay`` may lengthen the director's setting, never shorten it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from table_controller.director.events_admin import EventsAdmin
+from table_controller.director.store import DirectorStore
+from table_controller.feed.messages import public_outputs
+from table_controller.rules.codec import CodecError, decode_input
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import OutputEvent
+from table_controller.rules.game import Game
+from table_controller.rules.presets import preset
+from table_controller.table.view import table_view
+
+# The table page's fields a spectator may see (never "actions", hands, reneges' proof).
+PUBLIC_FIELDS = (
+    "table", "game", "phase", "hand", "dealer", "trump", "maker", "alone", "bid",
+    "upcard", "trick", "last_trick", "tricks_won", "score", "result", "winner",
+)
+SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
+NEWS = 6  # the latest outputs shown with each table
+
+
+def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """A table page's snapshot cut down to what a spectator may see (pure)."""
+    out = {k: view.get(k) for k in PUBLIC_FIELDS}
+    out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
+    out["news"] = public_outputs(outputs)[-NEWS:]
+    return out
+
+
+class PublicView:
+    """Every table's public picture, delayed; ``clock`` is the hall's time (unix)."""
+
+    def __init__(
+        self,
+        store: DirectorStore,
+        admin: EventsAdmin | None = None,
+        *,
+        delay: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.admin = admin
+        self._delay = delay
+        self._clock = clock
+        self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+    def delay(self, asked: float | None = None) -> float:
+        """The director's setting (constructor, else the event's), lengthened by ``asked``."""
+        base = self._delay
+        if base is None:
+            base = self.admin.state.public_delay if self.admin is not None else 0.0
+        return max(base, asked or 0.0)
+
+    def snapshot(self, asked_delay: float | None = None) -> dict[str, Any]:
+        delay = self.delay(asked_delay)
+        until = self._clock() - delay
+        tables = []
+        for t in self.store.tables():
+            pic = self._table(t["table"], until)
+            if pic is not None:
+                tables.append(pic)
+        event: dict[str, Any] = {"format": None}
+        if self.admin is not None:
+            full = self.admin.summary()
+            event = {k: full.get(k) for k in ("format", "round", "rounds", "standings",
+                                              "seating", "bracket", "champion")}
+        return {"delay": delay, "at": until, "tables": tables, "event": event}
+
+    def _table(self, table: str, until: float) -> dict[str, Any] | None:
+        games = self.store.games(table)
+        for game in reversed(games):
+            events = self.store.stored_events(table, game, until=until)
+            if not events:
+                continue
+            key = (table, game, events[-1]["seq"])
+            pic = self._cache.get(key)
+            if pic is None:
+                pic = self._replay(table, game, events)
+                if len(self._cache) > 4096:
+                    self._cache.clear()
+                self._cache[key] = pic
+            return pic
+        return None
+
+    def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+        name, options = self.store.rules_of(table)
+        g = Game(preset(name, options))
+        recent: list[OutputEvent] = []
+        outputs: list[Mapping[str, Any]] = []
+        problem = None
+        for expected, ev in enumerate(events, start=1):
+            if ev["seq"] != expected:  # a gap: show up to it, the rest when it arrives
+                problem = f"event {expected} has not arrived yet"
+                break
+            try:
+                recent.extend(g.push(decode_input(ev["input"])))
+            except (RulesError, CodecError) as exc:
+                problem = f"event {ev['seq']} cannot be replayed: {exc}"
+                break
+            outputs.extend(o for o in ev["outputs"] if isinstance(o, dict))
+        view = table_view(g, table=table, players=self.store.players(table), recent=recent,
+                          rules_name=name)
+        pic = public_picture(view, _since_hand(outputs))
+        pic["game"] = game
+        pic["problem"] = problem
+        return pic
+
+
+def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    for i in range(len(outputs) - 1, -1, -1):
+        if outputs[i].get("event") == "hand_started":
+            return outputs[i:]
+    return outputs
+
+
+__all__ = ["PUBLIC_FIELDS", "PublicView", "public_picture"]

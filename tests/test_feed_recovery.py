@@ -1,0 +1,409 @@
+"""Nothing lost, nothing counted twice, end to end: real tables' logs (games played by the
+rules core, logged in real EventLogs, sent by the real Publisher) through a real mosquitto
+run as an event runs it (persistence on, users and ACLs from feed/broker.py) to the real
+director's service and store. The broker killed with SIGKILL while it held messages it
+had acknowledged; the director stopped and started again; a table's network cut; the
+table's process killed and started again. Each time the store ends with every logged
+event exactly once, as logged."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mosquitto import Mosquitto, free_port
+
+from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.store import DirectorStore
+from table_controller.feed import messages
+from table_controller.feed.broker import mosquitto_conf, write_broker_config
+from table_controller.feed.loadgen import RulesTable
+from table_controller.feed.outbox import Outbox
+from table_controller.feed.publisher import FeedSettings, Publisher
+from table_controller.rules.codec import encode
+from table_controller.table.log import EventLog
+
+TOPICS = messages.Topics.of("euchre", "recovery")
+TABLES = ["table-1", "table-2"]
+WAIT = 30.0
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.02)
+
+
+@dataclass
+class Event:
+    folder: Path
+    broker: Mosquitto
+    passwords: dict[str, str]
+    store: DirectorStore
+
+    def director(self) -> DirectorService:
+        svc = DirectorService(
+            self.store,
+            BrokerConfig(
+                host="127.0.0.1",
+                port=self.broker.port,
+                username="director",
+                password=self.passwords["director"],
+                client_id="director-recovery",
+            ),
+            prefix=TOPICS.prefix,
+            mark_every=0.1,
+            mark_refresh=0.5,
+        )
+        svc.start()
+        wait_until("the director subscribed", svc.connected.is_set)
+        return svc
+
+    def settings(self, table: str, port: int | None = None) -> FeedSettings:
+        return FeedSettings(
+            table=table,
+            topics=TOPICS,
+            broker="127.0.0.1",
+            port=port or self.broker.port,
+            username=table,
+            password=self.passwords[table],
+            heartbeat=0.5,
+            backoff=(0.05, 0.3),
+            resend_after=1.0,
+        )
+
+
+@pytest.fixture
+def event(tmp_path: Path) -> Iterator[Event]:
+    """The event's broker as `feed broker-config` writes it (persistence on, passwords,
+    ACLs), on a free loopback port, and the director's store."""
+    folder = tmp_path / "broker"
+    files = write_broker_config(folder, TOPICS, TABLES)
+    conf = mosquitto_conf(files.folder)
+    conf = "\n".join(line for line in conf.splitlines() if not line.startswith("listener"))
+    broker = Mosquitto(files.folder, conf).start()
+    store = DirectorStore(tmp_path / "director.sqlite")
+    try:
+        yield Event(files.folder, broker, files.passwords, store)
+    finally:
+        broker.kill()
+        store.close()
+
+
+class Playing:
+    """One table playing in a thread of its own: an event logged every ``every`` seconds
+    into its real log, its real Publisher told after each."""
+
+    def __init__(self, path: Path, settings: FeedSettings, seed: int, every: float = 0.005):
+        self.path = path
+        self.table = RulesTable(path, name=settings.table, seed=seed)
+        self.pub = Publisher(settings, path)
+        self.every = every
+        self.logged = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> Playing:
+        self.pub.start()
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.logged += len(self.table.step())
+            self.pub.notify()
+            self.pub.set_status(self.table.status())
+            time.sleep(self.every)
+
+    def pause(self) -> None:
+        """No more events; the publisher goes on sending."""
+        self._stop.set()
+        self._thread.join(10)
+
+    def until(self, count: int) -> None:
+        target = self.logged + count
+        wait_until(f"{count} more events logged", lambda: self.logged >= target)
+
+    def stop(self) -> None:
+        self.pause()
+        self.pub.stop()
+        self.table.close()
+
+
+def logged(path: Path) -> dict[tuple[int, int], dict[str, Any]]:
+    with EventLog.open_existing(path) as log:
+        return {
+            (e.game, e.seq): messages.secret_free(encode(e.event))
+            for g in log.games()
+            for e in log.events(g.game)
+        }
+
+
+def stored(store: DirectorStore, table: str) -> dict[tuple[int, int], dict[str, Any]]:
+    return {(e["game"], e["seq"]): e["input"] for e in store.events(table)}
+
+
+def every_event_once(store: DirectorStore, table: str, path: Path) -> None:
+    """The store holds exactly the log's events (keys unique by its primary key)."""
+    want = logged(path)
+    wait_until(
+        f"{table}'s {len(want)} events in the store",
+        lambda: len(stored(store, table)) >= len(want),
+    )
+    assert stored(store, table) == want
+
+
+def test_broker_killed_with_acknowledged_messages_loses_nothing(event: Event) -> None:
+    """The director is away, so the broker holds what it acknowledged, in memory (its
+    save is periodic); it is killed -9 and restarted from its old save: those messages
+    are gone from it, and the tables send them again from the director's mark."""
+    svc = event.director()
+    tables = [
+        Playing(event.folder / f"{t}.sqlite", event.settings(t), seed=i).start()
+        for i, t in enumerate(TABLES)
+    ]
+    try:
+        for p in tables:
+            p.until(60)
+        svc.stop()  # the broker now keeps the director's messages (and PUBACKs them)
+        for p in tables:
+            p.until(80)
+        for p in tables:
+            box = Outbox(p.path)
+            wait_until(
+                "the broker took events the director has not",
+                lambda b=box: b.cursor() > b.safe(),  # type: ignore[misc]
+            )
+            box.close()
+        event.broker.kill()
+        for p in tables:
+            p.until(20)  # the tables play on while the broker is down
+        event.broker.start()
+        svc = event.director()
+        for p in tables:
+            p.until(40)
+            p.pause()
+        for p in tables:
+            every_event_once(event.store, p.pub.settings.table, p.path)
+    finally:
+        for p in tables:
+            p.stop()
+        svc.stop()
+
+
+def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
+    event: Event,
+) -> None:
+    svc = event.director()
+    p = Playing(event.folder / "t.sqlite", event.settings("table-1"), seed=5).start()
+    try:
+        p.until(40)
+        svc.stop()
+        p.until(150)
+        time.sleep(1.5)  # past resend_after: the director is away, nothing is resent
+        assert p.pub.resends == 0
+        svc = event.director()
+        p.until(40)
+        p.pause()
+        every_event_once(event.store, "table-1", p.path)
+        assert p.pub.resends == 0  # the broker kept them for the director: no resend
+    finally:
+        p.stop()
+        svc.stop()
+
+
+class Proxy:
+    """A TCP relay the test can cut (every connection closed, the port refusing) and
+    restore: the table's network."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.port = free_port()
+        self._socks: list[socket.socket] = []
+        self._server: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    def up(self) -> None:
+        server = socket.create_server(("127.0.0.1", self.port))
+        self._server = server
+        threading.Thread(target=self._accept, args=(server,), daemon=True).start()
+
+    def _accept(self, server: socket.socket) -> None:
+        while True:
+            try:
+                a, _ = server.accept()
+            except OSError:
+                return
+            b = socket.create_connection(("127.0.0.1", self.target))
+            with self._lock:
+                self._socks += [a, b]
+            for x, y in ((a, b), (b, a)):
+                threading.Thread(target=self._pump, args=(x, y), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        if self._server is not None:
+            with contextlib.suppress(OSError):  # wakes the accept() (close alone does not)
+                self._server.shutdown(socket.SHUT_RDWR)
+            self._server.close()
+            self._server = None
+        with self._lock:
+            socks, self._socks = self._socks, []
+        for s in socks:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+def received_order(store: DirectorStore, table: str) -> list[tuple[int, int]]:
+    """The events in the order the store first took them."""
+    with store._lock:  # read-only peek at the store's own record of arrival
+        rows = store._conn.execute(
+            "SELECT game, seq FROM events WHERE tbl = ? ORDER BY received, game, seq", (table,)
+        ).fetchall()
+    return [(int(g), int(s)) for g, s in rows]
+
+
+def test_a_table_cut_off_sends_its_backlog_in_order(event: Event) -> None:
+    svc = event.director()
+    proxy = Proxy(event.broker.port)
+    proxy.up()
+    p = Playing(event.folder / "t.sqlite", event.settings("table-2", proxy.port), seed=9)
+    p.start()
+    try:
+        p.until(30)
+        proxy.cut()
+        wait_until("the table sees the cut", lambda: p.pub.problem is not None)
+        p.until(150)  # the backlog grows while the table plays on
+        assert len(stored(event.store, "table-2")) < p.logged
+        proxy.up()
+        wait_until("the table is back", lambda: p.pub.problem is None)
+        p.until(30)
+        p.pause()
+        every_event_once(event.store, "table-2", p.path)
+    finally:
+        p.stop()
+        svc.stop()
+        proxy.cut()
+    order = received_order(event.store, "table-2")
+    assert order == sorted(order)  # the backlog arrived in order
+
+
+def test_the_table_process_killed_resumes_from_the_directors_mark(event: Event) -> None:
+    svc = event.director()
+    path = event.folder / "killed.sqlite"
+    s = event.settings("table-1")
+
+    secret = event.folder / "table-1.pw"
+    secret.write_text(s.password)
+
+    def run(events: int) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "table_controller.feed.loadgen", str(path),
+             "--table", "table-1", "--port", str(s.port), "--event", "recovery",
+             "--username", "table-1", "--password-file", str(secret),
+             "--events", str(events), "--every", "0.005"],
+            cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    try:
+        child = run(0)
+        assert child.stdout is not None
+        seen = 0
+        for line in child.stdout:
+            seen += line.startswith("logged")
+            if seen >= 120:
+                break
+        child.kill()  # SIGKILL mid-game: events logged, not all sent
+        child.wait(10)
+        child = run(60)
+        assert child.wait(WAIT) == 0
+        every_event_once(event.store, "table-1", path)
+    finally:
+        svc.stop()
+
+
+def test_the_safe_point_is_read_against_the_tables_own_log(tmp_path: Path) -> None:
+    """The director's per-game marks count only where they cover the log with no hole:
+    a game's tail missing holds the point there, whatever later games hold."""
+    table = RulesTable(tmp_path / "t.sqlite", name="t", seed=2)
+    while len(table.log.games()) < 3 or table.log.next_seq(3) < 5:
+        table.step()
+    last = {g.game: table.log.next_seq(g.game) - 1 for g in table.log.games()}
+    table.close()
+    box = Outbox(tmp_path / "t.sqlite")
+    try:
+        assert box.safe_from({}) == (0, 0)
+        assert box.safe_from({1: 7}) == (1, 7)
+        assert box.safe_from({1: last[1], 2: 3}) == (2, 3)
+        assert box.safe_from({1: last[1] - 1, 2: last[2], 3: 4}) == (1, last[1] - 1)
+        assert box.safe_from({1: last[1], 3: 4}) == (1, last[1])  # game 2 not begun there
+        assert box.safe_from({g: n + 10 for g, n in last.items()}) == (3, last[3])
+    finally:
+        box.close()
+
+
+def test_the_directors_marks_skip_nothing_after_a_gap(tmp_path: Path) -> None:
+    store = DirectorStore(tmp_path / "d.sqlite")
+    msg = {"v": 1, "table": "t", "at": 1.0, "source": "camera", "outputs": [],
+           "hand": None, "evidence": False,
+           "input": {"event": "dealer_chosen", "seat": "N"}}  # fmt: skip
+    for game, seq in [(1, 1), (1, 2), (1, 4), (1, 5), (2, 2)]:
+        store.add_event({**msg, "game": game, "seq": seq})
+    assert store.received_marks("t") == {1: (2, [4, 5]), 2: (0, [2])}
+    svc = DirectorService(store, BrokerConfig(port=free_port()), prefix=TOPICS.prefix)
+    svc._note("t", 1, 3)  # the gap filled: the mark runs on over what was stored past it
+    assert svc.marks("t") == {1: 5, 2: 0}
+    assert messages.director_position(svc.marks("t")) == (1, 5)
+    store.close()
+
+
+def test_only_the_director_may_write_a_tables_received_mark(event: Event) -> None:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    got: list[bytes] = []
+
+    def connect(user: str) -> mqtt.Client:
+        c = mqtt.Client(CallbackAPIVersion.VERSION2)  # a random client id each
+        c.username_pw_set(user, event.passwords[user])
+        c.connect("127.0.0.1", event.broker.port)
+        c.loop_start()
+        return c
+
+    reader = connect("table-1")  # a table reads its own mark
+    reader.on_message = lambda c, u, m: got.append(bytes(m.payload))
+    reader.subscribe(TOPICS.received("table-1"), qos=1)
+    time.sleep(0.3)
+    forger = connect("table-2")
+    forger.publish(TOPICS.received("table-1"), b"forged by table-2", qos=1).wait_for_publish(5)
+    itself = connect("table-1")
+    itself.publish(TOPICS.received("table-1"), b"forged by table-1", qos=1).wait_for_publish(5)
+    director = connect("director")
+    director.publish(TOPICS.received("table-1"), b"the director's", qos=1).wait_for_publish(5)
+    wait_until("the director's mark", lambda: b"the director's" in got)
+    assert got == [b"the director's"]  # the broker dropped both forgeries
+    for c in (reader, forger, itself, director):
+        c.disconnect()
+        c.loop_stop()
