@@ -220,3 +220,40 @@ def test_after_a_bid_out_of_turn_the_choices_include_voiding_it_alone(second_rou
         trial = game.copy()
         trial.push(event)
         assert trial.phase is not Phase.CHOOSING_REMEDY
+
+
+_DIGEST_SCRIPT = """
+import random, sys
+from table_controller.rules import Game, preset
+from table_controller.simulate import play
+rules = preset("td-tournament")
+events = [e for _, (e, _o) in zip(range(60), play(rules, random.Random(5)))]
+print(Game.replay(rules, events).state_digest())
+"""
+
+
+def test_the_state_digest_is_the_same_in_every_process() -> None:
+    """A restarted table proves it resumed where its log says (tests/test_table_crash.py)
+    by printing this digest; Python's hash order differs between processes, the digest
+    must not."""
+    import os
+    import subprocess
+    import sys
+
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", _DIGEST_SCRIPT],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in (1, 2, 3)
+    }
+    assert len(digests) == 1
+    rules = preset("td-tournament")
+    events = [e for _, (e, _o) in zip(range(60), play(rules, random.Random(5)), strict=False)]
+    game = Game.replay(rules, events)
+    assert digests == {game.state_digest()}
+    game.pop()
+    assert game.state_digest() not in digests

@@ -697,14 +697,17 @@ def test_replay_rebuilds_the_same_state_and_pop_restores_it(name: str, seed: int
     rng = random.Random(seed)
     game = Game(rules)
     keys = [game.state_key()]
+    digests = [game.state_digest()]
     for _ in drive(game, rng):
         keys.append(game.state_key())
+        digests.append(game.state_digest())
     assert len(game.log) == len(keys) - 1
     assert Game.replay(rules, game.log).state_key() == keys[-1]
     for k in sorted(rng.sample(range(len(keys)), 4)):
         prefix = Game.replay(rules, game.log[:k])
         assert prefix.state_key() == keys[k], k
         assert prefix.copy().state_key() == keys[k], k
+        assert prefix.state_digest() == digests[k], k
         if k:
             assert prefix.pop() is game.log[k - 1]
             assert prefix.state_key() == keys[k - 1], k

@@ -1,10 +1,12 @@
 """kill -9 the running table at random moments; nothing it acknowledged is ever lost.
 
 The simulated table runs as its own process (`table-controller run --config demo.toml
---ack-stdout --fast`): it prints "ack GAME SEQ EVENT" once an event is on disk. The
-test kills it with SIGKILL at random moments (at start, mid-frame, mid-write), starts it
-again, and checks after every kill that each acknowledged event is in the log, in its
-place, that the log replays, and that the table carries the game on from there.
+--ack-stdout --fast`): it prints "state GAME NEXT_SEQ DIGEST" where it resumed, then
+"ack GAME SEQ EVENT" once an event is on disk. The test kills it with SIGKILL at random
+moments (at start, mid-frame, mid-write), starts it again, and checks after every kill
+that each acknowledged event is in the log, in its place, that the log replays, that
+the restarted table's state is exactly that replay (the state's digest), and that the
+table carries the game on from there.
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ import time
 from pathlib import Path
 
 from table_controller.rules.codec import decode_input
-from table_controller.rules.game import Game
+from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.table.config import demo_config, to_toml
 from table_controller.table.log import EventLog
 
-KILLS = 12
+KILLS = 20
 GUARD = 60.0  # seconds a run may take to acknowledge anything: only against a hang
 EXE = Path(sys.executable).parent / "table-controller"
 
@@ -42,6 +44,7 @@ class Run:
             text=True,
         )
         self.acks: queue.Queue[tuple[int, int, dict[str, object]]] = queue.Queue()
+        self.state: tuple[int, int, str] | None = None  # where it resumed
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -51,6 +54,9 @@ class Run:
             if line.startswith("ack "):
                 _, game, seq, event = line.rstrip("\n").split(" ", 3)
                 self.acks.put((int(game), int(seq), json.loads(event)))
+            elif line.startswith("state "):
+                _, game, seq, digest = line.split()
+                self.state = (int(game), int(seq), digest)
 
     def wait_acks(self, count: int) -> list[tuple[int, int, dict[str, object]]]:
         got = []
@@ -86,6 +92,9 @@ def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
     acked: dict[tuple[int, int], dict[str, object]] = {}
     progress: list[int] = []
     before: dict[int, int] = {}  # game -> events logged before this run
+    rules = config.rules
+    expected = (1, 1, Game(rules).state_digest())  # where the next run must resume
+    resumed = 0
     for kill in range(KILLS):
         run = Run(path)
         taken: list[tuple[int, int, dict[str, object]]] = []
@@ -99,6 +108,9 @@ def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
                 time.sleep(rng.uniform(0.0, 0.4))
         finally:
             taken += run.kill()
+        if run.state is not None:  # printed unless killed while starting
+            assert run.state == expected, f"run {kill} resumed at {run.state}, not {expected}"
+            resumed += 1
         if taken:  # the restarted table went on right after the last logged event
             game, seq, _ = taken[0]
             assert seq == before.get(game, 0) + 1, (game, seq, before)
@@ -121,7 +133,12 @@ def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
         # At most the one event written but not yet acknowledged when the kill came.
         unacked = [k for k in logged if k not in acked]
         assert len(unacked) <= 1 + kill, unacked
-        Game.replay(preset(record.rules_name, record.options), events)
+        rules = preset(record.rules_name, record.options)
+        replayed = Game.replay(rules, events)
+        if replayed.phase is Phase.OVER:  # the next run starts the next game
+            expected = (last + 1, 1, Game(rules).state_digest())
+        else:
+            expected = (last, len(events) + 1, replayed.state_digest())
         progress.append(len(logged))
         before = {}
         for g, _seq in logged:
@@ -130,6 +147,7 @@ def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
     assert progress[-1] > progress[0]
     assert progress == sorted(progress)
     assert len(acked) >= KILLS
+    assert resumed >= KILLS // 2
 
 
 def test_sigterm_stops_the_table_cleanly(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ played) and with hands known (simulation, kiosk, a dealing machine), seat by sea
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -238,6 +239,12 @@ class Game:
             tuple(sorted(self._cuts.items())),
             self._cutting,
         )
+
+    def state_digest(self) -> str:
+        """``state_key`` as a short hex digest that is the same in every process (sets
+        are written in a sorted order, not Python's hash order), so a restarted table
+        can show that it resumed exactly where a replay of its log says it was."""
+        return hashlib.sha256(_canonical(self.state_key()).encode()).hexdigest()[:16]
 
     # --- reading the state --------------------------------------------------------
 
@@ -1488,3 +1495,15 @@ _HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
 }
 
 __all__ = ["Game", "Phase"]
+
+
+def _canonical(value: object) -> str:
+    """A text for ``value`` that does not depend on hash order."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_canonical(v) for v in value)) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_canonical(v) for v in value) + ")"
+    if isinstance(value, dict):
+        items = sorted((_canonical(k), _canonical(v)) for k, v in value.items())
+        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+    return repr(value)

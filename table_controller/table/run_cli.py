@@ -112,6 +112,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             table = Table(config, **options)
     except (LogError, SimulationError) as exc:
         return _error(str(exc))
+    if ack:  # where the table resumed: a replay of its log must say the same
+        out.write(f"state {table.game_no} {table.seq} {table.game.state_digest()}\n")
+        out.flush()
     try:
         asyncio.run(_serve(table, out, hands=args.hands, quiet=ack))
     except PageError as exc:
@@ -279,7 +282,10 @@ def add_commands(subparsers: Any) -> None:
     run.add_argument(
         "--ack-stdout",
         action="store_true",
-        help=f"print 'ack GAME SEQ EVENT' once each event is on disk (or set {ACK_ENV}=1)",
+        help=(
+            "print 'state GAME NEXT_SEQ DIGEST' where the table resumed, then "
+            f"'ack GAME SEQ EVENT' once each event is on disk (or set {ACK_ENV}=1)"
+        ),
     )
     run.add_argument("--narrate", action="store_true", help="print the game as it is played")
     run.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
