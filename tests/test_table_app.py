@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from table_controller.cards import Card
+from table_controller.cards import Card, Suit
 from table_controller.cli import main
 from table_controller.devices.cube_types import CubeState
 from table_controller.devices.emulator import CubeEmulator
@@ -31,6 +31,7 @@ from table_controller.rules.events import (
     InputEvent,
     OutputEvent,
     Passed,
+    TrumpCalled,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
@@ -206,6 +207,34 @@ def test_a_refused_bid_shows_a_notice_and_the_seat_s_light(tmp_path: Path) -> No
     with EventLog.open_existing(tmp_path / "table.sqlite") as log:
         notes = [f for f in log.faults() if f[1] == "notice"]
     assert any("it is N's turn, not S's" in (f[2] or "") for f in notes)
+
+
+def test_the_trump_cube_names_the_suit_of_a_second_round_call(tmp_path: Path) -> None:
+    """003 TRUMP CUBE: the dealer shows trump on the cube. In the second round a seat
+    calls with its CALL button and the suit is the one the real firmware (behind a pty)
+    reports face up; the suit turned down is refused with a notice, never dropped."""
+    table = plain_table(tmp_path)
+
+    async def body() -> None:
+        table.rulings.put_nowait(HandDealt(Card.parse("9H")))  # W deals, N bids first
+        await until("the deal", lambda: table.game.phase is Phase.BIDDING)
+        for seat in (N, E, S, W):
+            table.devices.press(seat, SeatButton.PASS)
+            await until(f"{seat.name} passed", lambda seat=seat: table.game.log[-1] == Passed(seat))
+        table.devices.turn_cube(Suit.H)  # the suit turned down
+        await until("the cube read hearts", lambda: table.cube_suit is Suit.H)
+        table.devices.press(N, SeatButton.CALL)
+        await until("a notice", lambda: bool(table.shown.notices))
+        assert table.shown.notices[-1].seat == N
+        assert table.game.log[-1] == Passed(W)  # nothing reached the rules
+        table.devices.turn_cube(Suit.S)
+        await until("the cube read spades", lambda: table.cube_suit is Suit.S)
+        table.devices.press(N, SeatButton.CALL)
+        await until("N's call", lambda: table.game.log[-1] != Passed(W))
+
+    asyncio.run(running(table, body))
+    assert table.game.log[-1] == TrumpCalled(N, Suit.S)
+    assert table.game.trump is Suit.S
 
 
 def test_a_touch_the_rules_refuse_is_answered_on_the_page(tmp_path: Path) -> None:
