@@ -20,17 +20,19 @@ import pytest
 
 from table_controller.cards import Card, Suit
 from table_controller.cli import main
-from table_controller.devices.cube_types import CubeState
+from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.emulator import CubeEmulator
 from table_controller.devices.seat_events import SeatButton
 from table_controller.devices.seat_lights import SeatLight
 from table_controller.rules.events import (
     CardPlayed,
     HandDealt,
+    HandResult,
     HandScored,
     InputEvent,
     OutputEvent,
     Passed,
+    RenegeProven,
     TrumpCalled,
 )
 from table_controller.rules.game import Game
@@ -147,6 +149,64 @@ def test_a_whole_hand_end_to_end_through_frames(tmp_path: Path) -> None:
     assert (snapshot["score"]["NS"], snapshot["score"]["EW"]) == game.team_scores()
     assert snapshot["score"]["hands_played"] == 1
     assert snapshot["table"] == "Demo table" and snapshot["devices_ok"]
+
+
+def test_an_injected_renege_on_the_running_table_is_proven_shown_and_penalised(
+    tmp_path: Path,
+) -> None:
+    """The demo's --renege, on the real table: a simulated player keeps a card of the
+    suit led and plays another, then later plays the kept card. The camera's frames are
+    the only evidence; 003 IRREGULARITIES (renege): the other team is awarded the points
+    and the hand ends. The page shows it with both cards' pictures, the offender's light
+    and the cube's alert show it, and the log replays to the same penalty."""
+    config = demo_config(tmp_path)
+    seen: dict[str, Any] = {}
+    emulator = CubeEmulator()
+    emulator.start()
+    devices = TableDevices(config, clock=time.monotonic, emulator=emulator)
+
+    def step(event: InputEvent, outputs: list[OutputEvent]) -> None:
+        if any(isinstance(o, RenegeProven) for o in outputs) and "lights" not in seen:
+            assert devices.lights is not None and devices.cube is not None
+            seen["proven"] = next(o for o in outputs if isinstance(o, RenegeProven))
+            seen["scored"] = next((o for o in outputs if isinstance(o, HandScored)), None)
+            seen["lights"] = devices.lights.shown
+            devices.cube.wait_shown(10)
+            seen["cube"] = CubeState.from_wire(emulator.shown_state())
+            seen["snapshot"] = table.sinks.snapshot
+            assert table._stop is not None
+            table._stop.set()
+
+    table = simulated_table(
+        config, seed=3, renege=True, pace=FAST, devices=devices, on_step=step, serve_page=False
+    )
+    try:
+        asyncio.run(asyncio.wait_for(table.run(hands=2), GUARD * 2))
+    finally:
+        emulator.close()
+    [made] = table.players.reneges
+    proven = seen["proven"]
+    assert (proven.seat, proven.trick, proven.played, proven.proof) == (
+        made.seat,
+        made.trick,
+        made.played,
+        made.kept,
+    )
+    scored = seen["scored"]
+    assert scored is not None and scored.result is HandResult.RENEGE
+    assert scored.points[made.seat.team.other] > 0 and scored.points[made.seat.team] == 0
+    assert seen["lights"][made.seat] is SeatLight.RENEGE
+    assert seen["cube"].alert is Alert.RENEGE
+    [shown] = [r for r in seen["snapshot"]["reneges"] if r["status"] == "proven"]
+    assert shown["seat"] == made.seat.name and shown["played"]["code"] == made.played.code
+    assert len(shown["evidence"]) == 2 and all(e.get("url") for e in shown["evidence"])
+    events, evidence = logged(config.log)
+    both = [i for i, e in enumerate(events) if isinstance(e, CardPlayed) and e.seat is made.seat]
+    both = [i for i in both if events[i].card in (made.played, made.kept)]
+    assert len(both) == 2 and all(evidence[i] for i in both)  # the camera's pictures kept
+    replayed = Game.replay(preset("td-tournament"), events)
+    assert replayed.state_key() == table.game.state_key()
+    assert replayed.team_scores() == scored.scores
 
 
 # --- refusals ----------------------------------------------------------------------------
