@@ -87,3 +87,80 @@ def test_vision_live_without_a_calibration(
     monkeypatch.chdir(tmp_path)
     assert run("vision", "live", "--camera", "synthetic,limit=1")[0] == 2
     assert "calibrate" in capsys.readouterr().err
+
+
+class _Viewer(io.StringIO):
+    """The command's output; at its first line after the view's address (a frame has
+    been shown by then) it looks at the view as a browser would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.url: str | None = None
+        self.got: dict[str, bytes] = {}
+
+    def write(self, text: str) -> int:
+        if text.startswith('{"view"'):
+            self.url = json.loads(text)["view"]
+        elif self.url is not None and not self.got:
+            import urllib.request
+
+            for path in ("", "frame.jpg"):
+                with urllib.request.urlopen(self.url + path, timeout=10) as answer:
+                    self.got[path] = answer.read()
+            with urllib.request.urlopen(self.url + "stream.mjpg", timeout=10) as answer:
+                assert answer.headers["Content-Type"].startswith("multipart/x-mixed-replace")
+                self.got["stream"] = answer.read(4096)
+        return super().write(text)
+
+
+def test_vision_live_shows_the_annotated_view_in_a_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("calibrate", "--camera", "synthetic,limit=1", "--out", "cal.json")[0] == 0
+    out = _Viewer()
+    argv = ["vision", "live", "--camera", "synthetic,limit=30", "--calibration", "cal.json"]
+    assert main([*argv, "--view", "127.0.0.1:0"], out=out) == 0
+    assert b"/stream.mjpg" in out.got[""]
+    frame = cv2.imdecode(np.frombuffer(out.got["frame.jpg"], np.uint8), cv2.IMREAD_COLOR)
+    assert frame is not None and frame.shape[1] > 600
+    assert out.got["stream"].startswith(b"--frame\r\nContent-Type: image/jpeg")
+
+
+def test_the_live_view_serves_the_latest_frame_and_says_when_there_is_none() -> None:
+    import urllib.error
+    import urllib.request
+
+    from table_controller.vision.live_view import LiveView, parse_view
+
+    with LiveView(fps=1000) as view:
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(view.url + "nothing", timeout=10)
+        assert missing.value.code == 404
+        for shade in (40, 200):
+            view.show(np.full((48, 64, 3), shade, np.uint8))
+        with urllib.request.urlopen(view.url + "frame.jpg", timeout=10) as answer:
+            frame = cv2.imdecode(np.frombuffer(answer.read(), np.uint8), cv2.IMREAD_COLOR)
+        assert frame.shape == (48, 64, 3) and abs(int(frame.mean()) - 200) <= 3
+        assert view.frames_shown == 2
+    assert parse_view("8090") == ("127.0.0.1", 8090)
+    assert parse_view("0.0.0.0:8090") == ("0.0.0.0", 8090)
+    for bad in ("eighty", "70000"):
+        with pytest.raises(ValueError, match="--view"):
+            parse_view(bad)
+
+
+def test_vision_live_with_a_port_in_use_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    monkeypatch.chdir(tmp_path)
+    assert run("calibrate", "--camera", "synthetic,limit=1", "--out", "cal.json")[0] == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["vision", "live", "--camera", "synthetic,limit=1", "--calibration", "cal.json"]
+        assert run(*argv, "--view", f"127.0.0.1:{port}")[0] == 2
+    assert "choose another port with --view" in capsys.readouterr().err

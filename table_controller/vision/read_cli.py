@@ -79,31 +79,51 @@ def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
-    """Watch a camera: print each card event and the frame times as JSON lines, and keep
-    an annotated picture of the latest frame in ``--snapshot`` for a person to look at."""
+    """Watch a camera: print each card event and the frame times as JSON lines; show the
+    annotated view in a browser (``--view``) and/or keep the latest annotated frame in
+    ``--snapshot`` for a person to look at."""
+    from table_controller.vision.camera import CameraError, open_camera
+    from table_controller.vision.layout import Calibration, CalibrationError
+    from table_controller.vision.live_view import LiveView, ViewError, parse_view
+
+    try:
+        calibration = Calibration.load(args.calibration or DEFAULT_CALIBRATION)
+        source = open_camera(args.camera)
+        view = None if args.view is None else LiveView(*parse_view(args.view))
+    except (CalibrationError, CameraError, ViewError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if view is not None:
+        out.write(json.dumps({"view": view.url}) + "\n")
+        out.flush()
+    try:
+        return _watch(args, out, source, calibration, view)
+    finally:
+        if view is not None:
+            view.close()
+
+
+def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any, view: Any) -> int:
     import time
 
     import cv2
 
     from table_controller.rules.codec import encode
-    from table_controller.vision.camera import CameraError, open_camera
-    from table_controller.vision.layout import Calibration, CalibrationError
     from table_controller.vision.tracker import to_input_event
     from table_controller.vision.watcher import CardWatcher, annotate
 
-    try:
-        calibration = Calibration.load(args.calibration or DEFAULT_CALIBRATION)
-        source = open_camera(args.camera)
-    except (CalibrationError, CameraError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     watcher = CardWatcher(calibration)
     costs: list[float] = []
+    recent: list[float] = []  # the last 30 frame times, for the view
     with source:
         for frame in source:
             started = time.process_time()
             seen = watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
             costs.append((time.process_time() - started) * 1000)
+            recent = [*recent[-29:], costs[-1]]
+            if view is not None and view.due():
+                ms = sorted(recent)[len(recent) // 2]
+                view.show(annotate(calibration, frame.image, watcher.last, ms))
             for s in seen:
                 doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}
                 for key, value in vars(s.event).items():
@@ -158,5 +178,11 @@ def add_commands(subparsers: Any) -> None:
         "--calibration", help=f"the table's calibration (default: {DEFAULT_CALIBRATION})"
     )
     live.add_argument("--snapshot", help="keep the latest annotated frame in this PNG")
+    live.add_argument(
+        "--view",
+        metavar="[HOST:]PORT",
+        help="show the annotated view in a browser at this port (0.0.0.0:8090 to see it "
+        "from another machine)",
+    )
     live.add_argument("--every", type=int, default=30, help="frames between reports (30)")
     live.set_defaults(func=cmd_live)
