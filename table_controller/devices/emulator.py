@@ -301,6 +301,9 @@ class CubeEmulator:
         self._slave_path = ""
         self._cube: cube_module.Cube | None = None
         self._wake_r, self._wake_w = os.pipe()
+        self._wake_lock = threading.Lock()
+        self._loop_done = False
+        self._loop_closes = False
         self._thread: threading.Thread | None = None
         self._running = False
         self._t0 = time.monotonic()
@@ -332,6 +335,7 @@ class CubeEmulator:
     def start(self) -> str:
         self._plug()
         self._running = True
+        self._loop_done = False
         self._thread = threading.Thread(target=self._run, name="cube-emulator", daemon=True)
         self._thread.start()
         return self.device
@@ -409,6 +413,13 @@ class CubeEmulator:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.unplug()
+        with self._wake_lock:  # a loop still finishing a step (a loaded machine) closes them
+            if self._thread is None or self._loop_done:
+                self._close_wake()
+            else:
+                self._loop_closes = True
+
+    def _close_wake(self) -> None:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -435,9 +446,14 @@ class CubeEmulator:
             except (OSError, ValueError):  # the pty closed under us by unplug()
                 continue
             if self._wake_r in ready:
-                os.read(self._wake_r, 4096)
+                with contextlib.suppress(OSError):
+                    os.read(self._wake_r, 4096)
             with self._lock:
                 self._step(master is not None and master in ready)
+        with self._wake_lock:
+            self._loop_done = True
+            if self._loop_closes:
+                self._close_wake()
 
     def _step(self, readable: bool) -> None:
         master, cube = self._master, self._cube
