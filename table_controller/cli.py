@@ -154,6 +154,7 @@ def _command_groups() -> list[Callable[[Any], None]]:
     from table_controller.devices import cube_cli, seats_cli
     from table_controller.director import director_cli
     from table_controller.feed import feed_cli
+    from table_controller.kiosk import kiosk_cli
     from table_controller.table import config_cli, log_cli, run_cli
     from table_controller.vision import calibrate_cli, deck_cli, read_cli
 
@@ -168,6 +169,7 @@ def _command_groups() -> list[Callable[[Any], None]]:
         run_cli.add_commands,
         director_cli.add_commands,
         feed_cli.add_commands,
+        kiosk_cli.add_commands,
     ]
 
 

@@ -77,7 +77,17 @@ def test_the_example_file_is_the_example_and_every_key_is_set(tmp_path: Path) ->
     assert config.source == tmp_path / "table.toml"
     # every key of every table is written in the example (uncommented)
     data = tomllib.loads(example_config())
-    assert set(data) == {"table", "rules", "players", "camera", "cube", "web", "feed", "seats"}
+    assert set(data) == {
+        "table",
+        "rules",
+        "players",
+        "camera",
+        "cube",
+        "web",
+        "feed",
+        "kiosk",
+        "seats",
+    }
     assert set(data["cube"]) == {
         "port",
         "link_timeout",

@@ -74,6 +74,23 @@ class FeedConfig:
     public_delay: float = 0.0  # seconds the public view of this table is held back
 
 
+BOT_LEVELS = ("strong", "rule-of-thumb")
+
+
+@dataclass(frozen=True)
+class KioskConfig:
+    """The kiosk (docs/kiosk.md): the seats visitors sit at (bots play the others), the
+    bots' level and pace, the operator's PIN (hashed) and the idle times."""
+
+    visitors: tuple[Seat, ...] = (Seat.S,)
+    bot_level: str = "strong"  # "strong" | "rule-of-thumb"
+    think_time: float = 0.05  # seconds a strong bot may think per card
+    bot_pace: float = 1.5  # seconds a bot waits before it acts, so visitors can follow
+    pin_hash: str = ""  # `table-controller kiosk pin`; empty: the kiosk will not start
+    walk_away: float = 180.0  # seconds with no visitor action: the game ends
+    attract_after: float = 60.0  # seconds idle before the bots play a demo hand
+
+
 @dataclass(frozen=True)
 class TableConfig:
     name: str
@@ -90,6 +107,7 @@ class TableConfig:
     feed: FeedConfig
     disk_min_free_mb: int = 200
     first_dealer: Seat | None = None
+    kiosk: KioskConfig = KioskConfig()
     source: Path | None = field(default=None, compare=False)  # the file it was read from
 
 
@@ -114,6 +132,15 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "director_key",
         "heartbeat",
         "public_delay",
+    ),
+    "kiosk": (
+        "visitors",
+        "bot_level",
+        "think_time",
+        "bot_pace",
+        "pin_hash",
+        "walk_away",
+        "attract_after",
     ),
 }
 _CUBE_TIMES: tuple[str, ...] = (
@@ -224,6 +251,7 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
         port=r.whole(web_t, "web.port", WebConfig.port, low=0, high=65535),
     )
     feed = _feed(r, r.table(data, "feed"))
+    kiosk = _kiosk(r, r.table(data, "kiosk"))
     if r.problems:
         raise ConfigError(r.problems, source)
     assert name is not None and log is not None and rules is not None and pins is not None
@@ -242,6 +270,7 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
         feed=feed,
         disk_min_free_mb=disk,
         first_dealer=first,
+        kiosk=kiosk,
     )
 
 
@@ -442,6 +471,44 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
     return feed
 
 
+def _kiosk(r: Reader, t: Mapping[str, Any]) -> KioskConfig:
+    from table_controller.kiosk.pin import HASH_FIX, pin_hash_problem
+
+    d = KioskConfig()
+    visitors = d.visitors
+    if "visitors" in t:
+        raw = t["visitors"]
+        seats: list[Seat] = []
+        fix = 'write one to three seats, e.g. visitors = ["S"] or ["N", "S"]'
+        if not isinstance(raw, list) or not 1 <= len(raw) <= 3:
+            r.add("kiosk.visitors", f"visitors is {describe(raw)}", fix)
+        else:
+            for item in raw:
+                try:
+                    seat = Seat.parse(item) if isinstance(item, str) else None
+                except ValueError:
+                    seat = None
+                if seat is None or seat in seats:
+                    r.add("kiosk.visitors", f"{describe(item)} is not a seat, or twice", fix)
+                    break
+                seats.append(seat)
+            else:
+                visitors = tuple(seats)
+    pin_hash = r.text(t, "kiosk.pin_hash", d.pin_hash, empty=True) or ""
+    if pin_hash and (problem := pin_hash_problem(pin_hash)) is not None:
+        r.add("kiosk.pin_hash", problem, HASH_FIX)
+    walk_away = r.number(t, "kiosk.walk_away", d.walk_away, low=0.1, high=86400.0)
+    return KioskConfig(
+        visitors=visitors,
+        bot_level=r.choice(t, "kiosk.bot_level", d.bot_level, BOT_LEVELS),
+        think_time=r.number(t, "kiosk.think_time", d.think_time, low=0.0, high=10.0),
+        bot_pace=r.number(t, "kiosk.bot_pace", d.bot_pace, low=0.0, high=30.0),
+        pin_hash=pin_hash,
+        walk_away=walk_away,
+        attract_after=r.number(t, "kiosk.attract_after", d.attract_after, low=0.1, high=86400.0),
+    )
+
+
 def check_files(config: TableConfig) -> list[ConfigProblem]:
     """What the files the configuration names say: the calibration is there and loads,
     a recorded camera source exists, the log's folder exists. ``config check`` runs it;
@@ -508,6 +575,7 @@ __all__ = [
     "ConfigError",
     "ConfigProblem",
     "FeedConfig",
+    "KioskConfig",
     "TableConfig",
     "WebConfig",
     "check_files",

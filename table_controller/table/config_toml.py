@@ -77,6 +77,15 @@ director_key = ""           # director.pub: only rulings signed with its key are
 heartbeat = 10.0            # seconds between the table's status messages
 public_delay = 0.0          # seconds the public view of this table is held back
 
+[kiosk]                     # `table-controller kiosk`: visitors play, bots fill the seats
+visitors = ["S"]            # the seats visitors sit at (one to three); bots play the others
+bot_level = "strong"        # "strong" (samples and solves) or "rule-of-thumb"
+think_time = 0.05           # seconds a strong bot may think per card
+bot_pace = 1.5              # seconds a bot waits before acting, so visitors can follow
+pin_hash = ""               # the operator's PIN: `table-controller kiosk pin` prints this
+walk_away = 180.0           # seconds with no visitor action: the game ends (it stays logged)
+attract_after = 60.0        # seconds idle before the bots play a demo hand
+
 # The seat lights and buttons: GPIO (BCM) numbers, not header pin numbers (docs/seats.md).
 # `table-controller seats pins` shows them with their header pins.
 """ + DEFAULT_PIN_MAP.toml()
@@ -120,6 +129,9 @@ def to_toml(config: TableConfig) -> str:
     section("cube", cube)
     section("web", dataclasses.asdict(config.web))
     section("feed", dataclasses.asdict(config.feed))
+    k = config.kiosk
+    kiosk = {**dataclasses.asdict(k), "visitors": [s.name for s in k.visitors]}
+    section("kiosk", kiosk)
     out.append(config.pins.toml())
     return "\n".join(out)
 
@@ -129,5 +141,7 @@ def _toml_value(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{text}"'

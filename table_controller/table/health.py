@@ -19,6 +19,7 @@ class Device(Enum):
     """What a fault is about: one fault per device at a time."""
 
     CAMERA = "camera"
+    VIEW = "view"  # the camera works but sees nothing of the table (covered)
     CALIBRATION = "calibration"
     CUBE = "cube"
     SEATS = "seats"  # the seat lights and buttons
@@ -30,6 +31,7 @@ class Device(Enum):
     def words(self) -> str:
         return {
             Device.CAMERA: "the camera",
+            Device.VIEW: "the camera's view",
             Device.CALIBRATION: "the camera's calibration",
             Device.CUBE: "the trump cube",
             Device.SEATS: "the seat lights and buttons",

@@ -101,6 +101,8 @@ class Sinks:
         self.shown_lights: TableLights | None = None
         self.shown_cube: CubeState | None = None
         self.snapshot: dict[str, Any] | None = None
+        # Adds to each snapshot before it is published (the kiosk's coach, its mode).
+        self.annotate: Callable[[Game, dict[str, Any]], None] | None = None
 
     def drive(self, game: Game, shown: Shown) -> None:
         """Show ``game`` and ``shown`` on every sink."""
@@ -125,6 +127,8 @@ class Sinks:
             version=shown.version,
             rules_name=shown.rules_name,
         )
+        if self.annotate is not None:
+            self.annotate(game, self.snapshot)
         if self.page is not None:
             self.page.publish(self.snapshot)
             self._traced("page")

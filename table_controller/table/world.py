@@ -71,6 +71,7 @@ class World:
         self._names = {z.name for z in self.zones}
         self.held: dict[Seat, list[Card]] = {seat: [] for seat in SEATS}
         self._table: list[CardPlacement] = []
+        self.covered = False  # something over the camera: its frames are dark
         self._rng = np.random.default_rng([seed, 5150])
         self._lock = threading.RLock()
         self._frame = 0
@@ -243,7 +244,10 @@ class WorldCamera(FrameSource):
 
     def _next(self) -> Frame | None:
         rendered = self.renderer.render(self.world.scene(), seed=self.seed * 100003 + self.index)
-        return Frame(self.index, self.index / self.fps, rendered.image, truth=rendered)
+        image = rendered.image
+        if self.world.covered:  # a hand or a bag over the lens: a dark, blank picture
+            image = np.full_like(image, 14)
+        return Frame(self.index, self.index / self.fps, image, truth=rendered)
 
     def calibration(self) -> Calibration:
         """The table calibrated as `table-controller calibrate` would: from a frame of

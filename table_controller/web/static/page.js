@@ -69,6 +69,7 @@ function render(snap) {
   renderProblems(snap);
   renderNotices(snap);
   renderHealth(snap);
+  renderKiosk(snap);
 }
 
 function renderScore(snap) {
@@ -103,6 +104,11 @@ function renderSeats(snap) {
     }
     if (snap.score.individual) {
       node.append(el("div", "where", snap.score.individual[seat.seat] + " points"));
+    }
+    const bot = snap.kiosk && snap.kiosk.bots[seat.seat];
+    if (bot) {
+      node.querySelector(".name").append(el("span", "bot-tag", "BOT"));
+      if (bot.count) node.append(el("div", "bot-hand", "🂠 ×" + bot.count + " (face down)"));
     }
     const slot = byId("play-" + seat.seat);
     slot.replaceChildren();
@@ -259,6 +265,132 @@ function renderHealth(snap) {
     item.append(el("span", "what", f.what + ": "), el("span", "problem", f.problem),
       el("span", "fix", " — " + f.fix));
     node.append(item);
+  }
+}
+
+// --- the kiosk ---------------------------------------------------------------------------
+
+let kioskLocked = false;
+let pinTyped = "";
+
+function renderKiosk(snap) {
+  const k = snap.kiosk;
+  const coachBox = byId("coach");
+  if (!k) {
+    coachBox.hidden = true;
+    byId("attract").hidden = true;
+    byId("operator").hidden = true;
+    byId("kiosk-alert").hidden = true;
+    return;
+  }
+  lockKiosk();
+  document.body.dataset.kiosk = k.mode;
+  byId("operator").hidden = false;
+  byId("attract").hidden = k.mode !== "attract";
+  byId("kiosk-closed").hidden = k.mode !== "stopped";
+  const c = k.coach;
+  coachBox.hidden = k.mode === "attract" || !(c.title || c.lines.length || c.renege || c.trick_won);
+  byId("coach-title").textContent = c.title;
+  const lines = byId("coach-lines");
+  lines.replaceChildren(...c.lines.map((line) => el("div", "", line)));
+  const handBox = byId("coach-hand");
+  const cards = handBox.querySelector(".cards");
+  cards.replaceChildren();
+  const mine = Object.values(k.hands).flat();
+  const shown = mine.length ? mine : Object.values(k.collected).flat();
+  for (const card of shown) {
+    const node = cardNode(card, true);
+    if (c.playable.length) node.classList.add(c.playable.includes(card.code) ? "playable" : "not-playable");
+    cards.append(node);
+  }
+  handBox.querySelector(".label").textContent = mine.length ? "Your cards" : "Cards read";
+  handBox.hidden = !shown.length;
+  byId("coach-again").hidden = !(snap.phase === "dealing" && !mine.length && shown.length);
+  const renege = byId("coach-renege");
+  renege.textContent = c.renege;
+  renege.hidden = !c.renege;
+  const trick = byId("coach-trick");
+  trick.textContent = c.trick_won;
+  trick.hidden = !c.trick_won;
+  const alertBox = byId("kiosk-alert");
+  const view = snap.faults.find((f) => f.device === "view");
+  const alert = view ? { text: "Something is covering the camera.", fix: view.fix } : k.alert;
+  if (alert) {
+    alertBox.querySelector(".problem").textContent = alert.text;
+    alertBox.querySelector(".fix").textContent = alert.fix;
+  }
+  alertBox.hidden = !alert;
+}
+
+function lockKiosk() {
+  if (kioskLocked) return;
+  kioskLocked = true;
+  document.body.classList.add("kiosk");
+  // No way out of the page: no menu, no back, no reload keys (the browser runs in
+  // kiosk mode too; docs/kiosk.md). The operator leaves with the PIN.
+  document.addEventListener("contextmenu", (e) => e.preventDefault());
+  history.pushState(null, "", location.href);
+  window.addEventListener("popstate", () => history.pushState(null, "", location.href));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "F5" || e.key === "Escape" || e.altKey || e.ctrlKey || e.metaKey) e.preventDefault();
+  });
+  byId("attract").addEventListener("click", () => post({ event: "kiosk_touch" }));
+  byId("operator").addEventListener("click", openPin);
+  byId("coach-again").addEventListener("click", () => post({ event: "kiosk_touch", do: "again" }));
+  const keys = byId("pin-keys");
+  for (const d of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "✓"]) {
+    const b = el("button", "", d);
+    b.type = "button";
+    b.dataset.key = d;
+    b.addEventListener("click", () => pinKey(d));
+    keys.append(b);
+  }
+  byId("pin-reset").addEventListener("click", () => sendPin("reset"));
+  byId("pin-exit").addEventListener("click", () => sendPin("exit"));
+  byId("pin-cancel").addEventListener("click", closePin);
+}
+
+function openPin() {
+  pinTyped = "";
+  byId("pin-shown").textContent = "";
+  byId("pin-problem").textContent = "";
+  byId("pin-pad").hidden = false;
+}
+
+function closePin() {
+  pinTyped = "";
+  byId("pin-pad").hidden = true;
+}
+
+function pinKey(d) {
+  if (d === "⌫") pinTyped = pinTyped.slice(0, -1);
+  else if (d === "✓") { sendPin("check"); return; }
+  else if (pinTyped.length < 12) pinTyped += d;
+  byId("pin-shown").textContent = "•".repeat(pinTyped.length);
+}
+
+async function sendPin(what) {
+  const reply = await post({ event: "kiosk_pin", pin: pinTyped, do: what });
+  if (reply.ok) {
+    byId("pin-problem").textContent = what === "check" ? "PIN accepted: choose" : "";
+    if (what !== "check") closePin();
+  } else {
+    pinTyped = "";
+    byId("pin-shown").textContent = "";
+    byId("pin-problem").textContent = (reply.problem || "refused") + (reply.fix ? ": " + reply.fix : "");
+  }
+}
+
+async function post(body) {
+  try {
+    const answer = await fetch("/api/input", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    try { return await answer.json(); } catch (e) { return { ok: false, problem: "the table answered " + answer.status }; }
+  } catch (e) {
+    return { ok: false, problem: "the table did not answer" };
   }
 }
 

@@ -1,0 +1,676 @@
+"""The kiosk: a real table where one to three visitors play real cards and bots fill
+the other seats (docs/kiosk.md).
+
+``KioskTable`` is the running table (table/app.py) with the kiosk's ways:
+
+- **The deal.** Bots cannot lay cards, so their hands are virtual. Each visitor takes
+  five marked cards and lays them face up in their play zone; once the camera has read
+  every visitor's five, the kiosk shuffles the cards left (its own randomness, from
+  outside the pure core) and deals the bots' hands and the upcard: one ``HandDealt``
+  with every hand known, logged like any event. The visitors then pick their cards up.
+- **The bots** play their seats from what their seat may see (bots/knowledge.py),
+  with ``StrongBot`` or ``RuleOfThumbBot``, in a worker thread so the page and the
+  camera never wait; their cards are shown on the page at their seats, and their seat
+  lights light like anyone's (the lights follow the game).
+- **The coach** (teach.py): whose turn, what a visitor may play and why, why a trick
+  was won, a renege explained in words. A card a visitor lays that is not theirs, or in
+  a bot's zone, is refused with what to do.
+- **Attract mode** after ``attract_after`` seconds idle: four bots play a demo hand on
+  the page (virtual cards only, nothing logged) under a "Touch to play" invitation; a
+  touch or a card laid starts a real game. **Walk-away**: a game with no visitor action
+  for ``walk_away`` seconds is ended (it stays in the log) and the kiosk goes back to
+  attract mode.
+- **The operator's PIN** (hashed in the config) to reset the game or leave the kiosk;
+  wrong guesses are rate-limited.
+- **A covered camera** (dark, blank frames) is the VIEW fault: the page says what to
+  do, and play goes on when the table is in view again. Cards swept off the table lose
+  nothing: the kiosk knows every card played, and a played card laid again is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from table_controller.bots.knowledge import SeatView, redact
+from table_controller.bots.rule_of_thumb import RuleOfThumbBot
+from table_controller.bots.strong import StrongBot
+from table_controller.cards import DECK, Card
+from table_controller.kiosk.pin import Guesses, verify_pin
+from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import (
+    CardPlayed,
+    DealerChosen,
+    DealerDiscarded,
+    HandDealt,
+    HandStarted,
+    InputEvent,
+    OutputEvent,
+)
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.rules.presets import Rules, Variant
+from table_controller.seats import SEATS, Seat
+from table_controller.table.app import Refusal, Table, _Input
+from table_controller.table.config import DEFAULT_PLAYERS, TableConfig
+from table_controller.table.health import Device
+from table_controller.table.inputs import Refused, from_vision, zone_seat
+from table_controller.table.sinks import Shown
+from table_controller.table.view import Notice
+from table_controller.vision.camera import Frame
+from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
+
+log = logging.getLogger(__name__)
+
+COVER_FIX = (
+    "Move it away (a hand, a bag, a card held up) from the camera above the table: the "
+    "game waits, and goes on by itself when the table is in view again."
+)
+DARK_LEVEL = 40.0  # a frame's mean brightness below this, and ...
+BLANK_SPREAD = 12.0  # ... its spread below this: the lens is covered
+BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
+_BOT_PHASES = (
+    Phase.BIDDING,
+    Phase.CHOOSING_REMEDY,
+    Phase.NAMING_TRUMP,
+    Phase.DISCARDING,
+    Phase.EXCHANGING,
+    Phase.PLAYING,
+)
+
+
+class KioskError(ValueError):
+    """A configuration the kiosk cannot run with, and what to change."""
+
+
+def covered(frame: Frame) -> bool:
+    """Whether the frame is the dark blank of a covered lens."""
+    small = frame.image[::8, ::8]
+    return float(small.mean()) < DARK_LEVEL and float(small.std()) < BLANK_SPREAD
+
+
+def kiosk_view(game: Game, seat: Seat) -> SeatView:
+    """What ``seat`` may see of the game: the hands before this one as they were (they
+    are over: a renege the kiosk proved from a visitor's known hand ended one, which a
+    view blind to that hand could not replay), this hand with every card the seat could
+    not see blanked out (bots/knowledge.py)."""
+    return kiosk_view_from(game.rules, list(game.log), seat)
+
+
+def kiosk_view_from(rules: Rules, log: list[InputEvent], seat: Seat) -> SeatView:
+    """``kiosk_view`` from the rules and a copy of the log (in a worker thread)."""
+    start = max((i for i, e in enumerate(log) if isinstance(e, HandDealt)), default=len(log))
+    view = Game(rules)
+    for event in log[:start]:
+        view.push(event)
+    for event in log[start:]:
+        hand = view.hand
+        if type(event) is DealerDiscarded and hand is not None and hand.dealer != seat:
+            event = DealerDiscarded(None)
+        else:
+            event = redact(event, seat, None if hand is None else hand.maker)
+        view.push(event)
+    return SeatView(seat, view)
+
+
+class KioskTable(Table):
+    """The table of ``config`` run as a kiosk (see the module's doc). ``seed`` makes the
+    deals and the bots repeatable (tests); ``demo_step`` is the seconds between two moves
+    of the attract mode's demo hand; ``covered_after`` how long the lens must be dark
+    before the page says so."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        seed: int | None = None,
+        demo_step: float = 1.2,
+        covered_after: float = 1.0,
+        attract: bool = True,
+        **options: Any,
+    ) -> None:
+        if config.rules.variant is not Variant.EUCHRE:
+            raise KioskError(
+                f"the kiosk deals Euchre (five cards and an upcard), not "
+                f"{config.rules.variant.value}: choose a Euchre preset under [rules]"
+            )
+        k = config.kiosk
+        self.kiosk = k
+        self.visitors = frozenset(k.visitors)
+        self.bot_seats = tuple(s for s in SEATS if s not in self.visitors)
+        self.rng = random.Random(seed if seed is not None else int.from_bytes(os.urandom(8)))
+        self.bot: Any = (
+            StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
+        )
+        self.demo_bot = RuleOfThumbBot()
+        self.demo_step = demo_step
+        self.covered_after = covered_after
+        self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
+        self.mode = "play"
+        self.exited = False
+        self.guesses = Guesses()
+        self.alert: dict[str, str] | None = None
+        self.demo: Game | None = None
+        self.demo_shown: Shown | None = None
+        self._attract_wanted = attract
+        self._bot_pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
+        self._bot_task: asyncio.Future[None] | None = None
+        self._bot_asked: tuple[int, int] | None = None  # (game, log length) a bot answered
+        self._bot_refused: tuple[int, int] | None = None
+        self._demo_task: asyncio.Future[None] | None = None
+        self._dark_since: float | None = None
+        user_on_frame = options.pop("on_frame", None)
+
+        def on_frame(frame: Frame, read_at: float) -> None:
+            self._look(frame, read_at)
+            if user_on_frame is not None:
+                user_on_frame(frame, read_at)
+
+        names = dict(config.players)
+        for i, seat in enumerate(self.bot_seats):
+            if names.get(seat) == DEFAULT_PLAYERS[seat]:
+                names[seat] = f"{BOT_NAMES[i]} (bot)"
+        super().__init__(config, on_frame=on_frame, **options)
+        if self.game.phase is Phase.CHOOSING_DEALER:  # resumed before the kiosk chose
+            event = DealerChosen(self.rng.choice(SEATS))
+            outputs = self.game.push(event)
+            self._append(event, "kiosk", None)
+            self._note(self.game_no, self.seq - 1, event, outputs, False)
+        self._last_visitor = self._clock()
+        self.shown.players = names
+        self.sinks.annotate = self._annotate
+
+    # --- games -----------------------------------------------------------------------
+
+    def _start_game(self) -> None:
+        super()._start_game()
+        self.collected = {s: [] for s in self.visitors}
+        if self.game.phase is Phase.CHOOSING_DEALER:
+            event = DealerChosen(self.rng.choice(SEATS))
+            outputs = self.game.push(event)
+            self._append(event, "kiosk", None)
+            self._note(self.game_no, self.seq - 1, event, outputs, False)
+
+    def _in_a_game(self) -> bool:
+        return self.game.deals > 0 or any(self.collected.values())
+
+    def _visitor_acted(self) -> None:
+        self._last_visitor = self._clock()
+        if self.mode == "attract":
+            self._leave_attract()
+
+    # --- the inputs --------------------------------------------------------------------
+
+    async def _take(self, item: _Input) -> Refusal | None:
+        if item.source == "camera":
+            try:
+                event = self._from_camera(item.what.event)
+            except Refused as refused:
+                return self._refuse(refused.seat, refused.problem, refused.what_to_do, "camera")
+            if event is None:
+                return None
+            if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' are read
+                return await self.apply(event, "kiosk")
+            return await self.apply(event, "camera", item.evidence)
+        if item.source == "page" and isinstance(item.what, dict):
+            kind = item.what.get("event")
+            if kind == "kiosk_touch":
+                self._visitor_acted()
+                if item.what.get("do") == "again":
+                    return self.start_over()
+                self.shown.version += 1
+                self.drive()
+                return None
+            if kind == "kiosk_pin":
+                return await self._operator(item.what)
+            seat_text = item.what.get("seat")
+            seat = Seat.parse(seat_text) if seat_text in ("N", "E", "S", "W") else None
+            if seat is not None and seat not in self.visitors:
+                return self._refuse(
+                    None,
+                    f"{seat} is a bot's seat: the bots choose for themselves",
+                    "touch the choices for your own seat",
+                    "page",
+                )
+            self._visitor_acted()
+        if item.source == "button":
+            seat = getattr(item.what, "seat", None)
+            if seat in self.visitors:
+                self._visitor_acted()
+        if item.source == "bot":
+            refusal = await self.apply(item.what, "bot")
+            if refusal is not None:  # the bot's choice was refused: never wedge
+                log.warning("a bot's %r was refused: %s", item.what, refusal)
+                self._bot_refused = (self.game_no, len(self.game.log))
+                self._bot_asked = None
+                self.drive()
+            return refusal
+        return await super()._take(item)
+
+    def _from_camera(self, event: TrackerEvent) -> InputEvent | None:
+        """What a camera event is at the kiosk (see the module's doc)."""
+        game = self.game
+        if isinstance(event, CardRemoved):
+            self._removed(event.card)
+            return None
+        if not isinstance(event, CardLaid | CardMoved):
+            return from_vision(game, event)
+        seat = zone_seat(event.zone)
+        if seat is None:
+            return None  # the kitty, a tricks pile: nothing to the kiosk
+        card = event.card
+        if seat not in self.visitors:
+            raise Refused(
+                f"{card} was laid in the play zone of {self.shown.players.get(seat, seat)}, a bot",
+                "the bots' cards are only on the screen: lay your cards in your own play "
+                "zone (the box in front of you)",
+            )
+        self._visitor_acted()
+        if self.alert is not None and self.alert.get("kind") == "swept":
+            self.alert = None
+        phase = game.phase
+        hand = game.hand
+        if phase is Phase.DEALING:
+            return self._collect(seat, card)
+        if hand is not None and phase in (Phase.PLAYING, Phase.DISCARDING):
+            sighting = hand.seen.get(card)
+            if sighting is not None and sighting[1] == seat and sighting[0] != "picked up":
+                return None  # a card already played, put back on the table
+            held = hand.known[seat]
+            discarding = phase is Phase.DISCARDING or hand.discard_pending
+            if discarding and seat == hand.dealer and held is not None and card in held:
+                return DealerDiscarded(card)
+            if held is not None and card not in held:
+                raise Refused(
+                    f"{card.pretty} is not one of your cards",
+                    f"your cards are {cards_words(held)}: lay one of them",
+                    seat,
+                )
+            return CardPlayed(seat, card)
+        return from_vision(game, event)
+
+    def _collect(self, seat: Seat, card: Card) -> InputEvent | None:
+        """A visitor's card read during the deal; the deal once every visitor has five."""
+        mine = self.collected.setdefault(seat, [])
+        if card in mine:
+            return None
+        for other, cards in self.collected.items():
+            if other != seat and card in cards:
+                raise Refused(
+                    f"{card.pretty} was already read for {self.shown.players.get(other, other)}",
+                    "lay your own five cards",
+                    seat,
+                )
+        if len(mine) >= HAND_SIZE:
+            raise Refused(
+                f"you have five cards already ({cards_words(mine)}); {card.pretty} is a sixth",
+                "put it back in the deck: a hand is five cards",
+                seat,
+            )
+        mine.append(card)
+        self.shown.version += 1
+        if any(len(self.collected.get(s, [])) < HAND_SIZE for s in self.visitors):
+            self.drive()
+            return None
+        taken = {c for cards in self.collected.values() for c in cards}
+        rest = [c for c in DECK if c not in taken]
+        self.rng.shuffle(rest)
+        hands: dict[Seat, tuple[Card, ...]] = {s: tuple(self.collected[s]) for s in self.visitors}
+        for i, bot in enumerate(self.bot_seats):
+            hands[bot] = tuple(rest[i * HAND_SIZE : (i + 1) * HAND_SIZE])
+        upcard = rest[len(self.bot_seats) * HAND_SIZE]
+        return HandDealt(upcard=upcard, hands=hands)
+
+    def start_over(self) -> Refusal | None:
+        """The cards read for the deal are forgotten (a wrong card was laid): the
+        visitors lay their five again."""
+        if self.game.phase is not Phase.DEALING:
+            return ("the cards are dealt already", "play on: the screen shows your cards")
+        self.collected = {s: [] for s in self.visitors}
+        self._record("notice", "kiosk: the cards read for the deal were cleared", "")
+        self.shown.version += 1
+        self.drive()
+        return None
+
+    def _removed(self, card: Card) -> None:
+        """A card gone from the table: a played card of this trick swept off loses
+        nothing, but the page says so."""
+        hand = self.game.hand
+        if hand is None or hand.trick is None or self.game.phase is not Phase.PLAYING:
+            return
+        if any(c == card and s in self.visitors for s, c in hand.trick.plays):
+            self.alert = {
+                "kind": "swept",
+                "text": f"The {card.pretty} was taken off the table.",
+                "fix": "Nothing is lost: the screen shows every card played. Put the cards "
+                "back as they were (the screen shows where), or just play on.",
+            }
+            self.shown.version += 1
+            self.drive()
+
+    async def apply(
+        self, event: InputEvent, source: str, evidence: bytes | None = None
+    ) -> Refusal | None:
+        refusal = await super().apply(event, source, evidence)
+        if refusal is None and isinstance(event, HandDealt):
+            self.collected = {s: [] for s in self.visitors}
+        return refusal
+
+    # --- the operator --------------------------------------------------------------------
+
+    async def _operator(self, payload: dict[str, Any]) -> Refusal | None:
+        now = self._clock()
+        wait = self.guesses.wait(now)
+        if wait > 0:
+            return (
+                "too many wrong PINs",
+                f"wait {wait:.0f} s before trying again",
+            )
+        if not self.kiosk.pin_hash:
+            return ("no operator PIN is set", "set [kiosk] pin_hash in the table's config")
+        pin = payload.get("pin")
+        ok = isinstance(pin, str) and await asyncio.get_running_loop().run_in_executor(
+            None, verify_pin, pin, self.kiosk.pin_hash
+        )
+        if not ok:
+            self.guesses.failed(self._clock())
+            self._record("notice", "kiosk: a wrong operator PIN", "")
+            wait = self.guesses.wait(self._clock())
+            return (
+                "wrong PIN",
+                f"try again in {wait:.0f} s" if wait > 0 else "try again",
+            )
+        self.guesses.succeeded()
+        action = payload.get("do")
+        if action == "exit":
+            self._record("notice", "kiosk: the operator left the kiosk", "")
+            self.exited = True
+            self.mode = "stopped"
+            self.shown.version += 1
+            self.drive()
+            if self._stop is not None:
+                asyncio.get_running_loop().call_later(0.5, self._stop.set)
+            return None
+        if action == "reset":
+            self._end_game("the operator reset the game")
+            return None
+        return None  # the PIN alone: the operator's panel opens
+
+    # --- attract mode and walk-away -------------------------------------------------------
+
+    def _end_game(self, why: str) -> None:
+        """End the game in play (it stays in the log) and go back to attract mode."""
+        self._record("notice", f"kiosk: {why}; game {self.game_no} ended", "")
+        self._start_game()
+        self.alert = None
+        notices = self.shown.notices
+        notices.append(Notice("info", None, f"The last game was ended: {why}.", "", self._clock()))
+        del notices[:-6]
+        self._enter_attract()
+
+    def check(self) -> None:
+        super().check()
+        if self.mode != "play" or not self._attract_wanted:
+            return
+        idle = self._clock() - self._last_visitor
+        if self._in_a_game():
+            if idle >= self.kiosk.walk_away and self.game.phase is not Phase.OVER:
+                self._end_game(f"nobody played for {self.kiosk.walk_away:g} s")
+        elif idle >= self.kiosk.attract_after:
+            self._enter_attract()
+
+    def _enter_attract(self) -> None:
+        if self.mode == "attract":
+            return
+        self.mode = "attract"
+        self._new_demo()
+        if self._loop is not None and self._demo_task is None:
+            self._demo_task = asyncio.ensure_future(self._run_demo())
+        self.shown.version += 1
+        self.drive()
+
+    def _leave_attract(self) -> None:
+        self.mode = "play"
+        task, self._demo_task = self._demo_task, None
+        if task is not None:
+            task.cancel()
+        self.demo = None
+        self.shown.version += 1
+        self.drive()
+
+    def _new_demo(self) -> None:
+        demo = Game(self.game.rules)
+        demo.push(DealerChosen(self.rng.choice(SEATS)))
+        self.demo = demo
+        self.demo_shown = Shown(
+            table=self.config.name,
+            players={s: f"{BOT_NAMES[int(s)]} (bot)" for s in SEATS},
+        )
+
+    def _demo_event(self, demo: Game, rng: random.Random) -> InputEvent:
+        """The demo's next event (in the worker thread)."""
+        if demo.phase is Phase.DEALING:
+            deck = list(DECK)
+            rng.shuffle(deck)
+            hands = {s: tuple(deck[i * 5 : i * 5 + 5]) for i, s in enumerate(SEATS)}
+            return HandDealt(upcard=deck[20], hands=hands)
+        seat = demo.to_act
+        assert seat is not None
+        return self.demo_bot.choose(kiosk_view(demo, seat), rng)
+
+    async def _run_demo(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self.mode == "attract":
+                await asyncio.sleep(self.demo_step)
+                demo, shown = self.demo, self.demo_shown
+                if demo is None or shown is None or self.mode != "attract":
+                    return
+                if demo.phase is Phase.OVER or (
+                    demo.hands_counted >= 1 and demo.phase is Phase.DEALING
+                ):
+                    self._new_demo()
+                    self.drive()
+                    continue
+                rng = random.Random(self.rng.random())
+                event = await loop.run_in_executor(self._bot_pool, self._demo_event, demo, rng)
+                if self.demo is not demo:
+                    continue
+                try:
+                    outputs = demo.push(event)
+                except RulesError:
+                    self._new_demo()
+                    continue
+                if any(isinstance(o, HandStarted) for o in outputs):
+                    shown.recent = []
+                shown.recent.extend(outputs)
+                shown.last = list(outputs)
+                self.shown.version += 1
+                self.drive()
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # the demo must never take the kiosk down
+            log.exception("the kiosk's demo hand failed")
+
+    # --- the bots -------------------------------------------------------------------------
+
+    def _bot_to_act(self) -> Seat | None:
+        game = self.game
+        if game.phase not in _BOT_PHASES:
+            return None
+        seat = game.to_act
+        hand = game.hand
+        if game.phase is Phase.CHOOSING_REMEDY and hand is not None and hand.offender is not None:
+            # A bid out of turn: the other side chooses the remedy; bots only if no
+            # visitor sits on that side (a visitor touches the choice on the page).
+            side = hand.offender.team.other.seats
+            if any(s in self.visitors for s in side):
+                return None
+            seat = side[0]
+        if seat is None or seat in self.visitors:
+            return None
+        if hand is None or hand.known[seat] is None:
+            return None
+        return seat
+
+    def _blind(self) -> bool:
+        """The camera cannot see the table (covered, lost): the bots wait, so the
+        visitors miss nothing and play goes on where it was when the view is back."""
+        return any(self.health.fault(d) is not None for d in (Device.VIEW, Device.CAMERA))
+
+    def _schedule_bots(self) -> None:
+        if self._loop is None or self.mode != "play" or self._bot_task is not None:
+            return
+        if self._stop is not None and self._stop.is_set():
+            return
+        seat = self._bot_to_act()
+        if seat is None or self._blind():
+            return
+        at = (self.game_no, len(self.game.log))
+        if at == self._bot_asked:
+            return
+        self._bot_task = asyncio.ensure_future(self._bot_move(seat, at))
+
+    def _choose(self, log: list[InputEvent], seat: Seat, rng: random.Random) -> InputEvent:
+        """A bot's decision, in the worker thread, from a copy of the log."""
+        view = kiosk_view_from(self.config.rules, log, seat)
+        if view.game.phase is Phase.CHOOSING_REMEDY:
+            return self.demo_bot.choose(view, rng)  # the rule-of-thumb bot takes it
+        return self.bot.choose(view, rng)  # type: ignore[no-any-return]
+
+    async def _bot_move(self, seat: Seat, at: tuple[int, int]) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.sleep(self.kiosk.bot_pace)
+            if (self.game_no, len(self.game.log)) != at or self.mode != "play" or self._blind():
+                return
+            rng = random.Random(self.rng.random())
+            legal = self.game.legal_events()
+            if at == self._bot_refused and legal:  # its own choice was refused: any legal one
+                event: InputEvent = legal[0]
+            else:
+                event = await loop.run_in_executor(
+                    self._bot_pool, self._choose, list(self.game.log), seat, rng
+                )
+            if (self.game_no, len(self.game.log)) != at or self.mode != "play":
+                return
+            self._bot_asked = at
+            self.submit(event, "bot")
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("the bot at %s failed", seat)
+        finally:
+            self._bot_task = None
+            loop.call_soon(self._schedule_bots)
+
+    # --- what the page shows ----------------------------------------------------------------
+
+    def drive(self) -> None:
+        self.shown.faults = self.health.faults
+        if self.mode == "attract" and self.demo is not None and self.demo_shown is not None:
+            self.demo_shown.faults = self.health.faults
+            self.demo_shown.version = self.shown.version
+            self.sinks.drive(self.demo, self.demo_shown)
+        else:
+            self.sinks.drive(self.game, self.shown)
+        self._schedule_bots()
+
+    def _annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
+        attract = self.mode == "attract" and game is self.demo
+        visitors = () if attract else self.visitors
+        names = (
+            self.demo_shown.players
+            if attract and self.demo_shown is not None
+            else self.shown.players
+        )
+        recent: list[OutputEvent] = (
+            (self.demo_shown.recent if self.demo_shown is not None else [])
+            if attract
+            else self.shown.recent
+        )
+        hand = game.hand
+        bots: dict[str, Any] = {}
+        for seat in SEATS if attract else self.bot_seats:
+            held = hand.known[seat] if hand is not None else None
+            bots[seat.name] = {"count": len(held) if held is not None else 0}
+        taught = coach(game, visitors, names, recent, collected=self.collected)
+        if attract:
+            taught = {**taught, "title": "Touch to play", "lines": []}
+        hands: dict[str, list[dict[str, Any]]] = {}
+        if not attract and hand is not None:
+            for seat in self.visitors:
+                held = hand.known[seat]
+                if held is not None:
+                    hands[seat.name] = [
+                        _card(c) for c in sorted(held, key=lambda c: (c.suit, -c.rank))
+                    ]
+        snapshot["actions"] = [
+            a for a in snapshot["actions"] if not attract and Seat.parse(a["seat"]) in self.visitors
+        ]
+        if taught["title"] and not attract:
+            snapshot["expecting"] = taught["title"]
+        snapshot["kiosk"] = {
+            "mode": self.mode,
+            "visitors": sorted(s.name for s in self.visitors),
+            "bots": bots,
+            "coach": taught,
+            "hands": hands,
+            "collected": {s.name: [_card(c) for c in cards] for s, cards in self.collected.items()},
+            "alert": self.alert,
+            "pin_wait": round(self.guesses.wait(self._clock()), 1),
+        }
+
+    # --- the camera's view --------------------------------------------------------------
+
+    def _look(self, frame: Frame, read_at: float) -> None:
+        if covered(frame):
+            if self._dark_since is None:
+                self._dark_since = read_at
+            elif read_at - self._dark_since >= self.covered_after:
+                self.health.raise_fault(
+                    Device.VIEW,
+                    "the camera sees nothing: something is covering it",
+                    COVER_FIX,
+                    read_at,
+                )
+        else:
+            self._dark_since = None
+            self.health.clear(Device.VIEW)
+
+    # --- running ----------------------------------------------------------------------------
+
+    async def run(self, *, stop: asyncio.Event | None = None, hands: int | None = None) -> None:
+        try:
+            if self._attract_wanted and not self._in_a_game():
+                self.mode = "attract"
+                self._new_demo()
+                loop = asyncio.get_running_loop()
+                loop.call_soon(self._start_demo)
+            await super().run(stop=stop, hands=hands)
+        finally:
+            for task in (self._demo_task, self._bot_task):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            self._bot_pool.shutdown(wait=True)
+
+    def _start_demo(self) -> None:
+        if self.mode == "attract" and self._demo_task is None:
+            self._demo_task = asyncio.ensure_future(self._run_demo())
+
+
+def _card(card: Card) -> dict[str, Any]:
+    from table_controller.table.view import _card as view_card
+
+    return view_card(card)
+
+
+__all__ = ["KioskError", "KioskTable", "covered", "kiosk_view", "kiosk_view_from"]

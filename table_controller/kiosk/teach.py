@@ -1,0 +1,300 @@
+"""The kiosk's coach: what the page says to teach the game as it goes (pure).
+
+From the game (every hand known: the kiosk read the visitors' cards and dealt the
+bots'), the seats the visitors sit at and the output events of this hand, it says
+whose turn it is and what they are to do, what a visitor may play now and why (the suit
+led must be followed; the left bower belongs to trump), why the last trick was won,
+and, when a visitor reneges, what went wrong in words, not only the penalty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
+from table_controller.rules.events import (
+    OutputEvent,
+    RenegeProven,
+    RenegeSpotted,
+    TrickWon,
+)
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.rules.presets import RenegePenalty
+from table_controller.seats import Seat
+
+HAND_SIZE = 5
+TRUMP_ORDER = (
+    "In trump the jack of trump is highest (the right bower), then the other jack of the "
+    "same colour (the left bower), then ace, king, queen, 10, 9."
+)
+
+
+def suit_words(suit: Suit) -> str:
+    return f"{suit.symbol} {suit.word}"
+
+
+def cards_words(cards: Collection[Card]) -> str:
+    return " ".join(c.pretty for c in sorted(cards, key=lambda c: (c.suit, -c.rank)))
+
+
+def is_left_bower(card: Card, trump: Suit | None) -> bool:
+    return trump is not None and card.rank is Rank.JACK and card.suit is trump.sister
+
+
+def is_right_bower(card: Card, trump: Suit | None) -> bool:
+    return trump is not None and card.rank is Rank.JACK and card.suit is trump
+
+
+def left_bower_note(cards: Collection[Card], trump: Suit | None, led: Suit | None) -> str:
+    """A word on the left bower where it changes what may be played."""
+    for card in cards:
+        if not is_left_bower(card, trump):
+            continue
+        assert trump is not None
+        if led is trump:
+            return (
+                f"Your {card.pretty} is the left bower: it counts as a {trump.word[:-1]} "
+                "(trump) this hand, so it follows trump."
+            )
+        if led is card.suit:
+            return (
+                f"Your {card.pretty} is the left bower: it belongs to trump "
+                f"({trump.word}) this hand, not to {card.suit.word}, so it does not follow "
+                f"{card.suit.word}."
+            )
+    return ""
+
+
+def why_won(
+    plays: Sequence[tuple[Seat, Card]], trump: Suit | None, names: Mapping[Seat, str]
+) -> str:
+    """Why the trick ``plays`` went to its winner, in words."""
+    led = effective_suit(plays[0][1], trump)
+    winner = trick_winner(list(plays), trump, led)
+    card = next(c for s, c in plays if s == winner)
+    who = names.get(winner, str(winner))
+    if is_right_bower(card, trump):
+        why = "the right bower, the highest card of all"
+    elif is_left_bower(card, trump):
+        why = "the left bower, the second-highest trump"
+    elif trump is not None and effective_suit(card, trump) is trump:
+        trumps = sum(1 for _, c in plays if effective_suit(c, trump) is trump)
+        if led is trump:
+            why = "the highest trump played (trump was led)"
+        elif trumps > 1:
+            why = "the highest of the trumps played: trump beats every other suit"
+        else:
+            why = "a trump: trump beats every card of another suit"
+    else:
+        why = f"the highest {led.word[:-1]}, the suit led (no trump was played)"
+    return f"{who} won the trick with the {card.pretty}: {why}."
+
+
+def renege_words(
+    seat: Seat,
+    suit: Suit,
+    played: Card,
+    held: Card,
+    game: Game,
+    names: Mapping[Seat, str],
+    visitors: Collection[Seat],
+    *,
+    spotted: bool,
+) -> str:
+    """A renege explained: what was led, what was played, the card that could follow,
+    the rule, and what follows."""
+    trump = game.trump
+    you = seat in visitors
+    who = "You" if you else names.get(seat, str(seat))
+    hold = "hold" if you else "holds"
+    text = (
+        f"{who} played the {played.pretty} when {suit_words(suit)} were led, but "
+        f"{who.lower() if you else who} {hold} the {held.pretty}, a {suit.word[:-1]}. "
+        "The rule: when you can follow the suit led, you must. Not following when you can "
+        "is a renege."
+    )
+    if is_left_bower(held, trump):
+        text += f" (The {held.pretty} is the left bower: it counts as trump this hand.)"
+    elif is_left_bower(played, trump):
+        text += (
+            f" (The {played.pretty} is the left bower: it is trump, not a {played.suit.word[:-1]}.)"
+        )
+    rules = game.rules
+    if spotted:
+        text += " Take the card back and play a " + suit.word[:-1] + " before the trick ends."
+    elif rules.renege_penalty is RenegePenalty.AWARD_AND_END:
+        text += (
+            f" The penalty: the other side scores {rules.renege_points} points and the hand ends."
+        )
+    elif rules.renege_penalty is RenegePenalty.DEDUCT:
+        text += f" The penalty: {rules.renege_points} points off the reneging side's score."
+    else:
+        text += " It is reported to the players to settle."
+    return text
+
+
+def coach(
+    game: Game,
+    visitors: Collection[Seat],
+    names: Mapping[Seat, str],
+    recent: Sequence[OutputEvent],
+    *,
+    collected: Mapping[Seat, Sequence[Card]] | None = None,
+) -> dict[str, Any]:
+    """The coach's words now: ``{"title", "lines", "playable", "trick_won", "renege"}``
+    (``playable``: the card codes the visitor to play may play)."""
+    hand = game.hand
+    phase = game.phase
+    to_act = game.to_act
+    lines: list[str] = []
+    title = ""
+    playable: list[str] = []
+    name = names.get(to_act, str(to_act)) if to_act is not None else ""
+    visitor_turn = to_act is not None and to_act in visitors
+    if phase is Phase.DEALING:
+        title = "Take five cards"
+        for seat in sorted(visitors):
+            have = list((collected or {}).get(seat, ()))
+            who = names.get(seat, str(seat))
+            if len(have) >= HAND_SIZE:
+                lines.append(f"{who}: all five cards read. Pick them up and hold them.")
+            else:
+                seen = f" Read so far: {cards_words(have)} ({len(have)} of 5)." if have else ""
+                lines.append(
+                    f"{who}: take five cards from the deck and lay them face up in your play "
+                    f"zone (the box in front of you), together or one by one.{seen}"
+                )
+        lines.append(
+            "The camera reads them, then you pick them up. The bots get their cards from "
+            "the rest of the deck: theirs are only on the screen."
+        )
+    elif phase is Phase.OVER:
+        title = "Game over"
+        lines.append("A new game starts in a moment.")
+    elif hand is None:
+        title = "Welcome"
+    elif phase is Phase.BIDDING and hand.upcard is not None:
+        up = hand.upcard
+        if not visitor_turn:
+            title = f"{name} is deciding"
+            lines.append(
+                f"The upcard is the {up.pretty}. Each player in turn may make "
+                f"{up.suit.word} trump (round 1) or pass."
+                if hand.round == 1
+                else f"The {up.pretty} was turned down: now any other suit may be named trump."
+            )
+        elif hand.round == 1:
+            title = f"{name}: order it up, or pass?"
+            dealer = names.get(hand.dealer, str(hand.dealer))
+            lines.append(
+                f"The upcard is the {up.pretty}. Order it up if you think your side can take "
+                f"3 of the 5 tricks with {suit_words(up.suit)} as trump: {dealer} (the "
+                "dealer) then takes the upcard. Otherwise pass. Touch your choice."
+            )
+            lines.append(TRUMP_ORDER)
+        else:
+            title = f"{name}: name trump, or pass?"
+            lines.append(
+                f"Nobody took the {up.pretty}. Name any suit but {up.suit.word} as trump if "
+                "you think your side can take 3 tricks, or pass. Touch your choice."
+            )
+    elif phase is Phase.DISCARDING:
+        dealing = hand.dealer
+        if dealing in visitors and hand.upcard is not None:
+            title = f"{names.get(dealing, str(dealing))}: take the upcard, then discard"
+            lines.append(
+                f"As the dealer you take the {hand.upcard.pretty}: get it from the rest of "
+                "the deck. Now you hold six cards: lay the one you throw away face up in "
+                "your play zone (or touch it below), then put it aside."
+            )
+        else:
+            title = f"{names.get(dealing, str(dealing))} (the dealer) is discarding"
+    elif phase is Phase.PLAYING and hand.trick is not None:
+        trick = hand.trick
+        trump = hand.trump
+        led = trick.led
+        if visitor_turn:
+            assert to_act is not None
+            held = hand.known[to_act] or set()
+            legal = legal_plays(held, led, trump)
+            playable = [c.code for c in sorted(legal)]
+            if led is None:
+                title = f"{name}: your lead"
+                lines.append(
+                    "Lay any card in your play zone. "
+                    + (f"Trump is {suit_words(trump)}." if trump is not None else "")
+                )
+            elif len(legal) < len(held):
+                title = f"{name}: follow {suit_words(led)}"
+                lines.append(
+                    f"{suit_words(led).capitalize()} were led: you must follow suit when you "
+                    f"can. You can play: {cards_words(legal)}."
+                )
+            else:
+                title = f"{name}: play any card"
+                lines.append(
+                    f"You have no {led.word}, so you may play any card"
+                    + (
+                        f": a trump ({suit_words(trump)}) wins the trick unless a higher "
+                        "trump is played."
+                        if trump is not None and led is not trump
+                        else "."
+                    )
+                )
+            note = left_bower_note(held, trump, led)
+            if note:
+                lines.append(note)
+        else:
+            title = f"{name} is playing" if to_act is not None else ""
+    trick_won = ""
+    renege = ""
+    for out in reversed(recent):
+        if not trick_won and isinstance(out, TrickWon):
+            trick_won = why_won(out.plays, game.trump or _last_trump(game), names)
+        if not renege and isinstance(out, RenegeProven | RenegeSpotted):
+            if isinstance(out, RenegeProven):
+                renege = renege_words(
+                    out.seat, out.suit, out.played, out.proof, game, names, visitors, spotted=False
+                )
+            else:
+                played = _played_in(game, out.seat, out.trick)
+                renege = renege_words(
+                    out.seat,
+                    out.suit,
+                    played if played is not None else out.held,
+                    out.held,
+                    game,
+                    names,
+                    visitors,
+                    spotted=True,
+                )
+    return {
+        "title": title,
+        "lines": lines,
+        "playable": playable,
+        "trick_won": trick_won,
+        "renege": renege,
+    }
+
+
+def _last_trump(game: Game) -> Suit | None:
+    last = game.last_hand
+    return last.trump if last is not None else None
+
+
+def _played_in(game: Game, seat: Seat, number: int) -> Card | None:
+    hand = game.hand
+    if hand is None:
+        return None
+    tricks = [*hand.tricks, *([hand.trick] if hand.trick is not None else [])]
+    for trick in tricks:
+        if trick.number == number:
+            for s, c in trick.plays:
+                if s == seat:
+                    return c
+    return None
+
+
+__all__ = ["coach", "left_bower_note", "renege_words", "why_won"]

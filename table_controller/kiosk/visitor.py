@@ -1,0 +1,258 @@
+"""A simulated visitor at the simulated kiosk: a person with real (simulated-world)
+cards at one seat, and the simulated kiosk table built around them.
+
+The visitor does what a person at the kiosk does, and nothing else: takes five cards
+from the deck and lays them face up in their play zone, one by one, picking each up
+once the kiosk has read it; touches the page to bid (the touch goes through the page's
+own input path); as the dealer takes the upcard from the deck and lays the discard in
+the play zone; lays each card to play, and gathers their cards of a finished trick into
+their tricks pile. ``renege=True`` reneges once (a card of another suit while holding
+the suit led). ``asleep`` makes the visitor walk away; ``hold(game)`` True makes them wait (a test
+looks at the page meanwhile).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from table_controller.bots.rule_of_thumb import RuleOfThumbBot
+from table_controller.cards import DECK, Card, effective_suit
+from table_controller.kiosk.kiosk import KioskTable, kiosk_view
+from table_controller.kiosk.teach import HAND_SIZE
+from table_controller.rules.codec import encode
+from table_controller.rules.events import CardPlayed
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.seats import Seat
+from table_controller.table.config import TableConfig
+from table_controller.table.simulated import FAST, Pace
+from table_controller.table.world import World, WorldCamera
+from table_controller.vision.synthetic import Effects
+
+
+class SimulatedVisitor:
+    def __init__(
+        self,
+        table: KioskTable,
+        world: World,
+        seat: Seat,
+        *,
+        seed: int = 0,
+        renege: bool = False,
+        frames_per_action: int = 4,
+        redo_frames: int = 60,
+        settle_frames: int = 40,
+    ) -> None:
+        self.table = table
+        self.world = world
+        self.seat = seat
+        self.rng = random.Random(seed)
+        self.renege = renege
+        self.reneged: tuple[Card, Card] | None = None  # (played, held of the suit led)
+        self.frames_per_action = frames_per_action
+        self.redo_frames = redo_frames
+        self.settle_frames = settle_frames  # a card lifted stays off this long (seen gone)
+        self._frame = 0
+        self._quiet_until = 0
+        self.asleep = False
+        self.hold: Callable[[Game], bool] | None = None  # True: thinking, does nothing now
+        self.touched = 0
+        self._due = 0
+        self._waiting: tuple[int, int, Card | None] | None = None  # (log length, frame, card)
+        self._reading: Card | None = None  # a card laid for the kiosk to read
+        self._laid_at = 0
+        self._took: tuple[int, int] | None = None  # (game, deal) the five cards were for
+
+    def _lift(self, card: Card, *, keep: bool = True) -> None:
+        """Pick ``card`` up off the table (into the hand, or aside); nothing is laid
+        again until the camera has seen it gone."""
+        if self.world.where(card) is not None:
+            self.world.remove(card, to=self.seat if keep else None)
+        self._quiet_until = self._frame + self.settle_frames
+
+    def act(self, game: Game, frame: int) -> None:
+        self._frame = frame
+        if self.asleep or frame < self._due:
+            return
+        if self.table.mode == "attract":  # walking up to the kiosk: touch the screen
+            self.table.submit({"event": "kiosk_touch"}, "page")
+            self._due = frame + self.redo_frames
+            return
+        if self.table.mode != "play":
+            return
+        if self.hold is not None and self.hold(game):
+            return
+        waiting = self._waiting
+        if waiting is not None:
+            length, since, card = waiting
+            if len(game.log) != length:
+                self._waiting = None
+            elif frame - since >= self.redo_frames:  # not taken: lift the card, lay it again
+                self._waiting = None
+                if card is not None:
+                    self._lift(card)
+                return
+            else:
+                return
+        self._due = frame + self.frames_per_action
+        phase = game.phase
+        card = self._reading
+        if card is not None and phase is not Phase.DEALING:  # the deal is done: pick it up
+            self._lift(card)
+            self._reading = None
+            return
+        if phase is Phase.DEALING:
+            self._deal(game, frame)
+            return
+        hand = game.hand
+        if hand is None or phase is Phase.OVER:
+            return
+        me = self.seat
+        if phase is Phase.DISCARDING and hand.dealer == me:
+            self._discard(game, frame)
+        elif phase is Phase.PLAYING and game.to_act == me:
+            self._play(game, frame)
+        elif game.to_act == me and phase in (Phase.BIDDING, Phase.NAMING_TRUMP):
+            view = kiosk_view(game, me)
+            event = RuleOfThumbBot().choose(view, self.rng)
+            self.table.submit({**encode(event), "seat": me.name}, "page")
+            self.touched += 1
+            self._waiting = (len(game.log), frame, None)
+        else:
+            self._tidy(game)
+
+    # --- the deal -------------------------------------------------------------------------
+
+    def _deal(self, game: Game, frame: int) -> None:
+        world, me = self.world, self.seat
+        read = self.table.collected.get(me, [])
+        card = self._reading
+        if card is not None:
+            if card in read or len(read) >= HAND_SIZE:
+                self._lift(card)
+                self._reading = None
+            elif world.where(card) is None:
+                world.lay(card, f"play:{me}")
+                self._laid_at = frame
+            elif frame - self._laid_at >= self.redo_frames:  # not read: lift, lay again
+                self._lift(card)
+                self._reading = None
+            return
+        held = world.held[me]
+        if self._took != (self.table.game_no, game.deals):
+            # Put away what is left of the last hand, and take five cards from the deck
+            # (the cards nobody else holds or has laid).
+            self._took = (self.table.game_no, game.deals)
+            for gone in world.in_zone(f"play:{me}") + world.in_zone(f"tricks:{me}"):
+                world.remove(gone)
+            world.held[me].clear()
+            busy = {p.card for p in world.table} | {c for cs in world.held.values() for c in cs}
+            busy |= {c for cs in self.table.collected.values() for c in cs}
+            deck = [c for c in DECK if c not in busy]
+            self.rng.shuffle(deck)
+            world.deal({me: deck[:HAND_SIZE]})
+            held = world.held[me]
+        todo = [c for c in held if c not in read]
+        if todo and frame >= self._quiet_until:
+            self._reading = todo[0]
+            world.lay(todo[0], f"play:{me}")
+            self._laid_at = frame
+
+    # --- the discard and the play ----------------------------------------------------------
+
+    def _discard(self, game: Game, frame: int) -> None:
+        hand = game.hand
+        assert hand is not None and hand.upcard is not None
+        world, me = self.world, self.seat
+        if hand.upcard not in world.held[me] and world.where(hand.upcard) is None:
+            world.deal({me: [hand.upcard]})  # taken from the rest of the deck
+            return
+        view = kiosk_view(game, me)
+        event = RuleOfThumbBot().choose(view, self.rng)
+        card = getattr(event, "card", None)
+        if card is None:
+            return
+        world.lay(card, f"play:{me}")
+        self._waiting = (len(game.log), frame, card)
+
+    def _tidy(self, game: Game) -> None:
+        """Cards of this seat left in the play zone from a finished trick: gathered; a
+        discard laid for the camera: put aside."""
+        hand = game.hand
+        current = {c for _, c in hand.trick.plays} if hand and hand.trick else set()
+        held = (hand.known[self.seat] if hand is not None else None) or set()
+        for card in self.world.in_zone(f"play:{self.seat}"):
+            if card not in current:  # back in the hand if still held, else put aside
+                self._lift(card, keep=card in held)
+
+    def _play(self, game: Game, frame: int) -> None:
+        self._tidy(game)
+        if frame < self._quiet_until:
+            return
+        hand = game.hand
+        assert hand is not None and hand.trick is not None
+        me = self.seat
+        view = kiosk_view(game, me)
+        event = RuleOfThumbBot().choose(view, self.rng)
+        assert isinstance(event, CardPlayed)
+        card = event.card
+        led, trump = hand.trick.led, hand.trump
+        held = hand.known[me] or set()
+        if self.renege and self.reneged is None and led is not None:
+            follow = [c for c in held if effective_suit(c, trump) == led]
+            other = [c for c in held if effective_suit(c, trump) != led]
+            if follow and other:
+                card = min(other)
+                self.reneged = (card, max(follow))
+        if card not in self.world.held[me]:  # the world and the kiosk disagree: say so
+            raise RuntimeError(f"{me} is to play {card} but holds {self.world.held[me]}")
+        self.world.lay(card, f"play:{me}")
+        self._waiting = (len(game.log), frame, card)
+
+
+def simulated_kiosk(
+    config: TableConfig,
+    *,
+    seed: int = 0,
+    renege: bool = False,
+    pace: Pace = FAST,
+    visitors: bool = True,
+    **options: Any,
+) -> tuple[KioskTable, World, dict[Seat, SimulatedVisitor]]:
+    """The kiosk of ``config`` over a simulated world, with a simulated visitor at each
+    visitor seat (``visitors=False``: the seats stay empty, for attract mode)."""
+    world = World(seed=seed, effects=Effects() if pace.clean else None)
+    options.setdefault("new_game_after", pace.new_game_after)
+    table = KioskTable(
+        config,
+        seed=seed,
+        world=world,
+        camera=lambda: WorldCamera(world, seed=seed, realtime=pace.realtime),
+        **options,
+    )
+    people = {
+        seat: SimulatedVisitor(
+            table,
+            world,
+            seat,
+            seed=seed + int(seat),
+            renege=renege and i == 0,
+            frames_per_action=pace.frames_per_action,
+            settle_frames=max(40, pace.settle_frames),
+            redo_frames=max(60, pace.redo_frames),
+        )
+        for i, seat in enumerate(sorted(table.visitors))
+    }
+
+    class _All:
+        def act(self, game: Game, frame: int) -> None:
+            for person in people.values():
+                person.act(game, frame)
+
+    table.players = _All() if visitors else None
+    return table, world, people
+
+
+__all__ = ["SimulatedVisitor", "simulated_kiosk"]

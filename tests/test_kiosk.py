@@ -1,0 +1,482 @@
+"""The kiosk end to end: the real kiosk table over the simulated world (a synthetic
+camera read by the real vision path), a simulated visitor laying real (simulated-world)
+cards at S, the bots playing N, E and W, and the page in Debian's chromium, headless,
+driven by Playwright. No test asserts how long anything takes; the waits are guards
+against a hang. Screenshots land in test-artifacts/."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from table_controller.cards import Card
+from table_controller.devices.seat_lights import SeatLight
+from table_controller.kiosk.kiosk import KioskTable, kiosk_view
+from table_controller.kiosk.pin import Guesses, hash_pin, verify_pin
+from table_controller.kiosk.teach import coach, why_won
+from table_controller.kiosk.visitor import SimulatedVisitor, simulated_kiosk
+from table_controller.rules.events import (
+    CardPlayed,
+    DealerChosen,
+    HandDealt,
+    InputEvent,
+    OrderedUp,
+    OutputEvent,
+    Passed,
+    RenegeProven,
+)
+from table_controller.rules.game import Game, Phase
+from table_controller.rules.presets import preset
+from table_controller.seats import Seat
+from table_controller.table.config import ConfigError, parse_config
+from table_controller.table.health import Device
+from table_controller.table.log import EventLog
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+GUARD = 90.0  # seconds: only against a hang
+PIN = "4321"
+PIN_HASH = hash_pin(PIN, iterations=1000)
+N, E, S, W = Seat
+
+
+def kiosk_config(folder: Path, **kiosk: Any) -> Any:
+    data: dict[str, Any] = {
+        "table": {"name": "Kiosk", "gpio": "mock", "log": "kiosk.sqlite"},
+        "camera": {"source": "synthetic", "lost_after": 2.0, "drift_check": 0},
+        "cube": {"port": "none"},
+        "web": {"host": "127.0.0.1", "port": 0},
+        "kiosk": {
+            "visitors": ["S"],
+            "bot_level": "strong",
+            "think_time": 0.02,
+            "bot_pace": 0.05,
+            "pin_hash": PIN_HASH,
+            "walk_away": 600.0,
+            "attract_after": 600.0,
+            **kiosk,
+        },
+    }
+    return parse_config(data, folder, "<kiosk test>")
+
+
+class Running:
+    """A kiosk table run in its own event loop on a thread, so Playwright's sync API
+    drives the page from the test's thread."""
+
+    def __init__(self, table: KioskTable) -> None:
+        self.table = table
+        self.loop = asyncio.new_event_loop()
+        self.stop = asyncio.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        self.until("the kiosk started", lambda: table.started and table.snapshot() is not None)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.table.run(stop=self.stop))
+        except BaseException as exc:  # shown by until()
+            self.error = exc
+
+    def until(self, what: str, check: Callable[[], bool], guard: float = GUARD) -> None:
+        deadline = threading.Event()
+        timer = threading.Timer(guard, deadline.set)
+        timer.start()
+        try:
+            while not check():
+                if self.error is not None:
+                    raise AssertionError(f"the kiosk stopped: {self.error!r}")
+                if deadline.is_set():
+                    raise AssertionError(f"never happened: {what}")
+                deadline.wait(0.02)
+        finally:
+            timer.cancel()
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self.stop.set)
+            self.thread.join(timeout=30)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"the kiosk tests need Debian's chromium at {CHROMIUM}: `make test`")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser: Browser, url: str) -> Page:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True)
+    tab = context.new_page()
+    tab.goto(url)
+    return tab
+
+
+def _bot_card_in_trick(game: Game) -> bool:
+    hand = game.hand
+    return (
+        game.phase is Phase.PLAYING
+        and game.to_act is S
+        and hand is not None
+        and hand.trick is not None
+        and bool(hand.trick.plays)
+    )
+
+
+# --- end to end: a visitor, three bots, the page ----------------------------------------
+
+
+def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
+    tmp_path: Path, browser: Browser
+) -> None:
+    config = kiosk_config(tmp_path)
+    bot_lights: list[tuple[Seat, SeatLight]] = []
+
+    def step(event: InputEvent, outputs: list[OutputEvent]) -> None:
+        seat = table.game.to_act
+        lights = table.devices.lights
+        if seat is not None and seat is not S and lights is not None:
+            bot_lights.append((seat, lights.shown[seat]))  # on the seat's (mock) pins
+
+    table, world, people = simulated_kiosk(config, seed=4, renege=True, attract=False, on_step=step)
+    visitor: SimulatedVisitor = people[S]
+    seen: dict[str, Any] = {}
+    # The visitor stops to think when a bot has played to the trick and it is S's turn,
+    # once; and again after the renege, before laying the next hand's cards.
+    visitor.hold = lambda game: (
+        ("again" not in seen and len(table.collected.get(S, ())) >= 2)
+        or ("looked" not in seen and _bot_card_in_trick(game))
+        or ("renege" in seen and "released" not in seen)
+    )
+    running = Running(table)
+    running.until("the page is served", lambda: table.url is not None)
+    tab = open_page(browser, table.url or "")
+    try:
+        # The deal: the page tells the visitor to lay five cards, and lists those read.
+        expect(tab.locator("#coach-title")).to_contain_text("Take five cards", timeout=GUARD * 1000)
+        running.until("two cards read", lambda: len(table.collected.get(S, ())) >= 2)
+        expect(tab.locator("#coach-hand .card")).to_have_count(2, timeout=GUARD * 1000)
+        # "Wrong card?": the cards read are forgotten; the visitor lays them again.
+        tab.locator("#coach-again").click()
+        expect(tab.locator("#coach-hand .card")).to_have_count(0, timeout=GUARD * 1000)
+        seen["again"] = True
+        running.until(
+            "a bot's card in the trick, S to play", lambda: _bot_card_in_trick(table.game)
+        )
+        game = table.game
+        hand = game.hand
+        assert hand is not None and hand.trick is not None
+        # Every hand is known: the visitor's from the camera, the bots' dealt by the kiosk.
+        dealt = next(e for e in game.log if isinstance(e, HandDealt))
+        assert set(dealt.hands) == {N, E, S, W}
+        bot, card = hand.trick.plays[0]
+        assert bot is not S
+        slot = tab.locator(f"#play-{bot.name} .card")
+        expect(slot).to_have_attribute("data-card", card.code, timeout=GUARD * 1000)
+        expect(tab.locator(f"#seat-{bot.name} .bot-tag")).to_have_text("BOT")
+        expect(tab.locator(f"#seat-{bot.name} .bot-hand")).to_contain_text("face down")
+        # The coach: whose turn, what can be played.
+        title = tab.locator("#coach-title")
+        expect(title).to_contain_text("South")
+        playable = tab.locator("#coach-hand .card.playable")
+        expect(playable.first).to_be_visible()
+        legal = game.legal_plays(S)
+        assert sorted(playable.evaluate_all("n => n.map(x => x.dataset.card)")) == sorted(
+            c.code for c in legal
+        )
+        # The bots' seat lights light like anyone's: to bid, to play.
+        assert {light for _, light in bot_lights} >= {SeatLight.YOUR_BID, SeatLight.YOUR_PLAY}
+        tab.screenshot(path=str(ARTIFACTS / "kiosk-play.png"))
+        seen["looked"] = True
+
+        def reneged() -> bool:
+            if any(isinstance(o, RenegeProven) and o.seat is S for o in table.shown.recent):
+                seen["renege"] = True
+            return "renege" in seen
+
+        running.until("the visitor reneges", reneged)
+        renege_text = tab.locator("#coach-renege")
+        expect(renege_text).to_contain_text("renege", timeout=GUARD * 1000)
+        expect(renege_text).to_contain_text("when you can follow the suit led, you must")
+        assert visitor.reneged is not None
+        played, held = visitor.reneged
+        expect(renege_text).to_contain_text(played.pretty)
+        expect(renege_text).to_contain_text(held.pretty)
+        tab.screenshot(path=str(ARTIFACTS / "kiosk-renege.png"))
+
+        # Something covers the camera: the page says what to do; then play goes on.
+        world.covered = True
+        alert = tab.locator("#kiosk-alert")
+        expect(alert).to_contain_text("covering the camera", timeout=GUARD * 1000)
+        tab.screenshot(path=str(ARTIFACTS / "kiosk-covered.png"))
+        world.covered = False
+        expect(alert).to_be_hidden(timeout=GUARD * 1000)
+        deals = table.game.deals
+        seen["released"] = True
+        running.until("the next hand is dealt", lambda: table.game.deals > deals)
+        assert table.health.fault(Device.VIEW) is None
+    finally:
+        tab.context.close()
+        running.close()
+    # Everything is in the log, and replays to the same game.
+    with EventLog.open_existing(config.log) as log:
+        record = log.last_game()
+        assert record is not None
+        events = [e.event for e in log.events(record.game)]
+    assert Game.replay(table.game.rules, events).state_key() == table.game.state_key()
+
+
+# --- attract mode, walk-away, the operator's PIN -------------------------------------------
+
+
+def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Browser) -> None:
+    config = kiosk_config(tmp_path, attract_after=0.3, walk_away=2.0, bot_pace=0.0)
+    table, _, people = simulated_kiosk(config, seed=7, demo_step=0.05, check_every=0.2)
+    table.guesses = Guesses(free=3, lock=600.0)
+    visitor = people[S]
+    visitor.asleep = True  # nobody there yet
+    running = Running(table)
+    running.until("the page is served", lambda: table.url is not None)
+    tab = open_page(browser, table.url or "")
+    try:
+        # Idle: the bots play a demo hand under "Touch to play".
+        attract = tab.locator("#attract")
+        expect(attract).to_be_visible(timeout=GUARD * 1000)
+        expect(attract).to_contain_text("Touch to play")
+        expect(tab.locator("#felt .slot .card").first).to_be_visible(timeout=GUARD * 1000)
+        tab.screenshot(path=str(ARTIFACTS / "kiosk-attract.png"))
+        assert table.game.deals == 0  # the demo is never logged
+        # A touch starts a real game.
+        attract.click()
+        expect(attract).to_be_hidden(timeout=GUARD * 1000)
+        expect(tab.locator("#coach-title")).to_contain_text("Take five cards")
+        # The visitor sits down, lays their cards, then walks away after the deal.
+        visitor.asleep = False
+        running.until("the deal", lambda: table.game.deals > 0)
+        visitor.asleep = True  # gone
+        game_no = table.game_no
+        running.until("the walk-away reset", lambda: table.game_no > game_no)
+        expect(attract).to_be_visible(timeout=GUARD * 1000)
+        assert table.mode == "attract"
+        with EventLog.open_existing(config.log) as log:
+            walked = log.events(game_no)
+            assert any(isinstance(e.event, HandDealt) for e in walked)  # kept, not lost
+            assert any("nobody played" in (f[2] or "") for f in log.faults())
+        # The operator: no way out without the PIN; wrong PINs are refused, then locked.
+        tab.locator("#operator").click()
+        pad = tab.locator("#pin-pad")
+        expect(pad).to_be_visible()
+        problem = tab.locator("#pin-problem")
+        for _ in range(3):
+            for digit in "1111":
+                tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
+            tab.locator("#pin-reset").click()
+            expect(problem).to_contain_text("wrong PIN")
+        for digit in "1111":
+            tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
+        tab.locator("#pin-reset").click()
+        expect(problem).to_contain_text("too many wrong PINs")
+        assert table.mode == "attract"
+        # The operator waits the lock out (here: the lock is lifted, not waited for).
+        running.loop.call_soon_threadsafe(setattr, table.guesses, "locked_until", 0.0)
+        running.until("the lock is over", lambda: table.guesses.locked_until == 0.0)
+        # The right PIN: exit the kiosk.
+        for digit in PIN:
+            tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
+        tab.locator("#pin-exit").click()
+        expect(tab.locator("#kiosk-closed")).to_be_visible(timeout=GUARD * 1000)
+        running.until("the kiosk stops", lambda: not running.thread.is_alive())
+        assert table.exited
+    finally:
+        tab.context.close()
+        running.close()
+
+
+# --- the pieces -------------------------------------------------------------------------
+
+
+def test_the_pin_is_stored_hashed_and_checked() -> None:
+    stored = hash_pin("2468", iterations=1000)
+    assert "2468" not in stored
+    assert verify_pin("2468", stored) and not verify_pin("2469", stored)
+    assert not verify_pin("2468", "plain")
+    with pytest.raises(ValueError):
+        hash_pin("12a4")
+    guesses = Guesses(free=2, lock=10.0)
+    guesses.failed(0.0)
+    assert guesses.wait(0.0) == 0
+    guesses.failed(1.0)
+    assert guesses.wait(1.0) == 10.0
+    guesses.failed(12.0)
+    assert guesses.wait(12.0) == 20.0  # doubled
+    guesses.succeeded()
+    assert guesses.wait(12.0) == 0
+
+
+def test_the_kiosk_config_is_checked(tmp_path: Path) -> None:
+    config = kiosk_config(tmp_path, visitors=["N", "S"], bot_level="rule-of-thumb")
+    assert config.kiosk.visitors == (N, S)
+    with pytest.raises(ConfigError) as caught:
+        kiosk_config(tmp_path, visitors=["S", "S"], bot_level="genius", pin_hash="1234")
+    keys = {p.key for p in caught.value.problems}
+    assert keys == {"kiosk.visitors", "kiosk.bot_level", "kiosk.pin_hash"}
+
+
+def test_the_coach_explains_following_the_left_bower_and_tricks() -> None:
+    game = Game(preset("td-tournament"))
+    c = Card.parse
+    hands = {
+        N: (c("9H"), c("TH"), c("QC"), c("KC"), c("AC")),
+        E: (c("9C"), c("TC"), c("JC"), c("9S"), c("TS")),
+        S: (c("JD"), c("AD"), c("QS"), c("KS"), c("AS")),
+        W: (c("QD"), c("KD"), c("9D"), c("TD"), c("QH")),
+    }
+    for event in (DealerChosen(W), HandDealt(upcard=c("JH"), hands=hands), OrderedUp(N)):
+        game.push(event)
+    game.push(next(e for e in game.legal_events()))  # W discards
+    game.push(CardPlayed(N, c("9H")))  # hearts (trump) led
+    game.push(CardPlayed(E, c("9C")))
+    names = {N: "Ada", E: "Bix", S: "You", W: "Dot"}
+    said = coach(game, {S}, names, [])
+    assert said["playable"] == ["JD"]  # the left bower is a heart this hand
+    assert any("left bower" in line for line in said["lines"])
+    assert "follow" in said["title"]
+    assert "right bower" in why_won([(N, c("9H")), (E, c("JH"))], c("JH").suit, names)
+    assert "highest trump" in why_won([(N, c("9H")), (E, c("TH"))], c("JH").suit, names)
+    # A bot's view holds no other hand.
+    view = kiosk_view(game, E)
+    hand = view.game.hand
+    assert hand is not None and hand.known[S] is None and hand.known[E] is not None
+
+
+def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) -> None:
+    from table_controller.table.inputs import Refused
+    from table_controller.vision.tracker import CardLaid, CardRemoved
+
+    config = kiosk_config(tmp_path)
+    table = KioskTable(config, seed=3, serve_page=False, attract=False)
+    game = table.game
+    assert game.phase is Phase.DEALING
+    mine = [Card.parse(code) for code in ("9S", "TS", "JS", "QS", "KS")]
+    dealt = None
+    for i, card in enumerate(mine):
+        dealt = table._from_camera(CardLaid(card, "play:S", i, 0.0, 0.0, 0.0))
+        assert (dealt is None) == (i < 4)
+    with pytest.raises(Refused, match="sixth"):
+        table._from_camera(CardLaid(Card.parse("AS"), "play:S", 9, 0.0, 0.0, 0.0))
+    # "Wrong card? Start again": the cards read are forgotten, and read again.
+    assert table.start_over() is None and table.collected[S] == []
+    for i, card in enumerate(mine):
+        dealt = table._from_camera(CardLaid(card, "play:S", 10 + i, 0.0, 0.0, 0.0))
+    assert isinstance(dealt, HandDealt) and dealt.hands[S] == tuple(mine)
+    game.push(dealt)
+    # Everyone plays (the page's choices for bids, any legal card) until S has played to
+    # a trick that is not yet complete.
+    while True:
+        hand = game.hand
+        assert hand is not None
+        if game.phase is Phase.PLAYING and hand.trick is not None:
+            played = [c for s, c in hand.trick.plays if s is S]
+            if played and len(hand.trick.plays) < 4:
+                break
+        game.push(game.legal_events()[0])
+    card = played[0]
+    # The card swept off: nothing is lost, and the page says so.
+    assert table._from_camera(CardRemoved(card, "play:S", 20, 0.0)) is None
+    assert table.alert is not None and "Nothing is lost" in table.alert["fix"]
+    # Laid back: not played again.
+    assert table._from_camera(CardLaid(card, "play:S", 21, 0.0, 0.0, 0.0)) is None
+    # A card laid in a bot's zone, or one that is not the visitor's: refused, with why.
+    with pytest.raises(Refused, match="bot"):
+        table._from_camera(CardLaid(Card.parse("AH"), "play:N", 22, 0.0, 0.0, 0.0))
+    hand = game.hand
+    assert hand is not None
+    other = next(c for c in hand.known[N] or ())
+    with pytest.raises(Refused, match="not one of your cards"):
+        table._from_camera(CardLaid(other, "play:S", 23, 0.0, 0.0, 0.0))
+    table.log.close()
+
+
+def test_two_visitors_each_lay_their_own_five(tmp_path: Path) -> None:
+    config = kiosk_config(tmp_path, visitors=["N", "S"], bot_level="rule-of-thumb", bot_pace=0.0)
+    table, _, people = simulated_kiosk(config, seed=11, attract=False, serve_page=False)
+    taken: dict[Seat, set[Card]] = {}
+
+    def step(event: InputEvent, outputs: list[OutputEvent]) -> None:
+        if isinstance(event, HandDealt) and not taken:
+            world = people[S].world  # held, or still lying in the play zone to be read
+            taken.update({s: {*world.held[s], *world.in_zone(f"play:{s}")} for s in people})
+
+    table.on_step = step
+    running = Running(table)  # (Playwright's loop may hold this thread: a thread of its own)
+    try:
+        running.until("a hand played", lambda: table.hands_played >= 1)
+    finally:
+        running.close()
+    dealt = next(e for e in table.game.log if isinstance(e, HandDealt))
+    # The visitors' hands are the cards they took and laid; the bots' come from the rest.
+    assert {seat: set(dealt.hands[seat]) for seat in (N, S)} == taken
+    assert all(len(dealt.hands[seat]) == 5 for seat in (E, W))
+    assert table.hands_played == 1
+
+
+def test_the_bots_choose_the_remedy_for_a_visitor_s_bid_out_of_turn(tmp_path: Path) -> None:
+    import random
+
+    from table_controller.vision.tracker import CardLaid
+
+    config = kiosk_config(tmp_path)
+    table = KioskTable(config, seed=5, serve_page=False, attract=False)
+    game = table.game
+    dealt = None
+    for i, code in enumerate(("9S", "TS", "JS", "QS", "KS")):
+        dealt = table._from_camera(CardLaid(Card.parse(code), "play:S", i, 0.0, 0.0, 0.0))
+    assert dealt is not None
+    game.push(dealt)
+    if game.to_act is S:  # S must not be first to bid: let it pass, then round the table
+        game.push(Passed(S))
+    game.push(OrderedUp(S))  # out of turn: these rules penalise it, the bots' side chooses
+    assert game.phase is Phase.CHOOSING_REMEDY
+    seat = table._bot_to_act()
+    assert seat in (E, W)
+    event = table._choose(list(game.log), seat, random.Random(1))
+    game.push(event)
+    assert game.phase is not Phase.CHOOSING_REMEDY
+    table.log.close()
+
+
+def test_the_kiosk_command_makes_a_pin_and_wants_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from table_controller.cli import main
+    from table_controller.table.config import load_config, to_toml
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("97531\n"))
+    out = io.StringIO()
+    assert main(["kiosk", "pin", "--pin-stdin"], out=out) == 0
+    line = out.getvalue().strip()
+    assert line.startswith('pin_hash = "pbkdf2-sha256$') and "97531" not in line
+    assert verify_pin("97531", line.split('"')[1])
+    # A kiosk without a PIN does not start, and says what to do.
+    config = kiosk_config(tmp_path, pin_hash="")
+    path = tmp_path / "kiosk.toml"
+    text = to_toml(config).replace('source = "synthetic"', 'source = "usb:0"')
+    path.write_text(text, encoding="utf-8")
+    assert load_config(path).kiosk.visitors == (S,)
+    assert main(["kiosk", "--config", str(path)], out=io.StringIO()) == 2
+    assert "kiosk pin" in capsys.readouterr().err
