@@ -3,7 +3,9 @@
 ``Bot.choose(view, rng)`` returns the seat's next input event; ``view`` is a
 ``SeatView`` (knowledge.py), which carries no other hand. Two levels: ``RuleOfThumbBot``
 (rule_of_thumb.py) and ``StrongBot`` (strong.py: samples the unseen cards and solves
-each sample double-dummy). ``match.py`` plays deals between two bot kinds both ways round.
+each sample double-dummy). ``match.py`` plays deals between two bot kinds both ways round;
+``openspiel_bot.py`` (needs ``pyspiel``) lets OpenSpiel's ISMCTS bot play a seat, for the
+strength benchmark.
 """
 
 from __future__ import annotations
