@@ -282,6 +282,20 @@ def test_the_page_reconnects_and_shows_the_latest_snapshot(page: Page, served: S
     assert served.page.pages == 1
 
 
+SMALL_TEXT = """(least) => {
+  const small = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    const px = parseFloat(style.fontSize);
+    if (px < least) small.push(`${el.id || el.className || el.tagName}: ${px}px`);
+  }
+  return small;
+}"""
+
+
 def test_screenshot_of_a_table_in_play(browser: Browser, served: Served) -> None:
     """The artefact: a hand in play with trump, a trick, a renege and a fault."""
     from table_controller import transcript
@@ -303,6 +317,9 @@ def test_screenshot_of_a_table_in_play(browser: Browser, served: Served) -> None
         expect(tab.locator("#reneges li")).to_have_count(1)
         expect(tab.locator("#play-S .card")).to_have_count(1)
         tab.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")
+        # Read from across a room: no visible text smaller than 15 px.
+        small = tab.evaluate(SMALL_TEXT, 15)
+        assert small == [], f"text too small to read from across a room at {size}: {small}"
         tab.screenshot(path=str(ARTIFACTS / name), full_page=True)
         context.close()
         assert (ARTIFACTS / name).stat().st_size > 10_000
