@@ -2,7 +2,11 @@
 messages per second; the broker killed (-9) mid-event and a table cut off; nothing lost.
 
 Run it as ``nice .venv/bin/python bench/feed.py`` (``--tables 100 --speed 20`` by default;
-``--quick`` for a short run with 10 tables). What is real and what is simulated:
+``--quick`` for a short run with 10 tables). The tables play in ``--procs`` worker
+processes (4 by default: 25 tables each at 100 tables), the broker and the director in
+the main process, so the figures measure the feed and not one process's GIL (real tables
+each have a machine of their own); ``--procs 0`` plays them all in the director's own
+process, as the first version of this bench did. What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
   passwords, ACLs) on a loopback port; each table's ``EventLog`` (a SQLite file,
@@ -16,12 +20,18 @@ Run it as ``nice .venv/bin/python bench/feed.py`` (``--tables 100 --speed 20`` b
   "card laid" is the moment its event is in the table's log; the camera's own latency
   is bench/table.py's.
 
-Latency: from the event logged at the table to (a) the director's store holding it and
-(b) the next dashboard snapshot published after that: median and p99, over the events
-logged while the broker was up (an event logged while the broker was down waits for it,
-by design, and so does one taken by a broker that then died, until the tables' resend
-from the director's mark: those are counted apart). Messages per second: what the director took from
-the broker (events, evidence, heartbeats, acks) over the run.
+Latency, all on this machine's one clock (``time.time()`` in every process): from the
+event's ``at`` (the time the table process logs it) to its first copy handed to the
+director by paho and to the director's writer storing it (the row's ``received``,
+inside the transaction): a breakdown; to (a) the director's
+store holding it, committed: the end of the writer's transaction that stored it (the
+first "event" notice for its table at or after ``received``; notices go out after the
+commit), and (b) the next dashboard snapshot published after that commit (coalesced,
+at most every 50 ms): median and p99, over the events logged while the broker was up
+(an event logged while the broker was down waits for it, by design, and so does one
+taken by a broker that then died, until the tables' resend from the director's mark:
+those are counted apart). Messages per second: what the director took from the broker
+(events, evidence, heartbeats, acks) over the run.
 
 Faults, on the event's clock: one table cut off from the broker (its TCP relay closed
 and refusing) for ``--cut-minutes`` of game time (10 by default: 30 s of wall time at
@@ -39,6 +49,7 @@ import contextlib
 import heapq
 import json
 import logging
+import multiprocessing as mp
 import os
 import platform
 import random
@@ -52,7 +63,9 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -168,6 +181,83 @@ def line(name: str, ms: list[float]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Share:
+    """What one worker plays: its tables, where their logs go, how they reach the broker."""
+
+    ids: list[str]
+    folder: str
+    port: int
+    cut_id: str
+    cut_port: int
+    passwords: dict[str, str]
+    interval: float
+    seconds: float
+    seed: int
+
+
+def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None:
+    """A worker (a process of its own, or a thread of the director's with ``--procs 0``):
+    its tables' logs and publishers; logs an event at each table on its schedule from
+    ``start_at`` for ``seconds``, then keeps its publishers sending (the drain, the
+    resends) until ``finish``. Reports ("ready"), ("played", n, seconds) and ("done",
+    resends, cpu seconds) on ``report``."""
+    logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
+    folder = Path(share.folder)
+    tables: dict[str, tuple[RulesTable, Publisher]] = {}
+    for t in share.ids:
+        path = folder / f"{t}.sqlite"
+        rt = RulesTable(path, name=t, seed=int(t.rsplit("-", 1)[1]))
+        settings = FeedSettings(
+            table=t,
+            topics=TOPICS,
+            broker="127.0.0.1",
+            port=share.cut_port if t == share.cut_id else share.port,
+            username=t,
+            password=share.passwords[t],
+            heartbeat=10.0,
+        )
+        pub = Publisher(settings, path)
+        pub.start()
+        tables[t] = (rt, pub)
+    report.put(("ready",))
+    go.wait()
+    start = float(start_at.value)
+    rng = random.Random(share.seed)
+    queue = [(start + rng.uniform(0, share.interval), t) for t in share.ids]
+    heapq.heapify(queue)
+    end = start + share.seconds
+    logged = 0
+    while queue:
+        when, t = heapq.heappop(queue)
+        if when >= end:
+            continue
+        now = time.time()
+        if when > now:
+            time.sleep(when - now)
+        rt, pub = tables[t]
+        logged += len(rt.step())
+        pub.notify()
+        pub.set_status(rt.status())
+        heapq.heappush(queue, (when + share.interval * rng.uniform(0.5, 1.5), t))
+    report.put(("played", logged, time.time() - start))
+    finish.wait()
+    resends = sum(pub.resends for _, pub in tables.values())
+    for rt, pub in tables.values():
+        pub.stop(timeout=1.0)
+        rt.close()
+    report.put(("done", resends, time.process_time()))
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(args: argparse.Namespace) -> int:
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
     folder = Path(tempfile.mkdtemp(prefix="bench-feed-"))
@@ -195,13 +285,29 @@ def run(args: argparse.Namespace) -> int:
     )
     page = DirectorPage(store, svc)
     flushes: list[float] = []
+    committed: dict[str, list[float]] = {t: [] for t in ids}
     real_flush = page._flush
 
     def timed_flush() -> None:
         real_flush()
         flushes.append(time.time())
 
+    def on_commit(what: str, table: str) -> None:
+        # Told after the writer's commit, once a batch for each table with new events.
+        if what == "event" and table in committed:
+            committed[table].append(time.time())
+
+    arrivals: list[tuple[float, str, bytes]] = []
+    real_on_message = svc._on_message
+
+    def on_message(client: Any, userdata: Any, msg: Any) -> None:
+        # When paho hands the message to the director (parsed after the run, not here).
+        arrivals.append((time.time(), msg.topic, bytes(msg.payload)))
+        real_on_message(client, userdata, msg)
+
     page._flush = timed_flush  # type: ignore[method-assign]
+    svc._client.on_message = on_message
+    svc.listen(on_commit)
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0), loop).result(30)
@@ -209,74 +315,69 @@ def run(args: argparse.Namespace) -> int:
     while not svc.connected.wait(0.1):
         pass
 
-    tables: dict[str, tuple[RulesTable, Publisher]] = {}
-    for i, t in enumerate(ids):
-        path = folder / f"{t}.sqlite"
-        rt = RulesTable(path, name=t, seed=i)
-        settings = FeedSettings(
-            table=t,
-            topics=TOPICS,
-            broker="127.0.0.1",
-            port=relay.port if t == cut_id else broker.port,
-            username=t,
-            password=files.passwords[t],
-            heartbeat=10.0,
+    procs = args.procs
+    ctx = mp.get_context("spawn")  # the director's threads are running: no fork
+    go, finish, report = ctx.Event(), ctx.Event(), ctx.Queue()
+    start_at = ctx.Value("d", 0.0)
+    groups = [ids[i :: max(1, procs)] for i in range(max(1, procs))]
+    workers: list[Any] = []
+    for n, group in enumerate(groups):
+        mine = {t: files.passwords[t] for t in group}
+        share = Share(group, str(folder), broker.port, cut_id, relay.port, mine, interval,
+                      args.seconds, n + 1)  # fmt: skip
+        target = (share, go, start_at, finish, report)
+        w: Any = (
+            ctx.Process(target=play, args=target, name=f"tables-{n + 1}")
+            if procs
+            else threading.Thread(target=play, args=target, daemon=True)
         )
-        pub = Publisher(settings, path)
-        pub.start()
-        tables[t] = (rt, pub)
-
-    start = time.time()
+        w.start()
+        workers.append(w)
+    for _ in workers:
+        report.get(timeout=300)  # every table's publisher started
+    cpu0 = time.process_time()
+    start = time.time() + 0.5
+    start_at.value = start
+    go.set()
     plan = {
         "cut": start + args.seconds * 0.15,
         "kill": start + args.seconds * 0.45,
         "restart": start + args.seconds * 0.45 + args.down,
         "uncut": start + args.seconds * 0.15 + cut_wall,
-        "end": start + args.seconds,
     }
-    rng = random.Random(1)
-    queue = [(start + rng.uniform(0, interval), t) for t in ids]
-    heapq.heapify(queue)
     # Events logged from the kill until the tables' resend (resend_after, 10 s) after the
     # restart are the crash's: some were taken by a broker that then died, or by the new
     # one before the director subscribed again; they come later, by the resend.
     down: list[tuple[float, float]] = [(plan["kill"], plan["restart"] + 12.0)]
-    done: set[str] = set()
     print(
-        f"{args.tables} tables, an event every {interval * 1000:.0f} ms a table "
-        f"({args.pace:g} s at a real table, {args.speed:g}x), {args.seconds:g} s; "
-        f"{cut_id} cut off {cut_wall:g} s ({args.cut_minutes:g} min of game time), "
-        f"the broker killed -9 at {plan['kill'] - start:.0f} s and restarted "
+        f"{args.tables} tables in {procs or 'no'} worker process{'es' if procs != 1 else ''}"
+        f"{'' if procs else ' (all in the director process)'}, an event every "
+        f"{interval * 1000:.0f} ms a table ({args.pace:g} s at a real table, {args.speed:g}x), "
+        f"{args.seconds:g} s; {cut_id} cut off {cut_wall:g} s ({args.cut_minutes:g} min of "
+        f"game time), the broker killed -9 at {plan['kill'] - start:.0f} s and restarted "
         f"{args.down:g} s later",
         flush=True,
     )
-    while queue:
-        when, t = heapq.heappop(queue)
-        now = time.time()
-        for step in ("cut", "kill", "restart", "uncut"):
-            if step not in done and now >= plan[step]:
-                done.add(step)
-                print(f"  {now - start:5.1f} s: {step}", flush=True)
-                if step == "cut":
-                    relay.cut()
-                elif step == "kill":
-                    broker.kill()
-                elif step == "restart":
-                    broker.start()
-                else:
-                    relay.up()
-        if when >= plan["end"]:
-            continue
-        if when > now:
-            time.sleep(when - now)
-        rt, pub = tables[t]
-        rt.step()
-        pub.notify()
-        pub.set_status(rt.status())
-        heapq.heappush(queue, (when + interval * rng.uniform(0.5, 1.5), t))
-    played = time.time() - start
-    if "uncut" not in done:
-        relay.up()
+    mosq_cpu = 0.0
+    for step, when in sorted(plan.items(), key=lambda kv: kv[1]):
+        time.sleep(max(0.0, when - time.time()))
+        print(f"  {time.time() - start:5.1f} s: {step}", flush=True)
+        if step == "cut":
+            relay.cut()
+        elif step == "kill":
+            assert broker.proc is not None
+            mosq_cpu += proc_cpu(broker.proc.pid)
+            broker.kill()
+        elif step == "restart":
+            broker.start()
+        else:
+            relay.up()
+    logged = 0
+    played = 0.0
+    for _ in workers:
+        _, n, took = report.get(timeout=args.seconds * 10 + 300)
+        logged += n
+        played = max(played, took)
 
     want: dict[str, dict[tuple[int, int], str]] = {}
     for t in ids:
@@ -292,10 +393,20 @@ def run(args: argparse.Namespace) -> int:
         time.sleep(0.5)
     drained = time.time() - start
     received = svc.received
-    resends = sum(pub.resends for _, pub in tables.values())
+    batches = svc.batches
+    director_cpu = time.process_time() - cpu0
+    assert broker.proc is not None
+    mosq_cpu += proc_cpu(broker.proc.pid)
     time.sleep(0.3)  # the last snapshot
-    for _, pub in tables.values():
-        pub.stop(timeout=1.0)
+    finish.set()
+    resends = 0
+    tables_cpu = 0.0
+    for _ in workers:
+        _, r, cpu = report.get(timeout=120)
+        resends += r
+        tables_cpu += cpu
+    for w in workers:
+        w.join(30)
     svc.stop()
     asyncio.run_coroutine_threadsafe(page.stop(), loop).result(30)
     broker.kill()
@@ -304,17 +415,31 @@ def run(args: argparse.Namespace) -> int:
     conn = sqlite3.connect(folder / "director.sqlite")
     stored: dict[str, dict[tuple[int, int], str]] = {t: {} for t in ids}
     times: list[tuple[float, float]] = []
+    taken_ms: list[float] = []
+    arrived_ms: list[float] = []
+    first: dict[tuple[str, int, int], float] = {}
+    for when, topic, payload in arrivals:
+        if topic.endswith("/events"):
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                body = json.loads(payload)
+                first.setdefault((body["table"], body["game"], body["seq"]), when)
     late: list[float] = []
     for tbl, game, seq, inp, at, rec in conn.execute(
         "SELECT tbl, game, seq, input, at, received FROM events"
     ):
         stored.setdefault(tbl, {})[(game, seq)] = str(sorted(json.loads(inp).items()))
+        notices = committed.get(tbl, [])
+        i = bisect.bisect_left(notices, rec)
+        done_at = notices[i] if i < len(notices) else rec  # (stored after the last notice)
         broker_down = any(a - 1.0 <= at <= b + 1.0 for a, b in down)
         cut = tbl == cut_id and plan["cut"] - 1.0 <= at <= plan["uncut"] + 1.0
         if broker_down or cut:
-            late.append(rec - at)
+            late.append(done_at - at)
         else:
-            times.append((at, rec))
+            times.append((at, done_at))
+            taken_ms.append((rec - at) * 1000)
+            if (tbl, game, seq) in first:
+                arrived_ms.append((first[(tbl, game, seq)] - at) * 1000)
     keys = conn.execute("SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) "
                         "FROM events").fetchone()
     conn.close()
@@ -326,10 +451,10 @@ def run(args: argparse.Namespace) -> int:
             elif got != v:
                 differ += 1
     extra = sum(len(set(stored[t]) - set(want[t])) for t in ids)
-    store_ms = [(rec - at) * 1000 for at, rec in times]
+    store_ms = [(done - at) * 1000 for at, done in times]
     dash_ms = []
-    for at, rec in times:
-        i = bisect.bisect_left(flushes, rec)
+    for at, done in times:
+        i = bisect.bisect_left(flushes, done)
         if i < len(flushes):
             dash_ms.append((flushes[i] - at) * 1000)
 
@@ -338,9 +463,18 @@ def run(args: argparse.Namespace) -> int:
     mosq = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout
     print(f"{mosq.splitlines()[0] if mosq else 'mosquitto'}; paho-mqtt {version('paho-mqtt')}")
     print(f"events logged: {total} at {args.tables} tables in {played:.1f} s "
-          f"({total / played:.0f} events/s); all in the director's store after {drained:.1f} s")
-    print(f"messages the director took: {received} ({received / drained:.0f} per second)")
+          f"({total / played:.0f} events/s, {args.tables / interval:.0f} asked); "
+          f"all in the director's store after {drained:.1f} s")
+    print(f"messages the director took: {received} ({received / drained:.0f} per second), "
+          f"in {batches} transactions ({received / max(1, batches):.1f} messages each)")
+    print(f"CPU seconds: the director's process {director_cpu:.0f}"
+          f"{' (tables included)' if not procs else ''}, "
+          f"{'the tables ' + format(tables_cpu, '.0f') + ', ' if procs else ''}"
+          f"mosquitto {mosq_cpu:.0f}, over {drained:.0f} s of wall time "
+          f"on {os.cpu_count()} CPUs")
     print("latency, event logged at the table ->")
+    print(line("paho hands it to the director     ", arrived_ms))
+    print(line("the director's writer stores it   ", taken_ms))
     print(line("the director's store holds it     ", store_ms))
     print(line("the dashboard's snapshot published", dash_ms))
     if late:
@@ -364,6 +498,8 @@ def main() -> None:
     ap.add_argument("--cut-minutes", type=float, default=10.0, help="game minutes cut off")
     ap.add_argument("--down", type=float, default=3.0, help="wall seconds the broker is down")
     ap.add_argument("--drain", type=float, default=180.0, help="wall seconds to wait at the end")
+    ap.add_argument("--procs", type=int, default=4,
+                    help="worker processes playing the tables (0: in the director's process)")
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
     args = ap.parse_args()
     if args.quick:

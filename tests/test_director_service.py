@@ -289,3 +289,128 @@ def test_the_director_carries_on_after_the_broker_restarts(
     assert [e["seq"] for e in service.store.events(TABLE, 1)] == [m["seq"] for m in messages]
     table.loop_stop()
     table.disconnect()
+
+
+# --- batching: many messages in one transaction, acknowledged only once committed -----
+
+
+def publish_all(c: mqtt.Client, items: list[tuple[str, bytes]]) -> None:
+    """Publish every (topic, payload) at once (QoS 1), then wait for the broker's acks."""
+    infos = [c.publish(t, p, qos=1) for t, p in items]
+    for info in infos:
+        info.wait_for_publish(WAIT)
+
+
+def event_payloads(messages: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
+    return [(topic("events"), json.dumps(m).encode()) for m in messages]
+
+
+def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_out(
+    service: DirectorService, broker: Mosquitto
+) -> None:
+    """The writer is held (the test holds the store's lock) while the broker delivers a
+    burst: what the writer had taken waits at the store, the rest queue up; released,
+    they are committed together, the bad ones (not JSON, an input the rules do not know) taken
+    back alone and logged, every other one stored once, in order, and each table's
+    listeners told once for the batch."""
+    messages, _ = real_game()
+    good = messages[:9]  # with the bad ones, within the broker's 20 messages in flight
+    bad_event = dict(messages[9], input={"event": "nonsense"})
+    burst = [
+        *event_payloads(good[:4]),
+        (topic("events"), b"{not json"),
+        (topic("events"), json.dumps(bad_event).encode()),
+        *event_payloads(good[4:]),
+    ]
+    changes: list[tuple[str, str]] = []
+    service.listen(lambda what, t: changes.append((what, t)))
+    table = client(broker, "table-burst")
+    store = service.store
+    with store._lock:  # the writer cannot begin its transaction
+        publish_all(table, burst)
+        wait_until("the burst at the director", lambda: service.arrived == len(burst))
+        assert service.received == 0 and store.count_events() == 0
+    wait_until("the burst stored and acknowledged", lambda: service.batched == len(burst))
+    # The writer had taken what was waiting when it began (at least the first message);
+    # everything that came while it waited went into its next transaction.
+    assert service.batches <= 2
+    assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in good]
+    assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in good]
+    assert changes.count(("event", TABLE)) == service.batches  # once a batch, not a message
+    assert service.marks(TABLE) == {1: good[-1]["seq"]}
+    # Every message of the burst was acknowledged, the bad ones too: the director comes
+    # back and gets only what is sent after (a message is delivered in order, so once
+    # the next one is stored nothing of the burst is coming again).
+    service.stop()
+    service.start()
+    assert service.connected.wait(WAIT)
+    publish(table, topic("events"), messages[9])
+    wait_until("the next event", lambda: store.count_events() == len(good) + 1)
+    wait_until("it counted", lambda: service.received >= len(burst) + 1)
+    assert service.received == len(burst) + 1  # and nothing of the burst again
+    table.loop_stop()
+    table.disconnect()
+
+
+CRASHING_DIRECTOR = """
+import sys, threading
+from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.store import DirectorStore
+
+def stuck(self, batch):  # the process is killed while the batch is being stored
+    print("taken", len(batch), self._inbox.qsize(), flush=True)
+    threading.Event().wait()
+
+DirectorService._store_all = stuck
+svc = DirectorService(DirectorStore(sys.argv[1]),
+                      BrokerConfig(port=int(sys.argv[2]), client_id="director-crash"),
+                      prefix=sys.argv[3])
+svc.start()
+svc.connected.wait(30)
+print("subscribed", flush=True)
+threading.Event().wait()
+"""
+
+
+def test_the_director_killed_before_its_commit_loses_nothing(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    """A director process killed (SIGKILL) with messages received and not yet committed:
+    it had not acknowledged them, so the broker delivers them again to the next one."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "director.sqlite"
+    DirectorStore(path).close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", CRASHING_DIRECTOR, str(path), str(broker.port), PREFIX],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    messages, _ = real_game()
+    table = client(broker, "table-crash")
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().split() == ["subscribed"]
+        publish_all(table, event_payloads(messages))  # the broker holds them all
+        taken = child.stdout.readline().split()
+        assert taken[0] == "taken" and int(taken[1]) >= 1
+    finally:
+        child.kill()
+        child.wait(WAIT)
+    store = DirectorStore(path)
+    assert store.count_events() == 0  # nothing was committed
+    svc = DirectorService(
+        store, BrokerConfig(port=broker.port, client_id="director-crash"), prefix=PREFIX
+    )
+    svc.start()
+    try:
+        wait_until("every event, after the crash", lambda: store.count_events() == len(messages))
+        assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in messages]
+        assert svc.marks(TABLE) == {1: messages[-1]["seq"]}
+    finally:
+        svc.stop()
+        store.close()
+        table.loop_stop()
+        table.disconnect()

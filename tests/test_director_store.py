@@ -157,6 +157,39 @@ def test_a_message_that_cannot_be_read_is_refused_with_words(store: DirectorStor
     assert store.count_events() == 0
 
 
+def test_a_batch_is_one_transaction_and_a_bad_message_is_taken_back_alone(
+    store: DirectorStore,
+) -> None:
+    """``batch``: many messages, one commit. A message refused before it is written, or
+    one that fails half written (a status whose interval is not a number: its table row
+    and history are written first), is taken back alone; the others are stored, and the
+    counts, games and projection follow the commit, not what was rolled back."""
+    messages, _ = real_game()
+    bad = dict(messages[3], input={"event": "nonsense"})
+    results = store.add_events([*messages[:3], bad, *messages[3:6]])
+    assert isinstance(results[3], StoreError) and "nonsense" in str(results[3])
+    assert [r for i, r in enumerate(results) if i != 3] == [(True, [])] * 6
+    store.projection(TABLE, 1)  # kept from here on, advanced as events commit
+    with store.batch():
+        with pytest.raises(sqlite3.Error):
+            store.add_status({"table": "t2", "online": True, "at": 1.0, "every": {"no": 1}})
+        for m in messages[6:]:
+            store.add_event(m)
+        assert store.projection(TABLE, 1).applied == 6  # not over rows not yet committed
+    assert store.count_events() == len(messages)
+    assert store.event_counts() == {TABLE: len(messages)}
+    assert [t["table"] for t in store.tables()] == [TABLE]  # t2's half-write taken back
+    assert store.status_history("t2") == []
+    assert store.projection(TABLE, 1).applied == len(messages)
+    assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+    # An exception out of the block takes everything in it back.
+    with pytest.raises(RuntimeError), store.batch():
+        store.add_event({**messages[0], "game": 2})
+        raise RuntimeError("the disk failed")
+    assert store.games(TABLE) == [1] and store.event_counts() == {TABLE: len(messages)}
+    assert store.events(TABLE, 2) == []
+
+
 def test_evidence_is_kept(store: DirectorStore) -> None:
     _, images = real_game()
     (game, seq), png = next(iter(images.items()))

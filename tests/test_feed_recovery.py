@@ -224,6 +224,75 @@ def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
         svc.stop()
 
 
+DIRECTOR_PROCESS = """
+import sys, time
+from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.store import DirectorStore
+path, port, password, prefix = sys.argv[1:]
+store_all = DirectorService._store_all
+
+def slow(self, batch):  # a slow disk: messages wait in the director's queue
+    time.sleep(0.05)
+    return store_all(self, batch)
+
+DirectorService._store_all = slow
+config = BrokerConfig(host="127.0.0.1", port=int(port), username="director",
+                      password=password, client_id="director-recovery")
+svc = DirectorService(DirectorStore(path), config, prefix=prefix, mark_every=0.1,
+                      mark_refresh=0.5)
+svc.start()
+svc.connected.wait(30)
+while True:  # how many messages it has stored and acknowledged, until it is killed
+    print(svc.batched, flush=True)
+    time.sleep(0.01)
+"""
+
+
+def test_the_director_process_killed_mid_stream_loses_nothing(event: Event) -> None:
+    """The director's own process killed -9 while tables play at full speed, its store
+    slow (50 ms a batch) so that messages wait in its queue, whatever it was doing
+    (messages received, a batch half stored, acknowledgements on their way): what it
+    had not committed it had not acknowledged, so the broker delivers it again to the
+    next director (its persistent session); what it had, is stored once. The broker
+    alone makes up for the kill: no table has to resend from the director's mark."""
+    path = event.store.path
+    child = subprocess.Popen(
+        [sys.executable, "-c", DIRECTOR_PROCESS, str(path), str(event.broker.port),
+         event.passwords["director"], TOPICS.prefix],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    tables: list[Playing] = []
+    svc: DirectorService | None = None
+    try:
+        assert child.stdout is not None
+        assert int(child.stdout.readline()) >= 0  # it runs
+        tables = [
+            Playing(event.folder / f"{t}.sqlite", event.settings(t), seed=i + 20).start()
+            for i, t in enumerate(TABLES)
+        ]
+        for line in child.stdout:
+            if int(line) >= 150:  # mid-stream
+                break
+        child.kill()
+        child.wait(WAIT)
+        for p in tables:
+            p.until(30)  # the tables play on without a director
+        svc = event.director()
+        for p in tables:
+            p.until(30)
+            p.pause()
+        for p in tables:
+            every_event_once(event.store, p.pub.settings.table, p.path)
+        assert [p.pub.resends for p in tables] == [0, 0]
+    finally:
+        if child.poll() is None:
+            child.kill()
+        for p in tables:
+            p.stop()
+        if svc is not None:
+            svc.stop()
+
+
 class Proxy:
     """A TCP relay the test can cut (every connection closed, the port refusing) and
     restore: the table's network."""

@@ -2,9 +2,13 @@
 
 One paho-mqtt client in its own network thread, QoS 1, a persistent session
 (``clean_session=False`` and a fixed client id): while the director is stopped the
-broker keeps its messages, and sends them when it comes back. A message is committed
-to the store inside the callback, before paho acknowledges it, so the broker forgets
-only what the store holds; a message sent twice is stored once (docs/director.md).
+broker keeps its messages, and sends them when it comes back. The network thread only
+queues what arrives; one writer thread stores everything waiting (up to ``batch_max``
+messages) in one transaction, one fsync, and only then acknowledges each message to
+the broker (paho's ``manual_ack``), so the broker forgets only what the store holds
+however many messages share a commit; a message sent twice is stored once
+(docs/director.md). A commit (an fsync) for each message alone was half the director's
+time per message when profiled, and it ran in paho's thread, holding up the reading.
 
 Each table's ``received`` mark (retained; docs/feed.md, "Delivery") tells it what the
 store holds: per game, the highest seq held with every seq before it. The table keeps
@@ -24,7 +28,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import queue
 import socket
+import sqlite3
 import threading
 import time
 import uuid
@@ -44,12 +50,37 @@ from table_controller.seats import Team
 
 RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 Listener = Callable[[str, str], None]  # (what changed: "event"|"status"|"alert"|"ack", table)
+BATCH_MAX = 500  # messages in one transaction at most (the broker's in-flight window is less)
+RETRY = 1.0  # seconds between tries when the store cannot commit
 
 log = logging.getLogger(__name__)
 
 
 class RulingError(ValueError):
     """A ruling that cannot be made as asked: what is missing and what to do."""
+
+
+@dataclass(frozen=True)
+class _Inbound:
+    """A message as paho handed it over, waiting for the writer. ``session`` is the
+    connection it came on: its PUBACK goes out on that connection or not at all (a
+    message id means another message on the next one; the broker resends it there)."""
+
+    topic: str
+    payload: bytes
+    mid: int
+    qos: int
+    session: int
+
+
+@dataclass
+class _Outcome:
+    """What a batch changed, applied once it is committed: the events stored (in order,
+    for the marks) and what to tell the listeners (once per kind and table)."""
+
+    stored: list[tuple[str, int, int]]
+    tell: dict[tuple[str, str], None]
+    taken: int = 0  # messages for the director (counted once committed: a retry is not)
 
 
 @dataclass(frozen=True)
@@ -66,8 +97,9 @@ class BrokerConfig:
 
 
 class DirectorService:
-    """Subscribes to every table of the event under ``prefix``; ``on_change`` hears of
-    every change (in the MQTT thread: hand it over, never block)."""
+    """Subscribes to every table of the event under ``prefix``; a listener hears of
+    every change, once per batch for each kind of change and table, after the commit
+    (in the director's writer thread: hand it over, never block)."""
 
     def __init__(
         self,
@@ -80,6 +112,7 @@ class DirectorService:
         silent_check: float = 1.0,
         mark_every: float = 0.5,
         mark_refresh: float = 5.0,
+        batch_max: int = BATCH_MAX,
     ) -> None:
         self.store = store
         self.broker = broker
@@ -90,7 +123,15 @@ class DirectorService:
         self._listeners: list[Listener] = []
         self.connected = threading.Event()
         self.problem: str | None = None  # the broker's last refusal or loss, in words
+        self.arrived = 0  # messages paho handed over (stored or not yet: ``received``)
         self.received = 0
+        self.batches = 0  # transactions the writer committed, acknowledged and told
+        self.batched = 0  # the messages in them
+        self._batch_max = max(1, batch_max)
+        self._inbox: queue.Queue[_Inbound | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._session = 0  # the connection's number: +1 at every connect and loss
+        self._ack_lock = threading.Lock()
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
         self._sub_mid: tuple[Any, int | None] = (0, None)
@@ -110,6 +151,7 @@ class DirectorService:
             client_id=self.broker.client_id,
             clean_session=False,
             protocol=mqtt.MQTTv311,
+            manual_ack=True,  # acknowledged by the writer, once the store has committed
         )
         if self.broker.username is not None:
             c.username_pw_set(self.broker.username, self.broker.password)
@@ -131,18 +173,31 @@ class DirectorService:
 
     def start(self) -> None:
         """Connect (in the background: a broker that is down is retried until it is up)."""
+        self._stop.clear()
+        self._inbox = queue.Queue()
+        self._writer = threading.Thread(target=self._write, daemon=True, name="director-writer")
+        self._writer.start()
         self._client.connect_async(self.broker.host, self.broker.port, self.broker.keepalive)
         self._client.loop_start()
-        self._stop.clear()
         self._timer = threading.Thread(
             target=self._watch_silence, daemon=True, name="director-silence"
         )
         self._timer.start()
 
     def stop(self) -> None:
+        """Disconnect, then store what was already taken (not acknowledged any more: the
+        connection is gone, so the broker sends it again next time, stored once)."""
         self._stop.set()
+        with self._ack_lock:
+            self._session += 1
         self._client.disconnect()
         self._client.loop_stop()
+        if self._writer is not None:
+            self._inbox.put(None)
+            self._writer.join(timeout=30)
+            if self._writer.is_alive():
+                log.error("the director's writer did not finish storing within 30 s")
+            self._writer = None
         if self._timer is not None:
             self._timer.join(timeout=5)
         self.connected.clear()
@@ -255,6 +310,8 @@ class DirectorService:
             log.error(self.problem)
             return
         self.problem = None
+        with self._ack_lock:
+            self._session += 1
         base = f"{self.prefix}/tables/+"
         self._sub_mid = client.subscribe(
             [
@@ -284,6 +341,8 @@ class DirectorService:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         self.connected.clear()
+        with self._ack_lock:
+            self._session += 1  # what is not yet acknowledged comes again on the next one
         if not self._stop.is_set():
             self.problem = (
                 f"lost the broker at {self.broker.host}:{self.broker.port} ({reason}); "
@@ -292,27 +351,119 @@ class DirectorService:
             log.warning(self.problem)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        try:
-            self.handle(msg.topic, bytes(msg.payload))
-        except Exception:
-            # The message is acknowledged all the same, or the broker would resend it
-            # for ever; it is logged with its topic for the director's technician.
-            log.exception("a message on %s could not be stored", msg.topic)
+        # Only queued here: paho's thread goes on reading while the writer commits.
+        with self._ack_lock:
+            session = self._session
+        self.arrived += 1
+        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session))
+
+    # --- the writer -------------------------------------------------------------------
+
+    def _write(self) -> None:
+        """The writer thread: whatever is waiting (up to ``batch_max``) in one
+        transaction, then its acks, marks and listeners; until stop() (what was queued
+        before it is stored first)."""
+        inbox = self._inbox
+        while True:
+            first = inbox.get()
+            if first is None:
+                return
+            batch = [first]
+            last = False
+            while len(batch) < self._batch_max:
+                try:
+                    item = inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    last = True
+                    break
+                batch.append(item)
+            try:
+                self._store_batch(batch)
+            except Exception:
+                log.exception("the director's writer failed on a batch of %d", len(batch))
+            if last:
+                return
+
+    def _store_batch(self, batch: list[_Inbound]) -> None:
+        """Store ``batch`` in one transaction, retried while the store cannot commit
+        (nothing is acknowledged until it has: the broker keeps it); then acknowledge
+        each message on the connection it came on, move the marks, tell the listeners."""
+        while True:
+            try:
+                outcome = self._store_all(batch)
+                break
+            except sqlite3.Error as exc:
+                log.error(
+                    "the director's store could not commit %d messages (%s): none is "
+                    "acknowledged, so the broker keeps them; check the disk the store is "
+                    "on (free space, permissions). Trying again in %g s",
+                    len(batch),
+                    exc,
+                    RETRY,
+                )
+                if self._stop.wait(RETRY):
+                    return  # stopped: the broker sends them again next time
+        with self._ack_lock:
+            for m in batch:
+                if m.qos > 0 and m.session == self._session:
+                    self._client.ack(m.mid, m.qos)
+        self._apply(outcome)
+        self.batched += len(batch)  # last: a batch counted is acknowledged and told
+        self.batches += 1
+
+    def _store_all(self, batch: list[_Inbound]) -> _Outcome:
+        """One transaction. A message that cannot be stored is taken back alone, logged
+        with its topic and acknowledged all the same (else the broker would resend it
+        for ever); the store failing (sqlite3.OperationalError: the disk, a lock) takes
+        the whole batch back, to be tried again."""
+        outcome = _Outcome([], {})
+        with self.store.batch():
+            for m in batch:
+                try:
+                    self._take(m.topic, m.payload, outcome)
+                except sqlite3.OperationalError:
+                    raise
+                except Exception:
+                    log.exception("a message on %s could not be stored", m.topic)
+        return outcome
+
+    def _apply(self, outcome: _Outcome) -> None:
+        """After the commit: the marks move over what was stored, the listeners hear."""
+        self.received += outcome.taken
+        for table, game, seq in outcome.stored:
+            self._note(table, game, seq)
+        for what, table in outcome.tell:
+            self._tell(what, table)
 
     # --- messages ---------------------------------------------------------------------
 
     def handle(self, topic: str, payload: bytes) -> None:
-        """Store one message from the broker and tell the listeners."""
+        """Store one message from the broker (its own transaction) and tell the
+        listeners; raises ``StoreError`` for a message that cannot be stored."""
+        outcome = _Outcome([], {})
+        self._take(topic, payload, outcome)
+        self._apply(outcome)
+
+    def handle_batch(self, messages_: list[tuple[str, bytes]]) -> None:
+        """Store many (topic, payload) messages in one transaction, as the writer does
+        (a bad one logged and skipped), then tell the listeners once per table."""
+        self._apply(self._store_all([_Inbound(t, p, 0, 0, -1) for t, p in messages_]))
+
+    def _take(self, topic: str, payload: bytes, outcome: _Outcome) -> None:
+        """Store one message; what it changed goes into ``outcome``, for after the commit."""
+        tell = outcome.tell
         rest = topic[len(self.prefix) + 1 :] if topic.startswith(self.prefix + "/") else ""
         parts = rest.split("/")
         if len(parts) < 3 or parts[0] != "tables":
             log.warning("a message on %s is not for the director; ignored", topic)
             return
         table, kind = parts[1], parts[2]
-        self.received += 1
+        outcome.taken += 1
         if kind == "evidence" and len(parts) == 5:
             self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload))
-            self._tell("evidence", table)
+            tell[("evidence", table)] = None
             return
         if not payload:
             return  # a retained message cleared
@@ -327,19 +478,19 @@ class DirectorService:
         body.setdefault("table", table)
         if kind == "events":
             new, alerts = self.store.add_event(body)
-            self._note(table, int(body["game"]), int(body["seq"]))
+            outcome.stored.append((table, int(body["game"]), int(body["seq"])))
             if new:
-                self._tell("event", table)
+                tell[("event", table)] = None
             if alerts:
-                self._tell("alert", table)
+                tell[("alert", table)] = None
         elif kind == "status":
             alerts = self.store.add_status(body)
-            self._tell("status", table)
+            tell[("status", table)] = None
             if alerts:
-                self._tell("alert", table)
+                tell[("alert", table)] = None
         elif kind == "acks":
             self.store.add_ack(body)
-            self._tell("ack", table)
+            tell[("ack", table)] = None
 
     def _tell(self, what: str, table: str) -> None:
         for listener in list(self._listeners):

@@ -2,16 +2,19 @@
 
 An event is keyed by (table, game, seq) and written with INSERT OR IGNORE, so a message
 the broker delivers twice (QoS 1 redelivers whatever was not acknowledged) is counted
-once, whatever the order. Each message is committed before the subscriber returns, so
-the broker only forgets a message the store already holds. Alerts are raised here, as
-the messages are stored, with a unique key each, so a redelivered message never raises
-an alert twice. Rulings and every director action go to an append-only audit log
-(triggers refuse UPDATE and DELETE). A table's game is never stored as a state: it is
-the replay of its stored input events under its rules (``projection``).
+once, whatever the order. The subscriber stores what arrives in batches (``batch``:
+one transaction, one fsync, for up to hundreds of messages) and acknowledges each
+message to the broker only after its batch committed, so the broker only forgets a
+message the store already holds. Alerts are raised here, as the messages are stored,
+with a unique key each, so a redelivered message never raises an alert twice. Rulings
+and every director action go to an append-only audit log (triggers refuse UPDATE and
+DELETE). A table's game is never stored as a state: it is the replay of its stored
+input events under its rules (``projection``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -19,7 +22,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,7 +113,7 @@ def _hash(password: str, salt: bytes) -> bytes:
 
 class DirectorStore:
     """One event's store. Safe to share between threads (one connection, one lock):
-    the MQTT thread writes, the web server reads."""
+    the director's writer thread writes, the web server reads."""
 
     def __init__(
         self,
@@ -130,6 +133,10 @@ class DirectorStore:
         self._clock = clock
         self._lock = threading.RLock()
         self._projections: dict[tuple[str, int], Projection] = {}
+        # While a batch is open: its new events' (table, game), for after the commit.
+        self._batch: list[tuple[str, int]] | None = None
+        self._games: dict[str, list[int]] = {}  # each table's games, as committed
+        self._counts: dict[str, int] | None = None  # each table's events, as committed
         try:
             self._conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=5
@@ -158,7 +165,19 @@ class DirectorStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write: its own transaction, or inside an open ``batch()`` a savepoint, so
+        a write that fails takes back only itself and the rest of the batch commits."""
         with self._lock:
+            if self._batch is not None:
+                self._conn.execute("SAVEPOINT one")
+                try:
+                    yield self._conn
+                except BaseException:
+                    self._conn.execute("ROLLBACK TO one")
+                    self._conn.execute("RELEASE one")
+                    raise
+                self._conn.execute("RELEASE one")
+                return
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -166,6 +185,40 @@ class DirectorStore:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every write inside is one transaction: one commit (one fsync) for many
+        messages, which is what lets the director keep up with a room of tables at
+        speed. Each write is a savepoint of its own, so one that fails (a bad message)
+        is taken back alone; an exception out of the block takes back everything.
+
+        The projections advance after the commit (never over rows that might yet be
+        rolled back), once per game however many of its events the batch held. The
+        store's lock is held throughout: other threads' reads wait for the commit."""
+        with self._lock:
+            if self._batch is not None:  # nested: part of the batch already open
+                yield
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._batch = []
+            try:
+                yield
+            except BaseException:
+                self._batch = None
+                self._conn.execute("ROLLBACK")
+                raise
+            try:
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._batch = None
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                raise
+            new, self._batch = self._batch, None
+            self._count(new)
+            for table, game in dict.fromkeys(new):  # each game once, in order
+                self._advance(table, game)
 
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
@@ -190,40 +243,56 @@ class DirectorStore:
             raise StoreError(f"an event message has game {game}, seq {seq}: both start at 1")
         now = self._clock()
         raised: list[int] = []
-        with self._tx() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    table,
-                    game,
-                    seq,
-                    at,
-                    str(msg.get("source", "")),
-                    json.dumps(inp, sort_keys=True),
-                    json.dumps(outputs, sort_keys=True),
-                    msg.get("hand"),
-                    1 if msg.get("evidence") else 0,
-                    now,
-                ),
-            )
-            if cur.rowcount == 0:
-                return False, []
-            self._seen(conn, table, now)
-            for kind, text in _event_alerts(inp, outputs):
-                alert = self._alert(
-                    conn,
-                    f"{kind}:{table}:{game}:{seq}:{len(raised)}",
-                    kind,
-                    table,
-                    text,
-                    at,
-                    game=game,
-                    seq=seq,
+        with self._lock:  # the commit and what follows it, with no reader in between
+            with self._tx() as conn:
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        table,
+                        game,
+                        seq,
+                        at,
+                        str(msg.get("source", "")),
+                        json.dumps(inp, sort_keys=True),
+                        json.dumps(outputs, sort_keys=True),
+                        msg.get("hand"),
+                        1 if msg.get("evidence") else 0,
+                        now,
+                    ),
                 )
-                if alert is not None:
-                    raised.append(alert)
-        self._advance(table, game)
-        return True, raised
+                if cur.rowcount == 0:
+                    return False, []
+                self._seen(conn, table, now)
+                for kind, text in _event_alerts(inp, outputs):
+                    alert = self._alert(
+                        conn,
+                        f"{kind}:{table}:{game}:{seq}:{len(raised)}",
+                        kind,
+                        table,
+                        text,
+                        at,
+                        game=game,
+                        seq=seq,
+                    )
+                    if alert is not None:
+                        raised.append(alert)
+            self._committed(table, game)
+            return True, raised
+
+    def add_events(
+        self, msgs: Iterable[Mapping[str, Any]]
+    ) -> list[tuple[bool, list[int]] | StoreError]:
+        """Store many ``events`` messages in one transaction (``batch``): for each, in
+        order, what ``add_event`` returns, or the ``StoreError`` that says why it could
+        not be stored (a bad message does not stop the others)."""
+        out: list[tuple[bool, list[int]] | StoreError] = []
+        with self.batch():
+            for msg in msgs:
+                try:
+                    out.append(self.add_event(msg))
+                except StoreError as exc:
+                    out.append(exc)
+        return out
 
     def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
         with self._tx() as conn:
@@ -439,19 +508,38 @@ class DirectorStore:
         return out
 
     def event_counts(self) -> dict[str, int]:
-        """How many events each table has sent (the dashboard redraws a table on change)."""
-        return {t: n for t, n in self._rows("SELECT tbl, count(*) FROM events GROUP BY tbl")}
+        """How many events each table has sent (the dashboard redraws a table on change).
+        Counted once, then kept as events commit: the count reads every event stored."""
+        with self._lock:
+            if self._counts is None:
+                counts = {
+                    t: n for t, n in self._rows("SELECT tbl, count(*) FROM events GROUP BY tbl")
+                }
+                if self._batch is not None:  # it may hold rows not yet committed
+                    return counts
+                self._counts = counts
+            return dict(self._counts)
 
     def count_events(self) -> int:
         return int(self._rows("SELECT count(*) FROM events")[0][0])
 
     def games(self, table: str) -> list[int]:
-        return [
-            r[0]
-            for r in self._rows(
-                "SELECT DISTINCT game FROM events WHERE tbl = ? ORDER BY game", (table,)
-            )
-        ]
+        """The table's games, in order. Kept in memory once read, as events commit (this
+        store being its file's one writer): the dashboard asks for every table's on every
+        snapshot, and the query reads every event the table has sent."""
+        with self._lock:
+            games = self._games.get(table)
+            if games is None:
+                games = [
+                    r[0]
+                    for r in self._rows(
+                        "SELECT DISTINCT game FROM events WHERE tbl = ? ORDER BY game", (table,)
+                    )
+                ]
+                if self._batch is not None:  # it may hold rows not yet committed
+                    return games
+                self._games[table] = games
+            return list(games)
 
     def evidence(self, table: str, game: int, seq: int) -> bytes | None:
         rows = self._rows(
@@ -491,18 +579,42 @@ class DirectorStore:
 
     def projection(self, table: str, game: int) -> Projection:
         """The game replayed from its stored events, seq 1 up to the first one missing
-        (kept and advanced as events arrive, so a dashboard read costs nothing)."""
+        (kept and advanced as events commit, so a dashboard read costs nothing: replayed
+        here only when first asked for)."""
         with self._lock:
             proj = self._projections.get((table, game))
             if proj is None:
                 name, options = self.rules_of(table)
                 proj = Projection(table, game, Game(preset(name, options)))
                 self._projections[(table, game)] = proj
-            self._advance(table, game)
+                self._advance(table, game)
             return proj
+
+    def _committed(self, table: str, game: int) -> None:
+        """A new event of ``game`` is committed (in an open batch: once it commits): the
+        counts, the table's games and the game's projection follow."""
+        with self._lock:
+            if self._batch is not None:
+                self._batch.append((table, game))
+                return
+            self._count([(table, game)])
+            self._advance(table, game)
+
+    def _count(self, new: list[tuple[str, int]]) -> None:
+        """New events committed: the counts and games kept in memory follow."""
+        counts = self._counts
+        for table, game in new:
+            if counts is not None:
+                counts[table] = counts.get(table, 0) + 1
+            games = self._games.get(table)
+            if games is not None and game not in games:
+                self._games[table] = sorted([*games, game])
 
     def _advance(self, table: str, game: int) -> None:
         with self._lock:
+            if self._batch is not None:  # not over uncommitted rows: after the commit
+                self._batch.append((table, game))
+                return
             proj = self._projections.get((table, game))
             if proj is None or proj.problem is not None:
                 return
