@@ -404,6 +404,16 @@ class DirectorPage:
 
     # --- changes (login required) -------------------------------------------------------
 
+    async def _form(self, request: Request) -> tuple[str, dict[str, Any]] | Response:
+        """A logged-in director's form: (who, the JSON body), or the refusal to send."""
+        who = self._needs_login(request)
+        if isinstance(who, Response):
+            return who
+        body = await _json(request)
+        if isinstance(body, Response):
+            return body
+        return who, body
+
     def _needs_login(self, request: Request) -> str | Response:
         who = self._director(request)
         if who is None:
@@ -415,12 +425,10 @@ class DirectorPage:
         return who
 
     async def _alert(self, request: Request) -> Response:
-        who = self._needs_login(request)
-        if isinstance(who, Response):
-            return who
-        body = await _json(request)
-        if isinstance(body, Response):
-            return body
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        who, body = form
         try:
             self.store.set_alert(
                 request.path_params["alert"],
@@ -434,12 +442,10 @@ class DirectorPage:
         return JSONResponse({"ok": True})
 
     async def _ruling(self, request: Request) -> Response:
-        who = self._needs_login(request)
-        if isinstance(who, Response):
-            return who
-        body = await _json(request)
-        if isinstance(body, Response):
-            return body
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        who, body = form
         if self.service is None:
             return _problem(
                 503,
@@ -483,12 +489,10 @@ class DirectorPage:
         return JSONResponse(self.admin.summary())
 
     async def _event_change(self, request: Request) -> Response:
-        who = self._needs_login(request)
-        if isinstance(who, Response):
-            return who
-        body = await _json(request)
-        if isinstance(body, Response):
-            return body
+        form = await self._form(request)
+        if isinstance(form, Response):
+            return form
+        who, body = form
         action = request.path_params["action"]
         reason = str(body.get("reason") or "").strip() or None
         admin = self.admin

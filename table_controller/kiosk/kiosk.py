@@ -54,7 +54,7 @@ from table_controller.rules.events import (
     OutputEvent,
 )
 from table_controller.rules.game import Game
-from table_controller.rules.hand import Phase
+from table_controller.rules.hand import HAND_PHASES, Phase
 from table_controller.rules.presets import Rules, Variant
 from table_controller.seats import SEATS, Seat
 from table_controller.table.app import Refusal, Table, _Input
@@ -75,14 +75,6 @@ COVER_FIX = (
 DARK_LEVEL = 40.0  # a frame's mean brightness below this, and ...
 BLANK_SPREAD = 12.0  # ... its spread below this: the lens is covered
 BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
-_BOT_PHASES = (
-    Phase.BIDDING,
-    Phase.CHOOSING_REMEDY,
-    Phase.NAMING_TRUMP,
-    Phase.DISCARDING,
-    Phase.EXCHANGING,
-    Phase.PLAYING,
-)
 
 
 class KioskError(ValueError):
@@ -502,7 +494,7 @@ class KioskTable(Table):
 
     def _bot_to_act(self) -> Seat | None:
         game = self.game
-        if game.phase not in _BOT_PHASES:
+        if game.phase not in HAND_PHASES:  # no decision for a bot to make
             return None
         seat = game.to_act
         hand = game.hand

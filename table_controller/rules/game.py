@@ -89,6 +89,7 @@ from table_controller.rules.events import (
     wrong_field,
 )
 from table_controller.rules.hand import (
+    HAND_PHASES,
     NEXT,
     OUT_OF_PLAY,
     HandState,
@@ -108,16 +109,6 @@ from table_controller.rules.presets import (
 from table_controller.rules.renege import Proof, check_play
 from table_controller.seats import SEATS, Seat, Team
 
-_HAND_PHASES = frozenset(
-    {
-        Phase.BIDDING,
-        Phase.CHOOSING_REMEDY,
-        Phase.NAMING_TRUMP,
-        Phase.DISCARDING,
-        Phase.EXCHANGING,
-        Phase.PLAYING,
-    }
-)
 _HOW = {
     FirstDealer.CHOSEN: HowChosen.CHOSEN,
     FirstDealer.HIGH_CUT: HowChosen.HIGH_CUT,
@@ -1416,13 +1407,13 @@ class Game:
             raise WrongPhase(f"{_name(ev)} does not fit now", self.expecting())
         hand = self.hand
         if hand is None:
-            if phase in _HAND_PHASES:  # pragma: no cover - the phases keep a hand
+            if phase in HAND_PHASES:  # pragma: no cover - the phases keep a hand
                 raise WrongPhase("no hand is being played", self.expecting())
             return _NO_HAND
         return hand
 
     def _in_hand(self, ev: InputEvent) -> HandState:
-        if self.phase not in _HAND_PHASES or self.hand is None:
+        if self.phase not in HAND_PHASES or self.hand is None:
             raise WrongPhase(f"{_name(ev)} does not fit now", self.expecting())
         return self.hand
 

@@ -25,6 +25,18 @@ class Phase(Enum):
     OVER = "over"
 
 
+# The phases in which a hand is in play: someone has a decision to make about it.
+HAND_PHASES = frozenset(
+    {
+        Phase.BIDDING,
+        Phase.CHOOSING_REMEDY,
+        Phase.NAMING_TRUMP,
+        Phase.DISCARDING,
+        Phase.EXCHANGING,
+        Phase.PLAYING,
+    }
+)
+
 # Where a card was seen: (kind, seat, trick). Kept as a plain tuple because one is
 # recorded for every card played; ``describe`` puts it in words only for an error.
 Sighting = tuple[str, Seat | None, int]

@@ -54,7 +54,7 @@ from table_controller.rules.events import (
     TrumpCalled,
 )
 from table_controller.rules.game import Game, Phase
-from table_controller.rules.hand import HandState
+from table_controller.rules.hand import HAND_PHASES, HandState
 from table_controller.rules.presets import FirstDealer, Rules, Variant
 from table_controller.seats import SEATS, Seat
 from table_controller.table.strategy import (
@@ -70,14 +70,6 @@ Press = Callable[[Seat, SeatButton], None]
 TurnCube = Callable[[Suit], None]
 Tell = Callable[[InputEvent], None]
 
-_HAND_PHASES = (
-    Phase.BIDDING,
-    Phase.CHOOSING_REMEDY,
-    Phase.NAMING_TRUMP,
-    Phase.DISCARDING,
-    Phase.EXCHANGING,
-    Phase.PLAYING,
-)
 
 
 # --- the trump cube --------------------------------------------------------------------
@@ -234,7 +226,7 @@ class SimulatedPlayers:
             self._choose_dealer(game, frame)
         elif phase is Phase.DEALING:
             self._deal(game, frame)
-        elif phase in _HAND_PHASES:
+        elif phase in HAND_PHASES:
             hand = game.hand
             assert hand is not None
             if self._dealt != (game.game, hand.number):
