@@ -6,6 +6,8 @@ history; a bracket advancing from game results; a restarted director loses nothi
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
 import sqlite3
 import tempfile
 import threading
@@ -30,6 +32,7 @@ def progressive_game(seed: int) -> tuple[dict[str, Any], ...]:
     """A real simulated table playing td-progressive (2 hands a game to keep it short),
     as the feed's event messages."""
     folder = Path(tempfile.mkdtemp(prefix="admin-game-"))
+    atexit.register(shutil.rmtree, folder, True)  # cached for the session, then removed
     data = {
         "table": {"name": "T", "gpio": "mock", "log": "t.sqlite"},
         "camera": {"source": "synthetic"},

@@ -5,7 +5,9 @@ order the broker delivers it; the projection is the replay; alerts, logins, the 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import shutil
 import sqlite3
 import tempfile
 import threading
@@ -70,6 +72,7 @@ def real_game(
 ) -> tuple[list[dict[str, Any]], dict[tuple[int, int], bytes]]:
     """A real simulated table's game (cameras, buttons, rules, log), as feed messages."""
     folder = Path(tempfile.mkdtemp(prefix="director-game-"))
+    atexit.register(shutil.rmtree, folder, True)  # cached for the session, then removed
     config = demo_config(folder)
     table = simulated_table(config, seed=seed, renege=renege, pace=FAST, serve_page=False)
     # On its own thread: the caller may be inside an event loop (Playwright's).
