@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from test_director_store import TABLE
-from test_director_web import ARGS, CHROMIUM, PASSWORD, Served
+from test_director_web import PASSWORD, Served
 
 from table_controller import transcript
 from table_controller.director.public import PublicView
@@ -81,16 +81,6 @@ def test_public_view_is_delayed_and_hides_held_cards(tmp_path: Path) -> None:
     assert view.delay(5.0) == 30.0 and view.delay(60.0) == 60.0
     early = PublicView(store, clock=lambda: messages[0]["at"] - 1).snapshot()
     assert early["tables"] == []
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"these tests need Debian's chromium at {CHROMIUM}: run `make test`")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

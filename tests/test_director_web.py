@@ -22,7 +22,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from mosquitto import free_port
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from test_director_service import PREFIX, WAIT, client, publish, start_broker, topic, wait_until
 from test_director_store import TABLE, real_game
 
@@ -31,18 +31,7 @@ from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PASSWORD = "correct horse battery"
 
 
@@ -123,19 +112,6 @@ class World:
         self.service.stop()
         self.store.close()
         self.broker.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"the dashboard tests need Debian's chromium at {CHROMIUM}: run `make test`"
-            " (it installs it), or `apt-get install chromium`"
-        )
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

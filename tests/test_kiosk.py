@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from table_controller.cards import Card
 from table_controller.devices.seat_lights import SeatLight
@@ -38,9 +38,7 @@ from table_controller.table.config import ConfigError, parse_config
 from table_controller.table.health import Device
 from table_controller.table.log import EventLog
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 GUARD = 90.0  # seconds: only against a hang
 PIN = "4321"
 PIN_HASH = hash_pin(PIN, iterations=1000)
@@ -106,16 +104,6 @@ class Running:
             self.loop.call_soon_threadsafe(self.stop.set)
             self.thread.join(timeout=30)
         self.loop.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"the kiosk tests need Debian's chromium at {CHROMIUM}: `make test`")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser: Browser, url: str) -> Page:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from table_controller import simulate
 from table_controller.cards import Card
@@ -33,18 +33,7 @@ from table_controller.table.health import Device, Health
 from table_controller.table.view import Notice, table_view
 from table_controller.web.server import PageError, Refusal, TablePage
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
 # A tiny valid PNG (1x1, red): what the camera's evidence would be.
 PNG = bytes.fromhex(
@@ -84,19 +73,6 @@ class Inputs:
     async def __call__(self, payload: dict[str, Any]) -> Refusal | None:
         self.received.append(payload)
         return self.refusal
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"the page tests need Debian's chromium at {CHROMIUM}, which is missing: run "
-            "`make test` (it installs it), or `apt-get install chromium`"
-        )
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
