@@ -17,12 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.table.run_cli import _error
+
 DEMO_PIN = "2468"
-
-
-def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
