@@ -12,7 +12,8 @@ process, as the first version of this bench did. What is real and what is simula
   passwords, ACLs) on a loopback port; each table's ``EventLog`` (a SQLite file,
   committed and fsync'd per event) and its ``Publisher`` (its own paho client, outbox,
   director's mark); the director's ``DirectorService``, ``DirectorStore`` (SQLite,
-  synchronous=FULL) and ``DirectorPage`` (the dashboard's snapshots, coalesced 50 ms);
+  synchronous=FULL; or with ``--postgres`` a PostgreSQL server started for the run,
+  fsync on) and ``DirectorPage`` (the dashboard's snapshots, coalesced 50 ms);
 * simulated: the players and the camera. Each table's events are the rules core's legal
   choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
@@ -56,7 +57,6 @@ import random
 import shutil
 import signal
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -73,6 +73,7 @@ from sysinfo import cpu_model, version
 
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
+from table_controller.director.store_db import open_database
 from table_controller.director.web import DirectorPage
 from table_controller.feed import messages
 from table_controller.feed.broker import mosquitto_conf, write_broker_config
@@ -271,7 +272,16 @@ def run(args: argparse.Namespace) -> int:
     relay = Relay(broker.port)
     relay.up()
 
-    store = DirectorStore(folder / "director.sqlite")
+    server = None
+    store_at: str = args.database or str(folder / "director.sqlite")
+    if args.postgres:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        from postgres import Postgres  # the tests' throwaway server, fsync on here
+
+        server = Postgres(fsync=True).start()
+        store_at = server.new_database()
+    store = DirectorStore(store_at)
+    print(f"the director's store: {store.name}", flush=True)
     svc = DirectorService(
         store,
         BrokerConfig(
@@ -412,7 +422,7 @@ def run(args: argparse.Namespace) -> int:
     broker.kill()
 
     missing = differ = 0
-    conn = sqlite3.connect(folder / "director.sqlite")
+    conn = open_database(store_at)
     stored: dict[str, dict[tuple[int, int], str]] = {t: {} for t in ids}
     times: list[tuple[float, float]] = []
     taken_ms: list[float] = []
@@ -426,7 +436,7 @@ def run(args: argparse.Namespace) -> int:
     late: list[float] = []
     for tbl, game, seq, inp, at, rec in conn.execute(
         "SELECT tbl, game, seq, input, at, received FROM events"
-    ):
+    ).rows:
         stored.setdefault(tbl, {})[(game, seq)] = str(sorted(json.loads(inp).items()))
         notices = committed.get(tbl, [])
         i = bisect.bisect_left(notices, rec)
@@ -443,6 +453,9 @@ def run(args: argparse.Namespace) -> int:
     keys = conn.execute("SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) "
                         "FROM events").fetchone()
     conn.close()
+    store.close()
+    if server is not None:
+        server.close()
     for t in ids:
         for k, v in want[t].items():
             got = stored[t].get(k)
@@ -501,6 +514,12 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=4,
                     help="worker processes playing the tables (0: in the director's process)")
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
+    ap.add_argument("--database", metavar="FILE|URL",
+                    help="the director's store (default: a new SQLite file); an empty "
+                    "PostgreSQL database's postgresql://... URL")
+    ap.add_argument("--postgres", action="store_true",
+                    help="the store on a PostgreSQL server started for the run (Debian's "
+                    "binaries, fsync on, on loopback)")
     args = ap.parse_args()
     if args.quick:
         args.tables, args.seconds, args.cut_minutes = 10, 45.0, 5.0

@@ -37,6 +37,8 @@ fi
 [ -x /usr/bin/chromium ] || apt_install chromium
 # The director's feed is tested against a real MQTT broker.
 [ -x /usr/sbin/mosquitto ] || apt_install mosquitto
+# The director's store on PostgreSQL is tested against a real server the tests start.
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || apt_install postgresql
 
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
 # install it there and let the virtual environment see the system's packages.

@@ -1,4 +1,5 @@
-"""Shared fixtures: one way to start Debian's headless Chromium for the page tests."""
+"""Shared fixtures: one way to start Debian's headless Chromium for the page tests, and
+a real PostgreSQL server for the director's store."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
+from postgres import Postgres
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -34,3 +36,21 @@ def browser() -> Iterator[Browser]:
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """One real PostgreSQL server for the session (each test takes a new database)."""
+    server = Postgres().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a director's store goes, once for each database it can use: a new SQLite
+    file, or a new database on the tests' PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "director.sqlite")
+    server: Postgres = request.getfixturevalue("postgres")
+    return server.new_database()

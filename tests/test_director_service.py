@@ -18,6 +18,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
+from postgres import Postgres
 from test_director_store import TABLE, real_game, replayed
 
 from table_controller.director.service import BrokerConfig, DirectorService, RulingError
@@ -74,9 +75,10 @@ def keys() -> tuple[bytes, bytes]:
 
 @pytest.fixture
 def service(
-    broker: Mosquitto, tmp_path: Path, keys: tuple[bytes, bytes]
+    broker: Mosquitto, store_target: str, keys: tuple[bytes, bytes]
 ) -> Iterator[DirectorService]:
-    store = DirectorStore(tmp_path / "director.sqlite")
+    """The director's service, once on each kind of store (SQLite, PostgreSQL)."""
+    store = DirectorStore(store_target)
     svc = DirectorService(
         store,
         BrokerConfig(port=broker.port, client_id="director-test"),
@@ -412,5 +414,42 @@ def test_the_director_killed_before_its_commit_loses_nothing(
     finally:
         svc.stop()
         store.close()
+        table.loop_stop()
+        table.disconnect()
+
+
+def test_on_postgresql_the_database_crashing_mid_event_loses_nothing(
+    broker: Mosquitto,
+) -> None:
+    """The director on a PostgreSQL store (its own server, tests/postgres.py), the server
+    crashed halfway through a game: the director cannot commit, so it acknowledges
+    nothing and the broker keeps the messages; the server back, the director's writer
+    connects again and stores every event once, in order."""
+    messages, _ = real_game()
+    half = len(messages) // 2
+    server = Postgres().start()
+    store = DirectorStore(server.new_database())
+    svc = DirectorService(
+        store, BrokerConfig(port=broker.port, client_id="director-pg"), prefix=PREFIX
+    )
+    svc.start()
+    table = client(broker, "table-pg")
+    try:
+        assert svc.connected.wait(WAIT)
+        publish_all(table, event_payloads(messages[:half]))
+        wait_until("the first half", lambda: store.count_events() == half)
+        server.crash()
+        publish_all(table, event_payloads(messages[half:]))
+        wait_until("the rest at the director", lambda: svc.arrived >= len(messages))
+        assert svc.batched == half  # nothing more acknowledged while the database is down
+        server.start()
+        wait_until("every event, after the crash", lambda: svc.batched >= len(messages))
+        assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in messages]
+        assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+        assert svc.marks(TABLE) == {1: messages[-1]["seq"]}
+    finally:
+        svc.stop()
+        store.close()
+        server.close()
         table.loop_stop()
         table.disconnect()

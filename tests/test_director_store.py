@@ -1,6 +1,10 @@
 """The director's store: a real simulated table's game, stored from its feed messages
 (the contract's format, docs/feed.md), each event once however often and in whatever
-order the broker delivers it; the projection is the replay; alerts, logins, the audit."""
+order the broker delivers it; the projection is the replay; alerts, logins, the audit.
+
+Every test here runs on both databases the store can use (``store_target``: a SQLite
+file, and a database on a real PostgreSQL server the tests start): this module is the
+backends' contract."""
 
 from __future__ import annotations
 
@@ -15,11 +19,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from postgres import Postgres
 
-from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandDealt
 from table_controller.rules.game import Game
@@ -91,8 +97,22 @@ def replayed(messages: list[dict[str, Any]]) -> Game:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> DirectorStore:
-    return DirectorStore(tmp_path / "director.sqlite")
+def store(store_target: str) -> DirectorStore:
+    return DirectorStore(store_target)
+
+
+def raw(target: str, sql: str) -> list[Any]:
+    """``sql`` run straight on the store's database, not through the store: what a
+    person with the database's own tools could do."""
+    if target.startswith("postgresql://"):
+        with psycopg.connect(target, autocommit=True) as pg:
+            cur = pg.execute(sql)
+            return cur.fetchall() if cur.description else []
+    conn = sqlite3.connect(target)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
 
 
 def test_a_real_game_is_stored_and_projects_to_its_replay(store: DirectorStore) -> None:
@@ -115,14 +135,18 @@ def test_a_real_game_is_stored_and_projects_to_its_replay(store: DirectorStore) 
     assert (alerts[0]["table"], alerts[0]["game"], alerts[0]["seq"]) == (TABLE, 1, proven["seq"])
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_any_order_of_redelivered_messages_is_stored_once(data: st.DataObject) -> None:
+def test_any_order_of_redelivered_messages_is_stored_once(
+    postgres: Postgres, backend: str, data: st.DataObject
+) -> None:
     messages, _ = real_game()
     extra = data.draw(st.lists(st.sampled_from(range(len(messages))), max_size=40))
     order = data.draw(st.permutations([*range(len(messages)), *extra]))
     with tempfile.TemporaryDirectory() as folder:
-        store = DirectorStore(Path(folder) / "d.sqlite")
+        target = postgres.new_database() if backend == "postgresql" else Path(folder) / "d.db"
+        store = DirectorStore(target)
         fresh = 0
         mid = len(order) // 2
         for i in order[:mid]:
@@ -174,7 +198,7 @@ def test_a_batch_is_one_transaction_and_a_bad_message_is_taken_back_alone(
     assert [r for i, r in enumerate(results) if i != 3] == [(True, [])] * 6
     store.projection(TABLE, 1)  # kept from here on, advanced as events commit
     with store.batch():
-        with pytest.raises(sqlite3.Error):
+        with pytest.raises(StoreError):
             store.add_status({"table": "t2", "online": True, "at": 1.0, "every": {"no": 1}})
         for m in messages[6:]:
             store.add_event(m)
@@ -220,9 +244,9 @@ def status(online: bool = True, at: float = 100.0, **more: Any) -> dict[str, Any
     }
 
 
-def test_status_offline_faults_and_silence(tmp_path: Path) -> None:
+def test_status_offline_faults_and_silence(store_target: str) -> None:
     now = [1000.0]
-    store = DirectorStore(tmp_path / "d.sqlite", clock=lambda: now[0])
+    store = DirectorStore(store_target, clock=lambda: now[0])
     store.add_status(status())
     (row,) = store.tables()
     assert row["online"] and row["scores"] == [3, 4] and row["players"]["N"] == "Ann"
@@ -270,8 +294,8 @@ def test_alerts_are_acknowledged_and_closed_in_the_audit(store: DirectorStore) -
         store.set_alert(999, "closed", "ann")
 
 
-def test_logins_sessions_and_the_append_only_audit(tmp_path: Path) -> None:
-    store = DirectorStore(tmp_path / "d.sqlite")
+def test_logins_sessions_and_the_append_only_audit(store_target: str) -> None:
+    store = DirectorStore(store_target)
     with pytest.raises(StoreError, match="too short"):
         store.add_login("ann", "short")
     store.add_login("ann", "correct horse")
@@ -282,28 +306,30 @@ def test_logins_sessions_and_the_append_only_audit(tmp_path: Path) -> None:
     assert store.session("forged") is None
     store.logout(token)
     assert store.session(token) is None
-    conn = sqlite3.connect(tmp_path / "d.sqlite")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("DELETE FROM audit")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        conn.execute("UPDATE audit SET who = 'mallory'")
+    refused = (sqlite3.DatabaseError, psycopg.Error)
+    with pytest.raises(refused, match="audit log is append-only"):
+        raw(store_target, "DELETE FROM audit")
+    with pytest.raises(refused, match="audit log is append-only"):
+        raw(store_target, "UPDATE audit SET who = 'mallory'")
+    if store_target.startswith("postgresql://"):
+        with pytest.raises(refused, match="audit log is append-only"):
+            raw(store_target, "TRUNCATE audit")
+    assert len(store.audit()) == 1
     # The hash is scrypt with a salt: never the password.
-    salt, digest = conn.execute("SELECT salt, hash FROM directors").fetchone()
-    assert len(salt) == 16 and b"correct horse" not in digest
-    conn.close()
+    ((salt, digest),) = raw(store_target, "SELECT salt, hash FROM directors")
+    assert len(salt) == 16 and b"correct horse" not in bytes(digest)
     # Reopened, everything is there.
     store.close()
-    again = DirectorStore(tmp_path / "d.sqlite")
+    again = DirectorStore(store_target)
     assert again.logins() == ["ann"]
+    assert again.session(token) is None
 
 
-def test_another_programs_database_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "other.sqlite"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE x (y)")
-    conn.close()
+def test_another_programs_database_is_refused(store_target: str) -> None:
+    raw(store_target, "CREATE TABLE x (y INTEGER)")
     with pytest.raises(StoreError, match="not a director's store"):
-        DirectorStore(path)
+        DirectorStore(store_target)
+    assert raw(store_target, "SELECT count(*) FROM x") == [(0,)]  # and left as it was
 
 
 def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
@@ -326,3 +352,47 @@ def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
     assert r["ack_ok"] is True and r["payload"] == payload
     assert [a["action"] for a in store.audit()] == ["ruling_sent", "ruling_applied"]
     assert json.loads(store.audit()[0]["detail"])["sig"] == "AA=="
+
+
+def test_postgresql_crashing_mid_event_keeps_every_commit_and_refuses_the_rest(
+    tmp_path: Path,
+) -> None:
+    """A PostgreSQL server of its own, crashed (immediate shutdown) with half a game
+    stored: while it is down every write and read says the database is unavailable (so
+    the director acknowledges nothing and the broker keeps it), a batch is taken back
+    whole; restarted on the same port, the store connects again by itself, has every
+    event it committed, and takes the rest."""
+    messages, _ = real_game()
+    half = len(messages) // 2
+    server = Postgres().start()
+    try:
+        store = DirectorStore(server.new_database())
+        assert store.add_events(messages[:half]) == [(True, [])] * half
+        with pytest.raises(StoreUnavailable, match="cannot be reached"), store.batch():
+            store.add_event(messages[half])
+            server.crash()  # in the middle of a batch
+            store.add_event(messages[half + 1])
+        with pytest.raises(StoreUnavailable, match="check that PostgreSQL runs"):
+            store.add_events(messages[half:])
+        with pytest.raises(StoreUnavailable):
+            store.count_events()
+        server.start()
+        assert store.count_events() == half
+        results = store.add_events(messages[half - 2 :])  # two of them again
+        assert [r[0] for r in results if isinstance(r, tuple)] == [False, False] + [True] * (
+            len(messages) - half
+        )
+        assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in messages]
+        assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+        store.close()
+    finally:
+        server.close()
+
+
+def test_a_postgresql_url_that_leads_nowhere_says_what_to_check() -> None:
+    with pytest.raises(StoreError, match="cannot connect") as err:
+        DirectorStore("postgresql://ann:secret@127.0.0.1:9/spring_open")
+    assert "PostgreSQL runs there" in str(err.value)
+    assert "secret" not in str(err.value)  # the password is never shown
+    with pytest.raises(StoreError, match="cannot be read"):
+        DirectorStore("postgresql://ann@127.0.0.1:5432/x?sslmode=sometimes&&=")

@@ -330,3 +330,87 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         text=True,
     )
     assert bad.returncode == 2 and "check the path" in bad.stderr
+
+
+def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres: Any) -> None:
+    """``--database postgresql://...``: the login made by ``add-login`` is in the server's
+    database, the director runs on it and shows what arrives; a server that is not there
+    is an error that says what to check, and never shows the URL's password."""
+    exe = [sys.executable, "-m", "table_controller.cli"]
+    url = postgres.new_database()
+    (tmp_path / "pw").write_text(PASSWORD + "\n")
+    made = subprocess.run(
+        [
+            *exe,
+            "director",
+            "add-login",
+            "ann",
+            "--password-file",
+            str(tmp_path / "pw"),
+            "--database",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "postgresql://director@127.0.0.1" in made.stdout
+    store = DirectorStore(url)
+    assert store.login("ann", PASSWORD) is not None
+    broker = start_broker(tmp_path / "broker")
+    web_port = free_port()
+    proc = subprocess.Popen(
+        [
+            *exe,
+            "director",
+            "--database",
+            url,
+            "--broker-port",
+            str(broker.port),
+            "--event",
+            "spring-open",
+            "--web-host",
+            "127.0.0.1",
+            "--web-port",
+            str(web_port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("The dashboard: http://127.0.0.1:")
+        feed = client(broker, "table-pg-cli")
+        messages, _ = real_game()
+        for m in messages:
+            publish(feed, "euchre/spring-open/tables/club-night-3/events", m)
+        wait_until("the game in the database", lambda: store.count_events() == len(messages))
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/api/overview", timeout=5) as r:
+            tables = json.loads(r.read())["tables"]
+        assert tables[0]["events"] == len(messages)
+        feed.loop_stop()
+        feed.disconnect()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+        broker.stop()
+        store.close()
+    assert code == 0
+    down = subprocess.run(
+        [
+            *exe,
+            "director",
+            "add-login",
+            "ann",
+            "--password-file",
+            str(tmp_path / "pw"),
+            "--database",
+            f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/spring",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert down.returncode == 2
+    assert "cannot connect" in down.stderr and "PostgreSQL runs there" in down.stderr
+    assert "s3cret" not in down.stderr

@@ -255,7 +255,7 @@ def test_the_director_process_killed_mid_stream_loses_nothing(event: Event) -> N
     had not committed it had not acknowledged, so the broker delivers it again to the
     next director (its persistent session); what it had, is stored once. The broker
     alone makes up for the kill: no table has to resend from the director's mark."""
-    path = event.store.path
+    path = event.store.name  # the SQLite file
     child = subprocess.Popen(
         [sys.executable, "-c", DIRECTOR_PROCESS, str(path), str(event.broker.port),
          event.passwords["director"], TOPICS.prefix],
@@ -348,9 +348,9 @@ class Proxy:
 def received_order(store: DirectorStore, table: str) -> list[tuple[int, int]]:
     """The events in the order the store first took them."""
     with store._lock:  # read-only peek at the store's own record of arrival
-        rows = store._conn.execute(
+        rows = store.db.execute(
             "SELECT game, seq FROM events WHERE tbl = ? ORDER BY received, game, seq", (table,)
-        ).fetchall()
+        ).rows
     return [(int(g), int(s)) for g, s in rows]
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.director.store_db import URL_SCHEMES
+
 DEFAULTS: dict[str, dict[str, Any]] = {
     "broker": {
         "host": "localhost",
@@ -68,6 +70,15 @@ class Settings:
         p = Path(str(v)).expanduser()
         return p if p.is_absolute() else self.base / p
 
+    def database(self) -> str:
+        """The store: a ``postgresql://`` URL as written, else the SQLite file's path."""
+        v = str(self.get("director", "database"))
+        if v.startswith(URL_SCHEMES):
+            return v
+        path = self.path("director", "database")
+        assert path is not None
+        return str(path)
+
     @property
     def prefix(self) -> str:
         return f"{self.get('event', 'topic')}/{self.get('event', 'name') or 'event'}"
@@ -104,7 +115,8 @@ def load_settings(args: argparse.Namespace) -> Settings:
         v = getattr(args, dest, None)
         if v is not None:
             values[section][key] = v
-            if key in ("password_file", "tls_ca", "database", "key"):
+            files = ("password_file", "tls_ca", "database", "key")
+            if key in files and not str(v).startswith(URL_SCHEMES):
                 values[section][key] = str(Path(v).resolve())
     for section, key in (("broker", "port"), ("web", "port")):
         port = values[section][key]
@@ -136,9 +148,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         password = _read_secret(pw_file, "broker password") if pw_file else None
         key_file = s.path("director", "key")
         key = key_file.read_bytes() if key_file else None
-        database = s.path("director", "database")
-        assert database is not None
-        store = DirectorStore(database, rules_name=str(s.get("event", "rules")))
+        store = DirectorStore(s.database(), rules_name=str(s.get("event", "rules")))
     except (SettingsError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -167,7 +177,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     if not store.logins():
         print(
             "note: no director's login yet: make one with `table-controller director "
-            f"add-login NAME --database {database}`",
+            f"add-login NAME --database {store.name}`",
             file=sys.stderr,
         )
     title = str(s.get("event", "name")) or "Tournament director"
@@ -214,15 +224,15 @@ def cmd_add_login(args: argparse.Namespace, out: TextIO) -> int:
             if getpass.getpass("The same again: ") != password:
                 print("error: the two passwords differ; run it again", file=sys.stderr)
                 return 2
-        database = s.path("director", "database")
-        assert database is not None
-        store = DirectorStore(database)
-        store.add_login(args.name, password)
-        store.close()
+        store = DirectorStore(s.database())
+        try:
+            store.add_login(args.name, password)
+        finally:
+            store.close()
     except (SettingsError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    out.write(f"{args.name} can log in to the dashboard ({database}).\n")
+    out.write(f"{args.name} can log in to the dashboard ({store.name}).\n")
     return 0
 
 
@@ -253,7 +263,12 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
 
 def _settings_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="DIRECTOR.toml", help="the director's settings file")
-    p.add_argument("--database", metavar="FILE", help="the director's store (SQLite)")
+    p.add_argument(
+        "--database",
+        metavar="FILE|URL",
+        help="the director's store: a SQLite file (default director.sqlite), or a "
+        "PostgreSQL database's postgresql://USER@HOST/DATABASE",
+    )
 
 
 def add_commands(subparsers: Any) -> None:

@@ -30,7 +30,6 @@ import json
 import logging
 import queue
 import socket
-import sqlite3
 import threading
 import time
 import uuid
@@ -41,7 +40,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
 from table_controller.rules.codec import encode
@@ -394,11 +393,11 @@ class DirectorService:
             try:
                 outcome = self._store_all(batch)
                 break
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 log.error(
                     "the director's store could not commit %d messages (%s): none is "
-                    "acknowledged, so the broker keeps them; check the disk the store is "
-                    "on (free space, permissions). Trying again in %g s",
+                    "acknowledged, so the broker keeps them; check the disk or the database "
+                    "server the store is on. Trying again in %g s",
                     len(batch),
                     exc,
                     RETRY,
@@ -416,14 +415,14 @@ class DirectorService:
     def _store_all(self, batch: list[_Inbound]) -> _Outcome:
         """One transaction. A message that cannot be stored is taken back alone, logged
         with its topic and acknowledged all the same (else the broker would resend it
-        for ever); the store failing (sqlite3.OperationalError: the disk, a lock) takes
+        for ever); the store failing (StoreUnavailable: the disk, a lock, the server) takes
         the whole batch back, to be tried again."""
         outcome = _Outcome([], {})
         with self.store.batch():
             for m in batch:
                 try:
                     self._take(m.topic, m.payload, outcome)
-                except sqlite3.OperationalError:
+                except StoreUnavailable:
                     raise
                 except Exception:
                     log.exception("a message on %s could not be stored", m.topic)

@@ -1,6 +1,7 @@
-"""The director's store: everything every table sent, in one SQLite file (WAL).
+"""The director's store: everything every table sent, in one SQLite file (WAL) or a
+PostgreSQL database (store_db.py: the same SQL on both).
 
-An event is keyed by (table, game, seq) and written with INSERT OR IGNORE, so a message
+An event is keyed by (table, game, seq) and written with ON CONFLICT DO NOTHING, so a message
 the broker delivers twice (QoS 1 redelivers whatever was not acknowledged) is counted
 once, whatever the order. The subscriber stores what arrives in batches (``batch``:
 one transaction, one fsync, for up to hundreds of messages) and acknowledges each
@@ -14,12 +15,10 @@ input events under its rules (``projection``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import secrets
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -28,6 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.director.store_db import (
+    Database,
+    StoreError,
+    StoreUnavailable,
+    open_database,
+)
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import OutputEvent
@@ -35,7 +40,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 
-APPLICATION_ID = 0x54434452  # "TCDR": a table-controller director's store
 SESSION_SECONDS = 12 * 3600
 FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
 ALERT_KINDS = (
@@ -48,48 +52,6 @@ ALERT_KINDS = (
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS tables (name TEXT PRIMARY KEY, first_seen REAL NOT NULL,"
-    " last_seen REAL NOT NULL, status TEXT, status_at REAL, every REAL,"
-    " online INTEGER NOT NULL DEFAULT 0, rules TEXT)",
-    "CREATE TABLE IF NOT EXISTS events (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
-    " seq INTEGER NOT NULL, at REAL NOT NULL, source TEXT NOT NULL, input TEXT NOT NULL,"
-    " outputs TEXT NOT NULL, hand INTEGER, evidence INTEGER NOT NULL, received REAL NOT NULL,"
-    " PRIMARY KEY (tbl, game, seq)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS status_history (tbl TEXT NOT NULL, at REAL NOT NULL,"
-    " online INTEGER NOT NULL, payload TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS evidence (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
-    " seq INTEGER NOT NULL, png BLOB NOT NULL, PRIMARY KEY (tbl, game, seq))",
-    "CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
-    " kind TEXT NOT NULL, tbl TEXT NOT NULL, game INTEGER, seq INTEGER, at REAL NOT NULL,"
-    " text TEXT NOT NULL, state TEXT NOT NULL, who TEXT, changed REAL)",
-    "CREATE TABLE IF NOT EXISTS rulings (ruling_id TEXT PRIMARY KEY, tbl TEXT NOT NULL,"
-    " kind TEXT NOT NULL, payload TEXT NOT NULL, director TEXT NOT NULL, reason TEXT NOT NULL,"
-    " at REAL NOT NULL, ack_ok INTEGER, ack_problem TEXT, ack_at REAL)",
-    "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
-    " who TEXT NOT NULL, action TEXT NOT NULL, tbl TEXT, ruling_id TEXT, reason TEXT,"
-    " detail TEXT NOT NULL)",
-    "CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit BEGIN"
-    " SELECT RAISE(ABORT, 'the audit log is append-only'); END",
-    "CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit BEGIN"
-    " SELECT RAISE(ABORT, 'the audit log is append-only'); END",
-    "CREATE TABLE IF NOT EXISTS directors (name TEXT PRIMARY KEY, salt BLOB NOT NULL,"
-    " hash BLOB NOT NULL, created REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, name TEXT NOT NULL,"
-    " expires REAL NOT NULL)",
-    # The event's format (events_admin.py): every change a new row, the last one current.
-    "CREATE TABLE IF NOT EXISTS format_state (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
-    " who TEXT NOT NULL, action TEXT NOT NULL, reason TEXT, state TEXT NOT NULL)",
-    "CREATE TRIGGER IF NOT EXISTS format_state_no_update BEFORE UPDATE ON format_state BEGIN"
-    " SELECT RAISE(ABORT, 'the format history is append-only'); END",
-    "CREATE TRIGGER IF NOT EXISTS format_state_no_delete BEFORE DELETE ON format_state BEGIN"
-    " SELECT RAISE(ABORT, 'the format history is append-only'); END",
-)
-
-
-class StoreError(RuntimeError):
-    """The store cannot be used, or a message cannot be taken: what and what to do."""
 
 
 @dataclass
@@ -123,7 +85,6 @@ class DirectorStore:
         options: Mapping[str, Any] | None = None,
         clock: Any = time.time,
     ) -> None:
-        self.path = Path(path)
         self.rules_name = rules_name
         self.options = dict(options or {})
         try:
@@ -137,54 +98,42 @@ class DirectorStore:
         self._batch: list[tuple[str, int]] | None = None
         self._games: dict[str, list[int]] = {}  # each table's games, as committed
         self._counts: dict[str, int] | None = None  # each table's events, as committed
-        try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=5
-            )
-            app_id = self._conn.execute("PRAGMA application_id").fetchone()[0]
-            tables = self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables and app_id != APPLICATION_ID:
-                raise StoreError(
-                    f"{self.path} is not a director's store (another program's database): "
-                    "give the director a new file (--database)"
-                )
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path}: cannot be opened as the director's store ({exc}); check the "
-                "path and the disk, or give a new file (--database)"
-            ) from None
+        self.db = open_database(path)
+        self.name = self.db.name  # a path, or a URL without its password
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            self.db.close()
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[Database]:
         """One write: its own transaction, or inside an open ``batch()`` a savepoint, so
         a write that fails takes back only itself and the rest of the batch commits."""
         with self._lock:
+            db = self.db
             if self._batch is not None:
-                self._conn.execute("SAVEPOINT one")
+                db.execute("SAVEPOINT one")
                 try:
-                    yield self._conn
+                    yield db
+                except StoreUnavailable:
+                    raise  # the whole transaction is lost: the batch takes it back
                 except BaseException:
-                    self._conn.execute("ROLLBACK TO one")
-                    self._conn.execute("RELEASE one")
+                    db.execute("ROLLBACK TO one")
+                    db.execute("RELEASE one")
                     raise
-                self._conn.execute("RELEASE one")
+                db.execute("RELEASE one")
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            db.begin()
             try:
-                yield self._conn
+                yield db
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                db.rollback()
                 raise
-            self._conn.execute("COMMIT")
+            try:
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -200,20 +149,19 @@ class DirectorStore:
             if self._batch is not None:  # nested: part of the batch already open
                 yield
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            self.db.begin()
             self._batch = []
             try:
                 yield
             except BaseException:
                 self._batch = None
-                self._conn.execute("ROLLBACK")
+                self.db.rollback()
                 raise
             try:
-                self._conn.execute("COMMIT")
+                self.db.commit()
             except BaseException:
                 self._batch = None
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
+                self.db.rollback()
                 raise
             new, self._batch = self._batch, None
             self._count(new)
@@ -222,7 +170,7 @@ class DirectorStore:
 
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            return self.db.execute(sql, params).rows
 
     # --- the feed's messages ----------------------------------------------------------
 
@@ -246,7 +194,8 @@ class DirectorStore:
         with self._lock:  # the commit and what follows it, with no reader in between
             with self._tx() as conn:
                 cur = conn.execute(
-                    "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
                     (
                         table,
                         game,
@@ -290,6 +239,8 @@ class DirectorStore:
             for msg in msgs:
                 try:
                     out.append(self.add_event(msg))
+                except StoreUnavailable:
+                    raise  # the database, not the message: the batch is taken back
                 except StoreError as exc:
                     out.append(exc)
         return out
@@ -297,7 +248,8 @@ class DirectorStore:
     def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
         with self._tx() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO evidence VALUES (?, ?, ?, ?)", (table, game, seq, png)
+                "INSERT INTO evidence VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, game, seq, png),
             )
 
     def add_status(self, msg: Mapping[str, Any]) -> list[int]:
@@ -318,12 +270,13 @@ class DirectorStore:
         with self._tx() as conn:
             self._seen(conn, table, now)
             conn.execute(
-                "INSERT INTO status_history VALUES (?, ?, ?, ?)", (table, at, int(online), text)
+                "INSERT INTO status_history (tbl, at, online, payload) VALUES (?, ?, ?, ?)",
+                (table, at, int(online), text),
             )
             rules = msg.get("rules")
             conn.execute(
                 "UPDATE tables SET online = ?, status_at = ?, every = coalesce(?, every),"
-                " status = CASE WHEN ? THEN ? ELSE status END,"
+                " status = CASE WHEN ? = 1 THEN ? ELSE status END,"
                 " rules = coalesce(?, rules) WHERE name = ?",
                 (
                     int(online),
@@ -380,14 +333,14 @@ class DirectorStore:
                         raised.append(alert)
         return raised
 
-    def _seen(self, conn: sqlite3.Connection, table: str, now: float) -> None:
+    def _seen(self, conn: Database, table: str, now: float) -> None:
         conn.execute(
             "INSERT INTO tables (name, first_seen, last_seen) VALUES (?, ?, ?)"
             " ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen",
             (table, now, now),
         )
 
-    def _offline(self, conn: sqlite3.Connection, table: str, why: str, at: float) -> int | None:
+    def _offline(self, conn: Database, table: str, why: str, at: float) -> int | None:
         open_ = conn.execute(
             "SELECT 1 FROM alerts WHERE tbl = ? AND kind = 'table_offline' AND state != 'closed'",
             (table,),
@@ -399,7 +352,7 @@ class DirectorStore:
 
     def _alert(
         self,
-        conn: sqlite3.Connection,
+        conn: Database,
         key: str,
         kind: str,
         table: str,
@@ -410,14 +363,15 @@ class DirectorStore:
         seq: int | None = None,
     ) -> int | None:
         cur = conn.execute(
-            "INSERT OR IGNORE INTO alerts (key, kind, tbl, game, seq, at, text, state)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, 'open')",
+            "INSERT INTO alerts (key, kind, tbl, game, seq, at, text, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'open') ON CONFLICT DO NOTHING RETURNING id",
             (key, kind, table, game, seq, at, text),
         )
-        return cur.lastrowid if cur.rowcount else None
+        row = cur.one()
+        return None if row is None else int(row[0])
 
     def _close_alerts(
-        self, conn: sqlite3.Connection, table: str, kind: str, why: str, now: float
+        self, conn: Database, table: str, kind: str, why: str, now: float
     ) -> None:
         for (aid,) in conn.execute(
             "SELECT id FROM alerts WHERE tbl = ? AND kind = ? AND state != 'closed'",
@@ -427,7 +381,7 @@ class DirectorStore:
 
     def _set_state(
         self,
-        conn: sqlite3.Connection,
+        conn: Database,
         aid: int,
         state: str,
         who: str,
@@ -437,11 +391,13 @@ class DirectorStore:
         conn.execute(
             "UPDATE alerts SET state = ?, who = ?, changed = ? WHERE id = ?", (state, who, now, aid)
         )
+        row = conn.execute("SELECT tbl, kind FROM alerts WHERE id = ?", (aid,)).one()
+        if row is None:
+            return
+        detail = json.dumps({"alert": aid, "kind": row[1]})
         conn.execute(
-            "INSERT INTO audit (at, who, action, tbl, reason, detail)"
-            " SELECT ?, ?, 'alert_' || ?, tbl, ?, json_object('alert', id, 'kind', kind)"
-            " FROM alerts WHERE id = ?",
-            (now, who, state, reason, aid),
+            "INSERT INTO audit (at, who, action, tbl, reason, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            (now, who, f"alert_{state}", row[0], reason, detail),
         )
 
     # --- alerts ---------------------------------------------------------------------
@@ -789,15 +745,17 @@ class DirectorStore:
         now = self._clock()
         text = json.dumps(dict(state), sort_keys=True)
         with self._tx() as conn:
-            cur = conn.execute(
-                "INSERT INTO format_state (at, who, action, reason, state) VALUES (?, ?, ?, ?, ?)",
+            row = conn.execute(
+                "INSERT INTO format_state (at, who, action, reason, state) VALUES (?, ?, ?, ?, ?)"
+                " RETURNING id",
                 (now, who, action, reason, text),
-            )
+            ).one()
+            version = int(row[0]) if row else 0
             conn.execute(
                 "INSERT INTO audit (at, who, action, reason, detail) VALUES (?, ?, ?, ?, ?)",
-                (now, who, f"format_{action}", reason, json.dumps({"version": cur.lastrowid})),
+                (now, who, f"format_{action}", reason, json.dumps({"version": version})),
             )
-            return int(cur.lastrowid or 0)
+            return version
 
     def format_state(self) -> dict[str, Any] | None:
         """The event's format state as last saved, or None before one is created."""
@@ -877,4 +835,4 @@ def _event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[
             yield "irregularity_found", f"{o.get('kind')} ({o.get('seat')}): {detail}"
 
 
-__all__ = ["ALERT_KINDS", "DirectorStore", "Projection", "StoreError"]
+__all__ = ["ALERT_KINDS", "DirectorStore", "Projection", "StoreError", "StoreUnavailable"]
