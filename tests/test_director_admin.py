@@ -7,20 +7,26 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import shutil
-import sqlite3
 import tempfile
 import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page, expect
 from test_director_store import feed_messages
+from test_director_web import PASSWORD, Served
 
 from table_controller.director.events_admin import AdminError, EventsAdmin, summary
 from table_controller.director.formats import ProgressiveEvent
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.table.config import parse_config
 from table_controller.table.simulated import FAST, simulated_table
 
@@ -145,8 +151,8 @@ def test_correction_is_audited_and_history_append_only(store: DirectorStore) -> 
         ("ann", "created"), ("ann", "result"), ("bob", "result")]
     assert history[-1]["reason"] == "loner scored 4 for the partner, not 3"
     assert any(a["action"] == "format_result" and a["who"] == "bob" for a in store.audit())
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        store._conn.execute("UPDATE format_state SET who = 'eve'")
+    with pytest.raises(StoreError, match="format history is append-only"):
+        store.db.execute("UPDATE format_state SET who = 'eve'")
     assert EventsAdmin(store).state.event.results[1][1]["N"] == 4  # type: ignore[union-attr]
 
 
@@ -204,3 +210,285 @@ def test_bad_requests_say_what_to_do(store: DirectorStore) -> None:
     with pytest.raises(AdminError, match="at least 4 players"):
         admin.create("ann", "progressive", PLAYERS[:3], rounds=2)
     assert store.format_history() == []
+
+
+# --- the 12-hand rounds' playoff and a bracket's corrections -----------------------------------
+
+TEAMS = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds: Gus, Hal"]
+
+
+def rounds_tied_for_second(admin: EventsAdmin) -> None:
+    """One round of four teams, Reds 12, Blues 8, Greens 8, Golds 4: Blues and Greens tied
+    for the second place in the final."""
+    admin.create("ann", "rounds", TEAMS, rounds=1)
+    admin.record("ann", 1, "1", {"scores": [12, 8], "winner": "NS"}, "score card")  # reds v blues
+    admin.record("ann", 1, "2", {"scores": [8, 4], "winner": "NS"}, "score card")  # greens v golds
+
+
+def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
+    # 001 s18: "The top two scoring teams will face off for the championship."
+    # 001 s19: "If a tie occurs, a four (4) hand playoff will take place between the two
+    # teams. If the game is still tied, a sudden death hand will occur."
+    admin = EventsAdmin(store)
+    admin.create("ann", "rounds", TEAMS, rounds=1)
+    with pytest.raises(AdminError, match="rounds are not over: round 1 still has results"):
+        admin.record_playoff("ann", "blues", "greens", (3, 1), "score card")
+    rounds_tied_for_second(admin)
+    step = admin.summary()["playoff"]
+    assert (step["kind"], step["teams"], step["hands"]) == ("tie_playoff", ["blues", "greens"], 4)
+    # Bad entries are refused in words, and change nothing.
+    versions = len(store.format_history())
+    with pytest.raises(AdminError, match="no team 'Purples' in this event: it is one of Reds"):
+        admin.record_playoff("ann", "Purples", "greens", (3, 1), "score card")
+    with pytest.raises(AdminError, match="Reds .* v Blues .* is not a playoff the standings"):
+        admin.record_playoff("ann", "reds", "blues", (3, 1), "score card")
+    with pytest.raises(AdminError, match="two different teams"):
+        admin.record_playoff("ann", "blues", "Blues", (3, 1), "score card")
+    with pytest.raises(AdminError, match="0 to 0 records no hand"):
+        admin.record_playoff("ann", "blues", "greens", (0, 0), "score card")
+    with pytest.raises(AdminError, match="whole numbers 0 or more"):
+        admin.record_playoff("ann", "blues", "greens", (-1, 3), "score card")
+    with pytest.raises(AdminError, match="needs a reason"):
+        admin.record_playoff("ann", "blues", "greens", (2, 2), " ")
+    assert len(store.format_history()) == versions
+    # Still tied after the 4 hands: sudden death, added up (names as typed work too).
+    words = admin.record_playoff("bob", "Blues", "greens", (2, 2), "score card")
+    assert "next, sudden-death hands (001 s19)" in words
+    assert admin.summary()["playoff"]["kind"] == "sudden_death"
+    admin.record_playoff("bob", "greens", "blues", (1, 0), "sudden death hand")
+    step = admin.summary()["playoff"]
+    assert (step["kind"], step["teams"]) == ("final", ["reds", "greens"])
+    assert step["played"] == [{"teams": ["blues", "greens"], "points": [2, 3]}]
+    with pytest.raises(AdminError, match="no tie-break is needed: .* the final \\(001 s18\\)"):
+        admin.record_playoff("bob", "blues", "greens", (1, 0), "one more")
+    history = store.format_history()
+    assert [(h["who"], h["action"]) for h in history[-2:]] == [("bob", "playoff")] * 2
+    assert history[-1]["reason"] == "sudden death hand"
+    assert [a["who"] for a in store.audit() if a["action"] == "format_playoff"] == ["bob"] * 2
+    # A restarted director reads the playoff back.
+    assert EventsAdmin(store).summary()["playoff"] == step
+
+
+def test_round_robin_playoff_takes_each_match_once(store: DirectorStore) -> None:
+    # 001 s20: "If more than two (2) teams are tied at the end of 36 hands, a four (4) hand
+    # round robin playoff will occur."
+    admin = EventsAdmin(store)
+    admin.create("ann", "rounds", ["A", "B", "C", "D", "E", "F"], rounds=1)
+    for table in ("1", "2", "3"):
+        admin.record("ann", 1, table, {"scores": [9, 3], "winner": "NS"}, "score card")
+    step = admin.summary()["playoff"]
+    assert (step["kind"], step["teams"]) == ("round_robin", ["a", "c", "e"])
+    admin.record_playoff("ann", "a", "c", (3, 1), "score card")
+    with pytest.raises(AdminError, match="4 playoff hands are already recorded"):
+        admin.record_playoff("ann", "c", "a", (3, 1), "entered twice")
+    admin.record_playoff("ann", "a", "e", (2, 2), "score card")
+    admin.record_playoff("ann", "c", "e", (1, 3), "score card")
+    assert admin.summary()["playoff"]["teams"] == ["a", "e"]  # A 5, E 5, C 2
+
+
+def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
+    # 000 s4: "single elimination tournament, with opponents playing best two-out-of-three
+    # games": a match's games corrected, and the later match it fed follows.
+    admin = EventsAdmin(store)
+    admin.create("ann", "bracket", TEAMS, rounds=1, best_of=3)
+    with pytest.raises(AdminError, match="R1-M1 has no game recorded yet, so nothing to"):
+        admin.correct_match("ann", "R1-M1", ["reds"], "wrong card")
+    with pytest.raises(AdminError, match="R2-M1 has not been played: it waits"):
+        admin.correct_match("ann", "R2-M1", ["reds"], "wrong card")
+    for _ in range(2):
+        admin.record("ann", 1, "R1-M1", {"scores": [10, 4], "winner": "NS"}, "score card")
+    assert admin.state.event.match("R1-M1").winner == "reds"  # type: ignore[union-attr]
+    with pytest.raises(AdminError, match="needs a reason"):
+        admin.correct_match("ann", "R1-M1", ["golds", "golds"], "")
+    with pytest.raises(AdminError, match="no team 'Blues' in match R1-M1: it is one of Reds"):
+        admin.correct_match("ann", "R1-M1", ["golds", "Blues"], "wrong card")
+    with pytest.raises(AdminError, match="There is no match 'R9-M1'"):
+        admin.correct_match("ann", "R9-M1", ["golds"], "wrong card")
+    with pytest.raises(AdminError, match="best of 3: give at most 3 games"):
+        admin.correct_match("ann", "R1-M1", ["golds"] * 4, "wrong card")
+    with pytest.raises(AdminError, match="already won by golds"):
+        admin.correct_match("ann", "R1-M1", ["golds", "golds", "reds"], "wrong card")
+    with pytest.raises(AdminError, match="games already: nothing to correct"):
+        admin.correct_match("ann", "R1-M1", ["reds", "reds"], "wrong card")
+    words = admin.correct_match("bob", "r1-m1", ["Golds", "golds"], "NS and EW swapped")
+    assert "won by Golds (Gus & Hal)" in words
+    final = admin.state.event.match("R2-M1")  # type: ignore[union-attr]
+    assert final.top == "golds"
+    # Once the final has started, the semi-final is corrected only after clearing it.
+    for _ in range(2):
+        admin.record("ann", 1, "R1-M2", {"scores": [10, 4], "winner": "NS"}, "score card")
+    admin.record("ann", 2, "R2-M1", {"scores": [10, 4], "winner": "NS"}, "score card")
+    with pytest.raises(AdminError, match="R2-M1 has started from this result: correct R2-M1"):
+        admin.correct_match("bob", "R1-M1", ["reds", "reds"], "it was right after all")
+    admin.correct_match("bob", "R2-M1", [], "played from a wrong semi-final")
+    admin.correct_match("bob", "R1-M1", ["reds", "reds"], "it was right after all")
+    final = admin.state.event.match("R2-M1")  # type: ignore[union-attr]
+    assert (final.top, final.bottom, final.games) == ("reds", "blues", [])
+    history = store.format_history()
+    assert [(h["who"], h["action"]) for h in history[-2:]] == [("bob", "match_corrected")] * 2
+    assert sum(h["action"] == "match_corrected" for h in history) == 3
+    assert any(a["action"] == "format_match_corrected" and a["reason"] == "NS and EW swapped"
+               for a in store.audit())
+    again = EventsAdmin(store).state.event
+    assert again.match("R1-M1").winner == "reds"  # type: ignore[union-attr]
+    # Each form belongs to its format; a bye has nothing to correct.
+    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a "
+                                         "bracket"):
+        admin.record_playoff("ann", "reds", "blues", (1, 0), "score card")
+    admin.create("ann", "bracket", TEAMS[:3], rounds=1)
+    with pytest.raises(AdminError, match="R1-M1 is a bye \\(Reds .*\\) goes through"):
+        admin.correct_match("ann", "R1-M1", ["reds"], "x")
+    rounds_tied_for_second(admin)
+    with pytest.raises(AdminError, match="only a bracket's matches are corrected here"):
+        admin.correct_match("ann", "R1-M1", ["reds"], "x")
+
+
+# --- the same through the dashboard: HTTP, then the real page -----------------------------------
+
+
+@pytest.fixture
+def served(store: DirectorStore) -> Iterator[Served]:
+    store.add_login("ann", PASSWORD)
+    s = Served(DirectorPage(store, None, title="Spring Open"))
+    yield s
+    s.close()
+
+
+def call(url: str, body: dict[str, Any], cookie: str | None = None) -> tuple[int, dict[str, Any]]:
+    """POST a form's JSON as the page does: (status, the answer)."""
+    headers = {"Content-Type": "application/json"}
+    if cookie:
+        headers["Cookie"] = f"{COOKIE}={cookie}"
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def log_in(url: str) -> str:
+    req = urllib.request.Request(url + "api/login", json.dumps(
+        {"name": "ann", "password": PASSWORD}).encode(), method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        cookie = r.headers["Set-Cookie"]
+    return str(cookie.split(";")[0].split("=", 1)[1])
+
+
+def test_playoff_and_correction_over_http(served: Served) -> None:
+    url, store = served.url, served.page.store
+    admin = served.page.admin
+    playoff = {"teams": ["blues", "greens"], "points": [2, 1], "reason": "score card"}
+    fix = {"match": "R1-M1", "games": "golds, golds", "reason": "NS and EW swapped"}
+    for action, body in (("playoff", playoff), ("correct_match", fix)):
+        status, answer = call(url + f"api/event/{action}", body)
+        assert status == 401 and "not logged in" in answer["problem"]
+    cookie = log_in(url)
+    assert call(url + "api/event/final", {}, cookie)[0] == 404
+    status, answer = call(url + "api/event/create", {"format": "rounds", "rounds": 1,
+                                                     "entrants": "\n".join(TEAMS)}, cookie)
+    assert status == 200
+    status, answer = call(url + "api/event/playoff", playoff, cookie)
+    assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
+    for table, scores in (("1", [12, 8]), ("2", [8, 4])):
+        assert call(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
+                                               "result": {"scores": scores}}, cookie)[0] == 200
+    bad = [
+        ({**playoff, "teams": ["blues", "purples"]}, "no team 'purples'"),
+        ({**playoff, "points": [2, ""]}, "second team's points is missing"),
+        ({**playoff, "points": [2, "two"]}, "'two' is not a whole number"),
+        ({**playoff, "teams": "blues v greens"}, "give the two teams"),
+        ({**playoff, "reason": ""}, "needs a reason"),
+    ]
+    for body, words in bad:
+        status, answer = call(url + "api/event/playoff", body, cookie)
+        assert status == 400 and words in answer["problem"], answer
+    status, answer = call(url + "api/event/playoff", playoff, cookie)
+    assert status == 200 and "next, the final (001 s18)" in answer["done"]
+    assert answer["event"]["playoff"]["teams"] == ["reds", "blues"]
+    assert store.format_history()[-1]["who"] == "ann"
+    # A bracket: a game recorded for the wrong team, corrected.
+    call(url + "api/event/create", {"format": "bracket", "entrants": "\n".join(TEAMS)}, cookie)
+    status, answer = call(url + "api/event/correct_match", fix, cookie)
+    assert status == 400 and "no game recorded yet" in answer["problem"]
+    for _ in range(2):
+        call(url + "api/event/result", {"place": "R1-M1", "reason": "card",
+                                        "result": {"scores": [10, 4], "winner": "NS"}}, cookie)
+    for body, words in (({**fix, "match": "R2-M1"}, "R2-M1 has not been played"),
+                        ({**fix, "games": "golds, greens"}, "no team 'greens' in match R1-M1"),
+                        ({**fix, "games": 3}, "give the match's games")):
+        status, answer = call(url + "api/event/correct_match", body, cookie)
+        assert status == 400 and words in answer["problem"], answer
+    status, answer = call(url + "api/event/correct_match", fix, cookie)
+    assert status == 200 and "won by Golds (Gus & Hal)" in answer["done"]
+    first = answer["event"]["bracket"][0]["matches"][0]
+    assert (first["games"], first["winner"]) == (["golds", "golds"], "golds")
+    assert admin.state.event.match("R2-M1").top == "golds"  # type: ignore[union-attr]
+    assert store.format_history()[-1]["reason"] == "NS and EW swapped"
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
+
+
+def test_director_records_playoff_and_corrects_a_match_in_the_page(
+    page: Page, served: Served
+) -> None:
+    admin = served.page.admin
+    rounds_tied_for_second(admin)  # 001 s19: Blues and Greens play off for the final
+    served.page.changed("event")  # as the service's listener does: the pushed overview too
+    page.goto(served.url)
+    page.fill("#login-name", "ann")
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-button")
+    expect(page.locator("#event-playoff")).to_be_visible()
+    expect(page.locator("#event-correct")).to_be_hidden()
+    step = page.locator("#event-playoff-step .playoff-step")
+    expect(step).to_have_attribute("data-kind", "tie_playoff")
+    expect(step).to_contain_text("Blues (Cy & Di) v Greens (Ed & Flo), 4 hands")
+    # The form starts on the playoff the standings call for; a wrong pair is refused.
+    expect(page.locator("#playoff-a")).to_have_value("blues")
+    expect(page.locator("#playoff-b")).to_have_value("greens")
+    page.select_option("#playoff-b", "reds")
+    page.fill("#playoff-a-points", "2")
+    page.fill("#playoff-b-points", "2")
+    page.fill("#playoff-reason", "score card")
+    page.click("#playoff-button")
+    expect(page.locator("#event-problem")).to_contain_text("is not a playoff the standings")
+    page.select_option("#playoff-b", "greens")
+    page.click("#playoff-button")
+    expect(step).to_have_attribute("data-kind", "sudden_death")
+    expect(page.locator("#event-playoff-step .playoff-played")).to_have_text(
+        "Played: Blues (Cy & Di) 2 – Greens (Ed & Flo) 2")
+    expect(page.locator("#event-problem")).to_have_text("")
+    page.fill("#playoff-a-points", "0")
+    page.fill("#playoff-b-points", "1")
+    page.fill("#playoff-reason", "sudden death hand")
+    page.click("#playoff-button")
+    expect(step).to_have_attribute("data-kind", "final")
+    expect(step).to_contain_text("Final (001 s18): Reds (Ann & Bob) v Greens (Ed & Flo)")
+    expect(page.locator("#event-history")).to_contain_text("ann: playoff – sudden death hand")
+    # A bracket: R1-M1's games were entered for the wrong team.
+    admin.create("ann", "bracket", TEAMS, rounds=1)
+    for _ in range(2):
+        admin.record("ann", 1, "R1-M1", {"scores": [10, 4], "winner": "NS"}, "score card")
+    served.page.changed("event")
+    page.reload()
+    expect(page.locator("#event-correct")).to_be_visible()
+    expect(page.locator("#event-playoff")).to_be_hidden()
+    expect(page.locator("#event-bracket")).to_contain_text("R1-M1 reds v golds [reds, reds] → reds")
+    page.select_option("#correct-match", "R1-M1")
+    page.fill("#correct-games", "golds, golds")
+    page.click("#correct-button")
+    expect(page.locator("#event-problem")).to_contain_text("needs a reason")
+    page.fill("#correct-reason", "NS and EW swapped on the score card")
+    page.click("#correct-button")
+    expect(page.locator("#event-bracket")).to_contain_text(
+        "R1-M1 reds v golds [golds, golds] → golds")
+    expect(page.locator("#event-bracket")).to_contain_text("R2-M1 golds v ?")
+    expect(page.locator("#event-done")).to_contain_text("won by Golds (Gus & Hal)")
+    expect(page.locator("#event-history")).to_contain_text(
+        "ann: match_corrected – NS and EW swapped on the score card")

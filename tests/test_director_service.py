@@ -437,7 +437,7 @@ def test_on_postgresql_the_database_crashing_mid_event_loses_nothing(
     try:
         assert svc.connected.wait(WAIT)
         publish_all(table, event_payloads(messages[:half]))
-        wait_until("the first half", lambda: store.count_events() == half)
+        wait_until("the first half", lambda: svc.batched == half)
         server.crash()
         publish_all(table, event_payloads(messages[half:]))
         wait_until("the rest at the director", lambda: svc.arrived >= len(messages))

@@ -23,6 +23,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from mosquitto import free_port
 from playwright.sync_api import Browser, Page, expect
+from postgres import Postgres
 from test_director_service import PREFIX, WAIT, client, publish, start_broker, topic, wait_until
 from test_director_store import TABLE, real_game
 
@@ -59,10 +60,10 @@ class World:
     """A broker, the director's service and dashboard, and one table's side of the feed
     that verifies the rulings it receives and acknowledges them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, database: str | None = None) -> None:
         self.broker = start_broker(folder / "broker")
         self.private, self.public = new_keys()
-        self.store = DirectorStore(folder / "director.sqlite")
+        self.store = DirectorStore(database or folder / "director.sqlite")
         self.store.add_login("ann", PASSWORD)
         self.service = DirectorService(
             self.store,
@@ -414,3 +415,45 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
     assert down.returncode == 2
     assert "cannot connect" in down.stderr and "PostgreSQL runs there" in down.stderr
     assert "s3cret" not in down.stderr
+
+
+def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The director's PostgreSQL server crashes while the dashboard is open: the page
+    says the store cannot be read (and keeps what it showed), the API answers 503 with
+    the store's words; the server back, the messages the broker kept are stored and the
+    page is live again, with the whole game."""
+    server = Postgres().start()
+    world = World(tmp_path, server.new_database())
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        messages, _ = real_game()
+        half = len(messages) // 2
+        for m in messages[:half]:
+            publish(world.table, topic("events"), m)
+        wait_until("half stored", lambda: world.store.count_events() == half)
+        page.goto(world.served.url)
+        card = page.locator(f'#tables [data-table="{TABLE}"]')
+        expect(card).to_contain_text(TABLE)
+        server.crash()
+        for m in messages[half:]:
+            publish(world.table, topic("events"), m)
+        problem = page.locator("#store-problem")
+        expect(problem).to_be_visible(timeout=WAIT * 1000)
+        expect(problem).to_contain_text("cannot be read")
+        expect(card).to_contain_text(TABLE)  # what it showed is kept
+        with pytest.raises(urllib.error.HTTPError) as down:
+            urllib.request.urlopen(world.served.url + "api/overview", timeout=5)
+        assert down.value.code == 503
+        assert "PostgreSQL" in json.loads(down.value.read())["problem"]
+        server.start()
+        expect(problem).to_be_hidden(timeout=WAIT * 1000)
+        wait_until("all stored", lambda: world.store.count_events() == len(messages))
+        with urllib.request.urlopen(world.served.url + "api/overview", timeout=5) as r:
+            assert json.loads(r.read())["tables"][0]["events"] == len(messages)
+    finally:
+        context.close()
+        world.close()
+        server.close()

@@ -29,6 +29,7 @@ from table_controller.director.formats import (
     Bracket,
     Event,
     FormatError,
+    Playoff,
     ProgressiveEvent,
     Roster,
     RoundsEvent,
@@ -275,6 +276,9 @@ def summary(state: EventState) -> dict[str, Any]:
         "unplaced": state.unplaced,
         "public_delay": state.public_delay,
     }
+    if isinstance(ev, Bracket | RoundsEvent):  # the playoff's and correction's choices
+        ids = ev.entrants if isinstance(ev, Bracket) else ev.teams
+        out["teams"] = [{"id": t, "name": _team(state, t)} for t in ids]
     if isinstance(ev, Bracket):
         out["bracket"] = ev.printable()
         out["champion"] = ev.champion()
@@ -283,7 +287,109 @@ def summary(state: EventState) -> dict[str, Any]:
             out["playoff"] = ev.next_step().to_json()
         except FormatError as exc:
             out["playoff"] = {"problem": str(exc)}
+        out["playoff"]["played"] = [{"teams": [a, b], "points": list(p)}
+                                    for (a, b), p in ev.playoff_results.items()]
     return out
+
+
+# --- the playoff and a bracket's corrections (pure) -------------------------------------------
+
+
+def team_of(state: EventState, given: str, among: Sequence[str], where: str) -> str:
+    """The team id ``given`` names (its id, or its name as typed) among ``among``."""
+    text = given.strip()
+    if not text:
+        raise AdminError(f"a team is missing {where}: choose one")
+    for t in among:
+        if text == t or slug(text) == t:
+            return t
+    names = ", ".join(_team(state, t) for t in among)
+    raise AdminError(f"there is no team {text!r} {where}: it is one of {names}")
+
+
+def _playoff_words(state: EventState, step: Playoff) -> str:
+    """What the standings call for next, in words (001 s18 to s20)."""
+    pairs = "; ".join(" v ".join(_team(state, t) for t in m) for m in step.matches)
+    if step.kind == "final":
+        return f"the final (001 s18): {pairs}, {step.hands} hands"
+    if step.kind == "sudden_death":
+        return f"sudden-death hands (001 s19): {pairs}"
+    rule = "001 s19" if step.kind == "tie_playoff" else "001 s20, a round robin"
+    return f"a {step.hands}-hand playoff ({rule}): {pairs}"
+
+
+def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -> str:
+    """Tie-break hands between ``a`` and ``b`` (001 s19/s20), only those the standings
+    call for now, so a slip of the pen cannot put a wrong team in the final."""
+    ev = state.event
+    if not isinstance(ev, RoundsEvent):
+        raise AdminError("playoffs are played only in a 12-hand rounds event: "
+                         + ("create it first" if ev is None else
+                            f"this event is a {ev.to_json()['format']} event"))
+    rnd = current_round(state)
+    if rnd is not None:
+        raise AdminError(f"the rounds are not over: round {rnd} still has results to come. "
+                         "The playoff is chosen from the standings after the last round "
+                         "(001 s18): record the rounds' results first")
+    ta = team_of(state, a, ev.teams, "in this event")
+    tb = team_of(state, b, ev.teams, "in this event")
+    if ta == tb:
+        raise AdminError("a playoff is between two different teams: choose the other team")
+    if any(isinstance(p, bool) or not isinstance(p, int) or p < 0 for p in points):
+        raise AdminError(f"points are whole numbers 0 or more, not {points!r}")
+    if points == (0, 0):
+        raise AdminError("0 to 0 records no hand (every hand scores for one team): "
+                         "write the points each team scored")
+    step = ev.next_step()
+    if step.kind == "final":
+        raise AdminError(f"no tie-break is needed: the standings call for "
+                         f"{_playoff_words(state, step)}")
+    if {ta, tb} not in [set(m) for m in step.matches]:
+        raise AdminError(f"{_team(state, ta)} v {_team(state, tb)} is not a playoff the "
+                         f"standings call for: play {_playoff_words(state, step)}")
+    if step.kind != "sudden_death" and ((ta, tb) in ev.playoff_results
+                                        or (tb, ta) in ev.playoff_results):
+        raise AdminError(f"{_team(state, ta)} v {_team(state, tb)}'s {step.hands} playoff "
+                         "hands are already recorded: record the other matches of the playoff")
+    ev.record_playoff(ta, tb, points)
+    return (f"playoff: {_team(state, ta)} {points[0]}, {_team(state, tb)} {points[1]}; "
+            f"next, {_playoff_words(state, ev.next_step())}")
+
+
+def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str:
+    """Replace a bracket match's games (each game's winner, in order): a result entered
+    wrongly. Empty ``games`` clears the match, as a later match must be before its
+    feeder is corrected."""
+    ev = state.event
+    if not isinstance(ev, Bracket):
+        raise AdminError("only a bracket's matches are corrected here: "
+                         + ("create it first" if ev is None else
+                            "correct a round's result with the result form"))
+    m = ev.match(match_id.strip().upper())
+    if m.bye:
+        raise AdminError(f"match {m.id} is a bye ({_team(state, str(m.top))} goes through): "
+                         "nothing to correct")
+    if m.top is None or m.bottom is None:
+        raise AdminError(f"match {m.id} has not been played: it waits for the winners of "
+                         "earlier matches")
+    if not m.games:
+        raise AdminError(f"match {m.id} has no game recorded yet, so nothing to correct: its "
+                         "games come from its table, or record one with the result form")
+    if len(games) > ev.best_of:
+        raise AdminError(f"a match is best of {ev.best_of}: give at most {ev.best_of} games")
+    where = f"in match {m.id}"
+    winners = [team_of(state, g, [m.top, m.bottom], where) for g in games]
+    if winners == m.games:
+        raise AdminError(f"those are match {m.id}'s games already: nothing to correct")
+    if m.round < len(ev.rounds):  # the match its winner went on to
+        nxt = ev.rounds[m.round][(int(m.id.split("-M")[1]) - 1) // 2]
+        if nxt.games:
+            raise AdminError(f"match {nxt.id} has started from this result: correct {nxt.id} "
+                             "first with no games (that clears it), then this match")
+    old = ", ".join(m.games)
+    ev.set_result(m.id, winners)
+    return (f"match {m.id} corrected: games {old} now {', '.join(winners) or 'none'}"
+            + (f", won by {_team(state, m.winner)}" if m.winner else ""))
 
 
 # --- the event kept in the store ---------------------------------------------------------------
@@ -385,6 +491,22 @@ class EventsAdmin:
 
         return str(self.change(who, "result", reason, edit))
 
+    def record_playoff(self, who: str, a: str, b: str, points: tuple[int, int],
+                       reason: str) -> str:
+        """Tie-break hands entered from the score card (a reason is required)."""
+        if not reason.strip():
+            raise AdminError("a playoff result needs a reason (e.g. 'score card'): say why")
+        return str(self.change(who, "playoff", reason,
+                               lambda s: record_playoff(s, a, b, points)))
+
+    def correct_match(self, who: str, match_id: str, games: Sequence[str],
+                      reason: str) -> str:
+        """A bracket match's games replaced by the director (a reason is required)."""
+        if not reason.strip():
+            raise AdminError("a correction needs a reason: say what was wrong")
+        return str(self.change(who, "match_corrected", reason,
+                               lambda s: correct_match(s, match_id, games)))
+
     def set_public_delay(self, who: str, seconds: float, reason: str | None = None) -> None:
         if not 0 <= seconds <= 86400:
             raise AdminError("the delay is 0 to 86400 seconds")
@@ -436,11 +558,14 @@ __all__ = [
     "AdminError",
     "EventState",
     "EventsAdmin",
+    "correct_match",
     "create",
     "current_round",
     "record",
+    "record_playoff",
     "seating",
     "standings",
     "summary",
     "take_result",
+    "team_of",
 ]

@@ -229,8 +229,9 @@ class DirectorService:
     def _table_marks(self, table: str) -> dict[int, int]:
         marks = self._marks.get(table)
         if marks is None:
+            stored = self.store.received_marks(table)  # first: it may fail (the database)
             marks = self._marks[table] = {}
-            for game, (high, ahead) in self.store.received_marks(table).items():
+            for game, (high, ahead) in stored.items():
                 marks[game] = high
                 if ahead:
                     self._ahead[(table, game)] = set(ahead)
@@ -402,6 +403,7 @@ class DirectorService:
                     exc,
                     RETRY,
                 )
+                self._tell("store_problem", "")  # the dashboard says so
                 if self._stop.wait(RETRY):
                     return  # stopped: the broker sends them again next time
         with self._ack_lock:
@@ -432,7 +434,12 @@ class DirectorService:
         """After the commit: the marks move over what was stored, the listeners hear."""
         self.received += outcome.taken
         for table, game, seq in outcome.stored:
-            self._note(table, game, seq)
+            try:
+                self._note(table, game, seq)
+            except StoreUnavailable as exc:
+                # Stored and acknowledged: the table's mark, read back from the store
+                # the next time it is needed, will include it.
+                log.warning("%s's received mark waits for the store (%s)", table, exc)
         for what, table in outcome.tell:
             self._tell(what, table)
 

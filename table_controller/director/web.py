@@ -32,16 +32,23 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from table_controller.cards import Card
+from table_controller.director import event_forms
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.public import PublicView
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
-from table_controller.director.store import ALERT_STATES, DirectorStore, StoreError
+from table_controller.director.store import (
+    ALERT_STATES,
+    DirectorStore,
+    StoreError,
+    StoreUnavailable,
+)
 from table_controller.table.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
 MAX_BODY = 16_384
 HISTORY = 400  # the most recent events shown in a table's history
+STORE_RETRY = 2.0  # seconds between tries at the overview while the database is down
 Standings = Callable[[DirectorStore], list[dict[str, Any]]]
 
 log = logging.getLogger(__name__)
@@ -149,7 +156,8 @@ class DirectorPage:
                 Route("/api/public", self._public),
                 Route("/evidence/{table}/{game:int}/{seq:int}.png", self._evidence),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
-            ]
+            ],
+            exception_handlers={StoreUnavailable: _store_down},
         )
         if service is not None:
             service.listen(self.admin.on_stored)  # results first, so the overview has them
@@ -176,6 +184,14 @@ class DirectorPage:
         changed, self._dirty = sorted(self._dirty), set()
         try:
             snap = self.overview(changed)
+        except StoreUnavailable as exc:
+            # Said on the page, and tried again until the database is back (nothing
+            # else may come to ask: the writer waits for the same database).
+            self._dirty.update(changed)
+            snap = {"version": self._version, "store_problem": str(exc)}
+            if self._loop is not None and not self._scheduled:
+                self._scheduled = True
+                self._loop.call_later(STORE_RETRY, self._flush)
         except Exception:
             log.exception("the dashboard's overview could not be built")
             return
@@ -209,6 +225,7 @@ class DirectorPage:
             "alerts": alerts,
             "standings": standings,
             "changed": changed or [],
+            "store_problem": None,
             "event": self.admin.summary(),
             "broker": None
             if self.service is None
@@ -494,55 +511,17 @@ class DirectorPage:
             return form
         who, body = form
         action = request.path_params["action"]
-        reason = str(body.get("reason") or "").strip() or None
-        admin = self.admin
+        if action not in event_forms.ACTIONS:
+            return _problem(404, f"there is no event action {action!r}",
+                            "use the dashboard's event forms")
         try:
-            if action == "create":
-                lines = str(body.get("entrants") or "").splitlines()
-                await asyncio.to_thread(
-                    admin.create, who, str(body.get("format")), lines,
-                    rounds=_int(body.get("rounds"), "rounds", 3),
-                    best_of=_int(body.get("best_of"), "best of", 3), reason=reason,
-                )
-            elif action == "absent":
-                await asyncio.to_thread(admin.set_absent, who, str(body.get("player")),
-                                        bool(body.get("absent", True)), reason)
-            elif action == "substitute":
-                await asyncio.to_thread(
-                    admin.substitute, who, _int(body.get("round"), "round", 1),
-                    str(body.get("absent")), str(body.get("substitute") or "").strip(),
-                    str(body.get("credit") or "absent"), reason,
-                )
-            elif action == "assign":
-                places = body.get("places")
-                if not isinstance(places, dict):
-                    raise AdminError("give each table's place, e.g. {\"club-night-3\": \"1\"}")
-                await asyncio.to_thread(admin.assign_round, who,
-                                        _int(body.get("round"), "round", 1),
-                                        {str(k): str(v) for k, v in places.items()}, reason)
-            elif action == "result":
-                ended = body.get("result")
-                if not isinstance(ended, dict):
-                    raise AdminError("give the result: scores [NS, EW], and each seat's "
-                                     "points in a progressive event")
-                await asyncio.to_thread(admin.record, who, _int(body.get("round"), "round", 1),
-                                        str(body.get("place")), ended, reason or "")
-            elif action == "public_delay":
-                delay = body.get("seconds")
-                try:
-                    seconds = float(delay)  # type: ignore[arg-type]
-                except (TypeError, ValueError):
-                    raise AdminError(f"{delay!r} is not a number of seconds") from None
-                await asyncio.to_thread(admin.set_public_delay, who, seconds, reason)
-            else:
-                return _problem(404, f"there is no event action {action!r}",
-                                "use the dashboard's event forms")
+            done = await event_forms.apply(self.admin, who, action, body)
         except AdminError as exc:
             return _problem(400, str(exc), "correct the form and send it again")
         except StoreError as exc:
             return _problem(503, str(exc), "nothing was changed; try again")
         self.changed("event", "")
-        return JSONResponse({"ok": True, "event": self.admin.summary()})
+        return JSONResponse({"ok": True, "done": done, "event": self.admin.summary()})
 
     async def _public_index(self, request: Request) -> Response:
         page = self._public_page.replace("{{title}}", html.escape(self._title))
@@ -559,15 +538,6 @@ class DirectorPage:
         return JSONResponse(snap, headers={"Cache-Control": "no-store"})
 
 
-def _int(value: Any, what: str, default: int) -> int:
-    if value in (None, ""):
-        return default
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise AdminError(f"{what}: {value!r} is not a whole number") from None
-
-
 async def _json(request: Request) -> dict[str, Any] | Response:
     body = await request.body()
     if len(body) > MAX_BODY:
@@ -579,6 +549,12 @@ async def _json(request: Request) -> dict[str, Any] | Response:
     if not isinstance(obj, dict):
         return _problem(400, "the request is not a JSON object", "use the dashboard's forms")
     return obj
+
+
+async def _store_down(request: Request, exc: Exception) -> Response:
+    """Any request while the database is down (a PostgreSQL server restarting, a disk):
+    503 with the store's words, not a bare 500."""
+    return _problem(503, str(exc), "wait for the database to be back; the page tries again")
 
 
 def _problem(status: int, problem: str, fix: str) -> JSONResponse:

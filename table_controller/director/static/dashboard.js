@@ -108,6 +108,11 @@ function drawStandings(rows) {
 }
 
 function draw(snap) {
+  // The database is down: say so, and keep showing what was last known.
+  $("store-problem").hidden = !snap.store_problem;
+  $("store-problem").textContent = snap.store_problem ?
+    "The director's store cannot be read: " + snap.store_problem + ". What is shown may be out of date; it updates again by itself." : "";
+  if (snap.store_problem) return;
   overview = snap;
   drawTables(snap.tables);
   drawAlerts(snap.alerts);

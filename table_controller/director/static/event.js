@@ -13,6 +13,7 @@
     let data = {};
     try { data = await r.json(); } catch (e) { data = {ok: false, problem: "no answer", fix: "try again"}; }
     $("event-problem").textContent = data.ok ? "" : data.problem + (data.fix ? ": " + data.fix : "");
+    $("event-done").textContent = data.ok ? (data.done || "") : "";
     if (data.ok) draw(data.event);
     return data;
   }
@@ -40,7 +41,8 @@
       (s.points !== undefined ? ` – ${s.points} points, ${s.wins} wins` : ""))));
     $("event-bracket").replaceChildren(...(ev.bracket || []).map((r) => item("div",
       `${r.name}: ` + r.matches.map((m) => `${m.id} ${m.top || "?"} v ${m.bottom || (m.bye ? "bye" : "?")}` +
-        (m.winner ? ` → ${m.winner}` : ` (${m.games.length} games)`)).join("; "))));
+        (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
+    drawPlayoff(ev);
     $("event-unplaced").replaceChildren(...(ev.unplaced || []).map((u) => item("li",
       `${u.table}, game ${u.game}: ${JSON.stringify(u.result.scores)}${u.problem ? " – " + u.problem : ""}`)));
     $("event-history").replaceChildren(...(ev.history || []).map((h) => item("li",
@@ -58,6 +60,58 @@
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
   }
 
+  // The 12-hand rounds' playoff (001 s18 to s20) and a bracket's corrections.
+  const STEPS = {
+    final: (p) => `Final (001 s18): ${p.pairs}, ${p.hands} hands`,
+    tie_playoff: (p) => `Playoff (001 s19): ${p.pairs}, ${p.hands} hands, then sudden death if still tied`,
+    round_robin: (p) => `Round-robin playoff (001 s20): ${p.pairs}, ${p.hands} hands each`,
+    sudden_death: (p) => `Sudden death (001 s19): ${p.pairs}, a hand at a time until one leads`,
+  };
+  let lastStep = "";
+
+  function fill(sel, options) {
+    const keep = sel.value;
+    sel.replaceChildren(...options.map(([value, text]) => { const o = item("option", text); o.value = value; return o; }));
+    if (keep && options.some(([v]) => v === keep)) sel.value = keep;
+  }
+
+  function drawPlayoff(ev) {
+    const teams = ev.teams || [];
+    const names = Object.fromEntries(teams.map((t) => [t.id, t.name]));
+    $("event-playoff").hidden = ev.format !== "rounds";
+    $("event-correct").hidden = ev.format !== "bracket";
+    fill($("playoff-a"), teams.map((t) => [t.id, t.name]));
+    fill($("playoff-b"), teams.map((t) => [t.id, t.name]));
+    const matches = (ev.bracket || []).flatMap((r) => r.matches).filter((m) => m.top && m.bottom);
+    fill($("correct-match"), matches.map((m) => [m.id, `${m.id}: ${m.top} v ${m.bottom}`]));
+    const p = ev.playoff, lines = [];
+    if (ev.format === "rounds" && !p) lines.push(item("div", "The playoff comes after the last round."));
+    if (p && p.problem) { const e = item("div", p.problem); e.className = "problem"; lines.push(e); }
+    if (p && p.kind) {
+      const pairs = p.matches.map((m) => m.map((t) => names[t] || t).join(" v ")).join("; ");
+      const step = item("div", STEPS[p.kind]({pairs, hands: p.hands}));
+      step.className = "playoff-step"; step.dataset.kind = p.kind;
+      lines.push(step);
+      for (const g of p.played || []) {
+        const li = item("div", `Played: ${names[g.teams[0]] || g.teams[0]} ${g.points[0]} – ${names[g.teams[1]] || g.teams[1]} ${g.points[1]}`);
+        li.className = "playoff-played"; lines.push(li);
+      }
+      const key = p.kind + JSON.stringify(p.matches);
+      if (key !== lastStep && p.kind !== "final") { $("playoff-a").value = p.matches[0][0]; $("playoff-b").value = p.matches[0][1]; }
+      lastStep = key;
+    }
+    if (lines.length) lines.unshift(item("h3", "Playoff"));
+    $("event-playoff-step").replaceChildren(...lines);
+  }
+
+  $("event-playoff").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("playoff", {teams: [$("playoff-a").value, $("playoff-b").value],
+      points: [$("playoff-a-points").value, $("playoff-b-points").value], reason: $("playoff-reason").value});
+    if (r.ok) for (const id of ["playoff-a-points", "playoff-b-points", "playoff-reason"]) $(id).value = ""; });
+  $("event-correct").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("correct_match", {match: $("correct-match").value, games: $("correct-games").value,
+      reason: $("correct-reason").value});
+    if (r.ok) for (const id of ["correct-games", "correct-reason"]) $(id).value = ""; });
   $("event-create").addEventListener("submit", (e) => { e.preventDefault();
     send("create", {format: $("event-format").value, rounds: $("event-rounds").value,
                     entrants: $("event-entrants").value}); });
