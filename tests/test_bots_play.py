@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from table_controller.bots import Bot
 from table_controller.bots.knowledge import ViewKeeper, knowledge, seat_view
 from table_controller.bots.match import next_event, play_match
-from table_controller.bots.rule_of_thumb import RuleOfThumbBot
+from table_controller.bots.rule_of_thumb import RuleOfThumbBot, play_card
 from table_controller.bots.sampling import sample_deal
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import effective_table
@@ -164,14 +164,27 @@ def test_samples_meet_every_constraint(seed: int, name: str) -> None:
     assert len(dealt) == len(set(dealt)) and set(dealt) == k.unseen
 
 
-def test_the_strong_bot_degrades_to_one_sample_without_time() -> None:
-    bot = StrongBot(budget=0.0)
-    for game, _ in decisions("bicycle-head-to-head", 5, RuleOfThumbBot()):
+def test_the_strong_bot_without_time_plays_the_rule_of_thumb_card() -> None:
+    """A budget of nothing: every solve is given up at its deadline (a clock that runs
+    a second a reading), except one small enough to finish first, so each card is the
+    rule-of-thumb card, counted as a fallback, or the search's over its one sample."""
+    ticks = iter(range(10**9))
+    bot = StrongBot(budget=0.0, clock=lambda: float(next(ticks)))
+    gave_up = searched = 0
+    for game, _ in decisions("family-bid-euchre", 5, RuleOfThumbBot()):
         me = game.to_act
         if game.phase is Phase.PLAYING and me is not None and len(game.legal_events()) > 1:
-            event = bot.choose(seat_view(game, me), random.Random(1))
+            view = seat_view(game, me)
+            event = bot.choose(view, random.Random(1))
             assert event in game.legal_events()
-            assert bot.samples_taken == 1
+            if bot.samples_taken == 0:
+                assert event == play_card(view)
+                gave_up += 1
+            else:
+                assert bot.samples_taken == 1
+                searched += 1
+    assert gave_up >= 1 and bot.fallbacks["no sample solved in time"] == gave_up
+    assert searched >= 1  # the last tricks solve within the first 256 nodes
 
 
 def test_a_match_scores_both_ways_round() -> None:

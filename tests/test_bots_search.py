@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.bots.search import Solver, mask_of
+from table_controller.bots.search import OutOfTime, Solver, mask_of
 from table_controller.cards import DECK, Card, Suit, effective_suit, legal_plays, trick_winner
 from table_controller.seats import SEATS, Seat
 
@@ -62,3 +63,18 @@ def test_solver_agrees_with_minimax(
     assert set(values) == hands[leader]
     best = max(values.values()) if leader % 2 == 0 else min(values.values())
     assert best == minimax(hands, trump, leader, active)
+
+
+def test_a_solve_past_its_deadline_is_given_up_and_the_solver_still_works() -> None:
+    """A six-card deal (Bid Euchre's) from the first lead: with its deadline passed the
+    solve raises OutOfTime rather than answer late; the same solver then solves it."""
+    rng = random.Random(7)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    masks = [mask_of(deck[i * 6 : (i + 1) * 6]) for i in range(4)]
+    now = [0.0]
+    solver = Solver(Suit.H, None, clock=lambda: now[0])
+    now[0] = 10.0
+    with pytest.raises(OutOfTime):
+        solver.move_values(masks, Seat.N, deadline=5.0)
+    assert solver.ns_tricks(masks, Seat.N) == solver.ns_tricks(masks, Seat.N, deadline=11.0)

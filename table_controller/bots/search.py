@@ -13,7 +13,9 @@ to know the scoring.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import time
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from table_controller.cards import DECK, Card, Suit, effective_table, power
@@ -60,11 +62,26 @@ def cards_of(mask: int) -> list[Card]:
     return [DECK[c] for c in range(24) if mask >> c & 1]
 
 
+class OutOfTime(Exception):
+    """A solve passed its deadline: its answer is unknown (the bot plays without it)."""
+
+
 class Solver:
     """Solves deals for one trump and one seat sitting out (or none). Reuse it for the
-    samples of one decision: the transposition table is per deal, cleared by ``solve``."""
+    samples of one decision: the transposition table is per deal, cleared by ``solve``.
 
-    def __init__(self, trump: Suit | None, sitting_out: Seat | None = None) -> None:
+    A solve given a ``deadline`` (on ``clock``) raises OutOfTime once past it: most
+    solves take a few milliseconds, but one from the first lead of a six-card hand
+    (Bid Euchre) can take far longer than a decision may."""
+
+    def __init__(
+        self,
+        trump: Suit | None,
+        sitting_out: Seat | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.clock = clock
+        self.deadline = math.inf
         t = 4 if trump is None else int(trump)
         self.trump = -1 if trump is None else int(trump)
         self.eff = _EFF[t]
@@ -86,18 +103,30 @@ class Solver:
     # --- the public questions ------------------------------------------------------
 
     def ns_tricks(
-        self, hands: Sequence[int], leader: Seat, plays: Sequence[tuple[Seat, Card]] = ()
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
     ) -> int:
         """North-south's tricks from here (the trick in play included)."""
         self.tt.clear()
+        self.deadline = deadline
         return self._ab(list(hands), int(leader), [(int(s), int(c)) for s, c in plays], -1, 99)
 
     def move_values(
-        self, hands: Sequence[int], leader: Seat, plays: Sequence[tuple[Seat, Card]] = ()
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
     ) -> dict[Card, int]:
         """For each legal card of the seat to play: north-south's tricks from here after
         it (equivalent cards get the same value)."""
         self.tt.clear()
+        self.deadline = deadline
         h = list(hands)
         tr = [(int(s), int(c)) for s, c in plays]
         seat = int(leader) if not tr else self.next[tr[-1][0]]
@@ -182,6 +211,8 @@ class Solver:
         self, h: list[int], leader: int, plays: list[tuple[int, int]], alpha: int, beta: int
     ) -> int:
         self.nodes += 1
+        if not self.nodes & 255 and self.clock() > self.deadline:
+            raise OutOfTime
         if len(plays) == self.active:
             lead = plays[0][1]
             win_seat, win_key = -1, -1

@@ -4,13 +4,16 @@ For a card to play it deals the unseen cards many ways consistent with what the 
 knows (sampling.py), solves each deal with every hand open (search.py), turns the
 tricks into the points this preset scores, and plays the card with the best weighted
 average (perfect-information Monte Carlo). It never sees a hidden card: it has only
-its ``SeatView``. Within a per-decision time budget it takes as many samples as fit,
-at least one; a deal it cannot sample (contradictory constraints) falls back to the
-rule-of-thumb play. Bidding, the discard and the exchange are the rule-of-thumb bot's.
+its ``SeatView``. Within a per-decision time budget it takes as many samples as fit;
+the first sample may run to ``HARD_FACTOR`` times the budget and is then given up (a
+six-card solve from the first lead can take far longer), so no decision overruns by
+much: with no sample solved, or a deal it cannot sample (contradictory constraints), it
+plays the rule-of-thumb card. Bidding, the discard and the exchange are the rule-of-thumb bot's.
 """
 
 from __future__ import annotations
 
+import collections
 import random
 import time
 from collections.abc import Callable
@@ -18,7 +21,7 @@ from collections.abc import Callable
 from table_controller.bots.knowledge import SeatView, knowledge
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, play_card
 from table_controller.bots.sampling import sample_deal, weight
-from table_controller.bots.search import Solver, mask_of
+from table_controller.bots.search import OutOfTime, Solver, mask_of
 from table_controller.rules import scoring
 from table_controller.rules.events import CardPlayed, InputEvent
 from table_controller.rules.hand import Phase
@@ -26,6 +29,7 @@ from table_controller.rules.presets import Variant
 from table_controller.seats import SEATS, Team
 
 DEFAULT_BUDGET = 0.045  # seconds per card played; median decision stays under 70 ms
+HARD_FACTOR = 1.4  # no solve runs past this many budgets from the decision's start
 
 
 class StrongBot:
@@ -42,6 +46,8 @@ class StrongBot:
         self.clock = clock
         self.fallback = RuleOfThumbBot()
         self.samples_taken = 0  # in the last decision, for the benchmark
+        # why a card was the rule of thumb's, not searched (for the benchmark)
+        self.fallbacks: collections.Counter[str] = collections.Counter()
 
     def choose(self, view: SeatView, rng: random.Random) -> InputEvent:
         if view.game.phase is not Phase.PLAYING:
@@ -59,30 +65,38 @@ class StrongBot:
             return CardPlayed(me, legal[0])
         default = play_card(view).card
         k = knowledge(view)
-        solver = Solver(hand.trump, hand.sitting_out)
+        solver = Solver(hand.trump, hand.sitting_out, clock=self.clock)
+        hard = start + self.budget * HARD_FACTOR
         points = _points_for(view)
         totals = dict.fromkeys(legal, 0.0)
         weights = 0.0
         mine = mask_of(view.cards)
         trick = hand.trick
         slowest = 0.0
+        why = "no sample asked for"
         while self.samples_taken < self.max_samples:
             now = self.clock()
             if self.samples_taken and now + slowest > start + self.budget:
                 break
             deal = sample_deal(k, rng)
             if deal is None:
+                why = "no deal fits what the seat knows"
                 break
             masks = [mask_of(deal[s]) for s in SEATS]
             masks[me] = mine
             w = weight(k, deal)
-            values = solver.move_values(masks, trick.leader, trick.plays)
+            try:
+                values = solver.move_values(masks, trick.leader, trick.plays, deadline=hard)
+            except OutOfTime:
+                why = "no sample solved in time"
+                break
             for card in legal:
                 totals[card] += w * points(values[card])
             weights += w
             self.samples_taken += 1
             slowest = max(slowest, self.clock() - now)
         if weights == 0.0:
+            self.fallbacks[why] += 1
             return CardPlayed(me, default)
         best = max(totals.values())
         # among the cards as good as the best (to rounding), the rule of thumb's choice
