@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from test_director_store import feed_messages
-from test_director_web import PASSWORD, Served
+from test_director_web import PASSWORD, Served, post
 
 from table_controller.director.events_admin import AdminError, EventsAdmin, summary
 from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.store import DirectorStore, StoreError
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.table.config import parse_config
 from table_controller.table.simulated import FAST, simulated_table
 
@@ -354,19 +354,6 @@ def served(store: DirectorStore) -> Iterator[Served]:
     s.close()
 
 
-def call(url: str, body: dict[str, Any], cookie: str | None = None) -> tuple[int, dict[str, Any]]:
-    """POST a form's JSON as the page does: (status, the answer)."""
-    headers = {"Content-Type": "application/json"}
-    if cookie:
-        headers["Cookie"] = f"{COOKIE}={cookie}"
-    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 def log_in(url: str) -> str:
     req = urllib.request.Request(url + "api/login", json.dumps(
         {"name": "ann", "password": PASSWORD}).encode(), method="POST")
@@ -381,17 +368,17 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     playoff = {"teams": ["blues", "greens"], "points": [2, 1], "reason": "score card"}
     fix = {"match": "R1-M1", "games": "golds, golds", "reason": "NS and EW swapped"}
     for action, body in (("playoff", playoff), ("correct_match", fix)):
-        status, answer = call(url + f"api/event/{action}", body)
+        status, answer = post(url + f"api/event/{action}", body)
         assert status == 401 and "not logged in" in answer["problem"]
     cookie = log_in(url)
-    assert call(url + "api/event/final", {}, cookie)[0] == 404
-    status, answer = call(url + "api/event/create", {"format": "rounds", "rounds": 1,
+    assert post(url + "api/event/final", {}, cookie)[0] == 404
+    status, answer = post(url + "api/event/create", {"format": "rounds", "rounds": 1,
                                                      "entrants": "\n".join(TEAMS)}, cookie)
     assert status == 200
-    status, answer = call(url + "api/event/playoff", playoff, cookie)
+    status, answer = post(url + "api/event/playoff", playoff, cookie)
     assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
     for table, scores in (("1", [12, 8]), ("2", [8, 4])):
-        assert call(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
+        assert post(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
                                                "result": {"scores": scores}}, cookie)[0] == 200
     bad = [
         ({**playoff, "teams": ["blues", "purples"]}, "no team 'purples'"),
@@ -401,25 +388,25 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
         ({**playoff, "reason": ""}, "needs a reason"),
     ]
     for body, words in bad:
-        status, answer = call(url + "api/event/playoff", body, cookie)
+        status, answer = post(url + "api/event/playoff", body, cookie)
         assert status == 400 and words in answer["problem"], answer
-    status, answer = call(url + "api/event/playoff", playoff, cookie)
+    status, answer = post(url + "api/event/playoff", playoff, cookie)
     assert status == 200 and "next, the final (001 s18)" in answer["done"]
     assert answer["event"]["playoff"]["teams"] == ["reds", "blues"]
     assert store.format_history()[-1]["who"] == "ann"
     # A bracket: a game recorded for the wrong team, corrected.
-    call(url + "api/event/create", {"format": "bracket", "entrants": "\n".join(TEAMS)}, cookie)
-    status, answer = call(url + "api/event/correct_match", fix, cookie)
+    post(url + "api/event/create", {"format": "bracket", "entrants": "\n".join(TEAMS)}, cookie)
+    status, answer = post(url + "api/event/correct_match", fix, cookie)
     assert status == 400 and "no game recorded yet" in answer["problem"]
     for _ in range(2):
-        call(url + "api/event/result", {"place": "R1-M1", "reason": "card",
+        post(url + "api/event/result", {"place": "R1-M1", "reason": "card",
                                         "result": {"scores": [10, 4], "winner": "NS"}}, cookie)
     for body, words in (({**fix, "match": "R2-M1"}, "R2-M1 has not been played"),
                         ({**fix, "games": "golds, greens"}, "no team 'greens' in match R1-M1"),
                         ({**fix, "games": 3}, "give the match's games")):
-        status, answer = call(url + "api/event/correct_match", body, cookie)
+        status, answer = post(url + "api/event/correct_match", body, cookie)
         assert status == 400 and words in answer["problem"], answer
-    status, answer = call(url + "api/event/correct_match", fix, cookie)
+    status, answer = post(url + "api/event/correct_match", fix, cookie)
     assert status == 200 and "won by Golds (Gus & Hal)" in answer["done"]
     first = answer["event"]["bracket"][0]["matches"][0]
     assert (first["games"], first["winner"]) == (["golds", "golds"], "golds")

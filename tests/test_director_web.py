@@ -29,7 +29,7 @@ from test_director_store import TABLE, real_game
 
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import DirectorPage
+from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -130,10 +130,12 @@ def page(browser: Browser, world: World) -> Iterator[Page]:
     context.close()
 
 
-def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    req = urllib.request.Request(
-        url, json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json"}
-    )
+def post(url: str, body: dict[str, Any], cookie: str | None = None) -> tuple[int, dict[str, Any]]:
+    """POST JSON as the page does (logged in with ``cookie``): (status, the answer)."""
+    headers = {"Content-Type": "application/json"}
+    if cookie:
+        headers["Cookie"] = f"{COOKIE}={cookie}"
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, json.loads(r.read())
@@ -251,6 +253,17 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     feed.disconnect()
 
 
+def add_login(folder: Path, database: str) -> subprocess.CompletedProcess[str]:
+    """``director add-login ann`` with the password in a file, as an operator runs it."""
+    (folder / "pw").write_text(PASSWORD + "\n")
+    return subprocess.run(
+        [sys.executable, "-m", "table_controller.cli", "director", "add-login", "ann",
+         "--password-file", str(folder / "pw"), "--database", database],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+
+
 def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path) -> None:
     exe = [sys.executable, "-m", "table_controller.cli"]
     db = tmp_path / "director.sqlite"
@@ -266,21 +279,7 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         [*exe, "director", "keys", "--out", str(tmp_path)], capture_output=True, text=True
     )
     assert again.returncode == 2 and "--force" in again.stderr
-    (tmp_path / "pw").write_text(PASSWORD + "\n")
-    subprocess.run(
-        [
-            *exe,
-            "director",
-            "add-login",
-            "ann",
-            "--password-file",
-            str(tmp_path / "pw"),
-            "--database",
-            str(db),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    assert add_login(tmp_path, str(db)).returncode == 0
     broker = start_broker(tmp_path / "broker")
     web_port = free_port()
     conf = tmp_path / "director.toml"
@@ -339,21 +338,7 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
     is an error that says what to check, and never shows the URL's password."""
     exe = [sys.executable, "-m", "table_controller.cli"]
     url = postgres.new_database()
-    (tmp_path / "pw").write_text(PASSWORD + "\n")
-    made = subprocess.run(
-        [
-            *exe,
-            "director",
-            "add-login",
-            "ann",
-            "--password-file",
-            str(tmp_path / "pw"),
-            "--database",
-            url,
-        ],
-        capture_output=True,
-        text=True,
-    )
+    made = add_login(tmp_path, url)
     assert made.returncode == 0, made.stderr
     assert "postgresql://director@127.0.0.1" in made.stdout
     store = DirectorStore(url)
@@ -398,20 +383,7 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
         broker.stop()
         store.close()
     assert code == 0
-    down = subprocess.run(
-        [
-            *exe,
-            "director",
-            "add-login",
-            "ann",
-            "--password-file",
-            str(tmp_path / "pw"),
-            "--database",
-            f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/spring",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    down = add_login(tmp_path, f"postgresql://ann:s3cret@127.0.0.1:{free_port()}/spring")
     assert down.returncode == 2
     assert "cannot connect" in down.stderr and "PostgreSQL runs there" in down.stderr
     assert "s3cret" not in down.stderr
