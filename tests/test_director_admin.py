@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page, expect
 from test_director_store import feed_messages
 from test_director_web import PASSWORD, Served, post
 
+from table_controller.director.event_final import record_final
 from table_controller.director.events_admin import AdminError, EventsAdmin, summary
 from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.store import DirectorStore, StoreError
@@ -286,6 +287,83 @@ def test_round_robin_playoff_takes_each_match_once(store: DirectorStore) -> None
     assert admin.summary()["playoff"]["teams"] == ["a", "e"]  # A 5, E 5, C 2
 
 
+def test_final_names_the_champion_audited(store: DirectorStore) -> None:
+    # 001 s18: "The top two scoring teams will face off for the championship. Same format
+    # will occur." 001 s19: "If a tie occurs, a four (4) hand playoff will take place
+    # between the two teams. If the game is still tied, a sudden death hand will occur."
+    admin = EventsAdmin(store)
+    admin.create("ann", "rounds", TEAMS, rounds=1)
+    with pytest.raises(AdminError, match="rounds are not over: round 1 still has results"):
+        record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
+    rounds_tied_for_second(admin)
+    with pytest.raises(AdminError, match=r"finalists are not known yet: the standings call "
+                                         r"for a 4-hand playoff \(001 s19\)"):
+        record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
+    admin.record_playoff("ann", "blues", "greens", (1, 3), "score card")  # Greens through
+    assert admin.summary()["champion"] is None and admin.summary()["final"] is None
+    # Bad entries are refused in words, and change nothing.
+    versions = len(store.format_history())
+    bad: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
+        (("reds", "blues", (10, 8), "card"), {},
+         "no team 'blues' in the final: it is one of Reds .*, Greens"),
+        (("reds", "Reds", (10, 8), "card"), {}, "choose each one once"),
+        (("reds", "greens", (-1, 14), "card"), {}, "whole numbers 0 or more"),
+        (("reds", "greens", (5, 4), "card"), {}, "add up to 12 to 48"),
+        (("reds", "greens", (12, 12), "card"), {}, "tied at 12: 001 s19 plays a four-hand"),
+        (("reds", "greens", (12, 12), "card"), {"tiebreak": (2, 2)}, "sudden-death hand"),
+        (("reds", "greens", (10, 8), " "), {}, "needs a reason"),
+        (("reds", "greens", (10, 8), "card"), {"correct": True}, "nothing to correct"),
+        (("reds", "greens", None, "card"), {}, "give both finalists' points"),
+        (("reds", "greens", None, "card"), {"correct": True}, "nothing to clear"),
+    ]
+    for args, kw, words in bad:
+        with pytest.raises(AdminError, match=words):
+            record_final(admin, "ann", *args, **kw)
+    assert len(store.format_history()) == versions
+    # Tied after 12 hands: the tie-break's points (4 hands, then a sudden-death hand).
+    words = record_final(admin, "ann", "Greens", "reds", (12, 12), "score card",
+                         tiebreak=(3, 2))
+    assert words.endswith("champion Greens (Ed & Flo)") and "tie-break 2 to 3" in words
+    out = admin.summary()
+    assert out["champion"] == "greens"
+    assert out["final"] == {"teams": ["reds", "greens"], "points": [12, 12],
+                            "tiebreak": [2, 3], "winner": "greens"}
+    assert [(s["place"], s["team"], s["final"]) for s in out["standings"]] == [
+        (1, "greens", "champion"), (2, "reds", "runner-up"), (3, "blues", None),
+        (4, "golds", None)]
+    # Recorded twice: refused, saying how to correct it; a correction needs a reason.
+    with pytest.raises(AdminError, match=r"already recorded \(the final: Reds .* champion "
+                                         r"Greens .*\)\. If it was recorded wrongly, tick "
+                                         r"\"This corrects the final\""):
+        record_final(admin, "ann", "reds", "greens", (13, 11), "score card")
+    with pytest.raises(AdminError, match="a correction of the final needs a reason"):
+        record_final(admin, "bob", "reds", "greens", (13, 11), "", correct=True)
+    words = record_final(admin, "bob", "reds", "greens", (13, 11), "tie-break misread",
+                         correct=True)
+    assert "champion Reds (Ann & Bob) (corrected; it was the final: Reds" in words
+    # The standings the final came from stay as they were until the final is cleared.
+    with pytest.raises(AdminError, match="Clear the final first"):
+        admin.record("bob", 1, "2", {"scores": [9, 4], "winner": "NS"}, "card")
+    with pytest.raises(AdminError, match="no tie-break is needed"):
+        admin.record_playoff("bob", "blues", "greens", (1, 0), "one more")
+    history = store.format_history()
+    assert [(h["who"], h["action"]) for h in history[-2:]] == [
+        ("ann", "final"), ("bob", "final_corrected")]
+    assert any(a["action"] == "format_final_corrected" and a["who"] == "bob"
+               and a["reason"] == "tie-break misread" for a in store.audit())
+    again = EventsAdmin(store).summary()  # a restarted director reads the final back
+    assert (again["champion"], again["final"]) == ("reds", admin.summary()["final"])
+    assert "cleared" in record_final(admin, "bob", "", "", None, "wrong card", correct=True)
+    assert (admin.summary()["champion"], admin.summary()["final"]) == (None, None)
+    admin.record("bob", 1, "2", {"scores": [9, 4], "winner": "NS"}, "card")  # Greens 9
+    assert admin.summary()["playoff"]["teams"] == ["reds", "greens"]
+    # The final belongs to the 12-hand rounds.
+    admin.create("ann", "bracket", TEAMS, rounds=1)
+    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a "
+                                         "bracket"):
+        record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
+
+
 def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
     # 000 s4: "single elimination tournament, with opponents playing best two-out-of-three
     # games": a match's games corrected, and the later match it fed follows.
@@ -371,7 +449,7 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
         status, answer = post(url + f"api/event/{action}", body)
         assert status == 401 and "not logged in" in answer["problem"]
     cookie = log_in(url)
-    assert post(url + "api/event/final", {}, cookie)[0] == 404
+    assert post(url + "api/event/swiss", {}, cookie)[0] == 404
     status, answer = post(url + "api/event/create", {"format": "rounds", "rounds": 1,
                                                      "entrants": "\n".join(TEAMS)}, cookie)
     assert status == 200
@@ -479,3 +557,95 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     expect(page.locator("#event-done")).to_contain_text("won by Golds (Gus & Hal)")
     expect(page.locator("#event-history")).to_contain_text(
         "ann: match_corrected – NS and EW swapped on the score card")
+
+
+def test_final_over_http(served: Served) -> None:
+    # 001 s18: "The top two scoring teams will face off for the championship."
+    url, store = served.url, served.page.store
+    final = {"teams": ["reds", "greens"], "points": [14, 9], "reason": "score card"}
+    status, answer = post(url + "api/event/final", final)
+    assert status == 401 and "not logged in" in answer["problem"]
+    cookie = log_in(url)
+    post(url + "api/event/create", {"format": "rounds", "rounds": 1,
+                                    "entrants": "\n".join(TEAMS)}, cookie)
+    status, answer = post(url + "api/event/final", final, cookie)
+    assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
+    for table, scores in (("1", [12, 8]), ("2", [9, 4])):  # Reds 12, Greens 9: the final
+        assert post(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
+                                               "result": {"scores": scores}}, cookie)[0] == 200
+    bad = [
+        ({**final, "teams": "reds v greens"}, "give the two finalists"),
+        ({**final, "teams": ["reds", "blues"]}, "no team 'blues' in the final"),
+        ({**final, "points": [14, ""]}, "second team's points is missing"),
+        ({**final, "points": ["", ""]}, "the points are missing"),
+        ({**final, "points": [14, -2]}, "whole numbers 0 or more"),
+        ({**final, "points": [12, 12]}, "give the tie-break's points too"),
+        ({**final, "points": [12, 12], "tiebreak": [3, ""]},
+         "second team's tie-break points is missing"),
+        ({**final, "reason": ""}, "needs a reason"),
+    ]
+    for body, words in bad:
+        status, answer = post(url + "api/event/final", body, cookie)
+        assert status == 400 and words in answer["problem"], answer
+    status, answer = post(url + "api/event/final", {**final, "tiebreak": ["", ""]}, cookie)
+    assert status == 200 and answer["done"].endswith("champion Reds (Ann & Bob)")
+    assert answer["event"]["champion"] == "reds"
+    assert answer["event"]["standings"][0]["final"] == "champion"
+    status, answer = post(url + "api/event/final", final, cookie)
+    assert status == 400 and "This corrects the final" in answer["problem"]
+    fixed = {**final, "points": [9, 14], "correct": True, "reason": "points swapped"}
+    status, answer = post(url + "api/event/final", fixed, cookie)
+    assert status == 200 and answer["event"]["champion"] == "greens"
+    assert [(h["who"], h["action"], h["reason"]) for h in store.format_history()[-2:]] == [
+        ("ann", "final", "score card"), ("ann", "final_corrected", "points swapped")]
+
+
+def test_director_records_the_final_in_the_page(page: Page, served: Served) -> None:
+    # 001 s18 (the final, "Same format": 12 hands) and s19 (a tie: 4 hands, then a
+    # sudden-death hand).
+    admin = served.page.admin
+    rounds_tied_for_second(admin)
+    admin.record_playoff("ann", "blues", "greens", (1, 3), "score card")  # Greens through
+    served.page.changed("event")  # as the service's listener does: the pushed overview too
+    page.goto(served.url)
+    page.fill("#login-name", "ann")
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-button")
+    expect(page.locator("#event-final")).to_be_visible()
+    # The form starts on the finalists the standings name.
+    expect(page.locator("#final-a")).to_have_value("reds")
+    expect(page.locator("#final-b")).to_have_value("greens")
+    page.fill("#final-a-points", "12")
+    page.fill("#final-b-points", "12")
+    page.fill("#final-reason", "score card")
+    page.click("#final-button")
+    expect(page.locator("#event-problem")).to_contain_text(
+        "tied at 12: 001 s19 plays a four-hand playoff")
+    page.fill("#final-a-tiebreak", "2")
+    page.fill("#final-b-tiebreak", "3")
+    page.click("#final-button")
+    expect(page.locator("#event-final-result .final-result")).to_have_text(
+        "Final: Reds (Ann & Bob) 12 – Greens (Ed & Flo) 12 (tied; tie-break 2 – 3)")
+    expect(page.locator("#event-final-result .champion")).to_have_text(
+        "Champion: Greens (Ed & Flo)")
+    expect(page.locator("#event-standings li").first).to_have_text(
+        "1. Greens (Ed & Flo) – 8 points, 1 wins – champion")
+    expect(page.locator("#event-problem")).to_have_text("")
+    expect(page.locator("#event-history")).to_contain_text("ann: final – score card")
+    # Entered again: refused, saying how to correct it; then corrected.
+    page.fill("#final-a-points", "13")
+    page.fill("#final-b-points", "11")
+    page.fill("#final-reason", "score card")
+    page.click("#final-button")
+    expect(page.locator("#event-problem")).to_contain_text(
+        "already recorded (the final: Reds (Ann & Bob) 12, Greens (Ed & Flo) 12")
+    expect(page.locator("#event-problem")).to_contain_text('tick "This corrects the final"')
+    page.check("#final-correct")
+    page.fill("#final-reason", "the tie-break was misread")
+    page.click("#final-button")
+    expect(page.locator("#event-final-result .champion")).to_have_text(
+        "Champion: Reds (Ann & Bob)")
+    expect(page.locator("#event-done")).to_contain_text("(corrected; it was the final")
+    expect(page.locator("#final-correct")).not_to_be_checked()
+    expect(page.locator("#event-history")).to_contain_text(
+        "ann: final_corrected – the tie-break was misread")

@@ -83,6 +83,91 @@ def test_three_tied_play_a_round_robin() -> None:
     assert final.kind == "final" and set(final.teams) == {"A", "E"}
 
 
+def _four_teams_ready_for_the_final() -> RoundsEvent:
+    """One round: A 9, B 5, C 7, D 4, so the final is A v C."""
+    ev = RoundsEvent(["A", "B", "C", "D"], rounds=1)
+    ev.record(1, 1, (9, 5))
+    ev.record(1, 2, (7, 4))
+    assert ev.next_step().teams == ("A", "C")
+    return ev
+
+
+def test_final_names_the_champion() -> None:
+    # 001 s18: "The top two scoring teams will face off for the championship. Same format
+    # will occur." (s5: "Each match consists of 12 hands.")
+    ev = _four_teams_ready_for_the_final()
+    assert ev.champion() is None and ev.placings() == ev.standings()
+    ev.record_final("C", "A", (14, 10))  # either order; kept in the standings' order
+    assert ev.final is not None and ev.final.points == (10, 14)
+    assert ev.champion() == "C" and ev.final.runner_up == "A"
+    table = ev.placings()
+    assert [(s.place, s.team, s.final) for s in table] == [
+        (1, "C", "champion"), (2, "A", "runner-up"), (3, "B", None), (4, "D", None)]
+    assert [s.team for s in ev.standings()] == ["A", "C", "B", "D"]  # the rounds' own
+    again = load(ev.to_json())
+    assert isinstance(again, RoundsEvent) and again.champion() == "C"
+    assert again.to_json() == ev.to_json()
+
+
+def test_a_tied_final_is_played_off_as_s19_says() -> None:
+    # 001 s19: "If a tie occurs, a four (4) hand playoff will take place between the two
+    # teams. If the game is still tied, a sudden death hand will occur." (after s18's
+    # final, "Same format will occur")
+    ev = _four_teams_ready_for_the_final()
+    with pytest.raises(FormatError, match="tied at 12: 001 s19 plays a four-hand playoff"):
+        ev.record_final("A", "C", (12, 12))
+    with pytest.raises(FormatError, match="still tied at 2: .* sudden-death hand"):
+        ev.record_final("A", "C", (12, 12), (2, 2))
+    with pytest.raises(FormatError, match=r"not tied \(13 to 11\), so there is no tie-break"):
+        ev.record_final("A", "C", (13, 11), (3, 1))
+    with pytest.raises(FormatError, match="add up to 4 to 20"):
+        ev.record_final("A", "C", (12, 12), (1, 0))  # 4 hands score at least 4
+    assert ev.final is None
+    ev.record_final("A", "C", (12, 12), (8, 12))  # 8-8 (loners), then C's loner
+    assert ev.champion() == "C"
+    assert ev.final is not None and ev.final.to_json() == {
+        "teams": ["A", "C"], "points": [12, 12], "tiebreak": [8, 12], "winner": "C"}
+    assert load(ev.to_json()).to_json() == ev.to_json()
+
+
+def test_final_refuses_bad_entries_in_words() -> None:
+    ev = RoundsEvent(["A", "B", "C", "D"], rounds=1)
+    with pytest.raises(FormatError, match="rounds are not all recorded"):
+        ev.record_final("A", "C", (10, 8))
+    ev.record(1, 1, (9, 5))
+    ev.record(1, 2, (5, 3))  # B and C tied for second
+    with pytest.raises(FormatError, match="finalists are not known yet: B, C are tied"):
+        ev.record_final("A", "B", (10, 8))
+    ev.record_playoff("B", "C", (3, 1))
+    with pytest.raises(FormatError, match="'C' is not in the final: it is A v B"):
+        ev.record_final("A", "C", (10, 8))
+    with pytest.raises(FormatError, match="between two teams"):
+        ev.record_final("A", "A", (10, 8))
+    with pytest.raises(FormatError, match="whole numbers 0 or more"):
+        ev.record_final("A", "B", (-1, 14))
+    with pytest.raises(FormatError, match="add up to 12 to 48"):
+        ev.record_final("A", "B", (5, 4))  # every hand scores: 12 hands, 12 points or more
+    with pytest.raises(FormatError, match="nothing to correct"):
+        ev.record_final("A", "B", (10, 8), correct=True)
+    ev.record_final("A", "B", (10, 8))
+    with pytest.raises(FormatError, match="already recorded"):
+        ev.record_final("A", "B", (8, 10))
+    with pytest.raises(FormatError, match="as recorded already"):
+        ev.record_final("B", "A", (8, 10), correct=True)
+    ev.record_final("A", "B", (8, 10), correct=True)
+    assert ev.champion() == "B"
+    # Under a recorded final the standings it came from cannot change, until it is cleared.
+    with pytest.raises(FormatError, match="Clear the final first"):
+        ev.record(1, 2, (5, 2))
+    with pytest.raises(FormatError, match="Clear the final first"):
+        ev.record_playoff("B", "C", (0, 1))
+    ev.clear_final()
+    assert ev.champion() is None
+    with pytest.raises(FormatError, match="nothing to clear"):
+        ev.clear_final()
+    ev.record(1, 2, (5, 2))
+
+
 def test_odd_teams_sit_out_in_turn_and_rank_by_average() -> None:
     ev = RoundsEvent(["A", "B", "C", "D", "E"], rounds=3)
     assert ev.bye(1) == "E"

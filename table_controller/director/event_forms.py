@@ -14,9 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from table_controller.director.event_final import record_final
 from table_controller.director.events_admin import AdminError, EventsAdmin
 
-ACTIONS = ("create", "absent", "substitute", "assign", "result", "playoff",
+ACTIONS = ("create", "absent", "substitute", "assign", "result", "playoff", "final",
            "correct_match", "public_delay")
 
 
@@ -66,6 +67,16 @@ async def apply(
                 _int(points[1], "the second team's points", None))
         return await asyncio.to_thread(admin.record_playoff, who, str(teams[0] or ""),
                                 str(teams[1] or ""), pair, reason or "")
+    elif action == "final":
+        teams, correct = body.get("teams"), bool(body.get("correct"))
+        if not (isinstance(teams, list) and len(teams) == 2):
+            raise AdminError("give the two finalists and each one's points, e.g. "
+                             "{\"teams\": [\"reds\", \"blues\"], \"points\": [9, 7]}")
+        points = _pair(body.get("points"), "points", blank_ok=correct)
+        tiebreak = _pair(body.get("tiebreak"), "tie-break points", blank_ok=True)
+        return await asyncio.to_thread(
+            record_final, admin, who, str(teams[0] or ""), str(teams[1] or ""), points,
+            reason or "", tiebreak=tiebreak, correct=correct)
     elif action == "correct_match":
         games = body.get("games")
         if isinstance(games, str):  # as typed: "reds, blues, reds"
@@ -86,6 +97,18 @@ async def apply(
         raise AdminError(f"there is no event action {action!r}: it is one of "
                          f"{', '.join(ACTIONS)}")
     return None
+
+
+def _pair(value: Any, what: str, *, blank_ok: bool) -> tuple[int, int] | None:
+    """Two teams' points from a form (None: both left empty, where that is allowed)."""
+    if value is None or (isinstance(value, list) and all(v in (None, "") for v in value)):
+        if blank_ok:
+            return None
+        raise AdminError(f"the {what} are missing: write each team's")
+    if not (isinstance(value, list) and len(value) == 2):
+        raise AdminError(f"give the {what} as two numbers, the first team's then the second's")
+    return (_int(value[0], f"the first team's {what}", None),
+            _int(value[1], f"the second team's {what}", None))
 
 
 def _int(value: Any, what: str, default: int | None) -> int:

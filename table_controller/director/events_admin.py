@@ -249,7 +249,7 @@ def standings(state: EventState) -> list[dict[str, Any]]:
     if isinstance(ev, ProgressiveEvent):
         return [s.to_json() for s in ev.standings()]
     if isinstance(ev, RoundsEvent):
-        return [{**s.to_json(), "name": _team(state, s.team)} for s in ev.standings()]
+        return [{**s.to_json(), "name": _team(state, s.team)} for s in ev.placings()]
     if isinstance(ev, Bracket):
         champion = ev.champion()
         return [] if champion is None else [{"place": 1, "team": champion,
@@ -289,6 +289,9 @@ def summary(state: EventState) -> dict[str, Any]:
             out["playoff"] = {"problem": str(exc)}
         out["playoff"]["played"] = [{"teams": [a, b], "points": list(p)}
                                     for (a, b), p in ev.playoff_results.items()]
+    if isinstance(ev, RoundsEvent):  # the final (001 s18), once recorded, and its winner
+        out["final"] = None if ev.final is None else ev.final.to_json()
+        out["champion"] = ev.champion()
     return out
 
 
@@ -379,6 +382,10 @@ def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str
         raise AdminError(f"a match is best of {ev.best_of}: give at most {ev.best_of} games")
     where = f"in match {m.id}"
     winners = [team_of(state, g, [m.top, m.bottom], where) for g in games]
+    for i in range(1, len(winners)):  # the form's words, not the format's
+        if winners[:i].count(winners[i - 1]) == ev.wins_needed:
+            raise AdminError(f"match {m.id} is already won by {winners[i - 1]} after game {i} "
+                             "(the match ends there): give only the games played")
     if winners == m.games:
         raise AdminError(f"those are match {m.id}'s games already: nothing to correct")
     if m.round < len(ev.rounds):  # the match its winner went on to

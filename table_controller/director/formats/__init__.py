@@ -22,7 +22,12 @@ from table_controller.director.formats.progressive import (
     scores_from_game_ended,
 )
 from table_controller.director.formats.roster import FormatError, Player, Roster, Team
-from table_controller.director.formats.rounds import Playoff, RoundsEvent, TeamStanding
+from table_controller.director.formats.rounds import (
+    FinalResult,
+    Playoff,
+    RoundsEvent,
+    TeamStanding,
+)
 
 Event = ProgressiveEvent | RoundsEvent | Bracket
 
@@ -46,6 +51,7 @@ __all__ = [
     "Bracket",
     "Chart",
     "Event",
+    "FinalResult",
     "FormatError",
     "Match",
     "Player",

@@ -92,8 +92,9 @@ class Bracket:
         """One game of a match won by ``winner``; the match ends at two wins of three."""
         m = self.match(match_id)
         if m.winner is not None:
-            raise FormatError(f"Match {m.id} is already won by {m.winner}: correct it with "
-                              "set_result if a game was recorded wrongly.")
+            raise FormatError(f"Match {m.id} is already won by {m.winner}. If a game was "
+                              "recorded wrongly, fix it on the dashboard with the \"Correct a "
+                              "match\" form: give each game's winner, in order.")
         if m.top is None or m.bottom is None:
             raise FormatError(f"Match {m.id} is waiting for the winners of earlier matches.")
         if winner not in (m.top, m.bottom):

@@ -16,13 +16,14 @@ the team that sat out goes to table 1; a team is never given points for a round 
 not play, so standings rank by points *per round played* only when byes made the counts
 differ (shown as ``average``). A match tied after 12 hands is settled at the table (the
 ``nmu-tournament`` preset plays 001 s19's 4 hands then sudden death), so a tied result
-must say who won.
+must say who won. The final (s18) is recorded on its own (:meth:`RoundsEvent.record_final`)
+and names the champion; see its docstring for how 001 is read there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -44,11 +45,35 @@ class TeamStanding:
     rounds_played: int
     wins: int
     average: Fraction
+    final: str | None = None  # "champion" | "runner-up" once the final is recorded
 
     def to_json(self) -> dict[str, Any]:
         return {"place": self.place, "team": self.team, "points": self.points,
                 "rounds_played": self.rounds_played, "wins": self.wins,
-                "average": float(self.average)}
+                "average": float(self.average), "final": self.final}
+
+
+@dataclass(frozen=True)
+class FinalResult:
+    """The final's result (001 s18), the finalists in the order the standings name them."""
+
+    teams: tuple[str, str]
+    points: tuple[int, int]  # over the match's hands (s18 "Same format": s5's 12)
+    tiebreak: tuple[int, int] | None = None  # s19's 4 hands (+ sudden death), when tied
+
+    @property
+    def winner(self) -> str:
+        a, b = self.points if self.tiebreak is None else self.tiebreak  # only when tied
+        return self.teams[0] if a > b else self.teams[1]
+
+    @property
+    def runner_up(self) -> str:
+        return self.teams[1] if self.winner == self.teams[0] else self.teams[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"teams": list(self.teams), "points": list(self.points),
+                "tiebreak": None if self.tiebreak is None else list(self.tiebreak),
+                "winner": self.winner}
 
 
 @dataclass(frozen=True)
@@ -82,6 +107,7 @@ class RoundsEvent:
         self.hands = hands
         self.results: dict[int, dict[int, MatchResult]] = {}
         self.playoff_results: dict[tuple[str, str], tuple[int, int]] = {}
+        self.final: FinalResult | None = None
 
     # -- seating ---------------------------------------------------------------------
 
@@ -123,6 +149,7 @@ class RoundsEvent:
     def record(self, round_no: int, table: int, points: tuple[int, int],
                winner: int | None = None) -> None:
         """A table's match: both teams' points as seated; ``winner`` (0/1) if tied."""
+        self._check_no_final("a round's result")
         tables = self.tables(round_no)
         if not 1 <= table <= len(tables):
             raise FormatError(f"Round {round_no} has tables 1 to {len(tables)}, not {table}.")
@@ -187,6 +214,7 @@ class RoundsEvent:
     def record_playoff(self, a: str, b: str, points: tuple[int, int]) -> None:
         """Tie-break hands (001 s19/s20) between teams ``a`` and ``b``; added to any
         earlier ones, so sudden-death hands are recorded the same way."""
+        self._check_no_final("a playoff's hands")
         for t in (a, b):
             if t not in self.teams:
                 raise FormatError(f"There is no team {t!r} in this event.")
@@ -248,6 +276,95 @@ class RoundsEvent:
         res = self.playoff_results.get((b, a))
         return None if res is None else (res[1], res[0])
 
+    def record_final(self, a: str, b: str, points: tuple[int, int],
+                     tiebreak: tuple[int, int] | None = None, *, correct: bool = False) -> None:
+        """The final between the two finalists :meth:`next_step` names: ``points`` for
+        ``a`` and ``b`` over the match's hands; ``correct`` replaces a final recorded.
+
+        001 s18: "The top two scoring teams will face off for the championship. Same
+        format will occur." The same format is s5's match of 12 hands (``self.hands``),
+        scored as in s16, where every hand scores for one team: 12 hands score 12 to 48
+        points between the two. A tie in the final follows s19, "If a tie occurs, a four
+        (4) hand playoff will take place between the two teams. If the game is still
+        tied, a sudden death hand will occur.": s19 comes straight after s18 and speaks of
+        "the two teams" and "the game", so it covers the final (as it covers a tied round
+        match, settled at the table by the ``nmu-tournament`` preset). A tied final then
+        needs ``tiebreak``: the 4 playoff hands' points plus the sudden-death hand's, if
+        one was played. One hand always scores for one team, so they cannot be tied;
+        given for a final that was not tied, they are refused, not ignored."""
+        step = self.next_step()
+        if step.kind != "final":
+            raise FormatError(
+                f"The finalists are not known yet: {', '.join(step.teams)} are tied for a "
+                "place in the final; their playoff (001 s19/s20) comes first.")
+        pair = (step.teams[0], step.teams[1])
+        for t in (a, b):
+            if t not in pair:
+                raise FormatError(f"{t!r} is not in the final: it is {pair[0]} v {pair[1]} "
+                                  "(001 s18, the top two).")
+        if a == b:
+            raise FormatError(f"The final is between two teams: give {pair[0]}'s and "
+                              f"{pair[1]}'s points.")
+        if self.final is not None and not correct:
+            raise FormatError("The final is already recorded: record it as a correction "
+                              "(correct=True) to replace it.")
+        if self.final is None and correct:
+            raise FormatError("No final is recorded yet, so there is nothing to correct.")
+        _check_points(points, self.hands, self.hands, f"the final's {self.hands} hands")
+        if tiebreak is not None:
+            _check_points(tiebreak, 4, 5, "the tie-break's 4 hands (and sudden death)")
+            if points[0] != points[1]:
+                raise FormatError(
+                    f"The final is not tied ({points[0]} to {points[1]}), so there is no "
+                    "tie-break (001 s19): leave its points out.")
+            if tiebreak[0] == tiebreak[1]:
+                raise FormatError(
+                    f"The tie-break is still tied at {tiebreak[0]}: 001 s19 then plays a "
+                    "sudden-death hand; add its points to the tie-break's.")
+        elif points[0] == points[1]:
+            raise FormatError(
+                f"The final is tied at {points[0]}: 001 s19 plays a four-hand playoff, then "
+                "a sudden-death hand if still tied; give the tie-break's points too.")
+        if (a, b) != pair:  # kept in the standings' order
+            points = (points[1], points[0])
+            tiebreak = None if tiebreak is None else (tiebreak[1], tiebreak[0])
+        new = FinalResult(pair, (points[0], points[1]),
+                          None if tiebreak is None else (tiebreak[0], tiebreak[1]))
+        if new == self.final:
+            raise FormatError("That is the final as recorded already: nothing to correct.")
+        self.final = new
+
+    def clear_final(self) -> None:
+        """Take the final back (a director's correction: it was recorded from standings
+        that were wrong), so the rounds and playoff can be corrected again."""
+        if self.final is None:
+            raise FormatError("No final is recorded yet, so there is nothing to clear.")
+        self.final = None
+
+    def champion(self) -> str | None:
+        """The winner of the final (001 s18 "face off for the championship"), once played."""
+        return None if self.final is None else self.final.winner
+
+    def placings(self) -> list[TeamStanding]:
+        """The standings, then, once the final is played, its winner first and the loser
+        second; the other teams keep their order from third place down."""
+        table = self.standings()
+        final = self.final
+        if final is None:
+            return table
+        by_team = {s.team: s for s in table}
+        rest = [replace(s, place=max(s.place, 3)) for s in table if s.team not in final.teams]
+        return [replace(by_team[final.winner], place=1, final="champion"),
+                replace(by_team[final.runner_up], place=2, final="runner-up"), *rest]
+
+    def _check_no_final(self, what: str) -> None:
+        if self.final is not None:
+            a, b = self.final.teams
+            raise FormatError(
+                f"The final ({a} v {b}) is recorded from these standings: {what} cannot "
+                "change under it. Clear the final first (the final form's correction with "
+                "no points), then make this change and record the final again.")
+
     def _check_round(self, round_no: int) -> None:
         if not 1 <= round_no <= self.rounds:
             raise FormatError(f"This event has rounds 1 to {self.rounds}, not {round_no}.")
@@ -262,6 +379,7 @@ class RoundsEvent:
                                  for t, m in by.items()}
                         for r, by in self.results.items()},
             "playoffs": [[a, b, list(p)] for (a, b), p in self.playoff_results.items()],
+            "final": None if self.final is None else self.final.to_json(),
         }
 
     @classmethod
@@ -274,8 +392,28 @@ class RoundsEvent:
                     event.record(int(r), int(t), (int(pa), int(pb)), int(m["winner"]))
             for a, b, (pa, pb) in obj.get("playoffs", []):
                 event.record_playoff(a, b, (int(pa), int(pb)))
+            final = obj.get("final")
+            if final:
+                (fa, fb), (pa, pb) = final["teams"], final["points"]
+                tie = final.get("tiebreak")
+                event.record_final(fa, fb, (int(pa), int(pb)),
+                                   None if tie is None else (int(tie[0]), int(tie[1])))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
             raise FormatError(f"The saved team event is malformed ({exc!r}).") from exc
         return event
+
+
+def _check_points(points: tuple[int, int], least: int, most: int, what: str) -> None:
+    """Two teams' points over ``least`` to ``most`` hands: whole numbers, and since every
+    hand scores 1 to 4 points for one team (001 s16), their sum is ``least`` to
+    ``4 * most``: a misread score card is caught before it names a champion."""
+    if len(points) != 2 or any(isinstance(p, bool) or not isinstance(p, int) or p < 0
+                               for p in points):
+        raise FormatError(f"Points are whole numbers 0 or more, not {points!r}.")
+    if not least <= sum(points) <= 4 * most:
+        raise FormatError(
+            f"{points[0]} and {points[1]} cannot be {what}: every hand scores 1 to 4 points "
+            f"for one team (001 s16), so they add up to {least} to {4 * most}. Check the "
+            "score card.")

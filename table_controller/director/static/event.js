@@ -38,7 +38,8 @@
     $("event-standings").replaceChildren(...(ev.standings || []).map((s) => item("li",
       `${s.place}. ${s.name || s.team || s.player}` +
       (s.total !== undefined ? ` – ${s.total} points, ${s.rounds_won} rounds won` : "") +
-      (s.points !== undefined ? ` – ${s.points} points, ${s.wins} wins` : ""))));
+      (s.points !== undefined ? ` – ${s.points} points, ${s.wins} wins` : "") +
+      (s.final ? ` – ${s.final}` : ""))));
     $("event-bracket").replaceChildren(...(ev.bracket || []).map((r) => item("div",
       `${r.name}: ` + r.matches.map((m) => `${m.id} ${m.top || "?"} v ${m.bottom || (m.bye ? "bye" : "?")}` +
         (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
@@ -67,7 +68,7 @@
     round_robin: (p) => `Round-robin playoff (001 s20): ${p.pairs}, ${p.hands} hands each`,
     sudden_death: (p) => `Sudden death (001 s19): ${p.pairs}, a hand at a time until one leads`,
   };
-  let lastStep = "";
+  let lastStep = "", lastFinal = "";
 
   function fill(sel, options) {
     const keep = sel.value;
@@ -102,12 +103,46 @@
     }
     if (lines.length) lines.unshift(item("h3", "Playoff"));
     $("event-playoff-step").replaceChildren(...lines);
+    drawFinal(ev, names);
+  }
+
+  // The final's result and the champion (001 s18; a tie played off as in s19).
+  function drawFinal(ev, names) {
+    const f = ev.final, p = ev.playoff, lines = [];
+    $("event-final").hidden = ev.format !== "rounds";
+    const finalists = p && p.kind === "final" ? p.teams : [];
+    const choices = (ev.teams || []).map((t) => [t.id, t.name]);
+    fill($("final-a"), choices);
+    fill($("final-b"), choices);
+    const key = JSON.stringify(finalists);
+    if (finalists.length && key !== lastFinal) { $("final-a").value = finalists[0]; $("final-b").value = finalists[1]; }
+    lastFinal = key;
+    if (f) {
+      const tie = f.tiebreak ? ` (tied; tie-break ${f.tiebreak[0]} – ${f.tiebreak[1]})` : "";
+      const r = item("div", `Final: ${names[f.teams[0]] || f.teams[0]} ${f.points[0]} – ` +
+        `${names[f.teams[1]] || f.teams[1]} ${f.points[1]}${tie}`);
+      r.className = "final-result"; lines.push(r);
+    }
+    if (ev.champion) {
+      const c = item("div", `Champion: ${names[ev.champion] || ev.champion}`);
+      c.className = "champion"; lines.push(c);
+    }
+    $("event-final-result").replaceChildren(...lines);
   }
 
   $("event-playoff").addEventListener("submit", async (e) => { e.preventDefault();
     const r = await send("playoff", {teams: [$("playoff-a").value, $("playoff-b").value],
       points: [$("playoff-a-points").value, $("playoff-b-points").value], reason: $("playoff-reason").value});
     if (r.ok) for (const id of ["playoff-a-points", "playoff-b-points", "playoff-reason"]) $(id).value = ""; });
+  $("event-final").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("final", {teams: [$("final-a").value, $("final-b").value],
+      points: [$("final-a-points").value, $("final-b-points").value],
+      tiebreak: [$("final-a-tiebreak").value, $("final-b-tiebreak").value],
+      correct: $("final-correct").checked, reason: $("final-reason").value});
+    if (r.ok) {
+      for (const id of ["final-a-points", "final-b-points", "final-a-tiebreak", "final-b-tiebreak", "final-reason"]) $(id).value = "";
+      $("final-correct").checked = false;
+    } });
   $("event-correct").addEventListener("submit", async (e) => { e.preventDefault();
     const r = await send("correct_match", {match: $("correct-match").value, games: $("correct-games").value,
       reason: $("correct-reason").value});

@@ -30,7 +30,8 @@ function drawStandings(ev) {
   const list = $("standings");
   const rows = (ev && ev.standings) || [];
   list.replaceChildren(...rows.map((r) => el("li", "standing",
-    `${r.place}. ${r.name || r.team || r.player} ` + (r.total !== undefined ? `${r.total}` : (r.points ?? "")))));
+    `${r.place}. ${r.name || r.team || r.player} ` + (r.total !== undefined ? `${r.total}` : (r.points ?? "")) +
+    (r.final ? ` (${r.final})` : ""))));
   $("round").textContent = ev && ev.round ? `(round ${ev.round} of ${ev.rounds})` : "";
   const seat = ev && ev.seating;
   $("seating").replaceChildren(...(seat && seat.tables ? seat.tables.map((t) => el("div", "seat",
