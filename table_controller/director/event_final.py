@@ -17,10 +17,10 @@ from table_controller.director.events_admin import (
     AdminError,
     EventsAdmin,
     EventState,
-    _playoff_words,
-    _team,
     current_round,
+    playoff_words,
     team_of,
+    team_words,
 )
 from table_controller.director.formats import FinalResult, RoundsEvent
 
@@ -30,8 +30,8 @@ def final_words(state: EventState, final: FinalResult) -> str:
     (a, b), (pa, pb) = final.teams, final.points
     tie = "" if final.tiebreak is None else (
         f" (tied; tie-break {final.tiebreak[0]} to {final.tiebreak[1]}, 001 s19)")
-    return (f"the final: {_team(state, a)} {pa}, {_team(state, b)} {pb}{tie}; "
-            f"champion {_team(state, final.winner)}")
+    return (f"the final: {team_words(state, a)} {pa}, {team_words(state, b)} {pb}{tie}; "
+            f"champion {team_words(state, final.winner)}")
 
 
 def apply_final(state: EventState, a: str, b: str, points: tuple[int, int] | None,
@@ -62,13 +62,13 @@ def apply_final(state: EventState, a: str, b: str, points: tuple[int, int] | Non
     step = ev.next_step()
     if step.kind != "final":
         raise AdminError(f"the finalists are not known yet: the standings call for "
-                         f"{_playoff_words(state, step)} first. Record it with the playoff "
+                         f"{playoff_words(state, step)} first. Record it with the playoff "
                          "form; the final comes after")
     ta = team_of(state, a, step.teams, "in the final")
     tb = team_of(state, b, step.teams, "in the final")
     if ta == tb:
-        raise AdminError(f"the final is between {_team(state, step.teams[0])} and "
-                         f"{_team(state, step.teams[1])}: choose each one once")
+        raise AdminError(f"the final is between {team_words(state, step.teams[0])} and "
+                         f"{team_words(state, step.teams[1])}: choose each one once")
     if old is not None and not correct:
         raise AdminError(f"the final is already recorded ({final_words(state, old)}). If it "
                          "was recorded wrongly, tick \"This corrects the final\" on the final "

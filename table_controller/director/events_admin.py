@@ -226,18 +226,18 @@ def seating(state: EventState, round_no: int) -> dict[str, Any]:
         if isinstance(ev, RoundsEvent):
             tables = [
                 {"table": i + 1, "feed": where.get(str(i + 1)),
-                 "seats": {"NS": _team(state, a), "EW": _team(state, b)}}
+                 "seats": {"NS": team_words(state, a), "EW": team_words(state, b)}}
                 for i, (a, b) in enumerate(ev.tables(round_no))
             ]
             bye = ev.bye(round_no)
             return {"round": round_no, "tables": tables,
-                    "byes": [] if bye is None else [_team(state, bye)]}
+                    "byes": [] if bye is None else [team_words(state, bye)]}
     except FormatError as exc:
         return {"round": round_no, "tables": [], "byes": [], "problem": str(exc)}
     return {"round": round_no, "tables": [], "byes": []}
 
 
-def _team(state: EventState, tid: str) -> str:
+def team_words(state: EventState, tid: str) -> str:
     t = state.roster.teams.get(tid)
     if t is None:
         return tid
@@ -249,11 +249,11 @@ def standings(state: EventState) -> list[dict[str, Any]]:
     if isinstance(ev, ProgressiveEvent):
         return [s.to_json() for s in ev.standings()]
     if isinstance(ev, RoundsEvent):
-        return [{**s.to_json(), "name": _team(state, s.team)} for s in ev.placings()]
+        return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
     if isinstance(ev, Bracket):
         champion = ev.champion()
         return [] if champion is None else [{"place": 1, "team": champion,
-                                             "name": _team(state, champion)}]
+                                             "name": team_words(state, champion)}]
     return []
 
 
@@ -278,7 +278,7 @@ def summary(state: EventState) -> dict[str, Any]:
     }
     if isinstance(ev, Bracket | RoundsEvent):  # the playoff's and correction's choices
         ids = ev.entrants if isinstance(ev, Bracket) else ev.teams
-        out["teams"] = [{"id": t, "name": _team(state, t)} for t in ids]
+        out["teams"] = [{"id": t, "name": team_words(state, t)} for t in ids]
     if isinstance(ev, Bracket):
         out["bracket"] = ev.printable()
         out["champion"] = ev.champion()
@@ -306,13 +306,13 @@ def team_of(state: EventState, given: str, among: Sequence[str], where: str) -> 
     for t in among:
         if text == t or slug(text) == t:
             return t
-    names = ", ".join(_team(state, t) for t in among)
+    names = ", ".join(team_words(state, t) for t in among)
     raise AdminError(f"there is no team {text!r} {where}: it is one of {names}")
 
 
-def _playoff_words(state: EventState, step: Playoff) -> str:
+def playoff_words(state: EventState, step: Playoff) -> str:
     """What the standings call for next, in words (001 s18 to s20)."""
-    pairs = "; ".join(" v ".join(_team(state, t) for t in m) for m in step.matches)
+    pairs = "; ".join(" v ".join(team_words(state, t) for t in m) for m in step.matches)
     if step.kind == "final":
         return f"the final (001 s18): {pairs}, {step.hands} hands"
     if step.kind == "sudden_death":
@@ -346,17 +346,18 @@ def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -
     step = ev.next_step()
     if step.kind == "final":
         raise AdminError(f"no tie-break is needed: the standings call for "
-                         f"{_playoff_words(state, step)}")
+                         f"{playoff_words(state, step)}")
     if {ta, tb} not in [set(m) for m in step.matches]:
-        raise AdminError(f"{_team(state, ta)} v {_team(state, tb)} is not a playoff the "
-                         f"standings call for: play {_playoff_words(state, step)}")
+        raise AdminError(f"{team_words(state, ta)} v {team_words(state, tb)} is not a playoff the "
+                         f"standings call for: play {playoff_words(state, step)}")
     if step.kind != "sudden_death" and ((ta, tb) in ev.playoff_results
                                         or (tb, ta) in ev.playoff_results):
-        raise AdminError(f"{_team(state, ta)} v {_team(state, tb)}'s {step.hands} playoff "
-                         "hands are already recorded: record the other matches of the playoff")
+        pair = f"{team_words(state, ta)} v {team_words(state, tb)}"
+        raise AdminError(f"{pair}'s {step.hands} playoff hands are already recorded: "
+                         "record the other matches of the playoff")
     ev.record_playoff(ta, tb, points)
-    return (f"playoff: {_team(state, ta)} {points[0]}, {_team(state, tb)} {points[1]}; "
-            f"next, {_playoff_words(state, ev.next_step())}")
+    return (f"playoff: {team_words(state, ta)} {points[0]}, {team_words(state, tb)} {points[1]}; "
+            f"next, {playoff_words(state, ev.next_step())}")
 
 
 def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str:
@@ -370,7 +371,7 @@ def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str
                             "correct a round's result with the result form"))
     m = ev.match(match_id.strip().upper())
     if m.bye:
-        raise AdminError(f"match {m.id} is a bye ({_team(state, str(m.top))} goes through): "
+        raise AdminError(f"match {m.id} is a bye ({team_words(state, str(m.top))} goes through): "
                          "nothing to correct")
     if m.top is None or m.bottom is None:
         raise AdminError(f"match {m.id} has not been played: it waits for the winners of "
@@ -396,7 +397,7 @@ def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str
     old = ", ".join(m.games)
     ev.set_result(m.id, winners)
     return (f"match {m.id} corrected: games {old} now {', '.join(winners) or 'none'}"
-            + (f", won by {_team(state, m.winner)}" if m.winner else ""))
+            + (f", won by {team_words(state, m.winner)}" if m.winner else ""))
 
 
 # --- the event kept in the store ---------------------------------------------------------------
