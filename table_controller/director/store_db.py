@@ -271,9 +271,9 @@ class PostgresDatabase(Database):
                 application_name="table-controller director",
             )
         except self._psycopg.Error as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StoreUnavailable(
-                f"cannot connect to the director's store {self.name} ({first}): check that "
+                f"cannot connect to the director's store {self.name} ({_first_line(exc)}): "
+                "check that "
                 "PostgreSQL runs there, and the URL's user, password and database"
             ) from None
 
