@@ -9,13 +9,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from table_controller.bots import Bot
-from table_controller.bots.knowledge import ViewKeeper, knowledge, seat_view
+from table_controller.bots.knowledge import ViewKeeper, knowledge, seat_view, seat_view_from
 from table_controller.bots.match import next_event, play_match
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, play_card
 from table_controller.bots.sampling import sample_deal
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import effective_table
 from table_controller.rules.events import (
+    CardPlayed,
     CardsExchanged,
     DealerChosen,
     HandDealt,
@@ -23,6 +24,7 @@ from table_controller.rules.events import (
     HandThrownIn,
     InputEvent,
     IrregularityFound,
+    RenegeProven,
     RenegeSpotted,
 )
 from table_controller.rules.game import Game
@@ -89,7 +91,8 @@ def test_the_keeper_and_a_replay_agree() -> None:
 
 def rehide(game: Game, me: Seat, rng: random.Random) -> Game | None:
     """The same public events and the same hand for ``me``, the other hands' unplayed
-    cards dealt again among them; None if that makes a past play illegal."""
+    cards dealt again among them; None if that makes a past play illegal, or a renege
+    the new hands prove (the rules would have penalised it: not the same game)."""
     log = list(game.log)
     at = max(i for i, e in enumerate(log) if isinstance(e, HandDealt))
     dealt = log[at]
@@ -111,7 +114,7 @@ def rehide(game: Game, me: Seat, rng: random.Random) -> Game | None:
         other = Game(game.rules)
         for e in log:
             out = other.push(e)
-            if any(isinstance(o, IrregularityFound | RenegeSpotted) for o in out):
+            if any(isinstance(o, IrregularityFound | RenegeSpotted | RenegeProven) for o in out):
                 return None
     except ValueError:
         return None
@@ -202,3 +205,72 @@ def test_the_exchange_is_chosen_by_both_partners() -> None:
                 assert event.discard is not None and event.received is not None
                 return
     pytest.skip("no shoot for 12 in 200 deals")
+
+
+def _bid_or_play(game: Game) -> InputEvent:
+    """A legal event that moves the hand on: the first bid, else the first choice."""
+    legal = game.legal_events()
+    return next((e for e in legal if type(e).__name__ != "Passed"), legal[0])
+
+
+def _renege_ends_a_hand(name: str) -> tuple[Game, Seat]:
+    """A hand of ``name`` with every hand known (as the kiosk deals), in which one seat
+    plays off suit while holding the suit led: the rules prove it from its hidden hand at
+    once. Play goes on (the first legal events) until the next hand is dealt."""
+    from table_controller.cards import Card, effective_suit
+
+    rules = preset(name)
+    rng = random.Random(5)
+    game = Game(rules)
+    game.push(DealerChosen(Seat.W))
+    game.push(deal(rng, rules))
+    offender: Seat | None = None
+    while offender is None:
+        if game.phase is Phase.DEALING:  # thrown in, or no renege could be played: again
+            game.push(deal(rng, rules))
+        hand = game.hand
+        assert hand is not None
+        seat = game.to_act
+        trick = hand.trick
+        if game.phase is Phase.PLAYING and seat is not None and trick is not None and trick.led:
+            held = sorted(hand.known[seat] or ())
+            follow = [c for c in held if effective_suit(c, hand.trump) == trick.led]
+            other: list[Card] = [c for c in held if c not in follow]
+            if follow and other:
+                game.push(CardPlayed(seat, other[0]))  # a renege, proven from its hand
+                offender = seat
+                continue
+        game.push(_bid_or_play(game))
+    for _ in range(60):  # to the end of that hand (under rules where play goes on)
+        if game.phase is Phase.DEALING:
+            break
+        game.push(_bid_or_play(game))
+    assert game.phase is Phase.DEALING
+    game.push(deal(rng, rules))
+    return game, offender
+
+
+@pytest.mark.parametrize("name", ["td-tournament", "bicycle-head-to-head"])
+def test_a_view_follows_a_hand_a_hidden_renege_ended(name: str) -> None:
+    game, offender = _renege_ends_a_hand(name)
+    rules = game.rules
+    keeper = ViewKeeper(rules)
+    for event in game.log:
+        keeper.push(event)
+    for seat in SEATS:
+        for view in (seat_view(game, seat), keeper.view(seat)):
+            vg = view.game
+            # The view is in step: the next hand dealt, the same scores and dealer.
+            assert vg.phase is game.phase and vg.deals == game.deals
+            assert vg.team_scores() == game.team_scores() and vg.dealer == game.dealer
+            hand = vg.hand
+            assert hand is not None and hand.known[seat] is not None
+            assert all(hand.known[s] is None for s in SEATS if s != seat)  # this hand: hidden
+            assert vg.copy().state_key() == vg.state_key()  # its own log replays
+            if seat != offender:  # the renege was proven from the offender's shown hand
+                last = vg.last_hand
+                assert last is not None and last.known[offender] is not None
+        # A view of the whole log as a table logs it agrees.
+        assert seat_view_from(rules, seat, game.log).game.state_key() == (
+            seat_view(game, seat).game.state_key()
+        )

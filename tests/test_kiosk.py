@@ -7,17 +7,20 @@ against a hang. Screenshots land in test-artifacts/."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from table_controller.bots.knowledge import seat_view
 from table_controller.cards import Card
 from table_controller.devices.seat_lights import SeatLight
-from table_controller.kiosk.kiosk import KioskTable, kiosk_view
+from table_controller.kiosk.kiosk import KioskTable, bot_names
 from table_controller.kiosk.pin import Guesses, hash_pin, verify_pin
 from table_controller.kiosk.teach import coach, why_won
 from table_controller.kiosk.visitor import SimulatedVisitor, simulated_kiosk
@@ -35,6 +38,7 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, parse_config
+from table_controller.table.export import score_sheet_html
 from table_controller.table.health import Device
 from table_controller.table.log import EventLog
 
@@ -124,6 +128,16 @@ def _bot_card_in_trick(game: Game) -> bool:
     )
 
 
+def _my_card_in_trick(game: Game) -> bool:
+    hand = game.hand
+    return (
+        game.phase is Phase.PLAYING
+        and hand is not None
+        and hand.trick is not None
+        and any(seat is S for seat, _ in hand.trick.plays)
+    )
+
+
 # --- end to end: a visitor, three bots, the page ----------------------------------------
 
 
@@ -148,6 +162,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         ("again" not in seen and len(table.collected.get(S, ())) >= 2)
         or ("looked" not in seen and _bot_card_in_trick(game))
         or ("renege" in seen and "released" not in seen)
+        or (bool(visitor.swept) and "sweep seen" not in seen)
     )
     running = Running(table)
     running.until("the page is served", lambda: table.url is not None)
@@ -216,15 +231,41 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         seen["released"] = True
         running.until("the next hand is dealt", lambda: table.game.deals > deals)
         assert table.health.fault(Device.VIEW) is None
+
+        # The visitor sweeps every card off the table while their card is in the trick:
+        # the page says nothing is lost and what to do; the game goes on.
+        visitor.sweep_when = _my_card_in_trick
+        running.until("the visitor sweeps the table", lambda: bool(visitor.swept))
+        assert not world.table  # nothing left on the table
+        expect(alert).to_be_visible(timeout=GUARD * 1000)
+        expect(alert).to_contain_text("taken off the table")
+        expect(alert).to_contain_text("Nothing is lost")
+        expect(alert).to_contain_text("Put the cards back as they were")
+        expect(alert).to_contain_text("or just play on")
+        tab.screenshot(path=str(ARTIFACTS / "kiosk-swept.png"))
+        deals, log = table.game.deals, table.game.log
+        dealt_at = max(i for i, e in enumerate(log) if isinstance(e, HandDealt))
+        seen["sweep seen"] = True  # the visitor lays their card back if its trick is on
+        running.until("the next hand after the sweep", lambda: table.game.deals > deals)
+        expect(alert).to_be_hidden(timeout=GUARD * 1000)  # the next card laid clears it
+        # (``log`` is the swept hand's game's own list: complete even if a new game began)
+        hand = log[dealt_at + 1 :]
+        hand = hand[: next((i for i, e in enumerate(hand) if isinstance(e, HandDealt)), None)]
+        played = [e.card for e in hand if isinstance(e, CardPlayed)]
+        assert all(played.count(c) == 1 for c in visitor.swept)  # none played twice
     finally:
         tab.context.close()
         running.close()
-    # Everything is in the log, and replays to the same game.
+    # Everything is in the log, and replays to the same game; the bots are named as bots.
     with EventLog.open_existing(config.log) as log:
         record = log.last_game()
         assert record is not None
         events = [e.event for e in log.events(record.game)]
+        sheet = score_sheet_html(log, record.game)
     assert Game.replay(table.game.rules, events).state_key() == table.game.state_key()
+    assert all(record.players[seat].endswith("(strong bot)") for seat in (N, E, W))
+    assert record.players[S] == "South"
+    assert all(escape(record.players[seat]) in sheet for seat in (N, E, W))
 
 
 # --- attract mode, walk-away, the operator's PIN -------------------------------------------
@@ -317,6 +358,14 @@ def test_the_pin_is_stored_hashed_and_checked() -> None:
 def test_the_kiosk_config_is_checked(tmp_path: Path) -> None:
     config = kiosk_config(tmp_path, visitors=["N", "S"], bot_level="rule-of-thumb")
     assert config.kiosk.visitors == (N, S)
+    # The bots' seats are named as bots (for the log and its score sheet).
+    named = dataclasses.replace(config, players={**config.players, E: "Robo"})
+    assert bot_names(named, (E, W)) == {
+        N: "North",
+        E: "Robo (rule-of-thumb bot)",
+        S: "South",
+        W: "Bix (rule-of-thumb bot)",
+    }
     with pytest.raises(ConfigError) as caught:
         kiosk_config(tmp_path, visitors=["S", "S"], bot_level="genius", pin_hash="1234")
     keys = {p.key for p in caught.value.problems}
@@ -345,7 +394,7 @@ def test_the_coach_explains_following_the_left_bower_and_tricks() -> None:
     assert "right bower" in why_won([(N, c("9H")), (E, c("JH"))], c("JH").suit, names)
     assert "highest trump" in why_won([(N, c("9H")), (E, c("TH"))], c("JH").suit, names)
     # A bot's view holds no other hand.
-    view = kiosk_view(game, E)
+    view = seat_view(game, E)
     hand = view.game.hand
     assert hand is not None and hand.known[S] is None and hand.known[E] is not None
 
@@ -358,6 +407,13 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     table = KioskTable(config, seed=3, serve_page=False, attract=False)
     game = table.game
     assert game.phase is Phase.DEALING
+    # A card the camera lost under a cover (a card of the last hand left in the zone) and
+    # sees again where it lay is not a card of the deal.
+    table.cover.dark_since = 0.0
+    assert table._from_camera(CardRemoved(Card.parse("AH"), "play:S", 0, 0.0)) is None
+    table.cover.dark_since = None
+    assert table._from_camera(CardLaid(Card.parse("AH"), "play:S", 1, 0.0, 0.0, 0.0)) is None
+    assert table.collected[S] == []
     mine = [Card.parse(code) for code in ("9S", "TS", "JS", "QS", "KS")]
     dealt = None
     for i, card in enumerate(mine):
@@ -468,3 +524,134 @@ def test_the_kiosk_command_makes_a_pin_and_wants_one(
     assert load_config(path).kiosk.visitors == (S,)
     assert main(["kiosk", "--config", str(path)], out=io.StringIO()) == 2
     assert "kiosk pin" in capsys.readouterr().err
+
+
+# --- the seat light asks a visitor for their five cards ------------------------------------
+
+
+def test_the_seat_light_asks_the_visitor_to_lay_their_cards(tmp_path: Path) -> None:
+    import time
+
+    from table_controller.devices.gpio import GpioBackend, make_pin_factory
+    from table_controller.table.devices import TableDevices
+
+    config = kiosk_config(tmp_path, bot_level="rule-of-thumb", bot_pace=0.0)
+    factory = make_pin_factory(GpioBackend.SIMULATED)
+    devices = TableDevices(config, clock=time.monotonic, pin_factory=factory)
+    table, _, people = simulated_kiosk(
+        config, seed=2, attract=False, serve_page=False, devices=devices
+    )
+    go = threading.Event()
+    people[S].hold = lambda game: not go.is_set()  # the visitor has not come to the table
+    running = Running(table)
+    try:
+        running.until("the lights are on", lambda: table.devices.lights is not None)
+        lights = table.devices.lights
+        assert lights is not None
+        running.until("S is asked for cards", lambda: lights.shown[S] is SeatLight.LAY_CARDS)
+        assert all(lights.shown[seat] is not SeatLight.LAY_CARDS for seat in (N, E, W))
+        # On the pins: S's light blinks white, each of its three legs on and off.
+        legs = [factory.pin(number) for number in config.pins.seat(S).led]
+        marks = [len(pin.states) for pin in legs]
+
+        def blinked() -> bool:
+            return all(
+                {round(float(s.state), 3) for s in pin.states[mark - 1 :]} >= {0.0, 1.0}
+                for pin, mark in zip(legs, marks, strict=True)
+            )
+
+        running.until("S's light blinks white", blinked)
+        go.set()  # the visitor lays their five; the kiosk deals; the light has done its job
+        running.until("the deal", lambda: table.game.deals > 0)
+        running.until("S is no longer asked", lambda: lights.shown[S] is not SeatLight.LAY_CARDS)
+        assert table.sinks.shown_lights is not None
+        assert SeatLight.LAY_CARDS not in table.sinks.shown_lights
+    finally:
+        running.close()
+        factory.close()
+
+
+# --- a restart: killed mid-hand, started again on the same log ----------------------------
+
+
+def test_a_kiosk_killed_mid_hand_carries_the_same_hand_on(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from table_controller.kiosk.kiosk_cli import simulated_config
+
+    exe = Path(sys.executable).parent / "table-controller"
+    folder = tmp_path / "kiosk"
+    command = [str(exe), "kiosk", "--simulated", "--fast", "--seed", "3", "--log-dir"]
+    proc = subprocess.Popen([*command, str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    path = folder / "kiosk.sqlite"
+
+    def logged() -> tuple[int, list[InputEvent]]:
+        with EventLog.open_existing(path) as log:
+            record = log.last_game()
+            if record is None:  # (not yet begun)
+                return 0, []
+            return record.game, [e.event for e in log.events(record.game)]
+
+    try:
+        deadline = time.monotonic() + GUARD
+        while True:  # until cards are played in a hand: then the power goes
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the kiosk never played a card"
+            if path.exists():
+                _, events = logged()
+                dealt = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
+                if dealt and sum(isinstance(e, CardPlayed) for e in events[dealt[-1] :]) >= 2:
+                    break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    game_no, before = logged()
+    was = Game.replay(kiosk_config(tmp_path).rules, before)
+    assert was.phase is Phase.PLAYING and was.hand is not None, "killed between hands"
+    number, deal = was.hand.number, next(e for e in reversed(before) if isinstance(e, HandDealt))
+    # Started again on the same log: the same game, the same hand, the bots' hands too.
+    config = simulated_config(folder, fast=True)
+    table, _, _ = simulated_kiosk(config, seed=3, attract=False, serve_page=False)
+    assert table.game_no == game_no and table.game.log == before
+    hand = table.game.hand
+    assert hand is not None and hand.number == number
+    assert all(hand.known[seat] is not None for seat in (N, E, W))
+    assert any("restarted" in n.text for n in table.shown.notices)
+    running = Running(table)
+    try:
+        running.until("the hand is played out", lambda: table.hands_played >= 1)
+    finally:
+        running.close()
+    game_after, after = logged()
+    assert game_after == game_no and after[: len(before)] == before  # carried on, not redone
+    assert sum(e == deal for e in after) == 1  # the hand was not dealt again
+    replayed = Game.replay(table.game.rules, after)
+    assert replayed.state_key() == table.game.state_key()
+    assert replayed.hands_counted >= number
+
+
+def test_a_hand_that_cannot_go_on_starts_a_new_game_and_keeps_the_old(tmp_path: Path) -> None:
+    config = kiosk_config(tmp_path)
+    c = Card.parse
+    mine = tuple(c(code) for code in ("9S", "TS", "JS", "QS", "KS"))
+    with EventLog(config.log, table="Kiosk") as log:  # a club table's log: one hand known
+        game_no = log.start_game(config.rules_name, config.options, config.players)
+        log.append(game_no, 1, DealerChosen(W), source="director")
+        log.append(game_no, 2, HandDealt(upcard=c("9H"), hands={S: mine}), source="camera")
+    table = KioskTable(config, seed=1, serve_page=False, attract=False)
+    try:
+        assert table.game_no > game_no and table.game.deals == 0  # a fresh deal
+        assert any("could not go on" in n.text for n in table.shown.notices)
+        with EventLog.open_existing(config.log) as log:
+            assert len(log.events(game_no)) == 2  # the old game's events are kept
+            assert any("cannot go on" in (f[2] or "") for f in log.faults())
+    finally:
+        table.log.close()

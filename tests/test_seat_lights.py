@@ -213,14 +213,16 @@ def test_every_light_shows_somewhere_in_the_rule_transcripts() -> None:
             if playing and game.phase is Phase.PLAYING:
                 assert playing[0] == game.to_act
     # The table's own alerts (a refused press, a device fault) are not the rules': the
-    # table shows them (tests/test_table_app.py).
-    assert seen == set(SeatLight) - {L.REFUSED, L.DEVICE_FAULT}
+    # table shows them (tests/test_table_app.py); nor is the kiosk's call for a visitor's
+    # five cards (tests/test_kiosk.py).
+    assert seen == set(SeatLight) - {L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS}
 
 
 def test_the_table_alerts_are_told_apart_from_every_rules_light() -> None:
-    """A refused press and a device fault are each unlike any other light, by colour and
-    pattern together, so a player knows to look at the screen rather than the cards."""
-    for alert in (L.REFUSED, L.DEVICE_FAULT):
+    """A refused press, a device fault and the kiosk's call for cards are each unlike any
+    other light, by colour and pattern together, so a player knows to look at the screen
+    rather than the cards (or, at the kiosk, to lay theirs)."""
+    for alert in (L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS):
         others = [light for light in SeatLight if light is not alert]
         assert all((o.pattern, o.colour) != (alert.pattern, alert.colour) for o in others)
 

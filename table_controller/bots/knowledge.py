@@ -4,7 +4,10 @@ A bot decides from a ``SeatView`` only. The view is a ``Game`` replayed from the
 as that seat saw them: the deal carries the upcard and the seat's own hand and nothing
 else, the dealer's discard is blank to everyone but the dealer, and the 004 exchange is
 blank to the opponents. So a bot cannot look at a hidden card even by mistake: the
-hidden hands are simply not in its game (``hand.known[other]`` is ``None``).
+hidden hands are simply not in its game (``hand.known[other]`` is ``None``). One
+exception, after the fact: a hand that a renege proven from a hidden hand ended (a table
+that knows every hand, as the kiosk) is replayed, once over, with the offender's hand
+shown, as a real table shows the cards to prove a renege (``_Follower``).
 
 From the view, ``Knowledge`` derives the hard constraints a deal of the unseen cards
 must meet (who showed out of which suit, the cards seen, the upcard the dealer took)
@@ -14,16 +17,21 @@ players do not always bid by the book.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from table_controller.cards import DECK, Card, Suit, suit_sets
+from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     CardsExchanged,
     DealerDiscarded,
     HandDealt,
+    HandScored,
     InputEvent,
+    OutputEvent,
     Passed,
+    RenegeProven,
+    RenegeSpotted,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import OUT_OF_PLAY, Phase
@@ -48,27 +56,97 @@ def redact(event: InputEvent, seat: Seat, maker: Seat | None = None) -> InputEve
 
 class ViewKeeper:
     """The four seats' views of one game, kept up to date event by event, so that a
-    decision costs one push per seat rather than a replay of the whole log."""
+    decision costs one push per seat rather than a replay of the whole log. ``push``
+    takes the whole game's outputs for the event when the caller has them (else the
+    keeper plays the whole game itself, to follow a hand a hidden renege ended)."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.games = [Game(rules) for _ in SEATS]
+        self._whole = Game(rules)
+        self._seats = [_Follower(rules, seat) for seat in SEATS]
 
-    def push(self, event: InputEvent) -> None:
-        for seat, game in zip(SEATS, self.games, strict=True):
-            game.push(_seen_by(event, seat, game))
+    def push(self, event: InputEvent, outputs: Sequence[OutputEvent] | None = None) -> None:
+        if outputs is None:
+            outputs = self._whole.push(event)
+        for follower in self._seats:
+            follower.push(event, outputs)
 
     def view(self, seat: Seat) -> SeatView:
-        return SeatView(seat, self.games[seat])
+        return SeatView(seat, self._seats[seat].game)
 
 
-def _seen_by(event: InputEvent, seat: Seat, game: Game) -> InputEvent:
+def _seen_by(
+    event: InputEvent, seat: Seat, game: Game, shown: frozenset[Seat] = frozenset()
+) -> InputEvent:
+    """``event`` as ``seat`` saw it, in ``game`` (its view so far); ``shown``: seats whose
+    hand was shown after a renege proven from it (their cards are public then)."""
     hand = game.hand
+    if type(event) is HandDealt and shown:
+        hands = {s: h for s, h in event.hands.items() if s == seat or s in shown}
+        return HandDealt(event.upcard, hands)
     if type(event) is DealerDiscarded:
-        if hand is not None and hand.dealer != seat:
+        if hand is not None and hand.dealer != seat and hand.dealer not in shown:
             return DealerDiscarded(None)
         return event
+    if (
+        shown
+        and type(event) is CardsExchanged
+        and hand is not None
+        and hand.maker is not None
+        and {hand.maker, hand.maker.partner} & shown
+    ):
+        return event
     return redact(event, seat, None if hand is None else hand.maker)
+
+
+_RENEGES = (RenegeProven, RenegeSpotted)
+
+
+class _Follower:
+    """One seat's view, kept in step with the whole game.
+
+    The whole game may prove a renege the seat's view cannot: at a table that knows every
+    hand (the kiosk, a simulation) a card played off suit is proven a renege at once from
+    the offender's hidden hand, and the penalty may end the hand. The view then falls out
+    of step (its hand still in play, the scores short), and the next deal would not
+    replay. So once the whole game's hand is over, a hand whose reneges the view missed
+    is replayed with the offenders' hands shown, as the cards are shown at a real table
+    to prove a renege. The hand in play is never shown: until it ends the view just lacks
+    the proof (under rules where play goes on after a renege, its penalty too)."""
+
+    def __init__(self, rules: Rules, seat: Seat) -> None:
+        self.seat = seat
+        self.game = Game(rules)
+        self._dealt_at = 0  # the view's log length before this hand's deal
+        self._hand: list[InputEvent] = []  # the whole events since this hand's deal
+        self._missed: set[Seat] = set()  # seats the whole game proved reneges of, unseen
+        self._shown: frozenset[Seat] = frozenset()
+
+    def push(self, event: InputEvent, outputs: Sequence[OutputEvent] | None) -> None:
+        """Follow ``event``; ``outputs``: what the whole game made of it (None: unknown,
+        the view is only redacted)."""
+        view = self.game
+        if type(event) is HandDealt:
+            self._dealt_at, self._hand = len(view.log), []
+            self._missed, self._shown = set(), frozenset()
+        self._hand.append(event)
+        seen = view.push(_seen_by(event, self.seat, view, self._shown))
+        if not outputs:
+            return
+        whole = {(o.seat, o.trick) for o in outputs if isinstance(o, _RENEGES)}
+        if whole:
+            mine = {(o.seat, o.trick) for o in seen if isinstance(o, _RENEGES)}
+            self._missed |= {s for s, _ in whole - mine if s != self.seat}
+        if self._missed and any(isinstance(o, HandScored) for o in outputs):
+            self._show(frozenset(self._missed))  # the whole game's hand is over
+
+    def _show(self, seats: frozenset[Seat]) -> None:
+        """Replay the hand just over with ``seats``' hands shown."""
+        view = Game.replay(self.game.rules, self.game.log[: self._dealt_at])
+        shown = self._shown | seats
+        for event in self._hand:
+            view.push(_seen_by(event, self.seat, view, shown))
+        self.game, self._shown, self._missed = view, shown, set()
 
 
 @dataclass(frozen=True)
@@ -92,21 +170,27 @@ class SeatView:
 
 
 def seat_view(game: Game, seat: Seat) -> SeatView:
-    """The view of ``seat`` of a game whose hands are known (a simulation): the game's
-    log replayed with everything ``seat`` could not see blanked out."""
-    keeper_game = Game(game.rules)
-    for event in game.log:
-        keeper_game.push(_seen_by(event, seat, keeper_game))
-    return SeatView(seat, keeper_game)
+    """The view of ``seat`` of a game whose hands are known (a simulation, the kiosk):
+    the game's log replayed with everything ``seat`` could not see blanked out (and a
+    hand a renege proven from a hidden hand ended, shown once it is over: _Follower)."""
+    return seat_view_from(game.rules, seat, game.log)
 
 
 def seat_view_from(rules: Rules, seat: Seat, events: Iterable[InputEvent]) -> SeatView:
-    """A view from public events (as a live table logs them) and the seat's own hand
-    carried by each ``HandDealt`` (the other hands, if given, are dropped)."""
-    view_game = Game(rules)
+    """A view from the events as a table logs them: public events, and each
+    ``HandDealt`` with the seat's own hand (other hands, if given, are blanked out, and
+    used only to follow a hand a renege proven from them ended)."""
+    whole: Game | None = Game(rules)
+    follower = _Follower(rules, seat)
     for event in events:
-        view_game.push(_seen_by(event, seat, view_game))
-    return SeatView(seat, view_game)
+        outputs: list[OutputEvent] | None = None
+        if whole is not None:
+            try:
+                outputs = whole.push(event)
+            except RulesError:  # not the whole game (a live table's log): redact only
+                whole = None
+        follower.push(event, outputs)
+    return SeatView(seat, follower.game)
 
 
 _GONE = OUT_OF_PLAY | {"turned up"}

@@ -88,12 +88,11 @@ def play_hand(
     keeper = ViewKeeper(rules)
     start: tuple[InputEvent, ...] = (DealerChosen(dealer), dealt)
     for first in start:
-        game.push(first)
-        keeper.push(first)
+        keeper.push(first, game.push(first))
     for _ in range(200):
         event = next_event(game, keeper, bots, rng, timing)
         out: list[OutputEvent] = game.push(event)
-        keeper.push(event)
+        keeper.push(event, out)  # the game's own outputs: the keeper need not play it
         for o in out:
             if isinstance(o, HandScored):
                 return o.points

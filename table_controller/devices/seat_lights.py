@@ -12,7 +12,8 @@ man in twelve) read the table too:
 - dark: nothing for you;
 - a dim glow: a role (you dealt; you sit out while your partner goes alone);
 - steady: act now with your cards (play, discard), or, after a hand, your side won it;
-- slow blink: your decision (bid; deal the next hand), or your side won the game;
+- slow blink: your decision (bid; deal the next hand; at the kiosk, lay your five cards),
+  or your side won the game;
 - fast flash: something is wrong at this seat; a renege flashes red and white in turn
   (never dark), any other irregularity flashes amber and dark.
 
@@ -88,6 +89,12 @@ class SeatLight(Enum):
         "shooting for 12: pass a card to your partner, or your best card back",
     )
     YOUR_PLAY = ("play", Pattern.STEADY, Colour.WHITE, "your turn to play (or lead) a card")
+    LAY_CARDS = (
+        "lay your cards",
+        Pattern.SLOW_BLINK,
+        Colour.WHITE,
+        "(the kiosk) take five cards and lay them face up in your play zone for the camera",
+    )
     SITTING_OUT = (
         "sitting out",
         Pattern.GLOW,

@@ -11,7 +11,9 @@ the other seats (docs/kiosk.md).
 - **The bots** play their seats from what their seat may see (bots/knowledge.py),
   with ``StrongBot`` or ``RuleOfThumbBot``, in a worker thread so the page and the
   camera never wait; their cards are shown on the page at their seats, and their seat
-  lights light like anyone's (the lights follow the game).
+  lights light like anyone's (the lights follow the game). They are named as bots, in
+  the log too ("Ada (strong bot)"), so a score sheet says who played. A visitor's seat
+  light blinks white while the kiosk waits for their five cards.
 - **The coach** (teach.py): whose turn, what a visitor may play and why, why a trick
   was won, a renege explained in words. A card a visitor lays that is not theirs, or in
   a bot's zone, is refused with what to do.
@@ -23,25 +25,30 @@ the other seats (docs/kiosk.md).
 - **The operator's PIN** (hashed in the config) to reset the game or leave the kiosk;
   wrong guesses are rate-limited.
 - **A covered camera** (dark, blank frames) is the VIEW fault: the page says what to
-  do, and play goes on when the table is in view again. Cards swept off the table lose
-  nothing: the kiosk knows every card played, and a played card laid again is ignored.
+  do, and play goes on when the table is in view again (cover.py). Cards swept off the
+  table lose nothing: the kiosk knows every card played, and a played card laid again is
+  ignored. **A restart** resumes the hand in play from the log (restart.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import random
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from table_controller.bots.knowledge import SeatView, redact
+from table_controller.bots.knowledge import seat_view, seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import DECK, Card
+from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.pin import Guesses, verify_pin
+from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -55,10 +62,10 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import HAND_PHASES, Phase
-from table_controller.rules.presets import Rules, Variant
+from table_controller.rules.presets import Variant
 from table_controller.seats import SEATS, Seat
 from table_controller.table.app import Refusal, Table, _Input
-from table_controller.table.config import DEFAULT_PLAYERS, TableConfig
+from table_controller.table.config import DEFAULT_PLAYERS, PLAYER_MAX, TableConfig
 from table_controller.table.health import Device
 from table_controller.table.inputs import Refused, from_vision, zone_seat
 from table_controller.table.sinks import Shown
@@ -68,12 +75,6 @@ from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, Tr
 
 log = logging.getLogger(__name__)
 
-COVER_FIX = (
-    "Move it away (a hand, a bag, a card held up) from the camera above the table: the "
-    "game waits, and goes on by itself when the table is in view again."
-)
-DARK_LEVEL = 40.0  # a frame's mean brightness below this, and ...
-BLANK_SPREAD = 12.0  # ... its spread below this: the lens is covered
 BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
 
 
@@ -81,34 +82,19 @@ class KioskError(ValueError):
     """A configuration the kiosk cannot run with, and what to change."""
 
 
-def covered(frame: Frame) -> bool:
-    """Whether the frame is the dark blank of a covered lens."""
-    small = frame.image[::8, ::8]
-    return float(small.mean()) < DARK_LEVEL and float(small.std()) < BLANK_SPREAD
-
-
-def kiosk_view(game: Game, seat: Seat) -> SeatView:
-    """What ``seat`` may see of the game: the hands before this one as they were (they
-    are over: a renege the kiosk proved from a visitor's known hand ended one, which a
-    view blind to that hand could not replay), this hand with every card the seat could
-    not see blanked out (bots/knowledge.py)."""
-    return kiosk_view_from(game.rules, list(game.log), seat)
-
-
-def kiosk_view_from(rules: Rules, log: list[InputEvent], seat: Seat) -> SeatView:
-    """``kiosk_view`` from the rules and a copy of the log (in a worker thread)."""
-    start = max((i for i, e in enumerate(log) if isinstance(e, HandDealt)), default=len(log))
-    view = Game(rules)
-    for event in log[:start]:
-        view.push(event)
-    for event in log[start:]:
-        hand = view.hand
-        if type(event) is DealerDiscarded and hand is not None and hand.dealer != seat:
-            event = DealerDiscarded(None)
-        else:
-            event = redact(event, seat, None if hand is None else hand.maker)
-        view.push(event)
-    return SeatView(seat, view)
+def bot_names(config: TableConfig, bots: tuple[Seat, ...]) -> dict[Seat, str]:
+    """The players' names with the bots' seats named as bots, with their level: "Ada
+    (strong bot)"; a name the config gave a bot's seat is kept, marked as a bot."""
+    suffix = f" ({config.kiosk.bot_level} bot)"
+    names = dict(config.players)
+    for i, seat in enumerate(bots):
+        name = names.get(seat, DEFAULT_PLAYERS[seat])
+        if name == DEFAULT_PLAYERS[seat]:
+            name = BOT_NAMES[i]
+        if not re.search(r"\bbot\b", name, re.IGNORECASE):
+            name = name[: PLAYER_MAX - len(suffix)].rstrip() + suffix
+        names[seat] = name
+    return names
 
 
 class KioskTable(Table):
@@ -142,7 +128,6 @@ class KioskTable(Table):
         )
         self.demo_bot = RuleOfThumbBot()
         self.demo_step = demo_step
-        self.covered_after = covered_after
         self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
         self.mode = "play"
         self.exited = False
@@ -156,7 +141,7 @@ class KioskTable(Table):
         self._bot_asked: tuple[int, int] | None = None  # (game, log length) a bot answered
         self._bot_refused: tuple[int, int] | None = None
         self._demo_task: asyncio.Future[None] | None = None
-        self._dark_since: float | None = None
+        self.cover = CoverWatch(covered_after)
         user_on_frame = options.pop("on_frame", None)
 
         def on_frame(frame: Frame, read_at: float) -> None:
@@ -164,10 +149,9 @@ class KioskTable(Table):
             if user_on_frame is not None:
                 user_on_frame(frame, read_at)
 
-        names = dict(config.players)
-        for i, seat in enumerate(self.bot_seats):
-            if names.get(seat) == DEFAULT_PLAYERS[seat]:
-                names[seat] = f"{BOT_NAMES[i]} (bot)"
+        # The bots' seats are named as bots in the log too, so a score sheet exported
+        # from it says who played.
+        config = dataclasses.replace(config, players=bot_names(config, self.bot_seats))
         super().__init__(config, on_frame=on_frame, **options)
         if self.game.phase is Phase.CHOOSING_DEALER:  # resumed before the kiosk chose
             event = DealerChosen(self.rng.choice(SEATS))
@@ -175,10 +159,30 @@ class KioskTable(Table):
             self._append(event, "kiosk", None)
             self._note(self.game_no, self.seq - 1, event, outputs, False)
         self._last_visitor = self._clock()
-        self.shown.players = names
+        # On the page, where a BOT tag marks them, the bots' names stay short: "Ada (bot)".
+        level = f" ({k.bot_level} bot)"
+        self.shown.players = {s: n.replace(level, " (bot)") for s, n in config.players.items()}
         self.sinks.annotate = self._annotate
 
     # --- games -----------------------------------------------------------------------
+
+    def _resume(self) -> None:
+        """The table's resume (the log replayed), then the kiosk's (restart.py)."""
+        super()._resume()
+        carry_on(self)
+
+    def new_game(self) -> None:
+        self._start_game()
+
+    def record(self, line: str) -> None:
+        """A line in the log's records."""
+        self._record("notice", line, "")
+
+    def say(self, text: str, fix: str) -> None:
+        """A notice on the page."""
+        notices = self.shown.notices
+        notices.append(Notice("info", None, text, fix, self._clock()))
+        del notices[:-6]
 
     def _start_game(self) -> None:
         super()._start_game()
@@ -249,8 +253,13 @@ class KioskTable(Table):
         """What a camera event is at the kiosk (see the module's doc)."""
         game = self.game
         if isinstance(event, CardRemoved):
-            self._removed(event.card)
+            if self.cover.dark or self._blind():  # hidden by a cover, not gone
+                self.cover.hid(event.card, event.zone)
+            else:
+                self._removed(event.card, event.time)
             return None
+        if isinstance(event, CardLaid) and self.cover.seen_again(event.card, event.zone):
+            return None  # a card lying there all along, seen again now the view is back
         if not isinstance(event, CardLaid | CardMoved):
             return from_vision(game, event)
         seat = zone_seat(event.zone)
@@ -330,21 +339,31 @@ class KioskTable(Table):
         self.drive()
         return None
 
-    def _removed(self, card: Card) -> None:
-        """A card gone from the table: a played card of this trick swept off loses
-        nothing, but the page says so."""
+    def _removed(self, card: Card, at: float) -> None:
+        """A card gone from the table (reported at camera time ``at``): a visitor's card
+        of the trick in play swept off (one, or all of them at once) loses nothing, but
+        the page says so and what to do (cover.py tells a sweep from a tidy-up)."""
         hand = self.game.hand
-        if hand is None or hand.trick is None or self.game.phase is not Phase.PLAYING:
+        if hand is None or self.game.phase is not Phase.PLAYING:
             return
-        if any(c == card and s in self.visitors for s, c in hand.trick.plays):
-            self.alert = {
-                "kind": "swept",
-                "text": f"The {card.pretty} was taken off the table.",
-                "fix": "Nothing is lost: the screen shows every card played. Put the cards "
-                "back as they were (the screen shows where), or just play on.",
-            }
-            self.shown.version += 1
-            self.drive()
+        watcher = self.camera.watcher
+        unseen = watcher.tracker.gone_seconds if watcher is not None else 1.0
+        if self.cover.in_trick(hand, card, at, unseen) not in self.visitors:
+            return
+        alert = self.alert
+        gone = [card]
+        if alert is not None and alert.get("kind") == "swept":
+            gone = [Card.parse(code) for code in alert["cards"].split()] + gone
+        words = cards_words(gone)
+        self.alert = {
+            "kind": "swept",
+            "cards": " ".join(c.code for c in gone),
+            "text": f"The {words} {'was' if len(gone) == 1 else 'were'} taken off the table.",
+            "fix": "Nothing is lost: the screen shows every card played. Put the cards "
+            "back as they were (the screen shows where), or just play on.",
+        }
+        self.shown.version += 1
+        self.drive()
 
     async def apply(
         self, event: InputEvent, source: str, evidence: bytes | None = None
@@ -401,9 +420,7 @@ class KioskTable(Table):
         self._record("notice", f"kiosk: {why}; game {self.game_no} ended", "")
         self._start_game()
         self.alert = None
-        notices = self.shown.notices
-        notices.append(Notice("info", None, f"The last game was ended: {why}.", "", self._clock()))
-        del notices[:-6]
+        self.say(f"The last game was ended: {why}.", "")
         self._enter_attract()
 
     def check(self) -> None:
@@ -454,7 +471,7 @@ class KioskTable(Table):
             return HandDealt(upcard=deck[20], hands=hands)
         seat = demo.to_act
         assert seat is not None
-        return self.demo_bot.choose(kiosk_view(demo, seat), rng)
+        return self.demo_bot.choose(seat_view(demo, seat), rng)
 
     async def _run_demo(self) -> None:
         loop = asyncio.get_running_loop()
@@ -531,7 +548,7 @@ class KioskTable(Table):
 
     def _choose(self, log: list[InputEvent], seat: Seat, rng: random.Random) -> InputEvent:
         """A bot's decision, in the worker thread, from a copy of the log."""
-        view = kiosk_view_from(self.config.rules, log, seat)
+        view = seat_view_from(self.config.rules, seat, log)
         if view.game.phase is Phase.CHOOSING_REMEDY:
             return self.demo_bot.choose(view, rng)  # the rule-of-thumb bot takes it
         return self.bot.choose(view, rng)  # type: ignore[no-any-return]
@@ -566,6 +583,7 @@ class KioskTable(Table):
 
     def drive(self) -> None:
         self.shown.faults = self.health.faults
+        self.shown.laying = self._laying()
         if self.mode == "attract" and self.demo is not None and self.demo_shown is not None:
             self.demo_shown.faults = self.health.faults
             self.demo_shown.version = self.shown.version
@@ -573,6 +591,13 @@ class KioskTable(Table):
         else:
             self.sinks.drive(self.game, self.shown)
         self._schedule_bots()
+
+    def _laying(self) -> frozenset[Seat]:
+        """The visitors the kiosk waits for to lay their five cards (their seat lights
+        blink white: the rules know nothing of this deal, so the lights must be told)."""
+        if self.mode != "play" or self.game.phase is not Phase.DEALING:
+            return frozenset()
+        return frozenset(s for s in self.visitors if len(self.collected.get(s, ())) < HAND_SIZE)
 
     def _annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
         attract = self.mode == "attract" and game is self.demo
@@ -621,19 +646,24 @@ class KioskTable(Table):
 
     # --- the camera's view --------------------------------------------------------------
 
+    def _note(
+        self,
+        game_no: int,
+        seq: int,
+        event: InputEvent,
+        outputs: list[OutputEvent],
+        evidence: bool,
+    ) -> None:
+        super()._note(game_no, seq, event, outputs, evidence)
+        self.cover.played(outputs)
+
     def _look(self, frame: Frame, read_at: float) -> None:
-        if covered(frame):
-            if self._dark_since is None:
-                self._dark_since = read_at
-            elif read_at - self._dark_since >= self.covered_after:
-                self.health.raise_fault(
-                    Device.VIEW,
-                    "the camera sees nothing: something is covering it",
-                    COVER_FIX,
-                    read_at,
-                )
-        else:
-            self._dark_since = None
+        seen = self.cover.look(frame, read_at)
+        if seen:
+            self.health.raise_fault(
+                Device.VIEW, "the camera sees nothing: something is covering it", COVER_FIX, read_at
+            )
+        elif seen is False:
             self.health.clear(Device.VIEW)
 
     # --- running ----------------------------------------------------------------------------
@@ -665,4 +695,4 @@ def _card(card: Card) -> dict[str, Any]:
     return view_card(card)
 
 
-__all__ = ["KioskError", "KioskTable", "covered", "kiosk_view", "kiosk_view_from"]
+__all__ = ["KioskError", "KioskTable", "bot_names", "covered"]

@@ -15,9 +15,12 @@ import getpass
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.table.run_cli import _error
+
+if TYPE_CHECKING:
+    from table_controller.table.config import TableConfig
 
 DEMO_PIN = "2468"
 
@@ -26,8 +29,7 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "pin":
         return _pin(args, out)
     from table_controller.kiosk.kiosk import KioskError, KioskTable
-    from table_controller.kiosk.pin import hash_pin
-    from table_controller.table.config import ConfigError, load_config, parse_config
+    from table_controller.table.config import ConfigError, load_config
     from table_controller.table.log import LogError
     from table_controller.table.run_cli import Narrator, _serve
     from table_controller.table.simulated import DEMO, FAST
@@ -40,21 +42,7 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
         if args.simulated:
             folder = Path(args.log_dir or tempfile.mkdtemp(prefix="kiosk-demo-"))
             folder.mkdir(parents=True, exist_ok=True)
-            config = parse_config(
-                {
-                    "table": {"name": "Kiosk", "gpio": "mock", "log": "kiosk.sqlite"},
-                    "camera": {"source": "synthetic"},
-                    "cube": {"port": "emulator"},
-                    "web": {"host": "127.0.0.1", "port": args.port},
-                    "kiosk": {
-                        "pin_hash": hash_pin(DEMO_PIN),
-                        "attract_after": 20.0,
-                        "walk_away": 90.0,
-                    },
-                },
-                folder,
-                "<kiosk demo>",
-            )
+            config = simulated_config(folder, port=args.port, fast=args.fast)
             from table_controller.kiosk.visitor import simulated_kiosk
 
             table, _, _ = simulated_kiosk(
@@ -96,6 +84,32 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> TableConfig:
+    """The simulated kiosk's config, its log in ``folder`` (the same folder: the same
+    log, resumed). ``fast``: the bots do not pause either."""
+    from table_controller.kiosk.pin import hash_pin
+    from table_controller.table.config import parse_config
+
+    kiosk: dict[str, Any] = {
+        "pin_hash": hash_pin(DEMO_PIN),
+        "attract_after": 20.0,
+        "walk_away": 90.0,
+    }
+    if fast:
+        kiosk.update(bot_pace=0.05, think_time=0.02)
+    return parse_config(
+        {
+            "table": {"name": "Kiosk", "gpio": "mock", "log": "kiosk.sqlite"},
+            "camera": {"source": "synthetic"},
+            "cube": {"port": "emulator"},
+            "web": {"host": "127.0.0.1", "port": port},
+            "kiosk": kiosk,
+        },
+        folder,
+        "<kiosk demo>",
+    )
+
+
 def _pin(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.kiosk.pin import hash_pin
 
@@ -130,7 +144,9 @@ def add_commands(subparsers: Any) -> None:
     kiosk.add_argument("--renege", action="store_true", help="(simulated) the visitor reneges")
     kiosk.add_argument("--seed", type=int, default=0, help="(simulated) the seed")
     kiosk.add_argument(
-        "--fast", action="store_true", help="(simulated) frames as fast as they render"
+        "--fast",
+        action="store_true",
+        help="(simulated) frames as fast as they render, bots without pauses",
     )
     kiosk.add_argument("--port", type=int, default=0, help="(simulated) the page's port")
     kiosk.add_argument("--log-dir", metavar="DIR", help="(simulated) keep the log here")
@@ -140,4 +156,4 @@ def add_commands(subparsers: Any) -> None:
     kiosk.set_defaults(func=cmd_kiosk)
 
 
-__all__ = ["add_commands", "cmd_kiosk"]
+__all__ = ["add_commands", "cmd_kiosk", "simulated_config"]

@@ -8,7 +8,8 @@ own input path); as the dealer takes the upcard from the deck and lays the disca
 the play zone; lays each card to play, and gathers their cards of a finished trick into
 their tricks pile. ``renege=True`` reneges once (a card of another suit while holding
 the suit led). ``asleep`` makes the visitor walk away; ``hold(game)`` True makes them wait (a test
-looks at the page meanwhile).
+looks at the page meanwhile); ``sweep_when(game)`` True makes them sweep every card off
+the table once, then lay back their card of the trick in play.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from table_controller.bots.knowledge import seat_view
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.cards import DECK, Card, effective_suit
-from table_controller.kiosk.kiosk import KioskTable, kiosk_view
+from table_controller.kiosk.kiosk import KioskTable
 from table_controller.kiosk.teach import HAND_SIZE
 from table_controller.rules.codec import encode
 from table_controller.rules.events import CardPlayed
 from table_controller.rules.game import Game
-from table_controller.rules.hand import Phase
+from table_controller.rules.hand import HAND_PHASES, Phase
 from table_controller.seats import Seat
 from table_controller.table.config import TableConfig
 from table_controller.table.simulated import FAST, Pace
@@ -58,6 +60,11 @@ class SimulatedVisitor:
         self._quiet_until = 0
         self.asleep = False
         self.hold: Callable[[Game], bool] | None = None  # True: thinking, does nothing now
+        # True (once, with cards on the table): sweeps every card off the table, then
+        # lays back those of the trick in play, as they were.
+        self.sweep_when: Callable[[Game], bool] | None = None
+        self.swept: list[Card] = []
+        self._lay_back: list[Card] = []
         self.touched = 0
         self._due = 0
         self._waiting: tuple[int, int, Card | None] | None = None  # (log length, frame, card)
@@ -82,7 +89,14 @@ class SimulatedVisitor:
             return
         if self.table.mode != "play":
             return
+        if self.sweep_when is not None and self.world.table and self.sweep_when(game):
+            self.sweep_when = None
+            self._sweep(game)
+            return
         if self.hold is not None and self.hold(game):
+            return
+        if self._lay_back:
+            self._put_back(game)
             return
         waiting = self._waiting
         if waiting is not None:
@@ -115,13 +129,40 @@ class SimulatedVisitor:
         elif phase is Phase.PLAYING and game.to_act == me:
             self._play(game, frame)
         elif game.to_act == me and phase in (Phase.BIDDING, Phase.NAMING_TRUMP):
-            view = kiosk_view(game, me)
+            view = seat_view(game, me)
             event = RuleOfThumbBot().choose(view, self.rng)
             self.table.submit({**encode(event), "seat": me.name}, "page")
             self.touched += 1
             self._waiting = (len(game.log), frame, None)
         else:
             self._tidy(game)
+
+    # --- a sweep ----------------------------------------------------------------------------
+
+    def _sweep(self, game: Game) -> None:
+        """Every card off the table at once (an arm across the table, a tidy-up); a card
+        of the visitor's not yet played goes back into their hand."""
+        hand = game.hand
+        trick = {c for s, c in hand.trick.plays if s == self.seat} if hand and hand.trick else set()
+        held = (hand.known[self.seat] if hand is not None else None) or set()
+        self.swept = [p.card for p in self.world.table]
+        for card in self.swept:
+            self.world.remove(card, to=self.seat if card in held else None)
+        self._waiting = None
+        self._lay_back = [c for c in self.swept if c in trick]
+        self._quiet_until = self._frame + self.settle_frames
+
+    def _put_back(self, game: Game) -> None:
+        """The swept cards of the trick in play laid back as they were (the kiosk knows
+        they were played: they are not played again)."""
+        if self._frame < self._quiet_until:
+            return
+        hand = game.hand
+        trick = {c for s, c in hand.trick.plays if s == self.seat} if hand and hand.trick else set()
+        for card in self._lay_back:
+            if card in trick and self.world.where(card) is None:
+                self.world.lay(card, f"play:{self.seat}")
+        self._lay_back = []
 
     # --- the deal -------------------------------------------------------------------------
 
@@ -169,7 +210,7 @@ class SimulatedVisitor:
         if hand.upcard not in world.held[me] and world.where(hand.upcard) is None:
             world.deal({me: [hand.upcard]})  # taken from the rest of the deck
             return
-        view = kiosk_view(game, me)
+        view = seat_view(game, me)
         event = RuleOfThumbBot().choose(view, self.rng)
         card = getattr(event, "card", None)
         if card is None:
@@ -194,7 +235,7 @@ class SimulatedVisitor:
         hand = game.hand
         assert hand is not None and hand.trick is not None
         me = self.seat
-        view = kiosk_view(game, me)
+        view = seat_view(game, me)
         event = RuleOfThumbBot().choose(view, self.rng)
         assert isinstance(event, CardPlayed)
         card = event.card
@@ -222,7 +263,8 @@ def simulated_kiosk(
     **options: Any,
 ) -> tuple[KioskTable, World, dict[Seat, SimulatedVisitor]]:
     """The kiosk of ``config`` over a simulated world, with a simulated visitor at each
-    visitor seat (``visitors=False``: the seats stay empty, for attract mode)."""
+    visitor seat (``visitors=False``: the seats stay empty, for attract mode). On a log
+    with a hand in play (a restart) the visitors hold their cards as they were."""
     world = World(seed=seed, effects=Effects() if pace.clean else None)
     options.setdefault("new_game_after", pace.new_game_after)
     table = KioskTable(
@@ -252,7 +294,24 @@ def simulated_kiosk(
                 person.act(game, frame)
 
     table.players = _All() if visitors else None
+    if visitors:
+        _as_they_were(table, world)
     return table, world, people
+
+
+def _as_they_were(table: KioskTable, world: World) -> None:
+    """A kiosk restarted mid-hand (its log resumed): the visitors still hold the cards
+    they have not played, and their cards of the trick in play still lie in their play
+    zones (the camera sees them again: the kiosk knows they were played)."""
+    game, hand = table.game, table.game.hand
+    if game.phase not in HAND_PHASES or hand is None:
+        return
+    for seat in table.visitors:
+        if hand.trick is not None:
+            for who, card in hand.trick.plays:
+                if who == seat:
+                    world.lay(card, f"play:{seat}")
+        world.deal({seat: sorted(hand.known[seat] or ())})
 
 
 __all__ = ["SimulatedVisitor", "simulated_kiosk"]

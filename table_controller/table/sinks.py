@@ -46,12 +46,17 @@ def table_lights(
     *,
     refused: Iterable[Seat] = (),
     faulty: bool = False,
+    laying: Iterable[Seat] = (),
 ) -> TableLights:
-    """The seat lights with the table's own alerts over the game's: a seat whose input
-    was refused flashes blue (the page says why) until its next accepted input; while a
-    device is faulty every idle seat blinks purple, so the players look at the page.
-    A renege's red and white is never covered."""
+    """The seat lights with the table's own alerts over the game's: a seat asked to lay
+    its five cards (the kiosk's deal: the rules know nothing of it) blinks white; a seat
+    whose input was refused flashes blue (the page says why) until its next accepted
+    input; while a device is faulty every idle seat blinks purple, so the players look at
+    the page. A renege's red and white is never covered."""
     lights = list(seat_lights(game, last))
+    for seat in laying:
+        if lights[seat] is not SeatLight.RENEGE:
+            lights[seat] = SeatLight.LAY_CARDS
     for seat in refused:
         if lights[seat] is not SeatLight.RENEGE:
             lights[seat] = SeatLight.REFUSED
@@ -72,6 +77,7 @@ class Shown:
     faults: tuple[Fault, ...] = ()
     notices: list[Notice] = field(default_factory=list)
     refused: set[Seat] = field(default_factory=set)
+    laying: frozenset[Seat] = frozenset()  # (the kiosk) seats asked to lay their cards
     director_called: bool = False
     evidence_urls: dict[Card, str] = field(default_factory=dict)
     version: int = 0
@@ -106,7 +112,13 @@ class Sinks:
 
     def drive(self, game: Game, shown: Shown) -> None:
         """Show ``game`` and ``shown`` on every sink."""
-        lights = table_lights(game, shown.last, refused=shown.refused, faulty=bool(shown.faults))
+        lights = table_lights(
+            game,
+            shown.last,
+            refused=shown.refused,
+            faulty=bool(shown.faults),
+            laying=shown.laying,
+        )
         self.shown_lights = lights
         if self.lights is not None:
             self.lights.show(lights)
