@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from test_director_store import feed_messages
-from test_director_web import PASSWORD, Served, post
+from test_director_web import PASSWORD, Served, log_in_page, post
 
 from table_controller.director.event_final import record_final
 from table_controller.director.events_admin import AdminError, EventsAdmin, summary
@@ -506,9 +506,7 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     rounds_tied_for_second(admin)  # 001 s19: Blues and Greens play off for the final
     served.page.changed("event")  # as the service's listener does: the pushed overview too
     page.goto(served.url)
-    page.fill("#login-name", "ann")
-    page.fill("#login-password", PASSWORD)
-    page.click("#login-button")
+    log_in_page(page)
     expect(page.locator("#event-playoff")).to_be_visible()
     expect(page.locator("#event-correct")).to_be_hidden()
     step = page.locator("#event-playoff-step .playoff-step")
@@ -608,9 +606,7 @@ def test_director_records_the_final_in_the_page(page: Page, served: Served) -> N
     admin.record_playoff("ann", "blues", "greens", (1, 3), "score card")  # Greens through
     served.page.changed("event")  # as the service's listener does: the pushed overview too
     page.goto(served.url)
-    page.fill("#login-name", "ann")
-    page.fill("#login-password", PASSWORD)
-    page.click("#login-button")
+    log_in_page(page)
     expect(page.locator("#event-final")).to_be_visible()
     # The form starts on the finalists the standings name.
     expect(page.locator("#final-a")).to_have_value("reds")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from test_director_store import TABLE
-from test_director_web import PASSWORD, Served
+from test_director_web import PASSWORD, Served, log_in_page
 
 from table_controller import transcript
 from table_controller.director.public import PublicView
@@ -127,9 +127,7 @@ def test_director_creates_an_event_marks_an_absentee_sees_seating(
 ) -> None:
     page.goto(served.url)
     expect(page.locator("#event-create")).to_be_hidden()
-    page.fill("#login-name", "ann")
-    page.fill("#login-password", PASSWORD)
-    page.click("#login-button")
+    log_in_page(page)
     expect(page.locator("#event-create")).to_be_visible()
     page.select_option("#event-format", "progressive")
     page.fill("#event-rounds", "2")
