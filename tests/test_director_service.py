@@ -22,7 +22,7 @@ from postgres import Postgres
 from test_director_store import TABLE, real_game, replayed
 
 from table_controller.director.service import BrokerConfig, DirectorService, RulingError
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 
 PREFIX = "euchre/spring-open"
@@ -357,7 +357,7 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
 CRASHING_DIRECTOR = """
 import sys, threading
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, StoreError
 
 def stuck(self, batch):  # the process is killed while the batch is being stored
     print("taken", len(batch), self._inbox.qsize(), flush=True)
@@ -453,3 +453,39 @@ def test_on_postgresql_the_database_crashing_mid_event_loses_nothing(
         server.close()
         table.loop_stop()
         table.disconnect()
+
+
+def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_itself(
+    postgres: Postgres, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On PostgreSQL an event is written without a savepoint of its own (its message is
+    checked in full first). Should its write fail anyway, half done (here the server
+    refuses a statement after the event's row went in), the whole batch is taken back
+    and nothing of it is acknowledged; the next try, the same messages, writes each
+    within its own savepoint, so the one that fails is taken back alone."""
+    import table_controller.director.store as store_module
+
+    messages, _ = real_game()
+    batch = [(topic("events"), json.dumps(m).encode()) for m in messages[:6]]
+    store = DirectorStore(postgres.new_database())
+    svc = DirectorService(store, BrokerConfig(port=1, client_id="unused"), prefix=PREFIX)
+    real = store_module._event_alerts
+
+    def failing(inp: Any, outputs: Any) -> Any:
+        if inp == messages[2]["input"]:
+            store.db.execute("SELECT 1 / 0")  # a real error from the server
+        return real(inp, outputs)
+
+    monkeypatch.setattr(store_module, "_event_alerts", failing)
+    with pytest.raises(StoreError, match="none of the batch was kept"):
+        svc.handle_batch(batch)
+    assert store.count_events() == 0
+    svc.handle_batch(batch)  # the writer's next try
+    assert [e["seq"] for e in store.events(TABLE, 1)] == [
+        m["seq"] for i, m in enumerate(messages[:6]) if i != 2
+    ]
+    assert "division by zero" in caplog.text
+    monkeypatch.setattr(store_module, "_event_alerts", real)
+    svc.handle_batch(batch)  # and back to the fast way, the missing one stored
+    assert store.count_events() == 6
+    store.close()

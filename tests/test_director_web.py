@@ -258,6 +258,17 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     feed.disconnect()
 
 
+def wait_connected(overview: str) -> None:
+    """Until the director's overview says it is connected to the broker (its first
+    connection makes its persistent session: what is published before is not kept)."""
+
+    def connected() -> bool:
+        with urllib.request.urlopen(overview, timeout=5) as r:
+            return bool(json.loads(r.read())["broker"]["connected"])
+
+    wait_until("the director connected to the broker", connected)
+
+
 def add_login(folder: Path, database: str) -> subprocess.CompletedProcess[str]:
     """``director add-login ann`` with the password in a file, as an operator runs it."""
     (folder / "pw").write_text(PASSWORD + "\n")
@@ -304,12 +315,7 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         line = proc.stdout.readline()
         assert line.startswith("The dashboard: http://127.0.0.1:")
         overview = f"http://127.0.0.1:{web_port}/api/overview"
-
-        def subscribed() -> bool:  # the first connection makes the director's session
-            with urllib.request.urlopen(overview, timeout=5) as r:
-                return bool(json.loads(r.read())["broker"]["connected"])
-
-        wait_until("the director connected to the broker", subscribed)
+        wait_connected(overview)
         feed = client(broker, "table-cli")
         messages, _ = real_game()
         for m in messages:
@@ -372,12 +378,14 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("The dashboard: http://127.0.0.1:")
+        overview = f"http://127.0.0.1:{web_port}/api/overview"
+        wait_connected(overview)
         feed = client(broker, "table-pg-cli")
         messages, _ = real_game()
         for m in messages:
             publish(feed, "euchre/spring-open/tables/club-night-3/events", m)
         wait_until("the game in the database", lambda: store.count_events() == len(messages))
-        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/api/overview", timeout=5) as r:
+        with urllib.request.urlopen(overview, timeout=5) as r:
             tables = json.loads(r.read())["tables"]
         assert tables[0]["events"] == len(messages)
         feed.loop_stop()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import threading
 import time
@@ -41,6 +42,7 @@ from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 
 SESSION_SECONDS = 12 * 3600
+_INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
 FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
 ALERT_KINDS = (
     "renege_proven",
@@ -98,6 +100,11 @@ class DirectorStore:
         self._batch: list[tuple[str, int]] | None = None
         self._games: dict[str, list[int]] = {}  # each table's games, as committed
         self._counts: dict[str, int] | None = None  # each table's events, as committed
+        self._batch_seen: dict[str, float] = {}  # tables heard from in the open batch
+        self._careful = False  # a savepoint for every write of the next batch
+        self._poisoned = False  # a write without a savepoint failed: roll the batch back
+        # new events' inputs per game, written and not yet replayed into a projection
+        self._fresh: dict[tuple[str, int], dict[int, Any]] = {}
         self.db = open_database(path)
         self.name = self.db.name  # a path, or a URL without its password
 
@@ -106,11 +113,28 @@ class DirectorStore:
             self.db.close()
 
     @contextmanager
-    def _tx(self) -> Iterator[Database]:
+    def _tx(self, *, checked: bool = False) -> Iterator[Database]:
         """One write: its own transaction, or inside an open ``batch()`` a savepoint, so
-        a write that fails takes back only itself and the rest of the batch commits."""
+        a write that fails takes back only itself and the rest of the batch commits.
+
+        ``checked``: the message was checked in full before (``add_event``), so only the
+        database can fail it. On a server a savepoint costs two round trips, most of an
+        event's cost; such a write goes without one there. Should it fail after all,
+        the server refuses the rest of the transaction and the commit says so
+        (StoreError): nothing of the batch is kept, and the next batch, the same
+        messages again, takes a savepoint for every write (``_careful``)."""
         with self._lock:
             db = self.db
+            if self._batch is not None and checked and not (db.savepoints_cheap or self._careful):
+                try:
+                    yield db
+                except StoreUnavailable:
+                    raise
+                except BaseException:
+                    # half written, no savepoint to go back to: the batch goes back whole
+                    self._careful = self._poisoned = True
+                    raise
+                return
             if self._batch is not None:
                 db.execute("SAVEPOINT one")
                 try:
@@ -151,18 +175,33 @@ class DirectorStore:
                 return
             self.db.begin()
             self._batch = []
+            self._batch_seen = {}
+            self._poisoned = False
+            careful = self._careful
             try:
                 yield
+                if self._poisoned:
+                    raise StoreError(
+                        "a write failed half way in the director's batch, so none of the "
+                        "batch was kept; it is tried again, each message on its own"
+                    )
+                for table, now in self._batch_seen.items():
+                    self._seen(self.db, table, now, at_once=True)
             except BaseException:
                 self._batch = None
+                self._fresh.clear()
                 self.db.rollback()
                 raise
             try:
                 self.db.commit()
             except BaseException:
                 self._batch = None
+                self._fresh.clear()
+                self._careful = True  # the same messages again, each on its own
                 self.db.rollback()
                 raise
+            if careful:
+                self._careful = False
             new, self._batch = self._batch, None
             self._count(new)
             for table, game in dict.fromkeys(new):  # each game once, in order
@@ -189,10 +228,18 @@ class DirectorStore:
             ) from None
         if game < 1 or seq < 1:
             raise StoreError(f"an event message has game {game}, seq {seq}: both start at 1")
+        # Everything the database could refuse, refused here (``_tx(checked=True)``).
+        hand, source = msg.get("hand"), str(msg.get("source", ""))
+        if max(game, seq) > _INT_MAX or not math.isfinite(at):
+            raise StoreError(f"an event message has game {game}, seq {seq}, at {at}: out of range")
+        if hand is not None and (type(hand) is not int or not 0 <= hand <= _INT_MAX):
+            raise StoreError(f"an event message has hand {hand!r}: a hand is a number")
+        if "\x00" in table + source:
+            raise StoreError("an event message's table or source holds a NUL character")
         now = self._clock()
         raised: list[int] = []
         with self._lock:  # the commit and what follows it, with no reader in between
-            with self._tx() as conn:
+            with self._tx(checked=True) as conn:
                 cur = conn.execute(
                     "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT DO NOTHING",
@@ -201,10 +248,10 @@ class DirectorStore:
                         game,
                         seq,
                         at,
-                        str(msg.get("source", "")),
+                        source,
                         json.dumps(inp, sort_keys=True),
                         json.dumps(outputs, sort_keys=True),
-                        msg.get("hand"),
+                        hand,
                         1 if msg.get("evidence") else 0,
                         now,
                     ),
@@ -225,6 +272,8 @@ class DirectorStore:
                     )
                     if alert is not None:
                         raised.append(alert)
+            # its input, to advance the projection without reading it back
+            self._fresh.setdefault((table, game), {})[seq] = inp
             self._committed(table, game)
             return True, raised
 
@@ -268,7 +317,7 @@ class DirectorStore:
         raised: list[int] = []
         text = json.dumps(dict(msg), sort_keys=True)
         with self._tx() as conn:
-            self._seen(conn, table, now)
+            self._seen(conn, table, now, at_once=True)  # its row is updated below
             conn.execute(
                 "INSERT INTO status_history (tbl, at, online, payload) VALUES (?, ?, ?, ?)",
                 (table, at, int(online), text),
@@ -333,7 +382,11 @@ class DirectorStore:
                         raised.append(alert)
         return raised
 
-    def _seen(self, conn: Database, table: str, now: float) -> None:
+    def _seen(self, conn: Database, table: str, now: float, *, at_once: bool = False) -> None:
+        """The table was heard from: once per table per batch, at its end."""
+        if self._batch is not None and not at_once:
+            self._batch_seen[table] = now
+            return
         conn.execute(
             "INSERT INTO tables (name, first_seen, last_seen) VALUES (?, ?, ?)"
             " ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen",
@@ -571,19 +624,33 @@ class DirectorStore:
             if self._batch is not None:  # not over uncommitted rows: after the commit
                 self._batch.append((table, game))
                 return
+            fresh = self._fresh.pop((table, game), {})
             proj = self._projections.get((table, game))
             if proj is None or proj.problem is not None:
                 return
-            rows = self._rows(
-                "SELECT seq, input FROM events WHERE tbl = ? AND game = ? AND seq > ? ORDER BY seq",
-                (table, game, proj.applied),
-            )
-            for seq, text in rows:
+            first = proj.applied + 1
+            rows: list[tuple[int, Any]]
+            if (
+                fresh
+                and proj.missing is None
+                and sorted(fresh) == list(range(first, first + len(fresh)))
+            ):
+                rows = sorted(fresh.items())  # just what was written: no need to read it
+            else:
+                rows = [
+                    (seq, json.loads(text))
+                    for seq, text in self._rows(
+                        "SELECT seq, input FROM events WHERE tbl = ? AND game = ? AND seq > ?"
+                        " ORDER BY seq",
+                        (table, game, proj.applied),
+                    )
+                ]
+            for seq, inp in rows:
                 if seq != proj.applied + 1:
                     proj.missing = proj.applied + 1
                     return
                 try:
-                    proj.recent.extend(proj.game.push(decode_input(json.loads(text))))
+                    proj.recent.extend(proj.game.push(decode_input(inp)))
                 except (RulesError, CodecError) as exc:
                     proj.problem = f"event {seq} cannot be replayed: {exc}"
                     return
