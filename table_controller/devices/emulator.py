@@ -474,12 +474,13 @@ class CubeEmulator:
             cube.receive(self.to_cube.apply(data), now)
         cube.tick(now)
         out = cube.take_output()
+        if cube.stopped:
+            # before its last bytes go out: the host may look as soon as it has the ack
+            self.stopped = True
         if out:
             out = self.to_host.apply(out)
             with contextlib.suppress(BlockingIOError, OSError):
                 os.write(master, out)  # a full buffer drops bytes, as USB serial does
-        if cube.stopped:
-            self.stopped = True
 
     # --- what the tests look at -------------------------------------------------------
 
