@@ -451,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
             if (tbl, game, seq) in first:
                 arrived_ms.append((first[(tbl, game, seq)] - at) * 1000)
     keys = conn.execute("SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) "
-                        "FROM events").fetchone()
+                        "FROM events").rows[0]
     conn.close()
     store.close()
     if server is not None:

@@ -355,7 +355,7 @@ class DirectorStore:
                     "SELECT id, key FROM alerts WHERE tbl = ? AND kind IN ('camera_fault',"
                     " 'cube_fault') AND state != 'closed'",
                     (table,),
-                ).fetchall():
+                ).rows:
                     if key not in keys:
                         self._set_state(conn, aid, "closed", "table", now)
             else:
@@ -372,7 +372,7 @@ class DirectorStore:
         with self._tx() as conn:
             rows = conn.execute(
                 "SELECT name, status_at, every FROM tables WHERE online = 1 AND every > 0"
-            ).fetchall()
+            ).rows
             for name, status_at, every in rows:
                 if status_at is not None and now - status_at > factor * every:
                     conn.execute("UPDATE tables SET online = 0 WHERE name = ?", (name,))
@@ -397,7 +397,7 @@ class DirectorStore:
         open_ = conn.execute(
             "SELECT 1 FROM alerts WHERE tbl = ? AND kind = 'table_offline' AND state != 'closed'",
             (table,),
-        ).fetchone()
+        ).one()
         if open_:
             return None
         text = f"{table} is offline: {why}. Check its power and network."
@@ -429,7 +429,7 @@ class DirectorStore:
         for (aid,) in conn.execute(
             "SELECT id FROM alerts WHERE tbl = ? AND kind = ? AND state != 'closed'",
             (table, kind),
-        ).fetchall():
+        ).rows:
             self._set_state(conn, aid, "closed", "table", now, why)
 
     def _set_state(
@@ -469,7 +469,7 @@ class DirectorStore:
         if state not in ALERT_STATES:
             raise StoreError(f"an alert is {', '.join(ALERT_STATES)}, not {state!r}")
         with self._tx() as conn:
-            if conn.execute("SELECT 1 FROM alerts WHERE id = ?", (alert_id,)).fetchone() is None:
+            if conn.execute("SELECT 1 FROM alerts WHERE id = ?", (alert_id,)).one() is None:
                 raise StoreError(f"there is no alert {alert_id}: reload the dashboard")
             self._set_state(conn, alert_id, state, who, self._clock(), reason)
 

@@ -83,12 +83,6 @@ class Result:
     def one(self) -> tuple[Any, ...] | None:
         return self.rows[0] if self.rows else None
 
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self.rows
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        return self.one()
-
 
 class Database(ABC):
     """One connection to the store's database. Not thread-safe by itself: the store
@@ -247,6 +241,7 @@ class PostgresDatabase(Database):
                 "PostgreSQL needs the psycopg package: run `make setup` again"
             ) from None
         self._psycopg = psycopg
+        self._in_error = psycopg.pq.TransactionStatus.INERROR
         self.url = url
         try:
             info = conninfo_to_dict(url)
@@ -361,9 +356,7 @@ class PostgresDatabase(Database):
             self._in_tx = False
 
     def _failed(self) -> bool:
-        from psycopg.pq import TransactionStatus
-
-        return bool(self._conn.info.transaction_status == TransactionStatus.INERROR)
+        return bool(self._conn.info.transaction_status == self._in_error)
 
     def rollback(self) -> None:
         try:
