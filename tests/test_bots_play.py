@@ -33,7 +33,9 @@ from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import SEATS, Seat
 from table_controller.simulate import deal
 
-FAST_STRONG = StrongBot(budget=0.002, max_samples=3)
+# A stopped clock: the bot always takes its 3 samples, however loaded the machine, so a
+# choice depends only on what the seat knows (a wall-clock budget made it depend on speed).
+FAST_STRONG = StrongBot(budget=0.002, max_samples=3, clock=lambda: 0.0)
 BOTS: list[Bot] = [RuleOfThumbBot(), FAST_STRONG]
 
 

@@ -45,15 +45,25 @@ def _run_and_kill(log: Path, seed: int, rng: random.Random) -> list[str]:
     else:
         for _ in range(rng.randint(1, 300)):
             line = child.stdout.readline()
-            assert line.endswith("\n"), line + child.communicate()[1]  # it is still writing
+            assert line.endswith("\n"), line + _drain(child)[1]  # it is still writing
             lines.append(line[:-1])
         assert lines[0] == "opened", lines[0]
         time.sleep(rng.uniform(0.0, 0.005))  # anywhere within an append
     child.send_signal(signal.SIGKILL)
-    rest, err = child.communicate()
+    rest, err = _drain(child)
     assert child.returncode == -signal.SIGKILL, err  # it was still writing, not crashed
     # A line cut off by the kill was never acknowledged in full: drop it.
     return lines + rest.split("\n")[:-1]
+
+
+def _drain(child: subprocess.Popen[str]) -> tuple[str, str]:
+    """Wait for the child, then read the rest of its output through the same buffered
+    readers ``readline()`` used: ``communicate()`` reads the raw pipes and would miss the
+    lines already buffered in ``child.stdout``, so acknowledged events went uncounted."""
+    child.wait()
+    assert child.stdout is not None and child.stderr is not None
+    # The child is gone, so each pipe ends: reading one and then the other cannot block.
+    return child.stdout.read(), child.stderr.read()
 
 
 def test_every_acknowledged_event_survives_sigkill(tmp_path: Path) -> None:
