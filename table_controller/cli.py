@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, TextIO
 
+from table_controller import __version__
+from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
@@ -124,6 +126,11 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="table-controller", description="The smart Euchre table's controller."
     )
+    ap.add_argument("--version", action="version", version=f"table-controller {__version__}")
+    ap.add_argument(
+        "-v", "--verbose", action="count", default=0, help="say more (twice: libraries too)"
+    )
+    ap.add_argument("-q", "--quiet", action="count", default=0, help="say only errors")
     sub = ap.add_subparsers(dest="command", required=True)
     rp = sub.add_parser(
         "replay", help="replay a transcript (or, with --video, a recorded table session)"
@@ -175,6 +182,7 @@ def _command_groups() -> list[Callable[[Any], None]]:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser().parse_args(argv)
+    configure(args.verbose - args.quiet)
     stream = out if out is not None else sys.stdout
     try:
         code: int = args.func(args, stream)
