@@ -19,6 +19,7 @@ from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, preset
+from table_controller.rules.sources import text_title
 from table_controller.table import run_cli
 from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, parse_lines, replay
 
@@ -85,7 +86,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_rules_list(args: argparse.Namespace, out: TextIO) -> int:
     width = max(len(n) for n in PRESETS)
     for name, p in PRESETS.items():
-        out.write(f"{name:<{width}}  {p.title}  [{p.source}]\n")
+        out.write(f"{name:<{width}}  {p.title}\n")
     return 0
 
 
@@ -98,10 +99,18 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
         )
         return 2
     if args.json:
-        doc = {"name": p.name, "title": p.title, "source": p.source, "options": p.rules.options()}
+        doc = {
+            "name": p.name,
+            "title": p.title,
+            "source": p.source,
+            "source_title": text_title(p.source),
+            "options": p.rules.options(),
+        }
         out.write(json.dumps(doc, indent=2) + "\n")
         return 0
-    out.write(f"{p.name}: {p.title}\nsource: shared/seeds/{p.source}\n\n{p.summary}\n\noptions:\n")
+    out.write(
+        f"{p.name}: {p.title}\nrule text: {text_title(p.source)}\n\n{p.summary}\n\noptions:\n"
+    )
     for key, value in p.rules.options().items():
         out.write(f"  {key} = {json.dumps(value)}\n")
     return 0

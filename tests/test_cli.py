@@ -112,9 +112,11 @@ def test_rules_list_and_show() -> None:
     assert code == 0
     for name in ("bicycle-head-to-head", "nmu-tournament", "td-tournament", "td-progressive"):
         assert name in text
+    assert ".txt" not in text  # the rule texts by their titles, not files a user lacks
     code, text = run("rules", "show", "nmu-tournament")
     assert code == 0
-    assert "001_1d5d506622556f2d.txt" in text and "hands_per_game = 12" in text
+    assert "rule text: Northern Michigan University tournament rules" in text
+    assert "hands_per_game = 12" in text and "shared/seeds" not in text
     code, text = run("rules", "show", "bid-euchre", "--json")
     assert json.loads(text)["options"]["points_to_win"] == 32
 
