@@ -9,6 +9,7 @@ for behaviour (a fault shown, a hand scored), with a generous guard against hang
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -534,3 +535,44 @@ def test_replay_video_of_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[s
     empty.mkdir()
     assert main(["replay", "--video", str(empty)]) == 2
     assert "no pictures in" in capsys.readouterr().err
+
+
+# --- the demo's own folder and seeds -----------------------------------------------------
+
+
+def test_the_demo_keeps_its_logs_in_one_folder_and_prunes_the_oldest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from table_controller.table.run_cli import DEMO_LOGS_KEPT, demo_folder
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    folder = demo_folder(dict(os.environ))
+    assert folder == tmp_path / "state" / "table-controller" / "demo"
+    folder.mkdir(parents=True)
+    for i in range(DEMO_LOGS_KEPT + 2):  # older runs' logs, oldest first
+        old = folder / f"demo-2026010{i % 10}-00000{i}-{i}.sqlite"
+        old.write_bytes(b"")
+        (folder / (old.name + "-wal")).write_bytes(b"")
+        os.utime(old, (1_000_000 + i, 1_000_000 + i))
+    assert main(["demo", "--fast", "--hands", "1", "--seed", "7"]) == 0
+    told = capsys.readouterr().out
+    assert "Seed 7 (`--seed 7` plays the same games again)" in told
+    logs = sorted(folder.glob("demo-*.sqlite"))
+    assert len(logs) == DEMO_LOGS_KEPT
+    assert not (folder / "demo-20260100-000000-0.sqlite").exists()
+    assert not (folder / "demo-20260100-000000-0.sqlite-wal").exists()
+    newest = max(logs, key=lambda p: p.stat().st_mtime)
+    assert newest.name.endswith("-7.sqlite") and f"log export {newest} --sheet" in told
+
+
+def test_each_game_of_a_demo_has_players_of_its_own_seed(tmp_path: Path) -> None:
+    from table_controller.table.config import demo_config
+    from table_controller.table.simulated import simulated_table
+
+    table = simulated_table(demo_config(tmp_path), seed=3)
+    assert table.new_players is not None
+    draws = [table.new_players().rng.random() for _ in range(3)]
+    assert len(set(draws)) == 3
+    again = simulated_table(demo_config(tmp_path / "again"), seed=3)
+    assert again.new_players is not None
+    assert [again.new_players().rng.random() for _ in range(3)] == draws

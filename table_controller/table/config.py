@@ -558,11 +558,11 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
     return problems
 
 
-def demo_config(folder: Path, *, port: int = 0) -> TableConfig:
+def demo_config(folder: Path, *, port: int = 0, log: str = "demo.sqlite") -> TableConfig:
     """The simulated table: synthetic camera, mock pins, the cube's firmware emulated,
-    its log in ``folder``, the page on this machine only."""
+    its log ``log`` in ``folder``, the page on this machine only."""
     data: dict[str, Any] = {
-        "table": {"name": "Demo table", "gpio": "mock", "log": "demo.sqlite"},
+        "table": {"name": "Demo table", "gpio": "mock", "log": log},
         "camera": {"source": "synthetic"},
         "cube": {"port": "emulator"},
         "web": {"host": "127.0.0.1", "port": port},

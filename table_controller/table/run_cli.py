@@ -14,10 +14,12 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -125,6 +127,25 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 # --- demo ------------------------------------------------------------------------------
 
 
+DEMO_LOGS_KEPT = 10  # demo runs whose logs the default folder keeps
+
+
+def prune_demo_logs(folder: Path, *, keep: int) -> None:
+    """Remove all but the newest ``keep`` demo logs the demo named itself in ``folder``
+    (never a log given with --log-dir: that folder is the user's)."""
+    logs = sorted(folder.glob("demo-*.sqlite"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in logs[keep:]:
+        for path in (old, *old.parent.glob(old.name + "-*")):  # SQLite's -wal and -shm
+            path.unlink(missing_ok=True)
+
+
+def demo_folder(environ: Mapping[str, str]) -> Path:
+    """Where the demo keeps its log: one folder (XDG's state home), not a new temporary
+    folder for every run, so the log is still there to export and nothing piles up."""
+    state = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", "~")) / ".local/state")
+    return Path(state).expanduser() / "table-controller" / "demo"
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     if args.recorded:
         from table_controller.cli import cmd_recorded_demo
@@ -136,16 +157,29 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.table.simulated import DEMO, FAST, simulated_table
     from table_controller.web.server import PageError
 
-    folder = Path(args.log_dir) if args.log_dir else Path(tempfile.mkdtemp(prefix="table-demo-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    config = demo_config(folder, port=args.port)
+    seed = args.seed if args.seed is not None else random.randrange(100_000)
+    try:
+        if args.log_dir:
+            folder, log = Path(args.log_dir), "demo.sqlite"
+            folder.mkdir(parents=True, exist_ok=True)
+        else:
+            folder = demo_folder(os.environ)
+            folder.mkdir(parents=True, exist_ok=True)
+            log = f"demo-{time.strftime('%Y%m%d-%H%M%S')}-{seed}.sqlite"
+            prune_demo_logs(folder, keep=DEMO_LOGS_KEPT - 1)
+    except OSError as exc:
+        return _error(
+            f"cannot keep the demo's log in {exc.filename} ({exc.strerror}): "
+            "give a folder you can write with --log-dir DIR"
+        )
+    config = demo_config(folder, port=args.port, log=log)
     recorder = None
     try:
         if args.record:
             recorder = Recorder(Path(args.record))
         table = simulated_table(
             config,
-            seed=args.seed,
+            seed=seed,
             renege=args.renege,
             pace=FAST if args.fast else DEMO,
             on_step=Narrator(out).step,
@@ -158,7 +192,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         "The simulated table: four players lay their cards, the synthetic camera reads them,\n"
         "the seat lights run on mock pins and the trump cube's firmware behind a pty.\n"
         + ("A renege will be played, and proven from the cards.\n" if args.renege else "")
-        + "Ctrl-C stops it.\n\n"
+        + f"Seed {seed} (`--seed {seed}` plays the same games again). Ctrl-C stops it.\n\n"
     )
     try:
         asyncio.run(_serve(table, out, hands=args.hands, quiet=False))
@@ -167,7 +201,12 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if recorder is not None:
             recorder.close()
-    out.write(f"\nThe log: {config.log} (`table-controller log export {config.log}`)\n")
+    out.write(
+        f"\nThe log: {config.log}\n"
+        f"  the last game's score sheet: table-controller log export {config.log} "
+        "--sheet sheet.html\n"
+        f"  its transcript: table-controller log export {config.log} --transcript game.jsonl\n"
+    )
     if recorder is not None:
         out.write(
             f"The recording: {args.record} (`table-controller replay --video {args.record}`)\n"
@@ -304,9 +343,16 @@ def add_demo(subparsers: Any) -> None:
     demo.add_argument("--renege", action="store_true", help="a player reneges, and is caught")
     demo.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
     demo.add_argument("--port", type=int, default=0, help="the page's port (0: a free one)")
-    demo.add_argument("--seed", type=int, default=0, help="the players' and the deal's seed")
+    demo.add_argument(
+        "--seed", type=int, help="the players' and the deal's seed (default: a new one each time)"
+    )
     demo.add_argument("--fast", action="store_true", help="as fast as frames render")
-    demo.add_argument("--log-dir", metavar="DIR", help="keep the log here (default: a temp folder)")
+    demo.add_argument(
+        "--log-dir",
+        metavar="DIR",
+        help="keep the log here as demo.sqlite (default: a new log in "
+        "~/.local/state/table-controller/demo, which keeps the last 10)",
+    )
     demo.add_argument("--record", metavar="DIR", help="record the session (replay --video DIR)")
     demo.add_argument(
         "--recorded", action="store_true", help="print the bundled example game instead"

@@ -8,6 +8,7 @@ firmware runs behind a pty. Nothing in the table's own path knows it is simulate
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,9 @@ FAST = Pace(
 )
 
 
+GAME_SEED_STEP = 1_000_003  # between one game's players' seed and the next's
+
+
 class SimulationError(ValueError):
     """A configuration the simulated table cannot run with, and what to change."""
 
@@ -84,15 +88,19 @@ def simulated_table(
         **table_options,
     )
 
+    games = itertools.count()
+
     def players() -> SimulatedPlayers:
         devices = table.devices
+        # Each game its own players' seed (the first one ``seed`` itself), so a demo's
+        # games differ from each other and the same ``seed`` plays the same games again.
         return SimulatedPlayers(
             world,
             table.game.rules,
             press=devices.press,
             turn_cube=devices.turn_cube if config.cube is not None else None,
             tell=table.tell,
-            seed=seed,
+            seed=seed + GAME_SEED_STEP * next(games),
             renege=renege,
             frames_per_action=pace.frames_per_action,
             settle_frames=pace.settle_frames,
