@@ -164,3 +164,36 @@ def test_vision_live_with_a_port_in_use_says_what_to_do(
         argv = ["vision", "live", "--camera", "synthetic,limit=1", "--calibration", "cal.json"]
         assert run(*argv, "--view", f"127.0.0.1:{port}")[0] == 2
     assert "choose another port with --view" in capsys.readouterr().err
+
+
+def test_a_source_that_ends_says_so_and_keeps_its_view_until_ctrl_c(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    assert (
+        run("calibrate", "--camera", "synthetic,limit=1", "--out", str(tmp_path / "c.json"))[0] == 0
+    )
+    argv = ["vision", "live", "--camera", "synthetic", "--calibration", str(tmp_path / "c.json")]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "table_controller.cli", *argv, "--view", "127.0.0.1:0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stderr is not None
+        ended = child.stderr.readline()
+        assert ended.startswith("the camera's pictures ended after ")
+        assert "add ,loop=true to the camera" in ended
+        kept = child.stderr.readline()
+        assert "keeps the last picture: Ctrl-C stops" in kept
+        url = kept.split("the view at ")[1].split()[0]
+        with urllib.request.urlopen(url + "frame.jpg", timeout=30) as answer:
+            assert answer.read(2) == b"\xff\xd8"  # still serving the last picture
+        child.send_signal(signal.SIGINT)
+        assert child.wait(60) == 0
+    finally:
+        child.kill()
+        child.wait()

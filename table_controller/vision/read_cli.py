@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -96,11 +97,35 @@ def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
     if view is not None:
         out.write(json.dumps({"view": view.url}) + "\n")
         out.flush()
+    stop = threading.Event()  # only Ctrl-C ends the wait on a finished source's view
     try:
-        return _watch(args, out, source, calibration, view)
+        code = _watch(args, out, source, calibration, view)
+        if code == 0:
+            _ended(source, view, stop)
+        return code
+    except KeyboardInterrupt:
+        return 0
     finally:
         if view is not None:
             view.close()
+
+
+def _ended(source: Any, view: Any, stop: threading.Event) -> None:
+    """The source ran out: say so (a script or a recording ends, a camera should not),
+    and keep a ``--view`` up on its last picture until Ctrl-C, unless ``limit=N`` asked
+    for the end."""
+    asked = source.limit is not None and source.index >= source.limit
+    if asked:
+        return
+    hint = (
+        "; add ,loop=true to the camera to watch it again"
+        if getattr(source, "loop", True) is False
+        else ""
+    )
+    print(f"the camera's pictures ended after {source.index} frames{hint}", file=sys.stderr)
+    if view is not None:
+        print(f"the view at {view.url} keeps the last picture: Ctrl-C stops", file=sys.stderr)
+        stop.wait()
 
 
 def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any, view: Any) -> int:
