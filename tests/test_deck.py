@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
+from table_controller import paper
 from table_controller.cards import DECK, Card, Suit
 from table_controller.vision import deck_cli
 from table_controller.vision.deck import (
@@ -426,7 +427,7 @@ def run(*argv: str) -> tuple[int, str]:
 def test_the_commands_offer_what_the_library_has() -> None:
     assert set(deck_cli.FAMILY_NAMES) == set(FAMILIES)
     assert set(deck_cli.LAYOUTS) == set(LABEL_SHEETS)
-    assert set(deck_cli.PAPER_NAMES) == set(PAPERS)
+    assert set(paper.PAPERS) == set(PAPERS)
 
 
 def test_deck_render_writes_a_png_per_card_that_reads_back(tmp_path: Path) -> None:
@@ -444,9 +445,13 @@ def test_deck_render_writes_a_png_per_card_that_reads_back(tmp_path: Path) -> No
         assert [s.marker for s in fam.read(on_table(grey(rgb)))] == [int(card)] * 2, card.code
 
 
-def test_deck_print_writes_the_deck_at_true_size(tmp_path: Path) -> None:
+def test_deck_print_writes_the_deck_at_true_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "deck.pdf"
+    monkeypatch.setenv("TABLE_CONTROLLER_PAPER", "letter")  # whatever this machine's is
     code, out = run("deck", "print", "--out", str(path))  # letter, 600 dpi, aruco
+    assert "page 3 of 3 drawn" in capsys.readouterr().err  # progress while it draws
     assert code == 0
     assert str(path) in out and "3 pages" in out and "100%" in out
     check_markers(path, family("aruco"), deck_expected("letter"), PAPERS["letter"])
@@ -525,3 +530,35 @@ def test_render_into_a_file_or_print_onto_a_folder_says_so(
     assert "is a file, not a folder" in capsys.readouterr().err
     assert run("deck", "print", "--out", str(tmp_path), "--dpi", "150")[0] == 1
     assert "is a folder: give a file name" in capsys.readouterr().err
+
+
+def test_one_paper_default_for_every_printable(tmp_path: Path) -> None:
+    from table_controller.paper import default_paper, paper_of_locale
+
+    none = tmp_path / "no-papersize"
+    assert default_paper({}, none) == "letter"  # no locale: Euchre's home
+    assert default_paper({"LANG": "de_DE.UTF-8"}, none) == "a4"
+    assert default_paper({"LANG": "en_CA.UTF-8"}, none) == "letter"
+    assert default_paper({"LANG": "en_US.UTF-8", "LC_PAPER": "en_GB.UTF-8"}, none) == "a4"
+    assert default_paper({"LC_ALL": "en_US.UTF-8", "LC_PAPER": "en_GB.UTF-8"}, none) == "letter"
+    assert paper_of_locale("C.UTF-8") is None and paper_of_locale("fr_FR@euro") == "a4"
+    papersize = tmp_path / "papersize"
+    papersize.write_text("# written by paperconfig\na4\n")
+    assert default_paper({"LANG": "en_US.UTF-8"}, papersize) == "a4"
+    assert default_paper({"TABLE_CONTROLLER_PAPER": "Letter"}, papersize) == "letter"
+    # the deck, the mat and the board all take it when --paper is not given
+    from table_controller.cli import parser
+
+    ap = parser()
+    for argv in (
+        ["deck", "print", "--out", "d.pdf"],
+        ["calibrate", "mat", "--out", "m.pdf"],
+        ["calibrate", "board", "--out", "b.pdf"],
+    ):
+        assert ap.parse_args(argv).paper is None  # resolved by default_paper() when run
+
+
+def test_stickers_without_a_layout_list_the_layouts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("deck", "stickers", "--out", "x.pdf")[0] == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in LABEL_SHEETS)

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 import cv2
 import numpy as np
 
+from table_controller.paper import PAPERS, default_paper, paper_help
 from table_controller.vision.calibration import (
     DRIFT_PX,
     MAX_ERROR_MM,
@@ -227,6 +228,7 @@ def _pdf_path(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
+    args.paper = args.paper or default_paper()
     path = _pdf_path(args)
     if path is None:
         return 2
@@ -251,6 +253,7 @@ def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_board(args: argparse.Namespace, out: TextIO) -> int:
+    args.paper = args.paper or default_paper()
     path = _pdf_path(args)
     if path is None:
         return 2
@@ -388,7 +391,7 @@ def add_commands(subparsers: Any) -> None:
     mat.add_argument(
         "--out", dest="pdf_out", required=True, metavar="FILE.pdf", help="the PDF to write"
     )
-    mat.add_argument("--paper", default="a4", choices=("a4", "letter"), help="default a4")
+    mat.add_argument("--paper", choices=PAPERS, help=paper_help())
     mat.add_argument(
         "--full-size", action="store_true", help="the whole 800 mm mat on one page instead"
     )
@@ -399,7 +402,7 @@ def add_commands(subparsers: Any) -> None:
     board.add_argument(
         "--out", dest="pdf_out", required=True, metavar="FILE.pdf", help="the PDF to write"
     )
-    board.add_argument("--paper", default="a4", choices=("a4", "letter"), help="default a4")
+    board.add_argument("--paper", choices=PAPERS, help=paper_help())
     board.set_defaults(func=cmd_board)
 
     lens = sub.add_parser("lens", help="measure the lens from pictures of the ChArUco board")

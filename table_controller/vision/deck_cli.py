@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from table_controller.paper import default_paper, paper_help
+
 if TYPE_CHECKING:
     from table_controller.vision.markers import MarkerFamily
 
@@ -22,7 +24,6 @@ if TYPE_CHECKING:
 # nor reportlab (the tests check these against markers.FAMILIES and printing.LABEL_SHEETS).
 FAMILY_NAMES = ("aruco", "qr-zxing", "qr-zbar")
 DEFAULT_FAMILY = "aruco"
-PAPER_NAMES = ("letter", "a4")
 LAYOUTS = {
     "avery-5163": 'Avery 5163 / 8163, 2" x 4", 10 per US Letter sheet',
     "avery-l7163": "Avery L7163, 99.1 x 38.1 mm, 14 per A4 sheet",
@@ -93,6 +94,7 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
     fam = _family(args.family)
     if fam is None:
         return 2
+    args.paper = args.paper or default_paper()
     try:
         paper_size(args.paper)
     except PrintError as exc:
@@ -103,7 +105,7 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
         _error(f"--dpi {args.dpi} is out of range: use {lo} to {hi} (600 is the default)")
         return 2
     try:
-        result = deck_pdf(args.out, fam, args.paper.strip().lower(), args.dpi)
+        result = deck_pdf(args.out, fam, args.paper.strip().lower(), args.dpi, progress=_page_done)
     except PrintError as exc:
         _error(str(exc))
         return 1
@@ -111,11 +113,21 @@ def cmd_print(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _page_done(done: int, pages: int) -> None:
+    print(f"page {done} of {pages} drawn", file=sys.stderr, flush=True)
+
+
 def cmd_stickers(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.vision.printing import PrintError, label_sheet, sticker_pdf
 
     fam = _family(args.family)
     if fam is None:
+        return 2
+    if args.layout is None:
+        _error(
+            "say which label sheet you print on with --layout NAME: "
+            + "; ".join(f"{name} ({title})" for name, title in LAYOUTS.items())
+        )
         return 2
     try:
         sheet = label_sheet(args.layout)
@@ -159,12 +171,7 @@ def add_commands(subparsers: Any) -> None:
 
     pr = sub.add_parser("print", help="a PDF of the whole deck, 9 cards to a page")
     pr.add_argument("--out", required=True, metavar="FILE.pdf", help="the PDF to write")
-    pr.add_argument(
-        "--paper",
-        default="letter",
-        metavar="PAPER",
-        help=f"paper size: {', '.join(PAPER_NAMES)} (default letter)",
-    )
+    pr.add_argument("--paper", metavar="PAPER", help=paper_help())
     family_option(pr)
     pr.add_argument(
         "--dpi", type=int, default=600, help="resolution of the card faces (default 600)"
@@ -175,7 +182,6 @@ def add_commands(subparsers: Any) -> None:
     st.add_argument("--out", required=True, metavar="FILE.pdf", help="the PDF to write")
     st.add_argument(
         "--layout",
-        required=True,
         metavar="NAME",
         help="label sheet: " + "; ".join(f"{name} ({title})" for name, title in LAYOUTS.items()),
     )

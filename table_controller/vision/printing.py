@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -410,9 +410,11 @@ def deck_pdf(
     family: MarkerFamily | str = "aruco",
     paper: str = "letter",
     dpi: int = 600,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Written:
     """All 24 cards at true size (63.5 x 88.9 mm), nine to a page with cut marks: faces
-    at ``dpi``, markers as vectors. Print on card stock at 100 % / actual size."""
+    at ``dpi``, markers as vectors. Print on card stock at 100 % / actual size.
+    ``progress(done, pages)`` is told after each page (a page takes seconds at 600 dpi)."""
     fam = _family(family)
     size = paper_size(paper)
     if not 150 <= dpi <= 1200:
@@ -452,6 +454,8 @@ def deck_pdf(
                 y0 - 5.5,  # above the cut marks
             )
             c.showPage()
+            if progress is not None:
+                progress(page + 1, pages)
         _save(c, tmp, out, pages)
     return Written(
         out,
