@@ -333,7 +333,7 @@ def test_chosen_by_configuration(monkeypatch: pytest.MonkeyPatch, folder: Path) 
         assert isinstance(src, FolderSource)
     monkeypatch.delenv(ENV)
     monkeypatch.setattr(camera_mod, "_on_a_pi", lambda: False)
-    with pytest.raises(CameraError, match=r"no camera chosen: pass --camera \(or set"):
+    with pytest.raises(CameraError, match=r"no camera chosen, and this machine is not a Raspberry"):
         open_camera()
     with open_camera({"kind": "folder", "path": str(folder), "loop": True, "limit": 5}) as src:
         assert len(list(src)) == 5

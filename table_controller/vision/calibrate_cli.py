@@ -348,7 +348,7 @@ def _source_options(p: argparse.ArgumentParser) -> None:
         "--camera",
         metavar="SPEC",
         help="take the picture from a camera: picamera2, usb:0, video:FILE, folder:DIR, "
-        "synthetic (default: $TABLE_CONTROLLER_CAMERA, else the Pi camera)",
+        "synthetic (default: $TABLE_CONTROLLER_CAMERA, else the Pi camera on a Raspberry Pi)",
     )
 
 
@@ -359,7 +359,8 @@ def add_commands(subparsers: Any) -> None:
         "calibrate",
         help="calibrate the camera against the mat (or print the mat)",
         usage="%(prog)s [--image FILE | --camera SPEC] [--out FILE] [--overlay PNG] "
-        "[--family F] [--lens FILE] [--force]\n       %(prog)s {mat,board,lens,check} ...",
+        "[--family F] [--lens FILE] [--frames N] [--max-error MM] [--force]\n"
+        "       %(prog)s {mat,board,lens,check} ...",
         description="Find the mat's four corner markers in a picture from the table's camera "
         "and write the calibration that maps the picture onto the table, with an overlay "
         "picture to check it by eye.",
@@ -373,7 +374,9 @@ def add_commands(subparsers: Any) -> None:
     )
     cal.add_argument("--family", default="aruco", choices=families, help="marker family")
     cal.add_argument("--lens", metavar="FILE", help="a lens measured by `calibrate lens`")
-    cal.add_argument("--frames", type=int, default=30, help="camera pictures to try (default 30)")
+    cal.add_argument(
+        "--frames", type=int, default=30, metavar="N", help="camera pictures to try (default 30)"
+    )
     cal.add_argument(
         "--max-error",
         type=float,

@@ -713,7 +713,9 @@ def open_camera(spec: str | CameraSpec | Mapping[str, Any] | None = None) -> Fra
             spec = "picamera2"
         else:
             raise CameraError(
-                f"no camera chosen: pass --camera (or set {ENV}) to one of {KINDS_HELP}"
+                "no camera chosen, and this machine is not a Raspberry Pi, so there is no "
+                f"Pi camera to use: pass --camera (or set {ENV}) to one of {KINDS_HELP} "
+                "(synthetic tries it without a camera)"
             )
     if isinstance(spec, Mapping):
         doc = {str(k): v for k, v in spec.items()}
