@@ -62,7 +62,8 @@ def make_pin_factory(backend: GpioBackend) -> Any:
         raise GpioUnavailable(
             f"the {library} pin library is not installed ({exc}): this is not a Raspberry "
             f"Pi, or its setup did not finish. Run this on the table's Pi ({install}), or "
-            "choose the simulated backend (--simulated)."
+            'use simulated pins (`--simulated` for the seats commands, [table] gpio = "mock" '
+            "in a table's config)."
         ) from exc
     except Exception as exc:  # the libraries raise their own error types
         pi5 = " RPi.GPIO does not run on a Pi 5: use lgpio there." if library != "lgpio" else ""
@@ -70,7 +71,8 @@ def make_pin_factory(backend: GpioBackend) -> Any:
             f"cannot open the GPIO pins through {library} ({exc}). On the table's "
             "Raspberry Pi, check that your user is in the gpio group (`groups`; add it "
             f"with `sudo adduser $USER gpio` and log in again).{pi5} Anywhere else, "
-            "choose the simulated backend (--simulated)."
+            'use simulated pins (`--simulated` for the seats commands, [table] gpio = "mock" '
+            "in a table's config)."
         ) from exc
 
 
