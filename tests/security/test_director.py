@@ -11,6 +11,7 @@ changes; 500s from a query, a NaN in a status, nested or huge JSON.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hashlib
 import http.client
@@ -530,3 +531,30 @@ def test_no_request_gets_a_500(
         cookie=cookie if logged_in else None,
     )
     assert code < 500, (method, url, content[:80], code)
+
+
+def test_tls_and_public_port_settings_are_checked(tmp_path: Path) -> None:
+    import argparse
+
+    from table_controller.director.director_cli import SettingsError, load_settings
+    from table_controller.director.web import DashboardError
+
+    conf = tmp_path / "director.toml"
+    for text, words in (
+        ('[director]\ntls_cert = "a.pem"\n', "go together"),
+        ("[director]\npublic_port = 8090\n", "the dashboard's port too"),
+        ('[director]\npublic_port = "x"\n', "write a port number"),
+    ):
+        conf.write_text(text)
+        with pytest.raises(SettingsError, match=words):
+            load_settings(argparse.Namespace(config=str(conf)))
+    conf.write_text('[director]\npublic_port = 8091\ntls_cert = "a.pem"\ntls_key = "a.key"\n')
+    s = load_settings(argparse.Namespace(config=str(conf)))
+    assert s.get("director", "public_port") == 8091 and s.path("director", "tls_cert") == (
+        tmp_path / "a.pem"
+    )
+    store = DirectorStore(tmp_path / "d.sqlite")
+    page = DirectorPage(store)
+    with pytest.raises(DashboardError, match="cannot be used"):
+        asyncio.run(page.start(tls_cert=str(tmp_path / "a.pem"), tls_key=str(tmp_path / "a.key")))
+    store.close()
