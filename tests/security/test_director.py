@@ -17,6 +17,7 @@ import hashlib
 import http.client
 import ipaddress
 import json
+import re
 import sqlite3
 import ssl
 import threading
@@ -41,8 +42,10 @@ from test_director_service import WAIT, client, publish, topic, wait_until
 from test_director_store import TABLE
 from test_director_web import PASSWORD, Served, World, get_json, log_in
 
+from table_controller.cards import Card
 from table_controller.director import logins
 from table_controller.director.logins import LoginThrottle
+from table_controller.director.public import PublicView
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 
@@ -160,6 +163,41 @@ def test_public_view_shows_no_held_card_and_refuses_a_bad_delay(director: Direct
     # A delay asked for holds the table back (its events are all recent).
     code, _, body = request(director.url + "api/public?delay=3600")
     assert code == 200 and json.loads(body)["tables"] == []
+
+
+SYMBOLS = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
+CARD_NAMED = re.compile(r"(?<![A-Za-z0-9])(10|[9TJQKA])([CDHS\u2663\u2666\u2665\u2660])(?![a-z])")
+
+
+def cards_named(text: str) -> set[str]:
+    """Every card a text names, by code ("9C", "10H") or drawn ("9\u2663")."""
+    return {
+        Card.parse(rank + SYMBOLS.get(suit, suit)).code for rank, suit in CARD_NAMED.findall(text)
+    }
+
+
+def test_no_public_field_names_a_card_before_the_table_saw_it(tmp_path: Path) -> None:
+    """After each event of a game with a renege spotted, everything the public view emits
+    (every field, the news, the problem) names only cards cut, turned up or played."""
+    messages, i, _, rules = spotted()
+    store = DirectorStore(tmp_path / "p.sqlite")
+    store.add_status(status(TABLE, rules))
+    seen: set[str] = set()
+    for n, m in enumerate(messages):
+        store.add_event(m)
+        inp = m["input"]
+        if inp["event"] in ("card_played", "card_cut"):
+            seen.add(Card.parse(inp["card"]).code)
+        if inp["event"] == "hand_dealt" and inp.get("upcard"):
+            seen.add(Card.parse(inp["upcard"]).code)
+        snap = PublicView(store, clock=lambda at=m["at"]: at).snapshot()
+        shown = cards_named(json.dumps(snap, ensure_ascii=False))
+        assert shown <= seen, (n, shown - seen)
+        if n == i:  # the renege spotted is news; the card S still holds is not
+            news = snap["tables"][0]["news"]
+            assert any(o["event"] == "renege_spotted" and "held" not in o for o in news)
+    assert shown  # the check sees cards: the last trick's, at the end
+    store.close()
 
 
 def test_public_port_serves_the_public_view_and_nothing_else(tmp_path: Path) -> None:
