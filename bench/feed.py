@@ -320,7 +320,16 @@ def run(args: argparse.Namespace) -> int:
     svc.listen(on_commit)
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
-    asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0), loop).result(30)
+    reader = None
+    if args.dashboard_tls:  # a logged-in director's stream over HTTPS (dashboard_reader.py)
+        from dashboard_reader import DashboardReader, self_signed
+
+        cert, key = self_signed(folder)
+        tls = {"tls_cert": str(cert), "tls_key": str(key)}
+        url = asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0, **tls), loop).result(30)
+        reader = DashboardReader(store, url, cert)
+    else:
+        asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0), loop).result(30)
     svc.start()
     while not svc.connected.wait(0.1):
         pass
@@ -419,6 +428,8 @@ def run(args: argparse.Namespace) -> int:
         w.join(30)
     svc.stop()
     asyncio.run_coroutine_threadsafe(page.stop(), loop).result(30)
+    if reader is not None:
+        reader.join()
     broker.kill()
 
     missing = differ = 0
@@ -465,11 +476,15 @@ def run(args: argparse.Namespace) -> int:
                 differ += 1
     extra = sum(len(set(stored[t]) - set(want[t])) for t in ids)
     store_ms = [(done - at) * 1000 for at, done in times]
-    dash_ms = []
+    dash_ms, read_ms = [], []
     for at, done in times:
         i = bisect.bisect_left(flushes, done)
         if i < len(flushes):
             dash_ms.append((flushes[i] - at) * 1000)
+            # the reader's first snapshot after that one was published
+            j = bisect.bisect_left(reader.arrivals, flushes[i]) if reader else 0
+            if reader is not None and j < len(reader.arrivals):
+                read_ms.append((reader.arrivals[j] - at) * 1000)
 
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
@@ -490,6 +505,8 @@ def run(args: argparse.Namespace) -> int:
     print(line("the director's writer stores it   ", taken_ms))
     print(line("the director's store holds it     ", store_ms))
     print(line("the dashboard's snapshot published", dash_ms))
+    if reader is not None:
+        print(line("a logged-in dashboard (HTTPS) has it", read_ms))
     if late:
         print(f"  events logged from the broker's kill to 12 s after its restart, or while "
               f"their table was cut off: {len(late)}, stored a median "
@@ -517,6 +534,9 @@ def main() -> None:
     ap.add_argument("--database", metavar="FILE|URL",
                     help="the director's store (default: a new SQLite file); an empty "
                     "PostgreSQL database's postgresql://... URL")
+    ap.add_argument("--dashboard-tls", action="store_true",
+                    help="serve the dashboard over HTTPS and read its stream as a logged-in "
+                    "director: the latency to that reader too")
     ap.add_argument("--postgres", action="store_true",
                     help="the store on a PostgreSQL server started for the run (Debian's "
                     "binaries, fsync on, on loopback)")

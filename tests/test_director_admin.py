@@ -434,7 +434,8 @@ def served(store: DirectorStore) -> Iterator[Served]:
 
 def log_in(url: str) -> str:
     req = urllib.request.Request(url + "api/login", json.dumps(
-        {"name": "ann", "password": PASSWORD}).encode(), method="POST")
+        {"name": "ann", "password": PASSWORD}).encode(), method="POST",
+        headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
         cookie = r.headers["Set-Cookie"]
     return str(cookie.split(";")[0].split("=", 1)[1])

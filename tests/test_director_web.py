@@ -39,12 +39,12 @@ PASSWORD = "correct horse battery"
 class Served:
     """The dashboard served in its own event loop on a thread, as the director runs it."""
 
-    def __init__(self, page: DirectorPage) -> None:
+    def __init__(self, page: DirectorPage, **start: Any) -> None:
         self.page = page
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.url: str = self.call(page.start("127.0.0.1", 0))
+        self.url: str = self.call(page.start("127.0.0.1", 0, **start))
 
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
@@ -150,6 +150,26 @@ def post(url: str, body: dict[str, Any], cookie: str | None = None) -> tuple[int
         return exc.code, json.loads(exc.read())
 
 
+def log_in(url: str, name: str = "ann", password: str = PASSWORD) -> str:
+    """Log in over HTTP as a script would: the session cookie's value."""
+    req = urllib.request.Request(
+        url + "api/login",
+        json.dumps({"name": name, "password": password}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        cookie = r.headers["Set-Cookie"]
+    return str(cookie.split(";")[0].split("=", 1)[1])
+
+
+def get_json(url: str, cookie: str) -> Any:
+    """GET ``url`` as a logged-in director."""
+    req = urllib.request.Request(url, headers={"Cookie": f"{COOKIE}={cookie}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
 def test_changes_need_a_login(world: World) -> None:
     url = world.served.url
     status, body = post(
@@ -185,6 +205,11 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     publish(feed, topic("status"), status, retain=True)
     publish(feed, topic("status", "club-night-4"), {**status, "table": "club-night-4"})
     page.goto(world.served.url)
+    # Nothing but the login form before logging in.
+    expect(page.locator("#login-form")).to_be_visible()
+    expect(page.locator("#dashboard")).to_be_hidden()
+    log_in_page(page)
+    expect(page.locator("#who-name")).to_have_text("ann")
     card = page.locator(f'.table-card[data-table="{TABLE}"]')
     expect(card).to_contain_text("online")
     expect(page.locator(".table-card")).to_have_count(2)
@@ -210,14 +235,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
         "the pictures loaded",
         lambda: images_shown.first.evaluate("img => img.complete && img.naturalWidth > 0"),
     )
-    # Not logged in: the ruling is refused with words.
-    alert.locator("button.rule").click()
-    page.fill("#ruling-reason", "the card was led from the wrong hand")
-    page.click("#ruling-send")
-    expect(page.locator("#ruling-result")).to_contain_text("not logged in")
-    # Logged in, with no reason: refused; with a reason: signed, sent, applied.
-    log_in_page(page)
-    expect(page.locator("#who-name")).to_have_text("ann")
+    # With no reason: refused; with a reason: signed, sent, applied.
     alert.locator("button.rule").click()
     expect(page.locator("#ruling-points")).to_have_value("-2")
     page.select_option("#ruling-kind", "dismiss_renege")
@@ -258,13 +276,12 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     feed.disconnect()
 
 
-def wait_connected(overview: str) -> None:
+def wait_connected(overview: str, cookie: str) -> None:
     """Until the director's overview says it is connected to the broker (its first
     connection makes its persistent session: what is published before is not kept)."""
 
     def connected() -> bool:
-        with urllib.request.urlopen(overview, timeout=5) as r:
-            return bool(json.loads(r.read())["broker"]["connected"])
+        return bool(get_json(overview, cookie)["broker"]["connected"])
 
     wait_until("the director connected to the broker", connected)
 
@@ -315,7 +332,8 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         line = proc.stdout.readline()
         assert line.startswith("The dashboard: http://127.0.0.1:")
         overview = f"http://127.0.0.1:{web_port}/api/overview"
-        wait_connected(overview)
+        cookie = log_in(f"http://127.0.0.1:{web_port}/")
+        wait_connected(overview, cookie)
         feed = client(broker, "table-cli")
         messages, _ = real_game()
         for m in messages:
@@ -323,8 +341,7 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         url = f"http://127.0.0.1:{web_port}/api/overview"
 
         def stored() -> bool:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                tables = json.loads(r.read())["tables"]
+            tables = get_json(url, cookie)["tables"]
             return bool(tables) and tables[0]["events"] == len(messages)
 
         wait_until("the game on the dashboard", stored)
@@ -379,15 +396,14 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("The dashboard: http://127.0.0.1:")
         overview = f"http://127.0.0.1:{web_port}/api/overview"
-        wait_connected(overview)
+        cookie = log_in(f"http://127.0.0.1:{web_port}/")
+        wait_connected(overview, cookie)
         feed = client(broker, "table-pg-cli")
         messages, _ = real_game()
         for m in messages:
             publish(feed, "euchre/spring-open/tables/club-night-3/events", m)
         wait_until("the game in the database", lambda: store.count_events() == len(messages))
-        with urllib.request.urlopen(overview, timeout=5) as r:
-            tables = json.loads(r.read())["tables"]
-        assert tables[0]["events"] == len(messages)
+        assert get_json(overview, cookie)["tables"][0]["events"] == len(messages)
         feed.loop_stop()
         feed.disconnect()
     finally:
@@ -419,7 +435,9 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
         for m in messages[:half]:
             publish(world.table, topic("events"), m)
         wait_until("half stored", lambda: world.store.count_events() == half)
+        cookie = log_in(world.served.url)
         page.goto(world.served.url)
+        log_in_page(page)
         card = page.locator(f'#tables [data-table="{TABLE}"]')
         expect(card).to_contain_text(TABLE)
         server.crash()
@@ -430,14 +448,14 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
         expect(problem).to_contain_text("cannot be read")
         expect(card).to_contain_text(TABLE)  # what it showed is kept
         with pytest.raises(urllib.error.HTTPError) as down:
-            urllib.request.urlopen(world.served.url + "api/overview", timeout=5)
+            get_json(world.served.url + "api/overview", cookie)
         assert down.value.code == 503
         assert "PostgreSQL" in json.loads(down.value.read())["problem"]
         server.start()
         expect(problem).to_be_hidden(timeout=WAIT * 1000)
         wait_until("all stored", lambda: world.store.count_events() == len(messages))
-        with urllib.request.urlopen(world.served.url + "api/overview", timeout=5) as r:
-            assert json.loads(r.read())["tables"][0]["events"] == len(messages)
+        overview = get_json(world.served.url + "api/overview", cookie)
+        assert overview["tables"][0]["events"] == len(messages)
     finally:
         context.close()
         world.close()

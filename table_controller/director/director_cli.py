@@ -30,7 +30,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "client_id": "director",
     },
     "event": {"name": "", "topic": "euchre", "rules": "td-tournament"},
-    "director": {"database": "director.sqlite", "key": None},
+    "director": {
+        "database": "director.sqlite",
+        "key": None,
+        "public_port": None,  # the public view on a port of its own (not the dashboard's)
+        "tls_cert": None,  # the dashboard over HTTPS: its certificate (PEM)...
+        "tls_key": None,  # ...and the certificate's private key (PEM)
+    },
     "web": {"host": "0.0.0.0", "port": 8090},
 }
 # flag dest -> (section, key)
@@ -46,6 +52,9 @@ _FLAGS = {
     "rules": ("event", "rules"),
     "database": ("director", "database"),
     "key": ("director", "key"),
+    "public_port": ("director", "public_port"),
+    "tls_cert": ("director", "tls_cert"),
+    "tls_key": ("director", "tls_key"),
     "web_host": ("web", "host"),
     "web_port": ("web", "port"),
 }
@@ -115,13 +124,25 @@ def load_settings(args: argparse.Namespace) -> Settings:
         v = getattr(args, dest, None)
         if v is not None:
             values[section][key] = v
-            files = ("password_file", "tls_ca", "database", "key")
+            files = ("password_file", "tls_ca", "database", "key", "tls_cert", "tls_key")
             if key in files and not str(v).startswith(URL_SCHEMES):
                 values[section][key] = str(Path(v).resolve())
-    for section, key in (("broker", "port"), ("web", "port")):
+    for section, key in (("broker", "port"), ("web", "port"), ("director", "public_port")):
         port = values[section][key]
+        if port is None and key == "public_port":
+            continue
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
-            raise SettingsError(f"[{section}] port = {port!r}: write a port number, e.g. 1883")
+            raise SettingsError(f"[{section}] {key} = {port!r}: write a port number, e.g. 1883")
+    public = values["director"]["public_port"]
+    if public is not None and public != 0 and public == values["web"]["port"]:
+        raise SettingsError(
+            f"[director] public_port = {public} is the dashboard's port too: give the "
+            "public view another port, or leave public_port out to serve both on one"
+        )
+    if (values["director"]["tls_cert"] is None) != (values["director"]["tls_key"] is None):
+        raise SettingsError(
+            "[director] tls_cert and tls_key go together: give both (--tls-cert, --tls-key)"
+        )
     return Settings(values, base)
 
 
@@ -180,6 +201,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             f"add-login NAME --database {store.name}`",
             file=sys.stderr,
         )
+    if s.get("director", "tls_cert") is None and s.get("web", "host") not in ("127.0.0.1", "::1"):
+        print(
+            "note: the dashboard is served without TLS: logins cross the network in the "
+            'clear; give --tls-cert and --tls-key (docs/director.md, "TLS")',
+            file=sys.stderr,
+        )
     title = str(s.get("event", "name")) or "Tournament director"
     page = DirectorPage(store, service, title=title)
 
@@ -189,11 +216,18 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
-        url = await page.start(str(s.get("web", "host")), int(s.get("web", "port")))
+        cert, key_path = s.path("director", "tls_cert"), s.path("director", "tls_key")
+        url = await page.start(
+            str(s.get("web", "host")),
+            int(s.get("web", "port")),
+            public_port=s.get("director", "public_port"),
+            tls_cert=None if cert is None else str(cert),
+            tls_key=None if key_path is None else str(key_path),
+        )
         service.start()
         out.write(
-            f"The dashboard: {url}\nListening to {broker.host}:{broker.port} "
-            f"under {s.prefix}/tables/...\n"
+            f"The dashboard: {url}\nThe public view: {page.public_url}\n"
+            f"Listening to {broker.host}:{broker.port} under {s.prefix}/tables/...\n"
         )
         out.flush()
         try:
@@ -292,6 +326,13 @@ def add_commands(subparsers: Any) -> None:
     d.add_argument("--key", metavar="FILE", help="the director's signing key (director.key)")
     d.add_argument("--web-host", help="the dashboard's address (default 0.0.0.0)")
     d.add_argument("--web-port", type=int, help="the dashboard's port (default 8090)")
+    d.add_argument(
+        "--public-port",
+        type=int,
+        help="serve the public view (/public) on this port, and not on the dashboard's",
+    )
+    d.add_argument("--tls-cert", metavar="PEM", help="serve the dashboard over HTTPS: its cert")
+    d.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
     d.set_defaults(func=cmd_run)
     sub = d.add_subparsers(dest="director_command", metavar="COMMAND")
     login = sub.add_parser("add-login", help="add a director's login (or change its password)")

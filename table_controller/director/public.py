@@ -9,11 +9,17 @@ the recent outputs shown pass through ``feed.messages.public_outputs`` (a renege
 names the card the player still holds; the public learns it when it is played or
 proven). The delay is the table's own clock: only events the table recorded at least
 ``delay`` seconds ago are replayed, so a screen never shows a play sooner than that.
-A query's ``delay`` may lengthen the director's setting, never shorten it.
+A query's ``delay`` may lengthen the director's setting, never shorten it (up to
+``MAX_DELAY``; not a number of seconds in that range, it is refused).
+
+The news shown with a table are the outputs the table sent (only the table knows the
+hands, so only it spots a renege), cut by ``feed.messages.public_outputs``; a replay's
+problem is said without the rules' words, which may name a card.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -35,6 +41,24 @@ PUBLIC_FIELDS = (
 )
 SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
 NEWS = 6  # the latest outputs shown with each table
+MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
+
+
+class PublicViewError(ValueError):
+    """A public view's query that cannot be answered: what, and what to ask instead."""
+
+
+def parse_delay(text: str) -> float:
+    """A query's ``delay``: seconds, finite, 0 to ``MAX_DELAY``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MAX_DELAY:  # NaN fails this too
+        raise PublicViewError(
+            f"delay={text[:20]!r} is not a number of seconds from 0 to {MAX_DELAY:.0f}"
+        )
+    return value
 
 
 def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -102,7 +126,10 @@ class PublicView:
 
     def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
         name, options = self.store.rules_of(table)
-        g = Game(preset(name, options))
+        try:
+            g = Game(preset(name, options))
+        except RulesError:
+            return {"table": table, "game": game, "problem": "the table's rules are unknown"}
         recent: list[OutputEvent] = []
         outputs: list[Mapping[str, Any]] = []
         problem = None
@@ -112,8 +139,8 @@ class PublicView:
                 break
             try:
                 recent.extend(g.push(decode_input(ev["input"])))
-            except (RulesError, CodecError) as exc:
-                problem = f"event {ev['seq']} cannot be replayed: {exc}"
+            except (RulesError, CodecError):
+                problem = f"the game stops at event {ev['seq']}, which the director rules on"
                 break
             outputs.extend(o for o in ev["outputs"] if isinstance(o, dict))
         view = table_view(g, table=table, players=self.store.players(table), recent=recent,
@@ -131,4 +158,4 @@ def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return outputs
 
 
-__all__ = ["PUBLIC_FIELDS", "PublicView", "public_picture"]
+__all__ = ["PUBLIC_FIELDS", "PublicView", "PublicViewError", "parse_delay", "public_picture"]

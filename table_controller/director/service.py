@@ -475,8 +475,8 @@ class DirectorService:
             return  # a retained message cleared
         try:
             body = json.loads(payload)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise StoreError(f"a message on {topic} is not JSON ({exc})") from None
+        except (ValueError, RecursionError) as exc:  # not JSON, too deep, a huge number
+            raise StoreError(f"a message on {topic} is not JSON ({str(exc)[:200]})") from None
         if not isinstance(body, dict):
             raise StoreError(f"a message on {topic} is not a JSON object")
         if body.get("table", table) != table:

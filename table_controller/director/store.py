@@ -16,7 +16,6 @@ input events under its rules (``projection``).
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import math
 import secrets
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.director import logins
 from table_controller.director.store_db import (
     Database,
     StoreError,
@@ -42,6 +42,7 @@ from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 
 SESSION_SECONDS = 12 * 3600
+MAX_EVERY = 3600.0  # the longest heartbeat interval a status may give (seconds)
 _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
 FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
 ALERT_KINDS = (
@@ -53,7 +54,6 @@ ALERT_KINDS = (
     "cube_fault",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 
 
 @dataclass
@@ -71,8 +71,22 @@ class Projection:
     problem: str | None = None
 
 
-def _hash(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, **_SCRYPT)
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None: what a table sends is kept
+    as strict JSON, which has neither, so no view of it fails to be drawn."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def _token_key(token: str) -> str:
+    """A session as stored: the token's SHA-256, so reading the database (a backup, a
+    copy) gives no session to use."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class DirectorStore:
@@ -250,7 +264,7 @@ class DirectorStore:
                         at,
                         source,
                         json.dumps(inp, sort_keys=True),
-                        json.dumps(outputs, sort_keys=True),
+                        json.dumps(finite(outputs), sort_keys=True),
                         hand,
                         1 if msg.get("evidence") else 0,
                         now,
@@ -312,10 +326,14 @@ class DirectorStore:
             raise StoreError(
                 f"a status message cannot be read ({exc}); it was not stored"
             ) from None
-        every = msg.get("every")
+        if not math.isfinite(at):
+            at = self._clock()  # not a time: taken as received
+        every: Any = msg.get("every")
+        if type(every) not in (int, float) or not 0 < every <= MAX_EVERY:
+            every = None  # not a heartbeat interval: the table is not timed out on it
         now = self._clock()
         raised: list[int] = []
-        text = json.dumps(dict(msg), sort_keys=True)
+        text = json.dumps(finite(dict(msg)), sort_keys=True)
         with self._tx() as conn:
             self._seen(conn, table, now, at_once=True)  # its row is updated below
             conn.execute(
@@ -423,9 +441,7 @@ class DirectorStore:
         row = cur.one()
         return None if row is None else int(row[0])
 
-    def _close_alerts(
-        self, conn: Database, table: str, kind: str, why: str, now: float
-    ) -> None:
+    def _close_alerts(self, conn: Database, table: str, kind: str, why: str, now: float) -> None:
         for (aid,) in conn.execute(
             "SELECT id FROM alerts WHERE tbl = ? AND kind = ? AND state != 'closed'",
             (table, kind),
@@ -756,19 +772,21 @@ class DirectorStore:
     # --- directors and sessions -----------------------------------------------------
 
     def add_login(self, name: str, password: str) -> None:
-        """A director's login (a new one, or a new password for an existing one)."""
+        """A director's login (a new one, or a new password for an existing one: every
+        session opened with the old password ends)."""
         if not name.strip():
             raise StoreError("a login needs a name: the director's own, e.g. 'ann'")
         if len(password) < 8:
             raise StoreError("the password is too short: use at least 8 characters")
-        salt = secrets.token_bytes(16)
+        digest = logins.hash_password(password)
         now = self._clock()
         with self._tx() as conn:
             conn.execute(
                 "INSERT INTO directors VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE"
                 " SET salt = excluded.salt, hash = excluded.hash",
-                (name, salt, _hash(password, salt), now),
+                (name, b"", digest, now),
             )
+            conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
             conn.execute(
                 "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, 'login_set', '{}')",
                 (now, name),
@@ -777,16 +795,34 @@ class DirectorStore:
     def logins(self) -> list[str]:
         return [r[0] for r in self._rows("SELECT name FROM directors ORDER BY name")]
 
-    def login(self, name: str, password: str) -> str | None:
-        """A new session's token for the right password, else None."""
+    def login(self, name: str, password: str, *, address: str = "") -> str | None:
+        """A new session's token for the right password, else None (and the failure in
+        the audit log, with the address it came from). Slow on purpose (the hash):
+        call it off the event loop. An unknown name costs what a known one does."""
         rows = self._rows("SELECT salt, hash FROM directors WHERE name = ?", (name,))
-        if not rows or not hmac.compare_digest(_hash(password, rows[0][0]), rows[0][1]):
+        salt, stored = (bytes(rows[0][0]), bytes(rows[0][1])) if rows else (None, None)
+        ok, rehash = logins.verify(password, salt, stored)
+        now = self._clock()
+        if not ok:
+            detail = json.dumps({"address": address, "known": bool(rows)})
+            with self._tx() as conn:
+                conn.execute(
+                    "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, 'login_failed', ?)",
+                    (now, name[:80], detail),
+                )
             return None
+        new_hash = logins.hash_password(password) if rehash else None
         token = secrets.token_urlsafe(32)
         with self._tx() as conn:
+            conn.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            if new_hash is not None:  # an older hash (scrypt): Argon2id from now on
+                conn.execute(
+                    "UPDATE directors SET salt = ?, hash = ? WHERE name = ?",
+                    (b"", new_hash, name),
+                )
             conn.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?)",
-                (token, name, self._clock() + SESSION_SECONDS),
+                (_token_key(token), name, now + SESSION_SECONDS),
             )
         return token
 
@@ -794,14 +830,16 @@ class DirectorStore:
         """The director logged in with ``token``, or None (unknown or expired)."""
         if not token:
             return None
-        rows = self._rows("SELECT name, expires FROM sessions WHERE token = ?", (token,))
+        rows = self._rows(
+            "SELECT name, expires FROM sessions WHERE token = ?", (_token_key(token),)
+        )
         if not rows or rows[0][1] < self._clock():
             return None
         return str(rows[0][0])
 
     def logout(self, token: str) -> None:
         with self._tx() as conn:
-            conn.execute("DELETE FROM sessions WHERE token = ?", (token,))
+            conn.execute("DELETE FROM sessions WHERE token = ?", (_token_key(token),))
 
     # --- the event's format (events_admin.py) ------------------------------------------
 

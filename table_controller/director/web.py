@@ -7,49 +7,65 @@ rebuilt at most every ``coalesce`` seconds however fast the tables play. A table
 detail is read on demand (``/api/tables/NAME``) from the store's projection, drawn with
 the table page's own ``table_view``, so the director sees what the players see.
 
-Reading needs no login (the director's screen in the director's room; put it behind the
-event's network). Every change (alerts, rulings) needs a director's login: a session
-cookie (HttpOnly, SameSite=Strict) from ``/api/login``, checked on each request.
+Everything but the login itself, the page that holds the login form, its static files
+and the public view (``/public``, ``/api/public``: delayed, no held card) needs a
+director's login: a session cookie (HttpOnly, SameSite=Strict, Secure over TLS) from
+``/api/login``, checked on each request. Logins are slowed after failures
+(``logins.LoginThrottle``), their hash runs in a worker thread, and every failure is in
+the audit log. ``web_guard`` adds the security headers to every answer and refuses
+changes from other sites. With ``public_port`` the public view has a port of its own and
+the director's routes are not on it (nor the public view on the director's).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
 import json
 import logging
+import math
 import socket
-from collections.abc import AsyncIterator, Callable, Generator
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from importlib import resources
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from table_controller.cards import Card
 from table_controller.director import event_forms
 from table_controller.director.events_admin import AdminError, EventsAdmin
-from table_controller.director.public import PublicView
+from table_controller.director.logins import LoginThrottle
+from table_controller.director.public import PublicView, PublicViewError, parse_delay
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
 from table_controller.director.store import (
     ALERT_STATES,
     DirectorStore,
     StoreError,
     StoreUnavailable,
+    finite,
 )
+from table_controller.director.web_guard import Guard, SafeJSON, read_json
+from table_controller.director.web_guard import problem as _problem
+from table_controller.rules.errors import RulesError
 from table_controller.table.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
-MAX_BODY = 16_384
+HASHING = 2  # logins hashed at once (Argon2id's memory each): more wait their turn
+MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
 HISTORY = 400  # the most recent events shown in a table's history
 STORE_RETRY = 2.0  # seconds between tries at the overview while the database is down
 Standings = Callable[[DirectorStore], list[dict[str, Any]]]
+Handler = Callable[[Request], Awaitable[Response]]
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +132,14 @@ class DirectorPage:
         heartbeat: float = HEARTBEAT,
         admin: EventsAdmin | None = None,
         public_delay: float | None = None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.store = store
         self.service = service
         self.admin = admin if admin is not None else EventsAdmin(store)
         self.public = PublicView(store, self.admin, delay=public_delay)
+        self.throttle = throttle if throttle is not None else LoginThrottle()
+        self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
         self._title = title
         self._standings = standings
         self._coalesce = coalesce
@@ -131,37 +150,47 @@ class DirectorPage:
         self._dirty: set[str] = set()
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: _Server | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._servers: list[tuple[_Server, asyncio.Task[None]]] = []
         self.url: str | None = None
+        self.public_url: str | None = None
+        self._public_port: int | None = None  # its own port, when it has one
         static = resources.files("table_controller.director") / "static"
         self._page = (static / "dashboard.html").read_text(encoding="utf-8")
         self._public_page = (static / "public.html").read_text(encoding="utf-8")
-        self.app = Starlette(
-            routes=[
-                Route("/", self._index),
-                Route("/events", self._events),
-                Route("/api/overview", self._overview_route),
-                Route("/api/me", self._me),
-                Route("/api/login", self._login, methods=["POST"]),
-                Route("/api/logout", self._logout, methods=["POST"]),
-                Route("/api/tables/{table}", self._table),
-                Route("/api/alerts/{alert:int}", self._alert, methods=["POST"]),
-                Route("/api/alerts/{alert:int}/defaults", self._defaults),
-                Route("/api/rulings", self._ruling, methods=["POST"]),
-                Route("/api/audit", self._audit),
-                Route("/api/event", self._event),
-                Route("/api/event/{action}", self._event_change, methods=["POST"]),
-                Route("/public", self._public_index),
-                Route("/api/public", self._public),
-                Route("/evidence/{table}/{game:int}/{seq:int}.png", self._evidence),
-                Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
-            ],
-            exception_handlers={StoreUnavailable: _store_down},
-        )
+        files = Mount("/static", app=StaticFiles(directory=str(static)), name="static")
+        login = self._login_required
+        director: list[BaseRoute] = [
+            Route("/", self._index),
+            Route("/api/me", self._me),
+            Route("/api/login", self._login, methods=["POST"]),
+            Route("/api/logout", self._logout, methods=["POST"]),
+            Route("/events", login(self._events)),
+            Route("/api/overview", login(self._overview_route)),
+            Route("/api/tables/{table}", login(self._table)),
+            Route("/api/alerts/{alert}", login(self._alert), methods=["POST"]),
+            Route("/api/alerts/{alert}/defaults", login(self._defaults)),
+            Route("/api/rulings", login(self._ruling), methods=["POST"]),
+            Route("/api/audit", login(self._audit)),
+            Route("/api/event", login(self._event)),
+            Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
+            Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
+        ]
+        public: list[BaseRoute] = [
+            Route("/public", self._public_index),
+            Route("/api/public", self._public),
+        ]
+        # Served on one port (``app``), or the director's and the public view's apart.
+        self.app = self._app([*director, *public, files])
+        self.director_app = self._app([*director, files])
+        self.public_app = self._app([*public, files])
         if service is not None:
             service.listen(self.admin.on_stored)  # results first, so the overview has them
             service.listen(self.changed)
+
+    @staticmethod
+    def _app(routes: list[BaseRoute]) -> ASGIApp:
+        app = Starlette(routes=routes, exception_handlers={StoreUnavailable: _store_down})
+        return Guard(app)
 
     # --- changes, from any thread ---------------------------------------------------------
 
@@ -197,7 +226,10 @@ class DirectorPage:
             return
         self._version += 1
         snap["version"] = self._version
-        text = json.dumps(snap, separators=(",", ":"))
+        try:
+            text = json.dumps(snap, separators=(",", ":"), allow_nan=False)
+        except ValueError:  # a NaN stored before it was refused: drawn as empty
+            text = json.dumps(finite(snap), separators=(",", ":"))
         self._latest = text
         for m in self._mailboxes:
             m.offer(text)
@@ -234,7 +266,64 @@ class DirectorPage:
 
     # --- serving ------------------------------------------------------------------------
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
+    async def start(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        public_port: int | None = None,
+        tls_cert: str | None = None,
+        tls_key: str | None = None,
+    ) -> str:
+        """Serve the dashboard on ``host:port`` (and, with ``public_port``, the public view
+        on a port of its own, and not on the dashboard's); over TLS with ``tls_cert``
+        and ``tls_key`` (PEM files). Returns the dashboard's URL."""
+        if (tls_cert is None) != (tls_key is None):
+            raise DashboardError(
+                "TLS needs both a certificate and its key: give --tls-cert and --tls-key"
+            )
+        if tls_cert is not None and tls_key is not None:
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                    tls_cert, tls_key
+                )
+            except (OSError, ssl.SSLError) as exc:
+                raise DashboardError(
+                    f"the dashboard's TLS certificate {tls_cert} or key {tls_key} cannot be "
+                    f"used ({exc}): check both paths, and that the key is the certificate's"
+                ) from None
+        self._loop = asyncio.get_running_loop()
+        self._hashing = asyncio.Semaphore(HASHING)
+        await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
+        apps = [(self.app if public_port is None else self.director_app, port, "--web-port")]
+        if public_port is not None:
+            apps.append((self.public_app, public_port, "--public-port"))
+        scheme = "https" if tls_cert else "http"
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        urls = []
+        try:
+            for app, at, flag in apps:
+                bound = await self._serve_on(app, host, at, flag, tls_cert, tls_key)
+                urls.append(f"{scheme}://{shown}:{bound}/")
+        except BaseException:
+            await self.stop()
+            raise
+        self._flush()
+        self.url = urls[0]
+        self.public_url = (urls[1] if len(urls) > 1 else urls[0]) + "public"
+        if len(urls) > 1:
+            self._public_port = int(urls[1].rsplit(":", 1)[1].rstrip("/"))
+        return self.url
+
+    async def _serve_on(
+        self,
+        app: ASGIApp,
+        host: str,
+        port: int,
+        flag: str,
+        tls_cert: str | None,
+        tls_key: str | None,
+    ) -> int:
         try:
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
             sock = socket.create_server((host, port), family=family)
@@ -242,30 +331,28 @@ class DirectorPage:
             raise DashboardError(
                 exc.errno,
                 f"the dashboard cannot listen on {host}:{port} ({exc.strerror or exc}): another "
-                "program may use that port; give another with --web-port, or stop that program",
+                f"program may use that port; give another with {flag}, or stop that program",
             ) from exc
-        bound = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app,
+            app,
             lifespan="off",
             ws="none",
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=3,
+            ssl_certfile=tls_cert,
+            ssl_keyfile=tls_key,
+            h11_max_incomplete_event_size=16_384,
         )
-        self._server = _Server(config)
-        self._loop = asyncio.get_running_loop()
-        await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
-        self._task = asyncio.create_task(self._serve(self._server, sock), name="dashboard")
-        while not self._server.started:
-            if self._task.done():
-                self._task.result()
+        server = _Server(config)
+        task = asyncio.create_task(self._serve(server, sock), name="dashboard")
+        self._servers.append((server, task))
+        while not server.started:
+            if task.done():
+                task.result()
                 raise DashboardError(f"the dashboard stopped at once on {host}:{port}")
             await asyncio.sleep(0.01)
-        self._flush()
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-        self.url = f"http://{shown}:{bound}/"
-        return self.url
+        return int(sock.getsockname()[1])
 
     @staticmethod
     async def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
@@ -278,21 +365,91 @@ class DirectorPage:
         for m in list(self._mailboxes):
             m.closed = True
             m.ready.set()
-        server, task = self._server, self._task
-        self._server = self._task = None
+        servers, self._servers = self._servers, []
         self._loop = None
-        if server is None or task is None:
-            return
-        server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)
-        except TimeoutError:
-            server.force_exit = True
-            await task
+        for server, _ in servers:
+            server.should_exit = True
+        for server, task in servers:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout=5)
+            except TimeoutError:
+                server.force_exit = True
+                await task
 
-    # --- reading ------------------------------------------------------------------------
+    # --- logging in ---------------------------------------------------------------------
+
+    def _director(self, request: Request) -> str | None:
+        return self.store.session(request.cookies.get(COOKIE))
+
+    def _login_required(self, handler: Handler) -> Handler:
+        """``handler`` for a logged-in director only: anyone else gets 401 and no data."""
+
+        @functools.wraps(handler)
+        async def checked(request: Request) -> Response:
+            if self._director(request) is None:
+                return _problem(
+                    401,
+                    "you are not logged in (or the session ended)",
+                    "log in with your director's name and password",
+                )
+            return await handler(request)
+
+        return checked
+
+    async def _me(self, request: Request) -> Response:
+        return SafeJSON({"director": self._director(request), "public_port": self._public_port})
+
+    async def _login(self, request: Request) -> Response:
+        body = await read_json(request)
+        if isinstance(body, Response):
+            return body
+        name, password = body.get("name", ""), body.get("password", "")
+        if not isinstance(name, str) or not isinstance(password, str):
+            return _problem(400, "the name and password are text", "use the login form")
+        if not 0 < len(name) <= 100 or len(password) > 1024:
+            return _problem(
+                400, "a name is 1 to 100 characters, a password at most 1024", "check them"
+            )
+        address = request.client.host if request.client else ""
+        wait, which = self.throttle.wait(name, address)
+        if wait > 0:
+            return _problem(
+                429,
+                f"too many failed logins {'for this name' if which == 'name' else 'from here'}",
+                f"wait {math.ceil(wait)} s and try again",
+            )
+        self.throttle.begin(name, address)
+        assert self._hashing is not None
+        async with self._hashing:  # the hash in a worker thread: the loop keeps serving
+            token = await asyncio.to_thread(self.store.login, name, password, address=address)
+        if token is None:
+            return _problem(
+                401,
+                "that name and password do not match a director's login",
+                "check them; a login is made with `table-controller director add-login NAME`",
+            )
+        self.throttle.succeeded(name, address)
+        resp = SafeJSON({"ok": True, "director": name})
+        resp.set_cookie(
+            COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+        )
+        return resp
+
+    async def _logout(self, request: Request) -> Response:
+        token = request.cookies.get(COOKIE)
+        if token:
+            self.store.logout(token)
+        resp = SafeJSON({"ok": True})
+        resp.delete_cookie(
+            COOKIE, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+        )
+        return resp
+
+    # --- reading (login required) ---------------------------------------------------------
 
     async def _index(self, request: Request) -> Response:
+        """The page: a login form, and the dashboard's frame its script fills in once
+        logged in (it holds no data of its own)."""
         page = self._page.replace("{{title}}", html.escape(self._title))
         return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
@@ -301,19 +458,25 @@ class DirectorPage:
         if self._latest is not None:
             mailbox.offer(self._latest)
         self._mailboxes.add(mailbox)
+        token = request.cookies.get(COOKIE)
         return StreamingResponse(
-            self._stream(mailbox),
+            self._stream(mailbox, token),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    async def _stream(self, mailbox: _Mailbox) -> AsyncIterator[str]:
+    async def _stream(self, mailbox: _Mailbox, token: str | None) -> AsyncIterator[str]:
+        """The overview as it changes, until the session ends (checked at each heartbeat:
+        a director logged out, or whose password changed, stops receiving)."""
         try:
             yield "retry: 1000\n\n"
             while not mailbox.closed:
                 try:
                     await asyncio.wait_for(mailbox.ready.wait(), timeout=self._heartbeat)
                 except TimeoutError:
+                    with contextlib.suppress(StoreUnavailable):  # said in the overview
+                        if self.store.session(token) is None:
+                            return
                     yield ": heartbeat\n\n"
                     continue
                 mailbox.ready.clear()
@@ -324,21 +487,29 @@ class DirectorPage:
             self._mailboxes.discard(mailbox)
 
     async def _overview_route(self, request: Request) -> Response:
-        return JSONResponse(self.overview())
+        return SafeJSON(self.overview())
 
     async def _table(self, request: Request) -> Response:
         table = request.path_params["table"]
-        games = self.store.games(table)
         known = {t["table"] for t in self.store.tables()}
         if table not in known:
-            return _problem(404, f"no table {table!r} has reported", "check the table's name")
-        game = int(request.query_params.get("game") or (games[-1] if games else 0))
+            return _problem(404, f"no table {table[:100]!r} has reported", "check the table's name")
+        games = self.store.games(table)
+        asked = request.query_params.get("game") or ""
+        game = _number(asked) if asked else (games[-1] if games else 0)
+        if game is None:
+            return _problem(400, f"game={asked[:20]!r} is not a game number", "e.g. ?game=2")
         events = self.store.events(table, game) if games else []
         players = self.store.players(table)
         view = None
         proj = None
+        problem = None
         if games:
-            proj = self.store.projection(table, game)
+            try:
+                proj = self.store.projection(table, game)
+            except RulesError as exc:  # the rules the table's status named cannot be used
+                problem = f"the table's rules cannot be used: {exc}"
+        if proj is not None:
             urls: dict[Card, str] = {}
             for ev in events:
                 card = ev["input"].get("card")
@@ -352,7 +523,8 @@ class DirectorPage:
                 evidence_urls=urls,
                 rules_name=self.store.rules_of(table)[0],
             )
-        return JSONResponse(
+            problem = proj.problem
+        return SafeJSON(
             {
                 "table": table,
                 "games": games,
@@ -360,7 +532,7 @@ class DirectorPage:
                 "view": view,
                 "applied": None if proj is None else proj.applied,
                 "missing": None if proj is None else proj.missing,
-                "problem": None if proj is None else proj.problem,
+                "problem": problem,
                 "history": events[-HISTORY:],
                 "rulings": self.store.rulings(table),
                 "status": self.store.status_history(table)[-20:],
@@ -369,94 +541,58 @@ class DirectorPage:
 
     async def _evidence(self, request: Request) -> Response:
         p = request.path_params
-        png = self.store.evidence(p["table"], p["game"], p["seq"])
+        game, seq = _number(p["game"]), _number(p["seq"])
+        png = None if game is None or seq is None else self.store.evidence(p["table"], game, seq)
         if png is None:
             return _problem(
                 404,
-                f"no evidence image for event {p['seq']} of game {p['game']}",
+                f"no evidence image for event {p['seq'][:20]} of game {p['game'][:20]}",
                 "the table may not have sent it yet",
             )
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
     async def _defaults(self, request: Request) -> Response:
-        aid = request.path_params["alert"]
+        aid = _number(request.path_params["alert"])
         alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
         if alert is None:
-            return _problem(404, f"there is no alert {aid}", "reload the dashboard")
-        return JSONResponse(ruling_defaults(alert, self.store))
+            return _problem(404, "there is no such alert", "reload the dashboard")
+        return SafeJSON(ruling_defaults(alert, self.store))
 
-    # --- logging in ---------------------------------------------------------------------
+    async def _audit(self, request: Request) -> Response:
+        return SafeJSON(self.store.audit())
 
-    def _director(self, request: Request) -> str | None:
-        return self.store.session(request.cookies.get(COOKIE))
-
-    async def _me(self, request: Request) -> Response:
-        return JSONResponse({"director": self._director(request)})
-
-    async def _login(self, request: Request) -> Response:
-        body = await _json(request)
-        if isinstance(body, Response):
-            return body
-        name, password = str(body.get("name", "")), str(body.get("password", ""))
-        token = self.store.login(name, password)
-        if token is None:
-            return _problem(
-                401,
-                "that name and password do not match a director's login",
-                "check them; a login is made with `table-controller director add-login NAME`",
-            )
-        resp = JSONResponse({"ok": True, "director": name})
-        resp.set_cookie(
-            COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-        )
-        return resp
-
-    async def _logout(self, request: Request) -> Response:
-        token = request.cookies.get(COOKIE)
-        if token:
-            self.store.logout(token)
-        resp = JSONResponse({"ok": True})
-        resp.delete_cookie(COOKIE)
-        return resp
+    async def _event(self, request: Request) -> Response:
+        return SafeJSON(self.admin.summary())
 
     # --- changes (login required) -------------------------------------------------------
 
     async def _form(self, request: Request) -> tuple[str, dict[str, Any]] | Response:
         """A logged-in director's form: (who, the JSON body), or the refusal to send."""
-        who = self._needs_login(request)
-        if isinstance(who, Response):
-            return who
-        body = await _json(request)
+        who = self._director(request)
+        if who is None:  # the session ended between the route's check and now
+            return _problem(401, "your session ended", "log in again")
+        body = await read_json(request)
         if isinstance(body, Response):
             return body
         return who, body
-
-    def _needs_login(self, request: Request) -> str | Response:
-        who = self._director(request)
-        if who is None:
-            return _problem(
-                401,
-                "you are not logged in (or the session ended)",
-                "log in with your director's name and password",
-            )
-        return who
 
     async def _alert(self, request: Request) -> Response:
         form = await self._form(request)
         if isinstance(form, Response):
             return form
         who, body = form
+        aid = _number(request.path_params["alert"])
+        if aid is None:
+            return _problem(404, "there is no such alert", "reload the dashboard")
+        reason = body.get("reason")
         try:
             self.store.set_alert(
-                request.path_params["alert"],
-                str(body.get("state")),
-                who,
-                body.get("reason") or None,
+                aid, str(body.get("state")), who, str(reason)[:2000] if reason else None
             )
         except StoreError as exc:
             return _problem(409, str(exc), "reload the dashboard and try again")
         self.changed("alert", "")
-        return JSONResponse({"ok": True})
+        return SafeJSON({"ok": True})
 
     async def _ruling(self, request: Request) -> Response:
         form = await self._form(request)
@@ -465,45 +601,38 @@ class DirectorPage:
         who, body = form
         if self.service is None:
             return _problem(
-                503,
+                409,
                 "this dashboard is not connected to the tables",
                 "run `table-controller director` with the broker's address",
             )
         points = body.get("points")
         try:
             points = int(points) if points not in (None, "") else None
-        except (TypeError, ValueError):
-            return _problem(400, f"{points!r} is not a number of points", "write e.g. -2 or 1")
+        except (TypeError, ValueError, OverflowError):
+            return _problem(
+                400, f"{str(points)[:20]!r} is not a number of points", "write e.g. -2 or 1"
+            )
+        if points is not None and abs(points) > 1000:
+            return _problem(400, f"{points} points is out of range", "write e.g. -2 or 1")
+        team = body.get("team") or None
         try:
             payload = await asyncio.to_thread(
                 self.service.send_ruling,
                 director=who,
-                table=str(body.get("table", "")),
-                kind=str(body.get("kind", "")),
-                reason=str(body.get("reason") or ""),
-                team=body.get("team") or None,
+                table=str(body.get("table", ""))[:200],
+                kind=str(body.get("kind", ""))[:50],
+                reason=str(body.get("reason") or "")[:2000],
+                team=None if team is None else str(team)[:10],
                 points=points,
             )
         except RulingError as exc:
             return _problem(400, str(exc), "fill in the ruling's form and send it again")
         alert = body.get("alert")
-        if isinstance(alert, int) and body.get("close_alert", True):
-            with contextlib.suppress(StoreError):
+        if type(alert) is int and body.get("close_alert", True):
+            with contextlib.suppress(StoreError, OverflowError):
                 self.store.set_alert(alert, "closed", who, f"ruling {payload['ruling_id']}")
         self.changed("ruling", "")
-        return JSONResponse({"ok": True, "ruling": payload})
-
-    async def _audit(self, request: Request) -> Response:
-        who = self._needs_login(request)
-        if isinstance(who, Response):
-            return who
-        return JSONResponse(self.store.audit())
-
-
-    # --- the event's format and the public view ----------------------------------------------
-
-    async def _event(self, request: Request) -> Response:
-        return JSONResponse(self.admin.summary())
+        return SafeJSON({"ok": True, "ruling": payload})
 
     async def _event_change(self, request: Request) -> Response:
         form = await self._form(request)
@@ -512,8 +641,9 @@ class DirectorPage:
         who, body = form
         action = request.path_params["action"]
         if action not in event_forms.ACTIONS:
-            return _problem(404, f"there is no event action {action!r}",
-                            "use the dashboard's event forms")
+            return _problem(
+                404, f"there is no event action {action[:40]!r}", "use the dashboard's event forms"
+            )
         try:
             done = await event_forms.apply(self.admin, who, action, body)
         except AdminError as exc:
@@ -521,7 +651,9 @@ class DirectorPage:
         except StoreError as exc:
             return _problem(503, str(exc), "nothing was changed; try again")
         self.changed("event", "")
-        return JSONResponse({"ok": True, "done": done, "event": self.admin.summary()})
+        return SafeJSON({"ok": True, "done": done, "event": self.admin.summary()})
+
+    # --- the public view (no login) ---------------------------------------------------
 
     async def _public_index(self, request: Request) -> Response:
         page = self._public_page.replace("{{title}}", html.escape(self._title))
@@ -530,25 +662,20 @@ class DirectorPage:
     async def _public(self, request: Request) -> Response:
         asked = request.query_params.get("delay")
         try:
-            delay = float(asked) if asked else None
-        except ValueError:
-            return _problem(400, f"delay={asked!r} is not a number of seconds", "e.g. ?delay=60")
+            delay = parse_delay(asked) if asked else None
+        except PublicViewError as exc:
+            return _problem(400, str(exc), "e.g. ?delay=60")
         snap = await asyncio.to_thread(self.public.snapshot, delay)
         snap["title"] = self._title
-        return JSONResponse(snap, headers={"Cache-Control": "no-store"})
+        return SafeJSON(snap, headers={"Cache-Control": "no-store"})
 
 
-async def _json(request: Request) -> dict[str, Any] | Response:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _problem(413, "the request is too large", "send one form at a time")
-    try:
-        obj = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _problem(400, "the request is not JSON", "use the dashboard's forms")
-    if not isinstance(obj, dict):
-        return _problem(400, "the request is not a JSON object", "use the dashboard's forms")
-    return obj
+def _number(text: str) -> int | None:
+    """A game, event or alert number from a path or query, or None if it is not one."""
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    n = int(text)
+    return n if n <= MAX_NUMBER else None
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:
@@ -557,8 +684,4 @@ async def _store_down(request: Request, exc: Exception) -> Response:
     return _problem(503, str(exc), "wait for the database to be back; the page tries again")
 
 
-def _problem(status: int, problem: str, fix: str) -> JSONResponse:
-    return JSONResponse({"ok": False, "problem": problem, "fix": fix}, status_code=status)
-
-
-__all__ = ["DashboardError", "DirectorPage", "Standings", "table_standings"]
+__all__ = ["COOKIE", "DashboardError", "DirectorPage", "Standings", "table_standings"]

@@ -29,12 +29,18 @@ function words(problemReply) {
 }
 
 // --- login -------------------------------------------------------------------------
+// Nothing but the login form until logged in: the data comes only with a session.
 async function refreshMe() {
   const me = await (await fetch("/api/me", {credentials: "same-origin"})).json();
   $("login-form").hidden = !!me.director;
   $("who").hidden = !me.director;
   $("who-name").textContent = me.director || "";
+  $("dashboard").hidden = !me.director;
   document.body.classList.toggle("logged-in", !!me.director);
+  if (me.public_port) {
+    $("public-link").href = `${location.protocol}//${location.hostname}:${me.public_port}/public`;
+  }
+  if (me.director) connect(); else disconnect();
 }
 $("login-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -94,7 +100,7 @@ async function ruleOn(a) {
   $("ruling-table").value = a.table;
   $("ruling-alert").value = a.id;
   $("ruling-kind").value = "confirm_renege";
-  const d = await (await fetch(`/api/alerts/${a.id}/defaults`)).json();
+  const d = await (await fetch(`/api/alerts/${a.id}/defaults`, {credentials: "same-origin"})).json();
   if (d.team) { $("ruling-team").value = d.team; $("ruling-points").value = d.points; }
   $("ruling-reason").focus();
 }
@@ -126,13 +132,14 @@ function draw(snap) {
     counts[t.table] = t.events;
   }
   if (reload || (openTable && snap.changed.includes(openTable))) showTable(openTable);
+  if (window.tcEvent) window.tcEvent.draw(snap.event);
   document.body.dataset.version = snap.version;
 }
 
 // --- a table -------------------------------------------------------------------------
 async function showTable(name) {
   openTable = name;
-  const r = await fetch(`/api/tables/${encodeURIComponent(name)}`);
+  const r = await fetch(`/api/tables/${encodeURIComponent(name)}`, {credentials: "same-origin"});
   const d = await r.json();
   if (!r.ok) { $("detail-summary").textContent = words(d); return; }
   $("detail-section").hidden = false;
@@ -184,11 +191,20 @@ $("ruling-form").addEventListener("submit", async (ev) => {
 });
 
 // --- the stream ----------------------------------------------------------------------
+let source = null;
 function connect() {
-  const src = new EventSource("/events");
-  src.onopen = () => { $("conn").textContent = "live"; $("conn").className = "conn live"; };
-  src.onerror = () => { $("conn").textContent = "reconnecting…"; $("conn").className = "conn waiting"; };
-  src.onmessage = (m) => draw(JSON.parse(m.data));
+  if (source) return;
+  source = new EventSource("/events");
+  source.onopen = () => { $("conn").textContent = "live"; $("conn").className = "conn live"; };
+  source.onerror = () => {
+    $("conn").textContent = "reconnecting…"; $("conn").className = "conn waiting";
+    // Refused (the session ended): back to the login form.
+    if (source.readyState === EventSource.CLOSED) { source = null; refreshMe(); }
+  };
+  source.onmessage = (m) => draw(JSON.parse(m.data));
+}
+function disconnect() {
+  if (source) { source.close(); source = null; }
+  $("conn").textContent = "log in to see the tables"; $("conn").className = "conn waiting";
 }
 refreshMe();
-connect();

@@ -1,5 +1,5 @@
 // The dashboard's event section: the format, roster, seating, standings, bracket and
-// history, redrawn from the overview pushed over SSE; the forms post to /api/event/*.
+// history, redrawn from the overview dashboard.js receives; the forms post to /api/event/*.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -175,7 +175,6 @@
   $("event-delay").addEventListener("submit", (e) => { e.preventDefault();
     send("public_delay", {seconds: $("delay-seconds").value}); });
 
-  fetch("/api/event").then((r) => r.json()).then(draw);
-  const source = new EventSource("/events");
-  source.onmessage = (m) => { try { draw(JSON.parse(m.data).event); } catch (e) { /* next one */ } };
+  // Drawn from the overview the dashboard's stream brings (dashboard.js), once logged in.
+  window.tcEvent = {draw: (ev) => { try { draw(ev); } catch (e) { /* the next one */ } }};
 })();

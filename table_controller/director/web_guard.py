@@ -1,0 +1,167 @@
+"""What every request to the director's web server passes through before its route:
+the security headers on every answer, and for every request that changes something the
+checks that keep another site's page from making a director's browser send it.
+
+A change is a POST of JSON. A browser sends ``Origin`` with every POST; one from another
+origin (or ``null``) is refused (403), and a POST that is not ``application/json`` is
+refused (415): a plain HTML form or a ``text/plain`` fetch, the two cross-site requests
+a browser sends without asking the server first, can never reach a route. With the
+session cookie ``SameSite=Strict`` (not sent at all on a request another site starts)
+these make a per-session CSRF token unnecessary (docs/director.md, "Security").
+A client that is not a browser (a script with a session cookie) sends no ``Origin``,
+and is let through: it cannot be made to act by someone else's page.
+
+``read_json`` reads a body with limits (size, nesting depth, digits of a number, no
+NaN), so no request can make the server spend without bound or answer 500.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from table_controller.director.store import finite
+
+MAX_BODY = 16_384
+MAX_DEPTH = 16
+MAX_INT_DIGITS = 18
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+HEADERS = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self';"
+        b" connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
+        b" frame-ancestors 'none'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+)
+
+
+class Guard:
+    """ASGI middleware: the headers on every answer, Origin and JSON on every change."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in HEADERS if k not in names]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        refusal = None if scope["method"] in SAFE_METHODS else _refuse_change(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+
+def _refuse_change(scope: Scope) -> Response | None:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    origin = headers.get("origin")
+    if origin is not None:
+        own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+        if origin.rstrip("/").lower() != own.lower():
+            return problem(
+                403,
+                f"a change sent from another site ({origin[:100]}) is refused",
+                "use the director's dashboard itself",
+            )
+    kind = headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return problem(
+            415,
+            f"a change must be sent as application/json, not {kind[:60] or 'nothing'}",
+            "use the dashboard's forms",
+        )
+    length = headers.get("content-length", "0")
+    if not length.isdigit() or len(length) > 9 or int(length) > MAX_BODY:
+        return problem(413, "the request is too large", "send one form at a time")
+    return None
+
+
+async def read_json(request: Request) -> dict[str, Any] | Response:
+    """The request's JSON object, or the 4xx answer that says what is wrong with it."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return problem(413, "the request is too large", "send one form at a time")
+    try:
+        obj = json.loads(
+            body or b"{}", parse_int=_int, parse_float=_float, parse_constant=_no_constant
+        )
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError too
+        return problem(
+            400,
+            "the request is not JSON within the limits (nesting, numbers of up to "
+            f"{MAX_INT_DIGITS} digits, no NaN)",
+            "use the dashboard's forms",
+        )
+    if not isinstance(obj, dict):
+        return problem(400, "the request is not a JSON object", "use the dashboard's forms")
+    if _depth(obj) > MAX_DEPTH:
+        return problem(400, f"the request is nested over {MAX_DEPTH} deep", "use the forms")
+    return obj
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError("a number with too many digits")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a number")
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (iterative: the body is at most MAX_BODY bytes)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+class SafeJSON(JSONResponse):
+    """A JSON answer that never fails on a NaN a table sent: it goes out as null."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(finite(content))
+
+
+def problem(status: int, what: str, fix: str) -> JSONResponse:
+    return JSONResponse({"ok": False, "problem": what, "fix": fix}, status_code=status)
+
+
+__all__ = ["MAX_BODY", "Guard", "SafeJSON", "problem", "read_json"]
