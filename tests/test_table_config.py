@@ -111,7 +111,7 @@ def test_a_file_with_only_the_name_takes_every_default(tmp_path: Path) -> None:
     assert config.pins == DEFAULT_PIN_MAP
     assert config.cube == CubeConfig(port="auto")
     assert config.log == tmp_path / "club-night-3.sqlite"
-    assert config.web == WebConfig("0.0.0.0", 8080)
+    assert config.web == WebConfig("127.0.0.1", 8080)  # this machine only, unless asked
     assert config.feed == FeedConfig()
     assert config.disk_min_free_mb == 200
     assert config.first_dealer is None
