@@ -125,6 +125,7 @@ class TablePage:
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
         self.url: str | None = None
+        self.bound: tuple[str, int] | None = None  # the address listened on, once started
         static = resources.files("table_controller.web") / "static"
         self._page = (static / "page.html").read_text(encoding="utf-8")
         self.app = Starlette(
@@ -181,7 +182,8 @@ class TablePage:
                 "machine's; set another port (or host) under [web] in the table's config, "
                 "or stop the other program",
             ) from exc
-        bound = sock.getsockname()[1]
+        self.bound = sock.getsockname()[:2]
+        bound = self.bound[1]
         self.hosts.add(host)
         config = uvicorn.Config(
             secure_headers(self.app),
@@ -381,7 +383,15 @@ class TablePage:
 
     async def _evidence_png(self, request: Request) -> Response:
         game, seq = request.path_params["game"], request.path_params["seq"]
-        image = self._evidence(game, seq) if self._evidence is not None else None
+        image = None
+        if self._evidence is not None and max(game, seq) < 2**63:  # SQLite's integers
+            try:
+                image = self._evidence(game, seq)
+            except Exception as exc:  # the log cannot be read: the table shows the fault
+                log.warning(
+                    "could not read the evidence of event %d of game %d: %s", seq, game, exc
+                )
+                return _refused(503, "the table's log cannot be read now", "try again later")
         if image is None:
             return JSONResponse(
                 {"ok": False, "problem": f"no evidence image for event {seq} of game {game}"},
