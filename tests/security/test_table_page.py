@@ -522,3 +522,47 @@ def test_no_request_gets_a_5xx(tmp_path: Path) -> None:
     finally:
         server.close()
     assert len(seen) >= 100
+
+
+# --- the page in a browser --------------------------------------------------------------
+
+
+def test_the_operator_panel_in_chromium_under_the_csp(running: Running, browser: Any) -> None:
+    """The real page in Debian's chromium: it runs under its Content-Security-Policy with
+    no violation, a seat's touch works, and the operator logs in with the PIN and adjusts
+    the score. Screenshots land in test-artifacts/."""
+    from playwright.sync_api import expect
+
+    artifacts = Path(__file__).resolve().parents[2] / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    try:
+        tab.goto(running.table.url or "")
+        expect(tab.locator("#conn")).to_have_text("live")
+        with tab.expect_response("**/api/input") as answer:
+            tab.locator("#actions button", has_text="Pass").click()
+        assert answer.value.status == 200
+        running.until("N passed", lambda: running.table.game.log[-1] == Passed(Seat.N))
+        tab.locator("#op-open").click()
+        tab.locator("#op-pin").fill("9999")
+        tab.locator("#op-login-go").click()
+        expect(tab.locator("#op-problem")).to_contain_text("wrong PIN")
+        tab.locator("#op-pin").fill(PIN)
+        tab.locator("#op-login-go").click()
+        expect(tab.locator("#op-tools")).to_be_visible()
+        tab.locator("#op-team").select_option("EW")
+        tab.locator("#op-points").fill("2")
+        tab.locator("#op-reason").fill("a misread card, put right")
+        tab.screenshot(path=str(artifacts / "table-operator.png"))
+        tab.locator("#op-adjust").click()
+        expect(tab.locator("#op-problem")).to_contain_text("done: a misread card, put right")
+        tab.locator("#op-close").click()
+        expect(tab.locator("#score-EW")).to_have_text("2")
+        tab.screenshot(path=str(artifacts / "table-page-secured.png"))
+        assert running.table.game.log[-1] == ScoreAdjusted(Team.EW, 2, "a misread card, put right")
+    finally:
+        context.close()
+    assert not [p for p in problems if "Content Security Policy" in p], problems

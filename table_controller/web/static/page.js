@@ -409,6 +409,7 @@ async function operatorState() {
 }
 
 function operatorSays(reply, done) {
+  byId("op-problem").classList.toggle("ok", !!reply.ok);
   byId("op-problem").textContent = reply.ok ? done
     : (reply.problem || "refused") + (reply.fix ? ": " + reply.fix : "");
 }
