@@ -86,11 +86,12 @@ LOG_FIX = (
 class _Input:
     """Something a source noticed, waiting for the consumer."""
 
-    source: str  # "camera", "button", "cube", "page", "director", "sim"
+    source: str  # "camera", "button", "cube", "page", "operator", "director", "sim"
     what: Any  # a Seen, a ButtonPressed, a page payload or an InputEvent
     evidence: bytes | None = None
     reply: asyncio.Future[Refusal | None] | None = None
     at: float = 0.0  # the table's clock when it was noticed (the frame read, the press)
+    address: str = ""  # the page's client, for a touch on the page
 
 
 def disk_free(path: Path) -> int:
@@ -414,7 +415,10 @@ class Table:
         source = "operator" if sender is not None and sender.operator else "page"
         reply: asyncio.Future[Refusal | None] = asyncio.get_running_loop().create_future()
         self._noticed(source, payload)
-        self._queue.put_nowait(_Input(source, payload, reply=reply, at=self._clock()))
+        address = sender.address if sender is not None else ""
+        self._queue.put_nowait(
+            _Input(source, payload, reply=reply, at=self._clock(), address=address)
+        )
         return await reply
 
     # --- the page's operator and its refusals (web/guard.py, table/roles.py) -------------
@@ -545,7 +549,8 @@ class Table:
             else:
                 event = what
         except Refused as refused:
-            return self._refuse(refused.seat, refused.problem, refused.what_to_do, item.source)
+            where = f"{item.source} from {item.address}" if item.address else item.source
+            return self._refuse(refused.seat, refused.problem, refused.what_to_do, where)
         return await self.apply(event, item.source, item.evidence)
 
     # --- the director's feed (feed/publisher.py) ----------------------------------------

@@ -306,8 +306,9 @@ class TablePage:
                 f"the table could not take that ({exc})",
                 "try again; if it keeps failing, call the director",
             )
-        if refusal is not None:
+        if refusal is not None:  # the table has noted it (table/app.py)
             problem, fix = refusal
+            log.info("the table refused %r from %s: %s", kind, sender.address, problem)
             return _refused(409, problem, fix)
         return JSONResponse({"ok": True})
 

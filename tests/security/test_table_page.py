@@ -231,7 +231,10 @@ def test_a_renege_claim_is_a_seat_s_own(running: Running, caplog: pytest.LogCapt
         code, reply, _ = running.send("/api/input", json.dumps(body))
         assert code == 409 and "must come from N's seat" in reply["problem"]
     untouched(running)
-    assert any("must come from N's seat" in line for line in noted(running))
+    assert any(
+        line.startswith("refused (page from 127.0.0.1, seat S): a renege claim by N must come")
+        for line in noted(running)
+    ), noted(running)
 
 
 def test_a_claim_from_the_claiming_seat_goes_to_the_rules() -> None:
