@@ -619,7 +619,9 @@ class Table:
             except (CodecError, ValueError) as exc:
                 refusal = (f"the ruling's event cannot be read ({exc})", "make the ruling again")
             else:
-                reply: asyncio.Future[Refusal | None] = asyncio.get_running_loop().create_future()
+                reply: asyncio.Future[Refusal | None] = (
+                    asyncio.get_running_loop().create_future()
+                )
                 self._noticed("director", event)
                 self._queue.put_nowait(_Input("director", event, reply=reply, at=self._clock()))
                 refusal = await reply

@@ -84,4 +84,4 @@ def page_refusal(kind: object, *, operator: bool, operator_pin: bool) -> tuple[s
     return (problem, OPERATOR_FIX if operator_pin else NO_OPERATOR_FIX)
 
 
-__all__ = ["CAMERA", "DIRECTOR", "SEAT", "page_refusal"]
+__all__ = ["CAMERA", "DIRECTOR", "NO_OPERATOR_FIX", "OPERATOR_FIX", "SEAT", "page_refusal"]

@@ -48,6 +48,7 @@ HEADERS = (
     (b"referrer-policy", b"no-referrer"),
 )
 PAGE_FIX = "use the buttons on the table's own page"
+ACTION_FIX = 'send one of the page\'s actions, such as {"event": "passed", "seat": "N"}'
 
 
 @dataclass(frozen=True)
@@ -184,11 +185,7 @@ async def guard_post(
     try:
         return loads_limited(body), sender
     except JSONLimitError as exc:
-        raise Denied(
-            400,
-            f"the input is not JSON the table can read ({exc})",
-            'send one of the page\'s actions, such as {"event": "passed", "seat": "N"}',
-        ) from None
+        raise Denied(400, f"the input is not JSON the table can read ({exc})", ACTION_FIX) from None
 
 
 async def _body(request: Request) -> bytes:
@@ -212,6 +209,7 @@ def _short(text: str) -> str:
 
 
 __all__ = [
+    "ACTION_FIX",
     "COOKIE",
     "MAX_INPUT_BYTES",
     "Denied",

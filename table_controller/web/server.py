@@ -28,8 +28,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from table_controller.table.roles import page_refusal
+from table_controller.table.roles import NO_OPERATOR_FIX, page_refusal
 from table_controller.web.guard import (
+    ACTION_FIX,
     COOKIE,
     Denied,
     HostNames,
@@ -183,7 +184,6 @@ class TablePage:
                 "or stop the other program",
             ) from exc
         self.bound = sock.getsockname()[:2]
-        bound = self.bound[1]
         self.hosts.add(host)
         config = uvicorn.Config(
             secure_headers(self.app),
@@ -205,7 +205,7 @@ class TablePage:
             await asyncio.sleep(0.01)
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
-        self.url = f"http://{shown}:{bound}/"
+        self.url = f"http://{shown}:{self.bound[1]}/"
         return self.url
 
     @staticmethod
@@ -276,9 +276,7 @@ class TablePage:
                 request,
                 sender,
                 Denied(
-                    400,
-                    'the input is not an action: it needs an "event" naming it',
-                    'send one of the page\'s actions, such as {"event": "passed", "seat": "N"}',
+                    400, 'the input is not an action: it needs an "event" naming it', ACTION_FIX
                 ),
             )
         kind = payload["event"]
@@ -329,12 +327,7 @@ class TablePage:
             payload, sender = await guard_post(request, self.hosts, self.sessions)
             pin = payload.get("pin") if isinstance(payload, dict) else None
             if self._on_login is None:
-                raise Denied(
-                    403,
-                    "this table has no operator PIN",
-                    "set [web] operator_pin_hash in the table's config (`table-controller "
-                    "kiosk pin` makes one), or ask the director for a ruling",
-                )
+                raise Denied(403, "this table has no operator PIN", NO_OPERATOR_FIX)
             if not isinstance(pin, str):
                 raise Denied(400, 'a log-in is {"pin": "1234"}', "type the operator's PIN")
         except Denied as denied:
@@ -355,12 +348,14 @@ class TablePage:
         return response
 
     async def _logout(self, request: Request) -> Response:
-        """Every operator session of this table ends (a copied cookie too)."""
+        """The operator's log-out ends every operator session of this table (a copied
+        cookie too); anyone else's only clears their own cookie."""
         try:
-            await guard_post(request, self.hosts, self.sessions)
+            _, sender = await guard_post(request, self.hosts, self.sessions)
         except Denied as denied:
             return self._denied(request, Sender(_address(request)), denied)
-        self.sessions.end_all()
+        if sender.operator:
+            self.sessions.end_all()
         response = JSONResponse({"ok": True, "operator": False})
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
         return response
