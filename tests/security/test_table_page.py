@@ -10,6 +10,7 @@ import asyncio
 import http.client
 import json
 import logging
+import random
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -241,7 +242,7 @@ def test_a_claim_from_the_claiming_seat_goes_to_the_rules() -> None:
     """The same claim from N's own seat is taken and judged by the rules from the cards."""
     rules = preset("td-tournament")
     game = Game(rules)
-    for event, _ in simulate.play(rules, __import__("random").Random(4)):
+    for event, _ in simulate.play(rules, random.Random(4)):
         game.push(event)
         if game.phase is Phase.PLAYING and game.hand is not None and game.hand.tricks:
             break
