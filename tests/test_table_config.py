@@ -111,7 +111,7 @@ def test_a_file_with_only_the_name_takes_every_default(tmp_path: Path) -> None:
     assert config.pins == DEFAULT_PIN_MAP
     assert config.cube == CubeConfig(port="auto")
     assert config.log == tmp_path / "club-night-3.sqlite"
-    assert config.web == WebConfig("0.0.0.0", 8080)
+    assert config.web == WebConfig("127.0.0.1", 8080)  # this machine only, unless asked
     assert config.feed == FeedConfig()
     assert config.disk_min_free_mb == 200
     assert config.first_dealer is None
@@ -464,7 +464,22 @@ def test_config_check_a_good_file(tmp_path: Path) -> None:
     assert "  players: N Ann, E East, S South, W West" in text
     assert "  cube:    auto" in text
     assert "  pins:    the default map" in text
-    assert "  page:    127.0.0.1:8080 (this machine only)" in text
+    assert "  page:    127.0.0.1:8080 (this machine only), no operator PIN" in text
+
+
+def test_config_check_reads_the_operator_pin_hash(tmp_path: Path) -> None:
+    from table_controller.kiosk.pin import hash_pin
+
+    good = hash_pin("2580", iterations=1000)
+    path = write(tmp_path, MINIMAL + f'[web]\nhost = "0.0.0.0"\noperator_pin_hash = "{good}"\n')
+    calibrate(tmp_path)
+    code, text = run("config", "check", str(path))
+    assert code == 0 and "  page:    0.0.0.0:8080 (the network), an operator PIN" in text
+    path = write(tmp_path, MINIMAL + '[web]\noperator_pin_hash = "2580"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    (problem,) = caught.value.problems
+    assert problem.key == "web.operator_pin_hash" and "kiosk pin" in problem.fix
 
 
 def test_config_check_a_bad_file_lists_every_problem_and_exits_2(

@@ -31,7 +31,7 @@ from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.health import Device, Health
 from table_controller.table.view import Notice, table_view
-from table_controller.web.server import PageError, Refusal, TablePage
+from table_controller.web.server import PageError, Refusal, Sender, TablePage
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
@@ -70,7 +70,7 @@ class Inputs:
         self.received: list[dict[str, Any]] = []
         self.refusal: Refusal | None = None
 
-    async def __call__(self, payload: dict[str, Any]) -> Refusal | None:
+    async def __call__(self, payload: dict[str, Any], sender: Sender) -> Refusal | None:
         self.received.append(payload)
         return self.refusal
 

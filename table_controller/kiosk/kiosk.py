@@ -47,7 +47,6 @@ from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import DECK, Card
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
-from table_controller.kiosk.pin import Guesses, verify_pin
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
 from table_controller.rules.errors import RulesError
@@ -131,7 +130,6 @@ class KioskTable(Table):
         self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
         self.mode = "play"
         self.exited = False
-        self.guesses = Guesses()
         self.alert: dict[str, str] | None = None
         self.demo: Game | None = None
         self.demo_shown: Shown | None = None
@@ -214,7 +212,7 @@ class KioskTable(Table):
             if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' are read
                 return await self.apply(event, "kiosk")
             return await self.apply(event, "camera", item.evidence)
-        if item.source == "page" and isinstance(item.what, dict):
+        if item.source in ("page", "operator") and isinstance(item.what, dict):
             kind = item.what.get("event")
             if kind == "kiosk_touch":
                 self._visitor_acted()
@@ -375,29 +373,16 @@ class KioskTable(Table):
 
     # --- the operator --------------------------------------------------------------------
 
+    PAGE_EXTRA = frozenset({"kiosk_touch", "kiosk_pin"})
+
+    def operator_pin_hash(self) -> str:
+        """The kiosk's operator PIN is the page's operator PIN too, unless [web] has one."""
+        return self.config.web.operator_pin_hash or self.kiosk.pin_hash
+
     async def _operator(self, payload: dict[str, Any]) -> Refusal | None:
-        now = self._clock()
-        wait = self.guesses.wait(now)
-        if wait > 0:
-            return (
-                "too many wrong PINs",
-                f"wait {wait:.0f} s before trying again",
-            )
-        if not self.kiosk.pin_hash:
-            return ("no operator PIN is set", "set [kiosk] pin_hash in the table's config")
-        pin = payload.get("pin")
-        ok = isinstance(pin, str) and await asyncio.get_running_loop().run_in_executor(
-            None, verify_pin, pin, self.kiosk.pin_hash
-        )
-        if not ok:
-            self.guesses.failed(self._clock())
-            self._record("notice", "kiosk: a wrong operator PIN", "")
-            wait = self.guesses.wait(self._clock())
-            return (
-                "wrong PIN",
-                f"try again in {wait:.0f} s" if wait > 0 else "try again",
-            )
-        self.guesses.succeeded()
+        refusal = await self.pin_refusal(payload.get("pin"), self.kiosk.pin_hash, "at the kiosk")
+        if refusal is not None:
+            return refusal
         action = payload.get("do")
         if action == "exit":
             self._record("notice", "kiosk: the operator left the kiosk", "")

@@ -43,6 +43,7 @@ from table_controller.devices.seat_events import (
     DirectorCalled,
     SeatButton,
 )
+from table_controller.kiosk.pin import Guesses, verify_pin
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -67,11 +68,13 @@ from table_controller.table.sinks import Shown, Sinks, Trace
 from table_controller.table.view import Notice
 from table_controller.vision.camera import Frame, FrameSource, open_camera
 from table_controller.vision.watcher import Seen
+from table_controller.web.guard import Sender
 
 log = logging.getLogger(__name__)
 
 Refusal = tuple[str, str]
 MAX_NOTICES = 6
+REFUSALS_QUIET = 10.0  # seconds: one log line per address for refused requests
 DISK_FIX = "free some space on the table's disk (old logs, exports), or give the log a bigger disk"
 LOG_FIX = (
     "check the disk the log is on (full, read-only, unplugged?); the table keeps playing "
@@ -83,11 +86,12 @@ LOG_FIX = (
 class _Input:
     """Something a source noticed, waiting for the consumer."""
 
-    source: str  # "camera", "button", "cube", "page", "director", "sim"
+    source: str  # "camera", "button", "cube", "page", "operator", "director", "sim"
     what: Any  # a Seen, a ButtonPressed, a page payload or an InputEvent
     evidence: bytes | None = None
     reply: asyncio.Future[Refusal | None] | None = None
     at: float = 0.0  # the table's clock when it was noticed (the frame read, the press)
+    address: str = ""  # the page's client, for a touch on the page
 
 
 def disk_free(path: Path) -> int:
@@ -149,12 +153,19 @@ class Table:
         self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="table-log")
         self.devices = devices if devices is not None else TableDevices(config, clock=clock)
         self._page_wanted = serve_page
+        self.guesses = Guesses()  # wrong operator PINs, rate-limited (kiosk/pin.py)
+        self._refused_from: dict[str, tuple[float, int]] = {}  # address: (noted at, since)
         self.page: Any = None
         if serve_page:
             from table_controller.web.server import TablePage
 
             self.page = TablePage(
-                on_input=self._on_page, evidence=self.log.evidence, title=config.name
+                on_input=self._on_page,
+                evidence=self.log.evidence,
+                title=config.name,
+                on_login=self._operator_login if self.operator_pin_hash() else None,
+                on_refused=self._page_refused,
+                extra_inputs=self.PAGE_EXTRA,
             )
         self.sinks = Sinks(lights=None, cube=None, page=self.page, clock=clock, trace=trace)
         self._queue: asyncio.Queue[_Input] = asyncio.Queue()
@@ -397,11 +408,73 @@ class Table:
         if self.players is not None:
             self.players.act(self.game, index)
 
-    async def _on_page(self, payload: dict[str, Any]) -> Refusal | None:
+    async def _on_page(
+        self, payload: dict[str, Any], sender: Sender | None = None
+    ) -> Refusal | None:
+        """A touch on the page; the operator's (after the PIN) is logged as "operator"."""
+        source = "operator" if sender is not None and sender.operator else "page"
         reply: asyncio.Future[Refusal | None] = asyncio.get_running_loop().create_future()
-        self._noticed("page", payload)
-        self._queue.put_nowait(_Input("page", payload, reply=reply, at=self._clock()))
+        self._noticed(source, payload)
+        address = sender.address if sender is not None else ""
+        self._queue.put_nowait(
+            _Input(source, payload, reply=reply, at=self._clock(), address=address)
+        )
         return await reply
+
+    # --- the page's operator and its refusals (web/guard.py, table/roles.py) -------------
+
+    PAGE_EXTRA: frozenset[str] = frozenset()  # event names the page takes besides the rules'
+
+    def operator_pin_hash(self) -> str:
+        """The hash of the PIN that makes the page's operator ("": none)."""
+        return self.config.web.operator_pin_hash
+
+    async def _operator_login(self, pin: str, sender: Sender) -> Refusal | None:
+        refusal = await self.pin_refusal(pin, self.operator_pin_hash(), f"from {sender.address}")
+        if refusal is None:
+            self._record("notice", f"the operator logged in on the page from {sender.address}", "")
+        return refusal
+
+    async def pin_refusal(self, pin: object, stored: str, where: str) -> Refusal | None:
+        """Whether ``pin`` is the operator's: None, or why not; wrong PINs are counted
+        (``guesses``: a lock after a few) and recorded in the log. The hash is worked in
+        a thread, so the table never waits for it."""
+        wait = self.guesses.wait(self._clock())
+        if wait > 0:
+            return ("too many wrong PINs", f"wait {wait:.0f} s before trying again")
+        if not stored:
+            return ("no operator PIN is set", "set [web] operator_pin_hash in the table's config")
+        loop = asyncio.get_running_loop()
+        ok = isinstance(pin, str) and await loop.run_in_executor(None, verify_pin, pin, stored)
+        if ok:
+            self.guesses.succeeded()
+            return None
+        self.guesses.failed(self._clock())
+        self._record("notice", f"a wrong operator PIN {where}", "")
+        wait = self.guesses.wait(self._clock())
+        return ("wrong PIN", f"try again in {wait:.0f} s" if wait > 0 else "try again")
+
+    def _page_refused(self, sender: Sender, problem: str) -> None:
+        """A request the page refused at its door: a notice on the page and a line in the
+        log, so the players and the director see someone tried. One line per address per
+        ``REFUSALS_QUIET`` s (the others counted in the next), so a flood fills no disk."""
+        now = self._clock()
+        address = sender.address
+        noted = self._refused_from.get(address)
+        if noted is not None and now - noted[0] < REFUSALS_QUIET:
+            self._refused_from[address] = (noted[0], noted[1] + 1)
+            return
+        if len(self._refused_from) >= 1000:
+            self._refused_from.clear()
+        self._refused_from[address] = (now, 0)
+        more = f" (and {noted[1]} more before)" if noted is not None and noted[1] else ""
+        text = f"the page refused a request from {address}: {problem}{more}"
+        notices = self.shown.notices
+        notices.append(Notice("refused", None, text, "the director can see it in the log", now))
+        del notices[:-MAX_NOTICES]
+        self._record("notice", text, "")
+        self.shown.version += 1
+        self.drive()
 
     def on_button(self, event: ButtonEvent) -> None:
         """The seat buttons' events (in the loop's thread)."""
@@ -469,12 +542,15 @@ class Table:
                     self._director_called(meant.seat)
                     return None
                 event = meant
-            elif item.source == "page":
-                event = from_page(game, what)
+            elif item.source in ("page", "operator"):
+                operator = item.source == "operator"
+                pin = bool(self.operator_pin_hash())
+                event = from_page(game, what, operator=operator, operator_pin=pin)
             else:
                 event = what
         except Refused as refused:
-            return self._refuse(refused.seat, refused.problem, refused.what_to_do, item.source)
+            where = f"{item.source} from {item.address}" if item.address else item.source
+            return self._refuse(refused.seat, refused.problem, refused.what_to_do, where)
         return await self.apply(event, item.source, item.evidence)
 
     # --- the director's feed (feed/publisher.py) ----------------------------------------

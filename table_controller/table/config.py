@@ -53,8 +53,13 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class WebConfig:
-    host: str = "0.0.0.0"
+    """The table's page (docs/table-page.md): where it listens (this machine only unless
+    the config opens it to the network) and the operator's PIN (hashed), which lets the
+    table's own operator enter the director's events on the page."""
+
+    host: str = "127.0.0.1"
     port: int = 8080
+    operator_pin_hash: str = ""  # `table-controller kiosk pin`; empty: no operator on the page
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
     "camera": ("source", "calibration", "lost_after", "drift_check"),
     "seats": ("N", "E", "S", "W", "director", "led_wiring"),
     "cube": tuple(f.name for f in dataclasses.fields(CubeConfig)),
-    "web": ("host", "port"),
+    "web": ("host", "port", "operator_pin_hash"),
     "feed": (
         "enabled",
         "broker",
@@ -245,11 +250,7 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
     camera = _camera(r, r.table(data, "camera"))
     pins = _pins(r, data.get("seats"))
     cube = _cube(r, r.table(data, "cube"))
-    web_t = r.table(data, "web")
-    web = WebConfig(
-        host=r.text(web_t, "web.host", WebConfig.host) or WebConfig.host,
-        port=r.whole(web_t, "web.port", WebConfig.port, low=0, high=65535),
-    )
+    web = _web(r, r.table(data, "web"))
     feed = _feed(r, r.table(data, "feed"))
     kiosk = _kiosk(r, r.table(data, "kiosk"))
     if r.problems:
@@ -439,6 +440,25 @@ def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
         r.add(f"cube.{named[0] if named else 'min_rto'}", problem, fix or f"see {DOCS}")
         return None
     return None if port == "none" else cube
+
+
+def _web(r: Reader, t: Mapping[str, Any]) -> WebConfig:
+    from table_controller.kiosk.pin import pin_hash_problem
+
+    d = WebConfig()
+    pin_hash = r.text(t, "web.operator_pin_hash", d.operator_pin_hash, empty=True) or ""
+    if pin_hash and (problem := pin_hash_problem(pin_hash)) is not None:
+        r.add(
+            "web.operator_pin_hash",
+            problem,
+            "make one with `table-controller kiosk pin` and paste its hash as "
+            '[web] operator_pin_hash = "pbkdf2-sha256$..."',
+        )
+    return WebConfig(
+        host=r.text(t, "web.host", d.host) or d.host,
+        port=r.whole(t, "web.port", d.port, low=0, high=65535),
+        operator_pin_hash=pin_hash,
+    )
 
 
 def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:

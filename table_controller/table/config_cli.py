@@ -67,6 +67,7 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
     web = config.web
     reach = "this machine only" if web.host in ("127.0.0.1", "localhost") else "the network"
     port = "a free port" if web.port == 0 else str(web.port)
+    operator = "an operator PIN" if web.operator_pin_hash else "no operator PIN"
     feed = "off"
     if config.feed.enabled:
         f = config.feed
@@ -83,7 +84,7 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
         ("camera", camera),
         ("cube", cube),
         ("pins", f"{pins}, {config.pins.led_wiring.value} lights; gpio {config.gpio}"),
-        ("page", f"{web.host}:{port} ({reach})"),
+        ("page", f"{web.host}:{port} ({reach}), {operator}"),
         ("feed", feed),
     ]
 

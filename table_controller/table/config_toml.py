@@ -61,8 +61,9 @@ reconnect_interval = 0.25   # seconds between attempts to open a missing port
 baudrate = 115200           # the Pico's USB serial ignores it; a UART would not
 
 [web]                       # the live table page (and the kiosk's touchscreen)
-host = "0.0.0.0"            # "0.0.0.0": every machine on the network; "127.0.0.1": this one
+host = "127.0.0.1"          # this machine only; "0.0.0.0": every machine on the network
 port = 8080
+operator_pin_hash = ""      # the table operator's PIN: `table-controller kiosk pin` makes it
 
 [feed]                      # the director's feed: the table's events sent to an MQTT broker
 enabled = false

@@ -30,11 +30,13 @@ from table_controller.rules.events import (
     FaceUpCardDealt,
     HandDealt,
     InputEvent,
+    RenegeClaimed,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import Seat
+from table_controller.table.roles import page_refusal
 from table_controller.vision.tracker import (
     CardLaid,
     CardMoved,
@@ -181,10 +183,17 @@ def _discarded(game: Game, seat: Seat, dealer: Seat, button: SeatButton) -> Inpu
 # --- the page -------------------------------------------------------------------------
 
 
-def from_page(game: Game, payload: Mapping[str, Any]) -> InputEvent:
+def from_page(
+    game: Game, payload: Mapping[str, Any], *, operator: bool = False, operator_pin: bool = False
+) -> InputEvent:
     """The event a player tapped on the page: one of the snapshot's actions (an encoded
-    event, with the acting ``seat``). Raises ``Refused`` for one the table cannot read
-    or the rules would not take now."""
+    event, with the acting ``seat``), or a renege claimed by the claiming seat; with
+    ``operator`` (the operator's PIN was given) the director's events too (roles.py).
+    Raises ``Refused`` for one the page may not enter, the table cannot read, or the
+    rules would not take now."""
+    why = page_refusal(payload.get("event"), operator=operator, operator_pin=operator_pin)
+    if why is not None:
+        raise Refused(*why)
     doc = dict(payload)
     # "seat" is the seat that tapped; it is also a field of most events.
     seat_text = doc.get("seat") if _has_field(doc, "seat") else doc.pop("seat", None)
@@ -203,6 +212,14 @@ def from_page(game: Game, payload: Mapping[str, Any]) -> InputEvent:
             seat,
         ) from exc
     own = getattr(event, "seat", None)
+    if isinstance(event, RenegeClaimed) and not operator:
+        if seat != event.by:  # a claim is the claiming seat's own, made at the table
+            raise Refused(
+                f"a renege claim by {event.by} must come from {event.by}'s seat",
+                f"{event.by} claims it on the table's page, or calls the director",
+                seat,
+            )
+        own = event.by
     if seat is not None and isinstance(own, Seat) and own != seat:
         raise Refused(
             f"a choice for {own} was tapped as {seat}'s",

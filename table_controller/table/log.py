@@ -36,7 +36,7 @@ from table_controller.seats import Seat
 LOG_FORMAT = "table-controller-log/1"
 SCHEMA_VERSION = 1  # PRAGMA user_version; LOG_FORMAT's number
 APPLICATION_ID = 0x54434C47  # "TCLG" in the SQLite header: a table-controller log
-SOURCES = ("camera", "button", "cube", "page", "director", "sim", "kiosk", "bot")
+SOURCES = ("camera", "button", "cube", "page", "operator", "director", "sim", "kiosk", "bot")
 BUSY_TIMEOUT_MS = 5000
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -72,7 +72,10 @@ async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> 
         while table.url is None and not stop.is_set():
             await asyncio.sleep(0.05)
         if table.url is not None and not quiet:
-            out.write(f"The table page: {table.url}\n")
+            host = table.config.web.host
+            opened = host not in ("127.0.0.1", "localhost", "::1")
+            reach = f" (open to the network: [web] host = {host})" if opened else ""
+            out.write(f"The table page: {table.url}{reach}\n")
             out.flush()
 
     announcer = asyncio.create_task(tell_url())

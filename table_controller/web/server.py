@@ -28,13 +28,26 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from table_controller.table.roles import NO_OPERATOR_FIX, page_refusal
+from table_controller.web.guard import (
+    ACTION_FIX,
+    COOKIE,
+    Denied,
+    HostNames,
+    OperatorSessions,
+    Sender,
+    guard_post,
+    secure_headers,
+)
+
 Refusal = tuple[str, str]  # (problem, what to do)
-InputHandler = Callable[[dict[str, Any]], Awaitable[Refusal | None]]
+InputHandler = Callable[[dict[str, Any], Sender], Awaitable[Refusal | None]]
+LoginHandler = Callable[[str, Sender], Awaitable[Refusal | None]]
+RefusalNoter = Callable[[Sender, str], None]
 EvidenceReader = Callable[[int, int], bytes | None]
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 RETRY_MS = 1000  # how soon a browser reconnects after the stream drops
-MAX_INPUT_BYTES = 16_384
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +86,15 @@ class TablePage:
     """The table page: ``app`` is the Starlette application, ``publish`` pushes a
     snapshot (``table.view.table_view``) to every open page.
 
-    ``on_input`` receives a touch's payload (one of the snapshot's action events, plus
-    the ``"seat"`` that touched it) and returns None when the table took it, or
-    (problem, what to do) when it refused it. ``evidence(game, seq)`` returns the
-    evidence image (PNG) logged with an event, or None.
+    ``on_input(payload, sender)`` receives a touch's payload (one of the snapshot's
+    action events, plus the ``"seat"`` that touched it) once the door (guard.py) and the
+    roles (table/roles.py) let it in, and returns None when the table took it, or
+    (problem, what to do) when it refused it. ``on_login(pin, sender)`` checks the
+    operator's PIN (None: the table has no operator PIN, and the director's events are
+    refused with what to do); ``on_refused(sender, problem)`` hears of every request
+    refused at the door, for the table's log. ``extra_inputs`` are the event names the
+    table takes besides the rules' (the kiosk's touches). ``evidence(game, seq)`` returns
+    the evidence image (PNG) logged with an event, or None.
     """
 
     def __init__(
@@ -86,11 +104,20 @@ class TablePage:
         evidence: EvidenceReader | None = None,
         title: str = "Euchre table",
         heartbeat: float = HEARTBEAT,
+        on_login: LoginHandler | None = None,
+        on_refused: RefusalNoter | None = None,
+        extra_inputs: frozenset[str] = frozenset(),
+        sessions: OperatorSessions | None = None,
     ) -> None:
         self._on_input = on_input
         self._evidence = evidence
         self._title = title
         self._heartbeat = heartbeat
+        self._on_login = on_login
+        self._on_refused = on_refused
+        self._extra = extra_inputs
+        self.sessions = sessions if sessions is not None else OperatorSessions()
+        self.hosts = HostNames()
         self._mailboxes: set[_Mailbox] = set()
         self._latest: str | None = None
         self._latest_snapshot: dict[str, Any] | None = None
@@ -99,6 +126,7 @@ class TablePage:
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
         self.url: str | None = None
+        self.bound: tuple[str, int] | None = None  # the address listened on, once started
         static = resources.files("table_controller.web") / "static"
         self._page = (static / "page.html").read_text(encoding="utf-8")
         self.app = Starlette(
@@ -106,6 +134,9 @@ class TablePage:
                 Route("/", self._index, methods=["GET"]),
                 Route("/events", self._events, methods=["GET"]),
                 Route("/api/input", self._input, methods=["POST"]),
+                Route("/api/operator", self._operator, methods=["GET"]),
+                Route("/api/operator/login", self._login, methods=["POST"]),
+                Route("/api/operator/logout", self._logout, methods=["POST"]),
                 Route("/evidence/{game:int}/{seq:int}.png", self._evidence_png, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
@@ -152,9 +183,10 @@ class TablePage:
                 "machine's; set another port (or host) under [web] in the table's config, "
                 "or stop the other program",
             ) from exc
-        bound = sock.getsockname()[1]
+        self.bound = sock.getsockname()[:2]
+        self.hosts.add(host)
         config = uvicorn.Config(
-            self.app,
+            secure_headers(self.app),
             lifespan="off",
             ws="none",
             log_level="warning",
@@ -173,7 +205,7 @@ class TablePage:
             await asyncio.sleep(0.01)
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
-        self.url = f"http://{shown}:{bound}/"
+        self.url = f"http://{shown}:{self.bound[1]}/"
         return self.url
 
     @staticmethod
@@ -235,23 +267,28 @@ class TablePage:
             self._mailboxes.discard(mailbox)
 
     async def _input(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_INPUT_BYTES:
-            return _refused(413, "the input is too large", "send one action from the page")
         try:
-            payload = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return _refused(
-                400,
-                f"the input is not JSON ({exc})",
-                'send one of the page\'s actions, such as {"event": "passed", "seat": "N"}',
-            )
+            payload, sender = await guard_post(request, self.hosts, self.sessions)
+        except Denied as denied:
+            return self._denied(request, Sender(_address(request)), denied)
         if not isinstance(payload, dict) or not isinstance(payload.get("event"), str):
-            return _refused(
-                400,
-                'the input is not an action: it needs an "event" naming it',
-                'send one of the page\'s actions, such as {"event": "passed", "seat": "N"}',
+            return self._denied(
+                request,
+                sender,
+                Denied(
+                    400, 'the input is not an action: it needs an "event" naming it', ACTION_FIX
+                ),
             )
+        kind = payload["event"]
+        why = (
+            None
+            if kind in self._extra
+            else page_refusal(
+                kind, operator=sender.operator, operator_pin=self._on_login is not None
+            )
+        )
+        if why is not None:
+            return self._denied(request, sender, Denied(403, *why))
         if self._on_input is None:
             return _refused(
                 503,
@@ -259,7 +296,7 @@ class TablePage:
                 "use the seat buttons, or ask the director",
             )
         try:
-            refusal = await self._on_input(payload)
+            refusal = await self._on_input(payload, sender)
         except Exception as exc:
             log.exception("the table failed on the page's input %r", payload)
             return _refused(
@@ -267,14 +304,90 @@ class TablePage:
                 f"the table could not take that ({exc})",
                 "try again; if it keeps failing, call the director",
             )
-        if refusal is not None:
+        if refusal is not None:  # the table has noted it (table/app.py)
             problem, fix = refusal
+            log.info("the table refused %r from %s: %s", kind, sender.address, problem)
             return _refused(409, problem, fix)
         return JSONResponse({"ok": True})
 
+    # --- the operator -------------------------------------------------------------
+
+    async def _operator(self, request: Request) -> Response:
+        """Whether the table has an operator PIN, and whether this browser is logged in."""
+        operator = self.sessions.valid(request.cookies.get(COOKIE))
+        return JSONResponse(
+            {"pin": self._on_login is not None, "operator": operator},
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def _login(self, request: Request) -> Response:
+        """The operator's PIN, checked by the table (its rate limit, its log): a session
+        cookie when right."""
+        try:
+            payload, sender = await guard_post(request, self.hosts, self.sessions)
+            pin = payload.get("pin") if isinstance(payload, dict) else None
+            if self._on_login is None:
+                raise Denied(403, "this table has no operator PIN", NO_OPERATOR_FIX)
+            if not isinstance(pin, str):
+                raise Denied(400, 'a log-in is {"pin": "1234"}', "type the operator's PIN")
+        except Denied as denied:
+            return self._denied(request, Sender(_address(request)), denied)
+        refusal = await self._on_login(pin, sender)
+        if refusal is not None:  # the table has logged the wrong PIN
+            log.warning("refused an operator log-in from %s: %s", sender.address, refusal[0])
+            return _refused(403, *refusal)
+        response = JSONResponse({"ok": True, "operator": True, "seconds": self.sessions.seconds})
+        response.set_cookie(
+            COOKIE,
+            self.sessions.issue(),
+            max_age=int(self.sessions.seconds),
+            path="/",
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    async def _logout(self, request: Request) -> Response:
+        """The operator's log-out ends every operator session of this table (a copied
+        cookie too); anyone else's only clears their own cookie."""
+        try:
+            _, sender = await guard_post(request, self.hosts, self.sessions)
+        except Denied as denied:
+            return self._denied(request, Sender(_address(request)), denied)
+        if sender.operator:
+            self.sessions.end_all()
+        response = JSONResponse({"ok": True, "operator": False})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    def _denied(self, request: Request, sender: Sender, denied: Denied) -> Response:
+        """A refusal at the door: logged here and in the table's log, then answered."""
+        log.warning(
+            "refused %s %s from %s (%d): %s",
+            request.method,
+            request.url.path,
+            sender.address,
+            denied.status,
+            denied.problem,
+        )
+        if self._on_refused is not None:
+            try:
+                self._on_refused(sender, denied.problem)
+            except Exception:  # the answer must still go out
+                log.exception("could not note a refused request")
+        return _refused(denied.status, denied.problem, denied.fix)
+
     async def _evidence_png(self, request: Request) -> Response:
         game, seq = request.path_params["game"], request.path_params["seq"]
-        image = self._evidence(game, seq) if self._evidence is not None else None
+        image = None
+        if self._evidence is not None and max(game, seq) < 2**63:  # SQLite's integers
+            try:
+                image = self._evidence(game, seq)
+            except Exception as exc:  # the log cannot be read: the table shows the fault
+                log.warning(
+                    "could not read the evidence of event %d of game %d: %s", seq, game, exc
+                )
+                return _refused(503, "the table's log cannot be read now", "try again later")
         if image is None:
             return JSONResponse(
                 {"ok": False, "problem": f"no evidence image for event {seq} of game {game}"},
@@ -300,4 +413,8 @@ def _refused(status: int, problem: str, fix: str) -> JSONResponse:
     return JSONResponse({"ok": False, "problem": problem, "fix": fix}, status_code=status)
 
 
-__all__ = ["PageError", "Refusal", "TablePage"]
+def _address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+__all__ = ["PageError", "Refusal", "Sender", "TablePage"]

@@ -284,6 +284,7 @@ function renderKiosk(snap) {
     return;
   }
   lockKiosk();
+  byId("op-open").hidden = true;  // the kiosk's operator has the ⚙ and its PIN pad
   document.body.dataset.kiosk = k.mode;
   byId("operator").hidden = false;
   byId("attract").hidden = k.mode !== "attract";
@@ -381,9 +382,9 @@ async function sendPin(what) {
   }
 }
 
-async function post(body) {
+async function post(body, path) {
   try {
-    const answer = await fetch("/api/input", {
+    const answer = await fetch(path || "/api/input", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -392,6 +393,57 @@ async function post(body) {
   } catch (e) {
     return { ok: false, problem: "the table did not answer" };
   }
+}
+
+// --- the table's operator (docs/table-page.md: the director's events after the PIN) -------
+
+async function operatorState() {
+  let state = { pin: false, operator: false };
+  try {
+    state = await (await fetch("/api/operator", { cache: "no-store" })).json();
+  } catch (e) { /* the table is away: the stream says so */ }
+  byId("op-open").hidden = !state.pin || document.body.classList.contains("kiosk");
+  byId("op-login").hidden = state.operator;
+  byId("op-tools").hidden = !state.operator;
+  byId("op-logout").hidden = !state.operator;
+}
+
+function operatorSays(reply, done) {
+  byId("op-problem").classList.toggle("ok", !!reply.ok);
+  byId("op-problem").textContent = reply.ok ? done
+    : (reply.problem || "refused") + (reply.fix ? ": " + reply.fix : "");
+}
+
+async function operatorEvent(event) {
+  const reason = byId("op-reason").value.trim();
+  const reply = await post(Object.assign({ reason: reason }, event));
+  operatorSays(reply, "done: " + reason);
+  if (reply.ok) byId("op-reason").value = "";
+  operatorState();
+}
+
+function setupOperator() {
+  byId("op-open").addEventListener("click", () => {
+    byId("op-problem").textContent = "";
+    byId("op-panel").hidden = false;
+    operatorState();
+  });
+  byId("op-close").addEventListener("click", () => { byId("op-panel").hidden = true; });
+  byId("op-login-go").addEventListener("click", async () => {
+    const pin = byId("op-pin").value;
+    byId("op-pin").value = "";
+    operatorSays(await post({ pin: pin }, "/api/operator/login"), "logged in");
+    operatorState();
+  });
+  byId("op-adjust").addEventListener("click", () => operatorEvent({
+    event: "score_adjusted", team: byId("op-team").value, points: parseInt(byId("op-points").value, 10),
+  }));
+  byId("op-void").addEventListener("click", () => operatorEvent({ event: "hand_voided" }));
+  byId("op-logout").addEventListener("click", async () => {
+    operatorSays(await post({}, "/api/operator/logout"), "logged out");
+    operatorState();
+  });
+  operatorState();
 }
 
 // --- the touchscreen ---------------------------------------------------------------------
@@ -442,4 +494,5 @@ function enlarge(url, caption) {
 byId("lightbox").addEventListener("click", () => { byId("lightbox").hidden = true; });
 byId("refusal").addEventListener("click", () => { byId("refusal").hidden = true; });
 byId("health").append(el("div", "", "waiting for the table…"));
+setupOperator();
 connect();
