@@ -50,6 +50,7 @@ from table_controller.vision.camera import (
 )
 from table_controller.vision.layout import FORMAT, Calibration, CalibrationError
 from table_controller.vision.markers import FAMILIES
+from table_controller.vision.picture import PictureError, read_picture
 
 DEFAULT_OUT = Path("calibration/table.json")
 DEFAULT_LENS = Path("calibration/lens.json")
@@ -66,10 +67,10 @@ def _read_image(path: str) -> np.ndarray:
         raise CameraError(f"{p} does not exist (a PNG or JPEG from the table's camera)")
     if p.is_dir():
         raise CameraError(f"{p} is a folder: give one picture, or use --camera folder:{p}")
-    img = cv2.imdecode(np.fromfile(str(p), np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise CameraError(f"{p} is not a picture that can be read (a PNG or JPEG)")
-    return np.asarray(img)
+    try:
+        return read_picture(p)
+    except PictureError as exc:
+        raise CameraError(str(exc)) from None
 
 
 def _is_live(source: FrameSource) -> bool:

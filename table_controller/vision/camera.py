@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.closing import Closing
+from table_controller.vision.picture import PictureError, read_picture
 
 Image = npt.NDArray[np.uint8]
 N = TypeVar("N", int, float)
@@ -128,11 +129,10 @@ def _natural(name: str) -> list[Any]:
 
 
 def _read_image(path: Path) -> Image:
-    data = np.fromfile(str(path), np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None:
-        raise CameraError(f"{path} is not a picture OpenCV can read (corrupt or not an image)")
-    return np.asarray(img)
+    try:
+        return read_picture(path)
+    except PictureError as exc:
+        raise CameraError(str(exc)) from None
 
 
 class FolderSource(FrameSource):
