@@ -14,7 +14,6 @@ camera that will not open, a damaged file).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, TextIO
 import cv2
 import numpy as np
 
+from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.vision.calibration import (
     DRIFT_PX,
     MAX_ERROR_MM,
@@ -101,8 +101,8 @@ def _may_write(path: Path, force: bool) -> str | None:
     if path.is_dir():
         return f"{path} is a folder; give a file name for the calibration"
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = loads_limited(path.read_bytes())
+    except (OSError, JSONLimitError):
         doc = None
     if isinstance(doc, dict) and str(doc.get("format", "")).startswith(FORMAT.split("/")[0]):
         return None
