@@ -20,6 +20,7 @@ from PIL import Image, UnidentifiedImageError
 
 MAX_PIXELS = 50_000_000  # 50 megapixels: well above any table camera (a Pi HQ is 12)
 MAX_BYTES = 256 * 1024 * 1024  # no camera picture of 50 megapixels is larger
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
 
 
 class PictureError(ValueError):

@@ -170,14 +170,13 @@ def test_over_the_table_limit_is_refused_before_decoding(tmp_path: Path) -> None
     one_line_error(run("vision", "read", str(picture)), "8000x8000 (64,000,000 pixels)")
 
 
-def test_calibrate_refuses_a_bomb_from_a_picture_and_from_a_folder(tmp_path: Path) -> None:
+def test_calibrate_refuses_a_bomb_as_a_picture_a_folder_or_a_video(tmp_path: Path) -> None:
     (tmp_path / "pictures").mkdir()
     bomb = png(tmp_path / "pictures" / "frame-1.png", 32769, 32769)
     out = str(tmp_path / "cal.json")
     one_line_error(run("calibrate", "--image", str(bomb), "--out", out), "pixels")
-    one_line_error(
-        run("calibrate", "--camera", f"folder:{tmp_path / 'pictures'}", "--out", out), "pixels"
-    )
+    for camera in (f"folder:{tmp_path / 'pictures'}", f"video:{bomb}"):
+        one_line_error(run("calibrate", "--camera", camera, "--out", out), "pixels")
 
 
 # --- properties: every parser succeeds or gives its own error -------------------------
