@@ -32,10 +32,10 @@ test: $(STAMP) $(MPY_WASM)
 
 # The pinned versions (constraints.txt) against PyPI's vulnerability data. Needs the network
 # to pypi.org, so it is not part of `make test`; run it before a release and after raising
-# a version.
+# a version. --strict: a package it cannot look up fails the audit instead of passing unchecked.
 audit: $(STAMP)
 	@$(BIN)/python -m pip install -q pip-audit
-	$(BIN)/pip-audit --requirement constraints.txt --no-deps --disable-pip --progress-spinner off
+	$(BIN)/pip-audit --requirement constraints.txt --no-deps --disable-pip --strict --progress-spinner off
 
 bench: $(STAMP)
 	$(BIN)/python bench/hands.py
