@@ -14,8 +14,9 @@ The board is anything with ``show(pixels)``, ``button_down() -> bool`` and
 ``acceleration() -> (x, y, z) in g, or None`` (no accelerometer).
 
 The cube is the dumb end, as a Klipper MCU: until a hello opens a session it answers
-hellos only; then it acks every reliable message, applies each one once (a repeated sequence number is acked again but not applied), naks garbage
-so the host resends at once, and reports its link lost when the host's frames stop.
+hellos only; then it acks every reliable message, applies each one once (a repeated
+sequence number is acked again but not applied), naks garbage so the host resends at
+once, and reports its link lost when the host's frames stop.
 """
 
 try:

@@ -301,9 +301,7 @@ def test_bad_options_name_the_option_and_the_allowed_values(tmp_path: Path) -> N
 
 
 def test_options_out_of_range_name_the_range(tmp_path: Path) -> None:
-    found = problems(
-        tmp_path, MINIMAL + "[rules.options]\npoints_to_win = 0\npoints_made = -100\n"
-    )
+    found = problems(tmp_path, MINIMAL + "[rules.options]\npoints_to_win = 0\npoints_made = -100\n")
     assert found["rules.options.points_to_win"][1] == (
         "allowed: a whole number from 1 to 1000, or none"
     )
