@@ -60,10 +60,9 @@ def read_picture(path: str | Path, *, max_pixels: int = MAX_PIXELS) -> npt.NDArr
     if p.is_dir():
         raise PictureError(f"{p} is a folder: give one picture")
     picture_size(p, max_pixels=max_pixels)
-    if p.stat().st_size > MAX_BYTES:
-        raise PictureError(
-            f"{p} is {p.stat().st_size:,} bytes; a camera picture is under {MAX_BYTES:,}"
-        )
+    size = p.stat().st_size
+    if size > MAX_BYTES:
+        raise PictureError(f"{p} is {size:,} bytes; a camera picture is under {MAX_BYTES:,}")
     data = np.fromfile(str(p), np.uint8)
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
