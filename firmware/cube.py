@@ -13,9 +13,10 @@ the time in milliseconds, and takes the bytes it wants to send::
 The board is anything with ``show(pixels)``, ``button_down() -> bool`` and
 ``acceleration() -> (x, y, z) in g, or None`` (no accelerometer).
 
-The cube is the dumb end, as a Klipper MCU: it acks every reliable message, applies
-each one once (a repeated sequence number is acked again but not applied), naks garbage
-so the host resends at once, and reports its link lost when the host's frames stop.
+The cube is the dumb end, as a Klipper MCU: until a hello opens a session it answers
+hellos only; then it acks every reliable message, applies each one once (a repeated
+sequence number is acked again but not applied), naks garbage so the host resends at
+once, and reports its link lost when the host's frames stop.
 """
 
 try:
@@ -154,12 +155,19 @@ class Cube:
     def handle(self, f: frame.Frame, now_ms: int) -> None:
         self.heard_ms = now_ms
         kind = f.kind
+        if kind == frame.KIND_HELLO:
+            self.handle_hello(f.payload, now_ms)
+            return
+        if self.session == 0:
+            # No host has greeted this cube since power-on: a message from anything else
+            # on the port (a stray STOP would leave the cube at the REPL until replugged)
+            # is ignored, neither applied nor acked nor naked, so a host that lost track
+            # keeps resending; our heartbeats say session 0 and it greets us again.
+            return
         if kind in frame.RELIABLE:
             self.handle_reliable(f, now_ms)
         elif kind == frame.KIND_HEARTBEAT:
             pass  # a good frame: the link is alive, nothing more
-        elif kind == frame.KIND_HELLO:
-            self.handle_hello(f.payload, now_ms)
         elif kind == frame.KIND_ACK:
             if self.outstanding is not None and f.seq == self.outstanding_seq:
                 self.outstanding = None

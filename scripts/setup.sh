@@ -2,7 +2,8 @@
 # Sets up a fresh Debian or Raspberry Pi OS machine for the table controller:
 # the system packages it needs, a virtual environment, and the Python packages.
 set -euo pipefail
-venv="${1:-.venv}"
+venv="$(realpath -m "${1:-.venv}")"  # before the cd below
+cd "$(dirname "$0")/.."  # the checkout: pyproject.toml and constraints.txt
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 fail() { printf '\033[1;31msetup failed:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -62,7 +63,13 @@ if ! "$venv/bin/python" -m pip install --upgrade pip >"$log" 2>&1; then
     cat "$log" >&2
     fail "could not upgrade pip in $venv (above; also in $log): check the network, then run make again"
 fi
-if ! "$venv/bin/python" -m pip install -e '.[test]' >>"$log" 2>&1; then
+# setuptools is not upgraded by pip; the venv's own copy has published vulnerabilities.
+if ! "$venv/bin/python" -m pip install --upgrade -c constraints.txt setuptools >>"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    fail "could not upgrade setuptools in $venv (above; all of it in $log): check the network, then run make again"
+fi
+# constraints.txt: the exact versions the tests passed with, so every machine gets them.
+if ! "$venv/bin/python" -m pip install -c constraints.txt -e '.[test]' >>"$log" 2>&1; then
     tail -n 40 "$log" >&2
     fail "could not install the Python packages (above; all of it in $log): fix that, then run make again"
 fi

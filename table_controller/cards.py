@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from typing import Final
 
+from table_controller.clip import clip
 from table_controller.seats import Seat
 
 
@@ -47,7 +48,7 @@ class Suit(IntEnum):
         try:
             return cls[text.strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown suit {text!r}: suits are C, D, H and S") from None
+            raise ValueError(f"unknown suit {clip(text)}: suits are C, D, H and S") from None
 
     def __str__(self) -> str:
         return self.name
@@ -92,12 +93,12 @@ class Card(int):
     def parse(cls, code: str) -> Card:
         """The card for a code such as "JH"; "10H" is accepted for "TH"."""
         if not isinstance(code, str):
-            raise ValueError(f"a card code is a string such as 'JH', not {code!r}")
+            raise ValueError(f"a card code is a string such as 'JH', not {clip(code)}")
         text = code.strip().upper().replace("10", "T")
         card = _BY_CODE.get(text)
         if card is None:
             raise ValueError(
-                f"unknown card {code!r}: a card is a rank (9 T J Q K A) and a suit "
+                f"unknown card {clip(code)}: a card is a rank (9 T J Q K A) and a suit "
                 "(C D H S), such as 'JH' for the jack of hearts"
             )
         return card

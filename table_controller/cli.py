@@ -14,12 +14,14 @@ from importlib import resources
 from typing import Any, TextIO
 
 from table_controller import __version__
+from table_controller.clip import clip
 from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.sources import text_title
+from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.table import run_cli
 from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, parse_lines, replay
 
@@ -32,11 +34,11 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise SystemExit(
-                f"error: --option {pair!r}: write it as KEY=VALUE, e.g. points_to_win=11"
+                f"error: --option {clip(pair)}: write it as KEY=VALUE, e.g. points_to_win=11"
             )
         try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
+            options[key] = loads_limited(value)
+        except JSONLimitError:  # a word such as award_and_end, or a number too long
             options[key] = value
     return options
 

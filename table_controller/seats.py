@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from table_controller.clip import clip
+
 
 class Seat(IntEnum):
     """A seat at the table; the integer value is its clockwise position from North."""
@@ -40,7 +42,7 @@ class Seat(IntEnum):
         try:
             return cls[text.strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown seat {text!r}: seats are N, E, S and W") from None
+            raise ValueError(f"unknown seat {clip(text)}: seats are N, E, S and W") from None
 
     def clockwise_from(self) -> tuple[Seat, Seat, Seat, Seat]:
         """All four seats in playing order, starting with this one."""
@@ -70,7 +72,7 @@ class Team(IntEnum):
         try:
             return cls[key]
         except KeyError:
-            raise ValueError(f"unknown team {text!r}: teams are NS and EW") from None
+            raise ValueError(f"unknown team {clip(text)}: teams are NS and EW") from None
 
     def __str__(self) -> str:
         return self.name

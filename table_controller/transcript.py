@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.clip import clip
 from table_controller.rules.codec import CodecError, decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import PRESETS, Rules, preset
+from table_controller.safe_json import JSONLimitError, loads_limited
 
 DEFAULT_PRESET = "td-tournament"
 
@@ -74,11 +76,9 @@ def parse_lines(lines: Iterable[str], source: str = "<transcript>") -> Transcrip
         if not text or text.startswith("#"):
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(
-                source, number, f"not valid JSON ({exc.msg} at column {exc.colno})"
-            ) from None
+            obj = loads_limited(text)
+        except JSONLimitError as exc:
+            raise TranscriptError(source, number, str(exc)) from None
         if not isinstance(obj, dict):
             raise TranscriptError(source, number, "each line must be one JSON object")
         if "rules" in obj and "event" not in obj:
@@ -108,14 +108,16 @@ def _rules_line(source: str, number: int, obj: dict[str, Any]) -> tuple[str, dic
     name = obj["rules"]
     if not isinstance(name, str) or name not in PRESETS:
         raise TranscriptError(
-            source, number, f"unknown rule preset {name!r}; presets: " + ", ".join(PRESETS)
+            source, number, f"unknown rule preset {clip(name)}; presets: " + ", ".join(PRESETS)
         )
     options = obj.get("options", {})
     if not isinstance(options, dict):
         raise TranscriptError(source, number, "options must be a JSON object")
     extra = set(obj) - {"rules", "options"}
     if extra:
-        raise TranscriptError(source, number, f"the rules line has no field {sorted(extra)[0]!r}")
+        raise TranscriptError(
+            source, number, f"the rules line has no field {clip(sorted(extra)[0])}"
+        )
     return name, options
 
 

@@ -40,6 +40,8 @@ def step(data, t):
     c.receive(data, t)
     c.tick(t)
     print(t, binascii.hexlify(c.take_output()).decode())
+step(frame.encode(1, frame.stop()), 5)
+print(c.stopped, c.session)
 step(frame.encode(0, frame.hello(0x1234, 1000)), 10)
 state = frame.State(3, 1, False, 4, -5, 0, 32)
 step(frame.encode(1, state.to_payload()), 20)

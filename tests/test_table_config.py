@@ -297,7 +297,15 @@ def test_bad_options_name_the_option_and_the_allowed_values(tmp_path: Path) -> N
         "allowed: 'award_and_end', 'deduct', 'reported'",
     )
     assert found["rules.options.stick_the_dealer"][1] == "allowed: true or false"
-    assert found["rules.options.best_of"][1] == "allowed: a whole number"
+    assert found["rules.options.best_of"][1] == "allowed: a whole number from 1 to 99"
+
+
+def test_options_out_of_range_name_the_range(tmp_path: Path) -> None:
+    found = problems(tmp_path, MINIMAL + "[rules.options]\npoints_to_win = 0\npoints_made = -100\n")
+    assert found["rules.options.points_to_win"][1] == (
+        "allowed: a whole number from 1 to 1000, or none"
+    )
+    assert found["rules.options.points_made"][1] == "allowed: a whole number from 1 to 100"
 
 
 def test_options_that_cannot_go_together(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_errors_say_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "does not exist" in capsys.readouterr().err
     (tmp_path / "notes.png").write_text("not a picture")
     assert run("vision", "read", str(tmp_path / "notes.png"))[0] == 2
-    assert "is not an image" in capsys.readouterr().err
+    assert "is not a picture" in capsys.readouterr().err
     cv2.imwrite(str(tmp_path / "ok.png"), np.zeros((10, 10, 3), np.uint8))
     bad = tmp_path / "cal.json"
     bad.write_text("{}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
+from table_controller.clip import clip
 from table_controller.devices.pins import (
     LED_COLOURS,
     LedWiring,
@@ -62,7 +63,7 @@ class _Parser:
                         None,
                         "seat pin map",
                         data,
-                        f"the seat pin map is {data!r}: it must be a table of the seats "
+                        f"the seat pin map is {clip(data)}: it must be a table of the seats "
                         "N, E, S and W and the director button (see docs/seats.md)",
                     )
                 ]
@@ -75,7 +76,7 @@ class _Parser:
                     None,
                     str(key),
                     value,
-                    f"the seat pin map has an unknown entry {key!r}: its entries are "
+                    f"the seat pin map has an unknown entry {clip(key)}: its entries are "
                     "N, E, S, W, director and led_wiring.",
                 )
                 continue
@@ -115,7 +116,7 @@ class _Parser:
             None,
             "led_wiring",
             value,
-            f'led_wiring is {value!r}: write "common-cathode" (the lights\' long leg to '
+            f'led_wiring is {clip(value)}: write "common-cathode" (the lights\' long leg to '
             'ground) or "common-anode" (the long leg to 3.3 V).',
         )
         return None
@@ -135,7 +136,7 @@ class _Parser:
                 seat,
                 "seat",
                 table,
-                f"seat {seat} is {table!r}: it must be a table with led, pass, call and alone.",
+                f"seat {seat} is {clip(table)}: it must be a table with led, pass, call and alone.",
             )
             return None
         for key in table:
@@ -153,7 +154,7 @@ class _Parser:
                     seat,
                     str(key),
                     table[key],
-                    f"seat {seat} has an unknown entry {key!r}: its entries are led, pass, "
+                    f"seat {seat} has an unknown entry {clip(key)}: its entries are led, pass, "
                     "call and alone.",
                 )
         led = self.led(seat, table.get("led"))
@@ -195,7 +196,7 @@ class _Parser:
             seat,
             "LED",
             value,
-            f"seat {seat}'s led is {value!r}: write its three pins in the order red, green, "
+            f"seat {seat}'s led is {clip(value)}: write its three pins in the order red, green, "
             "blue, e.g. `led = [17, 27, 22]` (or `led = {red = 17, green = 27, blue = 22}`).",
         )
         return None

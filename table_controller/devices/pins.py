@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from table_controller.clip import clip
 from table_controller.devices.seat_events import SEAT_BUTTONS, SeatButton
 from table_controller.seats import SEATS, Seat
 
@@ -252,7 +253,7 @@ def free_words(used: set[int]) -> str:
 def _pin_wrong(pin: object, where: str, free: str) -> str | None:
     """What is wrong with ``pin`` for ``where``, or None."""
     if type(pin) is not int:
-        return f"{where} is {pin!r}: write a GPIO number, such as 17 for GPIO17."
+        return f"{where} is {clip(pin)}: write a GPIO number, such as 17 for GPIO17."
     if pin in RESERVED_GPIOS:
         return (
             f"{where} is GPIO{pin}, which is reserved for {RESERVED_GPIOS[pin]}: "

@@ -32,6 +32,7 @@ from table_controller.devices.seat_events import (
     SeatButton,
 )
 from table_controller.devices.seat_lights import SeatLight
+from table_controller.safe_toml import TOMLLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
 
 COLOURS = (("red", (1.0, 0.0, 0.0)), ("green", (0.0, 1.0, 0.0)), ("blue", (0.0, 0.0, 1.0)))
@@ -43,7 +44,7 @@ def load_pin_map(path: str | None) -> PinMap:
     """The default map, or the ``[seats]`` table of a TOML file (or the whole file)."""
     if path is None:
         return DEFAULT_PIN_MAP
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    data = loads_limited(Path(path).read_text(encoding="utf-8"))
     return PinMap.from_mapping(data.get("seats", data))
 
 
@@ -55,6 +56,10 @@ def _pin_map_or_error(args: argparse.Namespace) -> PinMap | None:
         _error(f"cannot read {path} ({exc.strerror}): give the TOML file with the [seats] table")
     except tomllib.TOMLDecodeError as exc:
         _error(f"{path} is not valid TOML ({exc}): fix that line, then run this again")
+    except TOMLLimitError as exc:
+        _error(f"{path}: {exc}: give the TOML file with the [seats] table")
+    except UnicodeDecodeError:
+        _error(f"{path} is not UTF-8 text: give the TOML file with the [seats] table")
     except PinMapError as exc:
         where = path or "the default pin map"
         _error(f"{where}: {exc}\nThe pin map format is in docs/seats.md.")

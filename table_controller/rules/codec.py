@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from table_controller.cards import Card, Suit
+from table_controller.clip import clip
 from table_controller.rules.events import INPUT_EVENTS, OUTPUT_EVENTS, InputEvent, OutputEvent
 from table_controller.seats import Seat, Team
 
@@ -37,7 +38,7 @@ OUTPUT_BY_NAME: dict[str, type[OutputEvent]] = {event_name(c): c for c in OUTPUT
 
 def _seat(v: JSON) -> Seat:
     if not isinstance(v, str):
-        raise CodecError(f"{v!r} is not a seat: seats are N, E, S and W")
+        raise CodecError(f"{clip(v)} is not a seat: seats are N, E, S and W")
     return Seat.parse(v)
 
 
@@ -49,43 +50,43 @@ def _trump(v: JSON) -> Suit | None:
     if v == "NT":
         return None
     if not isinstance(v, str):
-        raise CodecError(f"{v!r} is not a trump: C, D, H, S, or NT for no trump")
+        raise CodecError(f"{clip(v)} is not a trump: C, D, H, S, or NT for no trump")
     return Suit.parse(v)
 
 
 def _bool(v: JSON) -> bool:
     if not isinstance(v, bool):
-        raise CodecError(f"{v!r} is not true or false")
+        raise CodecError(f"{clip(v)} is not true or false")
     return v
 
 
 def _int(v: JSON) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise CodecError(f"{v!r} is not a whole number")
+        raise CodecError(f"{clip(v)} is not a whole number")
     return v
 
 
 def _team(v: JSON) -> Team:
     if v not in ("NS", "EW"):
-        raise CodecError(f"{v!r} is not a team: NS or EW")
+        raise CodecError(f"{clip(v)} is not a team: NS or EW")
     return Team[str(v)]
 
 
 def _text(v: JSON) -> str:
     if not isinstance(v, str) or not v.strip():
-        raise CodecError(f"{v!r} is not a text: write a few words")
+        raise CodecError(f"{clip(v)} is not a text: write a few words")
     return v
 
 
 def _cards(v: JSON) -> tuple[Card, ...]:
     if not isinstance(v, list):
-        raise CodecError(f"{v!r} is not a list of cards")
+        raise CodecError(f"{clip(v)} is not a list of cards")
     return tuple(_card(c) for c in v)
 
 
 def _hands(v: JSON) -> dict[Seat, tuple[Card, ...]]:
     if not isinstance(v, dict):
-        raise CodecError(f"{v!r} is not an object of hands by seat")
+        raise CodecError(f"{clip(v)} is not an object of hands by seat")
     return {_seat(k): _cards(c) for k, c in v.items()}
 
 
@@ -146,13 +147,13 @@ def decode_input(obj: JSON) -> InputEvent:
     cls = INPUT_BY_NAME.get(name) if isinstance(name, str) else None
     if cls is None:
         raise CodecError(
-            f"unknown event {name!r}: input events are " + ", ".join(sorted(INPUT_BY_NAME))
+            f"unknown event {clip(name)}: input events are " + ", ".join(sorted(INPUT_BY_NAME))
         )
     specs = _fields(cls)
     allowed = {n for n, _, _ in specs} | {"event"}
     extra = sorted(set(obj) - allowed)
     if extra:
-        raise CodecError(f"{name} has no field {extra[0]!r}; its fields are " + _list(specs))
+        raise CodecError(f"{name} has no field {clip(extra[0])}; its fields are " + _list(specs))
     kwargs: dict[str, Any] = {}
     for field_name, decoder, required in specs:
         if field_name not in obj or (obj[field_name] is None and field_name != "trump"):

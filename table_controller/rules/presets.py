@@ -14,6 +14,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
+from table_controller.clip import clip
 from table_controller.rules.errors import RulesError
 
 
@@ -115,7 +116,7 @@ class Rules:
             key = name.replace("-", "_")
             if key not in known:
                 raise RulesError(
-                    f"unknown rule option {name!r}",
+                    f"unknown rule option {clip(name)}",
                     "one of: " + ", ".join(sorted(known)),
                 )
             changes[key] = _coerce(key, getattr(self, key), value)
@@ -134,12 +135,17 @@ class Rules:
                 "the game would never end",
                 "points_to_win or hands_per_game to be set",
             )
-        if self.best_of < 1 or self.best_of % 2 == 0:
+        if self.best_of % 2 == 0:
             raise RulesError(f"best_of {self.best_of} cannot decide a match", "an odd number")
         if not 1 <= self.min_bid <= self.hand_size:
             raise RulesError(
                 f"min_bid {self.min_bid} is not a trick count",
                 f"a number from 1 to {self.hand_size}",
+            )
+        if self.dealer_min_bid is not None and not 1 <= self.dealer_min_bid <= self.hand_size:
+            raise RulesError(
+                f"dealer_min_bid {self.dealer_min_bid} is not a trick count",
+                f"a number from 1 to {self.hand_size}, or none",
             )
         if self.variant is Variant.EUCHRE and (
             self.shoot_bids or self.nines_misdeal or self.no_trump or self.bid_names_trump
@@ -156,19 +162,50 @@ def _coerce(name: str, current: Any, value: Any) -> Any:
             return type(current)(value)
         except ValueError:
             allowed = ", ".join(repr(m.value) for m in type(current))
-            raise RulesError(f"option {name} cannot be {value!r}", allowed) from None
+            raise RulesError(f"option {name} cannot be {clip(value)}", allowed) from None
     if isinstance(current, bool):
         if isinstance(value, bool):
             return value
-        raise RulesError(f"option {name} cannot be {value!r}", "true or false")
+        raise RulesError(f"option {name} cannot be {clip(value)}", "true or false")
+    low, high = RANGES[name]
+    allowed = f"a whole number from {low} to {high}" + (", or none" if name in _OPTIONAL else "")
     if isinstance(value, bool) or not (isinstance(value, int) or value is None):
-        raise RulesError(f"option {name} cannot be {value!r}", "a whole number")
+        raise RulesError(f"option {name} cannot be {clip(value)}", allowed)
     if value is None and name not in _OPTIONAL:
-        raise RulesError(f"option {name} cannot be empty", "a whole number")
+        raise RulesError(f"option {name} cannot be empty", allowed)
+    if value is not None and not low <= value <= high:
+        raise RulesError(f"option {name} cannot be {clip(value)}", allowed)
     return value
 
 
 _OPTIONAL = {"points_to_win", "hands_per_game", "dealer_min_bid", "false_claim_points"}
+
+# The whole-number options and the values that make sense, from the rule texts: every
+# text scores between 1 and 24 points for a hand or a penalty, and plays to 10, 32 or
+# "whatever total score the players decide" (002); 001 plays 12 hands and 4 more on a tie.
+# The bids (min_bid, dealer_min_bid) are trick counts, checked against the hand size.
+_POINTS = (1, 100)
+RANGES: dict[str, tuple[int, int]] = {
+    "points_made": _POINTS,
+    "points_march": _POINTS,
+    "points_loner_made": _POINTS,
+    "points_loner_march": _POINTS,
+    "points_euchre": _POINTS,
+    "points_euchre_loner": _POINTS,
+    "progressive_loner": _POINTS,
+    "progressive_partner": _POINTS,
+    "renege_points": _POINTS,
+    "renege_points_loner": _POINTS,
+    "false_claim_points": _POINTS,
+    "out_of_turn_points": _POINTS,
+    "out_of_turn_points_loner": _POINTS,
+    "points_to_win": (1, 1000),
+    "hands_per_game": (1, 100),
+    "playoff_hands": (0, 100),
+    "best_of": (1, 99),
+    "min_bid": (1, 6),
+    "dealer_min_bid": (1, 6),
+}
 
 
 def _to_json(value: Any) -> Any:
@@ -296,5 +333,6 @@ def preset(name: str, options: Mapping[str, Any] | None = None) -> Rules:
     try:
         rules = PRESETS[name].rules
     except KeyError:
-        raise RulesError(f"unknown rule preset {name!r}", "one of: " + ", ".join(PRESETS)) from None
+        known = "one of: " + ", ".join(PRESETS)
+        raise RulesError(f"unknown rule preset {clip(name)}", known) from None
     return rules.with_options(options) if options else rules

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.clip import clip, clip_text
 from table_controller.devices.cube_types import CubeConfig
 from table_controller.devices.pin_config import parse_pin_map
 from table_controller.devices.pins import DEFAULT_PIN_MAP, PinMap, PinMapError, PinProblem
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, Rules
+from table_controller.safe_toml import TOMLLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
 from table_controller.table.config_reader import ConfigError, ConfigProblem, Reader, describe
 from table_controller.table.config_toml import example_config, to_toml
@@ -197,9 +199,12 @@ def load_config(path: str | Path) -> TableConfig:
             source,
         ) from None
     try:
-        data = tomllib.loads(text)
+        data = loads_limited(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([_syntax_problem(exc, text)], source) from None
+    except TOMLLimitError as exc:
+        fix = f"this is not a table configuration: give the table's TOML file ({DOCS})"
+        raise ConfigError([ConfigProblem("TOML", str(exc), fix)], source) from None
     config = parse_config(data, p.absolute().parent, source)
     return dataclasses.replace(config, source=p)
 
@@ -220,7 +225,7 @@ def _syntax_problem(exc: tomllib.TOMLDecodeError, text: str) -> ConfigProblem:
         return ConfigProblem("TOML", f"the file is not valid TOML: {what}", fix)
     line, column = int(where.group(1)), int(where.group(2))
     lines = text.splitlines()
-    shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    shown = clip_text(lines[line - 1].strip()) if 0 < line <= len(lines) else ""
     if what.startswith("invalid value"):
         fix = 'text needs quotes (name = "Table 1"), true/false and numbers do not'
     elif what.startswith("cannot declare") or what.startswith("cannot overwrite"):
@@ -286,7 +291,9 @@ def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules 
         near = difflib.get_close_matches(name, PRESETS, n=1)
         hint = f"did you mean {near[0]!r}? " if near else ""
         r.add(
-            "rules.preset", f"unknown rule preset {name!r}", hint + "presets: " + ", ".join(PRESETS)
+            "rules.preset",
+            f"unknown rule preset {clip(name)}",
+            hint + "presets: " + ", ".join(PRESETS),
         )
     raw = r.table(t, "rules.options", known=None)
     known = [f.name for f in dataclasses.fields(Rules)]
@@ -299,7 +306,7 @@ def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules 
             near = difflib.get_close_matches(option, known, n=1)
             r.add(
                 where,
-                f"unknown rule option {key!r}",
+                f"unknown rule option {clip(key)}",
                 (f"did you mean {near[0]!r}? " if near else "")
                 + f"`table-controller rules show {shown}` lists every option and its value",
             )
@@ -320,7 +327,7 @@ def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules 
     except RulesError as exc:
         named = [k for k in options if re.search(rf"\b{k}\b", exc.message)]
         key = f"rules.options.{named[0]}" if named else "rules.options"
-        r.add(key, f"with preset {name!r}: {exc.message}", f"expected {exc.expected}")
+        r.add(key, f"with preset {clip(name)}: {exc.message}", f"expected {exc.expected}")
         return name, options, None
 
 
@@ -419,7 +426,7 @@ def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
     elif not (port.startswith("/") or "://" in port or re.fullmatch(r"COM\d+", port)):
         r.add(
             "cube.port",
-            f"{port!r} is not a port",
+            f"{clip(port)} is not a port",
             'write "auto" (find the cube on USB), a device path such as '
             '"/dev/serial/by-id/usb-MicroPython_...", "emulator", or "none" (no cube)',
         )
@@ -479,13 +486,13 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
     if any(c in feed.event for c in "+#/\0"):
         r.add(
             "feed.event",
-            f"the event name {feed.event!r} has a character a topic cannot hold (+ # /)",
+            f"the event name {clip(feed.event)} has a character a topic cannot hold (+ # /)",
             'write a plain name such as "club-night-may"',
         )
     if any(c in feed.topic for c in "+#\0") or feed.topic.startswith("$"):
         r.add(
             "feed.topic",
-            f"the topic {feed.topic!r} has an MQTT wildcard (+ or #) or starts with $",
+            f"the topic {clip(feed.topic)} has an MQTT wildcard (+ or #) or starts with $",
             'write a plain topic such as "euchre" or "club/euchre"',
         )
     return feed

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from table_controller.clip import clip, clip_text
 from table_controller.seats import Seat
 
 
@@ -20,7 +21,9 @@ class ConfigProblem(NamedTuple):
     fix: str
 
     def line(self, source: str) -> str:
-        return f"{source}: {self.key}: {self.problem} -- {self.fix}"
+        # The key may come from the file and the problem may quote a value: a line stays
+        # readable whatever the file holds.
+        return f"{source}: {clip_text(self.key)}: {clip_text(self.problem, 400)} -- {self.fix}"
 
 
 class ConfigError(ValueError):
@@ -48,9 +51,9 @@ def describe(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'the text "{value}"'
+        return f'the text "{clip_text(value)}"'
     if isinstance(value, int | float):
-        return f"the number {value}"
+        return f"the number {clip_text(str(value))}"
     if isinstance(value, Mapping):
         return "a table"
     if isinstance(value, list):
@@ -93,7 +96,7 @@ class Reader:
             for k in value:
                 if k not in keys:
                     self.add(
-                        f"{key}.{k}", f"unknown key {k!r} in [{key}]", _nearest(k, keys, "key")
+                        f"{key}.{k}", f"unknown key {clip(k)} in [{key}]", _nearest(k, keys, "key")
                     )
         return value
 
@@ -122,7 +125,7 @@ class Reader:
                 self.add(key, "missing", f'add it under [{section}], e.g. name = "Table 1"')
             return default
         if not isinstance(value, str):
-            self._wrong(key, value, "text in quotes", f'"{value}"')
+            self._wrong(key, value, "text in quotes", f'"{clip_text(str(value))}"')
             return None
         value = value.strip()
         if not value and not empty:
@@ -152,7 +155,11 @@ class Reader:
             self._wrong(key, value, "a number without quotes", str(default))
             return default
         if not low <= value <= high:
-            self.add(key, f"{_label(key)} is {value}", f"use a number from {low:g} to {high:g}")
+            self.add(
+                key,
+                f"{_label(key)} is {clip_text(str(value))}",
+                f"use a number from {low:g} to {high:g}",
+            )
             return default
         return float(value)
 
@@ -167,7 +174,11 @@ class Reader:
             return default
         if value < low or (high is not None and value > high):
             upper = f" to {high}" if high is not None else " or more"
-            self.add(key, f"{_label(key)} is {value}", f"use a whole number from {low}{upper}")
+            self.add(
+                key,
+                f"{_label(key)} is {clip_text(str(value))}",
+                f"use a whole number from {low}{upper}",
+            )
             return default
         return value
 
@@ -186,7 +197,7 @@ class Reader:
             return default
         if value.lower() not in choices:
             options = " or ".join(f'"{c}"' for c in choices)
-            self.add(key, f"{_label(key)} is {value!r}", f"write {options}")
+            self.add(key, f"{_label(key)} is {clip(value)}", f"write {options}")
             return default
         return value.lower()
 
@@ -197,7 +208,7 @@ class Reader:
         try:
             return Seat.parse(value)
         except ValueError:
-            self.add(key, f"{_label(key)} is {value!r}", 'write a seat: "N", "E", "S" or "W"')
+            self.add(key, f"{_label(key)} is {clip(value)}", 'write a seat: "N", "E", "S" or "W"')
             return None
 
     def path(self, t: Mapping[str, Any], key: str, default: str | None) -> Path | None:

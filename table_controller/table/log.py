@@ -31,6 +31,7 @@ from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent
 from table_controller.rules.presets import preset
+from table_controller.safe_json import loads_limited
 from table_controller.seats import Seat
 
 LOG_FORMAT = "table-controller-log/1"
@@ -284,9 +285,9 @@ class EventLog:
         problems: list[LogError] = []
         for g, seq, text, source, recorded, has_evidence in rows:
             try:
-                event = decode_input(json.loads(text))
-            except (ValueError, TypeError) as exc:  # JSONDecodeError, CodecError
-                why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                event = decode_input(loads_limited(text))
+            except (ValueError, TypeError) as exc:  # JSONLimitError, CodecError
+                why = str(exc)
                 problems.append(
                     LogError(
                         f"{self.path}: game {g}, event {seq} cannot be read ({why}); "
@@ -325,8 +326,8 @@ class EventLog:
     def _game_record(self, row: Any) -> GameRecord:
         game, rules, options, players, started = row
         try:
-            opts = json.loads(options)
-            seats = {Seat.parse(k): str(v) for k, v in json.loads(players).items()}
+            opts = loads_limited(options)
+            seats = {Seat.parse(k): str(v) for k, v in loads_limited(players).items()}
             if not isinstance(opts, dict):
                 raise ValueError("the options are not a JSON object")
         except (ValueError, AttributeError) as exc:

@@ -26,6 +26,7 @@ from table_controller.devices.seat_events import ButtonPressed, SeatButton
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import InputEvent
 from table_controller.rules.game import Game
+from table_controller.safe_json import loads_limited
 from table_controller.seats import Seat
 from table_controller.vision.camera import TIMESTAMPS, Frame
 
@@ -89,7 +90,7 @@ def read_inputs(path: Path) -> dict[int, list[dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
+            doc = loads_limited(line)
             frame = int(doc["frame"])
             str(doc["source"])
         except (ValueError, KeyError, TypeError) as exc:

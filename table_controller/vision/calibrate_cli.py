@@ -14,7 +14,6 @@ camera that will not open, a damaged file).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -24,6 +23,7 @@ import cv2
 import numpy as np
 
 from table_controller.paper import PAPERS, default_paper, paper_help
+from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.vision.calibration import (
     DRIFT_PX,
     MAX_ERROR_MM,
@@ -51,6 +51,7 @@ from table_controller.vision.camera import (
 )
 from table_controller.vision.layout import FORMAT, Calibration, CalibrationError
 from table_controller.vision.markers import FAMILIES
+from table_controller.vision.picture import PictureError, read_picture
 
 DEFAULT_OUT = Path("calibration/table.json")
 DEFAULT_LENS = Path("calibration/lens.json")
@@ -67,10 +68,10 @@ def _read_image(path: str) -> np.ndarray:
         raise CameraError(f"{p} does not exist (a PNG or JPEG from the table's camera)")
     if p.is_dir():
         raise CameraError(f"{p} is a folder: give one picture, or use --camera folder:{p}")
-    img = cv2.imdecode(np.fromfile(str(p), np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise CameraError(f"{p} is not a picture that can be read (a PNG or JPEG)")
-    return np.asarray(img)
+    try:
+        return read_picture(p)
+    except PictureError as exc:
+        raise CameraError(str(exc)) from None
 
 
 def _is_live(source: FrameSource) -> bool:
@@ -101,8 +102,8 @@ def _may_write(path: Path, force: bool) -> str | None:
     if path.is_dir():
         return f"{path} is a folder; give a file name for the calibration"
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = loads_limited(path.read_bytes())
+    except (OSError, JSONLimitError):
         doc = None
     if isinstance(doc, dict) and str(doc.get("format", "")).startswith(FORMAT.split("/")[0]):
         return None

@@ -41,6 +41,13 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.closing import Closing
+from table_controller.vision.picture import (
+    MAX_PIXELS,
+    PICTURE_SUFFIXES,
+    PictureError,
+    picture_size,
+    read_picture,
+)
 
 Image = npt.NDArray[np.uint8]
 N = TypeVar("N", int, float)
@@ -128,11 +135,10 @@ def _natural(name: str) -> list[Any]:
 
 
 def _read_image(path: Path) -> Image:
-    data = np.fromfile(str(path), np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None:
-        raise CameraError(f"{path} is not a picture OpenCV can read (corrupt or not an image)")
-    return np.asarray(img)
+    try:
+        return read_picture(path)
+    except PictureError as exc:
+        raise CameraError(str(exc)) from None
 
 
 class FolderSource(FrameSource):
@@ -251,6 +257,11 @@ class VideoSource(FrameSource):
         if self.path.is_dir():
             raise CameraError(f"{self.path} is a folder: for pictures use folder:{self.path}")
         self.loop = loop
+        if self.path.suffix.lower() in PICTURE_SUFFIXES:  # OpenCV would decode it at once
+            try:
+                picture_size(self.path)
+            except PictureError as exc:
+                raise CameraError(str(exc)) from None
         self._open()
         fps = float(self.capture.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = fps if fps > 0 else 30.0
@@ -263,6 +274,14 @@ class VideoSource(FrameSource):
             raise CameraError(
                 f"could not read the video {self.path}: it is damaged or in a format OpenCV "
                 "cannot decode here (MJPG .avi and H.264 .mp4 work)"
+            )
+        width = int(self.capture.get(cv2.CAP_PROP_FRAME_WIDTH) or 0)
+        height = int(self.capture.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
+        if width * height > MAX_PIXELS:
+            self.capture.release()
+            raise CameraError(
+                f"the video {self.path} is {width}x{height}; a table camera's frames have at "
+                f"most {MAX_PIXELS:,} pixels: use a recording from the table's camera"
             )
 
     def _next(self) -> Frame | None:

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
 
 FORMAT = "table-calibration/1"
@@ -43,10 +44,10 @@ def read_json(path: str | Path, what: str, fix: str) -> Any:
     ``fix``; the file is never changed."""
     p = Path(path)
     try:
-        return json.loads(p.read_text())
+        return loads_limited(p.read_bytes())
     except FileNotFoundError:
         raise CalibrationError(f"no {what} at {p}: {fix}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, JSONLimitError) as exc:
         raise CalibrationError(f"{p} is not a {what} file ({exc}): {fix}") from None
 
 

@@ -20,19 +20,13 @@ def cmd_read(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.vision.detect import CardReader, card_center_px
     from table_controller.vision.layout import Calibration, CalibrationError
     from table_controller.vision.markers import FIDUCIALS, family
+    from table_controller.vision.picture import PictureError, read_picture
 
-    if not Path(args.image).is_file():
-        print(
-            f"error: {args.image} does not exist (a PNG or JPEG from the camera)", file=sys.stderr
-        )
+    try:
+        frame = read_picture(args.image)
+    except PictureError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    loaded = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if loaded is None:
-        print(
-            f"error: {args.image} is not an image (a PNG or JPEG from the camera)", file=sys.stderr
-        )
-        return 2
-    frame = np.asarray(loaded, np.uint8)
     path = Path(args.calibration) if args.calibration else DEFAULT_CALIBRATION
     calibration: Calibration | None = None
     try:

@@ -19,7 +19,6 @@ centres at integer coordinates, as OpenCV's.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +32,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw
 
 from table_controller.cards import DECK, Card
+from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.seats import Seat
 from table_controller.vision.deck import marker_boxes, render_card
 from table_controller.vision.layout import (
@@ -1364,10 +1364,10 @@ def script_from_json(doc: Any, source: str = "script") -> list[Step]:
 def load_script(path: str | Path) -> list[Step]:
     p = Path(path)
     try:
-        doc = json.loads(p.read_text())
+        doc = loads_limited(p.read_bytes())
     except FileNotFoundError:
         raise ValueError(f"no synthetic table script at {p}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, JSONLimitError) as exc:
         raise ValueError(f"{p} is not a JSON synthetic table script ({exc})") from None
     return script_from_json(doc, str(p))
 

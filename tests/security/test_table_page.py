@@ -298,10 +298,10 @@ def test_deep_json_and_huge_numbers_are_a_400_not_a_500(
     caplog.set_level(logging.WARNING)
     deep = '{"event": "passed", "seat": "N", "x": ' + "[" * 5000 + "]" * 5000 + "}"
     answer = running.send("/api/input", deep)
-    refused_and_logged(running, caplog, answer, 400, "nests deeper than 32 levels")
+    refused_and_logged(running, caplog, answer, 400, "nested more than 32 levels deep")
     huge = '{"event": "score_adjusted", "team": "NS", "points": ' + "9" * 5000 + ', "reason": "x"}'
     answer = running.send("/api/input", huge)
-    refused_and_logged(running, caplog, answer, 400, "5000 digits")
+    refused_and_logged(running, caplog, answer, 400, "5,000 digits")
     assert "9999" not in answer[1]["problem"]
     answer = running.send("/api/input", b"x" * 20_000)
     refused_and_logged(running, caplog, answer, 413, "too large")
