@@ -67,6 +67,8 @@ def loads_limited(
         return json.loads(
             text, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant
         )
+    except JSONLimitError:
+        raise
     except json.JSONDecodeError as exc:
         where = (
             f"column {exc.colno}" if exc.lineno == 1 else f"line {exc.lineno}, column {exc.colno}"
