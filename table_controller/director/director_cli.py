@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_controller.director.store_db import URL_SCHEMES
+from table_controller.safe_toml import TOMLLimitError
+from table_controller.safe_toml import loads_limited as toml_limited
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "broker": {
@@ -99,12 +101,12 @@ def load_settings(args: argparse.Namespace) -> Settings:
     if getattr(args, "config", None):
         path = Path(args.config)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = toml_limited(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise SettingsError(
                 f"{path}: cannot be read ({exc.strerror}); check the path"
             ) from None
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, TOMLLimitError) as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc}); fix that line") from None
         base = path.resolve().parent
         for section, table in data.items():

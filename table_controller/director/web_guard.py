@@ -17,8 +17,6 @@ NaN), so no request can make the server spend without bound or answer 500.
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
 from starlette.requests import Request
@@ -26,10 +24,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from table_controller.director.store import finite
+from table_controller.safe_json import JSONLimitError, loads_limited
 
 MAX_BODY = 16_384
 MAX_DEPTH = 16
 MAX_INT_DIGITS = 18
+FORMS = "use the dashboard's forms"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 HEADERS = (
     (
@@ -103,51 +103,12 @@ async def read_json(request: Request) -> dict[str, Any] | Response:
         if len(body) > MAX_BODY:
             return problem(413, "the request is too large", "send one form at a time")
     try:
-        obj = json.loads(
-            body or b"{}", parse_int=_int, parse_float=_float, parse_constant=_no_constant
-        )
-    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError too
-        return problem(
-            400,
-            "the request is not JSON within the limits (nesting, numbers of up to "
-            f"{MAX_INT_DIGITS} digits, no NaN)",
-            "use the dashboard's forms",
-        )
+        obj = loads_limited(body or b"{}", max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS)
+    except JSONLimitError as exc:
+        return problem(400, f"the request is not JSON within the limits: {exc}", FORMS)
     if not isinstance(obj, dict):
-        return problem(400, "the request is not a JSON object", "use the dashboard's forms")
-    if _depth(obj) > MAX_DEPTH:
-        return problem(400, f"the request is nested over {MAX_DEPTH} deep", "use the forms")
+        return problem(400, "the request is not a JSON object", FORMS)
     return obj
-
-
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError("a number with too many digits")
-    return int(text)
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text[:20]} is out of range")
-    return value
-
-
-def _no_constant(text: str) -> float:
-    raise ValueError(f"{text} is not a number")
-
-
-def _depth(value: Any) -> int:
-    """How deep ``value`` nests (iterative: the body is at most MAX_BODY bytes)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        deepest = max(deepest, d)
-        if isinstance(v, dict):
-            stack.extend((x, d + 1) for x in v.values())
-        elif isinstance(v, list):
-            stack.extend((x, d + 1) for x in v)
-    return deepest
 
 
 class SafeJSON(JSONResponse):
