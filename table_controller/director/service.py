@@ -48,6 +48,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
+from table_controller.feed.tls import probe
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
 from table_controller.seats import Team
@@ -182,6 +183,10 @@ class DirectorService:
     def start(self) -> None:
         """Connect (in the background: a broker that is down is retried until it is up)."""
         self._stop.clear()
+        if self.broker.tls_ca is not None:  # a wrong CA or name: said at once, in words
+            self.problem = probe(self.broker.host, self.broker.port, self.broker.tls_ca)
+            if self.problem is not None:
+                log.error(self.problem)
         self._inbox = queue.Queue()
         self._writer = threading.Thread(target=self._write, daemon=True, name="director-writer")
         self._writer.start()

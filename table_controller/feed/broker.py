@@ -115,8 +115,6 @@ def mosquitto_conf(
         "# Run it with: mosquitto -c " + str(folder / "mosquitto.conf"),
         "per_listener_settings false",
         "allow_anonymous false",
-        "# A client's id is its username: no one takes another's id or session.",
-        "use_username_as_clientid true",
         f"password_file {folder / 'passwords'}",
         f"acl_file {folder / 'acl'}",
         "max_inflight_messages 100",
@@ -128,13 +126,15 @@ def mosquitto_conf(
         lines += ["persistence false"]
     where = f" {bind}" if bind else ""
     lines += [
-        "# The address the broker listens on (`--bind`): none given, every network of this machine."
+        "# The address the broker listens on (`--bind`): none given, every network of "
+        "this machine.",
+        f"listener {port if tls is None else tls.port}{where}",
+        # A listener's own setting: under its line. Each client's id is its username, so
+        # no one takes another's id (the director's) or its session.
+        "use_username_as_clientid true",
     ]
-    if tls is None:
-        lines += [f"listener {port}{where}"]
-    else:
+    if tls is not None:
         lines += [
-            f"listener {tls.port}{where}",
             f"cafile {tls.cafile}",
             f"certfile {tls.certfile}",
             f"keyfile {tls.keyfile}",

@@ -38,6 +38,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox, OutboxError, Position
 from table_controller.feed.signing import MAX_AGE, Ruling, RulingRejected, verify
+from table_controller.feed.tls import refused
 
 log = logging.getLogger(__name__)
 
@@ -252,7 +253,7 @@ class Publisher:
         try:
             client.connect(s.broker, s.port, keepalive=s.keepalive)
         except ssl.SSLCertVerificationError as exc:
-            self._retry(tls_problem(s.broker, s.port, exc), longer=True)
+            self._retry(refused(s.broker, s.port, exc), longer=True)
             return
         except (OSError, ValueError) as exc:
             self._retry(f"the broker {s.broker}:{s.port} cannot be reached ({exc})")
@@ -520,17 +521,7 @@ class Publisher:
         client.publish(self._acks_topic, json.dumps(payload), qos=1)
 
 
-__all__ = ["BROKER_FIX", "FeedSettings", "Publisher", "settings_from_config", "tls_problem"]
-
-
-def tls_problem(host: str, port: int, exc: ssl.SSLCertVerificationError) -> str:
-    """A refused certificate in one line: which check failed and what to do."""
-    why = getattr(exc, "verify_message", None) or str(exc).splitlines()[0]
-    return (
-        f"the broker {host}:{port} is not the event's broker: its TLS certificate was "
-        f"refused ({why}); check that tls_ca is the event's ca.crt and that the broker's "
-        f"certificate was made for the name {host!r} (docs/feed.md, TLS)"
-    )
+__all__ = ["BROKER_FIX", "FeedSettings", "Publisher", "settings_from_config"]
 
 
 def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | None]:

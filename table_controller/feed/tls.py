@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import socket
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,4 +132,30 @@ def make_certs(
     return files
 
 
-__all__ = ["DAYS", "CertFiles", "make_certs"]
+def refused(host: str, port: int, exc: ssl.SSLCertVerificationError) -> str:
+    """A broker's certificate refused, in one line: which check failed, what to do."""
+    why = getattr(exc, "verify_message", None) or str(exc).splitlines()[0]
+    return (
+        f"the broker {host}:{port} is not the event's broker: its TLS certificate was "
+        f"refused ({why}); check that tls_ca is the event's ca.crt and that the broker's "
+        f"certificate was made for the name {host!r} (docs/feed.md, TLS)"
+    )
+
+
+def probe(host: str, port: int, ca: str | Path, timeout: float = 5.0) -> str | None:
+    """Why the broker at host:port would be refused with TLS checked against ``ca``
+    (None: it is fine, or it cannot be reached now, which the client retries)."""
+    context = ssl.create_default_context(cafile=str(ca))
+    try:
+        with (
+            socket.create_connection((host, port), timeout=timeout) as sock,
+            context.wrap_socket(sock, server_hostname=host),
+        ):
+            return None
+    except ssl.SSLCertVerificationError as exc:
+        return refused(host, port, exc)
+    except (OSError, ValueError):
+        return None
+
+
+__all__ = ["DAYS", "CertFiles", "make_certs", "probe", "refused"]
