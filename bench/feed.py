@@ -9,12 +9,13 @@ each have a machine of their own); ``--procs 0`` plays them all in the director'
 process, as the first version of this bench did. What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
-  passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its
-  CA and certificate made for the run by ``feed.tls``) on a loopback port; each table's ``EventLog`` (a SQLite file,
-  committed and fsync'd per event) and its ``Publisher`` (its own paho client, outbox,
-  director's mark); the director's ``DirectorService``, ``DirectorStore`` (SQLite,
-  synchronous=FULL; or with ``--postgres`` a PostgreSQL server started for the run,
-  fsync on) and ``DirectorPage`` (the dashboard's snapshots, coalesced 50 ms);
+  passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its CA
+  and certificate made for the run by ``feed.tls``) on a loopback port; each table's
+  ``EventLog`` (a SQLite file, committed and fsync'd per event) and its ``Publisher``
+  (its own paho client, outbox, director's mark); the director's ``DirectorService``,
+  ``DirectorStore`` (SQLite, synchronous=FULL; or with ``--postgres`` a PostgreSQL
+  server started for the run, fsync on) and ``DirectorPage`` (the dashboard's snapshots,
+  coalesced 50 ms);
 * simulated: the players and the camera. Each table's events are the rules core's legal
   choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
