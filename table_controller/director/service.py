@@ -152,6 +152,7 @@ class DirectorService:
         self._refreshed = 0.0
         self._resend_after = resend_after
         self._owed: set[str] | None = None  # tables with rulings not answered (None: unread)
+        self._owed_lock = threading.Lock()
         self._client = self._make_client()
 
     def _make_client(self) -> mqtt.Client:
@@ -582,9 +583,10 @@ class DirectorService:
 
     def _owing(self) -> set[str]:
         """The tables with rulings not answered, read from the store the first time."""
-        if self._owed is None:
-            self._owed = {t for _, t, _, _ in self.store.unanswered()}
-        return self._owed
+        with self._owed_lock:  # the writer and a web request may both be first
+            if self._owed is None:
+                self._owed = {t for _, t, _, _ in self.store.unanswered()}
+            return self._owed
 
     def _resend(self, table: str) -> None:
         """The table is online: publish again each ruling it has not answered, as signed,
