@@ -9,11 +9,13 @@ each have a machine of their own); ``--procs 0`` plays them all in the director'
 process, as the first version of this bench did. What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
-  passwords, ACLs) on a loopback port; each table's ``EventLog`` (a SQLite file,
-  committed and fsync'd per event) and its ``Publisher`` (its own paho client, outbox,
-  director's mark); the director's ``DirectorService``, ``DirectorStore`` (SQLite,
-  synchronous=FULL; or with ``--postgres`` a PostgreSQL server started for the run,
-  fsync on) and ``DirectorPage`` (the dashboard's snapshots, coalesced 50 ms);
+  passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its CA
+  and certificate made for the run by ``feed.tls``) on a loopback port; each table's
+  ``EventLog`` (a SQLite file, committed and fsync'd per event) and its ``Publisher``
+  (its own paho client, outbox, director's mark); the director's ``DirectorService``,
+  ``DirectorStore`` (SQLite, synchronous=FULL; or with ``--postgres`` a PostgreSQL
+  server started for the run, fsync on) and ``DirectorPage`` (the dashboard's snapshots,
+  coalesced 50 ms);
 * simulated: the players and the camera. Each table's events are the rules core's legal
   choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
@@ -76,9 +78,10 @@ from table_controller.director.store import DirectorStore
 from table_controller.director.store_db import open_database
 from table_controller.director.web import DirectorPage
 from table_controller.feed import messages
-from table_controller.feed.broker import mosquitto_conf, write_broker_config
+from table_controller.feed.broker import Tls, mosquitto_conf, write_broker_config
 from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.publisher import FeedSettings, Publisher
+from table_controller.feed.tls import make_certs
 from table_controller.rules.codec import encode
 from table_controller.table.log import EventLog
 
@@ -93,8 +96,8 @@ def free_port() -> int:
 
 
 class Broker:
-    def __init__(self, folder: Path, port: int) -> None:
-        conf = mosquitto_conf(folder, port=port, bind="127.0.0.1")
+    def __init__(self, folder: Path, port: int, tls: Tls | None = None) -> None:
+        conf = mosquitto_conf(folder, port=port, bind="127.0.0.1", tls=tls)
         if os.geteuid() == 0:
             conf = "user root\n" + conf  # as root it would drop to a user that cannot read
         self.conf = folder / "bench-mosquitto.conf"
@@ -195,6 +198,7 @@ class Share:
     interval: float
     seconds: float
     seed: int
+    tls_ca: str | None = None  # TLS (--tls): the event's CA
 
 
 def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None:
@@ -216,6 +220,7 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
             port=share.cut_port if t == share.cut_id else share.port,
             username=t,
             password=share.passwords[t],
+            tls_ca=None if share.tls_ca is None else Path(share.tls_ca),
             heartbeat=10.0,
         )
         pub = Publisher(settings, path)
@@ -263,8 +268,14 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
     folder = Path(tempfile.mkdtemp(prefix="bench-feed-"))
     ids = [f"table-{n}" for n in range(1, args.tables + 1)]
-    files = write_broker_config(folder / "broker", TOPICS, ids)
-    broker = Broker(files.folder, free_port())
+    port = free_port()
+    tls = None
+    if args.tls:  # the broker's certificate for the name the tables use
+        certs = make_certs(folder / "certs", ["127.0.0.1"])
+        tls = Tls(certs.ca_cert, certs.cert, certs.key, port=port)
+    files = write_broker_config(folder / "broker", TOPICS, ids, tls=tls)
+    broker = Broker(files.folder, port, tls)
+    print(f"the feed over {'TLS' if tls else 'plain MQTT'}, with passwords", flush=True)
     broker.start()
     interval = args.pace / args.speed
     cut_wall = args.cut_minutes * 60 / args.speed
@@ -289,6 +300,7 @@ def run(args: argparse.Namespace) -> int:
             port=broker.port,
             username="director",
             password=files.passwords["director"],
+            tls_ca=None if tls is None else str(tls.cafile),
             client_id="director-bench",
         ),
         prefix=TOPICS.prefix,
@@ -343,7 +355,7 @@ def run(args: argparse.Namespace) -> int:
     for n, group in enumerate(groups):
         mine = {t: files.passwords[t] for t in group}
         share = Share(group, str(folder), broker.port, cut_id, relay.port, mine, interval,
-                      args.seconds, n + 1)  # fmt: skip
+                      args.seconds, n + 1, None if tls is None else str(tls.cafile))  # fmt: skip
         target = (share, go, start_at, finish, report)
         w: Any = (
             ctx.Process(target=play, args=target, name=f"tables-{n + 1}")
@@ -531,6 +543,8 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=4,
                     help="worker processes playing the tables (0: in the director's process)")
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
+    ap.add_argument("--tls", action="store_true",
+                    help="the feed over TLS (a CA and certificate made for the run)")
     ap.add_argument("--database", metavar="FILE|URL",
                     help="the director's store (default: a new SQLite file); an empty "
                     "PostgreSQL database's postgresql://... URL")

@@ -22,9 +22,16 @@ def free_port() -> int:
 
 
 class Mosquitto:
-    """``conf`` is the configuration without its listener line (added here)."""
+    """``conf`` is the configuration without its listener line (added here), and
+    ``listener`` what goes under that line (a TLS listener's files)."""
 
-    def __init__(self, folder: Path, conf: str = "allow_anonymous true\n", port: int = 0):
+    def __init__(
+        self,
+        folder: Path,
+        conf: str = "allow_anonymous true\n",
+        port: int = 0,
+        listener: str = "",
+    ):
         if not Path(MOSQUITTO).exists():
             raise RuntimeError("mosquitto is not installed: run scripts/setup.sh")
         self.folder = folder
@@ -33,7 +40,7 @@ class Mosquitto:
         self.conf = folder / "test-mosquitto.conf"
         # As root mosquitto drops to its own user, which cannot read our 0600 files.
         who = "user root\n" if os.geteuid() == 0 and "\nuser " not in f"\n{conf}" else ""
-        self.conf.write_text(who + conf + f"\nlistener {self.port} 127.0.0.1\n")
+        self.conf.write_text(who + conf + f"\nlistener {self.port} 127.0.0.1\n{listener}")
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = folder / "mosquitto.log"
 

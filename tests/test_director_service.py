@@ -238,7 +238,11 @@ def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
             team="NS",
             points=2,
         )
+    with pytest.raises(RulingError, match="which game and hand"):
+        service.send_ruling(director="ann", table=TABLE, kind="void_hand", reason="misdeal")
     assert service.store.rulings() == []
+    status = {"v": 1, "table": TABLE, "online": True, "at": time.time(), "every": 60.0}
+    service.handle(topic("status"), json.dumps({**status, "game": 1, "hand": 2}).encode())
     sent = service.send_ruling(
         director="ann",
         table=TABLE,
@@ -247,6 +251,7 @@ def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
         team="NS",
         points=-2,
     )
+    assert (sent["game"], sent["hand"]) == (1, 2)  # bound to the table's game and hand
     assert sent["event"] == {
         "event": "score_adjusted",
         "team": "NS",
@@ -410,7 +415,8 @@ def test_the_director_killed_before_its_commit_loses_nothing(
     try:
         wait_until("every event, after the crash", lambda: store.count_events() == len(messages))
         assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in messages]
-        assert svc.marks(TABLE) == {1: messages[-1]["seq"]}
+        # The marks move just after the commit (count_events may see it first).
+        wait_until("the mark", lambda: svc.marks(TABLE) == {1: messages[-1]["seq"]})
     finally:
         svc.stop()
         store.close()

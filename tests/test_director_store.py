@@ -350,11 +350,18 @@ def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
         "sig": "AA==",
     }
     store.add_ruling(payload)
-    assert store.add_ack(
-        {"v": 1, "table": TABLE, "ruling_id": "r1", "ok": True, "problem": None, "at": 6.0}
-    )
+    assert [r["state"] for r in store.rulings(TABLE)] == ["pending"]
+    assert [u[0] for u in store.unanswered(TABLE)] == ["r1"]
+    store.ruling_sent("r1", TABLE)  # sent again: the table was away
+    ack = {"v": 1, "table": TABLE, "ruling_id": "r1", "problem": None, "at": 6.0}
+    assert store.add_ack({**ack, "ok": None, "state": "delivered"})
     (r,) = store.rulings(TABLE)
-    assert r["ack_ok"] is True and r["payload"] == payload
+    assert (r["state"], r["sends"]) == ("delivered", 2)
+    assert store.add_ack({**ack, "ok": True, "state": "applied"})
+    assert not store.add_ack({**ack, "ok": True, "state": "applied"})  # a copy's answer
+    (r,) = store.rulings(TABLE)
+    assert r["ack_ok"] is True and r["state"] == "applied" and r["payload"] == payload
+    assert store.unanswered(TABLE) == []
     assert [a["action"] for a in store.audit()] == ["ruling_sent", "ruling_applied"]
     assert json.loads(store.audit()[0]["detail"])["sig"] == "AA=="
 

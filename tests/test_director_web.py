@@ -253,6 +253,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     expect(page.locator('#alerts li[data-kind="renege_proven"]')).to_have_count(0)
     card.click()
     expect(page.locator("#detail-rulings")).to_contain_text("applied by the table")
+    expect(page.locator('#detail-rulings .ruling[data-state="applied"]')).to_have_count(1)
     # The table drops off: its card turns offline, an alert comes up.
     publish(
         feed,

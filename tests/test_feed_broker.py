@@ -48,8 +48,8 @@ def test_tables_write_only_their_own_topics_and_only_the_director_rules(tmp_path
     files = write_broker_config(tmp_path / "ev", TOPICS, tables, persistence=False)
     pw = files.passwords
     conf = (tmp_path / "ev" / "mosquitto.conf").read_text()
-    conf = "\n".join(line for line in conf.splitlines() if not line.startswith("listener"))
-    with Mosquitto(tmp_path / "broker", conf) as broker:
+    head, _, rest = conf.partition("\nlistener ")  # its listener's own lines kept under ours
+    with Mosquitto(tmp_path / "broker", head + "\n", listener=rest.split("\n", 1)[1]) as broker:
         director, seen, _ = connect(broker.port, "director", pw["director"], TOPICS.all_tables)
         t2, t2_got, _ = connect(broker.port, "table-2", pw["table-2"], TOPICS.rulings("table-1"))
         t1, t1_got, _ = connect(broker.port, "table-1", pw["table-1"], TOPICS.rulings("table-1"))

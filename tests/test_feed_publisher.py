@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox
 from table_controller.feed.publisher import FeedSettings, Publisher
-from table_controller.feed.signing import Ruling, new_keys, sign
+from table_controller.feed.signing import MAX_AGE, Ruling, new_keys, sign
 from table_controller.seats import Seat
 from table_controller.table.config import parse_config
 from table_controller.table.health import Device
@@ -218,8 +218,16 @@ def ruled(tmp_path: Path) -> Iterator[tuple[Publisher, Subscriber, bytes, list[R
 
 
 def acks(sub: Subscriber) -> list[dict[str, Any]]:
+    """The table's answers (applied or refused), without its "delivered" notes."""
     with sub.lock:
-        return [json.loads(p) for _, p in sub.got]
+        answers = [json.loads(p) for _, p in sub.got]
+    return [a for a in answers if a["state"] != "delivered"]
+
+
+def delivered(sub: Subscriber) -> list[str]:
+    with sub.lock:
+        answers = [json.loads(p) for _, p in sub.got]
+    return [a["ruling_id"] for a in answers if a["state"] == "delivered"]
 
 
 def send(port: int, payload: dict[str, Any]) -> None:
@@ -246,6 +254,7 @@ def test_a_signed_ruling_is_taken_once_and_acked(ruled: Any) -> None:
     wait_for("the second ack", lambda: len(acks(sub)) == 2)
     assert [a["ok"] for a in acks(sub)] == [True, True]
     assert [r.ruling_id for r in got] == ["r-1"]  # applied once
+    assert delivered(sub) == ["r-1"]  # said once, before it was applied
 
 
 def test_forged_and_stale_rulings_are_refused_with_ok_false(ruled: Any) -> None:
@@ -253,7 +262,7 @@ def test_forged_and_stale_rulings_are_refused_with_ok_false(ruled: Any) -> None:
     port = pub.settings.port
     other, _ = new_keys()
     send(port, sign(ruling("forged"), other))
-    send(port, sign(ruling("stale", at=time.time() - 3600), private))
+    send(port, sign(ruling("stale", at=time.time() - MAX_AGE - 60), private))
     wait_for("two acks", lambda: len(acks(sub)) == 2)
     answers = {a["ruling_id"]: a for a in acks(sub)}
     assert answers["forged"]["ok"] is False and "signature" in answers["forged"]["problem"]

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.feed.signing import Ruling, RulingRejected, new_keys, sign, verify
+from table_controller.feed.signing import (
+    MAX_AGE,
+    Ruling,
+    RulingRejected,
+    new_keys,
+    sign,
+    verify,
+)
 
 KEYS = new_keys()
 OTHER = new_keys()
@@ -51,7 +58,9 @@ def test_another_key_another_table_too_old_are_refused() -> None:
     with pytest.raises(RulingRejected, match="not this table"):
         verify(sign(ruling(), KEYS[0]), KEYS[1], table="t-2", now=NOW)
     with pytest.raises(RulingRejected, match="ago"):
-        verify(sign(ruling(), KEYS[0]), KEYS[1], table="t-1", now=NOW + 901)
+        verify(sign(ruling(), KEYS[0]), KEYS[1], table="t-1", now=NOW + MAX_AGE + 1)
+    with pytest.raises(RulingRejected, match="future"):
+        verify(sign(ruling(), KEYS[0]), KEYS[1], table="t-1", now=NOW - 901)
 
 
 def test_a_kind_must_carry_its_event() -> None:
@@ -65,4 +74,4 @@ def test_any_text_round_trips(reason: str, director: str, offset: float) -> None
     if not reason.strip() or not director.strip():
         return
     r = ruling(reason=reason, director=director, at=NOW + offset)
-    assert verify(sign(r, KEYS[0]), KEYS[1], table="t-1", now=NOW, max_age=2e6) == r
+    assert verify(sign(r, KEYS[0]), KEYS[1], table="t-1", now=NOW, max_age=2e6, future=2e6) == r

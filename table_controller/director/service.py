@@ -18,8 +18,13 @@ memory, read from the store for a table first heard of, published when they move
 most every ``mark_every`` seconds a table) and all again every ``mark_refresh`` seconds
 and on every connect (a broker restarted from an old save may hold older ones).
 
-Rulings are signed with the director's private key (``feed.signing``), stored and
-audited before they are published, and the table's ack is audited when it comes.
+Rulings are signed with the director's private key (``feed.signing``), name the game
+and hand of the table's last status, and are stored and audited before they are
+published. A table away when one is sent never gets it (its sessions are clean), and a
+broker restarted forgets what it held: so every ruling the table has not answered is
+published again, as signed, whenever a status says the table is online (at most every
+``resend_after`` seconds); the table applies a ruling once and answers a copy as it
+answered the first. Its answers (delivered, then applied or refused) are stored.
 Topics are those of docs/feed.md, under ``prefix`` (``{feed.topic}/{event}``).
 """
 
@@ -34,7 +39,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -43,6 +48,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
+from table_controller.feed.tls import probe
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
 from table_controller.seats import Team
@@ -80,6 +86,7 @@ class _Outcome:
     stored: list[tuple[str, int, int]]
     tell: dict[tuple[str, str], None]
     taken: int = 0  # messages for the director (counted once committed: a retry is not)
+    online: set[str] = field(default_factory=set)  # tables whose status says they are up
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,7 @@ class DirectorService:
         mark_every: float = 0.5,
         mark_refresh: float = 5.0,
         batch_max: int = BATCH_MAX,
+        resend_after: float = 5.0,
     ) -> None:
         self.store = store
         self.broker = broker
@@ -142,6 +150,9 @@ class DirectorService:
         self._mark_sent: dict[str, float] = {}
         self._mark_dirty: set[str] = set()
         self._refreshed = 0.0
+        self._resend_after = resend_after
+        self._owed: set[str] | None = None  # tables with rulings not answered (None: unread)
+        self._owed_lock = threading.Lock()
         self._client = self._make_client()
 
     def _make_client(self) -> mqtt.Client:
@@ -173,6 +184,10 @@ class DirectorService:
     def start(self) -> None:
         """Connect (in the background: a broker that is down is retried until it is up)."""
         self._stop.clear()
+        if self.broker.tls_ca is not None:  # a wrong CA or name: said at once, in words
+            self.problem = probe(self.broker.host, self.broker.port, self.broker.tls_ca)
+            if self.problem is not None:
+                log.error(self.problem)
         self._inbox = queue.Queue()
         self._writer = threading.Thread(target=self._write, daemon=True, name="director-writer")
         self._writer.start()
@@ -440,6 +455,11 @@ class DirectorService:
                 # Stored and acknowledged: the table's mark, read back from the store
                 # the next time it is needed, will include it.
                 log.warning("%s's received mark waits for the store (%s)", table, exc)
+        for table in sorted(outcome.online):
+            try:
+                self._resend(table)
+            except StoreError as exc:
+                log.warning("%s's rulings not answered wait for the store (%s)", table, exc)
         for what, table in outcome.tell:
             self._tell(what, table)
 
@@ -491,12 +511,15 @@ class DirectorService:
                 tell[("alert", table)] = None
         elif kind == "status":
             alerts = self.store.add_status(body)
+            if body.get("online") is True:
+                outcome.online.add(table)
             tell[("status", table)] = None
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "acks":
             self.store.add_ack(body)
             tell[("ack", table)] = None
+            tell[("ruling", table)] = None
 
     def _tell(self, what: str, table: str) -> None:
         for listener in list(self._listeners):
@@ -525,12 +548,21 @@ class DirectorService:
             raise RulingError("a ruling needs a reason: write why, in a few words")
         if kind not in RULING_KINDS:
             raise RulingError(f"unknown ruling {kind!r}: one of {', '.join(RULING_KINDS)}")
+        bad_id = messages.id_problem(table)
+        if bad_id is not None:
+            raise RulingError(bad_id)
         if self._key is None:
             raise RulingError(
                 "the director has no signing key, so the tables would refuse its rulings: "
                 "make one with `table-controller director keys` and start with --key"
             )
         event = _ruling_event(kind, reason.strip(), team, points)
+        position = self.store.table_position(table)
+        if position is None:
+            raise RulingError(
+                f"table {table} has not said which game and hand it is playing (no status "
+                "from it yet), so a ruling cannot name them: wait until the dashboard shows it"
+            )
         ruling = Ruling(
             ruling_id=uuid.uuid4().hex,
             table=table,
@@ -539,16 +571,43 @@ class DirectorService:
             reason=reason.strip(),
             director=director,
             at=self._clock(),
+            game=position[0],
+            hand=position[1],
         )
         payload = sign(ruling, self._key)
         self.store.add_ruling(payload)
-        info = self._client.publish(
-            f"{self.prefix}/tables/{table}/rulings", json.dumps(payload), qos=1
-        )
-        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
-            log.error("the ruling %s could not be queued (%s)", ruling.ruling_id, info.rc)
+        self._owing().add(table)
+        self._publish_ruling(table, ruling.ruling_id, json.dumps(payload))
         self._tell("ruling", table)
         return payload
+
+    def _owing(self) -> set[str]:
+        """The tables with rulings not answered, read from the store the first time."""
+        with self._owed_lock:  # the writer and a web request may both be first
+            if self._owed is None:
+                self._owed = {t for _, t, _, _ in self.store.unanswered()}
+            return self._owed
+
+    def _resend(self, table: str) -> None:
+        """The table is online: publish again each ruling it has not answered, as signed,
+        if it was last sent ``resend_after`` seconds ago or more."""
+        owed = self._owing()
+        if table not in owed:
+            return
+        rulings = self.store.unanswered(table)
+        if not rulings:
+            owed.discard(table)
+            return
+        now = self._clock()
+        for ruling_id, _, payload, sent_at in rulings:
+            if now - sent_at >= self._resend_after:
+                self.store.ruling_sent(ruling_id, table)
+                self._publish_ruling(table, ruling_id, payload)
+
+    def _publish_ruling(self, table: str, ruling_id: str, payload: str) -> None:
+        info = self._client.publish(f"{self.prefix}/tables/{table}/rulings", payload, qos=1)
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            log.error("the ruling %s could not be queued (%s)", ruling_id, info.rc)
 
 
 def _ruling_event(

@@ -17,6 +17,7 @@ path or URL never writes into someone else's data.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
 from abc import ABC, abstractmethod
@@ -49,6 +50,10 @@ TABLES = (
     "CREATE TABLE IF NOT EXISTS rulings (ruling_id TEXT PRIMARY KEY, tbl TEXT NOT NULL,"
     " kind TEXT NOT NULL, payload TEXT NOT NULL, director TEXT NOT NULL, reason TEXT NOT NULL,"
     " at REAL NOT NULL, ack_ok INTEGER, ack_problem TEXT, ack_at REAL)",
+    # Each ruling's delivery (docs/feed.md, "Rulings that always arrive"): when it was
+    # last published, how often, when the table said it has it.
+    "CREATE TABLE IF NOT EXISTS ruling_sends (ruling_id TEXT PRIMARY KEY,"
+    " tbl TEXT NOT NULL, sent_at REAL NOT NULL, sends INTEGER NOT NULL, delivered_at REAL)",
     "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
     " who TEXT NOT NULL, action TEXT NOT NULL, tbl TEXT, ruling_id TEXT, reason TEXT,"
     " detail TEXT NOT NULL)",
@@ -134,6 +139,7 @@ class SqliteDatabase(Database):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.name = str(path)
+        _create_private(path)
         try:
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=5
@@ -182,6 +188,13 @@ class SqliteDatabase(Database):
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _create_private(path: Path) -> None:
+    """A new store is made readable by its owner only: it holds the directors' password
+    hashes and sessions, and every table's held cards."""
+    with contextlib.suppress(FileExistsError, OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 # --- PostgreSQL -----------------------------------------------------------------------

@@ -6,6 +6,12 @@ everything and is the only one that may write rulings and received marks. Passwo
 are hashed in mosquitto 2's own format (``$7$``: PBKDF2-SHA512, 101 iterations,
 12-byte salt; what ``mosquitto_passwd`` writes), so the director's machine needs no
 tool besides mosquitto itself.
+
+Each connection's client id is its username (``use_username_as_clientid``): no one can
+take the director's id (``director``) to knock it off, or resume its persistent session
+and read what the broker kept for it. Passwords in clear go only into files readable by
+their owner: ``passwords.txt`` and ``secrets/{user}.password``, the file a table's
+``[feed] password_file`` names.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.feed.messages import Topics, table_id
+from table_controller.feed.messages import Topics, name_problem, table_id
 
 DIRECTOR_USER = "director"
 _ITERATIONS = 101  # mosquitto_passwd's own choice
@@ -52,6 +58,9 @@ def table_ids(tables: Sequence[str]) -> list[str]:
         if not 1 <= count <= 1000:
             raise ValueError(f"{count} tables: give a number from 1 to 1000, or the names")
         return [f"table-{n}" for n in range(1, count + 1)]
+    for t in tables:
+        if (bad := name_problem(t)) is not None:
+            raise ValueError(bad)
     ids = [table_id(t) for t in tables]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -115,11 +124,17 @@ def mosquitto_conf(
         lines += ["persistence true", f"persistence_location {folder}/"]
     else:
         lines += ["persistence false"]
-    if tls is None:
-        lines += [f"listener {port}{' ' + bind if bind else ''}"]
-    else:
+    where = f" {bind}" if bind else ""
+    lines += [
+        "# The address the broker listens on (`--bind`): none given, every network of "
+        "this machine.",
+        f"listener {port if tls is None else tls.port}{where}",
+        # A listener's own setting: under its line. Each client's id is its username, so
+        # no one takes another's id (the director's) or its session.
+        "use_username_as_clientid true",
+    ]
+    if tls is not None:
         lines += [
-            f"listener {tls.port}{' ' + bind if bind else ''}",
             f"cafile {tls.cafile}",
             f"certfile {tls.certfile}",
             f"keyfile {tls.keyfile}",
@@ -154,21 +169,27 @@ def write_broker_config(
     (folder / "mosquitto.conf").write_text(
         mosquitto_conf(folder, port=port, bind=bind, tls=tls, persistence=persistence)
     )
-    _private(folder / "passwords", password_file(clear))
+    write_private(folder / "passwords", password_file(clear))
     (folder / "acl").write_text(acl(topics, tables))
-    _private(
+    write_private(
         folder / "passwords.txt",
-        "# user password -- give each table its own line ([feed] username, password)\n"
+        "# user password -- each table's is also in secrets/{user}.password\n"
         + "".join(f"{u} {p}\n" for u, p in clear.items()),
     )
+    secrets_dir = folder / "secrets"
+    secrets_dir.mkdir(mode=0o700, exist_ok=True)
+    secrets_dir.chmod(0o700)
+    for user, pw in clear.items():
+        write_private(secrets_dir / f"{user}.password", pw + "\n")
     return BrokerFiles(folder, clear)
 
 
-def _private(path: Path, text: str) -> None:
-    """Written readable by its owner only (mosquitto warns about a readable password file)."""
+def write_private(path: Path, data: str | bytes) -> None:
+    """Written readable by its owner only, from the first byte (mosquitto warns about a
+    readable password file; a key or a password must never be readable by others)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data.encode() if isinstance(data, str) else data)
     path.chmod(0o600)
 
 
@@ -183,4 +204,5 @@ __all__ = [
     "password_hash",
     "table_ids",
     "write_broker_config",
+    "write_private",
 ]

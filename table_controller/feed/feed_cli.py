@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from table_controller.feed.broker import Tls, table_ids, write_broker_config
+from table_controller.feed.broker import Tls, table_ids, write_broker_config, write_private
 from table_controller.feed.messages import Topics
 from table_controller.feed.signing import new_keys
+from table_controller.feed.tls import DAYS, make_certs
 
 DOCS = "docs/feed.md"
 
@@ -21,8 +22,7 @@ def _write_keys(folder: Path, out: TextIO) -> bool:
         return True
     key, pub = new_keys()
     folder.mkdir(parents=True, exist_ok=True)
-    private.touch(0o600)
-    private.write_bytes(key)
+    write_private(private, key)
     public.write_bytes(pub)
     out.write(
         f"wrote {private} (keep it on the director's machine only) and {public} "
@@ -43,6 +43,19 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
         print(f"--tables: {exc}", file=sys.stderr)
         return 2
     tls = None
+    if args.tls:
+        folder = Path(args.tls)
+        args.tls_ca = args.tls_ca or str(folder / "ca.crt")
+        args.tls_cert = args.tls_cert or str(folder / "broker.crt")
+        args.tls_key = args.tls_key or str(folder / "broker.key")
+        missing = [f for f in (args.tls_ca, args.tls_cert, args.tls_key) if not Path(f).is_file()]
+        if missing:
+            print(
+                f"--tls: there is no {missing[0]}: make the certificates first with "
+                f"`table-controller feed tls-certs --out {folder} --host NAME`",
+                file=sys.stderr,
+            )
+            return 2
     if args.tls_cert or args.tls_key or args.tls_ca:
         if not (args.tls_cert and args.tls_key and args.tls_ca):
             print(
@@ -55,14 +68,45 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
                   Path(args.tls_key).resolve(), port=args.port or 8883)
     folder = Path(args.out)
     files = write_broker_config(
-        folder, Topics.of(args.topic, args.event), tables, port=args.port or 1883, tls=tls
+        folder,
+        Topics.of(args.topic, args.event),
+        tables,
+        port=args.port or 1883,
+        bind=args.bind,
+        tls=tls,
     )
     _write_keys(folder, out)
+    where = f"on {args.bind}" if args.bind else "on every network of this machine"
+    port = tls.port if tls else (args.port or 1883)
     out.write(
         f"wrote the broker's files for {len(tables)} tables in {files.folder}:\n"
-        f"  mosquitto -c {files.folder / 'mosquitto.conf'}\n"
-        f"  passwords.txt has each table's username and password ([feed] in its config); "
-        "keep it safe\n"
+        f"  mosquitto -c {files.folder / 'mosquitto.conf'}   (port {port} {where}"
+        f"{', TLS' if tls else ''})\n"
+        f"  secrets/TABLE.password: copy each to its table ([feed] username = TABLE, "
+        "password_file), chmod 600; keep passwords.txt safe\n"
+    )
+    return 0
+
+
+def cmd_tls_certs(args: argparse.Namespace, out: TextIO) -> int:
+    folder = Path(args.out)
+    if (folder / "ca.crt").exists():
+        print(
+            f"{folder / 'ca.crt'} exists and is kept (the tables trust it): use another "
+            "--out, or delete the folder to start a new CA",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        files = make_certs(folder, args.host, days=args.days)
+    except (ValueError, OSError) as exc:
+        print(f"tls-certs: {exc}", file=sys.stderr)
+        return 2
+    out.write(
+        f"wrote {files.ca_cert} (copy it to every table: [feed] tls_ca; and the director: "
+        f"--tls-ca), {files.cert} and {files.key} (the broker's), {files.ca_key} (keep it "
+        f"off the network); for the names {', '.join(args.host)}. Next: "
+        f"`table-controller feed broker-config ... --tls {folder}`\n"
     )
     return 0
 
@@ -87,10 +131,28 @@ def add_commands(subparsers: Any) -> None:
     broker.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
     broker.add_argument("--topic", default="euchre", help="the topic prefix ([feed] topic)")
     broker.add_argument("--port", type=int, default=0, help="1883, or 8883 with TLS")
+    broker.add_argument(
+        "--bind", default="", metavar="ADDRESS",
+        help="listen on this address only (the director's address on the venue's network); "
+        "default: every network of this machine",
+    )
+    broker.add_argument(
+        "--tls", metavar="DIR", help="listen with TLS only, with the files `feed tls-certs` made"
+    )
     broker.add_argument("--tls-ca", help="the CA certificate (TLS)")
     broker.add_argument("--tls-cert", help="the broker's certificate (TLS)")
     broker.add_argument("--tls-key", help="the broker's private key (TLS)")
     broker.set_defaults(func=cmd_broker_config)
+    certs = sub.add_parser(
+        "tls-certs", help="make a CA and the broker's TLS certificate (docs/feed.md, TLS)"
+    )
+    certs.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
+    certs.add_argument(
+        "--host", required=True, nargs="+", metavar="NAME",
+        help="the broker's names or IP addresses, as the tables' [feed] broker says",
+    )
+    certs.add_argument("--days", type=int, default=DAYS, help="how long they are valid")
+    certs.set_defaults(func=cmd_tls_certs)
     keys = sub.add_parser("keys", help="make the director's key pair for signing rulings")
     keys.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
     keys.set_defaults(func=cmd_keys)

@@ -27,6 +27,31 @@ _SECRET_FIELDS: dict[str, tuple[str, ...]] = {
 _HELD_OUTPUT_FIELDS: dict[str, tuple[str, ...]] = {"renege_spotted": ("held",)}
 
 
+# What a table's name may not hold: MQTT's wildcards and level separator, and control
+# characters (NUL among them); a name is shown on the dashboard as it is written.
+NAME_ALLOWED = "letters, digits, spaces and punctuation, but not # + / or control characters"
+_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a table (None: it can): one line, with what is allowed."""
+    bad = sorted({c for c in name if c in "#+/" or unicodedata.category(c) in ("Cc", "Cs")})
+    if not bad:
+        return None
+    shown = " ".join(repr(c)[1:-1] for c in bad)
+    return f"the table's name {name!r} holds {shown}: a table's name may hold {NAME_ALLOWED}"
+
+
+def id_problem(table: str) -> str | None:
+    """Why ``table`` is not a table's id on the feed (None: it is one)."""
+    if len(table) <= 80 and _ID.fullmatch(table):
+        return None
+    return (
+        f"{table[:80]!r} is not a table's id: an id holds only lowercase letters, digits "
+        "and single '-' between them (e.g. table-3), as the dashboard lists them"
+    )
+
+
 def table_id(name: str) -> str:
     """The table's name as a topic-safe slug: "Club Night #3" -> "club-night-3"."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
@@ -199,26 +224,35 @@ def offline_message(*, table: str, at: float) -> dict[str, Any]:
     return {"v": VERSION, "table": table, "online": False, "at": at}
 
 
+ACK_STATES = ("delivered", "applied", "refused")
+
+
 def ack_message(
-    *, table: str, ruling_id: str, ok: bool, problem: str | None, at: float
+    *, table: str, ruling_id: str, ok: bool | None, problem: str | None, at: float
 ) -> dict[str, Any]:
-    """The table's answer to a ruling: applied (ok) or not, and why not."""
+    """The table's answer to a ruling: ``ok`` None when it has it and checked its
+    signature (``state`` delivered), then True (applied) or False (refused, ``problem``)."""
     return {
         "v": VERSION,
         "table": table,
         "ruling_id": ruling_id,
         "ok": ok,
+        "state": ACK_STATES[0 if ok is None else 1 if ok else 2],
         "problem": problem,
         "at": at,
     }
 
 
 __all__ = [
+    "ACK_STATES",
+    "NAME_ALLOWED",
     "VERSION",
     "Topics",
     "ack_message",
     "director_position",
     "event_message",
+    "id_problem",
+    "name_problem",
     "offline_message",
     "parse_received",
     "public_outputs",

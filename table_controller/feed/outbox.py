@@ -17,7 +17,9 @@ against this log). Everything after it is not yet safe, and every connection sen
 from it (docs/feed.md, "Delivery").
 
 The rulings the table has answered are kept here too (``feed_rulings``), so a ruling
-delivered twice is answered the same way and applied once.
+delivered twice is answered the same way and applied once; one applied but not yet
+answered when the table stopped is found in the log's own ``rulings`` (written with
+the event that applied it).
 
 A message's outputs are not stored: they are what the rules make of the logged events,
 so the outbox replays each game as it reads it (as resume.py does at start).
@@ -247,7 +249,13 @@ class Outbox:
     def answered(self, ruling_id: str) -> tuple[bool, str | None] | None:
         """How the table answered this ruling before (ok, problem), or None."""
         row = self._one("SELECT ok, problem FROM feed_rulings WHERE ruling_id = ?", (ruling_id,))
-        return (bool(row[0]), row[1]) if row else None
+        if row:
+            return (bool(row[0]), row[1])
+        # Applied, and the table stopped before its answer was kept: the log says so.
+        with contextlib.suppress(OutboxError):  # a log from before rulings were kept
+            if self._one("SELECT 1 FROM rulings WHERE ruling_id = ?", (ruling_id,)):
+                return (True, None)
+        return None
 
     def answer(self, ruling_id: str, ok: bool, problem: str | None, at: float) -> None:
         self._exec(

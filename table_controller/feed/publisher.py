@@ -23,6 +23,7 @@ import json
 import logging
 import queue
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -36,7 +37,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox, OutboxError, Position
-from table_controller.feed.signing import Ruling, RulingRejected, verify
+from table_controller.feed.signing import MAX_AGE, Ruling, RulingRejected, verify
+from table_controller.feed.tls import refused
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +65,7 @@ class FeedSettings:
     max_inflight: int = 20
     keepalive: int = 30
     backoff: tuple[float, float] = (0.2, 10.0)  # first and longest wait between attempts
-    ruling_max_age: float = 900.0
+    ruling_max_age: float = MAX_AGE
     resend_after: float = 10.0  # the director's mark stuck this long over acked events
 
 
@@ -250,6 +252,9 @@ class Publisher:
         client.on_message = lambda c, u, m: post(("message", c, m))
         try:
             client.connect(s.broker, s.port, keepalive=s.keepalive)
+        except ssl.SSLCertVerificationError as exc:
+            self._retry(refused(s.broker, s.port, exc), longer=True)
+            return
         except (OSError, ValueError) as exc:
             self._retry(f"the broker {s.broker}:{s.port} cannot be reached ({exc})")
             return
@@ -494,6 +499,7 @@ class Publisher:
             self._ack(ruling_id, False, "this table does not take rulings")
             return
         self._pending_rulings.add(ruling.ruling_id)
+        self._publish_ack(ruling.ruling_id, None, None)  # delivered: the dashboard says so
         self.on_ruling(ruling)
 
     def _ack(self, ruling_id: str, ok: bool, problem: str | None) -> None:
@@ -501,7 +507,7 @@ class Publisher:
             self._outbox.answer(ruling_id, ok, problem, self._clock())
         self._publish_ack(ruling_id, ok, problem)
 
-    def _publish_ack(self, ruling_id: str, ok: bool, problem: str | None) -> None:
+    def _publish_ack(self, ruling_id: str, ok: bool | None, problem: str | None) -> None:
         client = self._client
         if client is None:
             return  # the director sends it again; the stored answer goes then
@@ -533,13 +539,24 @@ def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | N
                 "no ruling is taken",
                 "copy director.pub from the director's machine to that path",
             )
+    password = ""
+    if feed.password_file is not None:
+        try:
+            password = Path(feed.password_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = (
+                f"the feed's password file {feed.password_file} cannot be read "
+                f"({getattr(exc, 'strerror', None) or exc}); the broker will refuse the table",
+                "copy this table's password file from the director's machine to that path "
+                "(chmod 600)",
+            )
     settings = FeedSettings(
         table=messages.table_id(config.name),
         topics=messages.Topics.of(feed.topic, feed.event),
         broker=feed.broker,
         port=feed.port,
         username=feed.username,
-        password=feed.password,
+        password=password,
         tls_ca=feed.tls_ca,
         director_key=key,
         heartbeat=feed.heartbeat,

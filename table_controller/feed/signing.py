@@ -3,8 +3,12 @@
 The director signs each ruling with an Ed25519 private key that never leaves the
 director's machine; every table holds only the public key. A ruling names its table and
 the moment it was made, so a ruling for another table, or one replayed long after it
-was made, is refused even with a good signature. The signature covers the canonical JSON
-(sorted keys, no spaces, ASCII) of every field of the payload except ``"sig"``.
+was made, is refused even with a good signature. A ruling also names the game and hand
+it is about (the table refuses it for another one, table/app.py), and its id is applied
+once (the table's log keeps the ids it applied), so the director may send it again until
+the table answers (docs/feed.md, "Rulings that always arrive"). The signature covers the
+canonical JSON (sorted keys, no spaces, ASCII) of every field of the payload except
+``"sig"``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,11 @@ _EVENT_FOR_KIND: dict[str, str | None] = {
     "adjust_score": "score_adjusted",
     "void_hand": "hand_voided",
 }
-_FIELDS = ("ruling_id", "table", "kind", "event", "reason", "director", "at")
+_FIELDS = ("ruling_id", "table", "kind", "event", "reason", "director", "at", "game", "hand")
+# A ruling is sent again until the table answers, so it must stay valid while a table is
+# away (a reboot, a dead network): a replay is refused by its id and its game and hand.
+MAX_AGE = 12 * 3600.0
+FUTURE = 900.0  # a ruling dated this far ahead: a clock is wrong
 
 
 class RulingRejected(ValueError):
@@ -48,6 +56,8 @@ class Ruling:
     reason: str
     director: str
     at: float
+    game: int | None = None  # the table's game the ruling is about
+    hand: int | None = None  # and its hand (None: before the first deal)
 
 
 def new_keys() -> tuple[bytes, bytes]:
@@ -125,6 +135,25 @@ def _check_shape(ruling: Ruling) -> None:
         )
 
 
+def position_problem(ruling: Ruling, *, game: int, hand: int | None) -> str | None:
+    """Why the table, at ``game`` and ``hand``, must refuse ``ruling`` (None: it may
+    apply it). A void is for the hand in play only; a score ruling (an adjustment, a
+    renege confirmed or dismissed) is for the game in play, about its current hand or
+    one already scored, since a director often rules once a hand is over."""
+    if ruling.game is None:
+        return "the ruling does not name its game: update the director's software"
+    if ruling.game != game:
+        return (
+            f"the ruling is about game {ruling.game}, and this table is playing game {game} "
+            "(a finished game is corrected in the standings)"
+        )
+    if ruling.kind == "void_hand" and ruling.hand != hand:
+        return f"the ruling voids hand {ruling.hand}, and this table is on hand {hand}"
+    if ruling.hand is not None and (hand is None or ruling.hand > hand):
+        return f"the ruling is about hand {ruling.hand}, not yet dealt at this table"
+    return None
+
+
 def sign(ruling: Ruling, private_pem: bytes) -> dict[str, Any]:
     """The payload to publish: the ruling's fields, ``"v": 1`` and ``"sig"``."""
     _check_shape(ruling)
@@ -137,6 +166,8 @@ def sign(ruling: Ruling, private_pem: bytes) -> dict[str, Any]:
         "reason": ruling.reason,
         "director": ruling.director,
         "at": float(ruling.at),
+        "game": ruling.game,
+        "hand": ruling.hand,
     }
     sig = _private_key(private_pem).sign(canonical(payload))
     payload["sig"] = base64.b64encode(sig).decode("ascii")
@@ -153,13 +184,25 @@ def _text(payload: Mapping[str, Any], key: str) -> str:
     return v
 
 
+def _number(payload: Mapping[str, Any], key: str) -> int | None:
+    v = payload.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**31:
+        raise RulingRejected(
+            f"the ruling's {key} {v!r} is not a game or hand number: make the ruling again"
+        )
+    return v
+
+
 def verify(
     payload: Mapping[str, Any],
     public_pem: bytes,
     *,
     table: str,
     now: float,
-    max_age: float = 900.0,
+    max_age: float = MAX_AGE,
+    future: float = FUTURE,
 ) -> Ruling:
     """The ruling, if the director's key signed it for this table recently enough.
 
@@ -213,6 +256,8 @@ def verify(
         reason=_text(payload, "reason"),
         director=_text(payload, "director"),
         at=float(at),
+        game=_number(payload, "game"),
+        hand=_number(payload, "hand"),
     )
     if ruling.event is not None and not isinstance(ruling.event, dict):
         raise RulingRejected("the ruling's event is not a JSON object: make the ruling again")
@@ -228,7 +273,7 @@ def verify(
             "stays valid (an old ruling sent again is refused): the director should make "
             "it again, and check this table's clock"
         )
-    if age < -max_age:
+    if age < -future:
         raise RulingRejected(
             f"the ruling is dated {-age:.0f} s in the future: this table's clock or the "
             "director's is wrong; set both clocks right (NTP), then make the ruling again"

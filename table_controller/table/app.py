@@ -92,6 +92,7 @@ class _Input:
     reply: asyncio.Future[Refusal | None] | None = None
     at: float = 0.0  # the table's clock when it was noticed (the frame read, the press)
     address: str = ""  # the page's client, for a touch on the page
+    ruling: Any = None  # the director's signed ruling that carries ``what``
 
 
 def disk_free(path: Path) -> int:
@@ -172,6 +173,7 @@ class Table:
         self.rulings: asyncio.Queue[InputEvent] = asyncio.Queue()
         self.feed: Any = None  # the director's feed (feed/publisher.py) while running
         self._ruling_tasks: set[asyncio.Future[None]] = set()
+        self._ruling_id: str | None = None  # the ruling the input being applied carries
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._hands_wanted: int | None = None
@@ -290,6 +292,7 @@ class Table:
         self, event: InputEvent, source: str, evidence: bytes | None = None
     ) -> Refusal | None:
         """Push, log, show. None when taken; (problem, what to do) when refused."""
+        ruling_id, self._ruling_id = self._ruling_id, None
         seat = getattr(event, "seat", None)
         seat = seat if isinstance(seat, Seat) else None
         try:
@@ -301,7 +304,13 @@ class Table:
             await asyncio.get_running_loop().run_in_executor(
                 self._log_thread,
                 functools.partial(
-                    self.log.append, game_no, seq, event, source=source, evidence=evidence
+                    self.log.append,
+                    game_no,
+                    seq,
+                    event,
+                    source=source,
+                    evidence=evidence,
+                    ruling_id=ruling_id,
                 ),
             )
         except LogError as exc:
@@ -531,6 +540,12 @@ class Table:
     async def _take(self, item: _Input) -> Refusal | None:
         game = self.game
         what = item.what
+        if item.ruling is not None:  # checked here, in turn with every other input
+            refusal = self._ruling_refusal(item.ruling)
+            if refusal is not None:
+                return refusal
+            self._ruling_id = item.ruling.ruling_id  # logged with the event (apply)
+            return await self.apply(what, item.source)
         try:
             if item.source == "camera":
                 event = from_vision(game, what.event)
@@ -612,8 +627,14 @@ class Table:
     async def _apply_ruling(self, ruling: Any) -> None:
         from table_controller.rules.codec import CodecError, decode_input
 
+        if self.log.ruling_applied(ruling.ruling_id) is not None:  # sent again: answered,
+            if self.feed is not None:  # not applied again
+                self.feed.answer(ruling.ruling_id, True, None)
+            return
         refusal: Refusal | None = None
-        if ruling.event is not None:
+        if ruling.event is None:
+            refusal = self._ruling_refusal(ruling)
+        else:
             try:
                 event = decode_input(ruling.event)
             except (CodecError, ValueError) as exc:
@@ -623,7 +644,8 @@ class Table:
                     asyncio.get_running_loop().create_future()
                 )
                 self._noticed("director", event)
-                self._queue.put_nowait(_Input("director", event, reply=reply, at=self._clock()))
+                item = _Input("director", event, reply=reply, at=self._clock(), ruling=ruling)
+                self._queue.put_nowait(item)
                 refusal = await reply
         if refusal is None:
             notices = self.shown.notices
@@ -636,6 +658,17 @@ class Table:
         if self.feed is not None:
             problem = None if refusal is None else f"{refusal[0]} ({refusal[1]})"
             self.feed.answer(ruling.ruling_id, refusal is None, problem)
+
+    def _ruling_refusal(self, ruling: Any) -> Refusal | None:
+        """A ruling for another game or hand than this table's: refused, in words."""
+        from table_controller.feed.signing import position_problem
+
+        hand = self.game.hand or self.game.last_hand
+        problem = position_problem(
+            ruling, game=self.game_no, hand=hand.number if hand is not None else None
+        )
+        fix = "the director should look at the table and make the ruling again"
+        return None if problem is None else (problem, fix)
 
     async def _forward_rulings(self) -> None:
         while True:

@@ -22,6 +22,7 @@ from table_controller.clip import clip, clip_text
 from table_controller.devices.cube_types import CubeConfig
 from table_controller.devices.pin_config import parse_pin_map
 from table_controller.devices.pins import DEFAULT_PIN_MAP, PinMap, PinMapError, PinProblem
+from table_controller.feed.messages import name_problem
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, Rules
 from table_controller.safe_toml import TOMLLimitError, loads_limited
@@ -74,7 +75,7 @@ class FeedConfig:
     topic: str = "euchre"
     event: str = ""
     username: str = ""  # the table's broker user (docs/feed.md, "Security")
-    password: str = ""
+    password_file: Path | None = None  # its password, in a file readable by its owner only
     tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
     director_key: Path | None = None  # the director's public key: rulings are checked with it
     heartbeat: float = 10.0  # seconds between the table's status messages
@@ -135,6 +136,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "event",
         "username",
         "password",
+        "password_file",
         "tls_ca",
         "director_key",
         "heartbeat",
@@ -246,6 +248,8 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
             )
     table = r.table(data, "table")
     name = r.text(table, "table.name", None, limit=NAME_MAX)
+    if name is not None and (bad := name_problem(name)) is not None:
+        r.add("table.name", bad, 'write a plain name, e.g. "Club Night 3"')
     gpio = r.choice(table, "table.gpio", "auto", GPIO_CHOICES)
     disk = r.whole(table, "table.disk_min_free_mb", 200, low=0)
     first = r.seat(table, "table.first_dealer")
@@ -477,12 +481,21 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
         topic=r.text(t, "feed.topic", d.topic) or d.topic,
         event=r.text(t, "feed.event", d.event, empty=True, limit=80) or "",
         username=r.text(t, "feed.username", d.username, empty=True) or "",
-        password=r.text(t, "feed.password", d.password, empty=True) or "",
-        tls_ca=r.path(t, "feed.tls_ca", None) if t.get("tls_ca") != "" else None,
-        director_key=r.path(t, "feed.director_key", None) if t.get("director_key") != "" else None,
+        password_file=_optional_path(r, t, "password_file"),
+        tls_ca=_optional_path(r, t, "tls_ca"),
+        director_key=_optional_path(r, t, "director_key"),
         heartbeat=r.number(t, "feed.heartbeat", d.heartbeat, low=0.5, high=3600.0),
         public_delay=r.number(t, "feed.public_delay", d.public_delay, low=0.0, high=86400.0),
     )
+    if t.get("password"):
+        # Refused, not warned about: table.toml is shared and copied about (0644 by
+        # default); the password lets anyone send events as this table.
+        r.add(
+            "feed.password",
+            "a password written in the configuration can be read by anyone who can read the file",
+            'put it in a file of its own and name it: password_file = "feed.password" '
+            "(chmod 600; `feed broker-config` writes one per table)",
+        )
     if any(c in feed.event for c in "+#/\0"):
         r.add(
             "feed.event",
@@ -496,6 +509,25 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
             'write a plain topic such as "euchre" or "club/euchre"',
         )
     return feed
+
+
+def _optional_path(r: Reader, t: Mapping[str, Any], key: str) -> Path | None:
+    return r.path(t, f"feed.{key}", None) if t.get(key) != "" else None
+
+
+def secret_file_problem(path: Path, key: str) -> ConfigProblem | None:
+    """A secrets file missing, or readable by others than its owner: what chmod to run."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return ConfigProblem(key, f"{path} cannot be read ({exc.strerror})", f"copy it to {path}")
+    if mode & 0o077:
+        return ConfigProblem(
+            key,
+            f"{path} can be read by other users of this machine (mode {mode & 0o777:o})",
+            f"chmod 600 {path}",
+        )
+    return None
 
 
 def _kiosk(r: Reader, t: Mapping[str, Any]) -> KioskConfig:
@@ -567,6 +599,9 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
                 "check the path (relative paths are relative to the configuration file)",
             )
         )
+    secret = config.feed.password_file
+    if secret is not None and (bad := secret_file_problem(secret, "feed.password_file")):
+        problems.append(bad)
     log = config.log
     if log.is_dir():
         problems.append(

@@ -61,6 +61,20 @@ _SCHEMA = (
     ),
 )
 
+# The director's rulings applied, each with the event that applied it, written in the same
+# transaction as that event: a ruling sent again after a crash is never applied twice.
+# Created on open, so a log from before it is kept as it is until a table writes to it.
+_RULINGS = (
+    "CREATE TABLE IF NOT EXISTS rulings (ruling_id TEXT PRIMARY KEY, game INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL, FOREIGN KEY (game, seq) REFERENCES events (game, seq))",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS rulings_no_{verb.lower()} BEFORE {verb} ON rulings"
+        " BEGIN SELECT RAISE(ABORT, 'the event log is append-only: rulings cannot be changed');"
+        " END"
+        for verb in ("UPDATE", "DELETE")
+    ),
+)
+
 
 class LogError(RuntimeError):
     """What is wrong with the log and what to do; a refused file is left untouched.
@@ -144,6 +158,8 @@ class EventLog:
                     raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
                 self._conn.execute("PRAGMA synchronous = FULL")
                 self._conn.execute("PRAGMA foreign_keys = ON")
+                for statement in _RULINGS:  # a log from before rulings were kept
+                    self._conn.execute(statement)
         except sqlite3.Error as exc:
             raise LogError(f"{path}: cannot be opened ({exc}); {_DISK_FIX}") from None
 
@@ -186,10 +202,12 @@ class EventLog:
         source: str,
         evidence: bytes | None = None,
         recorded: float | None = None,
+        ruling_id: str | None = None,
     ) -> None:
         """Write the game's event ``seq`` (``next_seq(game)``); committed and fsync'd when
         this returns. ``LogConflict`` if it is taken; ``LogError`` if it cannot be written
-        (nothing of it is then written)."""
+        (nothing of it is then written). ``ruling_id``: the director's ruling it applies,
+        kept with it (``ruling_applied``)."""
         if source not in SOURCES:
             raise LogError(f"unknown event source {source!r}: one of " + ", ".join(SOURCES))
         try:
@@ -218,6 +236,16 @@ class EventLog:
             )
             if evidence is not None:
                 conn.execute("INSERT INTO evidence VALUES (?, ?, ?)", (game, seq, evidence))
+            if ruling_id is not None:
+                conn.execute("INSERT INTO rulings VALUES (?, ?, ?)", (ruling_id, game, seq))
+
+    def ruling_applied(self, ruling_id: str) -> tuple[int, int] | None:
+        """The (game, seq) of the event that applied this ruling, or None."""
+        try:
+            rows = self._read("SELECT game, seq FROM rulings WHERE ruling_id = ?", (ruling_id,))
+        except LogError:
+            return None  # an old log, opened read-only: it has no rulings table
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     def record_fault(self, device: str, problem: str | None, fix: str, at: float) -> None:
         """A device's fault raised (or, with ``problem`` None, cleared) at wall time ``at``."""

@@ -158,9 +158,7 @@ async function showTable(name) {
       el("div", {class: "evidence"}, ...rn.evidence.map((e) => el("img", {src: e.url, alt: e.card, title: e.card}))))));
     $("detail-irregularities").replaceChildren(...v.irregularities.map((i) => el("div", {class: "irregularity"}, `${i.title}: ${i.text}`)));
   }
-  $("detail-rulings").replaceChildren(...d.rulings.map((r) => el("li", {class: "ruling"},
-    `${r.kind.replace(/_/g, " ")} by ${r.director}: ${r.reason} — ` +
-    (r.ack_ok === null ? "sent, not yet applied" : (r.ack_ok ? "applied by the table" : `refused by the table: ${r.ack_problem}`)))));
+  $("detail-rulings").replaceChildren(...d.rulings.map(rulingLine));
   $("history").replaceChildren(...d.history.slice().reverse().map((e) => {
     const outs = e.outputs.map((o) => o.event).join(", ");
     const li = el("li", {"data-seq": e.seq}, `${e.seq}. ${e.input.event}` +
@@ -171,6 +169,21 @@ async function showTable(name) {
 }
 
 // --- rulings -------------------------------------------------------------------------
+// A ruling and where it is: pending (kept, sent again when the table is back),
+// delivered (the table has it), applied, or refused with the table's reason.
+const RULING_STATES = {
+  pending: (r) => `pending: not yet at the table (sent ${r.sends || 1}×; sent again when the table is online)`,
+  delivered: () => "delivered: the table has it, applying it",
+  applied: () => "applied by the table",
+  refused: (r) => `refused by the table: ${r.ack_problem}`,
+};
+function rulingLine(r) {
+  const where = r.game ? ` (game ${r.game}, hand ${r.hand ?? "–"})` : "";
+  const state = (RULING_STATES[r.state] || RULING_STATES.pending)(r);
+  return el("li", {class: "ruling", "data-state": r.state || "pending", "data-ruling": r.ruling_id},
+    `${r.kind.replace(/_/g, " ")}${where} by ${r.director}: ${r.reason} — `, el("b", {class: "state"}, state));
+}
+
 function kindChanged() {
   const k = $("ruling-kind").value;
   for (const l of document.querySelectorAll("#ruling-form .points")) l.hidden = !(k === "dismiss_renege" || k === "adjust_score");
