@@ -1,10 +1,9 @@
 """Where the cube's firmware files are, and loading its logic into this Python.
 
-The firmware lives in ``firmware/`` at the top of the checkout (design.md's folders), not
-inside the package: it is MicroPython for the board, and the package is the host. The
-host finds it next to the package, which is where it is in a checkout and in the
-editable install (``pip install -e .``, what ``make`` does). A wheel built from the
-project does not carry it, and the cube commands then say so.
+The firmware is MicroPython for the board, kept as files in ``table_controller/firmware/``
+(package data, so a wheel carries it too: ``cube flash`` and the emulator work from any
+install). It is not imported as part of the package: the emulator loads it under a name
+of its own, and ``cube flash`` copies the files onto the board.
 
 ``frame.py`` is the package's own ``table_controller/devices/frame.py``: ``cube flash``
 copies it onto the board beside the firmware, and the emulator imports the firmware
@@ -23,7 +22,7 @@ from table_controller.devices import frame
 from table_controller.devices.cube_types import CubeError
 
 if TYPE_CHECKING:
-    from firmware import cube as cube_module
+    from table_controller.firmware import cube as cube_module
 
 # The files on the board, in the order they are copied (main.py last: it starts them).
 BOARD_FILES = ("board_rp2040.py", "display.py", "cube.py", "main.py")
@@ -36,14 +35,15 @@ class FirmwareNotFound(CubeError):
 
 
 def firmware_dir() -> Path:
-    """The checkout's ``firmware/`` folder."""
-    here = Path(__file__).resolve().parents[2] / "firmware"
+    """The folder of the firmware's files, inside the installed package."""
+    here = Path(__file__).resolve().parents[1] / "firmware"
     if all((here / name).is_file() for name in BOARD_FILES):
         return here
+    missing = ", ".join(name for name in BOARD_FILES if not (here / name).is_file())
     raise FirmwareNotFound(
-        f"the cube's firmware is not at {here}: this copy of table-controller was "
-        "installed without it. Run the command from a checkout of the project, installed "
-        "with `pip install -e .` (what `make` does)."
+        f"the cube's firmware is not complete at {here} (missing {missing}): this copy of "
+        "table-controller was installed without it. Install it again (`make setup` in a "
+        "checkout, or `pip install --force-reinstall table-controller`)."
     )
 
 
