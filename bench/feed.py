@@ -337,8 +337,9 @@ def run(args: argparse.Namespace) -> int:
         from dashboard_reader import DashboardReader, self_signed
 
         cert, key = self_signed(folder)
-        tls = {"tls_cert": str(cert), "tls_key": str(key)}
-        url = asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0, **tls), loop).result(30)
+        web_tls = {"tls_cert": str(cert), "tls_key": str(key)}
+        started = page.start("127.0.0.1", 0, **web_tls)
+        url = asyncio.run_coroutine_threadsafe(started, loop).result(30)
         reader = DashboardReader(store, url, cert)
     else:
         asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0), loop).result(30)
