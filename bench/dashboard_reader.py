@@ -1,5 +1,5 @@
 """The dashboard as a director's browser reads it, for bench/feed.py ``--dashboard-tls``:
-served over HTTPS (a self-signed certificate made for the run), a director logged in
+served over HTTPS (a certificate from the event's own CA, made for the run), a director logged in
 through ``/api/login`` (Argon2id, the throttle, the Origin and JSON checks), and the
 overview's stream (``/events``) read by a thread that notes when each snapshot arrives.
 So the feed's latency is measured to a logged-in reader over TLS, not only to the
@@ -7,9 +7,7 @@ server's publishing of the snapshot."""
 
 from __future__ import annotations
 
-import datetime
 import http.client
-import ipaddress
 import json
 import secrets
 import ssl
@@ -18,44 +16,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE
-
-
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and its key (PEM files in ``folder``)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "dashboard.pem", folder / "dashboard.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
 
 
 class DashboardReader:

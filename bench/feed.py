@@ -334,13 +334,13 @@ def run(args: argparse.Namespace) -> int:
     threading.Thread(target=loop.run_forever, daemon=True).start()
     reader = None
     if args.dashboard_tls:  # a logged-in director's stream over HTTPS (dashboard_reader.py)
-        from dashboard_reader import DashboardReader, self_signed
+        from dashboard_reader import DashboardReader
 
-        cert, key = self_signed(folder)
-        web_tls = {"tls_cert": str(cert), "tls_key": str(key)}
+        web_certs = make_certs(folder / "dashboard-tls", ["127.0.0.1"])
+        web_tls = {"tls_cert": str(web_certs.cert), "tls_key": str(web_certs.key)}
         started = page.start("127.0.0.1", 0, **web_tls)
         url = asyncio.run_coroutine_threadsafe(started, loop).result(30)
-        reader = DashboardReader(store, url, cert)
+        reader = DashboardReader(store, url, web_certs.ca_cert)
     else:
         asyncio.run_coroutine_threadsafe(page.start("127.0.0.1", 0), loop).result(30)
     svc.start()

@@ -16,6 +16,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+import waiting
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from postgres import Postgres
@@ -30,11 +31,7 @@ WAIT = 20.0
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting: {what}")
-        time.sleep(0.02)
+    waiting.wait_until(what, cond, timeout)
 
 
 def start_broker(folder: Path) -> Mosquitto:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import waiting
 from mosquitto import Mosquitto, free_port
 
 from table_controller.director.service import BrokerConfig, DirectorService
@@ -39,11 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting: {what}")
-        time.sleep(0.02)
+    waiting.wait_until(what, cond, timeout)
 
 
 @dataclass

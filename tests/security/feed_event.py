@@ -11,13 +11,13 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import waiting
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -32,11 +32,7 @@ WAIT = 60.0  # a guard against a hang only: every wait is for a condition
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting: {what}")
-        time.sleep(0.02)
+    waiting.wait_until(what, cond, timeout)
 
 
 def broker_files(folder: Path, *extra: str) -> Path:

@@ -12,10 +12,8 @@ changes; 500s from a query, a NaN in a status, nested or huge JSON.
 from __future__ import annotations
 
 import asyncio
-import datetime
 import hashlib
 import http.client
-import ipaddress
 import json
 import re
 import sqlite3
@@ -31,10 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_director_public import spotted, status
@@ -48,6 +42,7 @@ from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.feed.tls import make_certs
 
 
 class Clock:
@@ -370,42 +365,12 @@ def test_every_answer_has_the_security_headers(director: Director) -> None:
     assert headers["X-Frame-Options"] == "DENY"  # on a refusal too
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "dashboard.pem", folder / "dashboard.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 def test_the_dashboard_over_tls(tmp_path: Path) -> None:
-    cert, key = self_signed(tmp_path)
-    d = Director(tmp_path, tls_cert=str(cert), tls_key=str(key))
+    certs = make_certs(tmp_path / "tls", ["127.0.0.1"])  # what `feed tls-certs` makes
+    d = Director(tmp_path, tls_cert=str(certs.cert), tls_key=str(certs.key))
     try:
         assert d.url.startswith("https://127.0.0.1:")
-        trust = ssl.create_default_context(cafile=str(cert))
+        trust = ssl.create_default_context(cafile=str(certs.ca_cert))
         code, headers, _ = post_json(
             d.url + "api/login", {"name": "ann", "password": PASSWORD}, context=trust
         )
