@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from waiting import until_or_stopped
 
 from table_controller.bots.knowledge import seat_view
 from table_controller.cards import Card
@@ -90,18 +91,7 @@ class Running:
             self.error = exc
 
     def until(self, what: str, check: Callable[[], bool], guard: float = GUARD) -> None:
-        deadline = threading.Event()
-        timer = threading.Timer(guard, deadline.set)
-        timer.start()
-        try:
-            while not check():
-                if self.error is not None:
-                    raise AssertionError(f"the kiosk stopped: {self.error!r}")
-                if deadline.is_set():
-                    raise AssertionError(f"never happened: {what}")
-                deadline.wait(0.02)
-        finally:
-            timer.cancel()
+        until_or_stopped(what, check, lambda: self.error, guard, "the kiosk")
 
     def close(self) -> None:
         if self.thread.is_alive():

@@ -13,3 +13,22 @@ def wait_until(what: str, cond: Callable[[], bool], timeout: float = 60.0) -> No
         if time.monotonic() > end:
             raise AssertionError(f"gave up waiting: {what}")
         time.sleep(0.02)
+
+
+def until_or_stopped(
+    what: str,
+    check: Callable[[], bool],
+    error: Callable[[], BaseException | None],
+    guard: float,
+    who: str = "the table",
+) -> None:
+    """Wait until ``check()``; fail at once if the thing waited on stopped (``error()``
+    says why), or after ``guard`` seconds (a hang)."""
+    end = time.monotonic() + guard
+    while not check():
+        stopped = error()
+        if stopped is not None:
+            raise AssertionError(f"{who} stopped: {stopped!r}")
+        if time.monotonic() > end:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.02)

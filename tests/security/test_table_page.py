@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from waiting import until_or_stopped
 
 from table_controller import simulate
 from table_controller.cards import Card
@@ -81,18 +82,7 @@ class Running:
             self.error = exc
 
     def until(self, what: str, check: Callable[[], bool]) -> None:
-        done = threading.Event()
-        timer = threading.Timer(GUARD, done.set)
-        timer.start()
-        try:
-            while not check():
-                if self.error is not None:
-                    raise AssertionError(f"the table stopped: {self.error!r}")
-                if done.is_set():
-                    raise AssertionError(f"never happened: {what}")
-                done.wait(0.02)
-        finally:
-            timer.cancel()
+        until_or_stopped(what, check, lambda: self.error, GUARD)
 
     def deal(self) -> None:
         """The deal, as the camera would see its upcard: N is to bid."""
