@@ -27,6 +27,7 @@ $(MPY_WASM): scripts/micropython-wasm.sh
 
 test: $(STAMP) $(MPY_WASM)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(TYPED)
 	MICROPYTHON_WASM=$(abspath $(MPY_WASM)) $(BIN)/pytest
 

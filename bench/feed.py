@@ -474,8 +474,9 @@ def run(args: argparse.Namespace) -> int:
             taken_ms.append((rec - at) * 1000)
             if (tbl, game, seq) in first:
                 arrived_ms.append((first[(tbl, game, seq)] - at) * 1000)
-    keys = conn.execute("SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) "
-                        "FROM events").rows[0]
+    keys = conn.execute(
+        "SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) FROM events"
+    ).rows[0]
     conn.close()
     store.close()
     if server is not None:
@@ -503,16 +504,22 @@ def run(args: argparse.Namespace) -> int:
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
     mosq = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout
     print(f"{mosq.splitlines()[0] if mosq else 'mosquitto'}; paho-mqtt {version('paho-mqtt')}")
-    print(f"events logged: {total} at {args.tables} tables in {played:.1f} s "
-          f"({total / played:.0f} events/s, {args.tables / interval:.0f} asked); "
-          f"all in the director's store after {drained:.1f} s")
-    print(f"messages the director took: {received} ({received / drained:.0f} per second), "
-          f"in {batches} transactions ({received / max(1, batches):.1f} messages each)")
-    print(f"CPU seconds: the director's process {director_cpu:.0f}"
-          f"{' (tables included)' if not procs else ''}, "
-          f"{'the tables ' + format(tables_cpu, '.0f') + ', ' if procs else ''}"
-          f"mosquitto {mosq_cpu:.0f}, over {drained:.0f} s of wall time "
-          f"on {os.cpu_count()} CPUs")
+    print(
+        f"events logged: {total} at {args.tables} tables in {played:.1f} s "
+        f"({total / played:.0f} events/s, {args.tables / interval:.0f} asked); "
+        f"all in the director's store after {drained:.1f} s"
+    )
+    print(
+        f"messages the director took: {received} ({received / drained:.0f} per second), "
+        f"in {batches} transactions ({received / max(1, batches):.1f} messages each)"
+    )
+    print(
+        f"CPU seconds: the director's process {director_cpu:.0f}"
+        f"{' (tables included)' if not procs else ''}, "
+        f"{'the tables ' + format(tables_cpu, '.0f') + ', ' if procs else ''}"
+        f"mosquitto {mosq_cpu:.0f}, over {drained:.0f} s of wall time "
+        f"on {os.cpu_count()} CPUs"
+    )
     print("latency, event logged at the table ->")
     print(line("paho hands it to the director     ", arrived_ms))
     print(line("the director's writer stores it   ", taken_ms))
@@ -521,13 +528,17 @@ def run(args: argparse.Namespace) -> int:
     if reader is not None:
         print(line("a logged-in dashboard (HTTPS) has it", read_ms))
     if late:
-        print(f"  events logged from the broker's kill to 12 s after its restart, or while "
-              f"their table was cut off: {len(late)}, stored a median "
-              f"{statistics.median(late):.1f} s later (max {max(late):.1f} s)")
+        print(
+            f"  events logged from the broker's kill to 12 s after its restart, or while "
+            f"their table was cut off: {len(late)}, stored a median "
+            f"{statistics.median(late):.1f} s later (max {max(late):.1f} s)"
+        )
     print(f"resends from the director's mark after a stall: {resends}")
-    print(f"the broker killed -9 and restarted, {cut_id} cut off {cut_wall:g} s: "
-          f"{missing} events missing from the store, {differ} different from the log, "
-          f"{keys[0] - keys[1]} stored twice, {extra} not in any log")
+    print(
+        f"the broker killed -9 and restarted, {cut_id} cut off {cut_wall:g} s: "
+        f"{missing} events missing from the store, {differ} different from the log, "
+        f"{keys[0] - keys[1]} stored twice, {extra} not in any log"
+    )
     shutil.rmtree(folder, ignore_errors=True)
     return 0 if missing == differ == extra == 0 else 1
 
@@ -541,20 +552,36 @@ def main() -> None:
     ap.add_argument("--cut-minutes", type=float, default=10.0, help="game minutes cut off")
     ap.add_argument("--down", type=float, default=3.0, help="wall seconds the broker is down")
     ap.add_argument("--drain", type=float, default=180.0, help="wall seconds to wait at the end")
-    ap.add_argument("--procs", type=int, default=4,
-                    help="worker processes playing the tables (0: in the director's process)")
+    ap.add_argument(
+        "--procs",
+        type=int,
+        default=4,
+        help="worker processes playing the tables (0: in the director's process)",
+    )
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
-    ap.add_argument("--tls", action="store_true",
-                    help="the feed over TLS (a CA and certificate made for the run)")
-    ap.add_argument("--database", metavar="FILE|URL",
-                    help="the director's store (default: a new SQLite file); an empty "
-                    "PostgreSQL database's postgresql://... URL")
-    ap.add_argument("--dashboard-tls", action="store_true",
-                    help="serve the dashboard over HTTPS and read its stream as a logged-in "
-                    "director: the latency to that reader too")
-    ap.add_argument("--postgres", action="store_true",
-                    help="the store on a PostgreSQL server started for the run (Debian's "
-                    "binaries, fsync on, on loopback)")
+    ap.add_argument(
+        "--tls",
+        action="store_true",
+        help="the feed over TLS (a CA and certificate made for the run)",
+    )
+    ap.add_argument(
+        "--database",
+        metavar="FILE|URL",
+        help="the director's store (default: a new SQLite file); an empty "
+        "PostgreSQL database's postgresql://... URL",
+    )
+    ap.add_argument(
+        "--dashboard-tls",
+        action="store_true",
+        help="serve the dashboard over HTTPS and read its stream as a logged-in "
+        "director: the latency to that reader too",
+    )
+    ap.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the store on a PostgreSQL server started for the run (Debian's "
+        "binaries, fsync on, on loopback)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.tables, args.seconds, args.cut_minutes = 10, 45.0, 5.0

@@ -47,8 +47,9 @@ def progressive_game(seed: int) -> tuple[dict[str, Any], ...]:
         "web": {"host": "127.0.0.1", "port": 0},
         "rules": {"preset": "td-progressive", "options": {"hands_per_game": 2}},
     }
-    table = simulated_table(parse_config(data, folder, "<test>"), seed=seed, pace=FAST,
-                            serve_page=False)
+    table = simulated_table(
+        parse_config(data, folder, "<test>"), seed=seed, pace=FAST, serve_page=False
+    )
     worker = threading.Thread(target=asyncio.run, args=(asyncio.wait_for(table.run(hands=2), 120),))
     worker.start()
     worker.join()
@@ -128,9 +129,13 @@ def test_absentee_with_substitute(store: DirectorStore) -> None:
     table = next(i for i, t in enumerate(event.tables(1), start=1) if "cy" in t.values())
     seat_of_cy = next(s for s, p in event.tables(1)[table - 1].items() if p == "cy")
     scores = dict(zip("NESW", [4, 3, 4, 3], strict=True))
-    admin.record("ann", 1, str(table), {"event": "game_ended", "scores": [8, 6],
-                                         "individual": [scores[s] for s in "NESW"]},
-                 "score card")
+    admin.record(
+        "ann",
+        1,
+        str(table),
+        {"event": "game_ended", "scores": [8, 6], "individual": [scores[s] for s in "NESW"]},
+        "score card",
+    )
     totals = {s["player"]: s["total"] for s in admin.summary()["standings"]}
     assert totals["zed"] == scores[seat_of_cy] and totals["cy"] == 0
     # A substitute for someone already covered that round is refused, in words.
@@ -149,7 +154,10 @@ def test_correction_is_audited_and_history_append_only(store: DirectorStore) -> 
     admin.record("bob", 1, "1", fixed, "loner scored 4 for the partner, not 3")
     history = store.format_history()
     assert [(h["who"], h["action"]) for h in history] == [
-        ("ann", "created"), ("ann", "result"), ("bob", "result")]
+        ("ann", "created"),
+        ("ann", "result"),
+        ("bob", "result"),
+    ]
     assert history[-1]["reason"] == "loner scored 4 for the partner, not 3"
     assert any(a["action"] == "format_result" and a["who"] == "bob" for a in store.audit())
     with pytest.raises(StoreError, match="format history is append-only"):
@@ -169,11 +177,25 @@ def test_bracket_advances_from_game_results(store: DirectorStore) -> None:
 
     def game_ends(table: str, winner: str) -> None:
         seq[table] += 1
-        msg = {"v": 1, "table": table, "game": seq[table], "seq": 1, "at": 1.0,
-               "source": "test", "input": {"event": "dealer_chosen", "seat": "N"},
-               "outputs": [{"event": "game_ended", "game": seq[table], "winner": winner,
-                            "scores": [10, 4] if winner == "NS" else [4, 10]}],
-               "hand": None, "evidence": False}
+        msg = {
+            "v": 1,
+            "table": table,
+            "game": seq[table],
+            "seq": 1,
+            "at": 1.0,
+            "source": "test",
+            "input": {"event": "dealer_chosen", "seat": "N"},
+            "outputs": [
+                {
+                    "event": "game_ended",
+                    "game": seq[table],
+                    "winner": winner,
+                    "scores": [10, 4] if winner == "NS" else [4, 10],
+                }
+            ],
+            "hand": None,
+            "evidence": False,
+        }
         store.add_event(msg)
         admin.on_stored("event", table)
 
@@ -198,8 +220,7 @@ def test_rounds_event_seating_follows_results(store: DirectorStore) -> None:
     admin.record("ann", 1, "2", {"scores": [7, 9], "winner": "EW"}, "card")
     seat = summary(admin.state)["seating"]
     assert seat["round"] == 2
-    assert [t["seats"] for t in seat["tables"]] == [{"NS": "a", "EW": "c"},
-                                                   {"NS": "d", "EW": "b"}]
+    assert [t["seats"] for t in seat["tables"]] == [{"NS": "a", "EW": "c"}, {"NS": "d", "EW": "b"}]
 
 
 def test_bad_requests_say_what_to_do(store: DirectorStore) -> None:
@@ -296,16 +317,22 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
     with pytest.raises(AdminError, match="rounds are not over: round 1 still has results"):
         record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
     rounds_tied_for_second(admin)
-    with pytest.raises(AdminError, match=r"finalists are not known yet: the standings call "
-                                         r"for a 4-hand playoff \(001 s19\)"):
+    with pytest.raises(
+        AdminError,
+        match=r"finalists are not known yet: the standings call "
+        r"for a 4-hand playoff \(001 s19\)",
+    ):
         record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
     admin.record_playoff("ann", "blues", "greens", (1, 3), "score card")  # Greens through
     assert admin.summary()["champion"] is None and admin.summary()["final"] is None
     # Bad entries are refused in words, and change nothing.
     versions = len(store.format_history())
     bad: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
-        (("reds", "blues", (10, 8), "card"), {},
-         "no team 'blues' in the final: it is one of Reds .*, Greens"),
+        (
+            ("reds", "blues", (10, 8), "card"),
+            {},
+            "no team 'blues' in the final: it is one of Reds .*, Greens",
+        ),
         (("reds", "Reds", (10, 8), "card"), {}, "choose each one once"),
         (("reds", "greens", (-1, 14), "card"), {}, "whole numbers 0 or more"),
         (("reds", "greens", (5, 4), "card"), {}, "add up to 12 to 48"),
@@ -321,25 +348,35 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
             record_final(admin, "ann", *args, **kw)
     assert len(store.format_history()) == versions
     # Tied after 12 hands: the tie-break's points (4 hands, then a sudden-death hand).
-    words = record_final(admin, "ann", "Greens", "reds", (12, 12), "score card",
-                         tiebreak=(3, 2))
+    words = record_final(admin, "ann", "Greens", "reds", (12, 12), "score card", tiebreak=(3, 2))
     assert words.endswith("champion Greens (Ed & Flo)") and "tie-break 2 to 3" in words
     out = admin.summary()
     assert out["champion"] == "greens"
-    assert out["final"] == {"teams": ["reds", "greens"], "points": [12, 12],
-                            "tiebreak": [2, 3], "winner": "greens"}
+    assert out["final"] == {
+        "teams": ["reds", "greens"],
+        "points": [12, 12],
+        "tiebreak": [2, 3],
+        "winner": "greens",
+    }
     assert [(s["place"], s["team"], s["final"]) for s in out["standings"]] == [
-        (1, "greens", "champion"), (2, "reds", "runner-up"), (3, "blues", None),
-        (4, "golds", None)]
+        (1, "greens", "champion"),
+        (2, "reds", "runner-up"),
+        (3, "blues", None),
+        (4, "golds", None),
+    ]
     # Recorded twice: refused, saying how to correct it; a correction needs a reason.
-    with pytest.raises(AdminError, match=r"already recorded \(the final: Reds .* champion "
-                                         r"Greens .*\)\. If it was recorded wrongly, tick "
-                                         r"\"This corrects the final\""):
+    with pytest.raises(
+        AdminError,
+        match=r"already recorded \(the final: Reds .* champion "
+        r"Greens .*\)\. If it was recorded wrongly, tick "
+        r"\"This corrects the final\"",
+    ):
         record_final(admin, "ann", "reds", "greens", (13, 11), "score card")
     with pytest.raises(AdminError, match="a correction of the final needs a reason"):
         record_final(admin, "bob", "reds", "greens", (13, 11), "", correct=True)
-    words = record_final(admin, "bob", "reds", "greens", (13, 11), "tie-break misread",
-                         correct=True)
+    words = record_final(
+        admin, "bob", "reds", "greens", (13, 11), "tie-break misread", correct=True
+    )
     assert "champion Reds (Ann & Bob) (corrected; it was the final: Reds" in words
     # The standings the final came from stay as they were until the final is cleared.
     with pytest.raises(AdminError, match="Clear the final first"):
@@ -348,9 +385,15 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
         admin.record_playoff("bob", "blues", "greens", (1, 0), "one more")
     history = store.format_history()
     assert [(h["who"], h["action"]) for h in history[-2:]] == [
-        ("ann", "final"), ("bob", "final_corrected")]
-    assert any(a["action"] == "format_final_corrected" and a["who"] == "bob"
-               and a["reason"] == "tie-break misread" for a in store.audit())
+        ("ann", "final"),
+        ("bob", "final_corrected"),
+    ]
+    assert any(
+        a["action"] == "format_final_corrected"
+        and a["who"] == "bob"
+        and a["reason"] == "tie-break misread"
+        for a in store.audit()
+    )
     again = EventsAdmin(store).summary()  # a restarted director reads the final back
     assert (again["champion"], again["final"]) == ("reds", admin.summary()["final"])
     assert "cleared" in record_final(admin, "bob", "", "", None, "wrong card", correct=True)
@@ -359,8 +402,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
     assert admin.summary()["playoff"]["teams"] == ["reds", "greens"]
     # The final belongs to the 12-hand rounds.
     admin.create("ann", "bracket", TEAMS, rounds=1)
-    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a "
-                                         "bracket"):
+    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a bracket"):
         record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
 
 
@@ -405,13 +447,14 @@ def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
     history = store.format_history()
     assert [(h["who"], h["action"]) for h in history[-2:]] == [("bob", "match_corrected")] * 2
     assert sum(h["action"] == "match_corrected" for h in history) == 3
-    assert any(a["action"] == "format_match_corrected" and a["reason"] == "NS and EW swapped"
-               for a in store.audit())
+    assert any(
+        a["action"] == "format_match_corrected" and a["reason"] == "NS and EW swapped"
+        for a in store.audit()
+    )
     again = EventsAdmin(store).state.event
     assert again.match("R1-M1").winner == "reds"  # type: ignore[union-attr]
     # Each form belongs to its format; a bye has nothing to correct.
-    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a "
-                                         "bracket"):
+    with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a bracket"):
         admin.record_playoff("ann", "reds", "blues", (1, 0), "score card")
     admin.create("ann", "bracket", TEAMS[:3], rounds=1)
     with pytest.raises(AdminError, match="R1-M1 is a bye \\(Reds .*\\) goes through"):
@@ -433,9 +476,12 @@ def served(store: DirectorStore) -> Iterator[Served]:
 
 
 def log_in(url: str) -> str:
-    req = urllib.request.Request(url + "api/login", json.dumps(
-        {"name": "ann", "password": PASSWORD}).encode(), method="POST",
-        headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "api/login",
+        json.dumps({"name": "ann", "password": PASSWORD}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         cookie = r.headers["Set-Cookie"]
     return str(cookie.split(";")[0].split("=", 1)[1])
@@ -451,14 +497,23 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
         assert status == 401 and "not logged in" in answer["problem"]
     cookie = log_in(url)
     assert post(url + "api/event/swiss", {}, cookie)[0] == 404
-    status, answer = post(url + "api/event/create", {"format": "rounds", "rounds": 1,
-                                                     "entrants": "\n".join(TEAMS)}, cookie)
+    status, answer = post(
+        url + "api/event/create",
+        {"format": "rounds", "rounds": 1, "entrants": "\n".join(TEAMS)},
+        cookie,
+    )
     assert status == 200
     status, answer = post(url + "api/event/playoff", playoff, cookie)
     assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
     for table, scores in (("1", [12, 8]), ("2", [8, 4])):
-        assert post(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
-                                               "result": {"scores": scores}}, cookie)[0] == 200
+        assert (
+            post(
+                url + "api/event/result",
+                {"round": 1, "place": table, "reason": "card", "result": {"scores": scores}},
+                cookie,
+            )[0]
+            == 200
+        )
     bad = [
         ({**playoff, "teams": ["blues", "purples"]}, "no team 'purples'"),
         ({**playoff, "points": [2, ""]}, "second team's points is missing"),
@@ -478,11 +533,16 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     status, answer = post(url + "api/event/correct_match", fix, cookie)
     assert status == 400 and "no game recorded yet" in answer["problem"]
     for _ in range(2):
-        post(url + "api/event/result", {"place": "R1-M1", "reason": "card",
-                                        "result": {"scores": [10, 4], "winner": "NS"}}, cookie)
-    for body, words in (({**fix, "match": "R2-M1"}, "R2-M1 has not been played"),
-                        ({**fix, "games": "golds, greens"}, "no team 'greens' in match R1-M1"),
-                        ({**fix, "games": 3}, "give the match's games")):
+        post(
+            url + "api/event/result",
+            {"place": "R1-M1", "reason": "card", "result": {"scores": [10, 4], "winner": "NS"}},
+            cookie,
+        )
+    for body, words in (
+        ({**fix, "match": "R2-M1"}, "R2-M1 has not been played"),
+        ({**fix, "games": "golds, greens"}, "no team 'greens' in match R1-M1"),
+        ({**fix, "games": 3}, "give the match's games"),
+    ):
         status, answer = post(url + "api/event/correct_match", body, cookie)
         assert status == 400 and words in answer["problem"], answer
     status, answer = post(url + "api/event/correct_match", fix, cookie)
@@ -526,7 +586,8 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     page.click("#playoff-button")
     expect(step).to_have_attribute("data-kind", "sudden_death")
     expect(page.locator("#event-playoff-step .playoff-played")).to_have_text(
-        "Played: Blues (Cy & Di) 2 – Greens (Ed & Flo) 2")
+        "Played: Blues (Cy & Di) 2 – Greens (Ed & Flo) 2"
+    )
     expect(page.locator("#event-problem")).to_have_text("")
     page.fill("#playoff-a-points", "0")
     page.fill("#playoff-b-points", "1")
@@ -551,11 +612,13 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     page.fill("#correct-reason", "NS and EW swapped on the score card")
     page.click("#correct-button")
     expect(page.locator("#event-bracket")).to_contain_text(
-        "R1-M1 reds v golds [golds, golds] → golds")
+        "R1-M1 reds v golds [golds, golds] → golds"
+    )
     expect(page.locator("#event-bracket")).to_contain_text("R2-M1 golds v ?")
     expect(page.locator("#event-done")).to_contain_text("won by Golds (Gus & Hal)")
     expect(page.locator("#event-history")).to_contain_text(
-        "ann: match_corrected – NS and EW swapped on the score card")
+        "ann: match_corrected – NS and EW swapped on the score card"
+    )
 
 
 def test_final_over_http(served: Served) -> None:
@@ -565,13 +628,22 @@ def test_final_over_http(served: Served) -> None:
     status, answer = post(url + "api/event/final", final)
     assert status == 401 and "not logged in" in answer["problem"]
     cookie = log_in(url)
-    post(url + "api/event/create", {"format": "rounds", "rounds": 1,
-                                    "entrants": "\n".join(TEAMS)}, cookie)
+    post(
+        url + "api/event/create",
+        {"format": "rounds", "rounds": 1, "entrants": "\n".join(TEAMS)},
+        cookie,
+    )
     status, answer = post(url + "api/event/final", final, cookie)
     assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
     for table, scores in (("1", [12, 8]), ("2", [9, 4])):  # Reds 12, Greens 9: the final
-        assert post(url + "api/event/result", {"round": 1, "place": table, "reason": "card",
-                                               "result": {"scores": scores}}, cookie)[0] == 200
+        assert (
+            post(
+                url + "api/event/result",
+                {"round": 1, "place": table, "reason": "card", "result": {"scores": scores}},
+                cookie,
+            )[0]
+            == 200
+        )
     bad = [
         ({**final, "teams": "reds v greens"}, "give the two finalists"),
         ({**final, "teams": ["reds", "blues"]}, "no team 'blues' in the final"),
@@ -579,8 +651,10 @@ def test_final_over_http(served: Served) -> None:
         ({**final, "points": ["", ""]}, "the points are missing"),
         ({**final, "points": [14, -2]}, "whole numbers 0 or more"),
         ({**final, "points": [12, 12]}, "give the tie-break's points too"),
-        ({**final, "points": [12, 12], "tiebreak": [3, ""]},
-         "second team's tie-break points is missing"),
+        (
+            {**final, "points": [12, 12], "tiebreak": [3, ""]},
+            "second team's tie-break points is missing",
+        ),
         ({**final, "reason": ""}, "needs a reason"),
     ]
     for body, words in bad:
@@ -596,7 +670,9 @@ def test_final_over_http(served: Served) -> None:
     status, answer = post(url + "api/event/final", fixed, cookie)
     assert status == 200 and answer["event"]["champion"] == "greens"
     assert [(h["who"], h["action"], h["reason"]) for h in store.format_history()[-2:]] == [
-        ("ann", "final", "score card"), ("ann", "final_corrected", "points swapped")]
+        ("ann", "final", "score card"),
+        ("ann", "final_corrected", "points swapped"),
+    ]
 
 
 def test_director_records_the_final_in_the_page(page: Page, served: Served) -> None:
@@ -617,16 +693,20 @@ def test_director_records_the_final_in_the_page(page: Page, served: Served) -> N
     page.fill("#final-reason", "score card")
     page.click("#final-button")
     expect(page.locator("#event-problem")).to_contain_text(
-        "tied at 12: 001 s19 plays a four-hand playoff")
+        "tied at 12: 001 s19 plays a four-hand playoff"
+    )
     page.fill("#final-a-tiebreak", "2")
     page.fill("#final-b-tiebreak", "3")
     page.click("#final-button")
     expect(page.locator("#event-final-result .final-result")).to_have_text(
-        "Final: Reds (Ann & Bob) 12 – Greens (Ed & Flo) 12 (tied; tie-break 2 – 3)")
+        "Final: Reds (Ann & Bob) 12 – Greens (Ed & Flo) 12 (tied; tie-break 2 – 3)"
+    )
     expect(page.locator("#event-final-result .champion")).to_have_text(
-        "Champion: Greens (Ed & Flo)")
+        "Champion: Greens (Ed & Flo)"
+    )
     expect(page.locator("#event-standings li").first).to_have_text(
-        "1. Greens (Ed & Flo) – 8 points, 1 wins – champion")
+        "1. Greens (Ed & Flo) – 8 points, 1 wins – champion"
+    )
     expect(page.locator("#event-problem")).to_have_text("")
     expect(page.locator("#event-history")).to_contain_text("ann: final – score card")
     # Entered again: refused, saying how to correct it; then corrected.
@@ -635,14 +715,15 @@ def test_director_records_the_final_in_the_page(page: Page, served: Served) -> N
     page.fill("#final-reason", "score card")
     page.click("#final-button")
     expect(page.locator("#event-problem")).to_contain_text(
-        "already recorded (the final: Reds (Ann & Bob) 12, Greens (Ed & Flo) 12")
+        "already recorded (the final: Reds (Ann & Bob) 12, Greens (Ed & Flo) 12"
+    )
     expect(page.locator("#event-problem")).to_contain_text('tick "This corrects the final"')
     page.check("#final-correct")
     page.fill("#final-reason", "the tie-break was misread")
     page.click("#final-button")
-    expect(page.locator("#event-final-result .champion")).to_have_text(
-        "Champion: Reds (Ann & Bob)")
+    expect(page.locator("#event-final-result .champion")).to_have_text("Champion: Reds (Ann & Bob)")
     expect(page.locator("#event-done")).to_contain_text("(corrected; it was the final")
     expect(page.locator("#final-correct")).not_to_be_checked()
     expect(page.locator("#event-history")).to_contain_text(
-        "ann: final_corrected – the tie-break was misread")
+        "ann: final_corrected – the tie-break was misread"
+    )

@@ -38,10 +38,19 @@ def spotted() -> tuple[list[dict[str, Any]], int, str, dict[str, Any]]:
             continue
         outputs = [encode(o) for o in game.push(step.event)]
         seq = len(messages) + 1
-        messages.append(event_message(
-            table=TABLE, game=1, seq=seq, at=1000.0 + seq, source="camera",
-            input_event=encode(step.event), outputs=outputs,
-            hand=game.hand.number if game.hand is not None else None, evidence=False))
+        messages.append(
+            event_message(
+                table=TABLE,
+                game=1,
+                seq=seq,
+                at=1000.0 + seq,
+                source="camera",
+                input_event=encode(step.event),
+                outputs=outputs,
+                hand=game.hand.number if game.hand is not None else None,
+                evidence=False,
+            )
+        )
     rules = {"name": script.rules_name, "options": script.options}
     for i, m in enumerate(messages):
         for o in m["outputs"]:
@@ -51,11 +60,21 @@ def spotted() -> tuple[list[dict[str, Any]], int, str, dict[str, Any]]:
 
 
 def status(table: str, rules: dict[str, Any]) -> dict[str, Any]:
-    return {"rules": rules, "v": 1,
-            "table": table, "online": True, "at": 1.0, "every": 5, "game": 1,
-            "hand": 1, "phase": "playing", "scores": [0, 0],
-            "players": {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"}, "faults": [],
-            "backlog": 0}
+    return {
+        "rules": rules,
+        "v": 1,
+        "table": table,
+        "online": True,
+        "at": 1.0,
+        "every": 5,
+        "game": 1,
+        "hand": 1,
+        "phase": "playing",
+        "scores": [0, 0],
+        "players": {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"},
+        "faults": [],
+        "backlog": 0,
+    }
 
 
 def test_public_view_is_delayed_and_hides_held_cards(tmp_path: Path) -> None:
@@ -75,8 +94,9 @@ def test_public_view_is_delayed_and_hides_held_cards(tmp_path: Path) -> None:
     # Delayed: the picture is the game as of the events recorded `delay` seconds ago.
     live = PublicView(store, clock=lambda: messages[-1]["at"]).snapshot()
     assert live["tables"][0]["score"] != snap["tables"][0]["score"] or (
-        live["tables"][0]["hand"], live["tables"][0]["trick"]) != (
-        snap["tables"][0]["hand"], snap["tables"][0]["trick"])
+        live["tables"][0]["hand"],
+        live["tables"][0]["trick"],
+    ) != (snap["tables"][0]["hand"], snap["tables"][0]["trick"])
     # A query may lengthen the delay, never shorten it.
     assert view.delay(5.0) == 30.0 and view.delay(60.0) == 60.0
     early = PublicView(store, clock=lambda: messages[0]["at"] - 1).snapshot()
@@ -114,7 +134,7 @@ def test_public_page_shows_scores_live_and_no_held_card(page: Page, served: Serv
         assert held not in r.read().decode()
     code = held  # the page draws cards as text: check both the code and the JSON never had it
     assert code not in page.content()
-    for m in messages[i + 1:]:
+    for m in messages[i + 1 :]:
         store.add_event(m)
     final = PublicView(store).snapshot()["tables"][0]["score"]
     expect(box).to_contain_text(f"NS {final['NS']} – EW {final['EW']}")

@@ -18,9 +18,9 @@ from table_controller.feed.messages import Topics
 TOPICS = Topics.of("euchre", "may")
 
 
-def connect(port: int, user: str, password: str, topic: str | None = None) -> tuple[
-    mqtt.Client, list[str], list[object]
-]:
+def connect(
+    port: int, user: str, password: str, topic: str | None = None
+) -> tuple[mqtt.Client, list[str], list[object]]:
     got: list[str] = []
     codes: list[object] = []
     ready = threading.Event()
@@ -80,7 +80,13 @@ def test_broker_config_command_writes_everything(tmp_path: Path) -> None:
     args = ["feed", "broker-config", "--event", "may", "--tables", "3", "--out", str(out)]
     assert main(args) == 0
     names = {p.name for p in out.iterdir()}
-    assert {"mosquitto.conf", "passwords", "acl", "passwords.txt", "director.key",
-            "director.pub"} <= names
+    assert {
+        "mosquitto.conf",
+        "passwords",
+        "acl",
+        "passwords.txt",
+        "director.key",
+        "director.pub",
+    } <= names
     assert (out / "passwords").stat().st_mode & 0o077 == 0
     assert "user table-3" in (out / "acl").read_text()

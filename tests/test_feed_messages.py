@@ -20,8 +20,15 @@ def test_ids_and_topics() -> None:
 def test_no_held_card_leaves_the_table() -> None:
     dealt = encode(HandDealt(Card.parse("JH"), {Seat.N: (Card.parse("9C"),)}))
     m = messages.event_message(
-        table="t", game=1, seq=2, at=0.0, source="camera", input_event=dealt,
-        outputs=[], hand=1, evidence=False,
+        table="t",
+        game=1,
+        seq=2,
+        at=0.0,
+        source="camera",
+        input_event=dealt,
+        outputs=[],
+        hand=1,
+        evidence=False,
     )
     assert "hands" not in m["input"] and m["input"]["upcard"] == "JH"
     assert decode_input(m["input"]) == HandDealt(Card.parse("JH"))

@@ -95,8 +95,10 @@ def logged_keys(path: Path) -> list[tuple[int, int]]:
 def check_received(sub: Subscriber, log_path: Path) -> None:
     """Every logged event received, first copies in order, repeats identical."""
     want = logged_keys(log_path)
-    wait_for("every logged event at the subscriber", lambda: len(
-        {(m["game"], m["seq"]) for m in sub.events()}) >= len(want))
+    wait_for(
+        "every logged event at the subscriber",
+        lambda: len({(m["game"], m["seq"]) for m in sub.events()}) >= len(want),
+    )
     got = sub.events()
     first: dict[tuple[int, int], dict[str, Any]] = {}
     order = []

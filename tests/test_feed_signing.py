@@ -23,8 +23,13 @@ VOID = {"event": "hand_voided", "reason": "cards exposed"}
 
 def ruling(**kw: object) -> Ruling:
     base: dict[str, object] = dict(
-        ruling_id="r1", table="t-1", kind="void_hand", event=VOID, reason="exposed",
-        director="td", at=NOW,
+        ruling_id="r1",
+        table="t-1",
+        kind="void_hand",
+        event=VOID,
+        reason="exposed",
+        director="td",
+        at=NOW,
     )
     base.update(kw)
     return Ruling(**base)  # type: ignore[arg-type]

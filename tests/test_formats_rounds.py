@@ -102,7 +102,11 @@ def test_final_names_the_champion() -> None:
     assert ev.champion() == "C" and ev.final.runner_up == "A"
     table = ev.placings()
     assert [(s.place, s.team, s.final) for s in table] == [
-        (1, "C", "champion"), (2, "A", "runner-up"), (3, "B", None), (4, "D", None)]
+        (1, "C", "champion"),
+        (2, "A", "runner-up"),
+        (3, "B", None),
+        (4, "D", None),
+    ]
     assert [s.team for s in ev.standings()] == ["A", "C", "B", "D"]  # the rounds' own
     again = load(ev.to_json())
     assert isinstance(again, RoundsEvent) and again.champion() == "C"
@@ -126,7 +130,11 @@ def test_a_tied_final_is_played_off_as_s19_says() -> None:
     ev.record_final("A", "C", (12, 12), (8, 12))  # 8-8 (loners), then C's loner
     assert ev.champion() == "C"
     assert ev.final is not None and ev.final.to_json() == {
-        "teams": ["A", "C"], "points": [12, 12], "tiebreak": [8, 12], "winner": "C"}
+        "teams": ["A", "C"],
+        "points": [12, 12],
+        "tiebreak": [8, 12],
+        "winner": "C",
+    }
     assert load(ev.to_json()).to_json() == ev.to_json()
 
 

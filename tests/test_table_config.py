@@ -187,9 +187,7 @@ names = st.text(
 
 
 table_names = st.text(
-    st.characters(
-        blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\x7f#+/"
-    ),
+    st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\x7f#+/"),
     min_size=1,
     max_size=24,
 ).filter(lambda s: s.strip() == s and s)

@@ -78,8 +78,10 @@ class EventState:
         return cls(
             event=None if raw is None else load(raw),
             roster=Roster.from_json(obj.get("roster") or {}),
-            assign={int(r): {str(t): str(p) for t, p in m.items()}
-                    for r, m in (obj.get("assign") or {}).items()},
+            assign={
+                int(r): {str(t): str(p) for t, p in m.items()}
+                for r, m in (obj.get("assign") or {}).items()
+            },
             taken=[str(k) for k in obj.get("taken") or []],
             unplaced=list(obj.get("unplaced") or []),
             public_delay=float(obj.get("public_delay") or 0.0),
@@ -111,8 +113,9 @@ def create(kind: str, lines: Sequence[str], *, rounds: int, best_of: int = 3) ->
             tid = slug(team)
             players = [m.strip() for m in members.split(",") if m.strip()]
             if players and len(players) != 2:
-                raise AdminError(f"{line!r}: a team is two players, written "
-                                 "'Team name: Player one, Player two'")
+                raise AdminError(
+                    f"{line!r}: a team is two players, written 'Team name: Player one, Player two'"
+                )
             for p in players:
                 if slug(p) not in state.roster.players:
                     state.roster.add_player(slug(p), p)
@@ -152,8 +155,11 @@ def take_result(
         return None
     state.taken.append(key)
     spot = next(
-        ((r, m[table]) for r, m in sorted(state.assign.items())
-         if table in m and not _place_done(state, r, m[table])),
+        (
+            (r, m[table])
+            for r, m in sorted(state.assign.items())
+            if table in m and not _place_done(state, r, m[table])
+        ),
         None,
     )
     if spot is None:
@@ -163,8 +169,9 @@ def take_result(
     try:
         return record(state, round_no, place, ended)
     except FormatError as exc:
-        state.unplaced.append({"table": table, "game": game, "seq": seq, "result": dict(ended),
-                               "problem": str(exc)})
+        state.unplaced.append(
+            {"table": table, "game": game, "seq": seq, "result": dict(ended), "problem": str(exc)}
+        )
         return f"{table}'s game {game} could not be recorded ({exc}): record it by hand"
 
 
@@ -177,8 +184,9 @@ def record(state: EventState, round_no: int, place: str, ended: Mapping[str, Any
     if isinstance(ev, ProgressiveEvent):
         seats = scores_from_game_ended(ended)
         ev.record(round_no, int(place), seats)
-        return f"round {round_no}, table {place}: " + ", ".join(f"{k} {v}" for k, v in
-                                                                 seats.items())
+        return f"round {round_no}, table {place}: " + ", ".join(
+            f"{k} {v}" for k, v in seats.items()
+        )
     if isinstance(ev, RoundsEvent):
         side = None if winner is None else (0 if winner == "NS" else 1)
         ev.record(round_no, int(place), (scores[0], scores[1]), side)
@@ -204,8 +212,7 @@ def current_round(state: EventState) -> int | None:
         return next((r for r in range(1, ev.rounds + 1) if ev.missing(r)), None)
     if isinstance(ev, RoundsEvent):
         n = len(ev.tables(1))
-        return next((r for r in range(1, ev.rounds + 1) if len(ev.results.get(r, {})) < n),
-                    None)
+        return next((r for r in range(1, ev.rounds + 1) if len(ev.results.get(r, {})) < n), None)
     return None
 
 
@@ -217,21 +224,33 @@ def seating(state: EventState, round_no: int) -> dict[str, Any]:
     try:
         if isinstance(ev, ProgressiveEvent):
             tables = [
-                {"table": i + 1, "feed": where.get(str(i + 1)),
-                 "seats": {s: people.name(p) for s, p in t.items()}}
+                {
+                    "table": i + 1,
+                    "feed": where.get(str(i + 1)),
+                    "seats": {s: people.name(p) for s, p in t.items()},
+                }
                 for i, t in enumerate(ev.seating(round_no))
             ]
-            return {"round": round_no, "tables": tables,
-                    "byes": [people.name(p) for p in ev.byes(round_no)]}
+            return {
+                "round": round_no,
+                "tables": tables,
+                "byes": [people.name(p) for p in ev.byes(round_no)],
+            }
         if isinstance(ev, RoundsEvent):
             tables = [
-                {"table": i + 1, "feed": where.get(str(i + 1)),
-                 "seats": {"NS": team_words(state, a), "EW": team_words(state, b)}}
+                {
+                    "table": i + 1,
+                    "feed": where.get(str(i + 1)),
+                    "seats": {"NS": team_words(state, a), "EW": team_words(state, b)},
+                }
                 for i, (a, b) in enumerate(ev.tables(round_no))
             ]
             bye = ev.bye(round_no)
-            return {"round": round_no, "tables": tables,
-                    "byes": [] if bye is None else [team_words(state, bye)]}
+            return {
+                "round": round_no,
+                "tables": tables,
+                "byes": [] if bye is None else [team_words(state, bye)],
+            }
     except FormatError as exc:
         return {"round": round_no, "tables": [], "byes": [], "problem": str(exc)}
     return {"round": round_no, "tables": [], "byes": []}
@@ -252,8 +271,11 @@ def standings(state: EventState) -> list[dict[str, Any]]:
         return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
     if isinstance(ev, Bracket):
         champion = ev.champion()
-        return [] if champion is None else [{"place": 1, "team": champion,
-                                             "name": team_words(state, champion)}]
+        return (
+            []
+            if champion is None
+            else [{"place": 1, "team": champion, "name": team_words(state, champion)}]
+        )
     return []
 
 
@@ -287,8 +309,9 @@ def summary(state: EventState) -> dict[str, Any]:
             out["playoff"] = ev.next_step().to_json()
         except FormatError as exc:
             out["playoff"] = {"problem": str(exc)}
-        out["playoff"]["played"] = [{"teams": [a, b], "points": list(p)}
-                                    for (a, b), p in ev.playoff_results.items()]
+        out["playoff"]["played"] = [
+            {"teams": [a, b], "points": list(p)} for (a, b), p in ev.playoff_results.items()
+        ]
     if isinstance(ev, RoundsEvent):  # the final (001 s18), once recorded, and its winner
         out["final"] = None if ev.final is None else ev.final.to_json()
         out["champion"] = ev.champion()
@@ -326,14 +349,21 @@ def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -
     call for now, so a slip of the pen cannot put a wrong team in the final."""
     ev = state.event
     if not isinstance(ev, RoundsEvent):
-        raise AdminError("playoffs are played only in a 12-hand rounds event: "
-                         + ("create it first" if ev is None else
-                            f"this event is a {ev.to_json()['format']} event"))
+        raise AdminError(
+            "playoffs are played only in a 12-hand rounds event: "
+            + (
+                "create it first"
+                if ev is None
+                else f"this event is a {ev.to_json()['format']} event"
+            )
+        )
     rnd = current_round(state)
     if rnd is not None:
-        raise AdminError(f"the rounds are not over: round {rnd} still has results to come. "
-                         "The playoff is chosen from the standings after the last round "
-                         "(001 s18): record the rounds' results first")
+        raise AdminError(
+            f"the rounds are not over: round {rnd} still has results to come. "
+            "The playoff is chosen from the standings after the last round "
+            "(001 s18): record the rounds' results first"
+        )
     ta = team_of(state, a, ev.teams, "in this event")
     tb = team_of(state, b, ev.teams, "in this event")
     if ta == tb:
@@ -341,23 +371,33 @@ def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -
     if any(isinstance(p, bool) or not isinstance(p, int) or p < 0 for p in points):
         raise AdminError(f"points are whole numbers 0 or more, not {points!r}")
     if points == (0, 0):
-        raise AdminError("0 to 0 records no hand (every hand scores for one team): "
-                         "write the points each team scored")
+        raise AdminError(
+            "0 to 0 records no hand (every hand scores for one team): "
+            "write the points each team scored"
+        )
     step = ev.next_step()
     if step.kind == "final":
-        raise AdminError(f"no tie-break is needed: the standings call for "
-                         f"{playoff_words(state, step)}")
+        raise AdminError(
+            f"no tie-break is needed: the standings call for {playoff_words(state, step)}"
+        )
     if {ta, tb} not in [set(m) for m in step.matches]:
-        raise AdminError(f"{team_words(state, ta)} v {team_words(state, tb)} is not a playoff the "
-                         f"standings call for: play {playoff_words(state, step)}")
-    if step.kind != "sudden_death" and ((ta, tb) in ev.playoff_results
-                                        or (tb, ta) in ev.playoff_results):
+        raise AdminError(
+            f"{team_words(state, ta)} v {team_words(state, tb)} is not a playoff the "
+            f"standings call for: play {playoff_words(state, step)}"
+        )
+    if step.kind != "sudden_death" and (
+        (ta, tb) in ev.playoff_results or (tb, ta) in ev.playoff_results
+    ):
         pair = f"{team_words(state, ta)} v {team_words(state, tb)}"
-        raise AdminError(f"{pair}'s {step.hands} playoff hands are already recorded: "
-                         "record the other matches of the playoff")
+        raise AdminError(
+            f"{pair}'s {step.hands} playoff hands are already recorded: "
+            "record the other matches of the playoff"
+        )
     ev.record_playoff(ta, tb, points)
-    return (f"playoff: {team_words(state, ta)} {points[0]}, {team_words(state, tb)} {points[1]}; "
-            f"next, {playoff_words(state, ev.next_step())}")
+    return (
+        f"playoff: {team_words(state, ta)} {points[0]}, {team_words(state, tb)} {points[1]}; "
+        f"next, {playoff_words(state, ev.next_step())}"
+    )
 
 
 def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str:
@@ -366,38 +406,49 @@ def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str
     feeder is corrected."""
     ev = state.event
     if not isinstance(ev, Bracket):
-        raise AdminError("only a bracket's matches are corrected here: "
-                         + ("create it first" if ev is None else
-                            "correct a round's result with the result form"))
+        raise AdminError(
+            "only a bracket's matches are corrected here: "
+            + ("create it first" if ev is None else "correct a round's result with the result form")
+        )
     m = ev.match(match_id.strip().upper())
     if m.bye:
-        raise AdminError(f"match {m.id} is a bye ({team_words(state, str(m.top))} goes through): "
-                         "nothing to correct")
+        raise AdminError(
+            f"match {m.id} is a bye ({team_words(state, str(m.top))} goes through): "
+            "nothing to correct"
+        )
     if m.top is None or m.bottom is None:
-        raise AdminError(f"match {m.id} has not been played: it waits for the winners of "
-                         "earlier matches")
+        raise AdminError(
+            f"match {m.id} has not been played: it waits for the winners of earlier matches"
+        )
     if not m.games:
-        raise AdminError(f"match {m.id} has no game recorded yet, so nothing to correct: its "
-                         "games come from its table, or record one with the result form")
+        raise AdminError(
+            f"match {m.id} has no game recorded yet, so nothing to correct: its "
+            "games come from its table, or record one with the result form"
+        )
     if len(games) > ev.best_of:
         raise AdminError(f"a match is best of {ev.best_of}: give at most {ev.best_of} games")
     where = f"in match {m.id}"
     winners = [team_of(state, g, [m.top, m.bottom], where) for g in games]
     for i in range(1, len(winners)):  # the form's words, not the format's
         if winners[:i].count(winners[i - 1]) == ev.wins_needed:
-            raise AdminError(f"match {m.id} is already won by {winners[i - 1]} after game {i} "
-                             "(the match ends there): give only the games played")
+            raise AdminError(
+                f"match {m.id} is already won by {winners[i - 1]} after game {i} "
+                "(the match ends there): give only the games played"
+            )
     if winners == m.games:
         raise AdminError(f"those are match {m.id}'s games already: nothing to correct")
     if m.round < len(ev.rounds):  # the match its winner went on to
         nxt = ev.rounds[m.round][(int(m.id.split("-M")[1]) - 1) // 2]
         if nxt.games:
-            raise AdminError(f"match {nxt.id} has started from this result: correct {nxt.id} "
-                             "first with no games (that clears it), then this match")
+            raise AdminError(
+                f"match {nxt.id} has started from this result: correct {nxt.id} "
+                "first with no games (that clears it), then this match"
+            )
     old = ", ".join(m.games)
     ev.set_result(m.id, winners)
-    return (f"match {m.id} corrected: games {old} now {', '.join(winners) or 'none'}"
-            + (f", won by {team_words(state, m.winner)}" if m.winner else ""))
+    return f"match {m.id} corrected: games {old} now {', '.join(winners) or 'none'}" + (
+        f", won by {team_words(state, m.winner)}" if m.winner else ""
+    )
 
 
 # --- the event kept in the store ---------------------------------------------------------------
@@ -419,8 +470,9 @@ class EventsAdmin:
                 "format_state table: ask for help before creating a new event"
             ) from None
 
-    def change(self, who: str, action: str, reason: str | None,
-               edit: Callable[[EventState], Any]) -> Any:
+    def change(
+        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], Any]
+    ) -> Any:
         """Apply ``edit`` to a copy of the event; saved (and current) only if it works."""
         with self._lock:
             trial = copy.deepcopy(self.state)
@@ -439,8 +491,16 @@ class EventsAdmin:
 
     # -- the director's changes --------------------------------------------------------
 
-    def create(self, who: str, kind: str, lines: Sequence[str], *, rounds: int,
-               best_of: int = 3, reason: str | None = None) -> None:
+    def create(
+        self,
+        who: str,
+        kind: str,
+        lines: Sequence[str],
+        *,
+        rounds: int,
+        best_of: int = 3,
+        reason: str | None = None,
+    ) -> None:
         new = create(kind, lines, rounds=rounds, best_of=best_of)
 
         def edit(s: EventState) -> None:
@@ -456,8 +516,9 @@ class EventsAdmin:
 
         self.change(who, "absent" if absent else "present", reason, edit)
 
-    def substitute(self, who: str, round_no: int, absent: str, substitute: str,
-                   credit: str, reason: str | None) -> None:
+    def substitute(
+        self, who: str, round_no: int, absent: str, substitute: str, credit: str, reason: str | None
+    ) -> None:
         def edit(s: EventState) -> None:
             self._need_event(s)
             people = s.people
@@ -470,9 +531,11 @@ class EventsAdmin:
 
         self.change(who, "substitute", reason, edit)
 
-    def assign_round(self, who: str, round_no: int, places: Mapping[str, str],
-                     reason: str | None = None) -> None:
+    def assign_round(
+        self, who: str, round_no: int, places: Mapping[str, str], reason: str | None = None
+    ) -> None:
         """Which feed table (its id) plays which format table (or bracket match)."""
+
         def edit(s: EventState) -> None:
             ev = self._need_event(s)
             if len(set(places.values())) != len(places):
@@ -482,13 +545,15 @@ class EventsAdmin:
                     ev.match(place)
                 elif not place.isdigit():
                     raise AdminError(f"{place!r} is not a table number")
-            s.assign[round_no] = {str(t).strip(): str(p) for t, p in places.items()
-                                  if str(t).strip()}
+            s.assign[round_no] = {
+                str(t).strip(): str(p) for t, p in places.items() if str(t).strip()
+            }
 
         self.change(who, "assigned", reason or f"round {round_no}'s tables", edit)
 
-    def record(self, who: str, round_no: int, place: str, ended: Mapping[str, Any],
-               reason: str) -> str:
+    def record(
+        self, who: str, round_no: int, place: str, ended: Mapping[str, Any], reason: str
+    ) -> str:
         """A result entered or corrected by the director (a reason is required)."""
         if not reason.strip():
             raise AdminError("a result entered by hand needs a reason: say why")
@@ -499,21 +564,19 @@ class EventsAdmin:
 
         return str(self.change(who, "result", reason, edit))
 
-    def record_playoff(self, who: str, a: str, b: str, points: tuple[int, int],
-                       reason: str) -> str:
+    def record_playoff(self, who: str, a: str, b: str, points: tuple[int, int], reason: str) -> str:
         """Tie-break hands entered from the score card (a reason is required)."""
         if not reason.strip():
             raise AdminError("a playoff result needs a reason (e.g. 'score card'): say why")
-        return str(self.change(who, "playoff", reason,
-                               lambda s: record_playoff(s, a, b, points)))
+        return str(self.change(who, "playoff", reason, lambda s: record_playoff(s, a, b, points)))
 
-    def correct_match(self, who: str, match_id: str, games: Sequence[str],
-                      reason: str) -> str:
+    def correct_match(self, who: str, match_id: str, games: Sequence[str], reason: str) -> str:
         """A bracket match's games replaced by the director (a reason is required)."""
         if not reason.strip():
             raise AdminError("a correction needs a reason: say what was wrong")
-        return str(self.change(who, "match_corrected", reason,
-                               lambda s: correct_match(s, match_id, games)))
+        return str(
+            self.change(who, "match_corrected", reason, lambda s: correct_match(s, match_id, games))
+        )
 
     def set_public_delay(self, who: str, seconds: float, reason: str | None = None) -> None:
         if not 0 <= seconds <= 86400:
@@ -531,16 +594,20 @@ class EventsAdmin:
         with self._lock:
             if self.state.event is None:
                 return []
-            fresh = [e for e in self.store.ended_games(table)
-                     if f"{table}:{e['game']}:{e['seq']}" not in self.state.taken]
+            fresh = [
+                e
+                for e in self.store.ended_games(table)
+                if f"{table}:{e['game']}:{e['seq']}" not in self.state.taken
+            ]
             done: list[str] = []
             for e in fresh:
 
                 def edit(s: EventState, e: dict[str, Any] = e) -> str | None:
                     return take_result(s, table, e["game"], e["seq"], e["outputs"])
 
-                words = self.change(f"table {table}", "feed_result",
-                                    f"game {e['game']} ended", edit)
+                words = self.change(
+                    f"table {table}", "feed_result", f"game {e['game']} ended", edit
+                )
                 if words:
                     done.append(str(words))
             return done

@@ -36,8 +36,22 @@ from table_controller.table.view import table_view
 
 # The table page's fields a spectator may see (never "actions", hands, reneges' proof).
 PUBLIC_FIELDS = (
-    "table", "game", "phase", "hand", "dealer", "trump", "maker", "alone", "bid",
-    "upcard", "trick", "last_trick", "tricks_won", "score", "result", "winner",
+    "table",
+    "game",
+    "phase",
+    "hand",
+    "dealer",
+    "trump",
+    "maker",
+    "alone",
+    "bid",
+    "upcard",
+    "trick",
+    "last_trick",
+    "tricks_won",
+    "score",
+    "result",
+    "winner",
 )
 SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
 NEWS = 6  # the latest outputs shown with each table
@@ -104,8 +118,18 @@ class PublicView:
         event: dict[str, Any] = {"format": None}
         if self.admin is not None:
             full = self.admin.summary()
-            event = {k: full.get(k) for k in ("format", "round", "rounds", "standings",
-                                              "seating", "bracket", "champion")}
+            event = {
+                k: full.get(k)
+                for k in (
+                    "format",
+                    "round",
+                    "rounds",
+                    "standings",
+                    "seating",
+                    "bracket",
+                    "champion",
+                )
+            }
         return {"delay": delay, "at": until, "tables": tables, "event": event}
 
     def _table(self, table: str, until: float) -> dict[str, Any] | None:
@@ -143,8 +167,9 @@ class PublicView:
                 problem = f"the game stops at event {ev['seq']}, which the director rules on"
                 break
             outputs.extend(o for o in ev["outputs"] if isinstance(o, dict))
-        view = table_view(g, table=table, players=self.store.players(table), recent=recent,
-                          rules_name=name)
+        view = table_view(
+            g, table=table, players=self.store.players(table), recent=recent, rules_name=name
+        )
         pic = public_picture(view, _since_hand(outputs))
         pic["game"] = game
         pic["problem"] = problem

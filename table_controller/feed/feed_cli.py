@@ -64,8 +64,12 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
                 file=sys.stderr,
             )
             return 2
-        tls = Tls(Path(args.tls_ca).resolve(), Path(args.tls_cert).resolve(),
-                  Path(args.tls_key).resolve(), port=args.port or 8883)
+        tls = Tls(
+            Path(args.tls_ca).resolve(),
+            Path(args.tls_cert).resolve(),
+            Path(args.tls_key).resolve(),
+            port=args.port or 8883,
+        )
     folder = Path(args.out)
     files = write_broker_config(
         folder,
@@ -125,14 +129,19 @@ def add_commands(subparsers: Any) -> None:
     )
     broker.add_argument("--event", required=True, help='the event\'s name, e.g. "club-night-may"')
     broker.add_argument(
-        "--tables", required=True, nargs="+", metavar="N|NAME",
+        "--tables",
+        required=True,
+        nargs="+",
+        metavar="N|NAME",
         help="how many tables (table-1 ... table-N), or each table's name",
     )
     broker.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
     broker.add_argument("--topic", default="euchre", help="the topic prefix ([feed] topic)")
     broker.add_argument("--port", type=int, default=0, help="1883, or 8883 with TLS")
     broker.add_argument(
-        "--bind", default="", metavar="ADDRESS",
+        "--bind",
+        default="",
+        metavar="ADDRESS",
         help="listen on this address only (the director's address on the venue's network); "
         "default: every network of this machine",
     )
@@ -148,7 +157,10 @@ def add_commands(subparsers: Any) -> None:
     )
     certs.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
     certs.add_argument(
-        "--host", required=True, nargs="+", metavar="NAME",
+        "--host",
+        required=True,
+        nargs="+",
+        metavar="NAME",
         help="the broker's names or IP addresses, as the tables' [feed] broker says",
     )
     certs.add_argument("--days", type=int, default=DAYS, help="how long they are valid")

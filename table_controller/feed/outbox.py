@@ -222,8 +222,7 @@ class Outbox:
             replay = self._replay = _Replay(game_no, self._new_game(game_no))
         if replay.seq < seq - 1:
             rows = self._all(
-                "SELECT seq, event FROM events WHERE game = ? AND seq > ? AND seq < ?"
-                " ORDER BY seq",
+                "SELECT seq, event FROM events WHERE game = ? AND seq > ? AND seq < ? ORDER BY seq",
                 (game_no, replay.seq, seq),
             )
             for s, text in rows:

@@ -230,8 +230,10 @@ def verify(
     try:
         sig = base64.b64decode(sig_text, validate=True)
     except (binascii.Error, ValueError) as e:
-        raise RulingRejected("the ruling's signature is not valid base64: it was not made "
-                             "by the director's dashboard") from e
+        raise RulingRejected(
+            "the ruling's signature is not valid base64: it was not made "
+            "by the director's dashboard"
+        ) from e
     try:
         key = load_public_key(public_pem)
     except ValueError as e:

@@ -640,9 +640,7 @@ class Table:
             except (CodecError, ValueError) as exc:
                 refusal = (f"the ruling's event cannot be read ({exc})", "make the ruling again")
             else:
-                reply: asyncio.Future[Refusal | None] = (
-                    asyncio.get_running_loop().create_future()
-                )
+                reply: asyncio.Future[Refusal | None] = asyncio.get_running_loop().create_future()
                 self._noticed("director", event)
                 item = _Input("director", event, reply=reply, at=self._clock(), ruling=ruling)
                 self._queue.put_nowait(item)

@@ -71,7 +71,6 @@ TurnCube = Callable[[Suit], None]
 Tell = Callable[[InputEvent], None]
 
 
-
 # --- the trump cube --------------------------------------------------------------------
 
 

@@ -39,8 +39,15 @@ class Match:
     bye: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "round": self.round, "top": self.top, "bottom": self.bottom,
-                "games": list(self.games), "winner": self.winner, "bye": self.bye}
+        return {
+            "id": self.id,
+            "round": self.round,
+            "top": self.top,
+            "bottom": self.bottom,
+            "games": list(self.games),
+            "winner": self.winner,
+            "bye": self.bye,
+        }
 
 
 class Bracket:
@@ -64,8 +71,9 @@ class Bracket:
         while count >= 1:
             self.rounds.append([Match(f"R{r}-M{i + 1}", r) for i in range(count)])
             count, r = count // 2, r + 1
-        slots = [self.entrants[s - 1] if s <= len(self.entrants) else None
-                 for s in seed_order(size)]
+        slots = [
+            self.entrants[s - 1] if s <= len(self.entrants) else None for s in seed_order(size)
+        ]
         for i, m in enumerate(self.rounds[0]):
             m.top, m.bottom = slots[2 * i], slots[2 * i + 1]
             if m.bottom is None:  # top seeds get the byes
@@ -85,21 +93,24 @@ class Bracket:
 
     def playable(self) -> list[Match]:
         """Matches with both entrants known and no winner yet."""
-        return [m for rnd in self.rounds for m in rnd
-                if m.top and m.bottom and m.winner is None]
+        return [m for rnd in self.rounds for m in rnd if m.top and m.bottom and m.winner is None]
 
     def record_game(self, match_id: str, winner: str) -> None:
         """One game of a match won by ``winner``; the match ends at two wins of three."""
         m = self.match(match_id)
         if m.winner is not None:
-            raise FormatError(f"Match {m.id} is already won by {m.winner}. If a game was "
-                              "recorded wrongly, fix it on the dashboard with the \"Correct a "
-                              "match\" form: give each game's winner, in order.")
+            raise FormatError(
+                f"Match {m.id} is already won by {m.winner}. If a game was "
+                'recorded wrongly, fix it on the dashboard with the "Correct a '
+                "match\" form: give each game's winner, in order."
+            )
         if m.top is None or m.bottom is None:
             raise FormatError(f"Match {m.id} is waiting for the winners of earlier matches.")
         if winner not in (m.top, m.bottom):
-            raise FormatError(f"{winner!r} does not play in match {m.id} ({m.top} v "
-                              f"{m.bottom}): check the match number.")
+            raise FormatError(
+                f"{winner!r} does not play in match {m.id} ({m.top} v "
+                f"{m.bottom}): check the match number."
+            )
         m.games.append(winner)
         if m.games.count(winner) >= self.wins_needed:
             self._decide(m, winner)
@@ -110,8 +121,9 @@ class Bracket:
         m = self.match(match_id)
         nxt = self._next(m)
         if nxt is not None and nxt.games:
-            raise FormatError(f"Match {nxt.id} has started from this result: clear its games "
-                              "first.")
+            raise FormatError(
+                f"Match {nxt.id} has started from this result: clear its games first."
+            )
         m.games, m.winner = [], None
         if nxt is not None:
             self._place(nxt, m, None)
@@ -126,8 +138,11 @@ class Bracket:
         names = {1: "Final", 2: "Semi-finals", 3: "Quarter-finals"}
         total = len(self.rounds)
         return [
-            {"round": i + 1, "name": names.get(total - i, f"Round {i + 1}"),
-             "matches": [m.to_json() for m in rnd]}
+            {
+                "round": i + 1,
+                "name": names.get(total - i, f"Round {i + 1}"),
+                "matches": [m.to_json() for m in rnd],
+            }
             for i, rnd in enumerate(self.rounds)
         ]
 
@@ -151,8 +166,12 @@ class Bracket:
             self._place(nxt, m, who)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": "bracket", "entrants": list(self.entrants), "best_of": self.best_of,
-                "games": {m.id: list(m.games) for rnd in self.rounds for m in rnd if m.games}}
+        return {
+            "format": "bracket",
+            "entrants": list(self.entrants),
+            "best_of": self.best_of,
+            "games": {m.id: list(m.games) for rnd in self.rounds for m in rnd if m.games},
+        }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Bracket:

@@ -238,8 +238,11 @@ class Standing:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "place": self.place, "player": self.player, "name": self.name,
-            "total": self.total, "rounds_won": self.rounds_won,
+            "place": self.place,
+            "player": self.player,
+            "name": self.name,
+            "total": self.total,
+            "rounds_won": self.rounds_won,
             "rounds_played": self.rounds_played,
         }
 
@@ -253,8 +256,9 @@ class ProgressiveEvent:
     the cards handed to the players.
     """
 
-    def __init__(self, players: Sequence[str], rounds: int, *, hands: int = 8,
-                 roster: Roster | None = None) -> None:
+    def __init__(
+        self, players: Sequence[str], rounds: int, *, hands: int = 8, roster: Roster | None = None
+    ) -> None:
         if len(set(players)) != len(players):
             twice = sorted({p for p in players if list(players).count(p) > 1})
             raise FormatError(f"{twice} are listed twice: list each player once.")
@@ -301,8 +305,10 @@ class ProgressiveEvent:
         for seat in SEAT_NAMES:
             value = scores[seat]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise FormatError(f"Seat {seat}'s score must be a whole number of points "
-                                  f"0 or more, not {value!r}.")
+                raise FormatError(
+                    f"Seat {seat}'s score must be a whole number of points "
+                    f"0 or more, not {value!r}."
+                )
             clean[seat] = value
         self.results.setdefault(round_no, {})[table] = clean
 
@@ -357,8 +363,7 @@ class ProgressiveEvent:
             "hands": self.hands,
             "roster": self.roster.to_json(),
             "results": {
-                str(r): {str(t): dict(s) for t, s in by.items()}
-                for r, by in self.results.items()
+                str(r): {str(t): dict(s) for t, s in by.items()} for r, by in self.results.items()
             },
             "chart": self.chart.to_json(),  # for display; rebuilt on load
         }
@@ -366,8 +371,12 @@ class ProgressiveEvent:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> ProgressiveEvent:
         try:
-            event = cls(list(obj["players"]), int(obj["rounds"]), hands=int(obj["hands"]),
-                        roster=Roster.from_json(obj.get("roster", {})))
+            event = cls(
+                list(obj["players"]),
+                int(obj["rounds"]),
+                hands=int(obj["hands"]),
+                roster=Roster.from_json(obj.get("roster", {})),
+            )
             for r, by in obj.get("results", {}).items():
                 for t, scores in by.items():
                     event.record(int(r), int(t), scores)

@@ -75,8 +75,9 @@ class Roster:
         if team_id in self.teams:
             raise FormatError(f"There is already a team {team_id!r}: choose another id.")
         if players[0] == players[1]:
-            raise FormatError(f"Team {team_id!r} names {players[0]!r} twice: a team is two "
-                              "different players.")
+            raise FormatError(
+                f"Team {team_id!r} names {players[0]!r} twice: a team is two different players."
+            )
         for p in players:
             self._need(p)
             other = self.team_of(p)
@@ -187,9 +188,7 @@ class Roster:
 
     def _need(self, player_id: str) -> None:
         if player_id not in self.players:
-            raise FormatError(
-                f"There is no player {player_id!r}: add them to the roster first."
-            )
+            raise FormatError(f"There is no player {player_id!r}: add them to the roster first.")
 
     # -- JSON ------------------------------------------------------------------------
 
@@ -202,8 +201,12 @@ class Roster:
             ],
             "absent": sorted(self.absent),
             "substitutions": [
-                {"round": s.round, "absent": s.absent, "substitute": s.substitute,
-                 "credit": s.credit}
+                {
+                    "round": s.round,
+                    "absent": s.absent,
+                    "substitute": s.substitute,
+                    "credit": s.credit,
+                }
                 for s in self.substitutions
             ],
         }
@@ -220,11 +223,16 @@ class Roster:
             for a in obj.get("absent", []):
                 roster.mark_absent(str(a))
             for s in obj.get("substitutions", []):
-                roster.substitute(int(s["round"]), str(s["absent"]), str(s["substitute"]),
-                                  s.get("credit", "absent"))
+                roster.substitute(
+                    int(s["round"]),
+                    str(s["absent"]),
+                    str(s["substitute"]),
+                    s.get("credit", "absent"),
+                )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
-            raise FormatError(f"The saved roster is malformed ({exc!r}): restore it from the "
-                              "director's store.") from exc
+            raise FormatError(
+                f"The saved roster is malformed ({exc!r}): restore it from the director's store."
+            ) from exc
         return roster

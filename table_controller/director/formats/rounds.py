@@ -48,9 +48,15 @@ class TeamStanding:
     final: str | None = None  # "champion" | "runner-up" once the final is recorded
 
     def to_json(self) -> dict[str, Any]:
-        return {"place": self.place, "team": self.team, "points": self.points,
-                "rounds_played": self.rounds_played, "wins": self.wins,
-                "average": float(self.average), "final": self.final}
+        return {
+            "place": self.place,
+            "team": self.team,
+            "points": self.points,
+            "rounds_played": self.rounds_played,
+            "wins": self.wins,
+            "average": float(self.average),
+            "final": self.final,
+        }
 
 
 @dataclass(frozen=True)
@@ -71,9 +77,12 @@ class FinalResult:
         return self.teams[1] if self.winner == self.teams[0] else self.teams[0]
 
     def to_json(self) -> dict[str, Any]:
-        return {"teams": list(self.teams), "points": list(self.points),
-                "tiebreak": None if self.tiebreak is None else list(self.tiebreak),
-                "winner": self.winner}
+        return {
+            "teams": list(self.teams),
+            "points": list(self.points),
+            "tiebreak": None if self.tiebreak is None else list(self.tiebreak),
+            "winner": self.winner,
+        }
 
 
 @dataclass(frozen=True)
@@ -87,9 +96,13 @@ class Playoff:
     matches: tuple[tuple[str, str], ...]  # who plays whom
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "teams": list(self.teams), "hands": self.hands,
-                "sudden_death": self.sudden_death,
-                "matches": [list(m) for m in self.matches]}
+        return {
+            "kind": self.kind,
+            "teams": list(self.teams),
+            "hands": self.hands,
+            "sudden_death": self.sudden_death,
+            "matches": [list(m) for m in self.matches],
+        }
 
 
 class RoundsEvent:
@@ -146,8 +159,9 @@ class RoundsEvent:
 
     # -- results ---------------------------------------------------------------------
 
-    def record(self, round_no: int, table: int, points: tuple[int, int],
-               winner: int | None = None) -> None:
+    def record(
+        self, round_no: int, table: int, points: tuple[int, int], winner: int | None = None
+    ) -> None:
         """A table's match: both teams' points as seated; ``winner`` (0/1) if tied."""
         self._check_no_final("a round's result")
         tables = self.tables(round_no)
@@ -166,16 +180,16 @@ class RoundsEvent:
         elif winner not in (0, 1):
             raise FormatError(f"The winner is 0 (first team) or 1 (second), not {winner!r}.")
         elif points[winner] < points[1 - winner]:
-            raise FormatError("The winner cannot have fewer points than the loser: check "
-                              "the score card.")
+            raise FormatError(
+                "The winner cannot have fewer points than the loser: check the score card."
+            )
         later = [r for r in self.results if r > round_no]
         if later and table in self.results.get(round_no, {}):
             raise FormatError(
                 f"Round {later[0]} was seated from this result: correct it before round "
                 f"{later[0]} is recorded, or void round {later[0]}'s results first."
             )
-        self.results.setdefault(round_no, {})[table] = MatchResult(
-            (points[0], points[1]), winner)
+        self.results.setdefault(round_no, {})[table] = MatchResult((points[0], points[1]), winner)
 
     def standings(self) -> list[TeamStanding]:
         points = dict.fromkeys(self.teams, 0)
@@ -233,8 +247,10 @@ class RoundsEvent:
         brings each; still tied, those teams play sudden-death hands (recorded with
         :meth:`record_playoff`) until the cut is clear."""
         if not self.complete():
-            raise FormatError("The rounds are not all recorded yet: the final is chosen "
-                              "from the standings after the last round.")
+            raise FormatError(
+                "The rounds are not all recorded yet: the final is chosen "
+                "from the standings after the last round."
+            )
         table = self.standings()
         firsts = [s.team for s in table if s.place == 1]
         if len(firsts) >= 2:
@@ -276,8 +292,15 @@ class RoundsEvent:
         res = self.playoff_results.get((b, a))
         return None if res is None else (res[1], res[0])
 
-    def record_final(self, a: str, b: str, points: tuple[int, int],
-                     tiebreak: tuple[int, int] | None = None, *, correct: bool = False) -> None:
+    def record_final(
+        self,
+        a: str,
+        b: str,
+        points: tuple[int, int],
+        tiebreak: tuple[int, int] | None = None,
+        *,
+        correct: bool = False,
+    ) -> None:
         """The final between the two finalists :meth:`next_step` names: ``points`` for
         ``a`` and ``b`` over the match's hands; ``correct`` replaces a final recorded.
 
@@ -296,18 +319,24 @@ class RoundsEvent:
         if step.kind != "final":
             raise FormatError(
                 f"The finalists are not known yet: {', '.join(step.teams)} are tied for a "
-                "place in the final; their playoff (001 s19/s20) comes first.")
+                "place in the final; their playoff (001 s19/s20) comes first."
+            )
         pair = (step.teams[0], step.teams[1])
         for t in (a, b):
             if t not in pair:
-                raise FormatError(f"{t!r} is not in the final: it is {pair[0]} v {pair[1]} "
-                                  "(001 s18, the top two).")
+                raise FormatError(
+                    f"{t!r} is not in the final: it is {pair[0]} v {pair[1]} "
+                    "(001 s18, the top two)."
+                )
         if a == b:
-            raise FormatError(f"The final is between two teams: give {pair[0]}'s and "
-                              f"{pair[1]}'s points.")
+            raise FormatError(
+                f"The final is between two teams: give {pair[0]}'s and {pair[1]}'s points."
+            )
         if self.final is not None and not correct:
-            raise FormatError("The final is already recorded: record it as a correction "
-                              "(correct=True) to replace it.")
+            raise FormatError(
+                "The final is already recorded: record it as a correction "
+                "(correct=True) to replace it."
+            )
         if self.final is None and correct:
             raise FormatError("No final is recorded yet, so there is nothing to correct.")
         _check_points(points, self.hands, self.hands, f"the final's {self.hands} hands")
@@ -316,20 +345,24 @@ class RoundsEvent:
             if points[0] != points[1]:
                 raise FormatError(
                     f"The final is not tied ({points[0]} to {points[1]}), so there is no "
-                    "tie-break (001 s19): leave its points out.")
+                    "tie-break (001 s19): leave its points out."
+                )
             if tiebreak[0] == tiebreak[1]:
                 raise FormatError(
                     f"The tie-break is still tied at {tiebreak[0]}: 001 s19 then plays a "
-                    "sudden-death hand; add its points to the tie-break's.")
+                    "sudden-death hand; add its points to the tie-break's."
+                )
         elif points[0] == points[1]:
             raise FormatError(
                 f"The final is tied at {points[0]}: 001 s19 plays a four-hand playoff, then "
-                "a sudden-death hand if still tied; give the tie-break's points too.")
+                "a sudden-death hand if still tied; give the tie-break's points too."
+            )
         if (a, b) != pair:  # kept in the standings' order
             points = (points[1], points[0])
             tiebreak = None if tiebreak is None else (tiebreak[1], tiebreak[0])
-        new = FinalResult(pair, (points[0], points[1]),
-                          None if tiebreak is None else (tiebreak[0], tiebreak[1]))
+        new = FinalResult(
+            pair, (points[0], points[1]), None if tiebreak is None else (tiebreak[0], tiebreak[1])
+        )
         if new == self.final:
             raise FormatError("That is the final as recorded already: nothing to correct.")
         self.final = new
@@ -354,8 +387,11 @@ class RoundsEvent:
             return table
         by_team = {s.team: s for s in table}
         rest = [replace(s, place=max(s.place, 3)) for s in table if s.team not in final.teams]
-        return [replace(by_team[final.winner], place=1, final="champion"),
-                replace(by_team[final.runner_up], place=2, final="runner-up"), *rest]
+        return [
+            replace(by_team[final.winner], place=1, final="champion"),
+            replace(by_team[final.runner_up], place=2, final="runner-up"),
+            *rest,
+        ]
 
     def _check_no_final(self, what: str) -> None:
         if self.final is not None:
@@ -363,7 +399,8 @@ class RoundsEvent:
             raise FormatError(
                 f"The final ({a} v {b}) is recorded from these standings: {what} cannot "
                 "change under it. Clear the final first (the final form's correction with "
-                "no points), then make this change and record the final again.")
+                "no points), then make this change and record the final again."
+            )
 
     def _check_round(self, round_no: int) -> None:
         if not 1 <= round_no <= self.rounds:
@@ -373,11 +410,16 @@ class RoundsEvent:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": "rounds", "teams": list(self.teams), "rounds": self.rounds,
+            "format": "rounds",
+            "teams": list(self.teams),
+            "rounds": self.rounds,
             "hands": self.hands,
-            "results": {str(r): {str(t): {"points": list(m.points), "winner": m.winner}
-                                 for t, m in by.items()}
-                        for r, by in self.results.items()},
+            "results": {
+                str(r): {
+                    str(t): {"points": list(m.points), "winner": m.winner} for t, m in by.items()
+                }
+                for r, by in self.results.items()
+            },
             "playoffs": [[a, b, list(p)] for (a, b), p in self.playoff_results.items()],
             "final": None if self.final is None else self.final.to_json(),
         }
@@ -396,8 +438,9 @@ class RoundsEvent:
             if final:
                 (fa, fb), (pa, pb) = final["teams"], final["points"]
                 tie = final.get("tiebreak")
-                event.record_final(fa, fb, (int(pa), int(pb)),
-                                   None if tie is None else (int(tie[0]), int(tie[1])))
+                event.record_final(
+                    fa, fb, (int(pa), int(pb)), None if tie is None else (int(tie[0]), int(tie[1]))
+                )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
@@ -409,11 +452,13 @@ def _check_points(points: tuple[int, int], least: int, most: int, what: str) -> 
     """Two teams' points over ``least`` to ``most`` hands: whole numbers, and since every
     hand scores 1 to 4 points for one team (001 s16), their sum is ``least`` to
     ``4 * most``: a misread score card is caught before it names a champion."""
-    if len(points) != 2 or any(isinstance(p, bool) or not isinstance(p, int) or p < 0
-                               for p in points):
+    if len(points) != 2 or any(
+        isinstance(p, bool) or not isinstance(p, int) or p < 0 for p in points
+    ):
         raise FormatError(f"Points are whole numbers 0 or more, not {points!r}.")
     if not least <= sum(points) <= 4 * most:
         raise FormatError(
             f"{points[0]} and {points[1]} cannot be {what}: every hand scores 1 to 4 points "
             f"for one team (001 s16), so they add up to {least} to {4 * most}. Check the "
-            "score card.")
+            "score card."
+        )
