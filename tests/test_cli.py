@@ -140,3 +140,11 @@ def test_the_installed_command_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert '"renege_proven"' in done.stdout
+
+
+def test_a_misspelt_option_suggests_the_one_meant(capsys: pytest.CaptureFixture[str]) -> None:
+    example = str(Path(__file__).parents[1] / "table_controller/examples/td-tournament-game.jsonl")
+    assert run("replay", example, "--option", "point_to_win=5")[0] == 2
+    assert "unknown rule option 'point_to_win' (did you mean 'points_to_win'?)" in (
+        capsys.readouterr().err
+    )

@@ -8,6 +8,7 @@ the texts to the option and the test that covers it.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -115,8 +116,10 @@ class Rules:
         for name, value in options.items():
             key = name.replace("-", "_")
             if key not in known:
+                near = difflib.get_close_matches(key, known, n=1)
                 raise RulesError(
-                    f"unknown rule option {clip(name)}",
+                    f"unknown rule option {clip(name)}"
+                    + (f" (did you mean {near[0]!r}?)" if near else ""),
                     "one of: " + ", ".join(sorted(known)),
                 )
             changes[key] = _coerce(key, getattr(self, key), value)
