@@ -7,14 +7,16 @@ the rules cannot play (an impossible event), 2 for input that cannot be read.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any, TextIO
 
 from table_controller import __version__
 from table_controller.clip import clip
+from table_controller.commands import GROUPS
 from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
@@ -133,7 +135,10 @@ def cmd_recorded_demo(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command's parser. Given the command line ``argv``, only the group it runs is
+    loaded (the others are listed in ``--help`` from ``commands.GROUPS``); with None,
+    every group, as tests and documentation tools want."""
     ap = argparse.ArgumentParser(
         prog="table-controller", description="The smart Euchre table's controller."
     )
@@ -162,37 +167,18 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_rules_show)
     run_cli.add_demo(sub)
-    for add_commands in _command_groups():
-        add_commands(sub)
+    wanted = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    for name, (module, help_line) in GROUPS.items():
+        if wanted is None or wanted == name:
+            importlib.import_module(module).add_commands(sub)
+        else:
+            sub.add_parser(name, help=help_line)  # listed in --help; loaded when it runs
     return ap
 
 
-def _command_groups() -> list[Callable[[Any], None]]:
-    """The other command groups, each in its own module (some load OpenCV, about 0.2 s)."""
-    from table_controller.devices import cube_cli, seats_cli
-    from table_controller.director import director_cli
-    from table_controller.feed import feed_cli
-    from table_controller.kiosk import kiosk_cli
-    from table_controller.table import config_cli, log_cli, run_cli
-    from table_controller.vision import calibrate_cli, deck_cli, read_cli
-
-    return [
-        deck_cli.add_commands,
-        calibrate_cli.add_commands,
-        read_cli.add_commands,
-        seats_cli.add_commands,
-        cube_cli.add_commands,
-        log_cli.add_commands,
-        config_cli.add_commands,
-        run_cli.add_commands,
-        director_cli.add_commands,
-        feed_cli.add_commands,
-        kiosk_cli.add_commands,
-    ]
-
-
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    args = parser().parse_args(argv)
+    line = list(sys.argv[1:] if argv is None else argv)
+    args = parser(line).parse_args(line)
     configure(args.verbose - args.quiet)
     stream = out if out is not None else sys.stdout
     try:

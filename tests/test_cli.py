@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import shutil
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.cli import main
+from table_controller.cli import main, parser
 from table_controller.rules.codec import OUTPUT_BY_NAME
 
 EXAMPLES = Path(__file__).parent / "transcripts"
@@ -148,3 +149,32 @@ def test_a_misspelt_option_suggests_the_one_meant(capsys: pytest.CaptureFixture[
     assert "unknown rule option 'point_to_win' (did you mean 'points_to_win'?)" in (
         capsys.readouterr().err
     )
+
+
+def test_a_command_loads_only_its_own_group() -> None:
+    """`rules list` and `--help` load no camera, web, broker or database library: each
+    command group is imported only when it runs (table_controller/commands.py)."""
+    heavy = ("cv2", "numpy", "starlette", "uvicorn", "paho", "psycopg", "PIL", "reportlab")
+    probe = (
+        "import io, sys\n"
+        "from table_controller.cli import main\n"
+        "main(sys.argv[1:], out=io.StringIO())\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    for argv in (["rules", "list"], ["rules", "show", "td-tournament"]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.strip() == "[]", (argv, done.stdout)
+
+
+def test_every_group_is_listed_and_loads_its_own_command() -> None:
+    from table_controller.commands import GROUPS
+
+    full = parser()  # every group loaded
+    choices = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in GROUPS:
+        assert name in choices
+        lazy = parser([name, "--help"])
+        sub = next(a for a in lazy._actions if isinstance(a, argparse._SubParsersAction))
+        assert sub.choices[name].description == choices[name].description, name

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from table_controller.cards import Suit
+from table_controller.commands import help_of
 from table_controller.seats import Seat
 
 if TYPE_CHECKING:
@@ -404,7 +405,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    cube = sub.add_parser("cube", help="the trump cube: emulate, flash, show, test")
+    cube = sub.add_parser("cube", help=help_of("cube"))
     csub = cube.add_subparsers(dest="cube_command", required=True)
 
     em = csub.add_parser("emulate", help="run the cube's firmware here, behind a pty")

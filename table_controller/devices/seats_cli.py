@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.devices.gpio import (
     GpioBackend,
     GpioUnavailable,
@@ -224,7 +225,7 @@ def add_commands(subparsers: Any) -> None:
     """Add the ``seats`` command group to a ``table-controller`` parser's subparsers."""
     seats = subparsers.add_parser(
         "seats",
-        help="the seat lights and buttons: check the wiring, print the pin map",
+        help=help_of("seats"),
         description="Check a table's seat lights and buttons, and print its pin map.",
     )
     sub = seats.add_subparsers(dest="seats_command", required=True, metavar="COMMAND")

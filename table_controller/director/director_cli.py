@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.director.store_db import URL_SCHEMES
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
@@ -311,7 +312,7 @@ def add_commands(subparsers: Any) -> None:
     """Add the ``director`` command group to a ``table-controller`` parser's subparsers."""
     d = subparsers.add_parser(
         "director",
-        help="the tournament director's service and dashboard",
+        help=help_of("director"),
         description="Subscribe to every table's feed, store it, raise alerts, serve the "
         "dashboard and send rulings. With no COMMAND, runs the service.",
     )

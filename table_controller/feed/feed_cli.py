@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.feed.broker import Tls, table_ids, write_broker_config, write_private
 from table_controller.feed.messages import Topics
 from table_controller.feed.signing import new_keys
@@ -119,7 +120,7 @@ def add_commands(subparsers: Any) -> None:
     """Add the ``feed`` command group to a ``table-controller`` parser's subparsers."""
     feed = subparsers.add_parser(
         "feed",
-        help="the director's feed: the broker's configuration and the director's keys",
+        help=help_of("feed"),
         description=f"The director's feed over MQTT; see {DOCS}.",
     )
     sub = feed.add_subparsers(dest="feed_command", required=True, metavar="COMMAND")

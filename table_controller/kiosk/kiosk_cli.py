@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.table.run_cli import _error
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ def _pin(args: argparse.Namespace, out: TextIO) -> int:
 def add_commands(subparsers: Any) -> None:
     kiosk = subparsers.add_parser(
         "kiosk",
-        help="the kiosk: visitors play real cards, bots fill the empty seats",
+        help=help_of("kiosk"),
         description="Run a table as a kiosk (docs/kiosk.md), or make the operator's PIN.",
     )
     kiosk.add_argument(

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.rules.presets import PRESETS
 from table_controller.table.config import (
     DOCS,
@@ -115,7 +116,7 @@ def add_commands(subparsers: Any) -> None:
     """Add the ``config`` command group to a ``table-controller`` parser's subparsers."""
     config = subparsers.add_parser(
         "config",
-        help="the table's configuration file: check one, or start from the example",
+        help=help_of("config"),
         description=f"The table's configuration (TOML); every key is in {DOCS}.",
     )
     sub = config.add_subparsers(dest="config_command", required=True, metavar="COMMAND")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
 from table_controller.table.export import (
@@ -156,7 +157,7 @@ def add_commands(subparsers: Any) -> None:
     """Add the ``log`` command group to a ``table-controller`` parser's subparsers."""
     group = subparsers.add_parser(
         "log",
-        help="a table's event log: list its games, export one, check it",
+        help=help_of("log"),
         description="Read a table's event log (it is never changed by these commands).",
     )
     sub = group.add_subparsers(dest="log_command", required=True, metavar="COMMAND")

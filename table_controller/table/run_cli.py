@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandStarted, InputEvent, OutputEvent
@@ -317,7 +318,7 @@ def _monotonic() -> Callable[[], float]:
 def add_commands(subparsers: Any) -> None:
     run = subparsers.add_parser(
         "run",
-        help="run the table: camera, seat lights and buttons, cube, the page",
+        help=help_of("run"),
         description="Run the table of a configuration (see docs/table.md).",
     )
     run.add_argument("--config", required=True, metavar="FILE", help="the table's TOML file")

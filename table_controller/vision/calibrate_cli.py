@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import cv2
 import numpy as np
 
+from table_controller.commands import help_of
 from table_controller.paper import PAPERS, default_paper, paper_help
 from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.vision.calibration import (
@@ -358,7 +359,7 @@ def add_commands(subparsers: Any) -> None:
     families = sorted(FAMILIES)
     cal = subparsers.add_parser(
         "calibrate",
-        help="calibrate the camera against the mat (or print the mat)",
+        help=help_of("calibrate"),
         usage="%(prog)s [--image FILE | --camera SPEC] [--out FILE] [--overlay PNG] "
         "[--family F] [--lens FILE] [--frames N] [--max-error MM] [--force]\n"
         "       %(prog)s {mat,board,lens,check} ...",

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from table_controller.commands import help_of
 from table_controller.paper import default_paper, paper_help
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def add_commands(subparsers: Any) -> None:
     ``ArgumentParser.add_subparsers`` returned)."""
     deck = subparsers.add_parser(
         "deck",
-        help="make a marked deck: card images, a print-ready deck, or stickers",
+        help=help_of("deck"),
         description="Make a marked deck the table can read: print one on card stock, "
         "or print marker stickers for a deck you already have.",
     )

@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+from table_controller.commands import help_of
+
 DEFAULT_CALIBRATION = Path("calibration/table.json")
 FAMILY_NAMES = ("aruco", "qr-zbar", "qr-zxing")  # markers.FAMILIES, without importing OpenCV
 
@@ -177,7 +179,7 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
 
 
 def add_commands(subparsers: Any) -> None:
-    vision = subparsers.add_parser("vision", help="read cards from camera pictures")
+    vision = subparsers.add_parser("vision", help=help_of("vision"))
     vsub = vision.add_subparsers(dest="vision_command", required=True)
     read = vsub.add_parser("read", help="print the cards seen in an image as JSON")
     read.add_argument("image", help="a picture of the table (PNG or JPEG)")
