@@ -30,7 +30,6 @@ from table_controller.seats import SEATS, Seat
 from table_controller.table.config_reader import ConfigError, ConfigProblem, Reader, describe
 from table_controller.table.config_toml import example_config, to_toml
 from table_controller.transcript import DEFAULT_PRESET
-from table_controller.vision.camera import SOURCES, CameraError, parse_spec
 
 DOCS = "docs/config.md"
 NAME_MAX = 40
@@ -345,6 +344,8 @@ def _players(r: Reader, t: Mapping[str, Any]) -> dict[Seat, str]:
 
 
 def _camera(r: Reader, t: Mapping[str, Any]) -> CameraConfig:
+    from table_controller.vision.camera import CameraError, parse_spec  # OpenCV: when read
+
     d = CameraConfig()
     source = r.text(t, "camera.source", d.source) or d.source
     try:
@@ -369,6 +370,8 @@ def _camera(r: Reader, t: Mapping[str, Any]) -> CameraConfig:
 
 def _resolve_spec(text: str, base: Path) -> str:
     """The spec with a file or folder target made absolute against the config's folder."""
+    from table_controller.vision.camera import SOURCES
+
     head, comma, rest = text.strip().partition(",")
     kind, colon, target = head.partition(":")
     if colon and kind in SOURCES:
@@ -590,6 +593,8 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
                 why = str(exc).removeprefix(f"{cal}: ").split(": run `table-controller calibrate`")
                 problem = f"the calibration file {cal} cannot be used: {why[0]}"
                 problems.append(ConfigProblem("camera.calibration", problem, CALIBRATE))
+    from table_controller.vision.camera import parse_spec
+
     spec = parse_spec(config.camera.source)
     if spec.kind in _PATH_KINDS and spec.target and not Path(spec.target).exists():
         problems.append(
