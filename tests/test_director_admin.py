@@ -487,6 +487,13 @@ def log_in(url: str) -> str:
     return str(cookie.split(";")[0].split("=", 1)[1])
 
 
+def round_one(url: str, cookie: str, scores: dict[str, list[int]]) -> None:
+    """Round 1's result at each table, as the director records it from the score card."""
+    for table, card in scores.items():
+        body = {"round": 1, "place": table, "reason": "card", "result": {"scores": card}}
+        assert post(url + "api/event/result", body, cookie)[0] == 200
+
+
 def test_playoff_and_correction_over_http(served: Served) -> None:
     url, store = served.url, served.page.store
     admin = served.page.admin
@@ -505,15 +512,7 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     assert status == 200
     status, answer = post(url + "api/event/playoff", playoff, cookie)
     assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
-    for table, scores in (("1", [12, 8]), ("2", [8, 4])):
-        assert (
-            post(
-                url + "api/event/result",
-                {"round": 1, "place": table, "reason": "card", "result": {"scores": scores}},
-                cookie,
-            )[0]
-            == 200
-        )
+    round_one(url, cookie, {"1": [12, 8], "2": [8, 4]})
     bad = [
         ({**playoff, "teams": ["blues", "purples"]}, "no team 'purples'"),
         ({**playoff, "points": [2, ""]}, "second team's points is missing"),
@@ -635,15 +634,7 @@ def test_final_over_http(served: Served) -> None:
     )
     status, answer = post(url + "api/event/final", final, cookie)
     assert status == 400 and "rounds are not over" in answer["problem"] and answer["fix"]
-    for table, scores in (("1", [12, 8]), ("2", [9, 4])):  # Reds 12, Greens 9: the final
-        assert (
-            post(
-                url + "api/event/result",
-                {"round": 1, "place": table, "reason": "card", "result": {"scores": scores}},
-                cookie,
-            )[0]
-            == 200
-        )
+    round_one(url, cookie, {"1": [12, 8], "2": [9, 4]})  # Reds 12, Greens 9: the final
     bad = [
         ({**final, "teams": "reds v greens"}, "give the two finalists"),
         ({**final, "teams": ["reds", "blues"]}, "no team 'blues' in the final"),

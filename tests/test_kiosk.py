@@ -6,17 +6,15 @@ against a hang. Screenshots land in test-artifacts/."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import threading
-from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from waiting import until_or_stopped
+from waiting import InThread
 
 from table_controller.bots.knowledge import seat_view
 from table_controller.cards import Card
@@ -70,34 +68,13 @@ def kiosk_config(folder: Path, **kiosk: Any) -> Any:
     return parse_config(data, folder, "<kiosk test>")
 
 
-class Running:
+class Running(InThread):
     """A kiosk table run in its own event loop on a thread, so Playwright's sync API
     drives the page from the test's thread."""
 
     def __init__(self, table: KioskTable) -> None:
-        self.table = table
-        self.loop = asyncio.new_event_loop()
-        self.stop = asyncio.Event()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__(table, "the kiosk", GUARD)
         self.until("the kiosk started", lambda: table.started and table.snapshot() is not None)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self.table.run(stop=self.stop))
-        except BaseException as exc:  # shown by until()
-            self.error = exc
-
-    def until(self, what: str, check: Callable[[], bool], guard: float = GUARD) -> None:
-        until_or_stopped(what, check, lambda: self.error, guard, "the kiosk")
-
-    def close(self) -> None:
-        if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self.stop.set)
-            self.thread.join(timeout=30)
-        self.loop.close()
 
 
 def open_page(browser: Browser, url: str) -> Page:

@@ -3,8 +3,11 @@ thread or process. ``timeout`` only guards against a hang."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -32,3 +35,35 @@ def until_or_stopped(
         if time.monotonic() > end:
             raise AssertionError(f"never happened: {what}")
         time.sleep(0.02)
+
+
+class InThread:
+    """A table (or kiosk) run in an event loop of its own on a thread, so a test's
+    thread can speak HTTP to it or drive its page; ``until`` fails at once if it
+    stopped. Subclasses wait in ``__init__`` for what "started" means to them."""
+
+    def __init__(self, table: Any, who: str, guard: float) -> None:
+        self.table = table
+        self.who = who
+        self.guard = guard
+        self.loop = asyncio.new_event_loop()
+        self.stop = asyncio.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.table.run(stop=self.stop))
+        except BaseException as exc:  # shown by until()
+            self.error = exc
+
+    def until(self, what: str, check: Callable[[], bool], guard: float | None = None) -> None:
+        until_or_stopped(what, check, lambda: self.error, guard or self.guard, self.who)
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self.stop.set)
+            self.thread.join(timeout=self.guard)
+        self.loop.close()

@@ -6,14 +6,12 @@ the table's log with the sender's address. No test asserts how long anything tak
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import logging
 import random
-import threading
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from waiting import until_or_stopped
+from waiting import InThread
 
 from table_controller import simulate
 from table_controller.cards import Card
@@ -59,30 +57,15 @@ def table_config(folder: Path, **web: Any) -> TableConfig:
     return parse_config(data, folder, "<security test>")
 
 
-class Running:
+class Running(InThread):
     """A real table run in its own event loop on a thread; the test speaks HTTP to it."""
 
     def __init__(self, table: Table) -> None:
-        self.table = table
-        self.loop = asyncio.new_event_loop()
-        self.stop = asyncio.Event()
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__(table, "the table", GUARD)
         self.until("the page is served", lambda: table.url is not None)
         url = urllib.parse.urlsplit(table.url)
         self.host, self.port = url.hostname or "", url.port or 0
         self.origin = f"http://{self.host}:{self.port}"
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self.table.run(stop=self.stop))
-        except BaseException as exc:
-            self.error = exc
-
-    def until(self, what: str, check: Callable[[], bool]) -> None:
-        until_or_stopped(what, check, lambda: self.error, GUARD)
 
     def deal(self) -> None:
         """The deal, as the camera would see its upcard: N is to bid."""
@@ -123,12 +106,6 @@ class Running:
             return answer.status, reply, answer.headers
         finally:
             conn.close()
-
-    def close(self) -> None:
-        if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self.stop.set)
-            self.thread.join(timeout=GUARD)
-        self.loop.close()
 
 
 def start(config: TableConfig) -> Running:
