@@ -21,10 +21,11 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.director.store import finite
 from table_controller.safe_json import JSONLimitError, loads_limited
+from table_controller.web.guard import adding_headers
 
 MAX_BODY = 16_384
 MAX_DEPTH = 16
@@ -57,13 +58,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
 
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in HEADERS if k not in names]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
+        send_with_headers = adding_headers(send, HEADERS)
         refusal = None if scope["method"] in SAFE_METHODS else _refuse_change(scope)
         if refusal is not None:
             await refusal(scope, receive, send_with_headers)

@@ -24,7 +24,7 @@ import ipaddress
 import secrets
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +68,20 @@ class Denied(Exception):
         self.status, self.problem, self.fix = status, problem, fix
 
 
+def adding_headers(send: Send, headers: Sequence[tuple[bytes, bytes]]) -> Send:
+    """``send`` with ``headers`` added to the answer's start (those it does not set
+    itself): the one way the table's page and the director's add their security headers."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            have = {name.lower() for name, _ in message.get("headers", [])}
+            extra = [(n, v) for n, v in headers if n not in have]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
+
+
 def secure_headers(app: ASGIApp) -> ASGIApp:
     """``app`` with the security headers on every answer (the page, its files, the
     stream, the errors): scripts and styles only from the page's own files, never in a
@@ -77,16 +91,7 @@ def secure_headers(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                have = {name.lower() for name, _ in headers}
-                headers += [(n, v) for n, v in HEADERS if n not in have]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await app(scope, receive, sending)
+        await app(scope, receive, adding_headers(send, HEADERS))
 
     return with_headers
 
