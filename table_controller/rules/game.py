@@ -832,7 +832,7 @@ class Game:
                     if led is None:
                         trick.led = suit
                     elif void and led not in showings:
-                        showings[led] = Showing(trick.number, card)
+                        showings[led] = [Showing(trick.number, card)]
                     hand.played[seat] += 1
                     if len(trick.plays) >= (3 if out_seat is not None else 4):
                         self._finish_trick(hand, trick, out)
@@ -912,7 +912,7 @@ class Game:
         hand.played[seat] += 1
         if showing is not None:
             assert trick.led is not None
-            hand.showings[seat][trick.led] = showing
+            hand.showings[seat].setdefault(trick.led, []).append(showing)
         for proof in proofs:
             hand.showings[seat].pop(proof.suit, None)
             if self._renege(hand, proof, out):
@@ -1064,9 +1064,10 @@ class Game:
             hand.exposed[ev.seat].add(ev.card)
             hand.seen[ev.card] = ("exposed", ev.seat, 0)
         assert trick.led is not None
-        showing = hand.showings[ev.seat].get(trick.led)
-        if showing is not None and showing.trick == trick.number:
-            del hand.showings[ev.seat][trick.led]
+        shown = hand.showings[ev.seat].get(trick.led, [])
+        shown[:] = [s for s in shown if s.trick != trick.number]
+        if not shown:
+            hand.showings[ev.seat].pop(trick.led, None)
         for spot in [s for s in hand.spotted if s[0] == ev.seat]:
             hand.spotted.remove(spot)
             hand.reneged.remove(ev.seat)

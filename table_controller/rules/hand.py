@@ -183,7 +183,8 @@ class HandState:
         self.trick: Trick | None = None
         self.won = [0, 0]
         self.played = [0, 0, 0, 0]
-        self.showings: list[dict[Suit, Showing]] = [{}, {}, {}, {}]
+        # every trick in which a seat did not follow a suit, oldest first, until proven
+        self.showings: list[dict[Suit, list[Showing]]] = [{}, {}, {}, {}]
         self.dropped: list[set[Card]] = [set(), set(), set(), set()]
         self.has_dropped = False  # any dropped card: the play's fast path is off
         self.eff: tuple[Suit, ...] = ()  # effective suit by card, once trump is set
@@ -252,7 +253,10 @@ class HandState:
             None if self.trick is None else self.trick.key(),
             tuple(self.won),
             tuple(self.played),
-            tuple(tuple(sorted((s, w.trick, w.card) for s, w in d.items())) for d in self.showings),
+            tuple(
+                tuple(sorted((s, w.trick, w.card) for s, ws in d.items() for w in ws))
+                for d in self.showings
+            ),
             tuple(frozenset(d) for d in self.dropped),
             tuple(self.spotted),
             tuple(self.reneged),
