@@ -113,10 +113,12 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps(doc, indent=2) + "\n")
         return 0
     out.write(
-        f"{p.name}: {p.title}\nrule text: {text_title(p.source)}\n\n{p.summary}\n\noptions:\n"
+        f"{p.name}: {p.title}\nrule text: {text_title(p.source)}\n\n{p.summary}\n\n"
+        "options (as a table's config takes them, under [rules.options]):\n"
     )
     for key, value in p.rules.options().items():
-        out.write(f"  {key} = {json.dumps(value)}\n")
+        # TOML has no null: the config reads "none" as an empty option.
+        out.write(f"  {key} = {json.dumps('none' if value is None else value)}\n")
     return 0
 
 

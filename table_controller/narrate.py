@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from table_controller.cards import Card, Suit
+from table_controller.cards import Card
+from table_controller.renege_words import SEAT_NAMES, renege_sentence, suit_text
 from table_controller.rules.events import (
     BidMade,
     BidWon,
@@ -39,11 +40,7 @@ from table_controller.rules.events import (
 )
 from table_controller.seats import Seat
 
-SEAT_NAMES = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
-
-
-def suit_text(suit: Suit | None) -> str:
-    return "no trump" if suit is None else f"{suit.symbol} {suit.word}"
+__all__ = ["SEAT_NAMES", "narrate", "suit_text"]
 
 
 def card_text(card: Card) -> str:
@@ -108,20 +105,9 @@ def _output(out: OutputEvent) -> Iterator[str]:
         plays = "  ".join(f"{s} {c.pretty:>3}" for s, c in out.plays)
         yield f"  Trick {out.trick}: {plays}   -> {out.winner}"
     elif isinstance(out, RenegeSpotted):
-        yield (
-            f"  ! {out.seat} did not follow {suit_text(out.suit)} while holding "
-            f"{out.held.pretty}: it may be taken back before the trick is complete"
-        )
+        yield f"  ! {renege_sentence(out)}"
     elif isinstance(out, RenegeProven):
-        yield (
-            f"  ! RENEGE by {out.seat}: played {out.played.pretty} on {suit_text(out.suit)} "
-            f"in trick {out.trick}, but held {out.proof.pretty}"
-            + (
-                f" (shown in trick {out.proof_trick})"
-                if out.proof_trick != out.trick
-                else " (its hand is known)"
-            )
-        )
+        yield f"  ! RENEGE: {renege_sentence(out)}"
     elif isinstance(out, IrregularityFound):
         yield f"  ! {out.kind.value.replace('_', ' ')}: {out.detail}"
     elif isinstance(out, ClaimJudged):

@@ -3,8 +3,9 @@
 A line is one JSON object. The first may choose the rules
 (``{"rules": "td-tournament", "options": {"points_to_win": 11}}``); every other line is
 an input event. Blank lines and lines starting with ``#`` are ignored. Lines of the form
-``{"expect": {...}}`` or ``{"expect_error": "..."}`` are checks used by the test suite;
-a replay skips them.
+``{"expect": {...}}``, ``{"expect_none": {...}}`` (no output event with those fields
+follows) or ``{"expect_error": "..."}`` are checks used by the test suite; a replay skips
+them.
 
 Every problem is reported with its line number and what to do about it.
 """
@@ -45,6 +46,7 @@ class Step:
     line: int
     event: InputEvent
     expect: list[dict[str, Any]] = field(default_factory=list)
+    expect_none: list[dict[str, Any]] = field(default_factory=list)
     expect_error: str | None = None
 
 
@@ -86,14 +88,16 @@ def parse_lines(lines: Iterable[str], source: str = "<transcript>") -> Transcrip
                 raise TranscriptError(source, number, "the rules line must come first")
             rules_name, options = _rules_line(source, number, obj)
             continue
-        if "expect" in obj or "expect_error" in obj:
+        if "expect" in obj or "expect_none" in obj or "expect_error" in obj:
             if not steps:
                 raise TranscriptError(source, number, "an expectation needs an event before it")
-            if "expect" in obj:
-                if not isinstance(obj["expect"], dict):
-                    raise TranscriptError(source, number, "expect takes an output event object")
-                steps[-1].expect.append(obj["expect"])
-            else:
+            for key in ("expect", "expect_none"):
+                if key not in obj:
+                    continue
+                if not isinstance(obj[key], dict):
+                    raise TranscriptError(source, number, f"{key} takes an output event object")
+                getattr(steps[-1], key).append(obj[key])
+            if "expect_error" in obj:
                 steps[-1].expect_error = str(obj["expect_error"])
             continue
         try:

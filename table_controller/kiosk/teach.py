@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
+from table_controller.renege_words import renege_sentence
 from table_controller.rules.events import (
     OutputEvent,
     RenegeProven,
@@ -93,37 +94,33 @@ def why_won(
 
 
 def renege_words(
-    seat: Seat,
-    suit: Suit,
-    played: Card,
-    held: Card,
+    event: RenegeProven | RenegeSpotted,
     game: Game,
     names: Mapping[Seat, str],
     visitors: Collection[Seat],
-    *,
-    spotted: bool,
 ) -> str:
-    """A renege explained: what was led, what was played, the card that could follow,
-    the rule, and what follows."""
+    """A renege explained: the sentence every screen uses (renege_words.py), then the rule,
+    a word on the left bower where it is the catch, and what follows."""
+    seat, suit = event.seat, event.suit
     trump = game.trump
-    you = seat in visitors
-    who = "You" if you else names.get(seat, str(seat))
-    hold = "hold" if you else "holds"
-    text = (
-        f"{who} played the {played.pretty} when {suit_words(suit)} were led, but "
-        f"{who.lower() if you else who} {hold} the {held.pretty}, a {suit.word[:-1]}. "
-        "The rule: when you can follow the suit led, you must. Not following when you can "
+    who = "You" if seat in visitors else names.get(seat, str(seat))
+    text = renege_sentence(event, who) + (
+        ". The rule: when you can follow the suit led, you must. Not following when you can "
         "is a renege."
     )
+    held = event.held if isinstance(event, RenegeSpotted) else event.proof
+    played = _played_in(game, seat, event.trick) if isinstance(event, RenegeSpotted) else None
+    if isinstance(event, RenegeProven):
+        played = event.played
     if is_left_bower(held, trump):
         text += f" (The {held.pretty} is the left bower: it counts as trump this hand.)"
-    elif is_left_bower(played, trump):
+    elif played is not None and is_left_bower(played, trump):
         text += (
             f" (The {played.pretty} is the left bower: it is trump, not a {played.suit.word[:-1]}.)"
         )
     rules = game.rules
-    if spotted:
-        text += " Take the card back and play a " + suit.word[:-1] + " before the trick ends."
+    if isinstance(event, RenegeSpotted):
+        text += f" Take the card back and play a {suit.word[:-1]} now."
     elif rules.renege_penalty is RenegePenalty.AWARD_AND_END:
         text += (
             f" The penalty: the other side scores {rules.renege_points} points and the hand ends."
@@ -254,22 +251,7 @@ def coach(
         if not trick_won and isinstance(out, TrickWon):
             trick_won = why_won(out.plays, game.trump or _last_trump(game), names)
         if not renege and isinstance(out, RenegeProven | RenegeSpotted):
-            if isinstance(out, RenegeProven):
-                renege = renege_words(
-                    out.seat, out.suit, out.played, out.proof, game, names, visitors, spotted=False
-                )
-            else:
-                played = _played_in(game, out.seat, out.trick)
-                renege = renege_words(
-                    out.seat,
-                    out.suit,
-                    played if played is not None else out.held,
-                    out.held,
-                    game,
-                    names,
-                    visitors,
-                    spotted=True,
-                )
+            renege = renege_words(out, game, names, visitors)
     return {
         "title": title,
         "lines": lines,

@@ -849,22 +849,13 @@ class Game:
             raise NotYourTurn(f"{seat} has already played to this trick", self.expecting())
         if seat == hand.dealer and hand.discard_pending and not self.rules.dealer_discard_penalty:
             raise WrongPhase(f"{hand.dealer} (the dealer) must discard first", "the discard")
+        if seat == hand.dealer and hand.discard_pending:
+            self._dealer_did_not_discard(hand, out)
+            return
         if seat == hand.sitting_out:
             if not self.rules.loner_partner_play_cancels:
                 raise NotYourTurn(f"{seat} sits out: {hand.maker} is going alone", self.expecting())
-            hand.alone = False
-            hand.sitting_out = None
-            out.append(
-                IrregularityFound(
-                    Irregularity.LONER_PARTNER_PLAYED,
-                    seat,
-                    Remedy.LONER_CANCELLED,
-                    f"{seat} played a card while {hand.maker} was going alone: the lone "
-                    "call is cancelled and the hand is played as a normal hand",
-                )
-            )
-        if seat == hand.dealer and hand.discard_pending:
-            self._dealer_did_not_discard(hand, out)
+            self._loner_partner_played(hand, trick, seat, card, out)
             return
         expected = hand.next_to_play()
         if seat != expected:
@@ -919,6 +910,78 @@ class Game:
                 return
         if len(trick.plays) >= hand.active_count():
             self._finish_trick(hand, trick, out)
+
+    def _loner_partner_played(
+        self, hand: HandState, trick: Trick, seat: Seat, card: Card, out: Out
+    ) -> None:
+        """003: "Should A player attempt a lone try and their partner plays a card, the lone
+        call is canceled and hand is played as normal hand."
+
+        Played as a normal hand, the card belongs to the trick it was laid on: the trick
+        under way; or, laid before the next lead, the trick just completed by three cards,
+        which is then won again with four. Leading the first trick is the partner's right
+        when the partner sits first; otherwise it is a lead out of turn of the normal hand.
+        One ruling says all of it."""
+        maker = hand.maker
+        hand.alone = False
+        hand.sitting_out = None
+        cancelled = (
+            f"{seat} played {card} while {maker} was going alone: the lone call is cancelled "
+            "and the hand is played as a normal hand"
+        )
+        target = trick
+        if trick.plays:
+            where = f"{card} counts in trick {trick.number}"
+        elif hand.tricks:
+            target = hand.tricks.pop()
+            hand.won[self._winner(hand, target) & 1] -= 1
+            hand.trick = target
+            where = f"{card} belongs to trick {target.number}, which is won again with four cards"
+        elif seat == hand.eldest:
+            trick.leader = seat
+            where = f"{seat} sits first, so {card} leads"
+        else:
+            self._partner_led_out_of_turn(hand, seat, card, cancelled, out)
+            return
+        out.append(
+            IrregularityFound(
+                Irregularity.LONER_PARTNER_PLAYED,
+                seat,
+                Remedy.LONER_CANCELLED,
+                f"{cancelled}; {where}",
+            )
+        )
+        self._play(hand, target, seat, card, out)
+
+    def _partner_led_out_of_turn(
+        self, hand: HandState, seat: Seat, card: Card, cancelled: str, out: Out
+    ) -> None:
+        """The loner's partner led the first trick when the lead was not his: the lone call
+        is cancelled, and in the normal hand that follows the card is a lead out of turn."""
+        if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
+            if hand.known[seat] is None:
+                hand.exposed[seat].add(card)
+                hand.seen[card] = ("exposed", seat, 0)
+            out.append(
+                IrregularityFound(
+                    Irregularity.LONER_PARTNER_PLAYED,
+                    seat,
+                    Remedy.CANCELLED,
+                    f"{cancelled}; the lead was {hand.eldest}'s, so the card goes back",
+                )
+            )
+            return
+        points = self.rules.out_of_turn_points
+        out.append(
+            IrregularityFound(
+                Irregularity.LONER_PARTNER_PLAYED,
+                seat,
+                Remedy.PENALTY,
+                f"{cancelled}; the lead was {hand.eldest}'s, so it is a lead out of turn: "
+                f"play stops and the other side scores {points}",
+            )
+        )
+        self._end_hand_with(hand, seat.team.other, points, HandResult.PENALTY, out)
 
     def _lead_before_discard(self, hand: HandState, seat: Seat, card: Card, out: Out) -> None:
         """003: "If 1st seat leads a card before dealer discards, the card must remain in

@@ -17,6 +17,7 @@ from html import escape
 
 from table_controller.cards import Card, Suit
 from table_controller.narrate import SEAT_NAMES, suit_text
+from table_controller.renege_words import renege_sentence
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -182,31 +183,20 @@ def _apply(
                 f"{out.seat} played {out.played.pretty} on {out.suit.word} in trick {out.trick}",
                 _image(log, game, laid.get(out.played)),
             ),
-            (
-                f"{out.seat} later played {out.proof.pretty} (trick {out.proof_trick})",
-                _image(log, game, laid.get(out.proof)),
-            ),
         ]
-        shown = (
-            f"shown in trick {out.proof_trick}"
-            if out.proof_trick != out.trick
-            else "its hand was known"
-        )
-        notes.append(
-            Note(
-                "renege",
-                f"Renege by {SEAT_NAMES[out.seat]}: played {out.played.pretty} on "
-                f"{suit_text(out.suit)} in trick {out.trick} while holding {out.proof.pretty} "
-                f"({shown})",
-                images,
+        if out.proof_trick != out.trick:  # the proof was played, not known from the hand
+            images.append(
+                (
+                    f"{out.seat} later played {out.proof.pretty} (trick {out.proof_trick})",
+                    _image(log, game, laid.get(out.proof)),
+                )
             )
-        )
+        notes.append(Note("renege", f"Renege: {renege_sentence(out)}", images))
     elif isinstance(out, RenegeSpotted):
         notes.append(
             Note(
                 "renege",
-                f"{SEAT_NAMES[out.seat]} did not follow {suit_text(out.suit)} in trick "
-                f"{out.trick} while holding {out.held.pretty} (it may be taken back)",
+                renege_sentence(out),
                 [(f"the card played (event {seq})", _image(log, game, seq))]
                 if has_evidence
                 else [],

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
+from table_controller.renege_words import renege_sentence
 from table_controller.rules.choices import bids as bid_euchre_bids
 from table_controller.rules.codec import encode
 from table_controller.rules.events import (
@@ -476,11 +477,7 @@ def _reneges(
     for ev in events:
         if isinstance(ev, RenegeProven):
             cards = (ev.played, ev.proof)
-            text = (
-                f"{names[ev.seat]} ({ev.seat.name}) did not follow {SUIT_NAMES[ev.suit]} in "
-                f"trick {ev.trick}, playing {ev.played.pretty}, while holding "
-                f"{ev.proof.pretty} (shown in trick {ev.proof_trick})"
-            )
+            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
             out.append(
                 {
                     "status": "proven",
@@ -497,11 +494,7 @@ def _reneges(
             )
         elif isinstance(ev, RenegeSpotted):
             played = _played_in(hand, ev.seat, ev.trick)
-            text = (
-                f"{names[ev.seat]} ({ev.seat.name}) did not follow {SUIT_NAMES[ev.suit]} in "
-                f"trick {ev.trick} while holding {ev.held.pretty}: the card may be taken "
-                "back before the trick is complete"
-            )
+            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
             out.append(
                 {
                     "status": "spotted",
