@@ -888,7 +888,7 @@ class Game:
                         Irregularity.DROPPED_CARD_NOT_PLAYED,
                         seat,
                         Remedy.NOTED,
-                        f"{seat} played {card} although the dropped {due[0]} could be played",
+                        f"{seat} played {card.pretty} although the dropped {due[0].pretty} could be played",
                     )
                 )
         proofs, showing = check_play(hand, seat, card, trick.number, trick.led)
@@ -926,20 +926,20 @@ class Game:
         hand.alone = False
         hand.sitting_out = None
         cancelled = (
-            f"{seat} played {card} while {maker} was going alone: the lone call is cancelled "
+            f"{seat} played {card.pretty} while {maker} was going alone: the lone call is cancelled "
             "and the hand is played as a normal hand"
         )
         target = trick
         if trick.plays:
-            where = f"{card} counts in trick {trick.number}"
+            where = f"{card.pretty} counts in trick {trick.number}"
         elif hand.tricks:
             target = hand.tricks.pop()
             hand.won[self._winner(hand, target) & 1] -= 1
             hand.trick = target
-            where = f"{card} belongs to trick {target.number}, which is won again with four cards"
+            where = f"{card.pretty} belongs to trick {target.number}, which is won again with four cards"
         elif seat == hand.eldest:
             trick.leader = seat
-            where = f"{seat} sits first, so {card} leads"
+            where = f"{seat} sits first, so {card.pretty} leads"
         else:
             self._partner_led_out_of_turn(hand, seat, card, cancelled, out)
             return
@@ -1005,7 +1005,7 @@ class Game:
                 Irregularity.LEAD_BEFORE_DISCARD,
                 seat,
                 Remedy.CARD_DEAD,
-                f"{seat} led {card} before the dealer discarded: the card stays, has no "
+                f"{seat} led {card.pretty} before the dealer discarded: the card stays, has no "
                 f"value, and {second} leads",
             )
         )
@@ -1139,7 +1139,7 @@ class Game:
                 Irregularity.RENEGE_TAKEN_BACK,
                 ev.seat,
                 Remedy.CANCELLED,
-                f"{ev.seat} took back {ev.card} before the next trick began: no penalty"
+                f"{ev.seat} took back {ev.card.pretty} before the next trick began: no penalty"
                 + (f" (trick {trick.number} is played again)" if reopen else ""),
             )
         )
@@ -1288,7 +1288,7 @@ class Game:
                 Irregularity.CARD_DROPPED,
                 ev.seat,
                 Remedy.CARD_DEAD,
-                f"{ev.card} fell from {ev.seat}'s hand: it is played at the first legal "
+                f"{ev.card.pretty} fell from {ev.seat}'s hand: it is played at the first legal "
                 "opportunity and cannot take a trick",
             )
         )
