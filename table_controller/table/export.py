@@ -231,7 +231,12 @@ def _apply(
             Note(
                 "penalty",
                 f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}",
+                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}"
+                + (
+                    "; players " + " ".join(str(x) for x in out.individual)
+                    if out.individual is not None
+                    else ""
+                ),
             )
         )
     elif isinstance(out, ScoreCorrected):
