@@ -114,6 +114,8 @@ def _output(out: OutputEvent) -> Iterator[str]:
         yield (f"  {out.seat} lays the hand down: {out.certain} of {out.remaining} tricks certain")
     elif isinstance(out, PenaltyScored):
         yield f"  Penalty: {out.team} {out.points:+d} -> {_score(out.scores)}"
+        if out.individual is not None:
+            yield "  Players: " + ", ".join(f"{s} {out.individual[s]}" for s in Seat)
     elif isinstance(out, ScoreCorrected):
         yield f"  Director: {out.team} {out.points:+d} ({out.reason}) -> {_score(out.scores)}"
     elif isinstance(out, HandScored):

@@ -915,6 +915,7 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
     if held[seat] and elsewhere:
         must.append(CardPlayed(seat, rng.choice(elsewhere)))
     must.append(RenegeClaimed(seat, seat.partner))  # a claim against one's own side
+    must.append(RenegeClaimed(seat, seat.left, 7))  # a trick no hand has
     if phase is Phase.PLAYING:
         trick = hand.trick
         assert trick is not None
@@ -949,6 +950,8 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
         # "BID OUT OF TURN: - All play stops for that hand and the non-offending team
         # scores two points"; 001 s21 a misdeal is dealt again; 004 all four 9s.
         may += [Passed(seat), MisdealDeclared(), AllNinesShown(seat)]
+        if held[seat]:
+            may.append(AllNinesShown(seat, tuple(held[seat])))  # the hand shown
         if euchre:
             may += [OrderedUp(seat, rng.random() < 0.5)]
             may.append(TrumpCalled(seat, rng.choice(list(Suit)), rng.random() < 0.5))
@@ -957,6 +960,7 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
         if held[seat]:
             may.append(CardPlayed(seat, rng.choice(held[seat])))  # a lead before the discard
     may += [WrongCardCount(seat), RenegeClaimed(seat, seat.left)]
+    may.append(RenegeClaimed(seat, seat.left, rng.randint(1, 6)))  # naming a trick
     if rng.random() < 0.5:
         return rng.choice(must), True
     return rng.choice(may), False

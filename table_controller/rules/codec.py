@@ -112,9 +112,11 @@ _DECODERS: dict[str, Decoder] = {
     "Card | None": _card,
     "bool": _bool,
     "int": _int,
+    "int | None": _int,
     "str": _text,
     "Team": _team,
     "tuple[Card, ...]": _cards,
+    "tuple[Card, ...] | None": _cards,
     "Mapping[Seat, tuple[Card, ...]]": _hands,
 }
 

@@ -135,6 +135,7 @@ class HandState:
         "number",
         "offender",
         "played",
+        "renege_tricks",
         "reneged",
         "round",
         "seen",
@@ -194,7 +195,8 @@ class HandState:
             tuple[Seat, int, Suit, Card, Card]
         ] = []  # seat, trick, suit, played, held
         self.reneged: list[Seat] = []
-        self.claims: list[tuple[Seat, Seat]] = []
+        self.renege_tricks: list[tuple[Seat, int]] = []  # seat, trick it reneged in
+        self.claims: list[tuple[Seat, Seat, int | None]] = []  # by, against, trick named
         self.ended = False
 
     @property
@@ -260,6 +262,7 @@ class HandState:
             tuple(frozenset(d) for d in self.dropped),
             tuple(self.spotted),
             tuple(self.reneged),
+            tuple(self.renege_tricks),
             tuple(self.claims),
             self.ended,
         )

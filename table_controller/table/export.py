@@ -43,13 +43,15 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat, Team
 from table_controller.table.log import EventLog, GameRecord
+from table_controller.transcript import header
 
 # --- the transcript -----------------------------------------------------------------
 
 
 def transcript_text(log: EventLog, game: int) -> str:
     """The game as a transcript: comments saying where it came from, the rules line, and
-    every input event as logged (a live table's ``hand_dealt`` has no hands)."""
+    every input event as logged (a live table's ``hand_dealt`` has no hands). The rules
+    line carries the transcript version the events need, when newer than 1."""
     record = log.game(game)
     events, problems = log.readable_events(game)
     bad = {p.seq or 0: p for p in problems}
@@ -62,11 +64,11 @@ def transcript_text(log: EventLog, game: int) -> str:
     rules_line: dict[str, object] = {"rules": record.rules_name}
     if record.options:
         rules_line["options"] = record.options
-    lines.append(json.dumps(rules_line))
-    readable = {e.seq: e for e in events}
+    readable = {e.seq: encode(e.event) for e in events}
+    lines.append(header(readable.values(), rules_line) or "")
     for seq in sorted({*readable, *bad}):
         if seq in readable:
-            lines.append(json.dumps(encode(readable[seq].event)))
+            lines.append(json.dumps(readable[seq]))
         else:
             lines.append(f"# event {seq} is missing: {bad[seq]}".replace("\n", " "))
     return "\n".join(lines) + "\n"
@@ -219,7 +221,12 @@ def _apply(
             Note(
                 "penalty",
                 f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}",
+                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}"
+                + (
+                    "; players " + " ".join(str(x) for x in out.individual)
+                    if out.individual is not None
+                    else ""
+                ),
             )
         )
     elif isinstance(out, ScoreCorrected):
