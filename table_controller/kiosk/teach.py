@@ -13,7 +13,6 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
-from table_controller.renege_words import renege_sentence
 from table_controller.rules.events import (
     OutputEvent,
     RenegeProven,
@@ -24,6 +23,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import RenegePenalty
 from table_controller.seats import Seat
+from table_controller.words import renege_sentence
 
 HAND_SIZE = 5
 TRUMP_ORDER = (
@@ -99,7 +99,7 @@ def renege_words(
     names: Mapping[Seat, str],
     visitors: Collection[Seat],
 ) -> str:
-    """A renege explained: the sentence every screen uses (renege_words.py), then the rule,
+    """A renege explained: the sentence every screen uses (words.py), then the rule,
     a word on the left bower where it is the catch, and what follows."""
     seat, suit = event.seat, event.suit
     trump = game.trump
