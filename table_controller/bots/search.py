@@ -58,10 +58,6 @@ def mask_of(cards: Sequence[Card] | frozenset[Card] | set[Card]) -> int:
     return m
 
 
-def cards_of(mask: int) -> list[Card]:
-    return [DECK[c] for c in range(24) if mask >> c & 1]
-
-
 class OutOfTime(Exception):
     """A solve passed its deadline: its answer is unknown (the bot plays without it)."""
 

@@ -90,11 +90,6 @@ class Roster:
         self.teams[team_id] = team
         return team
 
-    def remove_team(self, team_id: str) -> None:
-        if team_id not in self.teams:
-            raise FormatError(f"There is no team {team_id!r}; the teams are {sorted(self.teams)}.")
-        del self.teams[team_id]
-
     def team_of(self, player_id: str) -> Team | None:
         return next((t for t in self.teams.values() if player_id in t.players), None)
 
