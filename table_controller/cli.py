@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from table_controller import __version__
 from table_controller.clip import clip
 from table_controller.commands import GROUPS
+from table_controller.errors import TableControllerError
 from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
@@ -187,6 +188,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         code: int = args.func(args, stream)
     except BrokenPipeError:  # e.g. piped into head
         return 0
+    except TableControllerError as exc:  # refused in words: say them, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -19,10 +19,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from table_controller.errors import TableControllerError
+
 Credit = Literal["absent", "substitute"]
 
 
-class FormatError(ValueError):
+class FormatError(TableControllerError, ValueError):
     """A request the event cannot carry out; the message says what to do instead."""
 
 
