@@ -17,7 +17,8 @@ from typing import Any, TextIO
 from table_controller import __version__
 from table_controller.clip import clip
 from table_controller.commands import GROUPS
-from table_controller.extras import MissingExtra, missing_message
+from table_controller.errors import TableControllerError
+from table_controller.extras import missing_message
 from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
@@ -114,10 +115,12 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
         out.write(json.dumps(doc, indent=2) + "\n")
         return 0
     out.write(
-        f"{p.name}: {p.title}\nrule text: {text_title(p.source)}\n\n{p.summary}\n\noptions:\n"
+        f"{p.name}: {p.title}\nrule text: {text_title(p.source)}\n\n{p.summary}\n\n"
+        "options (as a table's config takes them, under [rules.options]):\n"
     )
     for key, value in p.rules.options().items():
-        out.write(f"  {key} = {json.dumps(value)}\n")
+        # TOML has no null: the config reads "none" as an empty option.
+        out.write(f"  {key} = {json.dumps('none' if value is None else value)}\n")
     return 0
 
 
@@ -186,7 +189,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         code: int = args.func(args, stream)
     except BrokenPipeError:  # e.g. piped into head
         return 0
-    except MissingExtra as exc:
+    except TableControllerError as exc:  # refused in words (extras.MissingExtra too)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # a package of an extra this install left out

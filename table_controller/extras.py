@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 
+from table_controller.errors import TableControllerError
+
 # Each optional package's top-level module -> the smallest extra that installs it (as in
 # pyproject.toml; pi and director include feed, test includes them all), and what it does.
 MODULES: dict[str, tuple[str, str]] = {
@@ -37,7 +39,7 @@ FOR_COMMAND: dict[str, str] = {
 INCLUDES: dict[str, tuple[str, ...]] = {"pi": ("feed",), "director": ("feed",)}
 
 
-class MissingExtra(RuntimeError):
+class MissingExtra(TableControllerError, RuntimeError):
     """A package of an extra this install left out; ``str()`` says what to install."""
 
 

@@ -7,8 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, expect, sync_playwright
 from postgres import Postgres
+
+# Playwright's expect() gives up after 5 s by default: a page on a loaded 2-core CI machine
+# may take longer to render, which is not a failure. A condition waited on, with a limit
+# that only a real hang reaches.
+expect.set_options(timeout=30_000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

@@ -8,12 +8,15 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from table_controller.cli import main, parser
 from table_controller.rules.codec import OUTPUT_BY_NAME
+from table_controller.rules.presets import PRESETS
+from table_controller.table.config import parse_config
 
 EXAMPLES = Path(__file__).parent / "transcripts"
 RENEGE = EXAMPLES / "001_renege_ends_hand.jsonl"
@@ -49,7 +52,7 @@ def test_replay_prints_output_events_as_json_lines() -> None:
 def test_replay_pretty_tells_the_game() -> None:
     code, text = run("replay", str(RENEGE), "--pretty")
     assert code == 0
-    assert "RENEGE by W" in text and "Trick 1:" in text and "North-South 2" in text
+    assert "RENEGE: West did not follow" in text and "Trick 1:" in text and "North-South 2" in text
 
 
 def test_rules_flag_overrides_the_transcript(tmp_path: Path) -> None:
@@ -130,7 +133,7 @@ def test_rules_show_unknown(capsys: pytest.CaptureFixture[str]) -> None:
 def test_demo_replays_the_bundled_game() -> None:
     code, text = run("demo", "--recorded")
     assert code == 0
-    assert "RENEGE by" in text and "Game 1 over" in text
+    assert "RENEGE: " in text and "Game 1 over" in text
 
 
 def test_the_installed_command_runs() -> None:
@@ -195,3 +198,18 @@ def test_every_group_is_listed_and_loads_its_own_command() -> None:
         lazy = parser([name, "--help"])
         sub = next(a for a in lazy._actions if isinstance(a, argparse._SubParsersAction))
         assert sub.choices[name].description == choices[name].description, name
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_rules_show_prints_options_a_config_takes(name: str, tmp_path: Path) -> None:
+    """Issue 15: `rules show` printed `dealer_min_bid = null`, which TOML cannot read. Each
+    options line, pasted under [rules.options], is a valid config with the same rules."""
+    code, text = run("rules", "show", name)
+    assert code == 0
+    lines = text.split("options (as a table's config takes them, under [rules.options]):\n")[1]
+    assert "null" not in lines
+    doc = f'[table]\nname = "T1"\n\n[rules]\npreset = "{name}"\n\n[rules.options]\n' + "".join(
+        line.strip() + "\n" for line in lines.splitlines() if line.strip()
+    )
+    config = parse_config(tomllib.loads(doc), tmp_path)
+    assert config.rules == PRESETS[name].rules

@@ -146,7 +146,7 @@ def test_the_sheet_shows_the_renege_with_the_camera_images_of_both_cards(tmp_pat
     )
     with EventLog.open_existing(path) as log:
         html = score_sheet_html(log, 1)
-    assert "Renege by West" in html
+    assert "Renege: West did not follow" in html
     assert data_uri(png(played)) in html and data_uri(png(proof)) in html
     assert html.count("data:image/png") == 2  # only the cards involved
     assert "Game in progress: North-South 2, East-West 0." in html
@@ -157,7 +157,7 @@ def test_the_sheet_says_when_a_renege_has_no_image(tmp_path: Path) -> None:
     write_game(path, "nmu-tournament", load(RENEGE).events, evidence=False)
     with EventLog.open_existing(path) as log:
         html = score_sheet_html(log, 1)
-    assert "Renege by West" in html and "no image recorded" in html
+    assert "Renege: West did not follow" in html and "no image recorded" in html
     assert "data:image/png" not in html
 
 

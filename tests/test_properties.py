@@ -621,6 +621,132 @@ def test_injected_renege_at_a_live_table_is_proven_by_a_later_card(name: str, se
 
 
 # ---------------------------------------------------------------------------------
+# 2b. Known and live tables agree on every renege once its proof has been played
+# ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A seat did not follow ``suit`` in ``trick`` although it held ``held``."""
+
+    seat: Seat
+    trick: int
+    suit: Suit
+    played: Card
+    held: frozenset[Card]
+
+
+def hand_with_reneges(
+    rules: Rules, rng: random.Random
+) -> tuple[Game, Game, list[Failure], dict[Seat, set[Card]]]:
+    """One hand played with reneges injected, pushed to two tables at once: one that
+    knows every hand and a live one that sees only the cards laid. Under award-and-end
+    (001/003) the known table's hand ends at the first renege, the live table plays on to
+    its proof; after the first renege only the same seat reneges again, in the same suit,
+    as in the issue's example (E shows out of clubs twice while holding the 9C).
+
+    Returns both games, the failures injected in order, and each seat's true hand at the
+    end."""
+    known, live = Game(rules), Game(rules)
+    choose = simulate.random_choice(rng)
+    failures: list[Failure] = []
+    holdings: dict[Seat, set[Card]] = {}
+    award = rules.renege_penalty is RenegePenalty.AWARD_AND_END
+    played = False
+
+    def push(event: InputEvent, to_known: bool = True) -> None:
+        live_event = strip_hands([event], rng)[0]
+        if to_known:
+            known.push(event)
+        live.push(live_event)
+
+    for _ in range(200):
+        if live.phase is Phase.CHOOSING_DEALER:
+            for event in simulate.choose_dealer(rng, known):
+                push(event)
+            continue
+        if live.phase is Phase.DEALING:
+            if played:
+                break  # the hand with the reneges is over
+            deal = simulate.deal(rng, rules)
+            holdings = {s: set(h) for s, h in deal.hands.items()}
+            push(deal)
+            continue
+        if live.phase is Phase.OVER or (played and live.phase is not Phase.PLAYING):
+            break
+        hand = live.hand
+        assert hand is not None
+        if live.phase is not Phase.PLAYING:
+            push(choose(known, known.legal_events()))
+            if known.hand is not None:  # the dealer's pick-up and discard, an exchange
+                holdings = {s: set(known.hand.known[s] or ()) for s in Seat}
+            continue
+        trick = hand.trick
+        seat = hand.next_to_play()
+        assert trick is not None and seat is not None
+        led = trick.led
+        following = {c for c in holdings[seat] if effective_suit(c, hand.trump) == led}
+        others = sorted(holdings[seat] - following)
+        may = led is not None and following and others
+        if may and failures and award:
+            may = seat == failures[0].seat and led == failures[0].suit
+        if may and rng.random() < 0.35:
+            card = rng.choice(others)
+            assert led is not None
+            failures.append(Failure(seat, trick.number, led, card, frozenset(following)))
+        else:
+            card = rng.choice(follow_suit_plays(holdings[seat], led, hand.trump))
+        holdings[seat].remove(card)
+        khand = known.hand
+        same = known.phase is Phase.PLAYING and khand is not None and khand.number == hand.number
+        push(CardPlayed(seat, card), to_known=same)
+        played = True
+    return known, live, failures, holdings
+
+
+def proven_in(game: Game) -> list[RenegeProven]:
+    return [o for o in replay_outputs(game) if isinstance(o, RenegeProven)]
+
+
+def replay_outputs(game: Game) -> list[OutputEvent]:
+    fresh = Game(game.rules)
+    return [o for event in game.log for o in fresh.push(event)]
+
+
+@pytest.mark.parametrize("name", ALL_PRESETS)
+@settings(PROPERTY, max_examples=60)
+@given(seed=SEEDS)
+def test_known_and_live_tables_agree_on_every_renege(name: str, seed: int) -> None:
+    """Issue 15: the same plays, replayed with hands known and with hands unknown, flag the
+    same reneges with the same evidence once the proof has been played, and score the
+    same. renege.py's rule: a card proves every failure of its seat to follow its suit
+    while already holding it, so the live table proves at the proof what the known table
+    proved at once.
+
+    Where play goes on after a renege (000 deducts, 002/004 report), every renege is
+    proven at both tables by the end of the hand: a seat that held a card of the suit
+    must play it before the hand ends. Where the first renege ends the hand (001 s22 "the
+    hand is immediately ended"; 003 RENEGE "The hand is over"), both tables end it on
+    that first renege, and the later ones of the same seat are not charged."""
+    rules = preset(name)
+    rng = random.Random(seed)
+    known, live, failures, _ = hand_with_reneges(rules, rng)
+    assume(failures)
+    award = rules.renege_penalty is RenegePenalty.AWARD_AND_END
+    by_known, by_live = proven_in(known), proven_in(live)
+    expected = failures[:1] if award else failures
+    for proofs in (by_known, by_live):
+        assert sorted((p.seat, p.trick, p.suit, p.played) for p in proofs) == sorted(
+            (f.seat, f.trick, f.suit, f.played) for f in expected
+        ), (failures, proofs)
+        for p in proofs:  # the evidence: a card of that suit the seat held then
+            failure = next(f for f in expected if (f.seat, f.trick) == (p.seat, p.trick))
+            assert p.proof in failure.held and p.proof_trick >= p.trick, (p, failure)
+    assert known.team_scores() == live.team_scores()
+    assert known.individual == live.individual
+
+
+# ---------------------------------------------------------------------------------
 # 3. A seat that really was void is never flagged
 # ---------------------------------------------------------------------------------
 
@@ -789,6 +915,7 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
     if held[seat] and elsewhere:
         must.append(CardPlayed(seat, rng.choice(elsewhere)))
     must.append(RenegeClaimed(seat, seat.partner))  # a claim against one's own side
+    must.append(RenegeClaimed(seat, seat.left, 7))  # a trick no hand has
     if phase is Phase.PLAYING:
         trick = hand.trick
         assert trick is not None
@@ -823,6 +950,8 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
         # "BID OUT OF TURN: - All play stops for that hand and the non-offending team
         # scores two points"; 001 s21 a misdeal is dealt again; 004 all four 9s.
         may += [Passed(seat), MisdealDeclared(), AllNinesShown(seat)]
+        if held[seat]:
+            may.append(AllNinesShown(seat, tuple(held[seat])))  # the hand shown
         if euchre:
             may += [OrderedUp(seat, rng.random() < 0.5)]
             may.append(TrumpCalled(seat, rng.choice(list(Suit)), rng.random() < 0.5))
@@ -831,6 +960,7 @@ def bad_event(game: Game, rng: random.Random) -> tuple[InputEvent, bool]:
         if held[seat]:
             may.append(CardPlayed(seat, rng.choice(held[seat])))  # a lead before the discard
     may += [WrongCardCount(seat), RenegeClaimed(seat, seat.left)]
+    may.append(RenegeClaimed(seat, seat.left, rng.randint(1, 6)))  # naming a trick
     if rng.random() < 0.5:
         return rng.choice(must), True
     return rng.choice(may), False

@@ -2,8 +2,9 @@
 
 Each file plays a rule sentence from one of the texts in shared/seeds (its header comment
 quotes it). After an input event, ``{"expect": {...}}`` requires an output event with at
-least those fields, and ``{"expect_error": "..."}`` requires the event to be refused with
-a message containing that text, leaving the game unchanged.
+least those fields, ``{"expect_none": {...}}`` requires that none has them, and
+``{"expect_error": "..."}`` requires the event to be refused with a message containing
+that text, leaving the game unchanged.
 """
 
 from __future__ import annotations
@@ -47,5 +48,8 @@ def test_transcript(path: Path) -> None:
         out = [encode(o) for o in game.push(step.event)]
         for expected in step.expect:
             assert any(matches(expected, o) for o in out), f"{where}: {expected} not in {out}"
+            checks += 1
+        for unwanted in step.expect_none:
+            assert not any(matches(unwanted, o) for o in out), f"{where}: {unwanted} in {out}"
             checks += 1
     assert checks, f"{path.name} checks nothing"

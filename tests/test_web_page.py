@@ -233,7 +233,7 @@ def test_reneges_show_with_evidence_that_enlarges(page: Page, served: Served) ->
     served.page.publish(snapshot(game, recent, evidence_urls=urls))
     renege = page.locator("#reneges li")
     expect(renege).to_contain_text("Renege proven: Cy")
-    expect(renege).to_contain_text("did not follow Clubs in trick 1")
+    expect(renege).to_contain_text("did not follow ♣ clubs in trick 1")
     thumb = renege.locator("img")
     expect(thumb).to_have_attribute("src", "/evidence/1/9.png")
     page.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")

@@ -993,7 +993,9 @@ def _event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[
     """The alerts one event raises: a renege claimed (an input), a renege proven or an
     irregularity found (outputs), in words for the director."""
     if inp.get("event") == "renege_claimed":
-        yield "renege_claimed", f"{inp.get('by')} claims {inp.get('against')} reneged"
+        trick = inp.get("trick")
+        where = f" in trick {trick}" if isinstance(trick, int) else ""
+        yield "renege_claimed", f"{inp.get('by')} claims {inp.get('against')} reneged{where}"
     for o in outputs:
         if not isinstance(o, dict):
             continue

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.errors import TableControllerError
 from table_controller.extras import missing_message
 
 APPLICATION_ID = 0x54434452  # "TCDR": a table-controller director's store (SQLite)
@@ -71,7 +72,7 @@ TABLES = (
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}
 
 
-class StoreError(RuntimeError):
+class StoreError(TableControllerError, RuntimeError):
     """The store cannot be used, or a message cannot be taken: what and what to do."""
 
 

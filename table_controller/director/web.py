@@ -55,6 +55,7 @@ from table_controller.director.store import (
 )
 from table_controller.director.web_guard import Guard, SafeJSON, read_json
 from table_controller.director.web_guard import problem as _problem
+from table_controller.errors import TableControllerError
 from table_controller.rules.errors import RulesError
 from table_controller.table.view import table_view
 
@@ -70,7 +71,7 @@ Handler = Callable[[Request], Awaitable[Response]]
 log = logging.getLogger(__name__)
 
 
-class DashboardError(OSError):
+class DashboardError(TableControllerError, OSError):
     """The dashboard could not be served: which address, and what to do."""
 
 

@@ -132,10 +132,13 @@ class CardTakenBack(InputEvent):
 
 @dataclass(frozen=True, slots=True)
 class RenegeClaimed(InputEvent):
-    """``by`` alleged that ``against`` reneged in the current (or just finished) hand."""
+    """``by`` alleged that ``against`` reneged in the current (or just finished) hand;
+    ``trick`` (1-based, optional) names the trick alleged, and the claim is then judged
+    on that trick alone."""
 
     by: Seat
     against: Seat
+    trick: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +155,11 @@ class WrongCardCount(InputEvent):
 
 @dataclass(frozen=True, slots=True)
 class AllNinesShown(InputEvent):
-    """A player showed a hand with all four 9s: a misdeal (004)."""
+    """A player showed a hand with all four 9s: a misdeal (004). ``cards`` (optional) is
+    the hand shown, so that a table that does not know the hands can check it."""
 
     seat: Seat
+    cards: tuple[Card, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +240,14 @@ _CHECKS: dict[str, tuple[_Check, str]] = {
     "Suit | None": (lambda v: v is None or isinstance(v, Suit), "a Suit, or None for no trump"),
     "bool": (lambda v: isinstance(v, bool), "True or False"),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "int | None": (
+        lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+        "a whole number or None",
+    ),
     "str": (lambda v: isinstance(v, str) and bool(v.strip()), "a text, not empty"),
     "Team": (lambda v: isinstance(v, Team), "a Team"),
     "tuple[Card, ...]": (_is_cards, "a tuple of Cards"),
+    "tuple[Card, ...] | None": (lambda v: v is None or _is_cards(v), "a tuple of Cards or None"),
     "Mapping[Seat, tuple[Card, ...]]": (_is_hands, "a mapping of Seat to Cards"),
 }
 _FIELD_CHECKS: dict[type[InputEvent], tuple[tuple[str, _Check, str], ...]] = {}
@@ -398,10 +408,18 @@ class RenegeProven(OutputEvent):
 
 @dataclass(frozen=True, slots=True)
 class IrregularityFound(OutputEvent):
+    """An irregularity and what the rules did about it. Where one card is concerned,
+    ``card`` names it; ``trick`` is the 1-based trick it was laid to (or, for a false
+    renege claim, the trick the claim named) and ``position`` its 1-based place in that
+    trick's order of play (1 is the lead)."""
+
     kind: Irregularity
     seat: Seat | None
     remedy: Remedy
     detail: str
+    card: Card | None = None
+    trick: int | None = None
+    position: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,12 +433,15 @@ class ClaimJudged(OutputEvent):
 
 @dataclass(frozen=True, slots=True)
 class PenaltyScored(OutputEvent):
-    """Points given (or, when negative, taken) outside the hand's own scoring."""
+    """Points given (or, when negative, taken) outside the hand's own scoring;
+    ``individual`` holds the players' totals after it where the rules keep them
+    (progressive, 003), as ``HandScored`` does."""
 
     team: Team
     points: int
     reason: Irregularity | HandResult
     scores: tuple[int, int]
+    individual: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -708,8 +708,13 @@ class Game:
             if amount % 12 or (amount // 12) & (amount // 12 - 1):
                 raise IllegalAction(f"a bid of {amount}", "a shoot of 12, 24, 48, 96, ...")
             if amount >= 48 and high != amount // 2:
+                # 004: "48 may be bid only to raise an existing bid of 24": never first.
+                now = "no bid has been made" if high is None else f"the bid is {high}"
                 raise IllegalAction(
-                    f"{amount} may only raise a bid of {amount // 2}", "a higher bid or a pass"
+                    f"{amount} may only raise a bid of {amount // 2}, and {now}",
+                    f"a bid from {rules.min_bid} to {rules.hand_size}, 12 or 24, or a pass"
+                    if high is None
+                    else "a higher bid or a pass",
                 )
             if high is not None and high >= amount:
                 raise IllegalAction(f"{amount} does not top {high}", "a higher bid or a pass")
@@ -832,7 +837,7 @@ class Game:
                     if led is None:
                         trick.led = suit
                     elif void and led not in showings:
-                        showings[led] = Showing(trick.number, card)
+                        showings[led] = [Showing(trick.number, card)]
                     hand.played[seat] += 1
                     if len(trick.plays) >= (3 if out_seat is not None else 4):
                         self._finish_trick(hand, trick, out)
@@ -849,22 +854,13 @@ class Game:
             raise NotYourTurn(f"{seat} has already played to this trick", self.expecting())
         if seat == hand.dealer and hand.discard_pending and not self.rules.dealer_discard_penalty:
             raise WrongPhase(f"{hand.dealer} (the dealer) must discard first", "the discard")
+        if seat == hand.dealer and hand.discard_pending:
+            self._dealer_did_not_discard(hand, out)
+            return
         if seat == hand.sitting_out:
             if not self.rules.loner_partner_play_cancels:
                 raise NotYourTurn(f"{seat} sits out: {hand.maker} is going alone", self.expecting())
-            hand.alone = False
-            hand.sitting_out = None
-            out.append(
-                IrregularityFound(
-                    Irregularity.LONER_PARTNER_PLAYED,
-                    seat,
-                    Remedy.LONER_CANCELLED,
-                    f"{seat} played a card while {hand.maker} was going alone: the lone "
-                    "call is cancelled and the hand is played as a normal hand",
-                )
-            )
-        if seat == hand.dealer and hand.discard_pending:
-            self._dealer_did_not_discard(hand, out)
+            self._loner_partner_played(hand, trick, seat, card, out)
             return
         expected = hand.next_to_play()
         if seat != expected:
@@ -877,6 +873,9 @@ class Game:
                     seat,
                     Remedy.NOTED,
                     f"{seat} played before {expected}; the card stands",
+                    card,
+                    trick.number,
+                    len(trick.plays) + 1,
                 )
             )
         self._play(hand, trick, seat, card, out)
@@ -897,7 +896,11 @@ class Game:
                         Irregularity.DROPPED_CARD_NOT_PLAYED,
                         seat,
                         Remedy.NOTED,
-                        f"{seat} played {card} although the dropped {due[0]} could be played",
+                        f"{seat} played {card.pretty} although the dropped "
+                        f"{due[0].pretty} could be played",
+                        card,
+                        trick.number,
+                        len(trick.plays) + 1,
                     )
                 )
         proofs, showing = check_play(hand, seat, card, trick.number, trick.led)
@@ -912,13 +915,97 @@ class Game:
         hand.played[seat] += 1
         if showing is not None:
             assert trick.led is not None
-            hand.showings[seat][trick.led] = showing
+            hand.showings[seat].setdefault(trick.led, []).append(showing)
         for proof in proofs:
             hand.showings[seat].pop(proof.suit, None)
             if self._renege(hand, proof, out):
                 return
         if len(trick.plays) >= hand.active_count():
             self._finish_trick(hand, trick, out)
+
+    def _loner_partner_played(
+        self, hand: HandState, trick: Trick, seat: Seat, card: Card, out: Out
+    ) -> None:
+        """003: "Should A player attempt a lone try and their partner plays a card, the lone
+        call is canceled and hand is played as normal hand."
+
+        Played as a normal hand, the card belongs to the trick it was laid on: the trick
+        under way; or, laid before the next lead, the trick just completed by three cards,
+        which is then won again with four. Leading the first trick is the partner's right
+        when the partner sits first; otherwise it is a lead out of turn of the normal hand.
+        One ruling says all of it."""
+        maker = hand.maker
+        hand.alone = False
+        hand.sitting_out = None
+        cancelled = (
+            f"{seat} played {card.pretty} while {maker} was going alone: the lone call is "
+            "cancelled and the hand is played as a normal hand"
+        )
+        target = trick
+        if trick.plays:
+            where = f"{card.pretty} counts in trick {trick.number}"
+        elif hand.tricks:
+            target = hand.tricks.pop()
+            hand.won[self._winner(hand, target) & 1] -= 1
+            hand.trick = target
+            where = (
+                f"{card.pretty} belongs to trick {target.number}, which is won again with "
+                "four cards"
+            )
+        elif seat == hand.eldest:
+            trick.leader = seat
+            where = f"{seat} sits first, so {card.pretty} leads"
+        else:
+            self._partner_led_out_of_turn(hand, seat, card, cancelled, out)
+            return
+        out.append(
+            IrregularityFound(
+                Irregularity.LONER_PARTNER_PLAYED,
+                seat,
+                Remedy.LONER_CANCELLED,
+                f"{cancelled}; {where}",
+                card,
+                target.number,
+                len(target.plays) + 1,
+            )
+        )
+        self._play(hand, target, seat, card, out)
+
+    def _partner_led_out_of_turn(
+        self, hand: HandState, seat: Seat, card: Card, cancelled: str, out: Out
+    ) -> None:
+        """The loner's partner led the first trick when the lead was not his: the lone call
+        is cancelled, and in the normal hand that follows the card is a lead out of turn."""
+        if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
+            if hand.known[seat] is None:
+                hand.exposed[seat].add(card)
+                hand.seen[card] = ("exposed", seat, 0)
+            out.append(
+                IrregularityFound(
+                    Irregularity.LONER_PARTNER_PLAYED,
+                    seat,
+                    Remedy.CANCELLED,
+                    f"{cancelled}; the lead was {hand.eldest}'s, so the card goes back",
+                    card,
+                    1,
+                    1,
+                )
+            )
+            return
+        points = self.rules.out_of_turn_points
+        out.append(
+            IrregularityFound(
+                Irregularity.LONER_PARTNER_PLAYED,
+                seat,
+                Remedy.PENALTY,
+                f"{cancelled}; the lead was {hand.eldest}'s, so it is a lead out of turn: "
+                f"play stops and the other side scores {points}",
+                card,
+                1,
+                1,
+            )
+        )
+        self._end_hand_with(hand, seat.team.other, points, HandResult.PENALTY, out)
 
     def _lead_before_discard(self, hand: HandState, seat: Seat, card: Card, out: Out) -> None:
         """003: "If 1st seat leads a card before dealer discards, the card must remain in
@@ -942,14 +1029,18 @@ class Game:
                 Irregularity.LEAD_BEFORE_DISCARD,
                 seat,
                 Remedy.CARD_DEAD,
-                f"{seat} led {card} before the dealer discarded: the card stays, has no "
+                f"{seat} led {card.pretty} before the dealer discarded: the card stays, has no "
                 f"value, and {second} leads",
+                card,
+                1,
+                1,
             )
         )
 
     def _lead_out_of_turn(
         self, hand: HandState, seat: Seat, card: Card, expected: Seat | None, out: Out
     ) -> None:
+        number = hand.trick.number if hand.trick is not None else None
         if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
             if hand.known[seat] is None:
                 hand.exposed[seat].add(card)
@@ -959,8 +1050,10 @@ class Game:
                     Irregularity.LEAD_OUT_OF_TURN,
                     seat,
                     Remedy.CANCELLED,
-                    f"{seat} led out of turn; the card goes back and the lead reverts "
-                    f"to {expected}",
+                    f"{seat} led {card} out of turn; the card goes back and the lead "
+                    f"reverts to {expected}",
+                    card,
+                    number,
                 )
             )
             return
@@ -969,7 +1062,9 @@ class Game:
                 Irregularity.LEAD_OUT_OF_TURN,
                 seat,
                 Remedy.PENALTY,
-                f"{seat} led out of turn: play stops and the other side scores",
+                f"{seat} led {card} out of turn: play stops and the other side scores",
+                card,
+                number,
             )
         )
         points = (
@@ -1052,6 +1147,7 @@ class Game:
             hand.tricks.pop()
             hand.won[self._winner(hand, trick) & 1] -= 1
             hand.trick = trick
+        position = trick.plays.index(play) + 1  # 1-based, the lead is 1
         trick.plays.remove(play)
         trick.mask &= ~(1 << ev.seat)
         trick.dead.discard(ev.card)
@@ -1064,19 +1160,25 @@ class Game:
             hand.exposed[ev.seat].add(ev.card)
             hand.seen[ev.card] = ("exposed", ev.seat, 0)
         assert trick.led is not None
-        showing = hand.showings[ev.seat].get(trick.led)
-        if showing is not None and showing.trick == trick.number:
-            del hand.showings[ev.seat][trick.led]
+        shown = hand.showings[ev.seat].get(trick.led, [])
+        shown[:] = [s for s in shown if s.trick != trick.number]
+        if not shown:
+            hand.showings[ev.seat].pop(trick.led, None)
         for spot in [s for s in hand.spotted if s[0] == ev.seat]:
             hand.spotted.remove(spot)
             hand.reneged.remove(ev.seat)
+            hand.renege_tricks.remove((ev.seat, spot[1]))
         out.append(
             IrregularityFound(
                 Irregularity.RENEGE_TAKEN_BACK,
                 ev.seat,
                 Remedy.CANCELLED,
-                f"{ev.seat} took back {ev.card} before the next trick began: no penalty"
+                f"{ev.seat} took back {ev.card.pretty}, card {position} of trick {trick.number}, "
+                "before the next trick began: no penalty"
                 + (f" (trick {trick.number} is played again)" if reopen else ""),
+                ev.card,
+                trick.number,
+                position,
             )
         )
 
@@ -1085,6 +1187,7 @@ class Game:
     def _renege(self, hand: HandState, proof: Proof, out: Out) -> bool:
         """Record a proven renege; True if its penalty ended the hand."""
         hand.reneged.append(proof.seat)
+        hand.renege_tricks.append((proof.seat, proof.trick))
         trick = hand.trick
         open_trick = trick is not None and proof.trick == trick.number
         if self.rules.renege_take_back and open_trick:
@@ -1113,7 +1216,7 @@ class Game:
             return True
         if rules.renege_penalty is RenegePenalty.DEDUCT:
             self._add_points(offenders, -points)
-            out.append(PenaltyScored(offenders, -points, HandResult.RENEGE, self.team_scores()))
+            out.append(self._penalty_scored(offenders, -points, HandResult.RENEGE))
         return False
 
     def _on_claim(self, ev: RenegeClaimed, out: Out) -> None:
@@ -1121,40 +1224,76 @@ class Game:
             raise IllegalAction("a renege is claimed against the other side", "an opponent")
         hand = self.hand
         if self.phase is Phase.PLAYING and hand is not None:
-            hand.claims.append((ev.by, ev.against))
+            self._check_claimed_trick(hand, ev.trick)
+            hand.claims.append((ev.by, ev.against, ev.trick))
             return
         last = self.last_hand
         if self.phase is Phase.DEALING and last is not None:
-            self._settle_claims(last, [(ev.by, ev.against)], out)
+            self._check_claimed_trick(last, ev.trick)
+            self._settle_claims(last, [(ev.by, ev.against, ev.trick)], out)
             winner = scoring.target_winner(self.rules, self.team_scores(), None, False)
             if winner is not None:
                 self._end_game(winner, out)
             return
         raise WrongPhase("a renege can only be claimed once cards are played", "the play")
 
+    @staticmethod
+    def _check_claimed_trick(hand: HandState, number: int | None) -> None:
+        """A claim naming a trick must name one that has cards on the table."""
+        if number is None:
+            return
+        trick = hand.trick
+        played = 0 if trick is None else trick.number if trick.plays else trick.number - 1
+        if played == 0:
+            raise IllegalAction(
+                f"a renege claimed in trick {number}, but no card has been played in hand "
+                f"{hand.number}",
+                "the claim once the trick has been played, or a claim naming no trick",
+            )
+        if not 1 <= number <= played:
+            raise IllegalAction(
+                f"a renege claimed in trick {number}, but hand {hand.number} has "
+                + ("only trick 1" if played == 1 else f"tricks 1 to {played}"),
+                "the number of a trick played" if played > 1 else "trick 1",
+            )
+
     def _settle_claims(
-        self, hand: HandState, claims: Sequence[tuple[Seat, Seat]], out: Out
+        self, hand: HandState, claims: Sequence[tuple[Seat, Seat, int | None]], out: Out
     ) -> None:
+        """Judge renege claims once the hand is complete (003: "he must however, wait
+        until the hand in play is complete"). A claim naming a trick is upheld only by a
+        renege proven in that trick; one naming none by any renege of the seat."""
         points = self.rules.false_claim_points
-        for by, against in claims:
-            if against in hand.reneged:
+        for by, against, number in claims:
+            if number is None:
+                if against in hand.reneged:
+                    continue
+            elif (against, number) in hand.renege_tricks:
                 continue
             remedy = Remedy.NOTED if points is None else Remedy.PENALTY
+            where = "" if number is None else f" in trick {number}"
             out.append(
                 IrregularityFound(
                     Irregularity.FALSE_RENEGE_CLAIM,
                     by,
                     remedy,
-                    f"{by} claimed a renege by {against} that the cards do not prove",
+                    f"{by} claimed a renege by {against}{where} that the cards do not prove",
+                    None,
+                    number,
                 )
             )
             if points is not None:
                 self._add_points(against.team, points)
                 out.append(
-                    PenaltyScored(
-                        against.team, points, Irregularity.FALSE_RENEGE_CLAIM, self.team_scores()
-                    )
+                    self._penalty_scored(against.team, points, Irregularity.FALSE_RENEGE_CLAIM)
                 )
+
+    def _penalty_scored(
+        self, team: Team, points: int, reason: Irregularity | HandResult
+    ) -> PenaltyScored:
+        """The output for points already added: the scores, and the players' totals
+        where the rules keep them (003 progressive)."""
+        return PenaltyScored(team, points, reason, self.team_scores(), self._individual_totals())
 
     # --- other irregularities --------------------------------------------------------
 
@@ -1176,9 +1315,40 @@ class Game:
         if hand.started:
             raise WrongPhase("play has begun: it is too late for a misdeal", self.expecting())
         held = hand.known[ev.seat]
-        if held is not None and sum(1 for c in held if c.rank == Rank.NINE) < 4:
+        if ev.cards is not None:
+            self._check_nines_shown(hand, ev.seat, ev.cards)
+        elif held is not None and sum(1 for c in held if c.rank == Rank.NINE) < 4:
             raise IllegalAction(f"{ev.seat}'s hand does not hold all four 9s", "play on")
         self._throw_in(ThrowIn.ALL_NINES, same_dealer=True, out=out)
+
+    def _check_nines_shown(self, hand: HandState, seat: Seat, cards: Sequence[Card]) -> None:
+        """The hand shown for a misdeal of nines (004): the whole hand, every card one
+        the seat can hold, the four 9s among them, and the known hand where it is known.
+        The hand is thrown in at once, so nothing is kept of the cards."""
+        size = self._hand_size
+        shown = set(cards)
+        if len(shown) != len(cards):
+            raise IllegalAction("the same card shown twice", f"the {size} cards of the hand")
+        if len(shown) != size:
+            raise IllegalAction(
+                f"{len(shown)} cards shown", f"the whole hand of {size} cards, all four 9s in it"
+            )
+        held = hand.known[seat]
+        if held is not None and shown != held:
+            raise ImpossibleCard(
+                f"{seat}'s hand is not the cards shown",
+                "the cards held: " + " ".join(str(c) for c in sorted(held)),
+            )
+        for card in cards:
+            self._check_card(hand, seat, card)
+        nines = sorted(c for c in shown if c.rank == Rank.NINE)
+        if len(nines) < 4:
+            have = " ".join(str(c) for c in nines) or "none"
+            raise IllegalAction(
+                f"the cards shown do not hold all four 9s ({len(nines)} of them: {have}): "
+                "no misdeal",
+                "play on",
+            )
 
     # --- the director's rulings ---------------------------------------------------
 
@@ -1224,7 +1394,7 @@ class Game:
                 Irregularity.CARD_DROPPED,
                 ev.seat,
                 Remedy.CARD_DEAD,
-                f"{ev.card} fell from {ev.seat}'s hand: it is played at the first legal "
+                f"{ev.card.pretty} fell from {ev.seat}'s hand: it is played at the first legal "
                 "opportunity and cannot take a trick",
             )
         )

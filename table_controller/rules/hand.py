@@ -135,6 +135,7 @@ class HandState:
         "number",
         "offender",
         "played",
+        "renege_tricks",
         "reneged",
         "round",
         "seen",
@@ -183,7 +184,8 @@ class HandState:
         self.trick: Trick | None = None
         self.won = [0, 0]
         self.played = [0, 0, 0, 0]
-        self.showings: list[dict[Suit, Showing]] = [{}, {}, {}, {}]
+        # every trick in which a seat did not follow a suit, oldest first, until proven
+        self.showings: list[dict[Suit, list[Showing]]] = [{}, {}, {}, {}]
         self.dropped: list[set[Card]] = [set(), set(), set(), set()]
         self.has_dropped = False  # any dropped card: the play's fast path is off
         self.eff: tuple[Suit, ...] = ()  # effective suit by card, once trump is set
@@ -193,7 +195,8 @@ class HandState:
             tuple[Seat, int, Suit, Card, Card]
         ] = []  # seat, trick, suit, played, held
         self.reneged: list[Seat] = []
-        self.claims: list[tuple[Seat, Seat]] = []
+        self.renege_tricks: list[tuple[Seat, int]] = []  # seat, trick it reneged in
+        self.claims: list[tuple[Seat, Seat, int | None]] = []  # by, against, trick named
         self.ended = False
 
     @property
@@ -252,10 +255,14 @@ class HandState:
             None if self.trick is None else self.trick.key(),
             tuple(self.won),
             tuple(self.played),
-            tuple(tuple(sorted((s, w.trick, w.card) for s, w in d.items())) for d in self.showings),
+            tuple(
+                tuple(sorted((s, w.trick, w.card) for s, ws in d.items() for w in ws))
+                for d in self.showings
+            ),
             tuple(frozenset(d) for d in self.dropped),
             tuple(self.spotted),
             tuple(self.reneged),
+            tuple(self.renege_tricks),
             tuple(self.claims),
             self.ended,
         )

@@ -5,6 +5,10 @@ that suit in the same hand (it held that card then), or at once when a card of t
 led is known to be in its hand (a known deal, a card exposed or dropped). The evidence is
 the trick where it showed out and the card and trick that prove it. A seat that really
 was void can never be flagged: every card it plays later was already in its hand.
+
+One card proves every failure before it: a seat that showed out of clubs in tricks 1 and
+3 and plays a club in trick 4 held that club in both, so both are proven, exactly as
+they are at once when the hand is known. Every showing-out is remembered for that.
 """
 
 from __future__ import annotations
@@ -45,15 +49,13 @@ def check_play(
     proofs: list[Proof] = []
     suit = effective_suit(card, hand.trump)
     showings = hand.showings[seat]
-    earlier = showings.get(suit)
-    if earlier is not None and earlier.trick < trick:
-        proofs.append(Proof(seat, earlier.trick, suit, earlier.card, card, trick))
+    for earlier in showings.get(suit, ()):
+        if earlier.trick < trick:
+            proofs.append(Proof(seat, earlier.trick, suit, earlier.card, card, trick))
     if led is None or suit == led:
         return proofs, None
     held = held_of_suit(hand, seat, led)
     if held is not None:
         proofs.append(Proof(seat, trick, led, card, held, trick))
         return proofs, None
-    if led in showings:
-        return proofs, None  # already remembered from an earlier trick
     return proofs, Showing(trick, card)

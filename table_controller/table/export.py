@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from html import escape
 
 from table_controller.cards import Card, Suit
-from table_controller.narrate import SEAT_NAMES, suit_text
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -42,13 +41,26 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat, Team
 from table_controller.table.log import EventLog, GameRecord
+from table_controller.transcript import header
+from table_controller.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    reason_words,
+    renege_sentence,
+    suit_text,
+)
 
 # --- the transcript -----------------------------------------------------------------
 
 
 def transcript_text(log: EventLog, game: int) -> str:
     """The game as a transcript: comments saying where it came from, the rules line, and
-    every input event as logged (a live table's ``hand_dealt`` has no hands)."""
+    every input event as logged (a live table's ``hand_dealt`` has no hands). The rules
+    line carries the transcript version the events need, when newer than 1."""
     record = log.game(game)
     events, problems = log.readable_events(game)
     bad = {p.seq or 0: p for p in problems}
@@ -61,11 +73,11 @@ def transcript_text(log: EventLog, game: int) -> str:
     rules_line: dict[str, object] = {"rules": record.rules_name}
     if record.options:
         rules_line["options"] = record.options
-    lines.append(json.dumps(rules_line))
-    readable = {e.seq: e for e in events}
+    readable = {e.seq: encode(e.event) for e in events}
+    lines.append(header(readable.values(), rules_line) or "")
     for seq in sorted({*readable, *bad}):
         if seq in readable:
-            lines.append(json.dumps(encode(readable[seq].event)))
+            lines.append(json.dumps(readable[seq]))
         else:
             lines.append(f"# event {seq} is missing: {bad[seq]}".replace("\n", " "))
     return "\n".join(lines) + "\n"
@@ -167,46 +179,35 @@ def _apply(
     hand = sheet.hands[-1] if sheet.hands else None
     notes = hand.notes if hand is not None else sheet.notes
     if isinstance(out, FirstDealerSet):
-        sheet.first_dealer = f"{SEAT_NAMES[out.seat]} ({out.how.value.replace('_', ' ')})"
+        sheet.first_dealer = f"{SEAT_NAMES[out.seat]} ({FIRST_DEALER_WORDS[out.how]})"
     elif isinstance(out, TrumpSet) and hand is not None:
         hand.trump, hand.trump_set, hand.maker = out.trump, True, out.maker
         hand.alone, hand.bid = out.alone, out.bid
     elif isinstance(out, HandScored) and hand is not None:
-        hand.tricks, hand.result = out.tricks, out.result.value
+        hand.tricks, hand.result = out.tricks, RESULT_WORDS[out.result]
         hand.points, hand.scores, hand.individual = out.points, out.scores, out.individual
     elif isinstance(out, HandThrownIn) and hand is not None:
-        hand.result = "thrown in: " + out.reason.value.replace("_", " ")
+        hand.result = "thrown in: " + THROW_IN_WORDS[out.reason]
     elif isinstance(out, RenegeProven):
         images = [
             (
                 f"{out.seat} played {out.played.pretty} on {out.suit.word} in trick {out.trick}",
                 _image(log, game, laid.get(out.played)),
             ),
-            (
-                f"{out.seat} later played {out.proof.pretty} (trick {out.proof_trick})",
-                _image(log, game, laid.get(out.proof)),
-            ),
         ]
-        shown = (
-            f"shown in trick {out.proof_trick}"
-            if out.proof_trick != out.trick
-            else "its hand was known"
-        )
-        notes.append(
-            Note(
-                "renege",
-                f"Renege by {SEAT_NAMES[out.seat]}: played {out.played.pretty} on "
-                f"{suit_text(out.suit)} in trick {out.trick} while holding {out.proof.pretty} "
-                f"({shown})",
-                images,
+        if out.proof_trick != out.trick:  # the proof was played, not known from the hand
+            images.append(
+                (
+                    f"{out.seat} later played {out.proof.pretty} (trick {out.proof_trick})",
+                    _image(log, game, laid.get(out.proof)),
+                )
             )
-        )
+        notes.append(Note("renege", f"Renege: {renege_sentence(out)}", images))
     elif isinstance(out, RenegeSpotted):
         notes.append(
             Note(
                 "renege",
-                f"{SEAT_NAMES[out.seat]} did not follow {suit_text(out.suit)} in trick "
-                f"{out.trick} while holding {out.held.pretty} (it may be taken back)",
+                renege_sentence(out),
                 [(f"the card played (event {seq})", _image(log, game, seq))]
                 if has_evidence
                 else [],
@@ -217,8 +218,8 @@ def _apply(
         notes.append(
             Note(
                 "irregularity",
-                f"{out.kind.value.replace('_', ' ').capitalize()}{who}: {out.detail}; "
-                f"remedy: {out.remedy.value.replace('_', ' ')}",
+                f"{IRREGULARITY_WORDS[out.kind]}{who}: {out.detail}; "
+                f"remedy: {REMEDY_WORDS[out.remedy]}",
                 [(f"what the camera saw (event {seq})", _image(log, game, seq))]
                 if has_evidence
                 else [],
@@ -229,7 +230,12 @@ def _apply(
             Note(
                 "penalty",
                 f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}",
+                f"({reason_words(out.reason)}); score {out.scores[0]}-{out.scores[1]}"
+                + (
+                    "; players " + " ".join(str(x) for x in out.individual)
+                    if out.individual is not None
+                    else ""
+                ),
             )
         )
     elif isinstance(out, ScoreCorrected):

@@ -51,9 +51,18 @@ from table_controller.rules.hand import HandState, Phase, Trick
 from table_controller.rules.presets import PRESETS, Variant
 from table_controller.seats import SEATS, Seat, Team
 from table_controller.table.health import Fault
+from table_controller.words import (
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+    suit_name,
+)
 
-SEAT_WORDS = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
-SUIT_NAMES = {Suit.C: "Clubs", Suit.D: "Diamonds", Suit.H: "Hearts", Suit.S: "Spades"}
+SEAT_WORDS = SEAT_NAMES  # the name the page's code knows them by
 NOTICE_KINDS = ("refused", "director", "info")
 
 # The phases where the touchscreen offers choices (never a card).
@@ -167,10 +176,11 @@ def table_view(
         "irregularities": [
             {
                 "kind": ev.kind.value,
-                "title": ev.kind.value.replace("_", " ").capitalize(),
+                "title": IRREGULARITY_WORDS[ev.kind],
                 "seat": _seat(ev.seat),
                 "name": names[ev.seat] if ev.seat is not None else None,
                 "remedy": ev.remedy.value,
+                "remedy_words": REMEDY_WORDS[ev.remedy],
                 "text": ev.detail,
             }
             for ev in this_hand
@@ -286,8 +296,7 @@ def _seat(seat: Seat | None) -> str | None:
     return None if seat is None else seat.name
 
 
-def _suit_name(suit: Suit | None) -> str:
-    return "no trump" if suit is None else SUIT_NAMES[suit]
+_suit_name = suit_name
 
 
 def _card(card: Card) -> dict[str, Any]:
@@ -434,7 +443,7 @@ def _result(events: Sequence[OutputEvent], names: Mapping[Seat, str]) -> dict[st
                 "text": _result_words(ev, names),
             }
         if isinstance(ev, HandThrownIn):
-            reason = ev.reason.value.replace("_", " ")
+            reason = THROW_IN_WORDS[ev.reason]
             return {
                 "hand": ev.hand,
                 "maker": None,
@@ -450,7 +459,7 @@ def _result_words(ev: HandScored, names: Mapping[Seat, str]) -> str:
     scored = [f"{t.name} +{p}" for t, p in zip((Team.NS, Team.EW), ev.points, strict=True) if p]
     who = f" ({names[ev.maker]} made trump)" if ev.maker is not None else ""
     points = ", ".join(scored) if scored else "no points"
-    return f"Hand {ev.hand}: {ev.result.value}{who}; {points}"
+    return f"Hand {ev.hand}: {RESULT_WORDS[ev.result]}{who}; {points}"
 
 
 def _winner(game: Game, recent: Sequence[OutputEvent]) -> dict[str, Any] | None:
@@ -476,11 +485,7 @@ def _reneges(
     for ev in events:
         if isinstance(ev, RenegeProven):
             cards = (ev.played, ev.proof)
-            text = (
-                f"{names[ev.seat]} ({ev.seat.name}) did not follow {SUIT_NAMES[ev.suit]} in "
-                f"trick {ev.trick}, playing {ev.played.pretty}, while holding "
-                f"{ev.proof.pretty} (shown in trick {ev.proof_trick})"
-            )
+            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
             out.append(
                 {
                     "status": "proven",
@@ -497,11 +502,7 @@ def _reneges(
             )
         elif isinstance(ev, RenegeSpotted):
             played = _played_in(hand, ev.seat, ev.trick)
-            text = (
-                f"{names[ev.seat]} ({ev.seat.name}) did not follow {SUIT_NAMES[ev.suit]} in "
-                f"trick {ev.trick} while holding {ev.held.pretty}: the card may be taken "
-                "back before the trick is complete"
-            )
+            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
             out.append(
                 {
                     "status": "spotted",

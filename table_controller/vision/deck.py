@@ -211,11 +211,6 @@ class _Painter:
             stroke_fill=colour,
         )
 
-    def text_width(self, text: str, cap_mm: float) -> float:
-        """The width in mm of ``text`` at a cap height of ``cap_mm``."""
-        size = round(cap_mm / _CAP * self.sy)
-        return float(_font(size).getlength(text)) / self.sx
-
     def rect(
         self,
         box: tuple[float, float, float, float],

@@ -31,6 +31,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth  # type: ignore[import-unty
 from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped]
 
 from table_controller.cards import DECK, Card
+from table_controller.errors import TableControllerError
 from table_controller.vision.deck import (
     MARKER_MARGIN_MM,
     MARKER_MM,
@@ -55,7 +56,7 @@ SCALE_BAR_MM = 50.0
 Modules = npt.NDArray[np.bool_]
 
 
-class PrintError(ValueError):
+class PrintError(TableControllerError, ValueError):
     """A deck or sticker sheet that cannot be made, and what to do about it."""
 
 

@@ -1,0 +1,125 @@
+"""One wording for a renege on every screen and sheet (issue 15): the narrated replay, the
+table's page, the score sheet and the kiosk's coach all say the same sentence, and it names
+the evidence the engine had: a card played later, or a card known to be in the hand."""
+
+from __future__ import annotations
+
+import html
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.cards import Suit
+from table_controller.kiosk.teach import coach
+from table_controller.narrate import narrate
+from table_controller.rules.events import (
+    HandResult,
+    HowChosen,
+    InputEvent,
+    Irregularity,
+    OutputEvent,
+    Remedy,
+    RenegeProven,
+    RenegeSpotted,
+    ThrowIn,
+)
+from table_controller.rules.game import Game
+from table_controller.seats import Seat
+from table_controller.table.export import score_sheet_html
+from table_controller.table.log import EventLog
+from table_controller.table.view import table_view
+from table_controller.transcript import load
+from table_controller.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+)
+
+TRANSCRIPTS = Path(__file__).parent / "transcripts"
+NAMES = {s: s.name for s in Seat}  # the page's name for a seat
+
+
+Steps = list[tuple[InputEvent, list[OutputEvent]]]
+
+
+def played(name: str) -> tuple[Game, list[OutputEvent], Steps]:
+    script = load(TRANSCRIPTS / name)
+    game = Game(script.rules())
+    steps = [(e, game.push(e)) for e in script.events]
+    return game, [o for _, outs in steps for o in outs], steps
+
+
+@pytest.mark.parametrize(
+    ("name", "evidence"),
+    [
+        ("000_renege_twice_same_suit_live.jsonl", "the 9♣ was played in trick 4"),
+        ("000_renege_twice_same_suit_known.jsonl", "the 9♣ was known to be in the hand"),
+        ("003_renege_upcard_held.jsonl", "known to be in the hand"),
+    ],
+)
+def test_the_evidence_is_named_as_the_engine_had_it(name: str, evidence: str) -> None:
+    _, outs, _ = played(name)
+    proven = [o for o in outs if isinstance(o, RenegeProven)]
+    assert proven
+    for event in proven:
+        assert evidence in renege_sentence(event)
+        assert ("played in trick" in evidence) == (event.proof_trick != event.trick)
+
+
+def test_a_spotted_renege_says_it_may_be_taken_back() -> None:
+    _, outs, _ = played("000_renege_twice_same_suit_known.jsonl")
+    spotted = next(o for o in outs if isinstance(o, RenegeSpotted))
+    assert renege_sentence(spotted) == (
+        "East did not follow ♣ clubs in trick 1 while holding the 9♣: the card may be "
+        "taken back before the trick is complete"
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["000_renege_twice_same_suit_live.jsonl", "001_renege_ends_hand.jsonl"]
+)
+def test_every_output_says_the_same_sentence(name: str, tmp_path: Path) -> None:
+    game, outs, steps = played(name)
+    proven = [o for o in outs if isinstance(o, RenegeProven)]
+    assert proven
+    told = "\n".join(narrate(steps))
+    page = table_view(game, table="T1", players=NAMES, recent=outs)
+    coached = coach(game, (), NAMES, outs)["renege"]
+    log_path = tmp_path / "log.sqlite"
+    with EventLog(log_path, table="T1") as log:
+        number = log.start_game(load(TRANSCRIPTS / name).rules_name or "", {}, NAMES)
+        for seq, (event, _) in enumerate(steps, start=1):
+            log.append(number, seq, event, source="camera")
+    with EventLog.open_existing(log_path) as log:
+        sheet = html.unescape(score_sheet_html(log, number))
+    for event in proven:
+        sentence = renege_sentence(event)
+        assert sentence in told
+        assert sentence in sheet
+        on_page = renege_sentence(event, f"{NAMES[event.seat]} ({event.seat.name})")
+        assert on_page in [r["text"] for r in page["reneges"]]
+    assert coached.startswith(renege_sentence(proven[-1], NAMES[proven[-1].seat]))
+
+
+@pytest.mark.parametrize(
+    ("enum", "words"),
+    [
+        (Irregularity, IRREGULARITY_WORDS),
+        (Remedy, REMEDY_WORDS),
+        (HandResult, RESULT_WORDS),
+        (ThrowIn, THROW_IN_WORDS),
+        (HowChosen, FIRST_DEALER_WORDS),
+        (Suit, SUIT_NAMES),
+    ],
+)
+def test_every_code_the_engine_reports_has_words(enum: type[Enum], words: dict[Any, str]) -> None:
+    """A person never reads an enum's code ("loner_partner_played"): each member has words."""
+    assert set(words) == set(enum)
+    for member, text in words.items():
+        assert text and "_" not in text, (member, text)
