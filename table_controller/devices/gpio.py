@@ -49,7 +49,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
 
         return MockFactory(revision=SIMULATED_REVISION, pin_class=MockPWMPin)
     if backend is GpioBackend.LGPIO:
-        library, install = "lgpio", "`make setup` there installs it"
+        library, install = "lgpio", "`make setup-pi` there installs it"
     else:
         library, install = "RPi.GPIO", "`sudo apt install python3-rpi.gpio`, or use lgpio"
     try:

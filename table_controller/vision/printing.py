@@ -35,6 +35,7 @@ from table_controller.errors import TableControllerError
 from table_controller.vision.deck import (
     MARKER_MARGIN_MM,
     MARKER_MM,
+    family_title,
     rank_label,
     render_face,
     suit_colour,
@@ -51,11 +52,6 @@ CARDS_PER_PAGE = CARDS_ACROSS * CARDS_DOWN
 STICKERS_PER_CARD = 2
 QUIET_BOX_MM = MARKER_MM + 2 * MARKER_MARGIN_MM  # the marker with its quiet zone
 SCALE_BAR_MM = 50.0
-FAMILY_TITLES = {
-    "aruco": "ArUco 4x4 markers (family: aruco)",
-    "qr-zxing": "QR code markers (family: qr-zxing)",
-    "qr-zbar": "QR code markers (family: qr-zbar)",
-}
 
 Modules = npt.NDArray[np.bool_]
 
@@ -187,10 +183,6 @@ def _family(family: MarkerFamily | str) -> MarkerFamily:
         return family_named(family)
     except ValueError as exc:
         raise PrintError(str(exc)) from None
-
-
-def family_title(family: MarkerFamily) -> str:
-    return FAMILY_TITLES.get(family.name, f"{family.name} markers")
 
 
 def marker_modules(family: MarkerFamily, marker: int) -> Modules:
