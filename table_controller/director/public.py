@@ -28,11 +28,10 @@ from table_controller.director.events_admin import EventsAdmin
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
-from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.errors import RulesError
-from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
+from table_controller.rules.replay import OnError, replay, unbroken
 from table_controller.table.view import table_view
 
 # The table page's fields a spectator may see (never "actions", hands, reneges' proof).
@@ -155,19 +154,20 @@ class PublicView:
             g = Game(preset(name, options))
         except RulesError:
             return {"table": table, "game": game, "problem": "the table's rules are unknown"}
-        recent: list[OutputEvent] = []
-        outputs: list[Mapping[str, Any]] = []
+        # Up to a gap (the rest when it arrives), and no further than an event the rules
+        # refuse (the director rules on it).
+        ahead = unbroken([ev["seq"] for ev in events], 1)
+        done = replay(g, [ev["input"] for ev in events[:ahead]], OnError.STOP)
+        recent = done.outputs
+        outputs: list[Mapping[str, Any]] = [
+            o for s in done.steps for o in events[s.index]["outputs"] if isinstance(o, dict)
+        ]
         problem = None
-        for expected, ev in enumerate(events, start=1):
-            if ev["seq"] != expected:  # a gap: show up to it, the rest when it arrives
-                problem = f"event {expected} has not arrived yet"
-                break
-            try:
-                recent.extend(g.push(decode_input(ev["input"])))
-            except (RulesError, CodecError):
-                problem = f"the game stops at event {ev['seq']}, which the director rules on"
-                break
-            outputs.extend(o for o in ev["outputs"] if isinstance(o, dict))
+        if done.problems:
+            stop = events[done.problems[0].index]["seq"]
+            problem = f"the game stops at event {stop}, which the director rules on"
+        elif ahead < len(events):
+            problem = f"event {ahead + 1} has not arrived yet"
         view = table_view(
             g, table=table, players=self.store.players(table), recent=recent, rules_name=name
         )

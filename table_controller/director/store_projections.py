@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.director.store_core import StoreCore
-from table_controller.rules.codec import CodecError, decode_input
-from table_controller.rules.errors import RulesError
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
+from table_controller.rules.replay import OnError, replay, unbroken
 
 
 @dataclass
@@ -120,16 +119,18 @@ class Projections:
                         (table, game, proj.applied),
                     )
                 ]
-            for seq, inp in rows:
-                if seq != proj.applied + 1:
-                    proj.missing = proj.applied + 1
-                    return
-                try:
-                    proj.recent.extend(proj.game.push(decode_input(inp)))
-                except (RulesError, CodecError) as exc:
-                    proj.problem = f"event {seq} cannot be replayed: {exc}"
-                    return
-                proj.applied = seq
+            # Up to a missing event, and no further than one the rules refuse.
+            ahead = unbroken([seq for seq, _ in rows], first)
+            done = replay(proj.game, [inp for _, inp in rows[:ahead]], OnError.STOP)
+            proj.recent.extend(done.outputs)
+            proj.applied += len(done.steps)
+            if done.problems:
+                bad = done.problems[0]
+                proj.problem = f"event {rows[bad.index][0]} cannot be replayed: {bad.text}"
+                return
+            if ahead < len(rows):
+                proj.missing = proj.applied + 1
+                return
             proj.missing = None
 
 

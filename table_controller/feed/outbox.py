@@ -39,6 +39,7 @@ from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
+from table_controller.rules.replay import OnError, replay
 
 Position = tuple[int, int]  # (game, seq); (0, 0) is before the first event
 BUSY_TIMEOUT_MS = 5000
@@ -188,7 +189,7 @@ class Outbox:
     def _pending(
         self, game: int, seq: int, text: str, source: str, recorded: float, png: Any
     ) -> Pending:
-        replay = self._replay_at(game, seq)
+        state = self._replay_at(game, seq)
         outputs: list[dict[str, Any]] = []
         hand: int | None = None
         try:
@@ -197,14 +198,12 @@ class Outbox:
         except (ValueError, TypeError):  # a row edited by hand: sent as written
             encoded = {"event": "unreadable", "text": text}
             event = None
-        if replay.game is not None and event is not None:
-            try:
-                outputs = [encode(o) for o in replay.game.push(event)]
-            except RulesError:  # skipped at the table too (resume.py): no outputs
-                outputs = []
-            current = replay.game.hand or replay.game.last_hand
+        if state.game is not None and event is not None:
+            # One the rules refuse is skipped at the table too (resume.py): no outputs.
+            outputs = [encode(o) for o in replay(state.game, [event], OnError.SKIP).outputs]
+            current = state.game.hand or state.game.last_hand
             hand = current.number if current is not None else None
-        replay.seq = seq
+        state.seq = seq
         return Pending(
             game=int(game),
             seq=int(seq),
@@ -218,21 +217,21 @@ class Outbox:
 
     def _replay_at(self, game_no: int, seq: int) -> _Replay:
         """The game's replay with every event before ``seq`` pushed."""
-        replay = self._replay
-        if replay is None or replay.game_no != game_no or replay.seq >= seq:
-            replay = self._replay = _Replay(game_no, self._new_game(game_no))
-        if replay.seq < seq - 1:
+        state = self._replay
+        if state is None or state.game_no != game_no or state.seq >= seq:
+            state = self._replay = _Replay(game_no, self._new_game(game_no))
+        if state.seq < seq - 1:
             rows = self._all(
                 "SELECT seq, event FROM events WHERE game = ? AND seq > ? AND seq < ? ORDER BY seq",
-                (game_no, replay.seq, seq),
+                (game_no, state.seq, seq),
             )
-            for s, text in rows:
-                if replay.game is not None:
-                    # An event the rules refuse was skipped at the table too.
-                    with contextlib.suppress(ValueError, TypeError, RulesError):
-                        replay.game.push(decode_input(json.loads(text)))
-                replay.seq = int(s)
-        return replay
+            if state.game is not None:
+                # An event the rules refuse (or a row that does not read) was skipped at
+                # the table too.
+                replay(state.game, [_loaded(text) for _, text in rows], OnError.SKIP)
+            if rows:
+                state.seq = int(rows[-1][0])
+        return state
 
     def _new_game(self, game_no: int) -> Game | None:
         row = self._one("SELECT rules, options FROM games WHERE game = ?", (game_no,))
@@ -285,6 +284,14 @@ class Outbox:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _loaded(text: str) -> Any:
+    """A logged row's JSON; one that does not parse is left for the replay to skip."""
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError):
+        return None
 
 
 __all__ = ["Outbox", "OutboxError", "Pending", "Position"]

@@ -6,6 +6,7 @@ hands are unknown have no choices here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from table_controller.cards import DECK, SUITS, Suit
@@ -43,59 +44,47 @@ _PLAYS = tuple(tuple(CardPlayed(s, c) for c in DECK) for s in SEATS)
 
 
 def legal_events(game: Game) -> list[InputEvent]:
-    phase, hand, rules = game.phase, game.hand, game.rules
-    if phase is Phase.PLAYING and hand is not None and hand.trick is not None:
-        # The commonest question, answered directly: the legal cards of the seat to play.
-        trick = hand.trick
-        out_seat = hand.sitting_out
-        seat = NEXT[(trick.leader * 16 + trick.mask) * 5 + (4 if out_seat is None else out_seat)]
-        if seat is None or (held := hand.known[seat]) is None:
-            return []
-        if trick.led is not None:
-            held = (held & hand.follow[trick.led]) or held
-        plays = _PLAYS[seat]
-        return [plays[c] for c in sorted(held)]
-    if phase is Phase.CHOOSING_DEALER:
-        if rules.first_dealer is FirstDealer.CHOSEN:
-            return [DealerChosen(s) for s in SEATS]
-        return []
+    """The events the seat to act may choose now: the phase's own function answers (as
+    OpenSpiel splits its legal actions by phase), looked up in one table."""
+    return BY_PHASE[game.phase](game)
+
+
+def _none(game: Game) -> list[InputEvent]:
+    """The deal (chance) and the game's end: nobody chooses anything."""
+    return []
+
+
+def _choosing_dealer(game: Game) -> list[InputEvent]:
+    if game.rules.first_dealer is FirstDealer.CHOSEN:
+        return [DealerChosen(s) for s in SEATS]
+    return []  # cut or dealt face up: chance
+
+
+def _choosing_remedy(game: Game) -> list[InputEvent]:
+    """003: after a bid out of turn the other side takes the points, or voids the bid and
+    goes alone."""
+    hand, rules = game.hand, game.rules
     if hand is None:
         return []
-    if phase is Phase.CHOOSING_REMEDY:
-        # 003: the other side takes the points, or voids the bid and goes alone.
-        assert hand.offender is not None
-        other = hand.offender.team.other.seats
-        remedies: list[InputEvent] = [PenaltyAccepted(s) for s in other]
-        if rules.variant is Variant.EUCHRE and hand.upcard is not None:
-            if hand.round == 1:
-                remedies += [OrderedUp(s, True) for s in other]
-            else:
-                barred = hand.upcard.suit
-                remedies += [TrumpCalled(s, t, True) for s in other for t in SUITS if t != barred]
-        return remedies
+    assert hand.offender is not None
+    other = hand.offender.team.other.seats
+    remedies: list[InputEvent] = [PenaltyAccepted(s) for s in other]
+    if rules.variant is Variant.EUCHRE and hand.upcard is not None:
+        if hand.round == 1:
+            remedies += [OrderedUp(s, True) for s in other]
+        else:
+            barred = hand.upcard.suit
+            remedies += [TrumpCalled(s, t, True) for s in other for t in SUITS if t != barred]
+    return remedies
+
+
+def _bidding(game: Game) -> list[InputEvent]:
+    """Euchre's two rounds (order up or pass; then name a suit but the upcard's), or Bid
+    Euchre's bids."""
+    hand, rules = game.hand, game.rules
     seat = game.to_act
-    if seat is None:
+    if hand is None or seat is None or hand.known[seat] is None:
         return []
-    held = hand.known[seat]
-    if phase is Phase.PLAYING:
-        if held is None:
-            return []
-        plays = _PLAYS[seat]
-        return [plays[c] for c in game.legal_plays(seat)]
-    if phase is Phase.DISCARDING:
-        return [] if held is None else [_DISCARDS[c] for c in sorted(held)]
-    if phase is Phase.EXCHANGING:
-        theirs = hand.known[seat.partner]
-        if held is None or theirs is None:
-            return []
-        return [CardsExchanged(d, r) for d in sorted(held) for r in sorted(theirs)]
-    if held is None:
-        return []
-    if phase is Phase.NAMING_TRUMP:
-        named: list[Suit | None] = list(SUITS)
-        if rules.no_trump:
-            named.append(None)
-        return [TrumpCalled(seat, t) for t in named]
     if rules.variant is Variant.BID_EUCHRE:
         return bids(game, seat)
     upcard = hand.upcard
@@ -103,14 +92,79 @@ def legal_events(game: Game) -> list[InputEvent]:
     if hand.round == 1:
         return [_PASSED[seat], *_ORDERED[seat]]
     events: list[InputEvent] = []
-    stuck = seat == hand.dealer and rules.stick_the_dealer
-    if not stuck:
+    if not (seat == hand.dealer and rules.stick_the_dealer):
         events.append(_PASSED[seat])
     barred = upcard.suit
     for suit in SUITS:
         if suit != barred:
             events.extend(_CALLED[seat][suit])
     return events
+
+
+def _naming_trump(game: Game) -> list[InputEvent]:
+    """Bid Euchre: the winner of the bidding names trump (or no trump, where allowed)."""
+    hand, seat = game.hand, game.to_act
+    if hand is None or seat is None or hand.known[seat] is None:
+        return []
+    named: list[Suit | None] = list(SUITS)
+    if game.rules.no_trump:
+        named.append(None)
+    return [TrumpCalled(seat, t) for t in named]
+
+
+def _discarding(game: Game) -> list[InputEvent]:
+    hand, seat = game.hand, game.to_act
+    if hand is None or seat is None or (held := hand.known[seat]) is None:
+        return []
+    return [_DISCARDS[c] for c in sorted(held)]
+
+
+def _exchanging(game: Game) -> list[InputEvent]:
+    """004: the maker shooting for 12 gives a card for partner's best."""
+    hand, seat = game.hand, game.to_act
+    if hand is None or seat is None:
+        return []
+    held, theirs = hand.known[seat], hand.known[seat.partner]
+    if held is None or theirs is None:
+        return []
+    return [CardsExchanged(d, r) for d in sorted(held) for r in sorted(theirs)]
+
+
+def _playing(game: Game) -> list[InputEvent]:
+    """The legal cards of the seat to play: the commonest question, answered directly
+    from the trick's bit masks (``NEXT`` gives the seat to play)."""
+    hand = game.hand
+    if hand is None:
+        return []
+    trick = hand.trick
+    if trick is None:  # between tricks: as the rules say, through ``legal_plays``
+        seat = game.to_act
+        if seat is None or hand.known[seat] is None:
+            return []
+        plays = _PLAYS[seat]
+        return [plays[c] for c in game.legal_plays(seat)]
+    out_seat = hand.sitting_out
+    seat = NEXT[(trick.leader * 16 + trick.mask) * 5 + (4 if out_seat is None else out_seat)]
+    if seat is None or (held := hand.known[seat]) is None:
+        return []
+    if trick.led is not None:
+        held = (held & hand.follow[trick.led]) or held
+    plays = _PLAYS[seat]
+    return [plays[c] for c in sorted(held)]
+
+
+# One function per phase, every phase listed (a phase added to ``Phase`` needs one here).
+BY_PHASE: dict[Phase, Callable[[Game], list[InputEvent]]] = {
+    Phase.CHOOSING_DEALER: _choosing_dealer,
+    Phase.DEALING: _none,
+    Phase.BIDDING: _bidding,
+    Phase.CHOOSING_REMEDY: _choosing_remedy,
+    Phase.NAMING_TRUMP: _naming_trump,
+    Phase.DISCARDING: _discarding,
+    Phase.EXCHANGING: _exchanging,
+    Phase.PLAYING: _playing,
+    Phase.OVER: _none,
+}
 
 
 def bids(game: Game, seat: Seat) -> list[InputEvent]:

@@ -29,7 +29,7 @@ from table_controller.cards import (
     trick_winner,
 )
 from table_controller.rules import scoring
-from table_controller.rules.choices import legal_events
+from table_controller.rules.choices import BY_PHASE
 from table_controller.rules.claims import certain_tricks
 from table_controller.rules.errors import (
     GameOver,
@@ -329,8 +329,9 @@ class Game:
     def legal_events(self) -> list[InputEvent]:
         """Every event the rules allow the seat to act next, where its cards are known:
         what a bot or a simulation chooses from. Empty where the next event is chance
-        (a deal) or the seat's hand is unknown."""
-        return legal_events(self)
+        (a deal) or the seat's hand is unknown. Each phase has its function in
+        ``choices.BY_PHASE``; a bot asks this at every step, so it is looked up here."""
+        return BY_PHASE[self.phase](self)
 
     # --- dealer selection ---------------------------------------------------------
 

@@ -39,6 +39,7 @@ from table_controller.rules.events import (
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
+from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat, Team
 from table_controller.table.log import EventLog, GameRecord
 from table_controller.transcript import header
@@ -147,22 +148,25 @@ def replay_sheet(log: EventLog, game: int) -> Sheet:
         return sheet
     events, problems = log.readable_events(game)
     sheet.problems += [str(p) for p in problems]
-    state = Game(rules)
-    sheet.game = state
+    # Skipped as the table skipped them at every start (resume.py).
+    replayed = replay(rules, [e.event for e in events], on_error=OnError.SKIP)
+    sheet.game = replayed.game
+    sheet.events = len(replayed.steps)
+    sheet.problems += [
+        f"event {events[p.index].seq} was not replayed: {p.text}" for p in replayed.problems
+    ]
+    number = 1  # the game of the match being played
     laid: dict[Card, int] = {}  # card -> seq of the event that played it, this hand
-    for logged in events:
-        try:
-            outputs = state.push(logged.event)
-        except RulesError as exc:
-            sheet.problems.append(f"event {logged.seq} was not replayed: {exc}")
-            continue
-        sheet.events += 1
-        if isinstance(logged.event, CardPlayed):
-            laid[logged.event.card] = logged.seq
-        for out in outputs:
+    for step in replayed.steps:
+        logged = events[step.index]
+        if isinstance(step.event, CardPlayed):
+            laid[step.event.card] = logged.seq
+        for out in step.outputs:
             if isinstance(out, HandStarted):
                 laid = {}
-                sheet.hands.append(HandLine(state.game, out.hand, out.dealer, out.upcard))
+                sheet.hands.append(HandLine(number, out.hand, out.dealer, out.upcard))
+            elif isinstance(out, GameEnded):
+                number = out.game + 1  # a match goes on with the next game
             _apply(sheet, log, game, logged.seq, logged.has_evidence, out, laid)
     return sheet
 

@@ -2,8 +2,8 @@
 
 The log is the truth: the table's state is a fold over its events, so replaying them
 gives the game back exactly, mid-hand or mid-trick. An event the rules no longer take
-(the log was edited, the rules changed) is skipped, the same way at every start, and
-said: a table never refuses to start over one bad line.
+(the log was edited, the rules changed) is skipped (rules/replay.py, ``OnError.SKIP``),
+the same way at every start, and said: a table never refuses to start over one bad line.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
+from table_controller.rules.replay import OnError, replay
 from table_controller.table.log import EventLog, GameRecord
 
 
@@ -66,15 +67,13 @@ def resume_last_game(log: EventLog) -> Resumed | None:
             f"game {record.game} in the log has rules this table cannot use ({exc})"
         ) from exc
     events, unreadable = log.readable_events(record.game)
-    resumed = Resumed(record, Game(rules))
+    replayed = replay(rules, [e.event for e in events], on_error=OnError.SKIP)
+    resumed = Resumed(record, replayed.game)
     resumed.skipped += [f"event {p.seq}" for p in unreadable]
-    for logged in events:
-        try:
-            outputs = resumed.game.push(logged.event)
-        except RulesError as exc:
-            resumed.skipped.append(f"event {logged.seq} ({exc.message})")
-            continue
-        resumed.steps.append(Step(logged.seq, logged.event, outputs, logged.has_evidence))
+    resumed.skipped += [f"event {events[p.index].seq} ({p.message})" for p in replayed.problems]
+    for step in replayed.steps:
+        logged = events[step.index]
+        resumed.steps.append(Step(logged.seq, step.event, step.outputs, logged.has_evidence))
     return resumed
 
 
