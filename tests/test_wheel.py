@@ -61,6 +61,9 @@ def test_the_demo_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> 
     fresh = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(fresh)], check=True)
     python = fresh / "bin" / "python"
+    # Without the caller's PYTHONPATH (a checkout on it looks to pip like the package
+    # already installed, and pip would then install nothing).
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     subprocess.run(
         [
             sys.executable,
@@ -76,6 +79,7 @@ def test_the_demo_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> 
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     # The dependencies from this environment (a path, not its .pth files: the checkout's
     # editable install stays out), after the fresh environment's own site-packages.
@@ -88,7 +92,6 @@ def test_the_demo_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> 
     Path(site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     where = subprocess.run(
         [str(python), "-c", "import table_controller; print(table_controller.__file__)"],
         cwd=elsewhere,
