@@ -47,7 +47,7 @@ class Served:
         self.url: str = self.call(page.start("127.0.0.1", 0, **start))
 
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
 
     def close(self) -> None:
         self.call(self.page.stop())

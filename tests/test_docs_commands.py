@@ -343,7 +343,7 @@ def test_the_pages_show_commands() -> None:
     assert sum(len(documented(p)) for p in PAGES) >= 60
 
 
-@pytest.mark.slow
+@pytest.mark.slow(budget=40)  # each command as a person runs it, in a process of its own
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_documented_command_works(page: Path, tmp_path: Path, reader_files: Path) -> None:
     commands = [c for c in documented(page) if not_here(c.text) is None]

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from table_controller.rules.codec import decode_input
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
@@ -84,6 +86,7 @@ class Run:
         return f"the table exited ({self.proc.returncode}): {err}"
 
 
+@pytest.mark.slow(budget=60)  # 20 table processes started and killed
 def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
     config = demo_config(tmp_path)
     path = tmp_path / "demo.toml"

@@ -54,7 +54,7 @@ class Served:
         self.url = self.call(page.start("127.0.0.1", 0))
 
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
 
     def close(self) -> None:
         self.call(self.page.stop())
