@@ -39,7 +39,7 @@ def connect(
     c.on_message = lambda cl, u, m: got.append(m.topic)
     c.connect("127.0.0.1", port)
     c.loop_start()
-    assert ready.wait(10)
+    assert ready.wait(60)
     return c, got, codes
 
 
@@ -62,10 +62,10 @@ def test_tables_write_only_their_own_topics_and_only_the_director_rules(tmp_path
             TOPICS.rulings("table-1"),  # a ruling from a table
             TOPICS.events("table-1"),  # its own: allowed
         ):
-            t1.publish(topic, b"{}", qos=1).wait_for_publish(10)
+            t1.publish(topic, b"{}", qos=1).wait_for_publish(60)
         for topic in (TOPICS.rulings("table-1"), TOPICS.received("table-1")):
-            director.publish(topic, b"{}", qos=1).wait_for_publish(10)
-        director.publish(TOPICS.received("table-2"), b"{}", qos=1).wait_for_publish(10)
+            director.publish(topic, b"{}", qos=1).wait_for_publish(60)
+        director.publish(TOPICS.received("table-2"), b"{}", qos=1).wait_for_publish(60)
         # The broker routes each message as it takes it and delivers to each client in
         # order: once the director's last ones are in, anything wrongly let through is too.
         wait_until("the director's last", lambda: TOPICS.received("table-2") in seen)

@@ -235,7 +235,7 @@ def send(port: int, payload: dict[str, Any]) -> None:
     c = mqtt.Client(CallbackAPIVersion.VERSION2)
     c.connect("127.0.0.1", port)
     c.loop_start()
-    c.publish(TOPICS.rulings("club-night-3"), json.dumps(payload), qos=1).wait_for_publish(10)
+    c.publish(TOPICS.rulings("club-night-3"), json.dumps(payload), qos=1).wait_for_publish(60)
     c.disconnect()
     c.loop_stop()
 

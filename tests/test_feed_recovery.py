@@ -35,7 +35,7 @@ from table_controller.table.log import EventLog
 
 TOPICS = messages.Topics.of("euchre", "recovery")
 TABLES = ["table-1", "table-2"]
-WAIT = 30.0
+WAIT = 60.0  # only against a hang: every wait is for a condition
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -479,11 +479,11 @@ def test_only_the_director_may_write_a_tables_received_mark(event: Event) -> Non
     reader.subscribe(TOPICS.received("table-1"), qos=1)
     assert subscribed.wait(WAIT)
     forger = connect("table-2")
-    forger.publish(TOPICS.received("table-1"), b"forged by table-2", qos=1).wait_for_publish(5)
+    forger.publish(TOPICS.received("table-1"), b"forged by table-2", qos=1).wait_for_publish(WAIT)
     # (one connection a user: a second table-1 would take the reader's client id)
-    reader.publish(TOPICS.received("table-1"), b"forged by table-1", qos=1).wait_for_publish(5)
+    reader.publish(TOPICS.received("table-1"), b"forged by table-1", qos=1).wait_for_publish(WAIT)
     director = connect("director")
-    director.publish(TOPICS.received("table-1"), b"the director's", qos=1).wait_for_publish(5)
+    director.publish(TOPICS.received("table-1"), b"the director's", qos=1).wait_for_publish(WAIT)
     wait_until("the director's mark", lambda: b"the director's" in got)
     assert got == [b"the director's"]  # the broker dropped both forgeries
     for c in (reader, forger, director):
