@@ -31,7 +31,7 @@ from table_controller.table.config import demo_config, to_toml
 from table_controller.table.log import EventLog
 
 KILLS = 20
-GUARD = 60.0  # seconds a run may take to acknowledge anything: only against a hang
+GUARD = 120.0  # seconds a run may take to acknowledge anything: only against a hang
 EXE = Path(sys.executable).parent / "table-controller"
 
 
