@@ -51,10 +51,6 @@ from table_controller.words import (
 __all__ = ["SEAT_NAMES", "narrate", "suit_text"]
 
 
-def card_text(card: Card) -> str:
-    return card.pretty
-
-
 def _score(scores: tuple[int, int]) -> str:
     return f"North-South {scores[0]}, East-West {scores[1]}"
 
