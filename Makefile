@@ -39,6 +39,8 @@ $(MPY_WASM): scripts/micropython-wasm.sh
 	@bash scripts/micropython-wasm.sh $(VENV)/micropython-wasm
 	@touch $(MPY_WASM)
 
+# Every test, the ones marked slow too (their mark gives them a time budget, reported at
+# the end: tests/budgets.py); a hung test fails after pyproject.toml's `timeout`.
 test: $(STAMP)-test $(MPY_WASM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -1,5 +1,6 @@
 """Shared fixtures: one way to start Debian's headless Chromium for the page tests, and
-a real PostgreSQL server for the director's store."""
+a real PostgreSQL server for the director's store; each test's time budget (budgets.py);
+Hypothesis without its wall-clock checks."""
 
 from __future__ import annotations
 
@@ -7,8 +8,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from budgets import Budgets
+from hypothesis import HealthCheck, settings
 from playwright.sync_api import Browser, expect, sync_playwright
 from postgres import Postgres
+
+# Hypothesis fails an example that takes over 200 ms (its deadline), and a test whose data
+# is slow to make (the too_slow health check): both measure the machine, not the code,
+# and a loaded CI machine trips them. A test's own @settings still sets anything else.
+settings.register_profile(
+    "table-controller", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("table-controller")
 
 # Playwright's expect() gives up after 5 s by default: a page on a loaded 2-core CI machine
 # may take longer to render, which is not a failure. A condition waited on, with a limit
@@ -59,3 +70,7 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "director.sqlite")
     server: Postgres = request.getfixturevalue("postgres")
     return server.new_database()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(Budgets(), "budgets")

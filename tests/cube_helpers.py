@@ -13,9 +13,9 @@ from table_controller.devices.cube_backend import SerialBackend
 from table_controller.devices.cube_types import CubeConfig, CubeEvent, CubeState
 from table_controller.devices.emulator import Applied, CubeEmulator, LineFaults, delivery
 
-# Generous for a loaded 2-core CI machine: the tests wait on conditions, so a fast
-# machine never waits this long.
-WAIT = 15.0
+# Only against a hang, on a loaded 2-core CI machine: the tests wait on conditions, so
+# no machine waits this long unless something is wrong.
+WAIT = 60.0
 CONFIG = CubeConfig(
     port="unused",
     link_timeout=1.0,

@@ -44,7 +44,7 @@ class Mosquitto:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = folder / "mosquitto.log"
 
-    def start(self, timeout: float = 10.0) -> Mosquitto:
+    def start(self, timeout: float = 60.0) -> Mosquitto:  # only against a hang
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [MOSQUITTO, "-c", str(self.conf)], stdout=out, stderr=subprocess.STDOUT

@@ -15,6 +15,8 @@ import asyncio
 import signal
 import sys
 
+from waiting import until_async
+
 from table_controller.cards import Card
 from table_controller.rules.events import HandDealt
 from table_controller.table.app import Table
@@ -40,8 +42,11 @@ async def main(path: str) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     task = asyncio.create_task(table.run(stop=stop))
-    while not table.started:
-        await asyncio.sleep(0.02)
+
+    def ended() -> BaseException | None:
+        return (task.exception() or RuntimeError("it stopped")) if task.done() else None
+
+    await until_async("the table started", lambda: table.started, 120.0, ended)
     if table.game.hand is None and table.game.last_hand is None:
         table.rulings.put_nowait(HandDealt(Card.parse("9H")))
     print("started", flush=True)

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow(budget=40)  # the benchmark itself, in its quick form
 def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "vision.py"), "--quick", "--seed", "3"],

@@ -4,11 +4,11 @@ twice, and the cube must end up showing the right state."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import waiting
 from cube_helpers import WAIT, check_log, cube_and_emulator, next_event, numbered
 
 from table_controller.devices.cube_types import ButtonPressed, CubeConfig, LinkChanged
@@ -18,11 +18,7 @@ NOISY = CubeConfig(port="unused", link_timeout=2.0, hello_interval=0.1, reconnec
 
 
 def wait_until(check: Callable[[], bool], timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition did not come true in time")
-        time.sleep(0.005)
+    waiting.wait_until("the cube's line to get there", check, timeout)
 
 
 def make_noisy(*lines: LineFaults, drop: float, corrupt: float, duplicate: float) -> None:

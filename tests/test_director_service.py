@@ -27,7 +27,7 @@ from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 
 PREFIX = "euchre/spring-open"
-WAIT = 20.0
+WAIT = 60.0  # only against a hang: every wait is for a condition
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = WAIT) -> None:

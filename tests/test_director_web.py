@@ -47,7 +47,7 @@ class Served:
         self.url: str = self.call(page.start("127.0.0.1", 0, **start))
 
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
 
     def close(self) -> None:
         self.call(self.page.stop())
@@ -350,7 +350,7 @@ def test_the_director_command_runs_the_service_and_the_dashboard(tmp_path: Path)
         feed.disconnect()
     finally:
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=20)
+        code = proc.wait(timeout=60)  # only against a hang
         broker.stop()
     assert code == 0
     bad = subprocess.run(
@@ -409,7 +409,7 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
         feed.disconnect()
     finally:
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=20)
+        code = proc.wait(timeout=60)  # only against a hang
         broker.stop()
         store.close()
     assert code == 0

@@ -161,11 +161,10 @@ def _filled(text: str) -> str:
 # --- the reader's own files ---------------------------------------------------------------
 
 
-def _fixtures(folder: Path, page: list[Documented]) -> None:
+def _reader_files(folder: Path) -> None:
     """What a reader has before following a page: the bundled game, a picture of the
     table and a recorded session (from the synthetic camera), a table's log, the
-    table's calibration, and (unless the page writes them) the table's and the
-    director's configuration files."""
+    table's calibration, and the table's and the director's configuration files."""
     example = ROOT / "table_controller" / "examples" / "td-tournament-game.jsonl"
     shutil.copy(example, folder / "game.jsonl")
     # the checkout's paths, for a page that names the bundled example by its place
@@ -177,15 +176,40 @@ def _fixtures(folder: Path, page: list[Documented]) -> None:
     frames = sorted((folder / "session").glob("*.png")) + sorted((folder / "session").glob("*.jpg"))
     assert frames, "the recorded session has no pictures"
     shutil.copy(frames[len(frames) // 2], folder / "picture.png")
-    if not any("calibrate mat" not in c.text and "calibrate" in c.text.split("#")[0] for c in page):
-        _ok(folder, "calibrate", "--camera", "synthetic,limit=1")
-    if not any("--out table.toml" in c.text for c in page):
-        _ok(folder, "config", "example", "--out", "table.toml")
-        _this_machine(folder / "table.toml")
-    if not any("director.toml" in c.text and "keys" in c.text for c in page):
-        (folder / "director.toml").write_text(
-            '[director]\ndatabase = "director.sqlite"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-        )
+    _ok(folder, "calibrate", "--camera", "synthetic,limit=1")
+    _ok(folder, "config", "example", "--out", "table.toml")
+    _this_machine(folder / "table.toml")
+    (folder / "director.toml").write_text(
+        '[director]\ndatabase = "director.sqlite"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+    )
+
+
+@pytest.fixture(scope="module")
+def reader_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reader's files, made once (a demo, a calibration: seconds each) and copied
+    into each page's folder."""
+    folder = tmp_path_factory.mktemp("reader")
+    _reader_files(folder)
+    return folder
+
+
+def _fixtures(folder: Path, page: list[Documented], made: Path) -> None:
+    """The reader's files in ``folder``, less what the page makes itself: its own
+    calibration, its own table.toml, its own director's keys and configuration."""
+    mine: set[str] = set()
+    if any("calibrate mat" not in c.text and "calibrate" in c.text.split("#")[0] for c in page):
+        mine.add("calibration")
+    if any("--out table.toml" in c.text for c in page):
+        mine.add("table.toml")
+    if any("director.toml" in c.text and "keys" in c.text for c in page):
+        mine.add("director.toml")
+    top = str(made)
+    shutil.copytree(
+        made,
+        folder,
+        dirs_exist_ok=True,
+        ignore=lambda d, names: mine & set(names) if d == top else set(),
+    )
 
 
 def _ok(folder: Path, *argv: str) -> None:
@@ -319,13 +343,13 @@ def test_the_pages_show_commands() -> None:
     assert sum(len(documented(p)) for p in PAGES) >= 60
 
 
-@pytest.mark.slow
+@pytest.mark.slow(budget=40)  # each command as a person runs it, in a process of its own
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_documented_command_works(page: Path, tmp_path: Path) -> None:
+def test_every_documented_command_works(page: Path, tmp_path: Path, reader_files: Path) -> None:
     commands = [c for c in documented(page) if not_here(c.text) is None]
     if not commands:
         pytest.skip("no command of the project's on this page runs here")
-    _fixtures(tmp_path, commands)
+    _fixtures(tmp_path, commands, reader_files)
     env = _environment(tmp_path)
     failures = []
     for cmd in commands:

@@ -4,12 +4,12 @@ format, each table writing only its own topics, only the director writing ruling
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
+from waiting import wait_until
 
 from table_controller.cli import main
 from table_controller.feed.broker import table_ids, write_broker_config
@@ -19,7 +19,7 @@ TOPICS = Topics.of("euchre", "may")
 
 
 def connect(
-    port: int, user: str, password: str, topic: str | None = None
+    port: int, user: str, password: str, *topics: str
 ) -> tuple[mqtt.Client, list[str], list[object]]:
     got: list[str] = []
     codes: list[object] = []
@@ -29,8 +29,8 @@ def connect(
 
     def on_connect(client: mqtt.Client, u: object, f: object, rc: object, p: object) -> None:
         codes.append(rc)
-        if topic is not None and not getattr(rc, "is_failure", False):
-            client.subscribe(topic, qos=1)
+        if topics and not getattr(rc, "is_failure", False):
+            client.subscribe([(t, 1) for t in topics])
         else:
             ready.set()
 
@@ -39,7 +39,7 @@ def connect(
     c.on_message = lambda cl, u, m: got.append(m.topic)
     c.connect("127.0.0.1", port)
     c.loop_start()
-    assert ready.wait(10)
+    assert ready.wait(60)
     return c, got, codes
 
 
@@ -51,23 +51,32 @@ def test_tables_write_only_their_own_topics_and_only_the_director_rules(tmp_path
     head, _, rest = conf.partition("\nlistener ")  # its listener's own lines kept under ours
     with Mosquitto(tmp_path / "broker", head + "\n", listener=rest.split("\n", 1)[1]) as broker:
         director, seen, _ = connect(broker.port, "director", pw["director"], TOPICS.all_tables)
-        t2, t2_got, _ = connect(broker.port, "table-2", pw["table-2"], TOPICS.rulings("table-1"))
-        t1, t1_got, _ = connect(broker.port, "table-1", pw["table-1"], TOPICS.rulings("table-1"))
+        # Each table also reads a topic of its own that the director writes last: a barrier.
+        mine = {t: (TOPICS.rulings(t), TOPICS.received(t)) for t in ("table-1", "table-2")}
+        t2, t2_got, _ = connect(
+            broker.port, "table-2", pw["table-2"], TOPICS.rulings("table-1"), *mine["table-2"]
+        )
+        t1, t1_got, _ = connect(broker.port, "table-1", pw["table-1"], *mine["table-1"])
         for topic in (
             TOPICS.events("table-2"),  # another table's
             TOPICS.rulings("table-1"),  # a ruling from a table
-            TOPICS.events("table-1"),  # its own: allowed, and last
+            TOPICS.events("table-1"),  # its own: allowed
         ):
-            t1.publish(topic, b"{}", qos=1).wait_for_publish(10)
-        director.publish(TOPICS.rulings("table-1"), b"{}", qos=1).wait_for_publish(10)
-        deadline = time.monotonic() + 10
-        while (not t1_got or TOPICS.events("table-1") not in seen) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.3)  # anything wrongly let through would be here by now
+            t1.publish(topic, b"{}", qos=1).wait_for_publish(60)
+        for topic in (TOPICS.rulings("table-1"), TOPICS.received("table-1")):
+            director.publish(topic, b"{}", qos=1).wait_for_publish(60)
+        director.publish(TOPICS.received("table-2"), b"{}", qos=1).wait_for_publish(60)
+        # The broker routes each message as it takes it and delivers to each client in
+        # order: once the director's last ones are in, anything wrongly let through is too.
+        wait_until("the director's last", lambda: TOPICS.received("table-2") in seen)
+        wait_until("table-1's mark", lambda: TOPICS.received("table-1") in t1_got)
+        wait_until("table-2's mark", lambda: TOPICS.received("table-2") in t2_got)
         assert TOPICS.events("table-2") not in seen
+        assert TOPICS.events("table-1") in seen
         assert seen.count(TOPICS.rulings("table-1")) == 1  # the director's only
-        assert t1_got == [TOPICS.rulings("table-1")]  # its own rulings, from the director
-        assert t2_got == []  # table-2 cannot read table-1's rulings
+        # table-1 its own rulings, from the director only; table-2 none of table-1's.
+        assert t1_got == [TOPICS.rulings("table-1"), TOPICS.received("table-1")]
+        assert t2_got == [TOPICS.received("table-2")]
         for c in (director, t1, t2):
             c.disconnect()
             c.loop_stop()

@@ -14,6 +14,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+import waiting
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -33,11 +34,7 @@ PERSIST = "persistence true\npersistence_location {folder}/\nallow_anonymous tru
 
 
 def wait_for(what: str, check: Any, guard: float = GUARD) -> None:
-    deadline = time.monotonic() + guard
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.02)
+    waiting.wait_until(what, check, guard)
 
 
 class Subscriber:
@@ -47,11 +44,13 @@ class Subscriber:
     def __init__(self, port: int, topic: str = TOPICS.all_tables) -> None:
         self.got: list[tuple[str, bytes]] = []
         self.lock = threading.Lock()
+        self.subscribed = threading.Event()  # the broker took its SUBSCRIBE (SUBACK)
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=f"sub-{port}", clean_session=False
         )
         self.client.on_message = lambda c, u, m: self._keep(m)
         self.client.on_connect = lambda c, u, f, rc, p: c.subscribe(topic, qos=1)
+        self.client.on_subscribe = lambda *a: self.subscribed.set()
         self.client.reconnect_delay_set(0.1, 0.5)
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -153,25 +152,25 @@ def test_broker_down_at_the_start_and_mid_game_loses_nothing(tmp_path: Path) -> 
     folder.mkdir()
     broker = Mosquitto(folder, PERSIST.format(folder=folder)).start()
     sub = Subscriber(broker.port)
-    wait_for("the subscriber's session", lambda: sub.client.is_connected())
-    time.sleep(0.3)  # its SUBSCRIBE taken (a persistent session keeps it from now on)
+    # Its SUBSCRIBE taken: a persistent session keeps it from now on.
+    wait_for("the subscriber's subscription", sub.subscribed.is_set)
     broker.stop()
     config = table_config(tmp_path, broker.port)
     seen_fault: list[bool] = []
 
     async def during(table: Any, task: Any) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + GUARD
+        def ended() -> BaseException | None:
+            return RuntimeError("the game ended first: a longer game") if task.done() else None
 
         async def until_seq(n: int) -> None:
-            while table.seq < n and not task.done() and loop.time() < deadline:
-                await asyncio.sleep(0.05)
+            await waiting.until_async(f"event {n} logged", lambda: table.seq >= n, GUARD, ended)
 
         await until_seq(12)
         seen_fault.append(table.health.fault(Device.FEED) is not None)
         await asyncio.to_thread(broker.start)
-        while table.health.fault(Device.FEED) is not None and loop.time() < deadline:
-            await asyncio.sleep(0.05)
+        await waiting.until_async(
+            "the feed's fault cleared", lambda: table.health.fault(Device.FEED) is None, GUARD
+        )
         seen_fault.append(table.health.fault(Device.FEED) is None)
         start = table.seq
         await until_seq(start + 5)
@@ -236,7 +235,7 @@ def send(port: int, payload: dict[str, Any]) -> None:
     c = mqtt.Client(CallbackAPIVersion.VERSION2)
     c.connect("127.0.0.1", port)
     c.loop_start()
-    c.publish(TOPICS.rulings("club-night-3"), json.dumps(payload), qos=1).wait_for_publish(10)
+    c.publish(TOPICS.rulings("club-night-3"), json.dumps(payload), qos=1).wait_for_publish(60)
     c.disconnect()
     c.loop_stop()
 

@@ -35,7 +35,7 @@ from table_controller.table.log import EventLog
 
 TOPICS = messages.Topics.of("euchre", "recovery")
 TABLES = ["table-1", "table-2"]
-WAIT = 30.0
+WAIT = 60.0  # only against a hang: every wait is for a condition
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -103,10 +103,17 @@ class Playing:
     """One table playing in a thread of its own: an event logged every ``every`` seconds
     into its real log, its real Publisher told after each."""
 
-    def __init__(self, path: Path, settings: FeedSettings, seed: int, every: float = 0.005):
+    def __init__(
+        self,
+        path: Path,
+        settings: FeedSettings,
+        seed: int,
+        every: float = 0.005,
+        clock: Callable[[], float] = time.time,
+    ):
         self.path = path
         self.table = RulesTable(path, name=settings.table, seed=seed)
-        self.pub = Publisher(settings, path)
+        self.pub = Publisher(settings, path, clock=clock)
         self.every = every
         self.logged = 0
         self._stop = threading.Event()
@@ -204,12 +211,18 @@ def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
     event: Event,
 ) -> None:
     svc = event.director()
-    p = Playing(event.folder / "t.sqlite", event.settings("table-1"), seed=5).start()
+    clock = waiting.ShiftedClock()
+    p = Playing(event.folder / "t.sqlite", event.settings("table-1"), seed=5, clock=clock)
+    p.start()
     try:
         p.until(40)
         svc.stop()
+        clock.advance(1.5)  # past resend_after: the director is away, nothing is resent
         p.until(150)
-        time.sleep(1.5)  # past resend_after: the director is away, nothing is resent
+        last = max(logged(p.path))
+        box = Outbox(p.path)  # the broker took events logged after the clock moved on
+        wait_until("the broker took what was logged", lambda: box.cursor() >= last)
+        box.close()
         assert p.pub.resends == 0
         svc = event.director()
         p.until(40)
@@ -460,14 +473,17 @@ def test_only_the_director_may_write_a_tables_received_mark(event: Event) -> Non
 
     reader = connect("table-1")  # a table reads its own mark
     reader.on_message = lambda c, u, m: got.append(bytes(m.payload))
+    subscribed = threading.Event()
+    reader.on_subscribe = lambda *a: subscribed.set()
+    wait_until("the reader connected", reader.is_connected)
     reader.subscribe(TOPICS.received("table-1"), qos=1)
-    time.sleep(0.3)
+    assert subscribed.wait(WAIT)
     forger = connect("table-2")
-    forger.publish(TOPICS.received("table-1"), b"forged by table-2", qos=1).wait_for_publish(5)
+    forger.publish(TOPICS.received("table-1"), b"forged by table-2", qos=1).wait_for_publish(WAIT)
     # (one connection a user: a second table-1 would take the reader's client id)
-    reader.publish(TOPICS.received("table-1"), b"forged by table-1", qos=1).wait_for_publish(5)
+    reader.publish(TOPICS.received("table-1"), b"forged by table-1", qos=1).wait_for_publish(WAIT)
     director = connect("director")
-    director.publish(TOPICS.received("table-1"), b"the director's", qos=1).wait_for_publish(5)
+    director.publish(TOPICS.received("table-1"), b"the director's", qos=1).wait_for_publish(WAIT)
     wait_until("the director's mark", lambda: b"the director's" in got)
     assert got == [b"the director's"]  # the broker dropped both forgeries
     for c in (reader, forger, director):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from waiting import InThread
+from waiting import InThread, until_or_stopped
 
 from table_controller.bots.knowledge import seat_view
 from table_controller.cards import Card
@@ -546,7 +546,6 @@ def test_a_kiosk_killed_mid_hand_carries_the_same_hand_on(tmp_path: Path) -> Non
     import signal
     import subprocess
     import sys
-    import time
 
     from table_controller.kiosk.kiosk_cli import simulated_config
 
@@ -563,17 +562,20 @@ def test_a_kiosk_killed_mid_hand_carries_the_same_hand_on(tmp_path: Path) -> Non
                 return 0, []
             return record.game, [e.event for e in log.events(record.game)]
 
-    try:
-        deadline = time.monotonic() + GUARD
-        while True:  # until cards are played in a hand: then the power goes
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the kiosk never played a card"
-            if path.exists():
-                _, events = logged()
-                dealt = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
-                if dealt and sum(isinstance(e, CardPlayed) for e in events[dealt[-1] :]) >= 2:
-                    break
-            time.sleep(0.02)
+    def mid_hand() -> bool:
+        if not path.exists():
+            return False
+        _, events = logged()
+        dealt = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
+        return bool(dealt) and sum(isinstance(e, CardPlayed) for e in events[dealt[-1] :]) >= 2
+
+    def exited() -> BaseException | None:
+        if proc.poll() is None:
+            return None
+        return RuntimeError(proc.stderr.read() if proc.stderr else f"exit {proc.returncode}")
+
+    try:  # until cards are played in a hand: then the power goes
+        until_or_stopped("two cards played in a hand", mid_hand, exited, GUARD, "the kiosk")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

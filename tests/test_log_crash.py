@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from table_controller.rules.codec import decode_input
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
@@ -66,6 +68,7 @@ def _drain(child: subprocess.Popen[str]) -> tuple[str, str]:
     return child.stdout.read(), child.stderr.read()
 
 
+@pytest.mark.slow(budget=40)  # 30 writer processes started and killed
 def test_every_acknowledged_event_survives_sigkill(tmp_path: Path) -> None:
     log_path = tmp_path / "crash.sqlite"
     rng = random.Random(20240517)

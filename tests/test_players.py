@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from waiting import wait_until
 
 from table_controller.cards import DECK, Card, Suit, cards, effective_suit, legal_plays
 from table_controller.devices.cube_types import suit_of_wire
@@ -128,11 +128,9 @@ def test_turning_the_emulated_cube_shows_the_suit_to_its_firmware() -> None:
     with CubeEmulator() as emulator:
         emulator.start()
         cube_turner(emulator.board)(Suit.D)
-        deadline = time.monotonic() + 10
         firmware = emulator.cube
         assert firmware is not None
-        while firmware.face != cube_face(Suit.D) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until("the cube turned", lambda: firmware.face == cube_face(Suit.D))
         assert suit_of_wire(firmware.suit_of(firmware.face)) is Suit.D
 
 

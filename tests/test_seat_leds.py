@@ -3,12 +3,12 @@ tests check (``pin.state``, the ``pin.states`` history)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
 import pytest
+import waiting
 
 from table_controller.cards import Card, cards
 from table_controller.devices.gpio import GpioBackend, SeatDeviceError, make_pin_factory
@@ -70,14 +70,10 @@ def only(seat: Seat, light: SeatLight) -> TableLights:
     return (shown[0], shown[1], shown[2], shown[3])
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Poll until ``condition`` holds (a blink thread at work); never a timing check."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return condition()
+def wait_for(condition: Callable[[], bool]) -> bool:
+    """Until ``condition`` holds (a blink thread at work); the guard only stops a hang."""
+    waiting.wait_until("the LEDs to get there", condition)
+    return True
 
 
 def has_seen(pin: Any, since: int, wanted: set[float]) -> bool:
@@ -94,6 +90,9 @@ def test_every_light_drives_its_pins(factory: Any) -> None:
     with open_leds(factory) as leds:
         for light in SeatLight:
             red, green, blue = pins(factory, N)
+            # The last light's blinking stopped first: its thread would write its own
+            # levels between the marks and the new light.
+            leds.show(ALL_OFF)
             marks = [len(red.states), len(green.states), len(blue.states)]
             leds.show(only(N, light))
             rgb = (0.0, 0.0, 0.0) if light.colour is None else light.colour.rgb

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import until_async
 
 from table_controller.cards import Card, Suit
 from table_controller.cli import main
@@ -58,12 +59,7 @@ GUARD = 120.0  # seconds: only against a hang; no test asserts how long anything
 
 async def until(what: str, check: Callable[[], bool], guard: float = GUARD) -> None:
     """Wait for ``check()``; fail naming ``what`` if it never comes."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + guard
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        await asyncio.sleep(0.02)
+    await until_async(what, check, guard)
 
 
 async def running(table: Table, body: Callable[[], Awaitable[None]]) -> None:

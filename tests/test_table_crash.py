@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from table_controller.rules.codec import decode_input
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
@@ -29,7 +31,7 @@ from table_controller.table.config import demo_config, to_toml
 from table_controller.table.log import EventLog
 
 KILLS = 20
-GUARD = 60.0  # seconds a run may take to acknowledge anything: only against a hang
+GUARD = 120.0  # seconds a run may take to acknowledge anything: only against a hang
 EXE = Path(sys.executable).parent / "table-controller"
 
 
@@ -84,6 +86,7 @@ class Run:
         return f"the table exited ({self.proc.returncode}): {err}"
 
 
+@pytest.mark.slow(budget=60)  # 20 table processes started and killed
 def test_nothing_acknowledged_is_lost_across_kill_9(tmp_path: Path) -> None:
     config = demo_config(tmp_path)
     path = tmp_path / "demo.toml"

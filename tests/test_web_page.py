@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from waiting import wait_until
 
 from table_controller import simulate
 from table_controller.cards import Card
@@ -54,7 +55,7 @@ class Served:
         self.url = self.call(page.start("127.0.0.1", 0))
 
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=15)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
 
     def close(self) -> None:
         self.call(self.page.stop())
@@ -119,6 +120,14 @@ def live_bidding() -> Game:
 
 
 # --- the page follows a game -----------------------------------------------------------------
+
+
+def picture_loaded(page: Page) -> None:
+    """Until the renege's picture has loaded. Not ``wait_for_function``: once the first
+    check fails it polls with an eval in the page, which the page's Content Security
+    Policy refuses (so it failed whenever the picture was slow, as on a loaded machine)."""
+    img = page.locator("#reneges img").first  # as querySelector: the first
+    wait_until("the renege's picture loaded", lambda: bool(img.evaluate("i => i.naturalWidth > 0")))
 
 
 def test_the_page_follows_a_simulated_game(page: Page, served: Served) -> None:
@@ -236,7 +245,7 @@ def test_reneges_show_with_evidence_that_enlarges(page: Page, served: Served) ->
     expect(renege).to_contain_text("did not follow ♣ clubs in trick 1")
     thumb = renege.locator("img")
     expect(thumb).to_have_attribute("src", "/evidence/1/9.png")
-    page.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")
+    picture_loaded(page)
     thumb.click()
     expect(page.locator("#lightbox")).to_be_visible()
     page.locator("#lightbox").click()
@@ -292,7 +301,7 @@ def test_screenshot_of_a_table_in_play(browser: Browser, served: Served) -> None
         tab.goto(served.url)
         expect(tab.locator("#reneges li")).to_have_count(1)
         expect(tab.locator("#play-S .card")).to_have_count(1)
-        tab.wait_for_function("document.querySelector('#reneges img').naturalWidth > 0")
+        picture_loaded(tab)
         # Read from across a room: no visible text smaller than 15 px.
         small = tab.evaluate(SMALL_TEXT, 15)
         assert small == [], f"text too small to read from across a room at {size}: {small}"

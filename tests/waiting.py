@@ -37,6 +37,39 @@ def until_or_stopped(
         time.sleep(0.02)
 
 
+async def until_async(
+    what: str,
+    check: Callable[[], bool],
+    guard: float = 60.0,
+    stopped: Callable[[], BaseException | None] | None = None,
+) -> None:
+    """``until_or_stopped`` for a coroutine: waits without blocking its event loop."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + guard
+    while not check():
+        why = stopped() if stopped is not None else None
+        if why is not None:
+            raise AssertionError(f"stopped: {why!r}")
+        if loop.time() > end:
+            raise AssertionError(f"never happened: {what}")
+        await asyncio.sleep(0.02)
+
+
+class ShiftedClock:
+    """Wall-clock time moved on by the test (``advance``): code that takes a clock sees
+    the time pass that a test would otherwise sleep through."""
+
+    def __init__(self, now: Callable[[], float] = time.time) -> None:
+        self._now = now
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return self._now() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
 class InThread:
     """A table (or kiosk) run in an event loop of its own on a thread, so a test's
     thread can speak HTTP to it or drive its page; ``until`` fails at once if it

@@ -1,0 +1,65 @@
+"""Each test's time budget, reported and never failed.
+
+A test that is long by nature (many processes killed, a differential run, a long
+property) carries ``@pytest.mark.slow``, optionally ``slow(budget=SECONDS)``; every
+other test has ``QUICK`` seconds. Both still run in ``make test``. At the end of the
+run this prints the ten slowest tests and any that went over their budget, so a test
+that grew slow is seen; it fails nothing, because on a shared or loaded machine every
+test takes longer and a red run would say nothing about the code. A hang is caught by
+pytest-timeout instead (``timeout`` in pyproject.toml), far above any budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+QUICK = 15.0  # seconds, setup and teardown included, on a quiet 2-core machine
+SLOW = 90.0
+
+
+@dataclass
+class Spent:
+    seconds: float = 0.0
+    budget: float = QUICK
+    slow: bool = False
+
+
+class Budgets:
+    """The pytest plugin: sums each test's phases, compares them with its budget."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, Spent] = {}
+
+    @pytest.hookimpl
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        mark = item.get_closest_marker("slow")
+        budget = QUICK if mark is None else float(mark.kwargs.get("budget", SLOW))
+        self.spent[item.nodeid] = Spent(budget=budget, slow=mark is not None)
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        spent = self.spent.setdefault(report.nodeid, Spent())
+        spent.seconds += report.duration
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.spent:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("time budgets")
+        ranked = sorted(self.spent.items(), key=lambda kv: kv[1].seconds, reverse=True)
+        total = sum(s.seconds for s in self.spent.values())
+        write(f"{len(self.spent)} tests, {total:.0f} s in tests; the ten slowest:")
+        for nodeid, s in ranked[:10]:
+            tag = f"slow, budget {s.budget:g} s" if s.slow else f"budget {s.budget:g} s"
+            write(f"  {s.seconds:7.1f} s  {nodeid}  ({tag})")
+        over = [(n, s) for n, s in ranked if s.seconds > s.budget]
+        if over:
+            write(
+                f"over budget ({len(over)}; a loaded machine slows every test, so this "
+                "fails nothing: make them faster, or mark a test long by nature slow):"
+            )
+            for nodeid, s in over:
+                write(f"  {s.seconds:7.1f} s > {s.budget:g} s  {nodeid}")
