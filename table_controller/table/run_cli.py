@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -24,35 +23,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_controller.commands import help_of
-from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
-from table_controller.rules.events import HandStarted, InputEvent, OutputEvent
+from table_controller.rules.events import InputEvent
+from table_controller.table.serving import Narrator
+from table_controller.table.serving import error as _error
+from table_controller.table.serving import serve as _serve
 
 ACK_ENV = "TABLE_CONTROLLER_ACK"
-
-
-class Narrator:
-    """Prints each hand as ``narrate`` tells it, a line as soon as it can be said."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self._steps: list[tuple[InputEvent, list[OutputEvent]]] = []
-        self._said = 0
-
-    def step(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
-        if any(isinstance(o, HandStarted) for o in outputs):
-            self._steps, self._said = [], 0
-        self._steps.append((event, list(outputs)))
-        lines = list(narrate(self._steps))
-        for line in lines[self._said :]:
-            self.out.write(line + "\n")
-        self._said = len(lines)
-        self.out.flush()
-
-
-def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
@@ -61,31 +38,6 @@ def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
         out.flush()
 
     return ack
-
-
-async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-
-    async def tell_url() -> None:
-        while table.url is None and not stop.is_set():
-            await asyncio.sleep(0.05)
-        if table.url is not None and not quiet:
-            host = table.config.web.host
-            opened = host not in ("127.0.0.1", "localhost", "::1")
-            reach = f" (open to the network: [web] host = {host})" if opened else ""
-            out.write(f"The table page: {table.url}{reach}\n")
-            out.flush()
-
-    announcer = asyncio.create_task(tell_url())
-    try:
-        await table.run(stop=stop, hands=hands)
-    finally:
-        announcer.cancel()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
 
 
 # --- run -------------------------------------------------------------------------------
@@ -152,7 +104,7 @@ def demo_folder(environ: Mapping[str, str]) -> Path:
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     if args.recorded:
-        from table_controller.cli import cmd_recorded_demo
+        from table_controller.example_game import cmd_recorded_demo
 
         return cmd_recorded_demo(args, out)
     from table_controller.table.config import demo_config
