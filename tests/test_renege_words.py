@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.event_log import EventLog
 from table_controller.kiosk.teach import coach
 from table_controller.narrate import narrate
 from table_controller.renege_words import renege_sentence
@@ -16,9 +17,8 @@ from table_controller.rules.events import InputEvent, OutputEvent, RenegeProven,
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.export import score_sheet_html
-from table_controller.table.log import EventLog
-from table_controller.table.view import table_view
 from table_controller.transcript import load
+from table_controller.web.view import table_view
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 NAMES = {s: s.name for s in Seat}  # the page's name for a seat

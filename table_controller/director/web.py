@@ -56,7 +56,7 @@ from table_controller.director.store import (
 from table_controller.director.web_guard import Guard, SafeJSON, read_json
 from table_controller.director.web_guard import problem as _problem
 from table_controller.rules.errors import RulesError
-from table_controller.table.view import table_view
+from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0

@@ -29,9 +29,9 @@ DEMO_PIN = "2468"
 def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "pin":
         return _pin(args, out)
+    from table_controller.event_log import LogError
     from table_controller.kiosk.kiosk import KioskError, KioskTable
     from table_controller.table.config import ConfigError, load_config
-    from table_controller.table.log import LogError
     from table_controller.table.serving import Narrator, serve
     from table_controller.table.simulated import DEMO, FAST
     from table_controller.web.server import PageError
@@ -88,8 +88,8 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
 def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> TableConfig:
     """The simulated kiosk's config, its log in ``folder`` (the same folder: the same
     log, resumed). ``fast``: the bots do not pause either."""
-    from table_controller.kiosk.pin import hash_pin
     from table_controller.table.config import parse_config
+    from table_controller.web.pin import hash_pin
 
     kiosk: dict[str, Any] = {
         "pin_hash": hash_pin(DEMO_PIN),
@@ -112,7 +112,7 @@ def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> Tabl
 
 
 def _pin(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.kiosk.pin import hash_pin
+    from table_controller.web.pin import hash_pin
 
     if args.pin_stdin:
         pin = sys.stdin.readline().strip()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from table_controller.cards import Card, Suit
+from table_controller.event_log import EventLog, GameRecord
 from table_controller.narrate import SEAT_NAMES, suit_text
 from table_controller.renege_words import renege_sentence
 from table_controller.rules.codec import encode
@@ -42,7 +43,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat, Team
-from table_controller.table.log import EventLog, GameRecord
 from table_controller.transcript import header
 
 # --- the transcript -----------------------------------------------------------------

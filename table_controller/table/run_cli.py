@@ -44,8 +44,8 @@ def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.event_log import LogError
     from table_controller.table.config import ConfigError, load_config
-    from table_controller.table.log import LogError
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
     from table_controller.web.server import PageError
 
@@ -107,8 +107,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         from table_controller.example_game import cmd_recorded_demo
 
         return cmd_recorded_demo(args, out)
+    from table_controller.event_log import LogError
     from table_controller.table.config import demo_config
-    from table_controller.table.log import LogError
     from table_controller.table.recording import Recorder, RecordingError
     from table_controller.table.simulated import DEMO, FAST, simulated_table
     from table_controller.web.server import PageError
@@ -176,10 +176,10 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     """A recorded session through the table's path: frames read, inputs given at their
     frames, the rules, a log of its own; the page too with ``--port``."""
+    from table_controller.event_log import LogError
     from table_controller.table.app import Table
     from table_controller.table.config import ConfigError, load_config, parse_config
     from table_controller.table.devices import TableDevices
-    from table_controller.table.log import LogError
     from table_controller.table.recording import INPUTS, RecordedInputs, RecordingError, read_inputs
     from table_controller.vision.camera import CameraError, open_camera
 

@@ -23,7 +23,7 @@ from table_controller.seats import Seat
 from table_controller.table.cube_state import cube_state
 from table_controller.table.health import Fault
 from table_controller.table.seat_state import seat_lights
-from table_controller.table.view import Notice, table_view
+from table_controller.web.view import Notice, table_view
 
 # Seats with nothing to do: these flash while a device is faulty.
 _IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})
