@@ -20,6 +20,9 @@ from pathlib import Path
 
 PACKAGE = "table_controller"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+# Imports made by name at run time: the command line loads each command group's module
+# with importlib.import_module, by the names listed in commands.GROUPS.
+BY_NAME = {f"{PACKAGE}.cli": f"{PACKAGE}.commands"}
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -92,10 +95,39 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
+def outside_imports(path: Path, package: str = PACKAGE) -> set[str]:
+    """The top-level names of what a module imports from outside the package at run time
+    (``json``, ``numpy``...), to hold the rules core to the standard library."""
+    found: set[str] = set()
+    for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            names = []  # relative: inside the package
+        found.update(n.split(".")[0] for n in names if n.split(".")[0] != package)
+    return found
+
+
+def named_modules(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules named by a string in ``path`` (a table of modules to load)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules
+    }
+
+
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports at run time."""
+    """Module -> the package's modules it imports at run time (``BY_NAME`` included)."""
     modules = module_files(root)
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    for importer, table in BY_NAME.items():
+        if importer in graph and table in modules:
+            graph[importer] |= named_modules(modules[table], modules)
+    return graph
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
