@@ -1,21 +1,35 @@
 # The two commands a person needs: `make demo` and `make test`.
-# Both set everything up first (system packages, virtual environment, Python packages).
+# Both set up what they need first (system packages, virtual environment, Python packages):
+# `make demo` the core alone, `make test` everything. A table, the director's laptop and a
+# developer add what they need with `make setup-pi`, `setup-director`, `setup-print`
+# (README, "Installing").
 
 VENV    ?= .venv
 BIN     := $(VENV)/bin
+# One stamp per set of packages installed (pyproject.toml's extras; core: the package
+# alone). A set that holds others stamps them too, so `make test` then `make demo` does
+# not install again, while `make demo` then `make test` installs the rest.
 STAMP   := $(VENV)/.installed
 # mypy --strict on the whole package (the pure rules core included).
 TYPED   := table_controller
 
-.PHONY: demo test lint typecheck setup clean bench audit
+.PHONY: demo test lint typecheck setup setup-feed setup-pi setup-print setup-director \
+	setup-test clean bench audit
 
-setup: $(STAMP)
+setup: $(STAMP)-core
+setup-feed setup-pi setup-print setup-director setup-test: setup-%: $(STAMP)-%
 
-$(STAMP): pyproject.toml constraints.txt scripts/setup.sh
-	@bash scripts/setup.sh $(VENV)
-	@touch $(STAMP)
+# What each set holds besides itself and the core.
+HOLDS_pi       := feed
+HOLDS_director := feed
+HOLDS_test     := feed pi print director
 
-demo: $(STAMP)
+.PRECIOUS: $(STAMP)-%
+$(STAMP)-%: pyproject.toml constraints.txt scripts/setup.sh
+	@bash scripts/setup.sh $(VENV) $*
+	@touch $@ $(STAMP)-core $(foreach set,$(HOLDS_$*),$(STAMP)-$(set))
+
+demo: $(STAMP)-core
 	@$(BIN)/table-controller demo
 
 # MicroPython's WebAssembly port: the test that runs the cube's frame code under MicroPython.
@@ -25,7 +39,7 @@ $(MPY_WASM): scripts/micropython-wasm.sh
 	@bash scripts/micropython-wasm.sh $(VENV)/micropython-wasm
 	@touch $(MPY_WASM)
 
-test: $(STAMP) $(MPY_WASM)
+test: $(STAMP)-test $(MPY_WASM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(TYPED)
@@ -34,11 +48,11 @@ test: $(STAMP) $(MPY_WASM)
 # The pinned versions (constraints.txt) against PyPI's vulnerability data. Needs the network
 # to pypi.org, so it is not part of `make test`; run it before a release and after raising
 # a version. --strict: a package it cannot look up fails the audit instead of passing unchecked.
-audit: $(STAMP)
+audit: $(STAMP)-core
 	@$(BIN)/python -m pip install -q pip-audit
 	$(BIN)/pip-audit --requirement constraints.txt --no-deps --disable-pip --strict --progress-spinner off
 
-bench: $(STAMP)
+bench: $(STAMP)-test
 	$(BIN)/python bench/hands.py
 	$(BIN)/python bench/vision.py
 	$(BIN)/python bench/cube.py

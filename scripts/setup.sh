@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian or Raspberry Pi OS machine for the table controller:
 # the system packages it needs, a virtual environment, and the Python packages.
+#   scripts/setup.sh [VENV] [EXTRA]
+# EXTRA: core (the package alone: what `make demo` runs), feed, pi (a table on a Raspberry
+# Pi), print, director, or test (every extra and the test tools: `make test`); see
+# pyproject.toml's extras and README's "Installing". Each adds to what is installed.
 set -euo pipefail
 venv="$(realpath -m "${1:-.venv}")"  # before the cd below
+extra="${2:-core}"
 cd "$(dirname "$0")/.."  # the checkout: pyproject.toml and constraints.txt
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
@@ -25,21 +30,30 @@ apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+case "$extra" in
+    core | feed | pi | print | director | test) ;;
+    *) fail "no set of packages is called '$extra': use core, feed, pi, print, director or test" ;;
+esac
+wants() { [ "$extra" = test ] || [[ " $* " == *" $extra "* ]]; }  # test wants everything
+
 python=python3
 command -v "$python" >/dev/null 2>&1 || apt_install python3
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
     fail "Python 3.11 or newer is needed; this machine has $("$python" --version 2>&1)"
 "$python" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv python3-pip
-# pyzbar reads QR codes through the system's zbar library.
-if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libzbar\.so\.0'; then
+# pyzbar (the [pi] extra) reads QR codes through the system's zbar library.
+if wants pi &&
+    ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libzbar\.so\.0'; then
     apt_install libzbar0
 fi
-# The live table page is tested in Debian's chromium, headless (Playwright drives it).
-[ -x /usr/bin/chromium ] || apt_install chromium
-# The director's feed is tested against a real MQTT broker.
-[ -x /usr/sbin/mosquitto ] || apt_install mosquitto
-# The director's store on PostgreSQL is tested against a real server the tests start.
-compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || apt_install postgresql
+# The director's broker; the feed is tested against a real one too.
+if wants director; then [ -x /usr/sbin/mosquitto ] || apt_install mosquitto; fi
+if wants; then  # the tests alone
+    # The live table page is tested in Debian's chromium, headless (Playwright drives it).
+    [ -x /usr/bin/chromium ] || apt_install chromium
+    # The director's store on PostgreSQL is tested against a real server the tests start.
+    compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || apt_install postgresql
+fi
 
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
 # install it there and let the virtual environment see the system's packages.
@@ -56,7 +70,8 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "${venv_flags[@]}" "$venv" ||
         fail "could not create $venv; remove it and run make again"
 fi
-say "installing the Python packages (this takes a minute the first time)"
+if [ "$extra" = core ]; then target=.; else target=".[$extra]"; fi
+say "installing the Python packages ($extra; this takes a minute the first time)"
 log="$venv/setup.log"
 # pip's and the build's chatter goes to the log; it is shown only if something fails.
 if ! "$venv/bin/python" -m pip install --upgrade pip >"$log" 2>&1; then
@@ -69,7 +84,7 @@ if ! "$venv/bin/python" -m pip install --upgrade -c constraints.txt setuptools >
     fail "could not upgrade setuptools in $venv (above; all of it in $log): check the network, then run make again"
 fi
 # constraints.txt: the exact versions the tests passed with, so every machine gets them.
-if ! "$venv/bin/python" -m pip install -c constraints.txt -e '.[test]' >>"$log" 2>&1; then
+if ! "$venv/bin/python" -m pip install -c constraints.txt -e "$target" >>"$log" 2>&1; then
     tail -n 40 "$log" >&2
     fail "could not install the Python packages (above; all of it in $log): fix that, then run make again"
 fi

@@ -256,11 +256,6 @@ def suit_sets(trump: Suit | None) -> tuple[frozenset[Card], ...]:
     return _SUIT_SETS[4 if trump is None else trump]
 
 
-def cards_of_suit(suit: Suit, trump: Suit | None) -> frozenset[Card]:
-    """Every card that follows ``suit`` when ``trump`` is trump (the left bower counted)."""
-    return _SUIT_SETS[4 if trump is None else trump][suit]
-
-
 def legal_plays(hand: Iterable[Card], led: Suit | None, trump: Suit | None) -> list[Card]:
     """The cards of ``hand`` that may be played, in code order: any when leading (``led``
     None), otherwise those of the effective suit led if the hand has any."""

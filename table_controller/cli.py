@@ -16,6 +16,8 @@ from typing import Any, TextIO
 from table_controller import __version__
 from table_controller.clip import clip
 from table_controller.commands import GROUPS
+from table_controller.errors import TableControllerError
+from table_controller.extras import missing_message
 from table_controller.logs import configure
 from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
@@ -162,13 +164,22 @@ def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
-    args = parser(line).parse_args(line)
-    configure(args.verbose - args.quiet)
-    stream = out if out is not None else sys.stdout
     try:
+        args = parser(line).parse_args(line)
+        configure(args.verbose - args.quiet)
+        stream = out if out is not None else sys.stdout
         code: int = args.func(args, stream)
     except BrokenPipeError:  # e.g. piped into head
         return 0
+    except TableControllerError as exc:  # refused in words (extras.MissingExtra too)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # a package of an extra this install left out
+        words = missing_message(exc.name, next((a for a in line if a[:1] != "-"), None))
+        if words is None:
+            raise
+        print(f"error: {words}", file=sys.stderr)
+        return 2
     return code
 
 

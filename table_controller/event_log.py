@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import Any
 
 from table_controller import __version__
+from table_controller.errors import TableControllerError
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent
@@ -79,7 +80,7 @@ _RULINGS = (
 )
 
 
-class LogError(RuntimeError):
+class LogError(TableControllerError, RuntimeError):
     """What is wrong with the log and what to do; a refused file is left untouched.
     ``game`` and ``seq`` name the event concerned, where there is one."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from table_controller.cards import Card
-from table_controller.renege_words import SEAT_NAMES, renege_sentence, suit_text
 from table_controller.rules.events import (
     BidMade,
     BidWon,
@@ -39,12 +38,17 @@ from table_controller.rules.events import (
     TrumpSet,
 )
 from table_controller.seats import Seat
+from table_controller.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+    suit_text,
+)
 
 __all__ = ["SEAT_NAMES", "narrate", "suit_text"]
-
-
-def card_text(card: Card) -> str:
-    return card.pretty
 
 
 def _score(scores: tuple[int, int]) -> str:
@@ -87,7 +91,7 @@ def narrate(steps: Iterable[tuple[InputEvent, list[OutputEvent]]]) -> Iterator[s
 
 def _output(out: OutputEvent) -> Iterator[str]:
     if isinstance(out, FirstDealerSet):
-        yield f"First dealer: {SEAT_NAMES[out.seat]} ({out.how.value.replace('_', ' ')})"
+        yield f"First dealer: {SEAT_NAMES[out.seat]} ({FIRST_DEALER_WORDS[out.how]})"
     elif isinstance(out, CutTied):
         yield "Cut tied between " + ", ".join(str(s) for s in out.seats) + ": they cut again"
     elif isinstance(out, HandStarted):
@@ -95,7 +99,7 @@ def _output(out: OutputEvent) -> Iterator[str]:
         yield ""
         yield f"Hand {out.hand}: {SEAT_NAMES[out.dealer]} deals{up}"
     elif isinstance(out, HandThrownIn):
-        yield f"  Thrown in ({out.reason.value.replace('_', ' ')}); {out.next_dealer} deals next"
+        yield f"  Thrown in ({THROW_IN_WORDS[out.reason]}); {out.next_dealer} deals next"
     elif isinstance(out, BidWon):
         yield f"  {out.seat} wins the bid with {out.amount}"
     elif isinstance(out, TrumpSet):
@@ -109,7 +113,7 @@ def _output(out: OutputEvent) -> Iterator[str]:
     elif isinstance(out, RenegeProven):
         yield f"  ! RENEGE: {renege_sentence(out)}"
     elif isinstance(out, IrregularityFound):
-        yield f"  ! {out.kind.value.replace('_', ' ')}: {out.detail}"
+        yield f"  ! {IRREGULARITY_WORDS[out.kind]}: {out.detail}"
     elif isinstance(out, ClaimJudged):
         yield (f"  {out.seat} lays the hand down: {out.certain} of {out.remaining} tricks certain")
     elif isinstance(out, PenaltyScored):
@@ -121,7 +125,7 @@ def _output(out: OutputEvent) -> Iterator[str]:
     elif isinstance(out, HandScored):
         tricks = f"tricks NS {out.tricks[0]} EW {out.tricks[1]}"
         yield (
-            f"  {out.result.value.capitalize()} ({tricks}): NS {out.points[0]:+d}, "
+            f"  {RESULT_WORDS[out.result].capitalize()} ({tricks}): NS {out.points[0]:+d}, "
             f"EW {out.points[1]:+d} -> {_score(out.scores)}"
         )
         if out.individual is not None:

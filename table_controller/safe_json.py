@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any
 
+from table_controller.errors import TableControllerError
+
 MAX_DEPTH = 32  # no file or message of the project nests deeper than about 6
 MAX_INT_DIGITS = 20  # a 64-bit integer has at most 20 digits
 MAX_NUMBER_CHARS = 64  # characters of any number literal (floats too)
@@ -23,7 +25,7 @@ MAX_NUMBER_CHARS = 64  # characters of any number literal (floats too)
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-class JSONLimitError(ValueError):
+class JSONLimitError(TableControllerError, ValueError):
     """JSON that is not valid or passes a limit; the message is one line."""
 
 

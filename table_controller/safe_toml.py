@@ -12,11 +12,13 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
+from table_controller.errors import TableControllerError
+
 MAX_DEPTH = 16  # a configuration nests about 3 levels ([seats.N] led = [...])
 MAX_INT_DIGITS = 20
 
 
-class TOMLLimitError(ValueError):
+class TOMLLimitError(TableControllerError, ValueError):
     """TOML that passes a limit; the message is one line."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.clip import clip
+from table_controller.errors import TableControllerError
 from table_controller.rules.codec import CodecError, decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OutputEvent
@@ -41,7 +42,7 @@ SINCE: dict[tuple[str, str], int] = {
 """Input fields added after version 1: (event, field) to the version that added it."""
 
 
-class TranscriptError(ValueError):
+class TranscriptError(TableControllerError, ValueError):
     """A transcript that cannot be read or played; names the line."""
 
     def __init__(self, source: str, line: int, message: str) -> None:

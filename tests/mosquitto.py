@@ -33,7 +33,7 @@ class Mosquitto:
         listener: str = "",
     ):
         if not Path(MOSQUITTO).exists():
-            raise RuntimeError("mosquitto is not installed: run scripts/setup.sh")
+            raise RuntimeError("mosquitto is not installed: run `make test`, which installs it")
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()

@@ -30,7 +30,7 @@ def _bindir() -> Path:
     which = shutil.which("postgres")
     if which:
         return Path(which).parent
-    raise RuntimeError("PostgreSQL is not installed: run scripts/setup.sh (make setup)")
+    raise RuntimeError("PostgreSQL is not installed: run `make test`, which installs it")
 
 
 class Postgres:

@@ -159,16 +159,33 @@ def test_a_command_loads_only_its_own_group() -> None:
     command group is imported only when it runs (table_controller/commands.py)."""
     heavy = ("cv2", "numpy", "starlette", "uvicorn", "paho", "psycopg", "PIL", "reportlab")
     probe = (
-        "import io, sys\n"
+        "import contextlib, io, sys\n"
         "from table_controller.cli import main\n"
-        "main(sys.argv[1:], out=io.StringIO())\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(sys.argv[1:], out=io.StringIO())\n"
         f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
     )
-    for argv in (["rules", "list"], ["rules", "show", "td-tournament"]):
+    for argv in (
+        ["rules", "list"],
+        ["rules", "show", "td-tournament"],
+        ["calibrate", "--help"],  # OpenCV loads when a calibration runs
+        ["calibrate", "mat", "--help"],
+    ):
         done = subprocess.run(
             [sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True
         )
         assert done.stdout.strip() == "[]", (argv, done.stdout)
+
+
+def test_calibrate_s_options_are_the_calibration_s() -> None:
+    """calibrate_cli names the families and limits itself (its --help loads no OpenCV):
+    they must be calibration.py's and markers.py's."""
+    from table_controller.vision import calibrate_cli, calibration
+    from table_controller.vision.markers import FAMILIES
+
+    assert sorted(calibrate_cli.FAMILY_NAMES) == sorted(FAMILIES)
+    assert calibrate_cli.MAX_ERROR_MM == calibration.MAX_ERROR_MM
+    assert calibrate_cli.DRIFT_PX == calibration.DRIFT_PX
 
 
 def test_every_group_is_listed_and_loads_its_own_command() -> None:

@@ -54,7 +54,7 @@ def get_family(name: str) -> MarkerFamily:
         try:
             from pyzbar import pyzbar  # type: ignore[import-untyped]  # noqa: F401
         except ImportError:  # pragma: no cover - depends on the machine
-            pytest.skip("pyzbar needs the system's libzbar0 (scripts/setup.sh installs it)")
+            pytest.skip("pyzbar needs the system's libzbar0 (`make test` installs it)")
     return family(name)
 
 

@@ -330,7 +330,7 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
     service.listen(lambda what, t: changes.append((what, t)))
     table = client(broker, "table-burst")
     store = service.store
-    with store._lock:  # the writer cannot begin its transaction
+    with store.core.lock:  # the writer cannot begin its transaction
         publish_all(table, burst)
         wait_until("the burst at the director", lambda: service.arrived == len(burst))
         assert service.received == 0 and store.count_events() == 0
@@ -466,20 +466,20 @@ def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_i
     refuses a statement after the event's row went in), the whole batch is taken back
     and nothing of it is acknowledged; the next try, the same messages, writes each
     within its own savepoint, so the one that fails is taken back alone."""
-    import table_controller.director.store as store_module
+    import table_controller.director.store_alerts as store_alerts
 
     messages, _ = real_game()
     batch = [(topic("events"), json.dumps(m).encode()) for m in messages[:6]]
     store = DirectorStore(postgres.new_database())
     svc = DirectorService(store, BrokerConfig(port=1, client_id="unused"), prefix=PREFIX)
-    real = store_module._event_alerts
+    real = store_alerts.event_alerts
 
     def failing(inp: Any, outputs: Any) -> Any:
         if inp == messages[2]["input"]:
             store.db.execute("SELECT 1 / 0")  # a real error from the server
         return real(inp, outputs)
 
-    monkeypatch.setattr(store_module, "_event_alerts", failing)
+    monkeypatch.setattr(store_alerts, "event_alerts", failing)
     with pytest.raises(StoreError, match="none of the batch was kept"):
         svc.handle_batch(batch)
     assert store.count_events() == 0
@@ -488,7 +488,7 @@ def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_i
         m["seq"] for i, m in enumerate(messages[:6]) if i != 2
     ]
     assert "division by zero" in caplog.text
-    monkeypatch.setattr(store_module, "_event_alerts", real)
+    monkeypatch.setattr(store_alerts, "event_alerts", real)
     svc.handle_batch(batch)  # and back to the fast way, the missing one stored
     assert store.count_events() == 6
     store.close()

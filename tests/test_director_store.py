@@ -203,7 +203,7 @@ def test_a_batch_is_one_transaction_and_a_bad_message_is_taken_back_alone(
     store.projection(TABLE, 1)  # kept from here on, advanced as events commit
     with store.batch():
         with monkeypatch.context() as patched, pytest.raises(StoreError):
-            patched.setattr(store, "_close_alerts", _fails_half_way)
+            patched.setattr(store.alerting, "close_alerts", _fails_half_way)
             store.add_status({"table": "t2", "online": True, "at": 1.0, "every": 5})
         for m in messages[6:]:
             store.add_event(m)

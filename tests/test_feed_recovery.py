@@ -344,7 +344,7 @@ class Proxy:
 
 def received_order(store: DirectorStore, table: str) -> list[tuple[int, int]]:
     """The events in the order the store first took them."""
-    with store._lock:  # read-only peek at the store's own record of arrival
+    with store.core.lock:  # read-only peek at the store's own record of arrival
         rows = store.db.execute(
             "SELECT game, seq FROM events WHERE tbl = ? ORDER BY received, game, seq", (table,)
         ).rows

@@ -34,7 +34,7 @@ from table_controller.rules.events import (
     RenegeSpotted,
 )
 from table_controller.rules.game import Game
-from table_controller.rules.hand import OUT_OF_PLAY, Phase
+from table_controller.rules.hand import OUT_OF_PLAY
 from table_controller.rules.presets import Rules, Variant
 from table_controller.seats import SEATS, Seat
 
@@ -284,10 +284,6 @@ def _hand_events(game: Game) -> list[InputEvent]:
         if type(log[i]) is HandDealt:
             return log[i + 1 :]
     return []
-
-
-def is_playing(view: SeatView) -> bool:
-    return view.game.phase is Phase.PLAYING
 
 
 __all__ = [

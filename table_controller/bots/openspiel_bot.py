@@ -49,6 +49,7 @@ from table_controller.bots.knowledge import SeatView, knowledge
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.sampling import sample_deal
 from table_controller.cards import DECK, Card, Suit
+from table_controller.errors import TableControllerError
 from table_controller.rules.events import (
     CardPlayed,
     DealerDiscarded,
@@ -81,7 +82,7 @@ _INSTALL_HINT = (
 )
 
 
-class OpenSpielMissing(ImportError):
+class OpenSpielMissing(TableControllerError, ImportError):
     pass
 
 
@@ -93,7 +94,7 @@ def load_pyspiel() -> Any:
         raise OpenSpielMissing(_INSTALL_HINT) from exc
 
 
-class CannotMap(Exception):
+class CannotMap(TableControllerError):
     """The seat's history has no counterpart in OpenSpiel's euchre."""
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from table_controller.cards import DECK, Card, Suit, effective_table, power
+from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
 
 _Table = tuple[tuple[int, ...], ...]
@@ -58,11 +59,7 @@ def mask_of(cards: Sequence[Card] | frozenset[Card] | set[Card]) -> int:
     return m
 
 
-def cards_of(mask: int) -> list[Card]:
-    return [DECK[c] for c in range(24) if mask >> c & 1]
-
-
-class OutOfTime(Exception):
+class OutOfTime(TableControllerError):
     """A solve passed its deadline: its answer is unknown (the bot plays without it)."""
 
 

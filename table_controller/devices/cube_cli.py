@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from table_controller.cards import Suit
 from table_controller.commands import help_of
+from table_controller.extras import require
 from table_controller.seats import Seat
 
 if TYPE_CHECKING:
@@ -198,6 +199,7 @@ def cmd_flash(args: argparse.Namespace, out: TextIO) -> int:
     if args.dry_run:
         print(" ".join(command), file=out)
         return 0
+    require("mpremote", "cube")  # a table's extra; the demo's install leaves it out
     if _stop_firmware(port, out):
         time.sleep(0.3)  # MicroPython prints its REPL banner
     print(f"copying {', '.join(f.name for f in files)} to the cube on {port} ...", file=out)

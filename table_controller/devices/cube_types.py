@@ -8,6 +8,7 @@ from enum import Enum
 
 from table_controller.cards import Suit
 from table_controller.devices import frame
+from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
 
 
@@ -161,7 +162,7 @@ class CubeConfig:
             raise ValueError("min_rto must be above 0 and at most max_rto")
 
 
-class CubeError(Exception):
+class CubeError(TableControllerError):
     """Something kept the cube from showing the state; the message says what to do."""
 
 

@@ -484,17 +484,6 @@ class CubeEmulator:
 
     # --- what the tests look at -------------------------------------------------------
 
-    def wait_applied(self, count: int, timeout: float) -> bool:
-        """Wait until at least ``count`` states have been applied since power-on 1."""
-        deadline = time.monotonic() + timeout
-        with self._applied_changed:
-            while len(self.applied) < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._applied_changed.wait(left)
-        return True
-
     def shown_state(self) -> frame.State | None:
         """The state the firmware holds now (None: never told, or unplugged)."""
         cube = self._cube

@@ -71,7 +71,7 @@ FEATURE_ACCELEROMETER = 0x02
 FACE_NONE = 0xFF
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ValueError):  # no root here: this file also runs on the cube
     """A payload that does not parse: too short, too long, or a value out of range."""
 
 

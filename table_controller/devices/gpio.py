@@ -11,6 +11,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from table_controller.errors import TableControllerError
+
 # The board the simulated backend pretends to be: a Raspberry Pi 5 with 4 GB.
 SIMULATED_REVISION = "c04170"
 
@@ -33,7 +35,7 @@ class GpioBackend(Enum):
             raise ValueError(f"unknown GPIO backend {text!r}: choose one of {names}") from None
 
 
-class GpioUnavailable(RuntimeError):
+class GpioUnavailable(TableControllerError, RuntimeError):
     """Real pins were asked for where there are none (or they cannot be opened)."""
 
 
@@ -47,7 +49,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
 
         return MockFactory(revision=SIMULATED_REVISION, pin_class=MockPWMPin)
     if backend is GpioBackend.LGPIO:
-        library, install = "lgpio", "`make setup` there installs it"
+        library, install = "lgpio", "`make setup-pi` there installs it"
     else:
         library, install = "RPi.GPIO", "`sudo apt install python3-rpi.gpio`, or use lgpio"
     try:
@@ -76,7 +78,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
         ) from exc
 
 
-class SeatDeviceError(RuntimeError):
+class SeatDeviceError(TableControllerError, RuntimeError):
     """A seat light or button could not be set up on its pin."""
 
 

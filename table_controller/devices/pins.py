@@ -22,6 +22,7 @@ from enum import Enum
 
 from table_controller.clip import clip
 from table_controller.devices.seat_events import SEAT_BUTTONS, SeatButton
+from table_controller.errors import TableControllerError
 from table_controller.seats import SEATS, Seat
 
 # The 40-pin header, physical pin -> GPIO number (BCM) or what the pin is.
@@ -123,7 +124,7 @@ class PinProblem:
     message: str
 
 
-class PinMapError(ValueError):
+class PinMapError(TableControllerError, ValueError):
     """A pin map the table cannot use; ``problems`` lists every one found."""
 
     def __init__(self, problems: Iterable[PinProblem]) -> None:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.director.store_db import URL_SCHEMES
+from table_controller.errors import TableControllerError
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
 
@@ -63,7 +64,7 @@ _FLAGS = {
 }
 
 
-class SettingsError(ValueError):
+class SettingsError(TableControllerError, ValueError):
     """A setting that cannot be used: which, and what to write."""
 
 

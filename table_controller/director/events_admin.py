@@ -37,11 +37,12 @@ from table_controller.director.formats import (
     scores_from_game_ended,
 )
 from table_controller.director.store import DirectorStore
+from table_controller.errors import TableControllerError
 
 KINDS = ("progressive", "rounds", "bracket")
 
 
-class AdminError(ValueError):
+class AdminError(TableControllerError, ValueError):
     """A change to the event that cannot be made: what is wrong and what to do."""
 
 

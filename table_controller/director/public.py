@@ -26,6 +26,7 @@ from typing import Any
 
 from table_controller.director.events_admin import EventsAdmin
 from table_controller.director.store import DirectorStore
+from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.errors import RulesError
@@ -58,7 +59,7 @@ NEWS = 6  # the latest outputs shown with each table
 MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
 
 
-class PublicViewError(ValueError):
+class PublicViewError(TableControllerError, ValueError):
     """A public view's query that cannot be answered: what, and what to ask instead."""
 
 

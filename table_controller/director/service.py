@@ -46,6 +46,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
+from table_controller.errors import TableControllerError
 from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
 from table_controller.feed.tls import probe
@@ -61,7 +62,7 @@ RETRY = 1.0  # seconds between tries when the store cannot commit
 log = logging.getLogger(__name__)
 
 
-class RulingError(ValueError):
+class RulingError(TableControllerError, ValueError):
     """A ruling that cannot be made as asked: what is missing and what to do."""
 
 

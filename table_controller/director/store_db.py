@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.errors import TableControllerError
+from table_controller.extras import missing_message
+
 APPLICATION_ID = 0x54434452  # "TCDR": a table-controller director's store (SQLite)
 APPLICATION = "table-controller director"  # the same, in a PostgreSQL database
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -69,7 +72,7 @@ TABLES = (
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}
 
 
-class StoreError(RuntimeError):
+class StoreError(TableControllerError, RuntimeError):
     """The store cannot be used, or a message cannot be taken: what and what to do."""
 
 
@@ -249,10 +252,8 @@ class PostgresDatabase(Database):
         try:
             import psycopg
             from psycopg.conninfo import conninfo_to_dict
-        except ImportError:  # pragma: no cover - psycopg is a dependency
-            raise StoreError(
-                "PostgreSQL needs the psycopg package: run `make setup` again"
-            ) from None
+        except ModuleNotFoundError as exc:  # the director's extra, left out
+            raise StoreError(missing_message(exc.name) or str(exc)) from None
         self._psycopg = psycopg
         self._in_error = psycopg.pq.TransactionStatus.INERROR
         self.url = url

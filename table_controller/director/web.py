@@ -15,6 +15,13 @@ director's login: a session cookie (HttpOnly, SameSite=Strict, Secure over TLS) 
 the audit log. ``web_guard`` adds the security headers to every answer and refuses
 changes from other sites. With ``public_port`` the public view has a port of its own and
 the director's routes are not on it (nor the public view on the director's).
+
+No route reads the store or hashes on the event loop (a table's whole-game replay, a
+database waiting on its lock or a server): a route that needs nothing else is a plain
+``def``, which Starlette runs in a worker thread, and one that reads a body hands that
+work to a worker thread, so one slow request never holds every dashboard's stream. A
+request is refused by raising ``web_guard.Refused`` where the problem is found; one
+handler turns it into the answer.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import asyncio
 import contextlib
 import functools
 import html
+import inspect
 import json
 import logging
 import math
@@ -30,10 +38,11 @@ import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
@@ -53,8 +62,9 @@ from table_controller.director.store import (
     StoreUnavailable,
     finite,
 )
-from table_controller.director.web_guard import Guard, SafeJSON, read_json
+from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_json, refused
 from table_controller.director.web_guard import problem as _problem
+from table_controller.errors import TableControllerError
 from table_controller.rules.errors import RulesError
 from table_controller.web.view import table_view
 
@@ -66,11 +76,12 @@ HISTORY = 400  # the most recent events shown in a table's history
 STORE_RETRY = 2.0  # seconds between tries at the overview while the database is down
 Standings = Callable[[DirectorStore], list[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]
+Endpoint = Callable[[Request], Response]  # a plain def: Starlette runs it in a worker thread
 
 log = logging.getLogger(__name__)
 
 
-class DashboardError(OSError):
+class DashboardError(TableControllerError, OSError):
     """The dashboard could not be served: which address, and what to do."""
 
 
@@ -189,7 +200,9 @@ class DirectorPage:
 
     @staticmethod
     def _app(routes: list[BaseRoute]) -> ASGIApp:
-        app = Starlette(routes=routes, exception_handlers={StoreUnavailable: _store_down})
+        app = Starlette(
+            routes=routes, exception_handlers={StoreUnavailable: _store_down, Refused: refused}
+        )
         return Guard(app)
 
     # --- changes, from any thread ---------------------------------------------------------
@@ -381,39 +394,56 @@ class DirectorPage:
     def _director(self, request: Request) -> str | None:
         return self.store.session(request.cookies.get(COOKIE))
 
-    def _login_required(self, handler: Handler) -> Handler:
-        """``handler`` for a logged-in director only: anyone else gets 401 and no data."""
+    def _logged_in(self, request: Request) -> str:
+        """The director whose session the request carries; else refused (401, no data).
+        Reads the store: in a worker thread."""
+        who = self._director(request)
+        if who is None:
+            raise Refused(
+                401,
+                "you are not logged in (or the session ended)",
+                "log in with your director's name and password",
+            )
+        return who
 
-        @functools.wraps(handler)
-        async def checked(request: Request) -> Response:
-            if self._director(request) is None:
-                return _problem(
-                    401,
-                    "you are not logged in (or the session ended)",
-                    "log in with your director's name and password",
-                )
-            return await handler(request)
+    def _login_required(self, handler: Handler | Endpoint) -> Handler | Endpoint:
+        """``handler`` for a logged-in director only: anyone else gets 401 and no data.
+        The session is checked off the event loop: in the thread a plain ``def``
+        handler runs in, or in a worker thread before an ``async`` one."""
+        if inspect.iscoroutinefunction(handler):
+            serve = cast(Handler, handler)
 
-        return checked
+            @functools.wraps(serve)
+            async def checked(request: Request) -> Response:
+                await run_in_threadpool(self._logged_in, request)
+                return await serve(request)
 
-    async def _me(self, request: Request) -> Response:
+            return checked
+        endpoint = cast(Endpoint, handler)
+
+        @functools.wraps(endpoint)
+        def checked_in_thread(request: Request) -> Response:
+            self._logged_in(request)
+            return endpoint(request)
+
+        return checked_in_thread
+
+    def _me(self, request: Request) -> Response:
         return SafeJSON({"director": self._director(request), "public_port": self._public_port})
 
     async def _login(self, request: Request) -> Response:
         body = await read_json(request)
-        if isinstance(body, Response):
-            return body
         name, password = body.get("name", ""), body.get("password", "")
         if not isinstance(name, str) or not isinstance(password, str):
-            return _problem(400, "the name and password are text", "use the login form")
+            raise Refused(400, "the name and password are text", "use the login form")
         if not 0 < len(name) <= 100 or len(password) > 1024:
-            return _problem(
+            raise Refused(
                 400, "a name is 1 to 100 characters, a password at most 1024", "check them"
             )
         address = request.client.host if request.client else ""
         wait, which = self.throttle.wait(name, address)
         if wait > 0:
-            return _problem(
+            raise Refused(
                 429,
                 f"too many failed logins {'for this name' if which == 'name' else 'from here'}",
                 f"wait {math.ceil(wait)} s and try again",
@@ -423,7 +453,7 @@ class DirectorPage:
         async with self._hashing:  # the hash in a worker thread: the loop keeps serving
             token = await asyncio.to_thread(self.store.login, name, password, address=address)
         if token is None:
-            return _problem(
+            raise Refused(
                 401,
                 "that name and password do not match a director's login",
                 "check them; a login is made with `table-controller director add-login NAME`",
@@ -435,7 +465,7 @@ class DirectorPage:
         )
         return resp
 
-    async def _logout(self, request: Request) -> Response:
+    def _logout(self, request: Request) -> Response:
         token = request.cookies.get(COOKIE)
         if token:
             self.store.logout(token)
@@ -475,7 +505,7 @@ class DirectorPage:
                     await asyncio.wait_for(mailbox.ready.wait(), timeout=self._heartbeat)
                 except TimeoutError:
                     with contextlib.suppress(StoreUnavailable):  # said in the overview
-                        if self.store.session(token) is None:
+                        if await run_in_threadpool(self.store.session, token) is None:
                             return
                     yield ": heartbeat\n\n"
                     continue
@@ -486,19 +516,19 @@ class DirectorPage:
         finally:
             self._mailboxes.discard(mailbox)
 
-    async def _overview_route(self, request: Request) -> Response:
+    def _overview_route(self, request: Request) -> Response:
         return SafeJSON(self.overview())
 
-    async def _table(self, request: Request) -> Response:
+    def _table(self, request: Request) -> Response:
         table = request.path_params["table"]
         known = {t["table"] for t in self.store.tables()}
         if table not in known:
-            return _problem(404, f"no table {table[:100]!r} has reported", "check the table's name")
+            raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
         games = self.store.games(table)
         asked = request.query_params.get("game") or ""
         game = _number(asked) if asked else (games[-1] if games else 0)
         if game is None:
-            return _problem(400, f"game={asked[:20]!r} is not a game number", "e.g. ?game=2")
+            raise Refused(400, f"game={asked[:20]!r} is not a game number", "e.g. ?game=2")
         events = self.store.events(table, game) if games else []
         players = self.store.players(table)
         view = None
@@ -539,68 +569,63 @@ class DirectorPage:
             }
         )
 
-    async def _evidence(self, request: Request) -> Response:
+    def _evidence(self, request: Request) -> Response:
         p = request.path_params
         game, seq = _number(p["game"]), _number(p["seq"])
         png = None if game is None or seq is None else self.store.evidence(p["table"], game, seq)
         if png is None:
-            return _problem(
+            raise Refused(
                 404,
                 f"no evidence image for event {p['seq'][:20]} of game {p['game'][:20]}",
                 "the table may not have sent it yet",
             )
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
-    async def _defaults(self, request: Request) -> Response:
+    def _defaults(self, request: Request) -> Response:
         aid = _number(request.path_params["alert"])
         alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
         if alert is None:
-            return _problem(404, "there is no such alert", "reload the dashboard")
+            raise Refused(404, "there is no such alert", "reload the dashboard")
         return SafeJSON(ruling_defaults(alert, self.store))
 
-    async def _audit(self, request: Request) -> Response:
+    def _audit(self, request: Request) -> Response:
         return SafeJSON(self.store.audit())
 
-    async def _event(self, request: Request) -> Response:
+    def _event(self, request: Request) -> Response:
         return SafeJSON(self.admin.summary())
 
     # --- changes (login required) -------------------------------------------------------
 
-    async def _form(self, request: Request) -> tuple[str, dict[str, Any]] | Response:
-        """A logged-in director's form: (who, the JSON body), or the refusal to send."""
-        who = self._director(request)
+    async def _form(self, request: Request) -> tuple[str, dict[str, Any]]:
+        """A logged-in director's form: (who, the JSON body); else refused."""
+        who = await run_in_threadpool(self._director, request)
         if who is None:  # the session ended between the route's check and now
-            return _problem(401, "your session ended", "log in again")
-        body = await read_json(request)
-        if isinstance(body, Response):
-            return body
-        return who, body
+            raise Refused(401, "your session ended", "log in again")
+        return who, await read_json(request)
 
     async def _alert(self, request: Request) -> Response:
-        form = await self._form(request)
-        if isinstance(form, Response):
-            return form
-        who, body = form
+        who, body = await self._form(request)
         aid = _number(request.path_params["alert"])
         if aid is None:
-            return _problem(404, "there is no such alert", "reload the dashboard")
+            raise Refused(404, "there is no such alert", "reload the dashboard")
         reason = body.get("reason")
         try:
-            self.store.set_alert(
-                aid, str(body.get("state")), who, str(reason)[:2000] if reason else None
+            await run_in_threadpool(
+                self.store.set_alert,
+                aid,
+                str(body.get("state")),
+                who,
+                str(reason)[:2000] if reason else None,
             )
         except StoreError as exc:
-            return _problem(409, str(exc), "reload the dashboard and try again")
+            raise Refused(409, str(exc), "reload the dashboard and try again") from None
         self.changed("alert", "")
         return SafeJSON({"ok": True})
 
     async def _ruling(self, request: Request) -> Response:
-        form = await self._form(request)
-        if isinstance(form, Response):
-            return form
-        who, body = form
+        who, body = await self._form(request)
         if self.service is None:
-            return _problem(
+            raise Refused(
                 409,
                 "this dashboard is not connected to the tables",
                 "run `table-controller director` with the broker's address",
@@ -609,11 +634,11 @@ class DirectorPage:
         try:
             points = int(points) if points not in (None, "") else None
         except (TypeError, ValueError, OverflowError):
-            return _problem(
+            raise Refused(
                 400, f"{str(points)[:20]!r} is not a number of points", "write e.g. -2 or 1"
-            )
+            ) from None
         if points is not None and abs(points) > 1000:
-            return _problem(400, f"{points} points is out of range", "write e.g. -2 or 1")
+            raise Refused(400, f"{points} points is out of range", "write e.g. -2 or 1")
         team = body.get("team") or None
         try:
             payload = await asyncio.to_thread(
@@ -626,32 +651,32 @@ class DirectorPage:
                 points=points,
             )
         except RulingError as exc:
-            return _problem(400, str(exc), "fill in the ruling's form and send it again")
+            raise Refused(400, str(exc), "fill in the ruling's form and send it again") from None
         alert = body.get("alert")
         if type(alert) is int and body.get("close_alert", True):
             with contextlib.suppress(StoreError, OverflowError):
-                self.store.set_alert(alert, "closed", who, f"ruling {payload['ruling_id']}")
+                await run_in_threadpool(
+                    self.store.set_alert, alert, "closed", who, f"ruling {payload['ruling_id']}"
+                )
         self.changed("ruling", "")
         return SafeJSON({"ok": True, "ruling": payload})
 
     async def _event_change(self, request: Request) -> Response:
-        form = await self._form(request)
-        if isinstance(form, Response):
-            return form
-        who, body = form
+        who, body = await self._form(request)
         action = request.path_params["action"]
         if action not in event_forms.ACTIONS:
-            return _problem(
+            raise Refused(
                 404, f"there is no event action {action[:40]!r}", "use the dashboard's event forms"
             )
         try:
             done = await event_forms.apply(self.admin, who, action, body)
         except AdminError as exc:
-            return _problem(400, str(exc), "correct the form and send it again")
+            raise Refused(400, str(exc), "correct the form and send it again") from None
         except StoreError as exc:
-            return _problem(503, str(exc), "nothing was changed; try again")
+            raise Refused(503, str(exc), "nothing was changed; try again") from None
         self.changed("event", "")
-        return SafeJSON({"ok": True, "done": done, "event": self.admin.summary()})
+        summary = await run_in_threadpool(self.admin.summary)
+        return SafeJSON({"ok": True, "done": done, "event": summary})
 
     # --- the public view (no login) ---------------------------------------------------
 
@@ -664,7 +689,7 @@ class DirectorPage:
         try:
             delay = parse_delay(asked) if asked else None
         except PublicViewError as exc:
-            return _problem(400, str(exc), "e.g. ?delay=60")
+            raise Refused(400, str(exc), "e.g. ?delay=60") from None
         snap = await asyncio.to_thread(self.public.snapshot, delay)
         snap["title"] = self._title
         return SafeJSON(snap, headers={"Cache-Control": "no-store"})

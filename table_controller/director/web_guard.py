@@ -13,6 +13,10 @@ and is let through: it cannot be made to act by someone else's page.
 
 ``read_json`` reads a body with limits (size, nesting depth, digits of a number, no
 NaN), so no request can make the server spend without bound or answer 500.
+
+A route refuses a request by raising ``Refused`` where it finds what is wrong (in a
+helper as well as in the route itself); the app's one handler (``refused``) turns it
+into the answer: the status, what went wrong and what to do.
 """
 
 from __future__ import annotations
@@ -90,19 +94,36 @@ def _refuse_change(scope: Scope) -> Response | None:
     return None
 
 
-async def read_json(request: Request) -> dict[str, Any] | Response:
-    """The request's JSON object, or the 4xx answer that says what is wrong with it."""
+class Refused(Exception):
+    """A request refused: its answer's status, what went wrong and what to do."""
+
+    def __init__(self, status: int, what: str, fix: str) -> None:
+        super().__init__(what)
+        self.status = status
+        self.what = what
+        self.fix = fix
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    """The app's handler for ``Refused``: the answer the refusal names."""
+    if not isinstance(exc, Refused):  # pragma: no cover - registered for Refused only
+        raise exc
+    return problem(exc.status, exc.what, exc.fix)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object; ``Refused`` (4xx) says what is wrong with it."""
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            return problem(413, "the request is too large", "send one form at a time")
+            raise Refused(413, "the request is too large", "send one form at a time")
     try:
         obj = loads_limited(body or b"{}", max_depth=MAX_DEPTH, max_int_digits=MAX_INT_DIGITS)
     except JSONLimitError as exc:
-        return problem(400, f"the request is not JSON within the limits: {exc}", FORMS)
+        raise Refused(400, f"the request is not JSON within the limits: {exc}", FORMS) from None
     if not isinstance(obj, dict):
-        return problem(400, "the request is not a JSON object", FORMS)
+        raise Refused(400, "the request is not a JSON object", FORMS)
     return obj
 
 
@@ -120,4 +141,4 @@ def problem(status: int, what: str, fix: str) -> JSONResponse:
     return JSONResponse({"ok": False, "problem": what, "fix": fix}, status_code=status)
 
 
-__all__ = ["MAX_BODY", "Guard", "SafeJSON", "problem", "read_json"]
+__all__ = ["MAX_BODY", "Guard", "Refused", "SafeJSON", "problem", "read_json", "refused"]

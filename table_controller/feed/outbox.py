@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_controller.errors import TableControllerError
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
@@ -52,7 +53,7 @@ _SCHEMA = (
 )
 
 
-class OutboxError(RuntimeError):
+class OutboxError(TableControllerError, RuntimeError):
     """The outbox cannot read the log or keep its cursor; the message says what to do."""
 
 

@@ -259,7 +259,8 @@ class Publisher:
             self._retry(f"the broker {s.broker}:{s.port} cannot be reached ({exc})")
             return
         sock = client.socket()
-        # Without TCP_NODELAY small messages wait ~40 ms (docs/design.md).
+        # Without TCP_NODELAY (Nagle) small messages wait ~40 ms at p99: measured with
+        # mosquitto and paho on loopback (the project's shared design notes, "measured facts").
         if isinstance(sock, socket.socket):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -25,6 +25,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from table_controller.errors import TableControllerError
+
 VERSION = 1
 KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 # The input event each kind carries (None: the ruling changes nothing at the table).
@@ -41,7 +43,7 @@ MAX_AGE = 12 * 3600.0
 FUTURE = 900.0  # a ruling dated this far ahead: a clock is wrong
 
 
-class RulingRejected(ValueError):
+class RulingRejected(TableControllerError, ValueError):
     """A ruling the table must not apply; the message says why and what to do."""
 
 

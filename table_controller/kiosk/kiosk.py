@@ -46,6 +46,7 @@ from table_controller.bots.knowledge import seat_view, seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import DECK, Card
+from table_controller.errors import TableControllerError
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
@@ -77,7 +78,7 @@ log = logging.getLogger(__name__)
 BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
 
 
-class KioskError(ValueError):
+class KioskError(TableControllerError, ValueError):
     """A configuration the kiosk cannot run with, and what to change."""
 
 

@@ -9,11 +9,11 @@ and, when a visitor reneges, what went wrong in words, not only the penalty.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
-from table_controller.renege_words import renege_sentence
 from table_controller.rules.events import (
     OutputEvent,
     RenegeProven,
@@ -24,6 +24,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import RenegePenalty
 from table_controller.seats import Seat
+from table_controller.words import renege_sentence
 
 HAND_SIZE = 5
 TRUMP_ORDER = (
@@ -99,7 +100,7 @@ def renege_words(
     names: Mapping[Seat, str],
     visitors: Collection[Seat],
 ) -> str:
-    """A renege explained: the sentence every screen uses (renege_words.py), then the rule,
+    """A renege explained: the sentence every screen uses (words.py), then the rule,
     a word on the left bower where it is the catch, and what follows."""
     seat, suit = event.seat, event.suit
     trump = game.trump
@@ -132,6 +133,36 @@ def renege_words(
     return text
 
 
+@dataclass(frozen=True)
+class _Moment:
+    """What the coach looks at: the game now and who is who."""
+
+    game: Game
+    visitors: Collection[Seat]
+    names: Mapping[Seat, str]
+    collected: Mapping[Seat, Sequence[Card]]
+
+    @property
+    def to_act(self) -> Seat | None:
+        return self.game.to_act
+
+    @property
+    def name(self) -> str:
+        seat = self.to_act
+        return self.names.get(seat, str(seat)) if seat is not None else ""
+
+    @property
+    def visitor_turn(self) -> bool:
+        return self.to_act is not None and self.to_act in self.visitors
+
+    def who(self, seat: Seat) -> str:
+        return self.names.get(seat, str(seat))
+
+
+# What the coach says in a phase: (title, lines, the card codes the visitor may play).
+Advice = tuple[str, list[str], list[str]]
+
+
 def coach(
     game: Game,
     visitors: Collection[Seat],
@@ -142,109 +173,11 @@ def coach(
 ) -> dict[str, Any]:
     """The coach's words now: ``{"title", "lines", "playable", "trick_won", "renege"}``
     (``playable``: the card codes the visitor to play may play)."""
-    hand = game.hand
-    phase = game.phase
-    to_act = game.to_act
-    lines: list[str] = []
-    title = ""
-    playable: list[str] = []
-    name = names.get(to_act, str(to_act)) if to_act is not None else ""
-    visitor_turn = to_act is not None and to_act in visitors
-    if phase is Phase.DEALING:
-        title = "Take five cards"
-        for seat in sorted(visitors):
-            have = list((collected or {}).get(seat, ()))
-            who = names.get(seat, str(seat))
-            if len(have) >= HAND_SIZE:
-                lines.append(f"{who}: all five cards read. Pick them up and hold them.")
-            else:
-                seen = f" Read so far: {cards_words(have)} ({len(have)} of 5)." if have else ""
-                lines.append(
-                    f"{who}: take five cards from the deck and lay them face up in your play "
-                    f"zone (the box in front of you), together or one by one.{seen}"
-                )
-        lines.append(
-            "The camera reads them, then you pick them up. The bots get their cards from "
-            "the rest of the deck: theirs are only on the screen."
-        )
-    elif phase is Phase.OVER:
-        title = "Game over"
-        lines.append("A new game starts in a moment.")
-    elif hand is None:
-        title = "Welcome"
-    elif phase is Phase.BIDDING and hand.upcard is not None:
-        up = hand.upcard
-        if not visitor_turn:
-            title = f"{name} is deciding"
-            lines.append(
-                f"The upcard is the {up.pretty}. Each player in turn may make "
-                f"{up.suit.word} trump (round 1) or pass."
-                if hand.round == 1
-                else f"The {up.pretty} was turned down: now any other suit may be named trump."
-            )
-        elif hand.round == 1:
-            title = f"{name}: order it up, or pass?"
-            dealer = names.get(hand.dealer, str(hand.dealer))
-            lines.append(
-                f"The upcard is the {up.pretty}. Order it up if you think your side can take "
-                f"3 of the 5 tricks with {suit_words(up.suit)} as trump: {dealer} (the "
-                "dealer) then takes the upcard. Otherwise pass. Touch your choice."
-            )
-            lines.append(TRUMP_ORDER)
-        else:
-            title = f"{name}: name trump, or pass?"
-            lines.append(
-                f"Nobody took the {up.pretty}. Name any suit but {up.suit.word} as trump if "
-                "you think your side can take 3 tricks, or pass. Touch your choice."
-            )
-    elif phase is Phase.DISCARDING:
-        dealing = hand.dealer
-        if dealing in visitors and hand.upcard is not None:
-            title = f"{names.get(dealing, str(dealing))}: take the upcard, then discard"
-            lines.append(
-                f"As the dealer you take the {hand.upcard.pretty}: get it from the rest of "
-                "the deck. Now you hold six cards: lay the one you throw away face up in "
-                "your play zone (or touch it below), then put it aside."
-            )
-        else:
-            title = f"{names.get(dealing, str(dealing))} (the dealer) is discarding"
-    elif phase is Phase.PLAYING and hand.trick is not None:
-        trick = hand.trick
-        trump = hand.trump
-        led = trick.led
-        if visitor_turn:
-            assert to_act is not None
-            held = hand.known[to_act] or set()
-            legal = legal_plays(held, led, trump)
-            playable = [c.code for c in sorted(legal)]
-            if led is None:
-                title = f"{name}: your lead"
-                lines.append(
-                    "Lay any card in your play zone. "
-                    + (f"Trump is {suit_words(trump)}." if trump is not None else "")
-                )
-            elif len(legal) < len(held):
-                title = f"{name}: follow {suit_words(led)}"
-                lines.append(
-                    f"{suit_words(led).capitalize()} were led: you must follow suit when you "
-                    f"can. You can play: {cards_words(legal)}."
-                )
-            else:
-                title = f"{name}: play any card"
-                lines.append(
-                    f"You have no {led.word}, so you may play any card"
-                    + (
-                        f": a trump ({suit_words(trump)}) wins the trick unless a higher "
-                        "trump is played."
-                        if trump is not None and led is not trump
-                        else "."
-                    )
-                )
-            note = left_bower_note(held, trump, led)
-            if note:
-                lines.append(note)
-        else:
-            title = f"{name} is playing" if to_act is not None else ""
+    now = _Moment(game, visitors, names, collected or {})
+    advise = _BY_PHASE.get(game.phase)
+    title, lines, playable = advise(now) if advise is not None else ("", [], [])
+    if game.hand is None and game.phase not in (Phase.DEALING, Phase.OVER):
+        title, lines, playable = "Welcome", [], []
     trick_won = ""
     renege = ""
     for out in reversed(recent):
@@ -259,6 +192,134 @@ def coach(
         "trick_won": trick_won,
         "renege": renege,
     }
+
+
+def _dealing(now: _Moment) -> Advice:
+    lines = []
+    for seat in sorted(now.visitors):
+        have = list(now.collected.get(seat, ()))
+        who = now.who(seat)
+        if len(have) >= HAND_SIZE:
+            lines.append(f"{who}: all five cards read. Pick them up and hold them.")
+        else:
+            seen = f" Read so far: {cards_words(have)} ({len(have)} of 5)." if have else ""
+            lines.append(
+                f"{who}: take five cards from the deck and lay them face up in your play "
+                f"zone (the box in front of you), together or one by one.{seen}"
+            )
+    lines.append(
+        "The camera reads them, then you pick them up. The bots get their cards from "
+        "the rest of the deck: theirs are only on the screen."
+    )
+    return "Take five cards", lines, []
+
+
+def _over(now: _Moment) -> Advice:
+    return "Game over", ["A new game starts in a moment."], []
+
+
+def _bidding(now: _Moment) -> Advice:
+    hand = now.game.hand
+    if hand is None or hand.upcard is None:
+        return "", [], []
+    up, name = hand.upcard, now.name
+    if not now.visitor_turn:
+        return (
+            f"{name} is deciding",
+            [
+                f"The upcard is the {up.pretty}. Each player in turn may make "
+                f"{up.suit.word} trump (round 1) or pass."
+                if hand.round == 1
+                else f"The {up.pretty} was turned down: now any other suit may be named trump."
+            ],
+            [],
+        )
+    if hand.round == 1:
+        dealer = now.who(hand.dealer)
+        return (
+            f"{name}: order it up, or pass?",
+            [
+                f"The upcard is the {up.pretty}. Order it up if you think your side can take "
+                f"3 of the 5 tricks with {suit_words(up.suit)} as trump: {dealer} (the "
+                "dealer) then takes the upcard. Otherwise pass. Touch your choice.",
+                TRUMP_ORDER,
+            ],
+            [],
+        )
+    return (
+        f"{name}: name trump, or pass?",
+        [
+            f"Nobody took the {up.pretty}. Name any suit but {up.suit.word} as trump if "
+            "you think your side can take 3 tricks, or pass. Touch your choice."
+        ],
+        [],
+    )
+
+
+def _discarding(now: _Moment) -> Advice:
+    hand = now.game.hand
+    if hand is None:
+        return "", [], []
+    dealing = hand.dealer
+    if dealing in now.visitors and hand.upcard is not None:
+        return (
+            f"{now.who(dealing)}: take the upcard, then discard",
+            [
+                f"As the dealer you take the {hand.upcard.pretty}: get it from the rest of "
+                "the deck. Now you hold six cards: lay the one you throw away face up in "
+                "your play zone (or touch it below), then put it aside."
+            ],
+            [],
+        )
+    return f"{now.who(dealing)} (the dealer) is discarding", [], []
+
+
+def _playing(now: _Moment) -> Advice:
+    hand = now.game.hand
+    if hand is None or hand.trick is None:
+        return "", [], []
+    to_act, name = now.to_act, now.name
+    if not now.visitor_turn or to_act is None:
+        return (f"{name} is playing" if to_act is not None else ""), [], []
+    trump, led = hand.trump, hand.trick.led
+    held = hand.known[to_act] or set()
+    legal = legal_plays(held, led, trump)
+    playable = [c.code for c in sorted(legal)]
+    if led is None:
+        title = f"{name}: your lead"
+        lines = [
+            "Lay any card in your play zone. "
+            + (f"Trump is {suit_words(trump)}." if trump is not None else "")
+        ]
+    elif len(legal) < len(held):
+        title = f"{name}: follow {suit_words(led)}"
+        lines = [
+            f"{suit_words(led).capitalize()} were led: you must follow suit when you "
+            f"can. You can play: {cards_words(legal)}."
+        ]
+    else:
+        title = f"{name}: play any card"
+        lines = [
+            f"You have no {led.word}, so you may play any card"
+            + (
+                f": a trump ({suit_words(trump)}) wins the trick unless a higher trump is played."
+                if trump is not None and led is not trump
+                else "."
+            )
+        ]
+    note = left_bower_note(held, trump, led)
+    if note:
+        lines.append(note)
+    return title, lines, playable
+
+
+_BY_PHASE: dict[Phase, Callable[[_Moment], Advice]] = {
+    Phase.DEALING: _dealing,
+    Phase.OVER: _over,
+    Phase.BIDDING: _bidding,
+    Phase.DISCARDING: _discarding,
+    Phase.PLAYING: _playing,
+}
 
 
 def _last_trump(game: Game) -> Suit | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from table_controller.cards import Card, Suit
 from table_controller.clip import clip
+from table_controller.errors import TableControllerError
 from table_controller.rules.events import INPUT_EVENTS, OUTPUT_EVENTS, InputEvent, OutputEvent
 from table_controller.seats import Seat, Team
 
@@ -24,7 +25,7 @@ Encoder = Callable[[Any], JSON]
 Decoder = Callable[[JSON], Any]
 
 
-class CodecError(ValueError):
+class CodecError(TableControllerError, ValueError):
     """A JSON object that is not a valid event."""
 
 

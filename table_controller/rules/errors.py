@@ -7,8 +7,10 @@ engine's state is unchanged after any of them.
 
 from __future__ import annotations
 
+from table_controller.errors import TableControllerError
 
-class RulesError(ValueError):
+
+class RulesError(TableControllerError, ValueError):
     """An event the rules cannot accept; ``expected`` says what would be accepted."""
 
     def __init__(self, message: str, expected: str = "") -> None:

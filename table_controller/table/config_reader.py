@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from table_controller.clip import clip, clip_text
+from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
 
 
@@ -26,7 +27,7 @@ class ConfigProblem(NamedTuple):
         return f"{source}: {clip_text(self.key)}: {clip_text(self.problem, 400)} -- {self.fix}"
 
 
-class ConfigError(ValueError):
+class ConfigError(TableControllerError, ValueError):
     """A configuration the table cannot start with; ``problems`` lists every one found."""
 
     def __init__(self, problems: Sequence[ConfigProblem], source: str) -> None:

@@ -17,8 +17,6 @@ from html import escape
 
 from table_controller.cards import Card, Suit
 from table_controller.event_log import EventLog, GameRecord
-from table_controller.narrate import SEAT_NAMES, suit_text
-from table_controller.renege_words import renege_sentence
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -44,6 +42,17 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat, Team
 from table_controller.transcript import header
+from table_controller.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    reason_words,
+    renege_sentence,
+    suit_text,
+)
 
 # --- the transcript -----------------------------------------------------------------
 
@@ -170,15 +179,15 @@ def _apply(
     hand = sheet.hands[-1] if sheet.hands else None
     notes = hand.notes if hand is not None else sheet.notes
     if isinstance(out, FirstDealerSet):
-        sheet.first_dealer = f"{SEAT_NAMES[out.seat]} ({out.how.value.replace('_', ' ')})"
+        sheet.first_dealer = f"{SEAT_NAMES[out.seat]} ({FIRST_DEALER_WORDS[out.how]})"
     elif isinstance(out, TrumpSet) and hand is not None:
         hand.trump, hand.trump_set, hand.maker = out.trump, True, out.maker
         hand.alone, hand.bid = out.alone, out.bid
     elif isinstance(out, HandScored) and hand is not None:
-        hand.tricks, hand.result = out.tricks, out.result.value
+        hand.tricks, hand.result = out.tricks, RESULT_WORDS[out.result]
         hand.points, hand.scores, hand.individual = out.points, out.scores, out.individual
     elif isinstance(out, HandThrownIn) and hand is not None:
-        hand.result = "thrown in: " + out.reason.value.replace("_", " ")
+        hand.result = "thrown in: " + THROW_IN_WORDS[out.reason]
     elif isinstance(out, RenegeProven):
         images = [
             (
@@ -209,8 +218,8 @@ def _apply(
         notes.append(
             Note(
                 "irregularity",
-                f"{out.kind.value.replace('_', ' ').capitalize()}{who}: {out.detail}; "
-                f"remedy: {out.remedy.value.replace('_', ' ')}",
+                f"{IRREGULARITY_WORDS[out.kind]}{who}: {out.detail}; "
+                f"remedy: {REMEDY_WORDS[out.remedy]}",
                 [(f"what the camera saw (event {seq})", _image(log, game, seq))]
                 if has_evidence
                 else [],
@@ -221,7 +230,7 @@ def _apply(
             Note(
                 "penalty",
                 f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({out.reason.value.replace('_', ' ')}); score {out.scores[0]}-{out.scores[1]}"
+                f"({reason_words(out.reason)}); score {out.scores[0]}-{out.scores[1]}"
                 + (
                     "; players " + " ".join(str(x) for x in out.individual)
                     if out.individual is not None

@@ -23,6 +23,7 @@ import cv2
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, SeatButton
+from table_controller.errors import TableControllerError
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import InputEvent
 from table_controller.rules.game import Game
@@ -33,7 +34,7 @@ from table_controller.vision.camera import TIMESTAMPS, Frame
 INPUTS = "inputs.jsonl"
 
 
-class RecordingError(ValueError):
+class RecordingError(TableControllerError, ValueError):
     """A recording that cannot be read, and what to do."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from table_controller.errors import TableControllerError
 from table_controller.event_log import EventLog, GameRecord
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OutputEvent
@@ -48,7 +49,7 @@ class Resumed:
         )
 
 
-class UnusableRules(ValueError):
+class UnusableRules(TableControllerError, ValueError):
     """The last game's rules cannot be built (an unknown preset or option)."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
+from table_controller.errors import TableControllerError
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OrderedUp, Passed, TrumpCalled
 from table_controller.rules.game import Game
@@ -27,7 +28,7 @@ from table_controller.rules.presets import Variant
 from table_controller.seats import Seat
 
 
-class PressRefused(ValueError):
+class PressRefused(TableControllerError, ValueError):
     """A press the table does not pass on to the rules; ``what_to_do`` is for the
     player (the table's screen, the dashboard)."""
 

@@ -12,6 +12,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from table_controller.errors import TableControllerError
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig
 from table_controller.table.players import SimulatedPlayers
@@ -54,7 +55,7 @@ FAST = Pace(
 GAME_SEED_STEP = 1_000_003  # between one game's players' seed and the next's
 
 
-class SimulationError(ValueError):
+class SimulationError(TableControllerError, ValueError):
     """A configuration the simulated table cannot run with, and what to change."""
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from table_controller.cards import Card
+from table_controller.errors import TableControllerError
 from table_controller.seats import SEATS, Seat
 from table_controller.vision.camera import Frame, FrameSource
 from table_controller.vision.layout import Calibration, Zone, default_zones
@@ -40,7 +41,7 @@ from table_controller.vision.synthetic import (
 HAND_FRAMES = 3  # frames a player's hand stays over a card it has just laid
 
 
-class WorldError(ValueError):
+class WorldError(TableControllerError, ValueError):
     """A physical action that cannot happen (a card in two places, a zone that does not
     exist): a bug in whoever drives the world, said in the table's words."""
 

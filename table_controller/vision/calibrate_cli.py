@@ -17,43 +17,24 @@ import argparse
 import sys
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any, TextIO
-
-import cv2
-import numpy as np
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.paper import PAPERS, default_paper, paper_help
 from table_controller.safe_json import JSONLimitError, loads_limited
-from table_controller.vision.calibration import (
-    DRIFT_PX,
-    MAX_ERROR_MM,
-    MIN_CELL_PX,
-    LensFit,
-    MatFit,
-    check_fit,
-    corner_label,
-    drift,
-    find_mat,
-    load_lens,
-    measure_lens,
-    overlay,
-    save_lens,
-    scale,
-    write_board,
-    write_corner_sheets,
-    write_full_mat,
-)
-from table_controller.vision.camera import (
-    IMAGE_SUFFIXES,
-    CameraError,
-    FrameSource,
-    open_camera,
-)
-from table_controller.vision.layout import FORMAT, Calibration, CalibrationError
-from table_controller.vision.markers import FAMILIES
-from table_controller.vision.picture import PictureError, read_picture
 
+if TYPE_CHECKING:  # OpenCV and numpy load only when a calibration runs
+    import numpy as np
+
+    from table_controller.vision.calibration import MatFit
+    from table_controller.vision.camera import FrameSource
+    from table_controller.vision.layout import Calibration
+
+# What the options offer, named here so that building the parser (and --help) imports no
+# OpenCV; the tests check them against markers.FAMILIES and calibration.py's.
+FAMILY_NAMES = ("aruco", "qr-zbar", "qr-zxing")
+MAX_ERROR_MM = 3.0  # calibration.MAX_ERROR_MM
+DRIFT_PX = 3.0  # calibration.DRIFT_PX
 DEFAULT_OUT = Path("calibration/table.json")
 DEFAULT_LENS = Path("calibration/lens.json")
 WARMUP_FRAMES = 5  # a live camera's first frames, while its exposure settles
@@ -64,6 +45,9 @@ def _err(message: str) -> None:
 
 
 def _read_image(path: str) -> np.ndarray:
+    from table_controller.vision.camera import CameraError
+    from table_controller.vision.picture import PictureError, read_picture
+
     p = Path(path)
     if not p.exists():
         raise CameraError(f"{p} does not exist (a PNG or JPEG from the table's camera)")
@@ -81,6 +65,8 @@ def _is_live(source: FrameSource) -> bool:
 
 def _frames(args: argparse.Namespace) -> Generator[tuple[str, np.ndarray], None, None]:
     """(where, image) for each picture to try, from --image or --camera."""
+    from table_controller.vision.camera import open_camera
+
     if args.image:
         yield args.image, _read_image(args.image)
         return
@@ -98,6 +84,8 @@ def _frames(args: argparse.Namespace) -> Generator[tuple[str, np.ndarray], None,
 
 def _may_write(path: Path, force: bool) -> str | None:
     """Why ``path`` must not be overwritten (it holds something else), or None."""
+    from table_controller.vision.layout import FORMAT
+
     if force or not path.exists():
         return None
     if path.is_dir():
@@ -115,6 +103,8 @@ def _may_write(path: Path, force: bool) -> str | None:
 
 
 def _report(fit: MatFit, cal: Calibration, where: str, out: TextIO) -> None:
+    from table_controller.vision.calibration import MIN_CELL_PX, corner_label, scale
+
     w, h = cal.image_size
     s = scale(cal)
     out.write(f"Calibrated from {where} ({w}x{h}, marker family {cal.family}).\n")
@@ -143,6 +133,8 @@ _MODES = ((1280, 720), (1920, 1080), (2304, 1296), (2560, 1440), (3840, 2160), (
 
 def _better_size(w: int, h: int, cell_px: float) -> str:
     """': 2304x1296 would give 4.3 px', the smallest common mode that is enough."""
+    from table_controller.vision.calibration import MIN_CELL_PX
+
     for mw, mh in sorted(_MODES, key=lambda m: m[0] * m[1]):
         if abs(mw / mh - w / h) > 0.05 or mw <= w:
             continue
@@ -152,6 +144,12 @@ def _better_size(w: int, h: int, cell_px: float) -> str:
 
 
 def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
+    import cv2
+
+    from table_controller.vision.calibration import check_fit, find_mat, load_lens, overlay
+    from table_controller.vision.camera import IMAGE_SUFFIXES, CameraError
+    from table_controller.vision.layout import CalibrationError
+
     target = Path(args.out)
     reason = _may_write(target, args.force)
     if reason:
@@ -230,6 +228,8 @@ def _pdf_path(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.vision.calibration import write_corner_sheets, write_full_mat
+
     args.paper = args.paper or default_paper()
     path = _pdf_path(args)
     if path is None:
@@ -255,6 +255,8 @@ def cmd_mat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_board(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.vision.calibration import write_board
+
     args.paper = args.paper or default_paper()
     path = _pdf_path(args)
     if path is None:
@@ -273,6 +275,8 @@ def cmd_board(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _lens_frames(args: argparse.Namespace) -> Generator[np.ndarray, None, None]:
+    from table_controller.vision.camera import open_camera
+
     spec = f"folder:{args.images}" if args.images else args.camera
     with open_camera(spec) as source:
         for n, frame in enumerate(source):
@@ -282,6 +286,10 @@ def _lens_frames(args: argparse.Namespace) -> Generator[np.ndarray, None, None]:
 
 
 def cmd_lens(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.vision.calibration import LensFit, measure_lens, save_lens
+    from table_controller.vision.camera import CameraError
+    from table_controller.vision.layout import CalibrationError
+
     path = Path(args.lens_out)
     frames = _lens_frames(args)
     try:
@@ -304,6 +312,10 @@ def cmd_lens(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.vision.calibration import drift
+    from table_controller.vision.camera import CameraError
+    from table_controller.vision.layout import Calibration, CalibrationError
+
     path = Path(args.calibration)
     try:
         cal = Calibration.load(path)
@@ -356,7 +368,7 @@ def _source_options(p: argparse.ArgumentParser) -> None:
 
 def add_commands(subparsers: Any) -> None:
     """Add ``calibrate`` (and its ``mat``, ``board``, ``lens``, ``check``) to a CLI."""
-    families = sorted(FAMILIES)
+    families = sorted(FAMILY_NAMES)
     cal = subparsers.add_parser(
         "calibrate",
         help=help_of("calibrate"),

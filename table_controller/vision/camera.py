@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.closing import Closing
+from table_controller.errors import TableControllerError
 from table_controller.vision.picture import (
     MAX_PIXELS,
     PICTURE_SUFFIXES,
@@ -58,7 +59,7 @@ TIMESTAMPS = "timestamps.csv"
 KINDS_HELP = "picamera2, usb:0, video:FILE, folder:DIR or synthetic"
 
 
-class CameraError(RuntimeError):
+class CameraError(TableControllerError, RuntimeError):
     """A camera that cannot be opened or read, and what to do about it."""
 
 

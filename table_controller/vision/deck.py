@@ -40,6 +40,11 @@ OUTLINE = (175, 175, 175)  # the card's thin outline (a cutting guide when print
 OUTLINE_MM = 0.25
 CORNER_MM = 3.0  # the card's corner radius
 COURT_FILL = (253, 248, 232)
+FAMILY_TITLES = {
+    "aruco": "ArUco 4x4 markers (family: aruco)",
+    "qr-zxing": "QR code markers (family: qr-zxing)",
+    "qr-zbar": "QR code markers (family: qr-zbar)",
+}
 
 Rgb = npt.NDArray[np.uint8]
 Colour = tuple[int, int, int]
@@ -206,11 +211,6 @@ class _Painter:
             stroke_fill=colour,
         )
 
-    def text_width(self, text: str, cap_mm: float) -> float:
-        """The width in mm of ``text`` at a cap height of ``cap_mm``."""
-        size = round(cap_mm / _CAP * self.sy)
-        return float(_font(size).getlength(text)) / self.sx
-
     def rect(
         self,
         box: tuple[float, float, float, float],
@@ -312,11 +312,19 @@ def render_card(card: Card, family: MarkerFamily, px_per_mm: float = 12.0) -> Rg
     return np.asarray(img)
 
 
+def family_title(family: MarkerFamily) -> str:
+    """The family as the deck's files name it (here, not in printing.py: the PNGs need no
+    reportlab)."""
+    return FAMILY_TITLES.get(family.name, f"{family.name} markers")
+
+
 __all__ = [
+    "FAMILY_TITLES",
     "MARKER_MARGIN_MM",
     "MARKER_MM",
     "QUIET_MM",
     "card_size_px",
+    "family_title",
     "marker_boxes",
     "rank_label",
     "render_card",

@@ -54,8 +54,7 @@ def cmd_render(args: argparse.Namespace, out: TextIO) -> int:
     from PIL import Image
 
     from table_controller.cards import DECK
-    from table_controller.vision.deck import render_card
-    from table_controller.vision.printing import family_title
+    from table_controller.vision.deck import family_title, render_card
 
     fam = _family(args.family)
     if fam is None:

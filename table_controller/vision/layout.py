@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from table_controller.errors import TableControllerError
 from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
 
@@ -35,7 +36,7 @@ FIDUCIAL_CENTER = MAT_HALF - 50.0  # each fiducial's centre is this far from the
 Points = npt.NDArray[np.float64]  # N x 2
 
 
-class CalibrationError(ValueError):
+class CalibrationError(TableControllerError, ValueError):
     """A calibration that is missing, unreadable or wrong, and what to do about it."""
 
 

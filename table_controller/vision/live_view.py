@@ -18,6 +18,7 @@ from typing import Any
 
 import cv2
 
+from table_controller.errors import TableControllerError
 from table_controller.vision.camera import Image
 
 BOUNDARY = b"frame"
@@ -34,7 +35,7 @@ left. Nothing shows? Check that <code>vision live</code> is still running.</p>
 """
 
 
-class ViewError(OSError):
+class ViewError(TableControllerError, OSError):
     """The view's port cannot be opened."""
 
 

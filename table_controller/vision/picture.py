@@ -18,12 +18,14 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, UnidentifiedImageError
 
+from table_controller.errors import TableControllerError
+
 MAX_PIXELS = 50_000_000  # 50 megapixels: well above any table camera (a Pi HQ is 12)
 MAX_BYTES = 256 * 1024 * 1024  # no camera picture of 50 megapixels is larger
 PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
 
 
-class PictureError(ValueError):
+class PictureError(TableControllerError, ValueError):
     """A file that is not a picture the table can use; the message is one line."""
 
 

@@ -31,9 +31,11 @@ from reportlab.pdfbase.pdfmetrics import stringWidth  # type: ignore[import-unty
 from reportlab.pdfgen.canvas import Canvas  # type: ignore[import-untyped]
 
 from table_controller.cards import DECK, Card
+from table_controller.errors import TableControllerError
 from table_controller.vision.deck import (
     MARKER_MARGIN_MM,
     MARKER_MM,
+    family_title,
     rank_label,
     render_face,
     suit_colour,
@@ -50,16 +52,11 @@ CARDS_PER_PAGE = CARDS_ACROSS * CARDS_DOWN
 STICKERS_PER_CARD = 2
 QUIET_BOX_MM = MARKER_MM + 2 * MARKER_MARGIN_MM  # the marker with its quiet zone
 SCALE_BAR_MM = 50.0
-FAMILY_TITLES = {
-    "aruco": "ArUco 4x4 markers (family: aruco)",
-    "qr-zxing": "QR code markers (family: qr-zxing)",
-    "qr-zbar": "QR code markers (family: qr-zbar)",
-}
 
 Modules = npt.NDArray[np.bool_]
 
 
-class PrintError(ValueError):
+class PrintError(TableControllerError, ValueError):
     """A deck or sticker sheet that cannot be made, and what to do about it."""
 
 
@@ -186,10 +183,6 @@ def _family(family: MarkerFamily | str) -> MarkerFamily:
         return family_named(family)
     except ValueError as exc:
         raise PrintError(str(exc)) from None
-
-
-def family_title(family: MarkerFamily) -> str:
-    return FAMILY_TITLES.get(family.name, f"{family.name} markers")
 
 
 def marker_modules(family: MarkerFamily, marker: int) -> Modules:

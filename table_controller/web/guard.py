@@ -32,6 +32,7 @@ from itsdangerous import BadSignature, TimestampSigner
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from table_controller.errors import TableControllerError
 from table_controller.safe_json import JSONLimitError, loads_limited
 
 MAX_INPUT_BYTES = 16_384
@@ -60,7 +61,7 @@ class Sender:
     operator: bool = False
 
 
-class Denied(Exception):
+class Denied(TableControllerError):
     """A request refused at the door: the HTTP status, the problem, what to do."""
 
     def __init__(self, status: int, problem: str, fix: str) -> None:

@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from table_controller.errors import TableControllerError
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -52,7 +53,7 @@ RETRY_MS = 1000  # how soon a browser reconnects after the stream drops
 log = logging.getLogger(__name__)
 
 
-class PageError(OSError):
+class PageError(TableControllerError, OSError):
     """The page could not be served (the port is taken, the address is wrong): says
     which address and what to do."""
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
-from table_controller.renege_words import renege_sentence
 from table_controller.rules.choices import bids as bid_euchre_bids
 from table_controller.rules.codec import encode
 from table_controller.rules.events import (
@@ -51,9 +50,18 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase, Trick
 from table_controller.rules.presets import PRESETS, Variant
 from table_controller.seats import SEATS, Seat, Team
+from table_controller.words import (
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+    suit_name,
+)
 
-SEAT_WORDS = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
-SUIT_NAMES = {Suit.C: "Clubs", Suit.D: "Diamonds", Suit.H: "Hearts", Suit.S: "Spades"}
+SEAT_WORDS = SEAT_NAMES  # the name the page's code knows them by
 NOTICE_KINDS = ("refused", "director", "info")
 
 # The phases where the touchscreen offers choices (never a card).
@@ -173,10 +181,11 @@ def table_view(
         "irregularities": [
             {
                 "kind": ev.kind.value,
-                "title": ev.kind.value.replace("_", " ").capitalize(),
+                "title": IRREGULARITY_WORDS[ev.kind],
                 "seat": _seat(ev.seat),
                 "name": names[ev.seat] if ev.seat is not None else None,
                 "remedy": ev.remedy.value,
+                "remedy_words": REMEDY_WORDS[ev.remedy],
                 "text": ev.detail,
             }
             for ev in this_hand
@@ -292,8 +301,7 @@ def _seat(seat: Seat | None) -> str | None:
     return None if seat is None else seat.name
 
 
-def _suit_name(suit: Suit | None) -> str:
-    return "no trump" if suit is None else SUIT_NAMES[suit]
+_suit_name = suit_name
 
 
 def page_card(card: Card) -> dict[str, Any]:
@@ -440,7 +448,7 @@ def _result(events: Sequence[OutputEvent], names: Mapping[Seat, str]) -> dict[st
                 "text": _result_words(ev, names),
             }
         if isinstance(ev, HandThrownIn):
-            reason = ev.reason.value.replace("_", " ")
+            reason = THROW_IN_WORDS[ev.reason]
             return {
                 "hand": ev.hand,
                 "maker": None,
@@ -456,7 +464,7 @@ def _result_words(ev: HandScored, names: Mapping[Seat, str]) -> str:
     scored = [f"{t.name} +{p}" for t, p in zip((Team.NS, Team.EW), ev.points, strict=True) if p]
     who = f" ({names[ev.maker]} made trump)" if ev.maker is not None else ""
     points = ", ".join(scored) if scored else "no points"
-    return f"Hand {ev.hand}: {ev.result.value}{who}; {points}"
+    return f"Hand {ev.hand}: {RESULT_WORDS[ev.result]}{who}; {points}"
 
 
 def _winner(game: Game, recent: Sequence[OutputEvent]) -> dict[str, Any] | None:

@@ -19,10 +19,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from table_controller.errors import TableControllerError
+
 Credit = Literal["absent", "substitute"]
 
 
-class FormatError(ValueError):
+class FormatError(TableControllerError, ValueError):
     """A request the event cannot carry out; the message says what to do instead."""
 
 
@@ -89,11 +91,6 @@ class Roster:
         team = Team(team_id, name.strip() or team_id, players)
         self.teams[team_id] = team
         return team
-
-    def remove_team(self, team_id: str) -> None:
-        if team_id not in self.teams:
-            raise FormatError(f"There is no team {team_id!r}; the teams are {sorted(self.teams)}.")
-        del self.teams[team_id]
 
     def team_of(self, player_id: str) -> Team | None:
         return next((t for t in self.teams.values() if player_id in t.players), None)

@@ -5,20 +5,41 @@ the evidence the engine had: a card played later, or a card known to be in the h
 from __future__ import annotations
 
 import html
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from table_controller.cards import Suit
 from table_controller.event_log import EventLog
 from table_controller.kiosk.teach import coach
 from table_controller.narrate import narrate
-from table_controller.renege_words import renege_sentence
-from table_controller.rules.events import InputEvent, OutputEvent, RenegeProven, RenegeSpotted
+from table_controller.rules.events import (
+    HandResult,
+    HowChosen,
+    InputEvent,
+    Irregularity,
+    OutputEvent,
+    Remedy,
+    RenegeProven,
+    RenegeSpotted,
+    ThrowIn,
+)
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.export import score_sheet_html
 from table_controller.transcript import load
 from table_controller.web.view import table_view
+from table_controller.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+)
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 NAMES = {s: s.name for s in Seat}  # the page's name for a seat
@@ -84,3 +105,21 @@ def test_every_output_says_the_same_sentence(name: str, tmp_path: Path) -> None:
         on_page = renege_sentence(event, f"{NAMES[event.seat]} ({event.seat.name})")
         assert on_page in [r["text"] for r in page["reneges"]]
     assert coached.startswith(renege_sentence(proven[-1], NAMES[proven[-1].seat]))
+
+
+@pytest.mark.parametrize(
+    ("enum", "words"),
+    [
+        (Irregularity, IRREGULARITY_WORDS),
+        (Remedy, REMEDY_WORDS),
+        (HandResult, RESULT_WORDS),
+        (ThrowIn, THROW_IN_WORDS),
+        (HowChosen, FIRST_DEALER_WORDS),
+        (Suit, SUIT_NAMES),
+    ],
+)
+def test_every_code_the_engine_reports_has_words(enum: type[Enum], words: dict[Any, str]) -> None:
+    """A person never reads an enum's code ("loner_partner_played"): each member has words."""
+    assert set(words) == set(enum)
+    for member, text in words.items():
+        assert text and "_" not in text, (member, text)

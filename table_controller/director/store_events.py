@@ -1,0 +1,251 @@
+"""Every event every table sent, and its evidence images, as the director received them.
+
+Why a part of its own: the events are the director's record of every game, and the
+only thing a game is built from (``store_projections``). An event is keyed by (table,
+game, seq) and written with ON CONFLICT DO NOTHING, so a message the broker delivers
+twice (QoS 1 redelivers whatever was not acknowledged) is counted once, whatever the
+order. A message is checked in full before it is written, so only the database can
+refuse the write (``StoreCore.tx(checked=True)``). The events each table sent and its
+games are counted once, then kept in memory as events commit: the dashboard asks for
+them on every snapshot, and counting reads every event stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from table_controller.director.store_alerts import Alerts
+from table_controller.director.store_core import StoreCore, finite
+from table_controller.director.store_db import StoreError, StoreUnavailable
+from table_controller.director.store_projections import Projections
+from table_controller.director.store_tables import TableStatus
+from table_controller.rules.codec import CodecError, decode_input
+
+_INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
+
+
+class FeedEvents:
+    """The stored events. A new one is heard from its table (``tables``), raises its
+    alerts (``alerts``) and, once committed, advances its game (``projections``)."""
+
+    def __init__(
+        self, core: StoreCore, tables: TableStatus, alerts: Alerts, projections: Projections
+    ) -> None:
+        self._core = core
+        self._tables = tables
+        self._alerts = alerts
+        self._projections = projections
+        self._new: list[tuple[str, int]] = []  # the open batch's new events' games
+        self._games: dict[str, list[int]] = {}  # each table's games, as committed
+        self._counts: dict[str, int] | None = None  # each table's events, as committed
+        core.on_batch(after_commit=self._after_commit, after_rollback=self._new.clear)
+
+    # --- the feed's messages ----------------------------------------------------------
+
+    def add_event(self, msg: Mapping[str, Any]) -> tuple[bool, list[int]]:
+        """Store one ``events`` message: (True if it was new, the alerts it raised).
+        A message already held (same table, game, seq) changes nothing."""
+        clock = self._core.clock
+        try:
+            table, game, seq = str(msg["table"]), int(msg["game"]), int(msg["seq"])
+            inp = msg["input"]
+            outputs = list(msg.get("outputs") or [])
+            decode_input(inp)
+            at = float(msg.get("at") or clock())
+        except (KeyError, TypeError, ValueError, CodecError) as exc:
+            raise StoreError(
+                f"an event message cannot be read ({exc}); it was not stored"
+            ) from None
+        if game < 1 or seq < 1:
+            raise StoreError(f"an event message has game {game}, seq {seq}: both start at 1")
+        # Everything the database could refuse, refused here (``tx(checked=True)``).
+        hand, source = msg.get("hand"), str(msg.get("source", ""))
+        if max(game, seq) > _INT_MAX or not math.isfinite(at):
+            raise StoreError(f"an event message has game {game}, seq {seq}, at {at}: out of range")
+        if hand is not None and (type(hand) is not int or not 0 <= hand <= _INT_MAX):
+            raise StoreError(f"an event message has hand {hand!r}: a hand is a number")
+        if "\x00" in table + source:
+            raise StoreError("an event message's table or source holds a NUL character")
+        now = clock()
+        with self._core.lock:  # the commit and what follows it, with no reader in between
+            with self._core.tx(checked=True) as conn:
+                cur = conn.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
+                    (
+                        table,
+                        game,
+                        seq,
+                        at,
+                        source,
+                        json.dumps(inp, sort_keys=True),
+                        json.dumps(finite(outputs), sort_keys=True),
+                        hand,
+                        1 if msg.get("evidence") else 0,
+                        now,
+                    ),
+                )
+                if cur.rowcount == 0:
+                    return False, []
+                self._tables.seen(conn, table, now)
+                raised = self._alerts.raise_for_event(conn, table, game, seq, inp, outputs, at)
+            # its input, to advance the projection without reading it back
+            self._projections.written(table, game, seq, inp)
+            self._committed(table, game)
+            return True, raised
+
+    def add_events(
+        self, msgs: Iterable[Mapping[str, Any]]
+    ) -> list[tuple[bool, list[int]] | StoreError]:
+        """Store many ``events`` messages in one transaction (``batch``): for each, in
+        order, what ``add_event`` returns, or the ``StoreError`` that says why it could
+        not be stored (a bad message does not stop the others)."""
+        out: list[tuple[bool, list[int]] | StoreError] = []
+        with self._core.batch():
+            for msg in msgs:
+                try:
+                    out.append(self.add_event(msg))
+                except StoreUnavailable:
+                    raise  # the database, not the message: the batch is taken back
+                except StoreError as exc:
+                    out.append(exc)
+        return out
+
+    def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
+        with self._core.tx() as conn:
+            conn.execute(
+                "INSERT INTO evidence VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, game, seq, png),
+            )
+
+    def _committed(self, table: str, game: int) -> None:
+        """A new event of ``game`` is committed (in an open batch: once it commits): the
+        counts, the table's games and the game's projection follow."""
+        with self._core.lock:
+            if self._core.in_batch:
+                self._new.append((table, game))
+                return
+            self._count([(table, game)])
+            self._projections.committed([(table, game)])
+
+    def _after_commit(self) -> None:
+        new, self._new = self._new, []
+        self._count(new)
+        self._projections.committed(new)
+
+    def _count(self, new: list[tuple[str, int]]) -> None:
+        """New events committed: the counts and games kept in memory follow."""
+        counts = self._counts
+        for table, game in new:
+            if counts is not None:
+                counts[table] = counts.get(table, 0) + 1
+            games = self._games.get(table)
+            if games is not None and game not in games:
+                self._games[table] = sorted([*games, game])
+
+    # --- reading --------------------------------------------------------------------
+
+    def events(self, table: str, game: int | None = None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT game, seq, at, source, input, outputs, hand, evidence FROM events WHERE tbl = ?"
+        )
+        params: tuple[Any, ...] = (table,)
+        if game is not None:
+            sql += " AND game = ?"
+            params += (game,)
+        keys = ("game", "seq", "at", "source", "input", "outputs", "hand", "evidence")
+        out = []
+        for row in self._core.rows(sql + " ORDER BY game, seq", params):
+            d = dict(zip(keys, row, strict=True))
+            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
+            d["evidence"] = bool(d["evidence"])
+            out.append(d)
+        return out
+
+    def event_counts(self) -> dict[str, int]:
+        """How many events each table has sent (the dashboard redraws a table on change).
+        Counted once, then kept as events commit: the count reads every event stored."""
+        with self._core.lock:
+            if self._counts is None:
+                counts = {
+                    t: n
+                    for t, n in self._core.rows("SELECT tbl, count(*) FROM events GROUP BY tbl")
+                }
+                if self._core.in_batch:  # it may hold rows not yet committed
+                    return counts
+                self._counts = counts
+            return dict(self._counts)
+
+    def count_events(self) -> int:
+        return int(self._core.rows("SELECT count(*) FROM events")[0][0])
+
+    def games(self, table: str) -> list[int]:
+        """The table's games, in order. Kept in memory once read, as events commit (this
+        store being its file's one writer): the dashboard asks for every table's on every
+        snapshot, and the query reads every event the table has sent."""
+        with self._core.lock:
+            games = self._games.get(table)
+            if games is None:
+                games = [
+                    r[0]
+                    for r in self._core.rows(
+                        "SELECT DISTINCT game FROM events WHERE tbl = ? ORDER BY game", (table,)
+                    )
+                ]
+                if self._core.in_batch:  # it may hold rows not yet committed
+                    return games
+                self._games[table] = games
+            return list(games)
+
+    def evidence(self, table: str, game: int, seq: int) -> bytes | None:
+        rows = self._core.rows(
+            "SELECT png FROM evidence WHERE tbl = ? AND game = ? AND seq = ?", (table, game, seq)
+        )
+        return bytes(rows[0][0]) if rows else None
+
+    def ended_games(self, table: str) -> list[dict[str, Any]]:
+        """The stored events of ``table`` whose outputs end a game (game_ended)."""
+        out = []
+        for game, seq, outputs in self._core.rows(
+            "SELECT game, seq, outputs FROM events WHERE tbl = ? AND outputs LIKE ?"
+            " ORDER BY game, seq",
+            (table, '%"game_ended"%'),
+        ):
+            out.append({"game": game, "seq": seq, "outputs": json.loads(outputs)})
+        return out
+
+    def stored_events(self, table: str, game: int, *, until: float) -> list[dict[str, Any]]:
+        """A game's stored events the table recorded at or before ``until`` (in order)."""
+        keys = ("seq", "at", "input", "outputs")
+        out = []
+        for row in self._core.rows(
+            "SELECT seq, at, input, outputs FROM events WHERE tbl = ? AND game = ? AND at <= ?"
+            " ORDER BY seq",
+            (table, game, until),
+        ):
+            d = dict(zip(keys, row, strict=True))
+            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
+            out.append(d)
+        return out
+
+    def received_marks(self, table: str) -> dict[int, tuple[int, list[int]]]:
+        """Per game of ``table`` (docs/feed.md, "Delivery"): the highest seq stored with
+        every seq before it stored (0: seq 1 missing), and the seqs stored past the
+        first gap."""
+        out: dict[int, tuple[int, list[int]]] = {}
+        for game, seq in self._core.rows(
+            "SELECT game, seq FROM events WHERE tbl = ? ORDER BY game, seq", (table,)
+        ):
+            high, ahead = out.get(game, (0, []))
+            if not ahead and seq == high + 1:
+                out[game] = (seq, ahead)
+            else:
+                ahead.append(seq)
+                out[game] = (high, ahead)
+        return out
+
+
+__all__ = ["FeedEvents"]

@@ -1,0 +1,60 @@
+"""The event's format state (events_admin.py): the roster, rounds, brackets and results
+as the directors last saved them, every version kept.
+
+Why a part of its own: the format is the directors' own record, not anything a table
+sent. It is append-only (the database refuses UPDATE and DELETE of its history), so
+a correction is a new version that says who made it and why, and the audit log holds
+the same change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller.director.store_core import StoreCore
+
+
+class Formats:
+    """The history of the event's format state; the last version is the current one."""
+
+    def __init__(self, core: StoreCore) -> None:
+        self._core = core
+
+    def add_format_state(
+        self, who: str, action: str, reason: str | None, state: Mapping[str, Any]
+    ) -> int:
+        """A new version of the event's format state (append-only), audited with it."""
+        now = self._core.clock()
+        text = json.dumps(dict(state), sort_keys=True)
+        with self._core.tx() as conn:
+            row = conn.execute(
+                "INSERT INTO format_state (at, who, action, reason, state) VALUES (?, ?, ?, ?, ?)"
+                " RETURNING id",
+                (now, who, action, reason, text),
+            ).one()
+            version = int(row[0]) if row else 0
+            conn.execute(
+                "INSERT INTO audit (at, who, action, reason, detail) VALUES (?, ?, ?, ?, ?)",
+                (now, who, f"format_{action}", reason, json.dumps({"version": version})),
+            )
+            return version
+
+    def format_state(self) -> dict[str, Any] | None:
+        """The event's format state as last saved, or None before one is created."""
+        rows = self._core.rows("SELECT state FROM format_state ORDER BY id DESC LIMIT 1")
+        return dict(json.loads(rows[0][0])) if rows else None
+
+    def format_history(self) -> list[dict[str, Any]]:
+        """Every change to the event's format: who, when, what, why (oldest first)."""
+        keys = ("version", "at", "who", "action", "reason")
+        return [
+            dict(zip(keys, r, strict=True))
+            for r in self._core.rows(
+                "SELECT id, at, who, action, reason FROM format_state ORDER BY id"
+            )
+        ]
+
+
+__all__ = ["Formats"]
