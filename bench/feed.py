@@ -77,13 +77,13 @@ from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_db import open_database
 from table_controller.director.web import DirectorPage
+from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import Tls, mosquitto_conf, write_broker_config
 from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.feed.tls import make_certs
 from table_controller.rules.codec import encode
-from table_controller.table.log import EventLog
 
 TOPICS = messages.Topics.of("euchre", "bench")
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"

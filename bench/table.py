@@ -36,12 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sysinfo import cpu_model, version
 
 from table_controller.devices.emulator import CubeEmulator
+from table_controller.event_log import EventLog
 from table_controller.rules.events import CardPlayed, HandScored, InputEvent, OutputEvent
 from table_controller.rules.presets import preset
 from table_controller.simulate import play
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.devices import TableDevices
-from table_controller.table.log import EventLog
 from table_controller.table.simulated import FAST, simulated_table
 from table_controller.vision.camera import Frame
 

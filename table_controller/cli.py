@@ -11,7 +11,6 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any, TextIO
 
 from table_controller import __version__
@@ -27,9 +26,7 @@ from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.sources import text_title
 from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.table import run_cli
-from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, parse_lines, replay
-
-EXAMPLE = "td-tournament-game.jsonl"
+from table_controller.transcript import DEFAULT_PRESET, TranscriptError, load, replay
 
 
 def _options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -121,21 +118,6 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
     for key, value in p.rules.options().items():
         # TOML has no null: the config reads "none" as an empty option.
         out.write(f"  {key} = {json.dumps('none' if value is None else value)}\n")
-    return 0
-
-
-def cmd_recorded_demo(args: argparse.Namespace, out: TextIO) -> int:
-    """``demo --recorded``: the bundled example game, told hand by hand."""
-    text = resources.files("table_controller").joinpath("examples", EXAMPLE).read_text()
-    transcript = parse_lines(text.splitlines(), EXAMPLE)
-    name = transcript.rules_name or DEFAULT_PRESET
-    out.write(
-        "A recorded game from a live table: the camera saw the upcard and each card as it\n"
-        "was played, never the hands. Reneges are proven from the cards on the table.\n\n"
-        f"Rules: {name} ({PRESETS[name].title})\n"
-    )
-    for line in narrate((s.event, o) for s, o in replay(transcript)):
-        out.write(line + "\n")
     return 0
 
 

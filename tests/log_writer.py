@@ -22,6 +22,7 @@ import resource
 import signal
 import sys
 
+from table_controller.event_log import EventLog, LogError
 from table_controller.rules.codec import encode
 from table_controller.rules.events import InputEvent
 from table_controller.rules.game import Game
@@ -29,7 +30,6 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat
 from table_controller.simulate import choose_dealer, deal, random_choice
-from table_controller.table.log import EventLog, LogError
 
 TABLE = "crash test table"
 

@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 from postgres import Postgres
 
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
+from table_controller.event_log import EventLog
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandDealt
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.table.config import demo_config
-from table_controller.table.log import EventLog
 from table_controller.table.simulated import FAST, simulated_table
 
 TABLE = "club-night-3"

@@ -1,4 +1,4 @@
-"""The event log (table_controller/table/log.py) on real SQLite files: every input event
+"""The event log (table_controller/event_log.py) on real SQLite files: every input event
 round-trips, history cannot be changed, and a file that is not this table's sound log is
 refused with a clear error and left exactly as it was."""
 
@@ -19,6 +19,13 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from table_controller.cards import Card
+from table_controller.event_log import (
+    LOG_FORMAT,
+    SCHEMA_VERSION,
+    EventLog,
+    LogConflict,
+    LogError,
+)
 from table_controller.rules.events import (
     INPUT_EVENTS,
     CardPlayed,
@@ -30,13 +37,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import Seat
 from table_controller.simulate import play
-from table_controller.table.log import (
-    LOG_FORMAT,
-    SCHEMA_VERSION,
-    EventLog,
-    LogConflict,
-    LogError,
-)
 from table_controller.transcript import load
 
 TRANSCRIPTS = sorted((Path(__file__).parent / "transcripts").glob("*.jsonl"))

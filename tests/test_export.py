@@ -16,13 +16,13 @@ import pytest
 from PIL import Image
 
 from table_controller.cli import main
+from table_controller.event_log import EventLog
 from table_controller.rules.events import CardPlayed, HandStarted, InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.simulate import play
 from table_controller.table.export import replay_sheet, score_sheet_html, transcript_text
-from table_controller.table.log import EventLog
 from table_controller.transcript import load, parse_lines, replay
 
 HERE = Path(__file__).parent

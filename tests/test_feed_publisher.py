@@ -18,6 +18,7 @@ import waiting
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
+from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox
 from table_controller.feed.publisher import FeedSettings, Publisher
@@ -25,7 +26,6 @@ from table_controller.feed.signing import MAX_AGE, Ruling, new_keys, sign
 from table_controller.seats import Seat
 from table_controller.table.config import parse_config
 from table_controller.table.health import Device
-from table_controller.table.log import EventLog
 from table_controller.table.simulated import simulated_table
 
 GUARD = 120.0

@@ -25,13 +25,13 @@ from mosquitto import Mosquitto, free_port
 
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
+from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import mosquitto_conf, write_broker_config
 from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.outbox import Outbox
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.rules.codec import encode
-from table_controller.table.log import EventLog
 
 TOPICS = messages.Topics.of("euchre", "recovery")
 TABLES = ["table-1", "table-2"]

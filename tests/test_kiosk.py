@@ -19,8 +19,8 @@ from waiting import InThread, until_or_stopped
 from table_controller.bots.knowledge import seat_view
 from table_controller.cards import Card
 from table_controller.devices.seat_lights import SeatLight
+from table_controller.event_log import EventLog
 from table_controller.kiosk.kiosk import KioskTable, bot_names
-from table_controller.kiosk.pin import Guesses, hash_pin, verify_pin
 from table_controller.kiosk.teach import coach, why_won
 from table_controller.kiosk.visitor import SimulatedVisitor, simulated_kiosk
 from table_controller.rules.events import (
@@ -39,7 +39,7 @@ from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, parse_config
 from table_controller.table.export import score_sheet_html
 from table_controller.table.health import Device
-from table_controller.table.log import EventLog
+from table_controller.web.pin import Guesses, hash_pin, verify_pin
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 GUARD = 90.0  # seconds: only against a hang

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from table_controller.event_log import EventLog
 from table_controller.rules.codec import decode_input
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
-from table_controller.table.log import EventLog
 
 WRITER = Path(__file__).with_name("log_writer.py")
 KILLS = 30

@@ -14,6 +14,7 @@ import pytest
 
 from table_controller.cli import parser
 from table_controller.devices.gpio import GpioBackend, GpioUnavailable, make_pin_factory
+from table_controller.devices.pin_config import parse_pin_map
 from table_controller.devices.pins import (
     DEFAULT_PIN_MAP,
     HEADER,
@@ -39,7 +40,7 @@ def config() -> dict[str, Any]:
 
 def problems(data: object) -> list[PinProblem]:
     with pytest.raises(PinMapError) as info:
-        PinMap.from_mapping(data)
+        parse_pin_map(data)
     assert isinstance(info.value, ValueError)
     return list(info.value.problems)
 
@@ -76,9 +77,9 @@ def test_header_numbers() -> None:
 
 
 def test_round_trip_through_the_configuration_shape_and_toml() -> None:
-    assert PinMap.from_mapping(DEFAULT_PIN_MAP.to_mapping()) == DEFAULT_PIN_MAP
+    assert parse_pin_map(DEFAULT_PIN_MAP.to_mapping()) == DEFAULT_PIN_MAP
     parsed = tomllib.loads(DEFAULT_PIN_MAP.toml())
-    assert PinMap.from_mapping(parsed["seats"]) == DEFAULT_PIN_MAP
+    assert parse_pin_map(parsed["seats"]) == DEFAULT_PIN_MAP
 
 
 def test_a_light_may_be_written_by_colour_and_seats_in_lower_case() -> None:
@@ -86,7 +87,7 @@ def test_a_light_may_be_written_by_colour_and_seats_in_lower_case() -> None:
     data["n"] = data.pop("N")
     data["n"]["led"] = {"blue": 22, "red": 17, "green": 27}
     data["led_wiring"] = "common-anode"
-    pin_map = PinMap.from_mapping(data)
+    pin_map = parse_pin_map(data)
     assert pin_map.seat(N).led == (17, 27, 22)
     assert pin_map.led_wiring is LedWiring.COMMON_ANODE
     assert not pin_map.led_wiring.active_high

@@ -17,7 +17,6 @@ from table_controller.cards import DECK, Card, Suit, cards, effective_suit, lega
 from table_controller.devices.cube_types import suit_of_wire
 from table_controller.devices.emulator import CubeEmulator
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
-from table_controller.devices.seat_input import PressRefused, press_to_event
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     CardCut,
@@ -42,6 +41,7 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import FirstDealer, Rules, preset
 from table_controller.seats import SEATS, Seat
 from table_controller.table.players import SimulatedPlayers, cube_face, cube_turner
+from table_controller.table.seat_input import PressRefused, press_to_event
 from table_controller.table.strategy import (
     choose_play,
     dealer_discard,

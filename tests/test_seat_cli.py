@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from table_controller.cli import main
-from table_controller.devices.pins import DEFAULT_PIN_MAP, PinMap
+from table_controller.devices.pin_config import parse_pin_map
+from table_controller.devices.pins import DEFAULT_PIN_MAP
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -33,7 +34,7 @@ def test_pins_prints_every_pin_with_its_header_pin() -> None:
 def test_pins_as_toml_reads_back() -> None:
     code, text = run("seats", "pins", "--toml")
     assert code == 0
-    assert PinMap.from_mapping(tomllib.loads(text)["seats"]) == DEFAULT_PIN_MAP
+    assert parse_pin_map(tomllib.loads(text)["seats"]) == DEFAULT_PIN_MAP
 
 
 def test_a_pin_map_file_with_mistakes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

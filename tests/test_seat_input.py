@@ -8,7 +8,6 @@ import pytest
 
 from table_controller.cards import Card, Suit, cards
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
-from table_controller.devices.seat_input import PressRefused, press_to_event
 from table_controller.rules import Game, preset
 from table_controller.rules.events import (
     BidMade,
@@ -20,6 +19,7 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.seat_input import PressRefused, press_to_event
 from table_controller.transcript import load
 
 N, E, S, W = Seat

@@ -20,7 +20,6 @@ from table_controller.devices.seat_lights import (
     Pattern,
     SeatLight,
     TableLights,
-    seat_lights,
 )
 from table_controller.rules import Game, preset
 from table_controller.rules.events import (
@@ -33,6 +32,7 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.seat_state import seat_lights
 
 N, E, S, W = Seat
 L = SeatLight

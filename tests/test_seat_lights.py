@@ -14,7 +14,6 @@ from table_controller.devices.seat_lights import (
     SeatLight,
     TableLights,
     describe,
-    seat_lights,
 )
 from table_controller.rules import Game, RulesError, preset
 from table_controller.rules.events import (
@@ -32,6 +31,7 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.seat_state import seat_lights
 from table_controller.transcript import load
 
 N, E, S, W = Seat

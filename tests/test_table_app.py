@@ -26,6 +26,7 @@ from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.emulator import CubeEmulator
 from table_controller.devices.seat_events import SeatButton
 from table_controller.devices.seat_lights import SeatLight
+from table_controller.event_log import EventLog, LogError
 from table_controller.rules.events import (
     CardPlayed,
     HandDealt,
@@ -46,7 +47,6 @@ from table_controller.table.config import TableConfig, demo_config, parse_config
 from table_controller.table.cube_state import cube_state
 from table_controller.table.devices import TableDevices
 from table_controller.table.health import Device
-from table_controller.table.log import EventLog, LogError
 from table_controller.table.simulated import FAST, simulated_table
 from table_controller.table.sinks import table_lights
 from table_controller.table.world import World, WorldCamera

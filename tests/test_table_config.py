@@ -483,7 +483,7 @@ def test_config_check_a_good_file(tmp_path: Path) -> None:
 
 
 def test_config_check_reads_the_operator_pin_hash(tmp_path: Path) -> None:
-    from table_controller.kiosk.pin import hash_pin
+    from table_controller.web.pin import hash_pin
 
     good = hash_pin("2580", iterations=1000)
     path = write(tmp_path, MINIMAL + f'[web]\nhost = "0.0.0.0"\noperator_pin_hash = "{good}"\n')

@@ -1,4 +1,4 @@
-"""The table page's snapshot (table/view.py): read from real games, driven through the
+"""The table page's snapshot (web/view.py): read from real games, driven through the
 transcripts of the rule texts and through simulated games."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.health import Device, Health
-from table_controller.table.view import Notice, choices, table_view
+from table_controller.web.view import Notice, choices, table_view
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}

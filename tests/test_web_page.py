@@ -31,8 +31,8 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.health import Device, Health
-from table_controller.table.view import Notice, table_view
 from table_controller.web.server import PageError, Refusal, Sender, TablePage
+from table_controller.web.view import Notice, table_view
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}

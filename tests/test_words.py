@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from table_controller.cards import Suit
+from table_controller.event_log import EventLog
 from table_controller.kiosk.teach import coach
 from table_controller.narrate import narrate
 from table_controller.rules.events import (
@@ -28,9 +29,8 @@ from table_controller.rules.events import (
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.export import score_sheet_html
-from table_controller.table.log import EventLog
-from table_controller.table.view import table_view
 from table_controller.transcript import load
+from table_controller.web.view import table_view
 from table_controller.words import (
     FIRST_DEALER_WORDS,
     IRREGULARITY_WORDS,

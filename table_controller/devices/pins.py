@@ -10,7 +10,7 @@ the trump cube is on USB, and the Pi 5's console has its own UART connector.
 docs/seats.md tells the whole reasoning and the alternatives weighed.
 
 A map comes from code (``DEFAULT_PIN_MAP``) or from the ``[seats]`` table of the table's
-configuration file (``PinMap.from_mapping``, in pin_config.py); every problem is
+configuration file (``parse_pin_map``, in pin_config.py); every problem is
 reported at once, naming the seat, the function and the pin, and saying what to do.
 """
 
@@ -167,7 +167,7 @@ class PinMap:
         return tuple(g for g in USABLE_GPIOS if g not in used)
 
     def to_mapping(self) -> dict[str, object]:
-        """The map in the configuration file's shape (what ``from_mapping`` reads)."""
+        """The map in the configuration file's shape (what ``pin_config.parse_pin_map`` reads)."""
         data: dict[str, object] = {
             "led_wiring": self.led_wiring.value,
             "director": self.director,
@@ -201,13 +201,6 @@ class PinMap:
                 f"alone = {pins.alone_button}",
             ]
         return "\n".join(lines) + "\n"
-
-    @classmethod
-    def from_mapping(cls, data: object) -> PinMap:
-        """Read a map from the configuration file's ``[seats]`` table (docs/seats.md)."""
-        from table_controller.devices.pin_config import parse_pin_map
-
-        return parse_pin_map(data)
 
 
 def check_uses(uses: Iterable[PinUse]) -> list[PinProblem]:

@@ -6,7 +6,8 @@ turns on the pin's pull-up, so pressed reads low.
 
 Presses reach the table as ``ButtonPressed`` events through ``sink``, a callable that
 may be called from gpiozero's threads: ``queue.Queue.put`` is one, ``asyncio_sink`` makes
-one for an asyncio loop. The rules never see a press until ``seat_input`` has checked it.
+one for an asyncio loop. The rules never see a press until the table's
+``seat_input`` has checked it.
 
 What keeps a bad button from flooding the table:
 

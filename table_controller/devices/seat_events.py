@@ -1,7 +1,7 @@
 """What the seat buttons report: plain, frozen device events.
 
 These are not the rules' input events. A press says only which button went down;
-``seat_input.press_to_event`` decides, against the game, what the press means (a pass,
+the table's ``seat_input.press_to_event`` decides, against the game, what the press means (a pass,
 an order up, a call naming trump) or refuses it. Faults (a stuck button) go to the
 director's screen, never to the rules.
 """

@@ -1,4 +1,5 @@
-"""The four seat lights: gpiozero RGBLEDs driven from the ``seat_lights`` view.
+"""The four seat lights: gpiozero RGBLEDs driven from the table's
+``seat_lights`` view (table/seat_state.py).
 
 ``show(lights)`` changes only the seats whose light changed, so applying the same view
 twice changes nothing (a blinking light keeps its rhythm), and a new ``SeatLeds`` after

@@ -23,6 +23,7 @@ from table_controller.devices.gpio import (
     SeatDeviceError,
     make_pin_factory,
 )
+from table_controller.devices.pin_config import parse_pin_map
 from table_controller.devices.pins import DEFAULT_PIN_MAP, OTHER_USE, PinMap, PinMapError
 from table_controller.devices.seat_events import (
     SEAT_BUTTONS,
@@ -46,7 +47,7 @@ def load_pin_map(path: str | None) -> PinMap:
     if path is None:
         return DEFAULT_PIN_MAP
     data = loads_limited(Path(path).read_text(encoding="utf-8"))
-    return PinMap.from_mapping(data.get("seats", data))
+    return parse_pin_map(data.get("seats", data))
 
 
 def _pin_map_or_error(args: argparse.Namespace) -> PinMap | None:

@@ -32,7 +32,7 @@ from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay, unbroken
-from table_controller.table.view import table_view
+from table_controller.web.view import table_view
 
 # The table page's fields a spectator may see (never "actions", hands, reneges' proof).
 PUBLIC_FIELDS = (

@@ -66,7 +66,7 @@ from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_j
 from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.rules.errors import RulesError
-from table_controller.table.view import table_view
+from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0

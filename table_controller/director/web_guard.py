@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.director.store import finite
+from table_controller.errors import TableControllerError
 from table_controller.safe_json import JSONLimitError, loads_limited
 from table_controller.web.guard import adding_headers
 
@@ -94,7 +95,7 @@ def _refuse_change(scope: Scope) -> Response | None:
     return None
 
 
-class Refused(Exception):
+class Refused(TableControllerError):
     """A request refused: its answer's status, what went wrong and what to do."""
 
     def __init__(self, status: int, what: str, fix: str) -> None:

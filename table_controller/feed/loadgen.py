@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.rules.events import InputEvent
@@ -30,7 +31,6 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.simulate import choose_dealer, deal, random_choice
-from table_controller.table.log import EventLog
 
 RULES = "td-tournament"
 

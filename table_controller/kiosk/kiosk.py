@@ -69,9 +69,9 @@ from table_controller.table.config import DEFAULT_PLAYERS, PLAYER_MAX, TableConf
 from table_controller.table.health import Device
 from table_controller.table.inputs import Refused, from_vision, zone_seat
 from table_controller.table.sinks import Shown
-from table_controller.table.view import Notice
 from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
+from table_controller.web.view import Notice, page_card
 
 log = logging.getLogger(__name__)
 
@@ -612,7 +612,7 @@ class KioskTable(Table):
                 held = hand.known[seat]
                 if held is not None:
                     hands[seat.name] = [
-                        _card(c) for c in sorted(held, key=lambda c: (c.suit, -c.rank))
+                        page_card(c) for c in sorted(held, key=lambda c: (c.suit, -c.rank))
                     ]
         snapshot["actions"] = [
             a for a in snapshot["actions"] if not attract and Seat.parse(a["seat"]) in self.visitors
@@ -625,7 +625,9 @@ class KioskTable(Table):
             "bots": bots,
             "coach": taught,
             "hands": hands,
-            "collected": {s.name: [_card(c) for c in cards] for s, cards in self.collected.items()},
+            "collected": {
+                s.name: [page_card(c) for c in cards] for s, cards in self.collected.items()
+            },
             "alert": self.alert,
             "pin_wait": round(self.guesses.wait(self._clock()), 1),
         }
@@ -673,12 +675,6 @@ class KioskTable(Table):
     def _start_demo(self) -> None:
         if self.mode == "attract" and self._demo_task is None:
             self._demo_task = asyncio.ensure_future(self._run_demo())
-
-
-def _card(card: Card) -> dict[str, Any]:
-    from table_controller.table.view import _card as view_card
-
-    return view_card(card)
 
 
 __all__ = ["KioskError", "KioskTable", "bot_names", "covered"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
-from table_controller.table.run_cli import _error
+from table_controller.table.serving import error
 
 if TYPE_CHECKING:
     from table_controller.table.config import TableConfig
@@ -29,10 +29,10 @@ DEMO_PIN = "2468"
 def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "pin":
         return _pin(args, out)
+    from table_controller.event_log import LogError
     from table_controller.kiosk.kiosk import KioskError, KioskTable
     from table_controller.table.config import ConfigError, load_config
-    from table_controller.table.log import LogError
-    from table_controller.table.run_cli import Narrator, _serve
+    from table_controller.table.serving import Narrator, serve
     from table_controller.table.simulated import DEMO, FAST
     from table_controller.web.server import PageError
 
@@ -60,25 +60,25 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
             )
         else:
             if not args.config:
-                return _error("give the table's config (--config FILE), or --simulated")
+                return error("give the table's config (--config FILE), or --simulated")
             config = load_config(args.config)
             if not config.kiosk.pin_hash:
-                return _error(
+                return error(
                     "the kiosk needs an operator PIN: run `table-controller kiosk pin` and "
                     "put the line it prints under [kiosk] in " + str(args.config)
                 )
             if config.camera.source.split(",")[0] == "synthetic":
-                return _error("a synthetic camera is the simulated kiosk: use --simulated")
+                return error("a synthetic camera is the simulated kiosk: use --simulated")
             table = KioskTable(config, **options)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
     except (LogError, KioskError) as exc:
-        return _error(str(exc))
+        return error(str(exc))
     try:
-        asyncio.run(_serve(table, out, hands=args.hands, quiet=False))
+        asyncio.run(serve(table, out, hands=args.hands, quiet=False))
     except PageError as exc:
-        return _error(str(exc))
+        return error(str(exc))
     if table.exited:
         out.write("The operator closed the kiosk.\n")
     out.write(f"The log: {config.log}\n")
@@ -88,8 +88,8 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
 def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> TableConfig:
     """The simulated kiosk's config, its log in ``folder`` (the same folder: the same
     log, resumed). ``fast``: the bots do not pause either."""
-    from table_controller.kiosk.pin import hash_pin
     from table_controller.table.config import parse_config
+    from table_controller.web.pin import hash_pin
 
     kiosk: dict[str, Any] = {
         "pin_hash": hash_pin(DEMO_PIN),
@@ -112,7 +112,7 @@ def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> Tabl
 
 
 def _pin(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.kiosk.pin import hash_pin
+    from table_controller.web.pin import hash_pin
 
     if args.pin_stdin:
         pin = sys.stdin.readline().strip()
@@ -121,11 +121,11 @@ def _pin(args: argparse.Namespace, out: TextIO) -> int:
         pin = getpass.getpass("The operator's PIN (4 to 12 digits): ")
         again = getpass.getpass("Again: ")
     if pin != again:
-        return _error("the two PINs differ: nothing was written")
+        return error("the two PINs differ: nothing was written")
     try:
         line = hash_pin(pin)
     except ValueError as exc:
-        return _error(str(exc))
+        return error(str(exc))
     out.write(f'pin_hash = "{line}"\n')
     return 0
 

@@ -43,7 +43,7 @@ from table_controller.devices.seat_events import (
     DirectorCalled,
     SeatButton,
 )
-from table_controller.kiosk.pin import Guesses, verify_pin
+from table_controller.event_log import EventLog, LogError
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -62,13 +62,13 @@ from table_controller.table.config import TableConfig
 from table_controller.table.devices import TableDevices
 from table_controller.table.health import Device, Fault, Health
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision
-from table_controller.table.log import EventLog, LogError
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks, Trace
-from table_controller.table.view import Notice
 from table_controller.vision.camera import Frame, FrameSource, open_camera
 from table_controller.vision.watcher import Seen
 from table_controller.web.guard import Sender
+from table_controller.web.pin import Guesses, verify_pin
+from table_controller.web.view import Notice
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ class Table:
         self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="table-log")
         self.devices = devices if devices is not None else TableDevices(config, clock=clock)
         self._page_wanted = serve_page
-        self.guesses = Guesses()  # wrong operator PINs, rate-limited (kiosk/pin.py)
+        self.guesses = Guesses()  # wrong operator PINs, rate-limited (web/pin.py)
         self._refused_from: dict[str, tuple[float, int]] = {}  # address: (noted at, since)
         self.page: Any = None
         if serve_page:
@@ -430,7 +430,7 @@ class Table:
         )
         return await reply
 
-    # --- the page's operator and its refusals (web/guard.py, table/roles.py) -------------
+    # --- the page's operator and its refusals (web/guard.py, web/roles.py) -------------
 
     PAGE_EXTRA: frozenset[str] = frozenset()  # event names the page takes besides the rules'
 

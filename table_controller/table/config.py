@@ -457,7 +457,7 @@ def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
 
 
 def _web(r: Reader, t: Mapping[str, Any]) -> WebConfig:
-    from table_controller.kiosk.pin import pin_hash_problem
+    from table_controller.web.pin import pin_hash_problem
 
     d = WebConfig()
     pin_hash = r.text(t, "web.operator_pin_hash", d.operator_pin_hash, empty=True) or ""
@@ -534,7 +534,7 @@ def secret_file_problem(path: Path, key: str) -> ConfigProblem | None:
 
 
 def _kiosk(r: Reader, t: Mapping[str, Any]) -> KioskConfig:
-    from table_controller.kiosk.pin import HASH_FIX, pin_hash_problem
+    from table_controller.web.pin import HASH_FIX, pin_hash_problem
 
     d = KioskConfig()
     visitors = d.visitors

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from table_controller.cards import Card, Suit
+from table_controller.event_log import EventLog, GameRecord
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -41,7 +42,6 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat, Team
-from table_controller.table.log import EventLog, GameRecord
 from table_controller.transcript import header
 from table_controller.words import (
     FIRST_DEALER_WORDS,

@@ -20,7 +20,6 @@ from typing import Any
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
-from table_controller.devices.seat_input import PressRefused, press_to_event
 from table_controller.rules.codec import INPUT_BY_NAME, CodecError, decode_input
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -36,7 +35,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import Seat
-from table_controller.table.roles import page_refusal
+from table_controller.table.seat_input import PressRefused, press_to_event
 from table_controller.vision.tracker import (
     CardLaid,
     CardMoved,
@@ -44,6 +43,7 @@ from table_controller.vision.tracker import (
     CardSeenTwice,
     TrackerEvent,
 )
+from table_controller.web.roles import page_refusal
 
 
 class Refused(PressRefused):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_controller.commands import help_of
+from table_controller.event_log import EventLog, GameRecord, LogError
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
 from table_controller.table.export import (
@@ -26,7 +27,6 @@ from table_controller.table.export import (
     started_text,
     transcript_text,
 )
-from table_controller.table.log import EventLog, GameRecord, LogError
 
 
 def _error(message: str) -> None:

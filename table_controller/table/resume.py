@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from table_controller.errors import TableControllerError
+from table_controller.event_log import EventLog, GameRecord
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay
-from table_controller.table.log import EventLog, GameRecord
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -24,35 +23,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_controller.commands import help_of
-from table_controller.narrate import narrate
 from table_controller.rules.codec import encode
-from table_controller.rules.events import HandStarted, InputEvent, OutputEvent
+from table_controller.rules.events import InputEvent
+from table_controller.table.serving import Narrator
+from table_controller.table.serving import error as _error
+from table_controller.table.serving import serve as _serve
 
 ACK_ENV = "TABLE_CONTROLLER_ACK"
-
-
-class Narrator:
-    """Prints each hand as ``narrate`` tells it, a line as soon as it can be said."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self._steps: list[tuple[InputEvent, list[OutputEvent]]] = []
-        self._said = 0
-
-    def step(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
-        if any(isinstance(o, HandStarted) for o in outputs):
-            self._steps, self._said = [], 0
-        self._steps.append((event, list(outputs)))
-        lines = list(narrate(self._steps))
-        for line in lines[self._said :]:
-            self.out.write(line + "\n")
-        self._said = len(lines)
-        self.out.flush()
-
-
-def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
@@ -63,37 +40,12 @@ def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
     return ack
 
 
-async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-
-    async def tell_url() -> None:
-        while table.url is None and not stop.is_set():
-            await asyncio.sleep(0.05)
-        if table.url is not None and not quiet:
-            host = table.config.web.host
-            opened = host not in ("127.0.0.1", "localhost", "::1")
-            reach = f" (open to the network: [web] host = {host})" if opened else ""
-            out.write(f"The table page: {table.url}{reach}\n")
-            out.flush()
-
-    announcer = asyncio.create_task(tell_url())
-    try:
-        await table.run(stop=stop, hands=hands)
-    finally:
-        announcer.cancel()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-
-
 # --- run -------------------------------------------------------------------------------
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.event_log import LogError
     from table_controller.table.config import ConfigError, load_config
-    from table_controller.table.log import LogError
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
     from table_controller.web.server import PageError
 
@@ -152,11 +104,11 @@ def demo_folder(environ: Mapping[str, str]) -> Path:
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     if args.recorded:
-        from table_controller.cli import cmd_recorded_demo
+        from table_controller.example_game import cmd_recorded_demo
 
         return cmd_recorded_demo(args, out)
+    from table_controller.event_log import LogError
     from table_controller.table.config import demo_config
-    from table_controller.table.log import LogError
     from table_controller.table.recording import Recorder, RecordingError
     from table_controller.table.simulated import DEMO, FAST, simulated_table
     from table_controller.web.server import PageError
@@ -224,10 +176,10 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     """A recorded session through the table's path: frames read, inputs given at their
     frames, the rules, a log of its own; the page too with ``--port``."""
+    from table_controller.event_log import LogError
     from table_controller.table.app import Table
     from table_controller.table.config import ConfigError, load_config, parse_config
     from table_controller.table.devices import TableDevices
-    from table_controller.table.log import LogError
     from table_controller.table.recording import INPUTS, RecordedInputs, RecordingError, read_inputs
     from table_controller.vision.camera import CameraError, open_camera
 

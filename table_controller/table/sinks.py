@@ -16,13 +16,14 @@ from typing import Any, Protocol
 
 from table_controller.cards import Card
 from table_controller.devices.cube_types import CubeState
-from table_controller.devices.seat_lights import SeatLight, TableLights, seat_lights
+from table_controller.devices.seat_lights import SeatLight, TableLights
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.cube_state import cube_state
 from table_controller.table.health import Fault
-from table_controller.table.view import Notice, table_view
+from table_controller.table.seat_state import seat_lights
+from table_controller.web.view import Notice, table_view
 
 # Seats with nothing to do: these flash while a device is faulty.
 _IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})

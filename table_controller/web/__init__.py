@@ -1,6 +1,6 @@
 """The live table page: a Starlette server, pushed by Server-Sent Events, that is also
-the kiosk's touchscreen (docs/table-page.md)."""
+the kiosk's touchscreen (docs/table-page.md); the page's snapshot of a game (view.py),
+who may enter what (roles.py) and the operator's PIN (pin.py).
 
-from table_controller.web.server import PageError, Refusal, TablePage
-
-__all__ = ["PageError", "Refusal", "TablePage"]
+Nothing is imported here: the snapshot, the roles and the PIN are pure and cheap, and
+importing them must not load Starlette and uvicorn (web/server.py)."""

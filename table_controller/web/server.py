@@ -29,7 +29,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from table_controller.errors import TableControllerError
-from table_controller.table.roles import NO_OPERATOR_FIX, page_refusal
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -40,6 +39,7 @@ from table_controller.web.guard import (
     guard_post,
     secure_headers,
 )
+from table_controller.web.roles import NO_OPERATOR_FIX, page_refusal
 
 Refusal = tuple[str, str]  # (problem, what to do)
 InputHandler = Callable[[dict[str, Any], Sender], Awaitable[Refusal | None]]
@@ -89,7 +89,7 @@ class TablePage:
 
     ``on_input(payload, sender)`` receives a touch's payload (one of the snapshot's
     action events, plus the ``"seat"`` that touched it) once the door (guard.py) and the
-    roles (table/roles.py) let it in, and returns None when the table took it, or
+    roles (web/roles.py) let it in, and returns None when the table took it, or
     (problem, what to do) when it refused it. ``on_login(pin, sender)`` checks the
     operator's PIN (None: the table has no operator PIN, and the director's events are
     refused with what to do); ``on_refused(sender, problem)`` hears of every request

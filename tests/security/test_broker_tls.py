@@ -21,8 +21,8 @@ from security.feed_event import (
 from table_controller.cli import main
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
+from table_controller.event_log import EventLog
 from table_controller.feed.publisher import FeedSettings, Publisher
-from table_controller.table.log import EventLog
 
 
 def certs(folder: Path, *hosts: str) -> Path:

@@ -23,7 +23,7 @@ from waiting import InThread
 
 from table_controller import simulate
 from table_controller.cards import Card
-from table_controller.kiosk.pin import hash_pin
+from table_controller.event_log import EventLog
 from table_controller.rules.codec import INPUT_BY_NAME
 from table_controller.rules.events import HandDealt, Passed, RenegeClaimed, ScoreAdjusted
 from table_controller.rules.game import Game, Phase
@@ -33,11 +33,11 @@ from table_controller.table import app as table_app
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.inputs import Refused, from_page
-from table_controller.table.log import EventLog
-from table_controller.table.roles import CAMERA, DIRECTOR, SEAT
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 from table_controller.web.guard import COOKIE, OperatorSessions
+from table_controller.web.pin import hash_pin
+from table_controller.web.roles import CAMERA, DIRECTOR, SEAT
 
 GUARD = 60.0  # seconds: only against a hang
 PIN = "2580"

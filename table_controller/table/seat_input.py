@@ -10,6 +10,9 @@ rules: at a table, a button pressed out of turn is a slip of the hand, not a bid
 A call in the second round names a suit; it comes from the trump cube's face (the
 ``trump`` argument). Numbered bids (Bid Euchre) cannot be made with three buttons:
 the pass button passes, and bids go through the director.
+
+It lives with the table, not the devices: the buttons report which button went down
+(devices/seat_events.py), the table knows what that means in the game.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ and the devices' ``faults``. Triggers refuse every UPDATE and DELETE, so not eve
 write can change history. A file that is not a table-controller log, is damaged, was
 written by a newer version or belongs to another table is refused with a ``LogError``
 saying what to do, and is left exactly as it was. docs/event-log.md describes the file.
+
+It sits below the table and the feed (the table writes it, the feed's outbox sends from
+it, the feed's load generator writes it as a table would), so neither imports the other.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
 from table_controller.rules.choices import bids as bid_euchre_bids
@@ -50,7 +50,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase, Trick
 from table_controller.rules.presets import PRESETS, Variant
 from table_controller.seats import SEATS, Seat, Team
-from table_controller.table.health import Fault
 from table_controller.words import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
@@ -76,6 +75,12 @@ _ACTION_PHASES = frozenset(
         Phase.EXCHANGING,
     }
 )
+
+
+class Fault(Protocol):
+    """A device's fault as the page shows it (the table's ``health.Fault`` is one)."""
+
+    def to_json(self) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ def table_view(
                 "dealer": seat == game.dealer,
                 "to_act": seat == to_act,
                 "sitting_out": seat == sitting_out,
-                "card": _card(in_play[seat]) if seat in in_play else None,
+                "card": page_card(in_play[seat]) if seat in in_play else None,
                 "tricks": won_by_seat[seat],
             }
             for seat in SEATS
@@ -299,7 +304,7 @@ def _seat(seat: Seat | None) -> str | None:
 _suit_name = suit_name
 
 
-def _card(card: Card) -> dict[str, Any]:
+def page_card(card: Card) -> dict[str, Any]:
     """A card for the page: drawn as text (rank and suit symbol), red or black."""
     rank = "10" if card.rank is Rank.TEN else card.rank.letter
     return {
@@ -363,12 +368,12 @@ def _upcard(game: Game, hand: HandState | None) -> dict[str, Any] | None:
         status = "turned down"
     else:
         status = "up"
-    return {"card": _card(hand.upcard), "status": status}
+    return {"card": page_card(hand.upcard), "status": status}
 
 
 def _plays(trick: Trick) -> list[dict[str, Any]]:
     return [
-        {"seat": seat.name, "card": _card(card), "dead": card in trick.dead}
+        {"seat": seat.name, "card": page_card(card), "dead": card in trick.dead}
         for seat, card in trick.plays
     ]
 
@@ -493,8 +498,8 @@ def _reneges(
                     "name": names[ev.seat],
                     "trick": ev.trick,
                     "suit": ev.suit.name,
-                    "played": _card(ev.played),
-                    "proof": _card(ev.proof),
+                    "played": page_card(ev.played),
+                    "proof": page_card(ev.proof),
                     "proof_trick": ev.proof_trick,
                     "text": text,
                     "evidence": _evidence(cards, evidence_urls),
@@ -510,8 +515,8 @@ def _reneges(
                     "name": names[ev.seat],
                     "trick": ev.trick,
                     "suit": ev.suit.name,
-                    "played": None if played is None else _card(played),
-                    "proof": _card(ev.held),
+                    "played": None if played is None else page_card(played),
+                    "proof": page_card(ev.held),
                     "proof_trick": ev.trick,
                     "text": text,
                     "evidence": _evidence(
@@ -538,4 +543,12 @@ def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str,
     return [{"card": c.code, "url": urls[c]} for c in cards if c in urls]
 
 
-__all__ = ["NOTICE_KINDS", "SEAT_WORDS", "Notice", "actions", "choices", "table_view"]
+__all__ = [
+    "NOTICE_KINDS",
+    "SEAT_WORDS",
+    "Notice",
+    "actions",
+    "choices",
+    "page_card",
+    "table_view",
+]

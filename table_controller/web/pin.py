@@ -1,5 +1,8 @@
 """The operator's PIN, stored hashed (PBKDF2-SHA256 with a salt of its own), and the
-rate limit on guesses (pure: the clock is passed in)."""
+rate limit on guesses (pure: the clock is passed in).
+
+The page's operator logs in with it and the kiosk's operator unlocks the kiosk with it;
+the table's config checks its hash and ``kiosk pin`` makes one: here, below them all."""
 
 from __future__ import annotations
 

@@ -1,0 +1,204 @@
+"""The package's layers point one way, read from the source (scripts/import_graph.py):
+
+- no two modules import each other at run time, directly or around a loop (an import
+  under ``if TYPE_CHECKING:`` never runs and does not count; one inside a function does,
+  and so do the command groups the command line loads by name);
+- the rules core imports nothing of the package but itself, ``cards``, ``seats``,
+  ``clip`` and ``errors``, and only the standard library, never its clock, randomness
+  or IO;
+- the devices know pins and bytes, not the game: nothing from the rules or the table;
+- the groups are layered: the rules, the event log, the parts that stand alone
+  (devices, vision, bots, feed, web), the table, what runs a table (kiosk, director),
+  the command line; each imports only from below it, and parts at one level not from
+  each other.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from itertools import pairwise
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_walker() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "import_graph", ROOT / "scripts" / "import_graph.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("import_graph", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+walker = _load_walker()
+GRAPH: dict[str, set[str]] = walker.import_graph()
+
+# Lowest first. A group is a subpackage or a top-level module of table_controller;
+# groups not named here (cards, seats, narrate, transcript, ...) are held only by the
+# rule of no cycles.
+LAYERS: list[set[str]] = [
+    {"rules"},
+    {"event_log"},
+    {"devices", "vision", "bots", "feed", "web"},
+    {"table"},
+    {"kiosk", "director"},
+    {"cli"},
+]
+RULES_MAY_IMPORT = {"rules", "cards", "seats", "clip", "errors"}
+IMPURE = {
+    "asyncio",
+    "datetime",
+    "os",
+    "pathlib",
+    "random",
+    "secrets",
+    "socket",
+    "sqlite3",
+    "subprocess",
+    "threading",
+    "time",
+}
+
+
+def group(module: str) -> str:
+    """``table_controller.rules.game`` -> ``rules``; ``table_controller.cli`` -> ``cli``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def edges(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    return sorted((a, b) for a, targets in graph.items() for b in targets)
+
+
+def test_the_walker_sees_the_package() -> None:
+    assert "table_controller.rules.game" in GRAPH
+    assert "table_controller.table.app" in GRAPH["table_controller.kiosk.kiosk"]
+    assert "table_controller.table.run_cli" in GRAPH["table_controller.cli"]
+    # loaded by name (importlib), from the table of command groups
+    assert "table_controller.kiosk.kiosk_cli" in GRAPH["table_controller.cli"]
+
+
+def test_no_runtime_import_cycle() -> None:
+    loops = [" -> ".join(walker.cycle_path(GRAPH, c)) for c in walker.cycles(GRAPH)]
+    assert loops == [], "runtime import cycles:\n" + "\n".join(loops)
+
+
+def test_the_rules_core_imports_only_itself_cards_seats_clip_and_errors() -> None:
+    wrong = [
+        f"{a} imports {b}"
+        for a, b in edges(GRAPH)
+        if group(a) == "rules" and group(b) not in RULES_MAY_IMPORT
+    ]
+    assert wrong == []
+
+
+def test_the_rules_core_is_pure_standard_library() -> None:
+    modules = walker.module_files()
+    wrong = []
+    for name, path in modules.items():
+        if group(name) not in RULES_MAY_IMPORT:
+            continue
+        for outside in sorted(walker.outside_imports(path)):
+            if outside not in sys.stdlib_module_names or outside in IMPURE:
+                wrong.append(f"{name} imports {outside}")
+    assert wrong == []
+
+
+def test_devices_import_nothing_of_the_rules_or_the_table() -> None:
+    wrong = [
+        f"{a} imports {b}"
+        for a, b in edges(GRAPH)
+        if group(a) == "devices" and group(b) in ("rules", "table")
+    ]
+    assert wrong == []
+
+
+def test_imports_point_down_the_layers() -> None:
+    level = {name: i for i, names in enumerate(LAYERS) for name in names}
+    wrong = []
+    for a, b in edges(GRAPH):
+        ga, gb = group(a), group(b)
+        if ga == gb or ga not in level or gb not in level:
+            continue
+        if level[gb] > level[ga]:
+            wrong.append(f"{a} imports {b}, a layer above it")
+        elif level[gb] == level[ga]:
+            wrong.append(f"{a} imports {b}, a part beside it")
+    assert wrong == []
+
+
+def test_no_cycle_among_the_groups() -> None:
+    groups: dict[str, set[str]] = {}
+    for a, b in edges(GRAPH):
+        groups.setdefault(group(a), set())
+        groups.setdefault(group(b), set())
+        if group(a) != group(b):
+            groups[group(a)].add(group(b))
+    loops = [" -> ".join(walker.cycle_path(groups, c)) for c in walker.cycles(groups)]
+    assert loops == []
+
+
+# --- the walker itself, on a package written for it ------------------------------------
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "pkg"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    return _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a.py": """
+                from typing import TYPE_CHECKING
+
+                from pkg import b
+
+                if TYPE_CHECKING:
+                    from pkg.c import C
+
+                def later():
+                    from .sub import d
+            """,
+            "b.py": "import json\n",
+            "c.py": "from pkg.a import later\n",
+            "sub/__init__.py": "from pkg.sub.d import D\n",
+            "sub/d.py": "from .. import b\nfrom ..c import x\nD = 1\n",
+        },
+    )
+
+
+def test_the_walker_counts_function_imports_not_type_checking_ones(package: Path) -> None:
+    graph = walker.import_graph(package)
+    # a -> c only under TYPE_CHECKING: not counted; a -> sub.d inside a function: counted,
+    # and it runs sub/__init__ too.
+    assert graph["pkg.a"] == {"pkg.b", "pkg.sub", "pkg.sub.d"}
+    assert graph["pkg.sub.d"] == {"pkg.b", "pkg.c"}  # relative, from a subpackage
+    assert graph["pkg.sub"] == {"pkg.sub.d"}
+    assert graph["pkg.b"] == set()
+    assert walker.outside_imports(package / "b.py", "pkg") == {"json"}
+    assert walker.outside_imports(package / "a.py", "pkg") == {"typing"}
+
+
+def test_the_walker_finds_a_cycle_and_a_path_around_it(package: Path) -> None:
+    graph = walker.import_graph(package)
+    # c -> a -> sub.d -> c (a's import of sub.d runs inside a function, but it runs).
+    assert walker.cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub", "pkg.sub.d"]]
+    path = walker.cycle_path(graph, walker.cycles(graph)[0])
+    assert path[0] == path[-1] == "pkg.a"
+    assert all(b in graph[a] for a, b in pairwise(path))
