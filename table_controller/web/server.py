@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from table_controller.favicon import icon_routes
 from table_controller.table.roles import NO_OPERATOR_FIX, page_refusal
 from table_controller.web.guard import (
     ACTION_FIX,
@@ -139,6 +140,7 @@ class TablePage:
                 Route("/api/operator/logout", self._logout, methods=["POST"]),
                 Route("/evidence/{game:int}/{seq:int}.png", self._evidence_png, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
+                *icon_routes(),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
             ]
         )
