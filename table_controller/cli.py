@@ -11,15 +11,12 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any, TextIO
 
 from table_controller import __version__
 from table_controller.clip import clip
 from table_controller.commands import GROUPS
 from table_controller.logs import configure
-from table_controller.narrate import narrate
-from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.sources import text_title
@@ -46,6 +43,9 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.narrate import narrate  # here: other commands start without it
+    from table_controller.rules.codec import encode
+
     if args.video:
         from table_controller.table.run_cli import cmd_replay_video
 
@@ -122,6 +122,10 @@ def cmd_rules_show(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_recorded_demo(args: argparse.Namespace, out: TextIO) -> int:
     """``demo --recorded``: the bundled example game, told hand by hand."""
+    from importlib import resources  # here: it brings tempfile and shutil along
+
+    from table_controller.narrate import narrate
+
     text = resources.files("table_controller").joinpath("examples", EXAMPLE).read_text()
     transcript = parse_lines(text.splitlines(), EXAMPLE)
     name = transcript.rules_name or DEFAULT_PRESET

@@ -11,22 +11,22 @@ crash test does). ``replay --video DIR`` plays a recorded session through the sa
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
-import random
-import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
-from table_controller.narrate import narrate
-from table_controller.rules.codec import encode
-from table_controller.rules.events import HandStarted, InputEvent, OutputEvent
+
+if TYPE_CHECKING:
+    from table_controller.rules.events import InputEvent, OutputEvent
+
+# asyncio, the rules and the narrator are imported where they are used: every command's
+# parser is built from this module's (demo, replay), and `log games` and the rest start
+# without them.
 
 ACK_ENV = "TABLE_CONTROLLER_ACK"
 
@@ -40,6 +40,9 @@ class Narrator:
         self._said = 0
 
     def step(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
+        from table_controller.narrate import narrate
+        from table_controller.rules.events import HandStarted
+
         if any(isinstance(o, HandStarted) for o in outputs):
             self._steps, self._said = [], 0
         self._steps.append((event, list(outputs)))
@@ -57,6 +60,8 @@ def _error(message: str) -> int:
 
 def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
     def ack(game: int, seq: int, event: InputEvent) -> None:
+        from table_controller.rules.codec import encode
+
         out.write(f"ack {game} {seq} {json.dumps(encode(event))}\n")
         out.flush()
 
@@ -64,6 +69,9 @@ def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
 
 
 async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> None:
+    import asyncio
+    import signal
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -92,6 +100,8 @@ async def _serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> 
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     from table_controller.table.config import ConfigError, load_config
     from table_controller.table.log import LogError
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
@@ -151,6 +161,9 @@ def demo_folder(environ: Mapping[str, str]) -> Path:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+    import random
+
     if args.recorded:
         from table_controller.cli import cmd_recorded_demo
 
@@ -224,6 +237,9 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     """A recorded session through the table's path: frames read, inputs given at their
     frames, the rules, a log of its own; the page too with ``--port``."""
+    import asyncio
+    import tempfile
+
     from table_controller.table.app import Table
     from table_controller.table.config import ConfigError, load_config, parse_config
     from table_controller.table.devices import TableDevices
