@@ -17,6 +17,7 @@ from table_controller.table.config import TableConfig, load_config, parse_config
 from table_controller.table.config_cli import cmd_check
 from table_controller.table.machine import (
     Machine,
+    SerialPortInfo,
     look_at,
     look_at_camera,
     look_at_cube,
@@ -147,3 +148,14 @@ def test_the_findings_follow_the_config(tmp_path: Path) -> None:
     config: TableConfig = load_config(a_table(tmp_path, '[cube]\nport = "none"\n'))
     devices = [(f.device, f.here) for f in look_at(config, bare())]
     assert devices == [("camera", False), ("seats", False), ("cube", True)]
+
+
+def test_a_look_that_fails_is_said_not_raised(tmp_path: Path) -> None:
+    def broken() -> list[SerialPortInfo]:
+        raise OSError("sysfs is not mounted")
+
+    machine = replace(table_pi(), serial_ports=broken)
+    config = load_config(a_table(tmp_path))
+    camera, seats, cube = look_at(config, machine)
+    assert camera.here and seats.here
+    assert not cube.here and cube.found == "could not look for it (sysfs is not mounted)"

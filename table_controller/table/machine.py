@@ -240,11 +240,20 @@ def look_at_cube(port: str | None, machine: Machine) -> Finding:
 def look_at(config: TableConfig, machine: Machine | None = None) -> Sequence[Finding]:
     """Each device ``config`` names, looked for on ``machine`` (default: this one)."""
     m = machine if machine is not None else Machine()
-    return (
-        look_at_camera(config.camera.source, m),
-        look_at_gpio(config.gpio, m),
-        look_at_cube(None if config.cube is None else config.cube.port, m),
-    )
+    looks: list[tuple[str, Callable[[], Finding]]] = [
+        ("camera", lambda: look_at_camera(config.camera.source, m)),
+        ("seats", lambda: look_at_gpio(config.gpio, m)),
+        ("cube", lambda: look_at_cube(None if config.cube is None else config.cube.port, m)),
+    ]
+    findings = []
+    for device, look in looks:
+        try:
+            findings.append(look())
+        except Exception as exc:  # a system library's own error: said, never a traceback
+            findings.append(
+                Finding(device, False, f"could not look for it ({exc})", "run the check again")
+            )
+    return findings
 
 
 __all__ = [
