@@ -42,7 +42,7 @@ CUBE_FIX = (
     "check the cube's USB cable (a data cable, not a charge-only one); it reconnects by itself"
 )
 # A cube that never answered since the start: perhaps there is none at this table.
-NEVER_FIX = f"{CUBE_FIX}. Or, if this table has no cube, {WITHOUT_CUBE} in its config"
+NEVER_FIX = f"{CUBE_FIX}. If this table has no cube: in its config, {WITHOUT_CUBE}"
 CUBE_GRACE = 5.0  # seconds after the start before a cube that never answered is a fault
 
 
