@@ -19,8 +19,6 @@ from table_controller.commands import GROUPS
 from table_controller.errors import TableControllerError
 from table_controller.extras import missing_message
 from table_controller.logs import configure
-from table_controller.narrate import narrate
-from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.sources import text_title
@@ -45,6 +43,9 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.narrate import narrate  # here: other commands start without it
+    from table_controller.rules.codec import encode
+
     if args.video:
         from table_controller.table.run_cli import cmd_replay_video
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from favicon_check import the_icon_is_served
 from mosquitto import free_port
 from playwright.sync_api import Browser, Page, expect
 from postgres import Postgres
@@ -461,3 +462,8 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
         context.close()
         world.close()
         server.close()
+
+
+def test_the_dashboard_and_the_public_view_have_their_icon(browser: Browser, world: World) -> None:
+    the_icon_is_served(browser, world.served.url)
+    the_icon_is_served(browser, world.served.url + "public")

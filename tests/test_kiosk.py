@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from favicon_check import the_icon_is_served
 from playwright.sync_api import Browser, Page, expect
 from waiting import InThread, until_or_stopped
 
@@ -624,3 +625,14 @@ def test_a_hand_that_cannot_go_on_starts_a_new_game_and_keeps_the_old(tmp_path: 
             assert any("cannot go on" in (f[2] or "") for f in log.faults())
     finally:
         table.log.close()
+
+
+def test_the_kiosk_has_its_icon(tmp_path: Path, browser: Browser) -> None:
+    config = kiosk_config(tmp_path)
+    table, _, _ = simulated_kiosk(config, seed=3)
+    running = Running(table)
+    try:
+        running.until("the page is served", lambda: table.url is not None)
+        the_icon_is_served(browser, table.url or "")
+    finally:
+        running.close()

@@ -85,4 +85,4 @@ def test_real_pins_on_a_machine_without_them(capsys: pytest.CaptureFixture[str])
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: the lgpio pin library is not installed")
-    assert "use simulated pins (`--simulated` for the seats commands" in err
+    assert "`table-controller seats test --simulated`" in err

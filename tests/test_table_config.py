@@ -3,6 +3,7 @@ of mistake reported with its key and what to do, all at once."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import tomllib
 from pathlib import Path
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from machines import table_pi
 
 from table_controller.cli import main
 from table_controller.devices.cube_types import CubeConfig
@@ -29,6 +31,8 @@ from table_controller.table.config import (
     parse_config,
     to_toml,
 )
+from table_controller.table.config_cli import cmd_check
+from table_controller.table.machine import Machine
 from table_controller.vision.layout import Calibration
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,6 +58,13 @@ def calibrate(folder: Path) -> Path:
     path = folder / "calibration" / "table.json"
     Calibration((1280, 720), np.diag([0.5, 0.5, 1.0])).save(path)
     return path
+
+
+def check(path: Path, machine: Machine) -> tuple[int, str]:
+    """``config check PATH`` on ``machine`` (tests/machines.py)."""
+    out = io.StringIO()
+    code = cmd_check(argparse.Namespace(file=str(path)), out, machine)
+    return code, out.getvalue()
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -470,7 +481,7 @@ def test_a_missing_recording_or_log_folder(tmp_path: Path) -> None:
 def test_config_check_a_good_file(tmp_path: Path) -> None:
     path = write(tmp_path, MINIMAL + '[players]\nN = "Ann"\n[web]\nhost = "127.0.0.1"\n')
     calibrate(tmp_path)
-    code, text = run("config", "check", str(path))
+    code, text = check(path, table_pi())
     assert code == 0
     assert text.splitlines()[0] == f"{path} is good."
     assert "  table:   Club Night 3" in text
@@ -488,7 +499,7 @@ def test_config_check_reads_the_operator_pin_hash(tmp_path: Path) -> None:
     good = hash_pin("2580", iterations=1000)
     path = write(tmp_path, MINIMAL + f'[web]\nhost = "0.0.0.0"\noperator_pin_hash = "{good}"\n')
     calibrate(tmp_path)
-    code, text = run("config", "check", str(path))
+    code, text = check(path, table_pi())
     assert code == 0 and "  page:    0.0.0.0:8080 (the network), an operator PIN" in text
     path = write(tmp_path, MINIMAL + '[web]\noperator_pin_hash = "2580"\n')
     with pytest.raises(ConfigError) as caught:

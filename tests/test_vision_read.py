@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from favicon_check import the_icon_answers
 
 from table_controller.cards import Card
 from table_controller.cli import main
@@ -197,3 +198,12 @@ def test_a_source_that_ends_says_so_and_keeps_its_view_until_ctrl_c(tmp_path: Pa
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_live_view_has_its_icon() -> None:
+    # Over HTTP: Chromium asks for a page's icon once it has loaded, and the live view's
+    # picture is a stream that never ends loading.
+    from table_controller.vision.live_view import LiveView
+
+    with LiveView(fps=1000) as view:
+        the_icon_answers(view.url)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from favicon_check import the_icon_is_served
 from playwright.sync_api import Browser, Page, expect
 from waiting import wait_until
 
@@ -406,3 +407,7 @@ def test_a_taken_port_is_a_clear_error(served: Served) -> None:
     port = int(served.url.rsplit(":", 1)[1].strip("/"))
     with pytest.raises(PageError, match=rf"cannot listen on 127.0.0.1:{port}.*\[web\]"):
         served.call(TablePage().start("127.0.0.1", port))
+
+
+def test_the_page_has_its_icon(browser: Browser, served: Served) -> None:
+    the_icon_is_served(browser, served.url)

@@ -66,7 +66,8 @@ def find_cube_port() -> str:
     raise CubeNotFound(
         "no trump cube plugged in: no USB serial device is a Raspberry Pi Pico running "
         f"MicroPython (USB id 2e8a:0005){seen}. Plug the cube in with a data cable (not a "
-        "charge-only one), or name its port with --port (ls /dev/serial/by-id/)."
+        "charge-only one), or name its port: [cube] port in the table's config, or "
+        "`table-controller cube test --port PORT` (`ls /dev/serial/by-id/` lists them)."
     )
 
 

@@ -15,6 +15,11 @@ from table_controller.errors import TableControllerError
 
 # The board the simulated backend pretends to be: a Raspberry Pi 5 with 4 GB.
 SIMULATED_REVISION = "c04170"
+# Where simulated pins are had: each a real command or config key (tests parse them).
+SIMULATED_PINS = (
+    "`table-controller seats test --simulated` tries the seat lights and buttons on them, "
+    'and [table] gpio = "mock" runs a table\'s config on them'
+)
 
 
 class GpioBackend(Enum):
@@ -64,8 +69,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
         raise GpioUnavailable(
             f"the {library} pin library is not installed ({exc}): this is not a Raspberry "
             f"Pi, or its setup did not finish. Run this on the table's Pi ({install}), or "
-            'use simulated pins (`--simulated` for the seats commands, [table] gpio = "mock" '
-            "in a table's config)."
+            f"use simulated pins: {SIMULATED_PINS}."
         ) from exc
     except Exception as exc:  # the libraries raise their own error types
         pi5 = " RPi.GPIO does not run on a Pi 5: use lgpio there." if library != "lgpio" else ""
@@ -73,8 +77,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
             f"cannot open the GPIO pins through {library} ({exc}). On the table's "
             "Raspberry Pi, check that your user is in the gpio group (`groups`; add it "
             f"with `sudo adduser $USER gpio` and log in again).{pi5} Anywhere else, "
-            'use simulated pins (`--simulated` for the seats commands, [table] gpio = "mock" '
-            "in a table's config)."
+            f"use simulated pins: {SIMULATED_PINS}."
         ) from exc
 
 
@@ -102,6 +105,7 @@ def debounces_by_level(pin_factory: Any) -> bool:
 
 
 __all__ = [
+    "SIMULATED_PINS",
     "SIMULATED_REVISION",
     "GpioBackend",
     "GpioUnavailable",

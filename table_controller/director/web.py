@@ -65,6 +65,7 @@ from table_controller.director.store import (
 from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_json, refused
 from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
+from table_controller.favicon import icon_routes
 from table_controller.rules.errors import RulesError
 from table_controller.web.view import table_view
 
@@ -168,7 +169,10 @@ class DirectorPage:
         static = resources.files("table_controller.director") / "static"
         self._page = (static / "dashboard.html").read_text(encoding="utf-8")
         self._public_page = (static / "public.html").read_text(encoding="utf-8")
-        files = Mount("/static", app=StaticFiles(directory=str(static)), name="static")
+        files: list[BaseRoute] = [
+            Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
+            *icon_routes(),
+        ]
         login = self._login_required
         director: list[BaseRoute] = [
             Route("/", self._index),
@@ -191,9 +195,9 @@ class DirectorPage:
             Route("/api/public", self._public),
         ]
         # Served on one port (``app``), or the director's and the public view's apart.
-        self.app = self._app([*director, *public, files])
-        self.director_app = self._app([*director, files])
-        self.public_app = self._app([*public, files])
+        self.app = self._app([*director, *public, *files])
+        self.director_app = self._app([*director, *files])
+        self.public_app = self._app([*public, *files])
         if service is not None:
             service.listen(self.admin.on_stored)  # results first, so the overview has them
             service.listen(self.changed)

@@ -19,10 +19,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import pwd
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from table_controller.feed.messages import Topics, name_problem, table_id
 
@@ -108,11 +110,21 @@ def mosquitto_conf(
     bind: str = "",
     tls: Tls | None = None,
     persistence: bool = True,
+    user: str | None = None,
 ) -> str:
-    """mosquitto.conf using the password and acl files in ``folder``."""
+    """mosquitto.conf using the password and acl files in ``folder``; ``user``: the user
+    mosquitto started as root runs as (``broker_user``), None: no ``user`` line."""
     lines = [
         "# The director's broker (written by `table-controller feed broker-config`).",
         "# Run it with: mosquitto -c " + str(folder / "mosquitto.conf"),
+    ]
+    if user is not None:
+        lines += [
+            "# Started as root, mosquitto runs as this user, who can read its files and",
+            "# write its data/ folder; started as any other user, this line does nothing.",
+            f"user {user}",
+        ]
+    lines += [
         "per_listener_settings false",
         "allow_anonymous false",
         f"password_file {folder / 'passwords'}",
@@ -121,12 +133,12 @@ def mosquitto_conf(
         "max_queued_messages 100000",
     ]
     if persistence:
-        lines += ["persistence true", f"persistence_location {folder}/"]
+        lines += ["persistence true", f"persistence_location {folder / DATA}/"]
     else:
         lines += ["persistence false"]
     where = f" {bind}" if bind else ""
     lines += [
-        "# The address the broker listens on (`--bind`): none given, every network of "
+        "# The address the broker listens on (`--bind`); without one, every network of "
         "this machine.",
         f"listener {port if tls is None else tls.port}{where}",
         # A listener's own setting: under its line. Each client's id is its username, so
@@ -143,10 +155,75 @@ def mosquitto_conf(
     return "\n".join(lines) + "\n"
 
 
+DATA = "data"  # the broker's own folder (its persistence file), in the event's folder
+BROKER_USER = "mosquitto"  # the user mosquitto's packages run it as
+
+
+@dataclass(frozen=True)
+class RunAs:
+    """The user mosquitto runs as when started as root (its ``user`` line), whether the
+    files it reads must be handed to that user, and why when it is not the usual one."""
+
+    name: str
+    uid: int | None = None  # hand the broker's files to this uid (None: they are its own)
+    gid: int | None = None
+    why: str = ""
+
+
+def _reachable(folder: Path, uid: int, gid: int, stat: Callable[[Path], os.stat_result]) -> bool:
+    """Whether ``uid`` can walk into ``folder`` (each folder down to it searchable)."""
+    for p in [*reversed(folder.parents), folder]:
+        st = stat(p)
+        if st.st_uid == uid:
+            ok = st.st_mode & 0o100
+        elif st.st_gid == gid:
+            ok = st.st_mode & 0o010
+        else:
+            ok = st.st_mode & 0o001
+        if not ok:
+            return False
+    return True
+
+
+def broker_user(
+    folder: Path,
+    *,
+    euid: int | None = None,
+    users: Callable[[str], Any] = pwd.getpwnam,
+    user_of: Callable[[int], Any] = pwd.getpwuid,
+    stat: Callable[[Path], os.stat_result] = os.stat,
+) -> RunAs:
+    """Who the broker runs as, so that ``mosquitto -c FOLDER/mosquitto.conf`` works
+    whoever starts it. mosquitto started as root drops to its ``user`` (by default
+    ``mosquitto``), and only then opens the password file and its data: a user who
+    cannot read them stops it at once.
+
+    Written by a user other than root: that user, who owns the files (root starting it
+    drops to them; they starting it, the line does nothing). Written by root: the
+    ``mosquitto`` user, the files it reads handed to it, when it exists and can reach
+    ``folder``; else root itself, and ``why``."""
+    uid = os.geteuid() if euid is None else euid
+    if uid != 0:
+        return RunAs(user_of(uid).pw_name)
+    try:
+        broker = users(BROKER_USER)
+    except KeyError:
+        return RunAs("root", why=f"there is no user {BROKER_USER} on this machine")
+    if not _reachable(folder, broker.pw_uid, broker.pw_gid, stat):
+        return RunAs(
+            "root",
+            why=f"the user {BROKER_USER} cannot reach {folder} (a folder above it is closed "
+            "to other users): to run the broker as that user, write its files elsewhere, "
+            "e.g. --out /etc/mosquitto/euchre",
+        )
+    return RunAs(BROKER_USER, broker.pw_uid, broker.pw_gid)
+
+
 @dataclass(frozen=True)
 class BrokerFiles:
     folder: Path
     passwords: dict[str, str]  # user -> password in clear (for the tables' configs)
+    run_as: RunAs = RunAs("root")
 
 
 def write_broker_config(
@@ -159,18 +236,31 @@ def write_broker_config(
     tls: Tls | None = None,
     persistence: bool = True,
     passwords: Mapping[str, str] | None = None,
+    run_as: RunAs | None = None,
 ) -> BrokerFiles:
-    """mosquitto.conf, passwords (hashed), acl and passwords.txt (clear, keep it safe)."""
+    """mosquitto.conf, passwords (hashed), acl, the broker's data/ folder, and
+    passwords.txt (clear, keep it safe). ``run_as``: who the broker runs as (default:
+    ``broker_user``); what it reads is handed to that user, the secrets stay the
+    writer's."""
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    who = run_as if run_as is not None else broker_user(folder)
     users = [DIRECTOR_USER, *tables]
     given = dict(passwords or {})
     clear = {u: given.get(u) or new_password() for u in users}
-    (folder / "mosquitto.conf").write_text(
-        mosquitto_conf(folder, port=port, bind=bind, tls=tls, persistence=persistence)
+    conf = mosquitto_conf(
+        folder, port=port, bind=bind, tls=tls, persistence=persistence, user=who.name
     )
+    (folder / "mosquitto.conf").write_text(conf)
     write_private(folder / "passwords", password_file(clear))
     (folder / "acl").write_text(acl(topics, tables))
+    data = folder / DATA
+    data.mkdir(mode=0o700, exist_ok=True)
+    if who.uid is not None and who.gid is not None:
+        # mosquitto reads its .conf as root, the rest after dropping to its user (which
+        # later versions want to own them); the secrets in clear stay the writer's.
+        for path in (folder / "passwords", folder / "acl", data):
+            os.chown(path, who.uid, who.gid)
     write_private(
         folder / "passwords.txt",
         "# user password -- each table's is also in secrets/{user}.password\n"
@@ -181,7 +271,7 @@ def write_broker_config(
     secrets_dir.chmod(0o700)
     for user, pw in clear.items():
         write_private(secrets_dir / f"{user}.password", pw + "\n")
-    return BrokerFiles(folder, clear)
+    return BrokerFiles(folder, clear, who)
 
 
 def write_private(path: Path, data: str | bytes) -> None:
@@ -194,10 +284,14 @@ def write_private(path: Path, data: str | bytes) -> None:
 
 
 __all__ = [
+    "BROKER_USER",
+    "DATA",
     "DIRECTOR_USER",
     "BrokerFiles",
+    "RunAs",
     "Tls",
     "acl",
+    "broker_user",
     "mosquitto_conf",
     "new_password",
     "password_file",

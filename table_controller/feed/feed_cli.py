@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -83,10 +84,13 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
     _write_keys(folder, out)
     where = f"on {args.bind}" if args.bind else "on every network of this machine"
     port = tls.port if tls else (args.port or 1883)
+    run_as = files.run_as
+    why = f" ({run_as.why})" if run_as.why else ""
     out.write(
         f"wrote the broker's files for {len(tables)} tables in {files.folder}:\n"
-        f"  mosquitto -c {files.folder / 'mosquitto.conf'}   (port {port} {where}"
-        f"{', TLS' if tls else ''})\n"
+        f"  mosquitto -c {shlex.quote(str(files.folder / 'mosquitto.conf'))}   "
+        f"(port {port} {where}{', TLS' if tls else ''}; started as root, it runs as "
+        f"{run_as.name}{why})\n"
         f"  secrets/TABLE.password: copy each to its table ([feed] username = TABLE, "
         "password_file), chmod 600; keep passwords.txt safe\n"
     )

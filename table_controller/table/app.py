@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import shlex
 import shutil
 import time
 from collections.abc import Callable
@@ -213,10 +214,14 @@ class Table:
         try:
             resumed = resume_last_game(self.log)
         except UnusableRules as exc:
+            old = self.log.last_game()
+            n = 0 if old is None else old.game
+            log = shlex.quote(str(self.config.log))
             self.health.raise_fault(
                 Device.LOG,
                 str(exc),
-                "a new game was started; export the old one with `table-controller log export`",
+                "a new game was started; export the old one with "
+                f"`table-controller log export {log} --game {n} --transcript game-{n}.jsonl`",
                 self._clock(),
             )
             resumed = None
@@ -233,7 +238,8 @@ class Table:
             self.health.raise_fault(
                 Device.LOG,
                 resumed.problem,
-                "the game goes on without them; check it with `table-controller log check`",
+                "the game goes on without them; check it with "
+                f"`table-controller log check {shlex.quote(str(self.config.log))}`",
                 self._clock(),
             )
         if self.game.phase is Phase.OVER:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from table_controller.table.health import Device, Health
+from table_controller.table.machine import SYNTHETIC_TABLE
 from table_controller.vision.calibration import DRIFT_PX, calibrate, drift
 from table_controller.vision.camera import CameraError, Frame, FrameSource
 from table_controller.vision.layout import Calibration, CalibrationError
@@ -37,6 +38,10 @@ T = TypeVar("T")
 CAMERA_FIX = (
     "check the camera's cable and power; the table keeps trying to reopen it and "
     "catches up with the cards on the table when pictures come back"
+)
+OPEN_FIX = (
+    "connect the camera [camera] source names (`table-controller config check FILE` says "
+    "whether this machine has it); the table keeps trying to open it. Or, " + SYNTHETIC_TABLE
 )
 CALIBRATE_FIX = (
     "run `table-controller calibrate` with the mat's four corner markers in view, "
@@ -135,7 +140,7 @@ class CameraWatch:
                 if self.end_with_source:
                     raise
                 self.health.raise_fault(
-                    Device.CAMERA, f"the camera cannot be opened ({exc})", CAMERA_FIX, self._clock()
+                    Device.CAMERA, f"the camera cannot be opened: {exc}", OPEN_FIX, self._clock()
                 )
                 await asyncio.sleep(self.reopen_after)
                 continue
@@ -251,4 +256,4 @@ def _close(source: FrameSource) -> None:
         source.close()
 
 
-__all__ = ["CALIBRATE_FIX", "CAMERA_FIX", "CameraWatch"]
+__all__ = ["CALIBRATE_FIX", "CAMERA_FIX", "OPEN_FIX", "CameraWatch"]

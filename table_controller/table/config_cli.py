@@ -24,9 +24,13 @@ from table_controller.table.config import (
     example_config,
     load_config,
 )
+from table_controller.table.machine import Machine, look_at
 
 
-def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_check(args: argparse.Namespace, out: TextIO, machine: Machine | None = None) -> int:
+    """0: the file is good and this machine has every device it names; 1: the file is
+    good, but devices it names are not here (``run`` would show each as a fault); 2: a
+    file that cannot be used. ``machine``: how to look at the devices (tests)."""
     try:
         config = load_config(args.file)
     except ConfigError as exc:
@@ -34,9 +38,27 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     problems = check_files(config)
     if problems:
         return _report(ConfigError(problems, args.file))
-    out.write(f"{args.file} is good.\n")
+    findings = look_at(config, machine)
+    missing = [f for f in findings if not f.here]
+    if not missing:
+        out.write(f"{args.file} is good.\n")
+    else:
+        noun = "device it names is" if len(missing) == 1 else "devices it names are"
+        out.write(f"{args.file} is a good file, but {len(missing)} {noun} not on this machine.\n")
     for label, text in summary(config):
         out.write(f"  {label + ':':<9}{text}\n")
+    out.write("On this machine:\n")
+    for finding in findings:
+        first, *more = finding.lines()
+        out.write(f"  {finding.device + ':':<9}{first}\n")
+        for line in more:
+            out.write(f"  {'':<9}{line}\n")
+    if missing:
+        out.write(
+            "`table-controller run` would start with each missing device as a fault on "
+            "the table's page.\n"
+        )
+        return 1
     return 0
 
 

@@ -32,6 +32,7 @@ from table_controller.devices.seat_events import ButtonEvent, SeatButton
 from table_controller.seats import Seat
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Health
+from table_controller.table.machine import WITHOUT_CUBE
 
 if TYPE_CHECKING:
     from table_controller.devices.seat_buttons import SeatButtons
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 CUBE_FIX = (
     "check the cube's USB cable (a data cable, not a charge-only one); it reconnects by itself"
 )
+# A cube that never answered since the start: perhaps there is none at this table.
+NEVER_FIX = f"{CUBE_FIX}. If this table has no cube: in its config, {WITHOUT_CUBE}"
 CUBE_GRACE = 5.0  # seconds after the start before a cube that never answered is a fault
 
 
@@ -178,7 +181,9 @@ class TableDevices:
         if cube.is_connected:
             health.clear(Device.CUBE)
         elif health.fault(Device.CUBE) is None and now - self._started >= CUBE_GRACE:
-            health.raise_fault(Device.CUBE, "the trump cube is not connected", CUBE_FIX, now)
+            health.raise_fault(
+                Device.CUBE, "the trump cube has not answered since the start", NEVER_FIX, now
+            )
 
     def stuck_buttons(self) -> list[tuple[Seat | None, SeatButton]]:
         return [] if self.buttons is None else self.buttons.stuck
@@ -203,4 +208,4 @@ class TableDevices:
         cube_turner(self.emulator.board)(suit)
 
 
-__all__ = ["CUBE_FIX", "CUBE_GRACE", "Listener", "TableDevices", "pin_factory_for"]
+__all__ = ["CUBE_FIX", "CUBE_GRACE", "NEVER_FIX", "Listener", "TableDevices", "pin_factory_for"]

@@ -11,29 +11,33 @@ crash test does). ``replay --video DIR`` plays a recorded session through the sa
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
-import random
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
-from table_controller.rules.codec import encode
-from table_controller.rules.events import InputEvent
 from table_controller.table.serving import Narrator
 from table_controller.table.serving import error as _error
 from table_controller.table.serving import serve as _serve
+
+if TYPE_CHECKING:
+    from table_controller.rules.events import InputEvent
+
+# asyncio, random, tempfile and the rules' codec are imported where they are used: every
+# command's parser is built from this module's (demo, replay), and `log games` and the
+# rest start without them.
 
 ACK_ENV = "TABLE_CONTROLLER_ACK"
 
 
 def _acker(out: TextIO) -> Callable[[int, int, InputEvent], None]:
     def ack(game: int, seq: int, event: InputEvent) -> None:
+        from table_controller.rules.codec import encode
+
         out.write(f"ack {game} {seq} {json.dumps(encode(event))}\n")
         out.flush()
 
@@ -74,6 +78,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"state {table.game_no} {table.seq} {table.game.state_digest()}\n")
         out.flush()
     try:
+        import asyncio
+
         asyncio.run(_serve(table, out, hands=args.hands, quiet=ack))
     except PageError as exc:
         return _error(str(exc))
@@ -107,6 +113,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         from table_controller.example_game import cmd_recorded_demo
 
         return cmd_recorded_demo(args, out)
+    import random
+
     from table_controller.event_log import LogError
     from table_controller.table.config import demo_config
     from table_controller.table.recording import Recorder, RecordingError
@@ -151,6 +159,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         + f"Seed {seed} (`--seed {seed}` plays the same games again). Ctrl-C stops it.\n\n"
     )
     try:
+        import asyncio
+
         asyncio.run(_serve(table, out, hands=args.hands, quiet=False))
     except PageError as exc:
         return _error(str(exc))
@@ -186,6 +196,8 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     video = Path(args.video)
     if not video.exists():
         return _error(f"{video} does not exist: give a folder of frames or a video file")
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="table-replay-"))
     log = Path(args.log) if args.log else folder / "replay.sqlite"
     try:
@@ -251,6 +263,8 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
 
     table.players = RecordedInputs(inputs, submit=table.submit, set_cube=set_cube)
     try:
+        import asyncio
+
         asyncio.run(_serve(table, out, hands=None, quiet=args.port is None))
     except (CameraError, RecordingError) as exc:
         return _error(str(exc))

@@ -319,7 +319,7 @@ def _diagnose(fit: MatFit) -> str:
         f"{fit.max_mm:.1f} mm out): check the mat lies flat and each sheet sits in its corner "
         f"(centres {SIDE_MM:.0f} mm apart along each side, {DIAGONAL_MM:.0f} mm across "
         "both diagonals). A wide lens that bends straight lines needs measuring first: "
-        "`table-controller calibrate lens`"
+        "`table-controller calibrate lens --camera picamera2`"
     )
 
 
@@ -622,7 +622,7 @@ def save_lens(path: str | Path, fit: LensFit) -> None:
 
 def load_lens(path: str | Path) -> LensFit:
     p = Path(path)
-    fix = "measure it with `table-controller calibrate lens`"
+    fix = "measure it with `table-controller calibrate lens --camera picamera2`"
     doc = read_json(p, "lens", fix)
     if not isinstance(doc, dict) or doc.get("format") != LENS_FORMAT:
         raise CalibrationError(f"{p} is not a lens file (expected format {LENS_FORMAT!r}): {fix}")

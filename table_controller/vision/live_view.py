@@ -18,12 +18,14 @@ from typing import Any
 
 import cv2
 
+from table_controller import favicon
 from table_controller.errors import TableControllerError
 from table_controller.vision.camera import Image
 
 BOUNDARY = b"frame"
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{{margin:0;background:#111;color:#eee;font:18px system-ui,sans-serif}}
 h1{{font-size:1.2rem;margin:.5rem 1rem}}img{{display:block;max-width:100%;margin:auto}}
@@ -130,6 +132,8 @@ class LiveView:
                 self._send(req, 200, "image/jpeg", jpeg)
         elif path == "/stream.mjpg":
             self._stream(req)
+        elif path in favicon.PATHS:
+            self._send(req, 200, favicon.KIND, favicon.icon_bytes())
         else:
             self._send(req, 404, "text/plain", b"not here: try /\n")
 

@@ -29,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from table_controller.errors import TableControllerError
+from table_controller.favicon import icon_routes
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -140,6 +141,7 @@ class TablePage:
                 Route("/api/operator/logout", self._logout, methods=["POST"]),
                 Route("/evidence/{game:int}/{seq:int}.png", self._evidence_png, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
+                *icon_routes(),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
             ]
         )
