@@ -153,7 +153,7 @@ def table_view(
                 "dealer": seat == game.dealer,
                 "to_act": seat == to_act,
                 "sitting_out": seat == sitting_out,
-                "card": _card(in_play[seat]) if seat in in_play else None,
+                "card": card_json(in_play[seat]) if seat in in_play else None,
                 "tricks": won_by_seat[seat],
             }
             for seat in SEATS
@@ -299,7 +299,7 @@ def _seat(seat: Seat | None) -> str | None:
 _suit_name = suit_name
 
 
-def _card(card: Card) -> dict[str, Any]:
+def card_json(card: Card) -> dict[str, Any]:
     """A card for the page: drawn as text (rank and suit symbol), red or black."""
     rank = "10" if card.rank is Rank.TEN else card.rank.letter
     return {
@@ -363,12 +363,12 @@ def _upcard(game: Game, hand: HandState | None) -> dict[str, Any] | None:
         status = "turned down"
     else:
         status = "up"
-    return {"card": _card(hand.upcard), "status": status}
+    return {"card": card_json(hand.upcard), "status": status}
 
 
 def _plays(trick: Trick) -> list[dict[str, Any]]:
     return [
-        {"seat": seat.name, "card": _card(card), "dead": card in trick.dead}
+        {"seat": seat.name, "card": card_json(card), "dead": card in trick.dead}
         for seat, card in trick.plays
     ]
 
@@ -493,8 +493,8 @@ def _reneges(
                     "name": names[ev.seat],
                     "trick": ev.trick,
                     "suit": ev.suit.name,
-                    "played": _card(ev.played),
-                    "proof": _card(ev.proof),
+                    "played": card_json(ev.played),
+                    "proof": card_json(ev.proof),
                     "proof_trick": ev.proof_trick,
                     "text": text,
                     "evidence": _evidence(cards, evidence_urls),
@@ -510,8 +510,8 @@ def _reneges(
                     "name": names[ev.seat],
                     "trick": ev.trick,
                     "suit": ev.suit.name,
-                    "played": None if played is None else _card(played),
-                    "proof": _card(ev.held),
+                    "played": None if played is None else card_json(played),
+                    "proof": card_json(ev.held),
                     "proof_trick": ev.trick,
                     "text": text,
                     "evidence": _evidence(
@@ -538,4 +538,4 @@ def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str,
     return [{"card": c.code, "url": urls[c]} for c in cards if c in urls]
 
 
-__all__ = ["NOTICE_KINDS", "SEAT_WORDS", "Notice", "actions", "choices", "table_view"]
+__all__ = ["NOTICE_KINDS", "SEAT_WORDS", "Notice", "actions", "card_json", "choices", "table_view"]

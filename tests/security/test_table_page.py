@@ -379,10 +379,10 @@ def test_refusals_from_one_address_are_one_line_per_while(tmp_path: Path) -> Non
     table = Table(config, clock=lambda: now[0], serve_page=False, camera=lambda: None)  # type: ignore[arg-type,return-value]
     try:
         for _ in range(50):
-            table._page_refused(Sender("10.0.0.9"), "flood")
-        table._page_refused(Sender("10.0.0.8"), "other")
+            table.door.refused(Sender("10.0.0.9"), "flood")
+        table.door.refused(Sender("10.0.0.8"), "other")
         now[0] = 11.0
-        table._page_refused(Sender("10.0.0.9"), "flood")
+        table.door.refused(Sender("10.0.0.9"), "flood")
         lines = [f[2] for f in table.log.faults() if f[1] == "notice"]
     finally:
         table.log.close()
