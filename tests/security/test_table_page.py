@@ -29,7 +29,7 @@ from table_controller.rules.events import HandDealt, Passed, RenegeClaimed, Scor
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat, Team
-from table_controller.table import app as table_app
+from table_controller.table import page_door
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.inputs import Refused, from_page
@@ -117,7 +117,7 @@ def start(config: TableConfig) -> Running:
 @pytest.fixture
 def quiet_never(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every refused request gets its own line in the table's log (not one per 10 s)."""
-    monkeypatch.setattr(table_app, "REFUSALS_QUIET", 0.0)
+    monkeypatch.setattr(page_door, "REFUSALS_QUIET", 0.0)
 
 
 @pytest.fixture
