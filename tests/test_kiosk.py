@@ -461,9 +461,9 @@ def test_the_bots_choose_the_remedy_for_a_visitor_s_bid_out_of_turn(tmp_path: Pa
         game.push(Passed(S))
     game.push(OrderedUp(S))  # out of turn: these rules penalise it, the bots' side chooses
     assert game.phase is Phase.CHOOSING_REMEDY
-    seat = table.kiosk.bot_to_act()
+    seat = table.kiosk.bots.to_act()
     assert seat in (E, W)
-    event = table.kiosk.choose(list(game.log), seat, random.Random(1))
+    event = table.kiosk.bots.choose(list(game.log), seat, random.Random(1))
     game.push(event)
     assert game.phase is not Phase.CHOOSING_REMEDY
     table.log.close()

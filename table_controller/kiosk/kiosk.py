@@ -34,7 +34,6 @@ kiosk; ``KioskTable`` is a table given it. The kiosk's ways:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import os
@@ -44,25 +43,24 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from table_controller.bots.knowledge import seat_view, seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import DECK, Card
+from table_controller.kiosk.attract import BOT_NAMES, Attract
+from table_controller.kiosk.bots import KioskBots
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
-from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
     DealerDiscarded,
     HandDealt,
-    HandStarted,
     InputEvent,
     OutputEvent,
 )
 from table_controller.rules.game import Game
-from table_controller.rules.hand import HAND_PHASES, Phase
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import Variant
 from table_controller.seats import SEATS, Seat
 from table_controller.table.app import Table
@@ -76,8 +74,6 @@ from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
 
 log = logging.getLogger(__name__)
-
-BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
 
 
 class KioskError(ValueError):
@@ -127,24 +123,17 @@ class Kiosk:
         self.visitors = frozenset(k.visitors)
         self.bot_seats = tuple(s for s in SEATS if s not in self.visitors)
         self.rng = random.Random(seed if seed is not None else int.from_bytes(os.urandom(8)))
-        self.bot: StrongBot | RuleOfThumbBot = (
-            StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
-        )
-        self.demo_bot = RuleOfThumbBot()
-        self.demo_step = demo_step
         self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
         self.mode = "play"
         self.exited = False
         self.alert: dict[str, str] | None = None
-        self.demo: Game | None = None
-        self.demo_shown: Shown | None = None
         self.attract_wanted = attract
         self.cover = CoverWatch(covered_after)
-        self._bot_pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
-        self._bot_task: asyncio.Future[None] | None = None
-        self._bot_asked: tuple[int, int] | None = None  # (game, log length) a bot answered
-        self._bot_refused: tuple[int, int] | None = None
-        self._demo_task: asyncio.Future[None] | None = None
+        # One worker thread works out the bots' and the demo's moves.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
+        bot = StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
+        self.bots = KioskBots(self, bot, self._pool)
+        self.attract = Attract(self, demo_step, self._pool)
         self._last_visitor = 0.0
         self._table: Table | None = None
 
@@ -241,8 +230,7 @@ class Kiosk:
             refusal = await table.apply(item.what, "bot")
             if refusal is not None:  # the bot's choice was refused: never wedge
                 log.warning("a bot's %r was refused: %s", item.what, refusal)
-                self._bot_refused = (table.game_no, len(table.game.log))
-                self._bot_asked = None
+                self.bots.refused()
                 table.core.drive()
             return refusal
         return PASS
@@ -251,7 +239,7 @@ class Kiosk:
         """What a camera event is at the kiosk (see the module's doc)."""
         game = self.table.game
         if isinstance(event, CardRemoved):
-            if self.cover.dark or self._blind():  # hidden by a cover, not gone
+            if self.cover.dark or self.blind():  # hidden by a cover, not gone
                 self.cover.hid(event.card, event.zone)
             else:
                 self._removed(event.card, event.time)
@@ -414,160 +402,35 @@ class Kiosk:
         if self.mode == "attract":
             return
         self.mode = "attract"
-        self._new_demo()
-        if self.table.started and self._demo_task is None:
-            self._demo_task = asyncio.ensure_future(self._run_demo())
+        self.attract.fresh()
+        if self.table.started:
+            self.attract.start()
         self.table.core.changed()
 
     def _leave_attract(self) -> None:
         self.mode = "play"
-        task, self._demo_task = self._demo_task, None
-        if task is not None:
-            task.cancel()
-        self.demo = None
+        self.attract.stop()
         self.table.core.changed()
 
-    def _new_demo(self) -> None:
-        demo = Game(self.table.game.rules)
-        demo.push(DealerChosen(self.rng.choice(SEATS)))
-        self.demo = demo
-        self.demo_shown = Shown(
-            table=self.table.config.name,
-            players={s: f"{BOT_NAMES[int(s)]} (bot)" for s in SEATS},
-        )
-
-    def _demo_event(self, demo: Game, rng: random.Random) -> InputEvent:
-        """The demo's next event (in the worker thread)."""
-        if demo.phase is Phase.DEALING:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            hands = {s: tuple(deck[i * 5 : i * 5 + 5]) for i, s in enumerate(SEATS)}
-            return HandDealt(upcard=deck[20], hands=hands)
-        seat = demo.to_act
-        assert seat is not None
-        return self.demo_bot.choose(seat_view(demo, seat), rng)
-
-    async def _run_demo(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self.mode == "attract":
-                await asyncio.sleep(self.demo_step)
-                demo, shown = self.demo, self.demo_shown
-                if demo is None or shown is None or self.mode != "attract":
-                    return
-                if demo.phase is Phase.OVER or (
-                    demo.hands_counted >= 1 and demo.phase is Phase.DEALING
-                ):
-                    self._new_demo()
-                    self.table.core.drive()
-                    continue
-                rng = random.Random(self.rng.random())
-                event = await loop.run_in_executor(self._bot_pool, self._demo_event, demo, rng)
-                if self.demo is not demo:
-                    continue
-                try:
-                    outputs = demo.push(event)
-                except RulesError:
-                    self._new_demo()
-                    continue
-                if any(isinstance(o, HandStarted) for o in outputs):
-                    shown.recent = []
-                shown.recent.extend(outputs)
-                shown.last = list(outputs)
-                self.table.core.changed()
-        except asyncio.CancelledError:
-            pass
-        except Exception:  # the demo must never take the kiosk down
-            log.exception("the kiosk's demo hand failed")
-
-    # --- the bots -------------------------------------------------------------------------
-
-    def bot_to_act(self) -> Seat | None:
-        """The bot's seat that decides now, if any."""
-        game = self.table.game
-        if game.phase not in HAND_PHASES:  # no decision for a bot to make
-            return None
-        seat = game.to_act
-        hand = game.hand
-        if game.phase is Phase.CHOOSING_REMEDY and hand is not None and hand.offender is not None:
-            # A bid out of turn: the other side chooses the remedy; bots only if no
-            # visitor sits on that side (a visitor touches the choice on the page).
-            side = hand.offender.team.other.seats
-            if any(s in self.visitors for s in side):
-                return None
-            seat = side[0]
-        if seat is None or seat in self.visitors:
-            return None
-        if hand is None or hand.known[seat] is None:
-            return None
-        return seat
-
-    def _blind(self) -> bool:
+    def blind(self) -> bool:
         """The camera cannot see the table (covered, lost): the bots wait, so the
         visitors miss nothing and play goes on where it was when the view is back."""
         health = self.table.health
         return any(health.fault(d) is not None for d in (Device.VIEW, Device.CAMERA))
 
-    def _schedule_bots(self) -> None:
-        table = self.table
-        if not table.started or self.mode != "play" or self._bot_task is not None:
-            return
-        if table.stopping:
-            return
-        seat = self.bot_to_act()
-        if seat is None or self._blind():
-            return
-        at = (table.game_no, len(table.game.log))
-        if at == self._bot_asked:
-            return
-        self._bot_task = asyncio.ensure_future(self._bot_move(seat, at))
-
-    def choose(self, log: list[InputEvent], seat: Seat, rng: random.Random) -> InputEvent:
-        """A bot's decision, in the worker thread, from a copy of the log."""
-        view = seat_view_from(self.table.config.rules, seat, log)
-        if view.game.phase is Phase.CHOOSING_REMEDY:
-            return self.demo_bot.choose(view, rng)  # the rule-of-thumb bot takes it
-        return self.bot.choose(view, rng)
-
-    async def _bot_move(self, seat: Seat, at: tuple[int, int]) -> None:
-        loop = asyncio.get_running_loop()
-        table = self.table
-        try:
-            await asyncio.sleep(self.settings.bot_pace)
-            if (table.game_no, len(table.game.log)) != at or self.mode != "play" or self._blind():
-                return
-            rng = random.Random(self.rng.random())
-            legal = table.game.legal_events()
-            if at == self._bot_refused and legal:  # its own choice was refused: any legal one
-                event: InputEvent = legal[0]
-            else:
-                event = await loop.run_in_executor(
-                    self._bot_pool, self.choose, list(table.game.log), seat, rng
-                )
-            if (table.game_no, len(table.game.log)) != at or self.mode != "play":
-                return
-            self._bot_asked = at
-            table.submit(event, "bot")
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            log.exception("the bot at %s failed", seat)
-        finally:
-            self._bot_task = None
-            loop.call_soon(self._schedule_bots)
-
     # --- what the page shows ----------------------------------------------------------------
 
     def showing(self, game: Game, shown: Shown) -> tuple[Game, Shown]:
         shown.laying = self._laying()
-        if self.mode == "attract" and self.demo is not None and self.demo_shown is not None:
-            self.demo_shown.faults = shown.faults
-            self.demo_shown.version = shown.version
-            return self.demo, self.demo_shown
+        demo, demo_shown = self.attract.game, self.attract.shown
+        if self.mode == "attract" and demo is not None and demo_shown is not None:
+            demo_shown.faults = shown.faults
+            demo_shown.version = shown.version
+            return demo, demo_shown
         return game, shown
 
     def driven(self) -> None:
-        self._schedule_bots()
+        self.bots.schedule()
 
     def _laying(self) -> frozenset[Seat]:
         """The visitors the kiosk waits for to lay their five cards (their seat lights
@@ -578,18 +441,16 @@ class Kiosk:
 
     def annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
         """The kiosk's part of the page's snapshot: its mode, the coach, the bots."""
-        attract = self.mode == "attract" and game is self.demo
+        attract = self.mode == "attract" and game is self.attract.game
         visitors = () if attract else self.visitors
-        table_shown = self.table.shown
+        demo_shown = self.attract.shown
         names = (
-            self.demo_shown.players
-            if attract and self.demo_shown is not None
-            else table_shown.players
+            demo_shown.players if attract and demo_shown is not None else self.table.shown.players
         )
         recent: list[OutputEvent] = (
-            (self.demo_shown.recent if self.demo_shown is not None else [])
+            (demo_shown.recent if demo_shown is not None else [])
             if attract
-            else table_shown.recent
+            else self.table.shown.recent
         )
         hand = game.hand
         bots: dict[str, Any] = {}
@@ -646,20 +507,17 @@ class Kiosk:
     def starting(self) -> None:
         if self.attract_wanted and not self._in_a_game():
             self.mode = "attract"
-            self._new_demo()
+            self.attract.fresh()
             asyncio.get_running_loop().call_soon(self._start_demo)
 
     async def stopped(self) -> None:
-        for task in (self._demo_task, self._bot_task):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        self._bot_pool.shutdown(wait=True)
+        await self.attract.close()
+        await self.bots.close()
+        self._pool.shutdown(wait=True)
 
     def _start_demo(self) -> None:
-        if self.mode == "attract" and self._demo_task is None:
-            self._demo_task = asyncio.ensure_future(self._run_demo())
+        if self.mode == "attract":
+            self.attract.start()
 
 
 class KioskTable(Table):

@@ -317,10 +317,6 @@ class Table:
             with contextlib.suppress(RuntimeError):  # the loop has closed: shutting down
                 loop.call_soon_threadsafe(self.submit, what, source)
 
-    def tell(self, event: InputEvent) -> None:
-        """The simulated players' word for what a table has no sensor for."""
-        self.submit(event, "sim")
-
     def _on_seen(self, seen: Seen, frame: Frame, read_at: float) -> None:
         self._queue.put_nowait(Input("camera", seen, seen.evidence, at=read_at))
 
