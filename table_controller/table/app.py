@@ -294,7 +294,7 @@ class Table:
 
     # --- the sources --------------------------------------------------------------------
 
-    def submit(self, what: Any, source: str, evidence: bytes | None = None) -> None:
+    def submit(self, what: object, source: str, evidence: bytes | None = None) -> None:
         """Queue something noticed (from the event loop's thread)."""
         self.noticed(source, what)
         self._queue.put_nowait(Input(source, what, evidence, at=self.clock()))
@@ -305,12 +305,12 @@ class Table:
         self._queue.put_nowait(item)
         return await item.reply
 
-    def noticed(self, source: str, what: Any) -> None:
+    def noticed(self, source: str, what: object) -> None:
         """An input not from the camera, for the ``on_noticed`` hook (a recording)."""
         if self.on_noticed is not None:
             self.on_noticed(self.camera.frames, source, what)
 
-    def submit_threadsafe(self, what: Any, source: str) -> None:
+    def submit_threadsafe(self, what: object, source: str) -> None:
         """Queue something noticed, from any thread."""
         loop = self._loop
         if loop is not None:

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import DirectorCalled
@@ -40,6 +40,9 @@ from table_controller.table.policy import Input, PlainTable, Refusal, TablePolic
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
 from table_controller.table.view import Notice
+
+if TYPE_CHECKING:
+    from table_controller.feed.signing import Ruling
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +248,7 @@ class TableCore:
                 self.over_since = self.clock()
         return scored
 
-    def ruling_refusal(self, ruling: Any) -> Refusal | None:
+    def ruling_refusal(self, ruling: Ruling) -> Refusal | None:
         """A ruling for another game or hand than this table's: refused, in words."""
         from table_controller.feed.signing import position_problem
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from table_controller.rules.events import InputEvent
 from table_controller.table.health import Device
@@ -15,6 +15,7 @@ from table_controller.table.policy import Input, Refusal
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import Publisher
+    from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
 
 
@@ -41,7 +42,7 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._state, problem, fix)
 
-        def ruling(r: Any) -> None:  # the publisher's thread
+        def ruling(r: Ruling) -> None:  # the publisher's thread
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
@@ -75,14 +76,14 @@ class FeedLink:
         else:
             health.raise_fault(Device.FEED, problem, fix, self.table.clock())
 
-    def _on_ruling(self, ruling: Any) -> None:
+    def _on_ruling(self, ruling: Ruling) -> None:
         """A ruling the director signed (checked by the publisher): applied through the
         same queue as every input, then answered."""
         task = asyncio.ensure_future(self._apply(ruling))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _apply(self, ruling: Any) -> None:
+    async def _apply(self, ruling: Ruling) -> None:
         from table_controller.rules.codec import CodecError, decode_input
 
         table, core = self.table, self.table.core

@@ -20,6 +20,7 @@ from table_controller.table.sinks import Shown
 if TYPE_CHECKING:
     import asyncio
 
+    from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
 
 Refusal = tuple[str, str]  # (what went wrong, what to do)
@@ -44,7 +45,7 @@ class Input:
     reply: asyncio.Future[Refusal | None] | None = None
     at: float = 0.0  # the table's clock when it was noticed (the frame read, the press)
     address: str = ""  # the page's client, for a touch on the page
-    ruling: Any = None  # the director's signed ruling that carries ``what``
+    ruling: Ruling | None = None  # the director's signed ruling that carries ``what``
 
 
 class TablePolicy(Protocol):
