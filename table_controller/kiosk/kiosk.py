@@ -306,7 +306,6 @@ class Kiosk:
         if any(len(self.collected.get(s, [])) < HAND_SIZE for s in self.visitors):
             self.table.core.changed()
             return None
-        self.table.shown.version += 1  # the deal's own drive shows it
         taken = {c for cards in self.collected.values() for c in cards}
         rest = [c for c in DECK if c not in taken]
         self.rng.shuffle(rest)
