@@ -127,7 +127,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
     # The visitor stops to think when a bot has played to the trick and it is S's turn,
     # once; and again after the renege, before laying the next hand's cards.
     visitor.hold = lambda game: (
-        ("again" not in seen and len(table.collected.get(S, ())) >= 2)
+        ("again" not in seen and len(table.kiosk.collected.get(S, ())) >= 2)
         or ("looked" not in seen and _bot_card_in_trick(game))
         or ("renege" in seen and "released" not in seen)
         or (bool(visitor.swept) and "sweep seen" not in seen)
@@ -138,7 +138,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
     try:
         # The deal: the page tells the visitor to lay five cards, and lists those read.
         expect(tab.locator("#coach-title")).to_contain_text("Take five cards", timeout=GUARD * 1000)
-        running.until("two cards read", lambda: len(table.collected.get(S, ())) >= 2)
+        running.until("two cards read", lambda: len(table.kiosk.collected.get(S, ())) >= 2)
         expect(tab.locator("#coach-hand .card")).to_have_count(2, timeout=GUARD * 1000)
         # "Wrong card?": the cards read are forgotten; the visitor lays them again.
         tab.locator("#coach-again").click()
@@ -242,7 +242,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
 def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Browser) -> None:
     config = kiosk_config(tmp_path, attract_after=0.3, walk_away=2.0, bot_pace=0.0)
     table, _, people = simulated_kiosk(config, seed=7, demo_step=0.05, check_every=0.2)
-    table.guesses = Guesses(free=3, lock=600.0)
+    table.door.guesses = Guesses(free=3, lock=600.0)
     visitor = people[S]
     visitor.asleep = True  # nobody there yet
     running = Running(table)
@@ -267,7 +267,7 @@ def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Bro
         game_no = table.game_no
         running.until("the walk-away reset", lambda: table.game_no > game_no)
         expect(attract).to_be_visible(timeout=GUARD * 1000)
-        assert table.mode == "attract"
+        assert table.kiosk.mode == "attract"
         with EventLog.open_existing(config.log) as log:
             walked = log.events(game_no)
             assert any(isinstance(e.event, HandDealt) for e in walked)  # kept, not lost
@@ -286,17 +286,17 @@ def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Bro
             tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
         tab.locator("#pin-reset").click()
         expect(problem).to_contain_text("too many wrong PINs")
-        assert table.mode == "attract"
+        assert table.kiosk.mode == "attract"
         # The operator waits the lock out (here: the lock is lifted, not waited for).
-        running.loop.call_soon_threadsafe(setattr, table.guesses, "locked_until", 0.0)
-        running.until("the lock is over", lambda: table.guesses.locked_until == 0.0)
+        running.loop.call_soon_threadsafe(setattr, table.door.guesses, "locked_until", 0.0)
+        running.until("the lock is over", lambda: table.door.guesses.locked_until == 0.0)
         # The right PIN: exit the kiosk.
         for digit in PIN:
             tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
         tab.locator("#pin-exit").click()
         expect(tab.locator("#kiosk-closed")).to_be_visible(timeout=GUARD * 1000)
         running.until("the kiosk stops", lambda: not running.thread.is_alive())
-        assert table.exited
+        assert table.kiosk.exited
     finally:
         tab.context.close()
         running.close()
@@ -377,22 +377,22 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     assert game.phase is Phase.DEALING
     # A card the camera lost under a cover (a card of the last hand left in the zone) and
     # sees again where it lay is not a card of the deal.
-    table.cover.dark_since = 0.0
-    assert table._from_camera(CardRemoved(Card.parse("AH"), "play:S", 0, 0.0)) is None
-    table.cover.dark_since = None
-    assert table._from_camera(CardLaid(Card.parse("AH"), "play:S", 1, 0.0, 0.0, 0.0)) is None
-    assert table.collected[S] == []
+    table.kiosk.cover.dark_since = 0.0
+    assert table.kiosk.from_camera(CardRemoved(Card.parse("AH"), "play:S", 0, 0.0)) is None
+    table.kiosk.cover.dark_since = None
+    assert table.kiosk.from_camera(CardLaid(Card.parse("AH"), "play:S", 1, 0.0, 0.0, 0.0)) is None
+    assert table.kiosk.collected[S] == []
     mine = [Card.parse(code) for code in ("9S", "TS", "JS", "QS", "KS")]
     dealt = None
     for i, card in enumerate(mine):
-        dealt = table._from_camera(CardLaid(card, "play:S", i, 0.0, 0.0, 0.0))
+        dealt = table.kiosk.from_camera(CardLaid(card, "play:S", i, 0.0, 0.0, 0.0))
         assert (dealt is None) == (i < 4)
     with pytest.raises(Refused, match="sixth"):
-        table._from_camera(CardLaid(Card.parse("AS"), "play:S", 9, 0.0, 0.0, 0.0))
+        table.kiosk.from_camera(CardLaid(Card.parse("AS"), "play:S", 9, 0.0, 0.0, 0.0))
     # "Wrong card? Start again": the cards read are forgotten, and read again.
-    assert table.start_over() is None and table.collected[S] == []
+    assert table.kiosk.start_over() is None and table.kiosk.collected[S] == []
     for i, card in enumerate(mine):
-        dealt = table._from_camera(CardLaid(card, "play:S", 10 + i, 0.0, 0.0, 0.0))
+        dealt = table.kiosk.from_camera(CardLaid(card, "play:S", 10 + i, 0.0, 0.0, 0.0))
     assert isinstance(dealt, HandDealt) and dealt.hands[S] == tuple(mine)
     game.push(dealt)
     # Everyone plays (the page's choices for bids, any legal card) until S has played to
@@ -407,18 +407,18 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
         game.push(game.legal_events()[0])
     card = played[0]
     # The card swept off: nothing is lost, and the page says so.
-    assert table._from_camera(CardRemoved(card, "play:S", 20, 0.0)) is None
-    assert table.alert is not None and "Nothing is lost" in table.alert["fix"]
+    assert table.kiosk.from_camera(CardRemoved(card, "play:S", 20, 0.0)) is None
+    assert table.kiosk.alert is not None and "Nothing is lost" in table.kiosk.alert["fix"]
     # Laid back: not played again.
-    assert table._from_camera(CardLaid(card, "play:S", 21, 0.0, 0.0, 0.0)) is None
+    assert table.kiosk.from_camera(CardLaid(card, "play:S", 21, 0.0, 0.0, 0.0)) is None
     # A card laid in a bot's zone, or one that is not the visitor's: refused, with why.
     with pytest.raises(Refused, match="bot"):
-        table._from_camera(CardLaid(Card.parse("AH"), "play:N", 22, 0.0, 0.0, 0.0))
+        table.kiosk.from_camera(CardLaid(Card.parse("AH"), "play:N", 22, 0.0, 0.0, 0.0))
     hand = game.hand
     assert hand is not None
     other = next(c for c in hand.known[N] or ())
     with pytest.raises(Refused, match="not one of your cards"):
-        table._from_camera(CardLaid(other, "play:S", 23, 0.0, 0.0, 0.0))
+        table.kiosk.from_camera(CardLaid(other, "play:S", 23, 0.0, 0.0, 0.0))
     table.log.close()
 
 
@@ -455,16 +455,16 @@ def test_the_bots_choose_the_remedy_for_a_visitor_s_bid_out_of_turn(tmp_path: Pa
     game = table.game
     dealt = None
     for i, code in enumerate(("9S", "TS", "JS", "QS", "KS")):
-        dealt = table._from_camera(CardLaid(Card.parse(code), "play:S", i, 0.0, 0.0, 0.0))
+        dealt = table.kiosk.from_camera(CardLaid(Card.parse(code), "play:S", i, 0.0, 0.0, 0.0))
     assert dealt is not None
     game.push(dealt)
     if game.to_act is S:  # S must not be first to bid: let it pass, then round the table
         game.push(Passed(S))
     game.push(OrderedUp(S))  # out of turn: these rules penalise it, the bots' side chooses
     assert game.phase is Phase.CHOOSING_REMEDY
-    seat = table._bot_to_act()
+    seat = table.kiosk.bots.to_act()
     assert seat in (E, W)
-    event = table._choose(list(game.log), seat, random.Random(1))
+    event = table.kiosk.bots.choose(list(game.log), seat, random.Random(1))
     game.push(event)
     assert game.phase is not Phase.CHOOSING_REMEDY
     table.log.close()

@@ -171,8 +171,8 @@ def test_an_injected_renege_on_the_running_table_is_proven_shown_and_penalised(
             devices.cube.wait_shown(10)
             seen["cube"] = CubeState.from_wire(emulator.shown_state())
             seen["snapshot"] = table.sinks.snapshot
-            assert table._stop is not None
-            table._stop.set()
+            assert table.started
+            table.stop()
 
     table = simulated_table(
         config, seed=3, renege=True, pace=FAST, devices=devices, on_step=step, serve_page=False
@@ -301,8 +301,8 @@ def test_a_touch_the_rules_refuse_is_answered_on_the_page(tmp_path: Path) -> Non
     async def body() -> None:
         table.rulings.put_nowait(HandDealt(Card.parse("9H")))
         await until("the deal", lambda: table.game.phase is Phase.BIDDING)
-        answers.append(await table._on_page({"event": "dealer_discarded", "seat": "W"}))
-        answers.append(await table._on_page({"event": "passed", "seat": "N"}))
+        answers.append(await table.on_page({"event": "dealer_discarded", "seat": "W"}))
+        answers.append(await table.on_page({"event": "passed", "seat": "N"}))
 
     asyncio.run(running(table, body))
     problem, fix = answers[0]

@@ -1,7 +1,8 @@
 """The kiosk: a real table where one to three visitors play real cards and bots fill
 the other seats (docs/kiosk.md).
 
-``KioskTable`` is the running table (table/app.py) with the kiosk's ways:
+``Kiosk`` is the policy the running table (table/app.py, table/policy.py) is given to be a
+kiosk; ``KioskTable`` is a table given it. The kiosk's ways:
 
 - **The deal.** Bots cannot lay cards, so their hands are virtual. Each visitor takes
   five marked cards and lays them face up in their play zone; once the camera has read
@@ -33,49 +34,47 @@ the other seats (docs/kiosk.md).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import os
 import random
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from table_controller.bots.knowledge import seat_view, seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
 from table_controller.cards import DECK, Card
 from table_controller.errors import TableControllerError
+from table_controller.kiosk.attract import BOT_NAMES, Attract
+from table_controller.kiosk.bots import KioskBots
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
-from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
     DealerDiscarded,
     HandDealt,
-    HandStarted,
     InputEvent,
     OutputEvent,
 )
 from table_controller.rules.game import Game
-from table_controller.rules.hand import HAND_PHASES, Phase
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import Variant
 from table_controller.seats import SEATS, Seat
-from table_controller.table.app import Refusal, Table, _Input
+from table_controller.table.app import Table
 from table_controller.table.config import DEFAULT_PLAYERS, PLAYER_MAX, TableConfig
 from table_controller.table.health import Device
 from table_controller.table.inputs import Refused, from_vision, zone_seat
+from table_controller.table.policy import PASS, Input, Pass, Refusal
 from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
-from table_controller.web.view import Notice, page_card
+from table_controller.web.view import page_card
 
 log = logging.getLogger(__name__)
-
-BOT_NAMES = ("Ada", "Bix", "Cog", "Dot")
 
 
 class KioskError(TableControllerError, ValueError):
@@ -97,11 +96,13 @@ def bot_names(config: TableConfig, bots: tuple[Seat, ...]) -> dict[Seat, str]:
     return names
 
 
-class KioskTable(Table):
-    """The table of ``config`` run as a kiosk (see the module's doc). ``seed`` makes the
-    deals and the bots repeatable (tests); ``demo_step`` is the seconds between two moves
-    of the attract mode's demo hand; ``covered_after`` how long the lens must be dark
-    before the page says so."""
+class Kiosk:
+    """The kiosk's ways (see the module's doc), given to a ``Table`` as its policy.
+    ``seed`` makes the deals and the bots repeatable (tests); ``demo_step`` is the
+    seconds between two moves of the attract mode's demo hand; ``covered_after`` how
+    long the lens must be dark before the page says so."""
+
+    page_extra = frozenset({"kiosk_touch", "kiosk_pin"})
 
     def __init__(
         self,
@@ -111,7 +112,6 @@ class KioskTable(Table):
         demo_step: float = 1.2,
         covered_after: float = 1.0,
         attract: bool = True,
-        **options: Any,
     ) -> None:
         if config.rules.variant is not Variant.EUCHRE:
             raise KioskError(
@@ -119,115 +119,104 @@ class KioskTable(Table):
                 f"{config.rules.variant.value}: choose a Euchre preset under [rules]"
             )
         k = config.kiosk
-        self.kiosk = k
+        self.settings = k
+        self.operator_pin = k.pin_hash  # the page's operator PIN too, unless [web] has one
         self.visitors = frozenset(k.visitors)
         self.bot_seats = tuple(s for s in SEATS if s not in self.visitors)
         self.rng = random.Random(seed if seed is not None else int.from_bytes(os.urandom(8)))
-        self.bot: Any = (
-            StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
-        )
-        self.demo_bot = RuleOfThumbBot()
-        self.demo_step = demo_step
         self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
         self.mode = "play"
         self.exited = False
         self.alert: dict[str, str] | None = None
-        self.demo: Game | None = None
-        self.demo_shown: Shown | None = None
-        self._attract_wanted = attract
-        self._bot_pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
-        self._bot_task: asyncio.Future[None] | None = None
-        self._bot_asked: tuple[int, int] | None = None  # (game, log length) a bot answered
-        self._bot_refused: tuple[int, int] | None = None
-        self._demo_task: asyncio.Future[None] | None = None
+        self.attract_wanted = attract
         self.cover = CoverWatch(covered_after)
-        user_on_frame = options.pop("on_frame", None)
+        # One worker thread works out the bots' and the demo's moves.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
+        bot = StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
+        self.bots = KioskBots(self, bot, self._pool)
+        self.attract = Attract(self, demo_step, self._pool)
+        self._last_visitor = 0.0
+        self._table: Table | None = None
 
-        def on_frame(frame: Frame, read_at: float) -> None:
-            self._look(frame, read_at)
-            if user_on_frame is not None:
-                user_on_frame(frame, read_at)
+    @property
+    def table(self) -> Table:
+        if self._table is None:
+            raise RuntimeError("the kiosk is not attached to a table")
+        return self._table
 
-        # The bots' seats are named as bots in the log too, so a score sheet exported
-        # from it says who played.
-        config = dataclasses.replace(config, players=bot_names(config, self.bot_seats))
-        super().__init__(config, on_frame=on_frame, **options)
-        if self.game.phase is Phase.CHOOSING_DEALER:  # resumed before the kiosk chose
-            event = DealerChosen(self.rng.choice(SEATS))
-            outputs = self.game.push(event)
-            self._append(event, "kiosk", None)
-            self._note(self.game_no, self.seq - 1, event, outputs, False)
-        self._last_visitor = self._clock()
+    def attach(self, table: Table) -> None:
+        self._table = table
+        table.sinks.annotate = self.annotate
         # On the page, where a BOT tag marks them, the bots' names stay short: "Ada (bot)".
-        level = f" ({k.bot_level} bot)"
-        self.shown.players = {s: n.replace(level, " (bot)") for s, n in config.players.items()}
-        self.sinks.annotate = self._annotate
+        level = f" ({self.settings.bot_level} bot)"
+        players = table.config.players
+        table.shown.players = {s: n.replace(level, " (bot)") for s, n in players.items()}
 
     # --- games -----------------------------------------------------------------------
 
-    def _resume(self) -> None:
-        """The table's resume (the log replayed), then the kiosk's (restart.py)."""
-        super()._resume()
+    def resumed(self) -> None:
+        """After the table's resume (the log replayed), the kiosk's (restart.py)."""
         carry_on(self)
+        self._choose_dealer()  # resumed before the kiosk chose
+        self._last_visitor = self.table.clock()
+
+    def game_started(self) -> None:
+        self.collected = {s: [] for s in self.visitors}
+        self._choose_dealer()
+
+    def _choose_dealer(self) -> None:
+        if self.table.game.phase is Phase.CHOOSING_DEALER:
+            self.table.core.record_now(DealerChosen(self.rng.choice(SEATS)), "kiosk")
 
     def new_game(self) -> None:
-        self._start_game()
+        self.table.core.start_game()
 
     def record(self, line: str) -> None:
         """A line in the log's records."""
-        self._record("notice", line, "")
+        self.table.core.record("notice", line, "")
 
     def say(self, text: str, fix: str) -> None:
         """A notice on the page."""
-        notices = self.shown.notices
-        notices.append(Notice("info", None, text, fix, self._clock()))
-        del notices[:-6]
-
-    def _start_game(self) -> None:
-        super()._start_game()
-        self.collected = {s: [] for s in self.visitors}
-        if self.game.phase is Phase.CHOOSING_DEALER:
-            event = DealerChosen(self.rng.choice(SEATS))
-            outputs = self.game.push(event)
-            self._append(event, "kiosk", None)
-            self._note(self.game_no, self.seq - 1, event, outputs, False)
+        self.table.core.notice("info", None, text, fix)
 
     def _in_a_game(self) -> bool:
-        return self.game.deals > 0 or any(self.collected.values())
+        return self.table.game.deals > 0 or any(self.collected.values())
 
     def _visitor_acted(self) -> None:
-        self._last_visitor = self._clock()
+        self._last_visitor = self.table.clock()
         if self.mode == "attract":
             self._leave_attract()
 
     # --- the inputs --------------------------------------------------------------------
 
-    async def _take(self, item: _Input) -> Refusal | None:
+    async def take(self, item: Input) -> Refusal | Pass | None:
+        table = self.table
         if item.source == "camera":
             try:
-                event = self._from_camera(item.what.event)
+                event = self.from_camera(item.what.event)
             except Refused as refused:
-                return self._refuse(refused.seat, refused.problem, refused.what_to_do, "camera")
+                return table.core.refuse(
+                    refused.seat, refused.problem, refused.what_to_do, "camera"
+                )
             if event is None:
                 return None
             if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' are read
-                return await self.apply(event, "kiosk")
-            return await self.apply(event, "camera", item.evidence)
+                return await table.apply(event, "kiosk")
+            return await table.apply(event, "camera", item.evidence)
         if item.source in ("page", "operator") and isinstance(item.what, dict):
             kind = item.what.get("event")
             if kind == "kiosk_touch":
                 self._visitor_acted()
                 if item.what.get("do") == "again":
                     return self.start_over()
-                self.shown.version += 1
-                self.drive()
+                table.core.changed()
                 return None
             if kind == "kiosk_pin":
                 return await self._operator(item.what)
             seat_text = item.what.get("seat")
             seat = Seat.parse(seat_text) if seat_text in ("N", "E", "S", "W") else None
             if seat is not None and seat not in self.visitors:
-                return self._refuse(
+                return table.core.refuse(
                     None,
                     f"{seat} is a bot's seat: the bots choose for themselves",
                     "touch the choices for your own seat",
@@ -239,20 +228,19 @@ class KioskTable(Table):
             if seat in self.visitors:
                 self._visitor_acted()
         if item.source == "bot":
-            refusal = await self.apply(item.what, "bot")
+            refusal = await table.apply(item.what, "bot")
             if refusal is not None:  # the bot's choice was refused: never wedge
                 log.warning("a bot's %r was refused: %s", item.what, refusal)
-                self._bot_refused = (self.game_no, len(self.game.log))
-                self._bot_asked = None
-                self.drive()
+                self.bots.refused()
+                table.core.drive()
             return refusal
-        return await super()._take(item)
+        return PASS
 
-    def _from_camera(self, event: TrackerEvent) -> InputEvent | None:
+    def from_camera(self, event: TrackerEvent) -> InputEvent | None:
         """What a camera event is at the kiosk (see the module's doc)."""
-        game = self.game
+        game = self.table.game
         if isinstance(event, CardRemoved):
-            if self.cover.dark or self._blind():  # hidden by a cover, not gone
+            if self.cover.dark or self.blind():  # hidden by a cover, not gone
                 self.cover.hid(event.card, event.zone)
             else:
                 self._removed(event.card, event.time)
@@ -266,8 +254,9 @@ class KioskTable(Table):
             return None  # the kitty, a tricks pile: nothing to the kiosk
         card = event.card
         if seat not in self.visitors:
+            name = self.table.shown.players.get(seat, seat)
             raise Refused(
-                f"{card} was laid in the play zone of {self.shown.players.get(seat, seat)}, a bot",
+                f"{card} was laid in the play zone of {name}, a bot",
                 "the bots' cards are only on the screen: lay your cards in your own play "
                 "zone (the box in front of you)",
             )
@@ -302,8 +291,9 @@ class KioskTable(Table):
             return None
         for other, cards in self.collected.items():
             if other != seat and card in cards:
+                name = self.table.shown.players.get(other, other)
                 raise Refused(
-                    f"{card.pretty} was already read for {self.shown.players.get(other, other)}",
+                    f"{card.pretty} was already read for {name}",
                     "lay your own five cards",
                     seat,
                 )
@@ -314,9 +304,8 @@ class KioskTable(Table):
                 seat,
             )
         mine.append(card)
-        self.shown.version += 1
         if any(len(self.collected.get(s, [])) < HAND_SIZE for s in self.visitors):
-            self.drive()
+            self.table.core.changed()
             return None
         taken = {c for cards in self.collected.values() for c in cards}
         rest = [c for c in DECK if c not in taken]
@@ -330,22 +319,22 @@ class KioskTable(Table):
     def start_over(self) -> Refusal | None:
         """The cards read for the deal are forgotten (a wrong card was laid): the
         visitors lay their five again."""
-        if self.game.phase is not Phase.DEALING:
+        if self.table.game.phase is not Phase.DEALING:
             return ("the cards are dealt already", "play on: the screen shows your cards")
         self.collected = {s: [] for s in self.visitors}
-        self._record("notice", "kiosk: the cards read for the deal were cleared", "")
-        self.shown.version += 1
-        self.drive()
+        self.record("kiosk: the cards read for the deal were cleared")
+        self.table.core.changed()
         return None
 
     def _removed(self, card: Card, at: float) -> None:
         """A card gone from the table (reported at camera time ``at``): a visitor's card
         of the trick in play swept off (one, or all of them at once) loses nothing, but
         the page says so and what to do (cover.py tells a sweep from a tidy-up)."""
-        hand = self.game.hand
-        if hand is None or self.game.phase is not Phase.PLAYING:
+        game = self.table.game
+        hand = game.hand
+        if hand is None or game.phase is not Phase.PLAYING:
             return
-        watcher = self.camera.watcher
+        watcher = self.table.camera.watcher
         unseen = watcher.tracker.gone_seconds if watcher is not None else 1.0
         if self.cover.in_trick(hand, card, at, unseen) not in self.visitors:
             return
@@ -361,38 +350,27 @@ class KioskTable(Table):
             "fix": "Nothing is lost: the screen shows every card played. Put the cards "
             "back as they were (the screen shows where), or just play on.",
         }
-        self.shown.version += 1
-        self.drive()
+        self.table.core.changed()
 
-    async def apply(
-        self, event: InputEvent, source: str, evidence: bytes | None = None
-    ) -> Refusal | None:
-        refusal = await super().apply(event, source, evidence)
-        if refusal is None and isinstance(event, HandDealt):
+    def accepted(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
+        if isinstance(event, HandDealt):
             self.collected = {s: [] for s in self.visitors}
-        return refusal
 
     # --- the operator --------------------------------------------------------------------
 
-    PAGE_EXTRA = frozenset({"kiosk_touch", "kiosk_pin"})
-
-    def operator_pin_hash(self) -> str:
-        """The kiosk's operator PIN is the page's operator PIN too, unless [web] has one."""
-        return self.config.web.operator_pin_hash or self.kiosk.pin_hash
-
     async def _operator(self, payload: dict[str, Any]) -> Refusal | None:
-        refusal = await self.pin_refusal(payload.get("pin"), self.kiosk.pin_hash, "at the kiosk")
+        table = self.table
+        door = table.door
+        refusal = await door.pin_refusal(payload.get("pin"), self.settings.pin_hash, "at the kiosk")
         if refusal is not None:
             return refusal
         action = payload.get("do")
         if action == "exit":
-            self._record("notice", "kiosk: the operator left the kiosk", "")
+            self.record("kiosk: the operator left the kiosk")
             self.exited = True
             self.mode = "stopped"
-            self.shown.version += 1
-            self.drive()
-            if self._stop is not None:
-                asyncio.get_running_loop().call_later(0.5, self._stop.set)
+            table.core.changed()
+            asyncio.get_running_loop().call_later(0.5, table.stop)
             return None
         if action == "reset":
             self._end_game("the operator reset the game")
@@ -403,200 +381,76 @@ class KioskTable(Table):
 
     def _end_game(self, why: str) -> None:
         """End the game in play (it stays in the log) and go back to attract mode."""
-        self._record("notice", f"kiosk: {why}; game {self.game_no} ended", "")
-        self._start_game()
+        self.record(f"kiosk: {why}; game {self.table.game_no} ended")
+        self.table.core.start_game()
         self.alert = None
         self.say(f"The last game was ended: {why}.", "")
         self._enter_attract()
 
-    def check(self) -> None:
-        super().check()
-        if self.mode != "play" or not self._attract_wanted:
+    def check(self, now: float) -> None:
+        if self.mode != "play" or not self.attract_wanted:
             return
-        idle = self._clock() - self._last_visitor
+        idle = self.table.clock() - self._last_visitor
         if self._in_a_game():
-            if idle >= self.kiosk.walk_away and self.game.phase is not Phase.OVER:
-                self._end_game(f"nobody played for {self.kiosk.walk_away:g} s")
-        elif idle >= self.kiosk.attract_after:
+            walk_away = self.settings.walk_away
+            if idle >= walk_away and self.table.game.phase is not Phase.OVER:
+                self._end_game(f"nobody played for {walk_away:g} s")
+        elif idle >= self.settings.attract_after:
             self._enter_attract()
 
     def _enter_attract(self) -> None:
         if self.mode == "attract":
             return
         self.mode = "attract"
-        self._new_demo()
-        if self._loop is not None and self._demo_task is None:
-            self._demo_task = asyncio.ensure_future(self._run_demo())
-        self.shown.version += 1
-        self.drive()
+        self.attract.fresh()
+        if self.table.started:
+            self.attract.start()
+        self.table.core.changed()
 
     def _leave_attract(self) -> None:
         self.mode = "play"
-        task, self._demo_task = self._demo_task, None
-        if task is not None:
-            task.cancel()
-        self.demo = None
-        self.shown.version += 1
-        self.drive()
+        self.attract.stop()
+        self.table.core.changed()
 
-    def _new_demo(self) -> None:
-        demo = Game(self.game.rules)
-        demo.push(DealerChosen(self.rng.choice(SEATS)))
-        self.demo = demo
-        self.demo_shown = Shown(
-            table=self.config.name,
-            players={s: f"{BOT_NAMES[int(s)]} (bot)" for s in SEATS},
-        )
-
-    def _demo_event(self, demo: Game, rng: random.Random) -> InputEvent:
-        """The demo's next event (in the worker thread)."""
-        if demo.phase is Phase.DEALING:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            hands = {s: tuple(deck[i * 5 : i * 5 + 5]) for i, s in enumerate(SEATS)}
-            return HandDealt(upcard=deck[20], hands=hands)
-        seat = demo.to_act
-        assert seat is not None
-        return self.demo_bot.choose(seat_view(demo, seat), rng)
-
-    async def _run_demo(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self.mode == "attract":
-                await asyncio.sleep(self.demo_step)
-                demo, shown = self.demo, self.demo_shown
-                if demo is None or shown is None or self.mode != "attract":
-                    return
-                if demo.phase is Phase.OVER or (
-                    demo.hands_counted >= 1 and demo.phase is Phase.DEALING
-                ):
-                    self._new_demo()
-                    self.drive()
-                    continue
-                rng = random.Random(self.rng.random())
-                event = await loop.run_in_executor(self._bot_pool, self._demo_event, demo, rng)
-                if self.demo is not demo:
-                    continue
-                try:
-                    outputs = demo.push(event)
-                except RulesError:
-                    self._new_demo()
-                    continue
-                if any(isinstance(o, HandStarted) for o in outputs):
-                    shown.recent = []
-                shown.recent.extend(outputs)
-                shown.last = list(outputs)
-                self.shown.version += 1
-                self.drive()
-        except asyncio.CancelledError:
-            pass
-        except Exception:  # the demo must never take the kiosk down
-            log.exception("the kiosk's demo hand failed")
-
-    # --- the bots -------------------------------------------------------------------------
-
-    def _bot_to_act(self) -> Seat | None:
-        game = self.game
-        if game.phase not in HAND_PHASES:  # no decision for a bot to make
-            return None
-        seat = game.to_act
-        hand = game.hand
-        if game.phase is Phase.CHOOSING_REMEDY and hand is not None and hand.offender is not None:
-            # A bid out of turn: the other side chooses the remedy; bots only if no
-            # visitor sits on that side (a visitor touches the choice on the page).
-            side = hand.offender.team.other.seats
-            if any(s in self.visitors for s in side):
-                return None
-            seat = side[0]
-        if seat is None or seat in self.visitors:
-            return None
-        if hand is None or hand.known[seat] is None:
-            return None
-        return seat
-
-    def _blind(self) -> bool:
+    def blind(self) -> bool:
         """The camera cannot see the table (covered, lost): the bots wait, so the
         visitors miss nothing and play goes on where it was when the view is back."""
-        return any(self.health.fault(d) is not None for d in (Device.VIEW, Device.CAMERA))
-
-    def _schedule_bots(self) -> None:
-        if self._loop is None or self.mode != "play" or self._bot_task is not None:
-            return
-        if self._stop is not None and self._stop.is_set():
-            return
-        seat = self._bot_to_act()
-        if seat is None or self._blind():
-            return
-        at = (self.game_no, len(self.game.log))
-        if at == self._bot_asked:
-            return
-        self._bot_task = asyncio.ensure_future(self._bot_move(seat, at))
-
-    def _choose(self, log: list[InputEvent], seat: Seat, rng: random.Random) -> InputEvent:
-        """A bot's decision, in the worker thread, from a copy of the log."""
-        view = seat_view_from(self.config.rules, seat, log)
-        if view.game.phase is Phase.CHOOSING_REMEDY:
-            return self.demo_bot.choose(view, rng)  # the rule-of-thumb bot takes it
-        return self.bot.choose(view, rng)  # type: ignore[no-any-return]
-
-    async def _bot_move(self, seat: Seat, at: tuple[int, int]) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.sleep(self.kiosk.bot_pace)
-            if (self.game_no, len(self.game.log)) != at or self.mode != "play" or self._blind():
-                return
-            rng = random.Random(self.rng.random())
-            legal = self.game.legal_events()
-            if at == self._bot_refused and legal:  # its own choice was refused: any legal one
-                event: InputEvent = legal[0]
-            else:
-                event = await loop.run_in_executor(
-                    self._bot_pool, self._choose, list(self.game.log), seat, rng
-                )
-            if (self.game_no, len(self.game.log)) != at or self.mode != "play":
-                return
-            self._bot_asked = at
-            self.submit(event, "bot")
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            log.exception("the bot at %s failed", seat)
-        finally:
-            self._bot_task = None
-            loop.call_soon(self._schedule_bots)
+        health = self.table.health
+        return any(health.fault(d) is not None for d in (Device.VIEW, Device.CAMERA))
 
     # --- what the page shows ----------------------------------------------------------------
 
-    def drive(self) -> None:
-        self.shown.faults = self.health.faults
-        self.shown.laying = self._laying()
-        if self.mode == "attract" and self.demo is not None and self.demo_shown is not None:
-            self.demo_shown.faults = self.health.faults
-            self.demo_shown.version = self.shown.version
-            self.sinks.drive(self.demo, self.demo_shown)
-        else:
-            self.sinks.drive(self.game, self.shown)
-        self._schedule_bots()
+    def showing(self, game: Game, shown: Shown) -> tuple[Game, Shown]:
+        shown.laying = self._laying()
+        demo, demo_shown = self.attract.game, self.attract.shown
+        if self.mode == "attract" and demo is not None and demo_shown is not None:
+            demo_shown.faults = shown.faults
+            demo_shown.version = shown.version
+            return demo, demo_shown
+        return game, shown
+
+    def driven(self) -> None:
+        self.bots.schedule()
 
     def _laying(self) -> frozenset[Seat]:
         """The visitors the kiosk waits for to lay their five cards (their seat lights
         blink white: the rules know nothing of this deal, so the lights must be told)."""
-        if self.mode != "play" or self.game.phase is not Phase.DEALING:
+        if self.mode != "play" or self.table.game.phase is not Phase.DEALING:
             return frozenset()
         return frozenset(s for s in self.visitors if len(self.collected.get(s, ())) < HAND_SIZE)
 
-    def _annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
-        attract = self.mode == "attract" and game is self.demo
+    def annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
+        """The kiosk's part of the page's snapshot: its mode, the coach, the bots."""
+        attract = self.mode == "attract" and game is self.attract.game
         visitors = () if attract else self.visitors
+        demo_shown = self.attract.shown
         names = (
-            self.demo_shown.players
-            if attract and self.demo_shown is not None
-            else self.shown.players
+            demo_shown.players if attract and demo_shown is not None else self.table.shown.players
         )
         recent: list[OutputEvent] = (
-            (self.demo_shown.recent if self.demo_shown is not None else [])
+            (demo_shown.recent if demo_shown is not None else [])
             if attract
-            else self.shown.recent
+            else self.table.shown.recent
         )
         hand = game.hand
         bots: dict[str, Any] = {}
@@ -629,52 +483,72 @@ class KioskTable(Table):
                 s.name: [page_card(c) for c in cards] for s, cards in self.collected.items()
             },
             "alert": self.alert,
-            "pin_wait": round(self.guesses.wait(self._clock()), 1),
+            "pin_wait": round(self.table.door.guesses.wait(self.table.clock()), 1),
         }
 
     # --- the camera's view --------------------------------------------------------------
 
-    def _note(
-        self,
-        game_no: int,
-        seq: int,
-        event: InputEvent,
-        outputs: list[OutputEvent],
-        evidence: bool,
-    ) -> None:
-        super()._note(game_no, seq, event, outputs, evidence)
+    def noted(self, outputs: list[OutputEvent]) -> None:
         self.cover.played(outputs)
 
-    def _look(self, frame: Frame, read_at: float) -> None:
+    def look(self, frame: Frame, read_at: float) -> None:
+        """Each camera frame: a covered lens is the VIEW fault (cover.py)."""
         seen = self.cover.look(frame, read_at)
+        health = self.table.health
         if seen:
-            self.health.raise_fault(
+            health.raise_fault(
                 Device.VIEW, "the camera sees nothing: something is covering it", COVER_FIX, read_at
             )
         elif seen is False:
-            self.health.clear(Device.VIEW)
+            health.clear(Device.VIEW)
 
     # --- running ----------------------------------------------------------------------------
 
-    async def run(self, *, stop: asyncio.Event | None = None, hands: int | None = None) -> None:
-        try:
-            if self._attract_wanted and not self._in_a_game():
-                self.mode = "attract"
-                self._new_demo()
-                loop = asyncio.get_running_loop()
-                loop.call_soon(self._start_demo)
-            await super().run(stop=stop, hands=hands)
-        finally:
-            for task in (self._demo_task, self._bot_task):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
-            self._bot_pool.shutdown(wait=True)
+    def starting(self) -> None:
+        if self.attract_wanted and not self._in_a_game():
+            self.mode = "attract"
+            self.attract.fresh()
+            asyncio.get_running_loop().call_soon(self._start_demo)
+
+    async def stopped(self) -> None:
+        await self.attract.close()
+        await self.bots.close()
+        self._pool.shutdown(wait=True)
 
     def _start_demo(self) -> None:
-        if self.mode == "attract" and self._demo_task is None:
-            self._demo_task = asyncio.ensure_future(self._run_demo())
+        if self.mode == "attract":
+            self.attract.start()
 
 
-__all__ = ["KioskError", "KioskTable", "bot_names", "covered"]
+class KioskTable(Table):
+    """The table of ``config`` run as a kiosk: a ``Table`` given a ``Kiosk`` (``kiosk``)
+    as its policy, the bots' seats named as bots. ``options`` are the table's."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        *,
+        seed: int | None = None,
+        demo_step: float = 1.2,
+        covered_after: float = 1.0,
+        attract: bool = True,
+        on_frame: Callable[[Frame, float], None] | None = None,
+        **options: Any,
+    ) -> None:
+        kiosk = Kiosk(
+            config, seed=seed, demo_step=demo_step, covered_after=covered_after, attract=attract
+        )
+
+        def looked(frame: Frame, read_at: float) -> None:
+            kiosk.look(frame, read_at)
+            if on_frame is not None:
+                on_frame(frame, read_at)
+
+        # The bots' seats are named as bots in the log too, so a score sheet exported
+        # from it says who played.
+        config = dataclasses.replace(config, players=bot_names(config, kiosk.bot_seats))
+        self.kiosk = kiosk
+        super().__init__(config, on_frame=looked, policy=kiosk, **options)
+
+
+__all__ = ["Kiosk", "KioskError", "KioskTable", "bot_names", "covered"]

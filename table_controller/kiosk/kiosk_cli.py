@@ -79,7 +79,7 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
         asyncio.run(serve(table, out, hands=args.hands, quiet=False))
     except PageError as exc:
         return error(str(exc))
-    if table.exited:
+    if table.kiosk.exited:
         out.write("The operator closed the kiosk.\n")
     out.write(f"The log: {config.log}\n")
     return 0

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from table_controller.rules.hand import HAND_PHASES
 
 if TYPE_CHECKING:
-    from table_controller.kiosk.kiosk import KioskTable
+    from table_controller.kiosk.kiosk import Kiosk
 
 RESUMED = (
     "The kiosk was restarted: the hand goes on where it was.",
@@ -27,23 +27,24 @@ RESUMED = (
 )
 
 
-def carry_on(table: KioskTable) -> bool:
+def carry_on(kiosk: Kiosk) -> bool:
     """After the table's resume: say the hand in play goes on (True), or start a new
     game when it cannot (False; a line in the log's records says why). True as well when
     no hand was in play."""
+    table = kiosk.table
     game, hand = table.game, table.game.hand
     if game.phase not in HAND_PHASES or hand is None:
         return True
-    if all(hand.known[s] is not None for s in table.bot_seats):
-        table.say(*RESUMED)
+    if all(hand.known[s] is not None for s in kiosk.bot_seats):
+        kiosk.say(*RESUMED)
         return True
     old = table.game_no
-    table.record(
+    kiosk.record(
         f"kiosk: game {old}'s hand cannot go on (the bots' cards are not in the log); "
         "a new game was started"
     )
-    table.new_game()
-    table.say(
+    kiosk.new_game()
+    kiosk.say(
         f"The kiosk was restarted, and game {old}'s hand could not go on: a new game "
         "starts (the old one is kept in the log).",
         "Put the cards back in the deck, then take five and lay them face up.",

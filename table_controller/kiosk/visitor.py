@@ -83,11 +83,11 @@ class SimulatedVisitor:
         self._frame = frame
         if self.asleep or frame < self._due:
             return
-        if self.table.mode == "attract":  # walking up to the kiosk: touch the screen
+        if self.table.kiosk.mode == "attract":  # walking up to the kiosk: touch the screen
             self.table.submit({"event": "kiosk_touch"}, "page")
             self._due = frame + self.redo_frames
             return
-        if self.table.mode != "play":
+        if self.table.kiosk.mode != "play":
             return
         if self.sweep_when is not None and self.world.table and self.sweep_when(game):
             self.sweep_when = None
@@ -168,7 +168,7 @@ class SimulatedVisitor:
 
     def _deal(self, game: Game, frame: int) -> None:
         world, me = self.world, self.seat
-        read = self.table.collected.get(me, [])
+        read = self.table.kiosk.collected.get(me, [])
         card = self._reading
         if card is not None:
             if card in read or len(read) >= HAND_SIZE:
@@ -190,7 +190,7 @@ class SimulatedVisitor:
                 world.remove(gone)
             world.held[me].clear()
             busy = {p.card for p in world.table} | {c for cs in world.held.values() for c in cs}
-            busy |= {c for cs in self.table.collected.values() for c in cs}
+            busy |= {c for cs in self.table.kiosk.collected.values() for c in cs}
             deck = [c for c in DECK if c not in busy]
             self.rng.shuffle(deck)
             world.deal({me: deck[:HAND_SIZE]})
@@ -285,7 +285,7 @@ def simulated_kiosk(
             settle_frames=max(40, pace.settle_frames),
             redo_frames=max(60, pace.redo_frames),
         )
-        for i, seat in enumerate(sorted(table.visitors))
+        for i, seat in enumerate(sorted(table.kiosk.visitors))
     }
 
     class _All:
@@ -306,7 +306,7 @@ def _as_they_were(table: KioskTable, world: World) -> None:
     game, hand = table.game, table.game.hand
     if game.phase not in HAND_PHASES or hand is None:
         return
-    for seat in table.visitors:
+    for seat in table.kiosk.visitors:
         if hand.trick is not None:
             for who, card in hand.trick.plays:
                 if who == seat:

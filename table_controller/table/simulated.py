@@ -8,6 +8,7 @@ firmware runs behind a pty. Nothing in the table's own path knows it is simulate
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +101,7 @@ def simulated_table(
             table.game.rules,
             press=devices.press,
             turn_cube=devices.turn_cube if config.cube is not None else None,
-            tell=table.tell,
+            tell=functools.partial(table.submit, source="sim"),  # no sensor for it
             seed=seed + GAME_SEED_STEP * next(games),
             renege=renege,
             frames_per_action=pace.frames_per_action,

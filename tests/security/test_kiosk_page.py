@@ -63,7 +63,7 @@ def test_the_kiosk_takes_no_score_adjusted_without_its_pin(
     refused_and_logged(running, caplog, answer, 415, "not application/json")
     answer = running.send("/api/input", exit_kiosk, origin="http://evil.example")
     refused_and_logged(running, caplog, answer, 403, "another site's page")
-    assert running.table.game.team_scores() == (0, 0) and not running.table.exited
+    assert running.table.game.team_scores() == (0, 0) and not running.table.kiosk.exited
 
 
 def test_the_kiosk_s_own_touches_and_its_operator_still_work(running: Running) -> None:

@@ -29,7 +29,7 @@ from table_controller.rules.events import HandDealt, Passed, RenegeClaimed, Scor
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat, Team
-from table_controller.table import app as table_app
+from table_controller.table import page_door
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.inputs import Refused, from_page
@@ -117,7 +117,7 @@ def start(config: TableConfig) -> Running:
 @pytest.fixture
 def quiet_never(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every refused request gets its own line in the table's log (not one per 10 s)."""
-    monkeypatch.setattr(table_app, "REFUSALS_QUIET", 0.0)
+    monkeypatch.setattr(page_door, "REFUSALS_QUIET", 0.0)
 
 
 @pytest.fixture
@@ -379,10 +379,10 @@ def test_refusals_from_one_address_are_one_line_per_while(tmp_path: Path) -> Non
     table = Table(config, clock=lambda: now[0], serve_page=False, camera=lambda: None)  # type: ignore[arg-type,return-value]
     try:
         for _ in range(50):
-            table._page_refused(Sender("10.0.0.9"), "flood")
-        table._page_refused(Sender("10.0.0.8"), "other")
+            table.door.refused(Sender("10.0.0.9"), "flood")
+        table.door.refused(Sender("10.0.0.8"), "other")
         now[0] = 11.0
-        table._page_refused(Sender("10.0.0.9"), "flood")
+        table.door.refused(Sender("10.0.0.9"), "flood")
         lines = [f[2] for f in table.log.faults() if f[1] == "notice"]
     finally:
         table.log.close()
