@@ -34,9 +34,8 @@ import inspect
 import json
 import logging
 import math
-import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any, cast
 
@@ -44,7 +43,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
@@ -67,6 +66,13 @@ from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
 from table_controller.rules.errors import RulesError
+from table_controller.web.stream import (
+    Broadcast,
+    EmbeddedServer,
+    listen,
+    start_server,
+    stop_server,
+)
 from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
@@ -110,25 +116,6 @@ def table_standings(store: DirectorStore) -> list[dict[str, Any]]:
     return rows
 
 
-class _Mailbox:
-    def __init__(self) -> None:
-        self.pending: str | None = None
-        self.closed = False
-        self.ready = asyncio.Event()
-
-    def offer(self, text: str) -> None:
-        self.pending = text
-        self.ready.set()
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers: the director's command owns Ctrl-C."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        yield
-
-
 class DirectorPage:
     """The dashboard over ``store``; rulings go out through ``service`` (None: the
     dashboard only reads, and says so when a ruling is asked for)."""
@@ -155,14 +142,12 @@ class DirectorPage:
         self._title = title
         self._standings = standings
         self._coalesce = coalesce
-        self._heartbeat = heartbeat
-        self._mailboxes: set[_Mailbox] = set()
-        self._latest: str | None = None
+        self._pages = Broadcast(heartbeat, 1000)
         self._version = 0
         self._dirty: set[str] = set()
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._servers: list[tuple[_Server, asyncio.Task[None]]] = []
+        self._servers: list[tuple[EmbeddedServer, asyncio.Task[None]]] = []
         self.url: str | None = None
         self.public_url: str | None = None
         self._public_port: int | None = None  # its own port, when it has one
@@ -247,9 +232,7 @@ class DirectorPage:
             text = json.dumps(snap, separators=(",", ":"), allow_nan=False)
         except ValueError:  # a NaN stored before it was refused: drawn as empty
             text = json.dumps(finite(snap), separators=(",", ":"))
-        self._latest = text
-        for m in self._mailboxes:
-            m.offer(text)
+        self._pages.publish(text)
 
     def overview(self, changed: list[str] | None = None) -> dict[str, Any]:
         counts = self.store.event_counts()
@@ -342,8 +325,7 @@ class DirectorPage:
         tls_key: str | None,
     ) -> int:
         try:
-            family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            sock = socket.create_server((host, port), family=family)
+            sock = listen(host, port)
         except OSError as exc:
             raise DashboardError(
                 exc.errno,
@@ -361,37 +343,22 @@ class DirectorPage:
             ssl_keyfile=tls_key,
             h11_max_incomplete_event_size=16_384,
         )
-        server = _Server(config)
-        task = asyncio.create_task(self._serve(server, sock), name="dashboard")
-        self._servers.append((server, task))
-        while not server.started:
-            if task.done():
-                task.result()
-                raise DashboardError(f"the dashboard stopped at once on {host}:{port}")
-            await asyncio.sleep(0.01)
-        return int(sock.getsockname()[1])
+        bound = int(sock.getsockname()[1])
 
-    @staticmethod
-    async def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
-        try:
-            await server.serve(sockets=[sock])
-        finally:
-            sock.close()
+        def failed(why: str) -> DashboardError:
+            return DashboardError(f"the dashboard stopped on {host}:{port}: {why}")
+
+        self._servers.append(await start_server(config, sock, "dashboard", failed))
+        return bound
 
     async def stop(self) -> None:
-        for m in list(self._mailboxes):
-            m.closed = True
-            m.ready.set()
+        self._pages.close_all()
         servers, self._servers = self._servers, []
         self._loop = None
         for server, _ in servers:
             server.should_exit = True
         for server, task in servers:
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout=5)
-            except TimeoutError:
-                server.force_exit = True
-                await task
+            await stop_server(server, task)
 
     # --- logging in ---------------------------------------------------------------------
 
@@ -488,37 +455,16 @@ class DirectorPage:
         return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
     async def _events(self, request: Request) -> Response:
-        mailbox = _Mailbox()
-        if self._latest is not None:
-            mailbox.offer(self._latest)
-        self._mailboxes.add(mailbox)
-        token = request.cookies.get(COOKIE)
-        return StreamingResponse(
-            self._stream(mailbox, token),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-
-    async def _stream(self, mailbox: _Mailbox, token: str | None) -> AsyncIterator[str]:
         """The overview as it changes, until the session ends (checked at each heartbeat:
         a director logged out, or whose password changed, stops receiving)."""
-        try:
-            yield "retry: 1000\n\n"
-            while not mailbox.closed:
-                try:
-                    await asyncio.wait_for(mailbox.ready.wait(), timeout=self._heartbeat)
-                except TimeoutError:
-                    with contextlib.suppress(StoreUnavailable):  # said in the overview
-                        if await run_in_threadpool(self.store.session, token) is None:
-                            return
-                    yield ": heartbeat\n\n"
-                    continue
-                mailbox.ready.clear()
-                text, mailbox.pending = mailbox.pending, None
-                if text is not None and not mailbox.closed:
-                    yield f"data: {text}\n\n"
-        finally:
-            self._mailboxes.discard(mailbox)
+        token = request.cookies.get(COOKIE)
+
+        async def still_open() -> bool:
+            with contextlib.suppress(StoreUnavailable):  # said in the overview
+                return await run_in_threadpool(self.store.session, token) is not None
+            return True
+
+        return self._pages.response(still_open)
 
     def _overview_route(self, request: Request) -> Response:
         return SafeJSON(self.overview())

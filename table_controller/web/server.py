@@ -11,20 +11,18 @@ it simply skips to the latest picture when it catches up.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import json
 import logging
-import socket
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -41,6 +39,13 @@ from table_controller.web.guard import (
     secure_headers,
 )
 from table_controller.web.roles import NO_OPERATOR_FIX, page_refusal
+from table_controller.web.stream import (
+    Broadcast,
+    EmbeddedServer,
+    listen,
+    start_server,
+    stop_server,
+)
 
 Refusal = tuple[str, str]  # (problem, what to do)
 InputHandler = Callable[[dict[str, Any], Sender], Awaitable[Refusal | None]]
@@ -57,31 +62,6 @@ log = logging.getLogger(__name__)
 class PageError(TableControllerError, OSError):
     """The page could not be served (the port is taken, the address is wrong): says
     which address and what to do."""
-
-
-class _Mailbox:
-    """One open page's mailbox: holds only the newest snapshot not yet sent."""
-
-    def __init__(self) -> None:
-        self.pending: str | None = None
-        self.closed = False
-        self.ready = asyncio.Event()
-
-    def offer(self, text: str) -> None:
-        self.pending = text
-        self.ready.set()
-
-    def close(self) -> None:
-        self.closed = True
-        self.ready.set()
-
-
-class _EmbeddedServer(uvicorn.Server):
-    """uvicorn without its signal handlers: the table owns Ctrl-C and SIGTERM."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        yield
 
 
 class TablePage:
@@ -114,18 +94,16 @@ class TablePage:
         self._on_input = on_input
         self._evidence = evidence
         self._title = title
-        self._heartbeat = heartbeat
         self._on_login = on_login
         self._on_refused = on_refused
         self._extra = extra_inputs
         self.sessions = sessions if sessions is not None else OperatorSessions()
         self.hosts = HostNames()
-        self._mailboxes: set[_Mailbox] = set()
-        self._latest: str | None = None
+        self._pages = Broadcast(heartbeat, RETRY_MS)
         self._latest_snapshot: dict[str, Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
-        self._server: _EmbeddedServer | None = None
+        self._server: EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
         self.url: str | None = None
         self.bound: tuple[str, int] | None = None  # the address listened on, once started
@@ -159,25 +137,20 @@ class TablePage:
 
     def _publish(self, snapshot: dict[str, Any]) -> None:
         text = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
-        if text == self._latest:
-            return
-        self._latest = text
-        self._latest_snapshot = snapshot
-        for mailbox in self._mailboxes:
-            mailbox.offer(text)
+        if self._pages.publish(text):
+            self._latest_snapshot = snapshot
 
     @property
     def pages(self) -> int:
         """How many pages are connected now."""
-        return len(self._mailboxes)
+        return self._pages.pages
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         """Serve in the running event loop; returns the page's URL (port 0: a free one)."""
         if self._task is not None:
             raise RuntimeError("the table page is already being served at " + str(self.url))
         try:
-            family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            sock = socket.create_server((host, port), family=family)
+            sock = listen(host, port)
         except OSError as exc:
             raise PageError(
                 exc.errno,
@@ -196,45 +169,26 @@ class TablePage:
             access_log=False,
             timeout_graceful_shutdown=3,
         )
-        server = _EmbeddedServer(config)
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        self._server = server
-        self._task = asyncio.create_task(self._serve(server, sock), name="table-page")
-        while not server.started:
-            if self._task.done():
-                self._task.result()  # raises what stopped it
-                raise PageError(f"the table page stopped at once on {host}:{port}")
-            await asyncio.sleep(0.01)
+
+        def failed(why: str) -> PageError:
+            return PageError(f"the table page stopped on {host}:{port}: {why}")
+
+        self._server, self._task = await start_server(config, sock, "table-page", failed)
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
         self.url = f"http://{shown}:{self.bound[1]}/"
         return self.url
 
-    @staticmethod
-    async def _serve(server: uvicorn.Server, sock: socket.socket) -> None:
-        try:
-            await server.serve(sockets=[sock])
-        except SystemExit as exc:  # uvicorn exits on a failed start: not the table's exit
-            raise PageError(f"the table page's server stopped ({exc.code})") from None
-        finally:
-            sock.close()
-
     async def stop(self) -> None:
         """Close every page's stream and stop serving (the pages then reconnect)."""
-        for mailbox in list(self._mailboxes):
-            mailbox.close()
+        self._pages.close_all()
         server, task = self._server, self._task
         self._server = self._task = None
         self.url = None
-        if server is None or task is None:
-            return
-        server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)
-        except TimeoutError:
-            server.force_exit = True
-            await task
+        if server is not None and task is not None:
+            await stop_server(server, task)
 
     # --- routes -------------------------------------------------------------------
 
@@ -243,31 +197,7 @@ class TablePage:
         return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
     async def _events(self, request: Request) -> Response:
-        mailbox = _Mailbox()
-        if self._latest is not None:
-            mailbox.offer(self._latest)  # the newest picture first, on every (re)connect
-        self._mailboxes.add(mailbox)
-        return StreamingResponse(
-            self._stream(mailbox),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-
-    async def _stream(self, mailbox: _Mailbox) -> AsyncIterator[str]:
-        try:
-            yield f"retry: {RETRY_MS}\n\n"
-            while not mailbox.closed:
-                try:
-                    await asyncio.wait_for(mailbox.ready.wait(), timeout=self._heartbeat)
-                except TimeoutError:
-                    yield ": heartbeat\n\n"
-                    continue
-                mailbox.ready.clear()
-                text, mailbox.pending = mailbox.pending, None
-                if text is not None and not mailbox.closed:
-                    yield f"data: {text}\n\n"
-        finally:
-            self._mailboxes.discard(mailbox)
+        return self._pages.response()
 
     async def _input(self, request: Request) -> Response:
         try:
@@ -406,7 +336,7 @@ class TablePage:
                 "ok": not faults,
                 "faults": faults,
                 "version": snap.get("version"),
-                "pages": len(self._mailboxes),
+                "pages": self._pages.pages,
                 "serving": self._server is not None,
             }
         )
