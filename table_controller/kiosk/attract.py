@@ -6,7 +6,6 @@ moves are worked out in the kiosk's bot thread, so the page and the camera never
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 from table_controller.bots.knowledge import seat_view
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.cards import DECK
+from table_controller.kiosk.bots import cancel
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import DealerChosen, HandDealt, HandStarted, InputEvent
 from table_controller.rules.game import Game
@@ -67,11 +67,7 @@ class Attract:
         self.game = None
 
     async def close(self) -> None:
-        task = self._task
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel(self._task)
 
     def _event(self, demo: Game, rng: random.Random) -> InputEvent:
         """The demo's next event (in the worker thread)."""

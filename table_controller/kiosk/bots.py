@@ -11,7 +11,7 @@ import contextlib
 import logging
 import random
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from table_controller.bots.knowledge import seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
@@ -92,11 +92,7 @@ class KioskBots:
         return self.bot.choose(view, rng)
 
     async def close(self) -> None:
-        task = self._task
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel(self._task)
 
     async def _move(self, seat: Seat, at: tuple[int, int]) -> None:
         loop = asyncio.get_running_loop()
@@ -125,6 +121,14 @@ class KioskBots:
         finally:
             self._task = None
             loop.call_soon(self.schedule)
+
+
+async def cancel(task: asyncio.Future[Any] | None) -> None:
+    """Cancel ``task`` (if any) and wait until it has stopped, whatever it raised."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
 
 __all__ = ["KioskBots"]

@@ -869,14 +869,13 @@ class Game:
                 self._lead_out_of_turn(hand, seat, card, expected, out)
                 return
             out.append(
-                IrregularityFound(
+                _on_card(
                     Irregularity.PLAY_OUT_OF_TURN,
                     seat,
                     Remedy.NOTED,
                     f"{seat} played before {expected}; the card stands",
                     card,
-                    trick.number,
-                    len(trick.plays) + 1,
+                    trick,
                 )
             )
         self._play(hand, trick, seat, card, out)
@@ -893,15 +892,14 @@ class Game:
             ]
             if due:
                 out.append(
-                    IrregularityFound(
+                    _on_card(
                         Irregularity.DROPPED_CARD_NOT_PLAYED,
                         seat,
                         Remedy.NOTED,
                         f"{seat} played {card.pretty} although the dropped "
                         f"{due[0].pretty} could be played",
                         card,
-                        trick.number,
-                        len(trick.plays) + 1,
+                        trick,
                     )
                 )
         proofs, showing = check_play(hand, seat, card, trick.number, trick.led)
@@ -960,14 +958,13 @@ class Game:
             self._partner_led_out_of_turn(hand, seat, card, cancelled, out)
             return
         out.append(
-            IrregularityFound(
+            _on_card(
                 Irregularity.LONER_PARTNER_PLAYED,
                 seat,
                 Remedy.LONER_CANCELLED,
                 f"{cancelled}; {where}",
                 card,
-                target.number,
-                len(target.plays) + 1,
+                target,
             )
         )
         self._play(hand, target, seat, card, out)
@@ -1621,6 +1618,13 @@ class Game:
             held.discard(card)
         hand.exposed[seat].discard(card)
         hand.dropped[seat].discard(card)
+
+
+def _on_card(
+    kind: Irregularity, seat: Seat, remedy: Remedy, detail: str, card: Card, trick: Trick
+) -> IrregularityFound:
+    """A ruling on a card about to be laid to ``trick``: its trick and its place there."""
+    return IrregularityFound(kind, seat, remedy, detail, card, trick.number, len(trick.plays) + 1)
 
 
 def _name(ev: InputEvent) -> str:
