@@ -206,6 +206,19 @@ class Game:
     def copy(self) -> Game:
         return Game.replay(self.rules, self.log)
 
+    def refusal(self, event: InputEvent) -> RulesError | None:
+        """The rules' answer to ``event`` without applying it: None if they would take
+        it, else their refusal (what is wrong, what is expected). The legal events answer
+        at once where the hands are known; otherwise (a live table, or a choice the legal
+        events do not list) the event is tried on a copy."""
+        if event in self.legal_events():
+            return None
+        try:
+            self.copy().push(event)
+        except RulesError as exc:
+            return exc
+        return None
+
     def _restore(self) -> None:
         self.__dict__.update(Game.replay(self.rules, self.log).__dict__)
 

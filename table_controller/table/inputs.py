@@ -21,7 +21,6 @@ from typing import Any
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
 from table_controller.rules.codec import INPUT_BY_NAME, CodecError, decode_input
-from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     CardCut,
     CardPlayed,
@@ -240,14 +239,10 @@ def _has_field(doc: Mapping[str, Any], name: str) -> bool:
 
 
 def _check(game: Game, event: InputEvent, seat: Seat | None) -> None:
-    """The rules' answer before the event goes anywhere: the legal events at once where
-    the hands are known, else a trial on a copy of the game, with its reason for a no."""
-    if event in game.legal_events():
-        return
-    try:
-        game.copy().push(event)
-    except RulesError as exc:
-        raise Refused(exc.message, exc.expected or "ask the director", seat) from exc
+    """The rules' answer before the event goes anywhere, with their reason for a no."""
+    refused = game.refusal(event)
+    if refused is not None:
+        raise Refused(refused.message, refused.expected or "ask the director", seat) from refused
 
 
 __all__ = ["Refused", "from_page", "from_press", "from_vision", "zone_seat"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
 from table_controller.errors import TableControllerError
-from table_controller.rules.errors import RulesError
 from table_controller.rules.events import InputEvent, OrderedUp, Passed, TrumpCalled
 from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase
@@ -143,16 +142,10 @@ def _name_trump(seat: Seat, button: SeatButton, trump: Suit | None) -> InputEven
 
 
 def _check(game: Game, event: InputEvent) -> None:
-    """Ask the rules: the legal events answer at once where the hands are known (a
-    simulation, the kiosk); otherwise (a live table, where they are not, or a choice the
-    legal events do not list) the rules try the event on a copy of the game and give
-    their reason for a no."""
-    if event in game.legal_events():
-        return
-    try:
-        game.copy().push(event)
-    except RulesError as exc:
-        raise PressRefused(exc.message, exc.expected or "ask the director") from exc
+    """The rules' answer to the press (``Game.refusal``), with their reason for a no."""
+    refused = game.refusal(event)
+    if refused is not None:
+        raise PressRefused(refused.message, refused.expected or "ask the director") from refused
 
 
 __all__ = ["PressRefused", "press_to_event"]
