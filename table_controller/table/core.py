@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import DirectorCalled
 from table_controller.event_log import EventLog, LogError
-from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     DealerChosen,
@@ -341,9 +340,6 @@ class TableCore:
             "players": {s.name: n for s, n in self.config.players.items()},
             "faults": [f.to_json() for f in self.health.faults],
         }
-
-    def encoded_log(self) -> list[dict[str, Any]]:
-        return [encode(e) for e in self.game.log]
 
 
 def _seat_of(event: InputEvent) -> Seat | None:
