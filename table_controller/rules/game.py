@@ -968,7 +968,11 @@ class Game:
             trick.leader = seat
             where = f"{seat} sits first, so {card.pretty} leads"
         else:
-            self._partner_led_out_of_turn(hand, seat, card, cancelled, out)
+            # In the normal hand the lead was the first seat's: a lead out of turn, one
+            # ruling that says both (its points those of a normal hand: 2, not 4).
+            self._lead_out_of_turn(
+                hand, seat, card, hand.eldest, out, Irregularity.LONER_PARTNER_PLAYED, cancelled
+            )
             return
         out.append(
             _on_card(
@@ -981,42 +985,6 @@ class Game:
             )
         )
         self._play(hand, target, seat, card, out)
-
-    def _partner_led_out_of_turn(
-        self, hand: HandState, seat: Seat, card: Card, cancelled: str, out: Out
-    ) -> None:
-        """The loner's partner led the first trick when the lead was not his: the lone call
-        is cancelled, and in the normal hand that follows the card is a lead out of turn."""
-        if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
-            if hand.known[seat] is None:
-                hand.exposed[seat].add(card)
-                hand.seen[card] = ("exposed", seat, 0)
-            out.append(
-                IrregularityFound(
-                    Irregularity.LONER_PARTNER_PLAYED,
-                    seat,
-                    Remedy.CANCELLED,
-                    f"{cancelled}; the lead was {hand.eldest}'s, so the card goes back",
-                    card,
-                    1,
-                    1,
-                )
-            )
-            return
-        points = self.rules.out_of_turn_points
-        out.append(
-            IrregularityFound(
-                Irregularity.LONER_PARTNER_PLAYED,
-                seat,
-                Remedy.PENALTY,
-                f"{cancelled}; the lead was {hand.eldest}'s, so it is a lead out of turn: "
-                f"play stops and the other side scores {points}",
-                card,
-                1,
-                1,
-            )
-        )
-        self._end_hand_with(hand, seat.team.other, points, HandResult.PENALTY, out)
 
     def _lead_before_discard(self, hand: HandState, seat: Seat, card: Card, out: Out) -> None:
         """003: "If 1st seat leads a card before dealer discards, the card must remain in
@@ -1049,37 +1017,50 @@ class Game:
         )
 
     def _lead_out_of_turn(
-        self, hand: HandState, seat: Seat, card: Card, expected: Seat | None, out: Out
+        self,
+        hand: HandState,
+        seat: Seat,
+        card: Card,
+        expected: Seat | None,
+        out: Out,
+        kind: Irregularity = Irregularity.LEAD_OUT_OF_TURN,
+        first: str | None = None,
     ) -> None:
+        """A card led out of turn: it goes back (001) or play stops (003). ``first``, if
+        given, is said before it, in the same ruling (a loner's partner who led)."""
         number = hand.trick.number if hand.trick is not None else None
+        said = f"{first}; " if first is not None else ""
         if self.rules.lead_out_of_turn is OutOfTurn.CANCELLED:
             if hand.known[seat] is None:
                 hand.exposed[seat].add(card)
                 hand.seen[card] = ("exposed", seat, 0)
             out.append(
                 IrregularityFound(
-                    Irregularity.LEAD_OUT_OF_TURN,
+                    kind,
                     seat,
                     Remedy.CANCELLED,
-                    f"{seat} led {card} out of turn; the card goes back and the lead "
-                    f"reverts to {expected}",
+                    f"{said}{seat} led {card.pretty} out of turn; the card goes back and the "
+                    f"lead reverts to {expected}",
                     card,
                     number,
+                    1,
                 )
             )
             return
-        out.append(
-            IrregularityFound(
-                Irregularity.LEAD_OUT_OF_TURN,
-                seat,
-                Remedy.PENALTY,
-                f"{seat} led {card} out of turn: play stops and the other side scores",
-                card,
-                number,
-            )
-        )
         points = (
             self.rules.out_of_turn_points_loner if hand.alone else self.rules.out_of_turn_points
+        )
+        out.append(
+            IrregularityFound(
+                kind,
+                seat,
+                Remedy.PENALTY,
+                f"{said}{seat} led {card.pretty} out of turn, the lead being {expected}'s: "
+                f"play stops and the other side scores {points}",
+                card,
+                number,
+                1,
+            )
         )
         self._end_hand_with(hand, seat.team.other, points, HandResult.PENALTY, out)
 
