@@ -48,8 +48,6 @@ from table_controller.words import (
     suit_text,
 )
 
-__all__ = ["SEAT_NAMES", "narrate", "suit_text"]
-
 
 def _score(scores: tuple[int, int]) -> str:
     return f"North-South {scores[0]}, East-West {scores[1]}"

@@ -87,7 +87,7 @@ def suit_name(suit: Suit | None) -> str:
     return "no trump" if suit is None else SUIT_NAMES[suit]
 
 
-def renege_evidence(event: RenegeProven) -> str:
+def _evidence(event: RenegeProven) -> str:
     """How the renege is proven, in words."""
     if event.proof_trick != event.trick:
         return f"the {event.proof.pretty} was played in trick {event.proof_trick}"
@@ -107,5 +107,5 @@ def renege_sentence(event: RenegeProven | RenegeSpotted, who: str | None = None)
     return (
         f"{name} did not follow {suit_text(event.suit)} in trick {event.trick}, playing the "
         f"{event.played.pretty} while holding the {event.proof.pretty} "
-        f"({renege_evidence(event)})"
+        f"({_evidence(event)})"
     )

@@ -109,10 +109,10 @@ def renege_words(
         ". The rule: when you can follow the suit led, you must. Not following when you can "
         "is a renege."
     )
-    held = event.held if isinstance(event, RenegeSpotted) else event.proof
-    played = _played_in(game, seat, event.trick) if isinstance(event, RenegeSpotted) else None
-    if isinstance(event, RenegeProven):
-        played = event.played
+    if isinstance(event, RenegeSpotted):
+        held, played = event.held, _played_in(game, seat, event.trick)
+    else:
+        held, played = event.proof, event.played
     if is_left_bower(held, trump):
         text += f" (The {held.pretty} is the left bower: it counts as trump this hand.)"
     elif played is not None and is_left_bower(played, trump):

@@ -61,7 +61,6 @@ from table_controller.words import (
     suit_name,
 )
 
-SEAT_WORDS = SEAT_NAMES  # the name the page's code knows them by
 NOTICE_KINDS = ("refused", "director", "info")
 
 # The phases where the touchscreen offers choices (never a card).
@@ -152,7 +151,7 @@ def table_view(
         "seats": [
             {
                 "seat": seat.name,
-                "words": SEAT_WORDS[seat],
+                "words": SEAT_NAMES[seat],
                 "name": names[seat],
                 "team": seat.team.name,
                 "dealer": seat == game.dealer,
@@ -272,12 +271,12 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
         words = ("Pick it up" if dealer else "Order up") + (" alone" if ev.alone else "")
         return "Void the bid: order up alone" if remedy else words
     if isinstance(ev, TrumpCalled):
-        words = f"Call {_suit_name(ev.trump)}" + (" alone" if ev.alone else "")
+        words = f"Call {suit_name(ev.trump)}" + (" alone" if ev.alone else "")
         return f"Void the bid: {words[0].lower()}{words[1:]}" if remedy else words
     if isinstance(ev, BidMade):
         return f"Bid {ev.amount}"
     if isinstance(ev, TrumpBid):
-        return f"Bid {ev.amount} {_suit_name(ev.trump)}"
+        return f"Bid {ev.amount} {suit_name(ev.trump)}"
     if isinstance(ev, DealerDiscarded):
         return "Discarded" if ev.card is None else f"Discard {ev.card.pretty}"
     if isinstance(ev, CardsExchanged):
@@ -285,7 +284,7 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
             return "Cards exchanged"
         return f"Give {ev.discard.pretty}, take {ev.received.pretty}"
     if isinstance(ev, DealerChosen):
-        return f"{names.get(ev.seat) or SEAT_WORDS[ev.seat]} deals"
+        return f"{names.get(ev.seat) or SEAT_NAMES[ev.seat]} deals"
     return type(ev).__name__  # pragma: no cover - every choice kind is named above
 
 
@@ -294,14 +293,11 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
 
 def _name(players: Mapping[Seat, str], seat: Seat) -> str:
     name = players.get(seat)
-    return name.strip() if name and name.strip() else SEAT_WORDS[seat]
+    return name.strip() if name and name.strip() else SEAT_NAMES[seat]
 
 
 def _seat(seat: Seat | None) -> str | None:
     return None if seat is None else seat.name
-
-
-_suit_name = suit_name
 
 
 def page_card(card: Card) -> dict[str, Any]:
@@ -545,7 +541,6 @@ def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str,
 
 __all__ = [
     "NOTICE_KINDS",
-    "SEAT_WORDS",
     "Notice",
     "actions",
     "choices",
