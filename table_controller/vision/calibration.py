@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.vision.deck import MARKER_MM
+from table_controller.vision.focus import Sharpness, focus_advice, marker_edges
 from table_controller.vision.layout import (
     FIDUCIAL_CENTER,
     FIDUCIAL_MM,
@@ -44,6 +45,13 @@ from table_controller.vision.layout import (
 )
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting
 from table_controller.vision.markers import family as family_named
+from table_controller.vision.mat_lens import (
+    MarkerShape,
+    RadialFit,
+    fit_radial,
+    lens_helps,
+    marker_shape,
+)
 
 Image = npt.NDArray[np.uint8]
 Points = npt.NDArray[np.float64]
@@ -52,6 +60,8 @@ Matrix = npt.NDArray[np.float64]
 MAX_ERROR_MM = 3.0  # the worst fiducial corner may be this far off a flat mat
 DRIFT_PX = 3.0  # a fiducial this far from where it was: recalibrate
 MIN_CELL_PX = 3.0  # card markers read reliably from this many px per cell (bench/vision.py)
+PRINT_TOLERANCE = 0.03  # markers this much off 60 mm across (where a lens leaves them): the print
+LENS_SQUEEZE = 0.97  # markers squeezed radially below this: a lens bends the picture
 CORNER_NAMES = {40: "NW", 41: "NE", 42: "SE", 43: "SW"}
 CORNER_WORDS = {40: "north-west", 41: "north-east", 42: "south-east", 43: "south-west"}
 SIDE_MM = 2 * FIDUCIAL_CENTER  # between neighbouring fiducial centres
@@ -138,6 +148,11 @@ class MatFit:
     residual_mm: npt.NDArray[np.float64]  # 16
     camera_matrix: Matrix | None = None
     distortion: Matrix | None = None
+    lens_from_mat: RadialFit | None = None  # the lens measured from the mat, when used
+    radial: RadialFit | None = None  # the lens fit tried on the mat (used or not)
+    plain_rms_mm: float = 0.0  # the homography's fit alone, no lens
+    shape: MarkerShape | None = None  # the markers' sizes: print or lens?
+    sharpness: Sharpness | None = None  # how soft the picture is at the markers
 
     @property
     def rms_mm(self) -> float:
@@ -192,6 +207,10 @@ def find_fiducials(
             seen.setdefault(s.marker, []).append(s)
         else:
             others.append(s)
+    for m, ss in seen.items():  # the detector may report one marker twice, same place
+        first = ss[0]
+        side = float(np.linalg.norm(first.corners[1] - first.corners[0]))
+        seen[m] = [first] + [s for s in ss[1:] if math.dist(s.center, first.center) > side / 4]
     twice = [m for m, ss in sorted(seen.items()) if len(ss) > 1]
     if twice:
         names = ", ".join(f"{corner_label(m)} {len(seen[m])} times" for m in twice)
@@ -234,6 +253,11 @@ def find_mat(
         )
     image_px = np.concatenate([fiducials[m].corners.astype(np.float64) for m in FIDUCIALS])
     table_mm = np.concatenate([fiducial_corners(m) for m in FIDUCIALS])
+    h, w = gray.shape[:2]
+    # The markers' edges: how sharp the picture is, and corners that blur does not move.
+    edges = {m: marker_edges(gray, fiducials[m].corners, fam.cells) for m in FIDUCIALS}
+    sharp = Sharpness({m: e.blur_px for m, e in edges.items()}, w)
+    edge_px = np.concatenate([edges[m].corners for m in FIDUCIALS])
     k = dist = None
     fit_px = image_px
     if lens is not None:
@@ -241,16 +265,43 @@ def find_mat(
         dist = np.asarray(lens[1], np.float64).ravel()
         und = cv2.undistortPoints(image_px.reshape(-1, 1, 2), k, dist, None, k)
         fit_px = np.asarray(und, np.float64).reshape(-1, 2)
-    hom, _ = cv2.findHomography(fit_px, table_mm, 0)
+    hom, residual = _plain(fit_px, table_mm)
+    shape_px = edge_px
+    if k is not None and dist is not None:
+        und = cv2.undistortPoints(edge_px.reshape(-1, 1, 2), k, dist, None, k)
+        shape_px = np.asarray(und, np.float64).reshape(-1, 2)
+    shape = marker_shape(shape_px, table_mm, (w, h))
+    plain_rms = float(np.sqrt(np.mean(residual**2)))
+    radial = used = None
+    if lens is None:
+        radial = fit_radial(edge_px, table_mm, (w, h))
+        _, edge_residual = _plain(edge_px, table_mm)
+        edge_rms = float(np.sqrt(np.mean(edge_residual**2)))
+        printed_wrong = (
+            shape is not None
+            and abs(shape.size_mm / FIDUCIAL_MM - 1) > PRINT_TOLERANCE
+            and shape.alike
+        )
+        if radial is not None and not printed_wrong and lens_helps(edge_rms, radial):
+            used = radial
+            image_px, hom, residual = edge_px, radial.homography, radial.residual_mm
+            k, dist = radial.camera_matrix, radial.distortion
+    return MatFit(
+        (w, h), fam.name, fiducials, image_px, table_mm, hom, residual, k, dist,
+        used, radial, plain_rms, shape, sharp,
+    )  # fmt: skip
+
+
+def _plain(image_px: Points, table_mm: Points) -> tuple[Matrix, npt.NDArray[np.float64]]:
+    """The homography through the corners (least squares) and each corner's miss (mm)."""
+    hom, _ = cv2.findHomography(image_px, table_mm, 0)
     if hom is None or not np.isfinite(hom).all() or abs(np.linalg.det(hom)) < 1e-15:
         raise CalibrationError(
             "the corner markers were seen but no mapping to the table fits them: check the "
             "camera looks down at the mat, not along it"
         )
     hom = hom / hom[2, 2]
-    residual = np.linalg.norm(_apply(hom, fit_px) - table_mm, axis=1)
-    h, w = gray.shape[:2]
-    return MatFit((w, h), fam.name, fiducials, image_px, table_mm, hom, residual, k, dist)
+    return hom, np.linalg.norm(_apply(hom, image_px) - table_mm, axis=1)
 
 
 def _diagnose(fit: MatFit) -> str:
@@ -308,25 +359,78 @@ def _diagnose(fit: MatFit) -> str:
             f"corner sheet {names} is turned: lay every sheet with its arrow pointing "
             "North (towards the North seat)"
         )
-    size = float(np.median(sides))
-    if abs(size / FIDUCIAL_MM - 1) > 0.04:
-        return (
-            f"the corner markers measure about {size:.0f} mm, not {FIDUCIAL_MM:.0f} mm: print "
-            "the sheets at 100% ('Actual size', not 'Fit to page') and check the 100 mm bar"
-        )
+    if _printed_wrong(fit):
+        return _print_message(fit)
+    if fit.shape is not None and fit.shape.squeeze < LENS_SQUEEZE and fit.camera_matrix is None:
+        return _lens_message(fit)
+    if fit.shape is None:  # no shape measured: judge by the sides, as before
+        size = float(np.median(sides))
+        if abs(size / FIDUCIAL_MM - 1) > 0.04:
+            return (
+                f"the corner markers measure about {size:.0f} mm, not {FIDUCIAL_MM:.0f} mm: "
+                "print the sheets at 100% ('Actual size', not 'Fit to page') and check the "
+                "100 mm bar"
+            )
     return (
         f"the corner markers do not fit a flat, square mat (worst: {corner_label(fit.worst)}, "
         f"{fit.max_mm:.1f} mm out): check the mat lies flat and each sheet sits in its corner "
         f"(centres {SIDE_MM:.0f} mm apart along each side, {DIAGONAL_MM:.0f} mm across "
-        "both diagonals). A wide lens that bends straight lines needs measuring first: "
-        "`table-controller calibrate lens --camera picamera2`"
+        "both diagonals)"
+    )
+
+
+def _printed_wrong(fit: MatFit) -> bool:
+    """The markers are all the wrong size across, where a lens leaves them alone: the
+    evidence points to the print, not the lens."""
+    shape = fit.shape
+    return (
+        shape is not None and abs(shape.size_mm / FIDUCIAL_MM - 1) > PRINT_TOLERANCE and shape.alike
+    )
+
+
+def _print_message(fit: MatFit) -> str:
+    assert fit.shape is not None
+    return (
+        f"the corner markers measure about {fit.shape.size_mm:.0f} mm, not "
+        f"{FIDUCIAL_MM:.0f} mm, all four alike and both ways: print the sheets at 100% "
+        "('Actual size', not 'Fit to page') and check the 100 mm bar"
+    )
+
+
+LENS_HOWTO = (
+    "measure the lens once with the ChArUco board: `table-controller calibrate board --out "
+    "board.pdf`, print it at 100% and glue it flat onto card; take 10-20 pictures of it "
+    "with this camera at this picture size (the board near the edges and corners too, "
+    "tilted), then `table-controller calibrate lens --images DIR` and `table-controller "
+    "calibrate --lens calibration/lens.json`"
+)
+
+
+def _lens_message(fit: MatFit) -> str:
+    """The lens bends the picture more than the mat can measure."""
+    squeeze = fit.shape.squeeze if fit.shape is not None else 1.0
+    tried = ""
+    if fit.radial is not None:
+        tried = (
+            f"; the one-number lens correction measured on the mat still leaves "
+            f"{fit.radial.max_mm:.1f} mm"
+        )
+    return (
+        f"the lens bends the picture: the corner markers come out {100 * (1 - squeeze):.0f}% "
+        f"narrower towards the picture's centre than across (the print is right){tried}. "
+        f"This lens needs measuring: {LENS_HOWTO}"
     )
 
 
 def check_fit(fit: MatFit, max_error_mm: float = MAX_ERROR_MM) -> None:
-    """Raise :class:`CalibrationError` with the likely cause when the fit is poor."""
+    """Raise :class:`CalibrationError` with the likely cause when the fit is poor, the
+    sheets are printed at the wrong size, or the picture is too soft to read cards."""
+    if fit.sharpness is not None and not fit.sharpness.sharp_enough:
+        raise CalibrationError(focus_advice(fit.sharpness))
     if fit.max_mm > max_error_mm:
         raise CalibrationError(f"bad calibration: {_diagnose(fit)}")
+    if _printed_wrong(fit):
+        raise CalibrationError(f"bad calibration: {_print_message(fit)}")
 
 
 def calibrate(

@@ -1,0 +1,227 @@
+"""How sharp the camera sees the table, measured at the mat's corner markers.
+
+Each fiducial is a black square on white paper: its four outer edges are straight steps
+from black to white. A sharp lens shows each step within about a pixel; a soft one
+spreads it. Across each edge the grey level is sampled along the edge's normal, the
+profiles of one side averaged (noise falls with every sample), levelled between the
+side's own black and white (so the light level does not count) and the 10-90 % rise
+width read off. A step blurred by a Gaussian of sigma s rises from 10 % to 90 % over
+2 x 1.2816 s, so the width divided by 2.563 is the *equivalent blur sigma* in the
+picture's pixels: the figure `calibrate` prints and the live view shows.
+
+The same profiles put each edge at its 50 % crossing, which blur does not move, and the
+marker's corners at the crossings of its edge lines: sharper corners for measuring the
+lens (:mod:`table_controller.vision.mat_lens`) than a corner detector's, which a soft
+picture pulls into the black.
+
+Why :data:`SOFTEST_BLUR_PX` is 1.6 (px at 1280x720, the equivalent sigma measured
+here): card markers must read down to about 3 px a cell (``calibration.MIN_CELL_PX``).
+The hardest pattern, one white cell between black ones, keeps a contrast of
+erf(c / (2 sqrt(2) s)) under a blur of sigma s: 0.65 at c = 3 px and s = 1.6, still
+well clear of the decoder's threshold, but 0.50 at s = 2.2, where the lone cell sinks
+into its neighbours with the first noise or JPEG. On the synthetic table (see
+docs/calibration.md, "Focus") cards at 3.2-4 px a cell still read in one frame at
+every blur up to that figure and begin to be missed past it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+Points = npt.NDArray[np.float64]
+
+SOFTEST_BLUR_PX: float = 1.6  # the largest equivalent blur sigma calibrate accepts (1280x720)
+REFERENCE_WIDTH = 1280  # SOFTEST_BLUR_PX is in pixels of a picture this wide
+RISE_PER_SIGMA = 2 * 1.2815516  # a Gaussian-blurred step's 10-90 % width, in sigmas
+MIN_CONTRAST = 25.0  # grey levels between an edge's black and white to measure it
+
+
+@dataclass(frozen=True)
+class MarkerEdges:
+    """One fiducial's outer edges, measured."""
+
+    corners: Points  # 4 x 2, from the edge lines' crossings (clockwise, as given)
+    blur_px: float  # equivalent Gaussian sigma, median of the sides measured (nan: none)
+    sides: int  # sides measured (contrast enough, in the picture)
+
+
+def _sample(gray: npt.NDArray[np.float32], xy: Points) -> npt.NDArray[np.float32]:
+    """Bilinear grey levels at the points (N x ... x 2)."""
+    shape = xy.shape[:-1]
+    flat = xy.reshape(-1, 1, 2).astype(np.float32)
+    out = cv2.remap(
+        gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(out, np.float32).reshape(shape)
+
+
+def _crossing(profile: npt.NDArray[np.float64], level: float, near: float) -> float | None:
+    """Where a rising profile crosses ``level`` (fractional index): the crossing nearest
+    index ``near``, so that a data cell's edge farther in is not taken."""
+    above = profile >= level
+    rises = np.flatnonzero(~above[:-1] & above[1:])
+    if len(rises) == 0:
+        return None
+    j = int(rises[np.argmin(np.abs(rises - near))])
+    a, b = profile[j], profile[j + 1]
+    return float(j + (level - a) / (b - a)) if b != a else float(j)
+
+
+def _side(
+    gray: npt.NDArray[np.float32], a: Points, b: Points, outward: Points, cell_px: float
+) -> tuple[Points, float] | None:
+    """One side from corner ``a`` to ``b``: its edge points at the 50 % crossing and its
+    10-90 % rise width (px), or None when it cannot be measured."""
+    length = float(np.linalg.norm(b - a))
+    if length < 8:
+        return None
+    n = max(8, int(length / 1.5))
+    ts = np.linspace(0.2, 0.8, n)
+    step = 0.1
+    reach_in = max(1.2, 0.7 * cell_px)  # inside: the one-cell black border
+    reach_out = max(2.0, 1.2 * cell_px)  # outside: the white paper
+    offsets = np.arange(-reach_in, reach_out + 1e-9, step)
+    centres = a[None, :] + (b - a)[None, :] * ts[:, None]
+    grid = centres[:, None, :] + offsets[None, :, None] * outward[None, None, :]
+    profiles = _sample(gray, grid).astype(np.float64)  # n x len(offsets)
+    # Each sample's own 50 % crossing: the edge's position along the side.
+    black = np.percentile(profiles[:, offsets < -0.5 * reach_in], 20)
+    white = np.percentile(profiles[:, offsets > 0.5 * reach_out], 80)
+    if white - black < MIN_CONTRAST:
+        return None
+    points = []
+    shifts = []
+    zero = reach_in / step  # the index of the detector's edge
+    for centre, prof in zip(centres, profiles, strict=True):
+        x = _crossing(prof, (black + white) / 2, zero)
+        if x is None:
+            continue
+        s = float(offsets[0] + x * step)
+        shifts.append(s)
+        points.append(centre + s * outward)
+    if len(points) < max(4, n // 3):
+        return None
+    # The profiles, aligned on their own crossings and averaged: the rise width.
+    aligned = []
+    for centre, s in zip(centres, shifts, strict=True):
+        aligned.append(centre + s * outward)
+    across = offsets
+    stacked = np.asarray(aligned)[:, None, :] + across[None, :, None] * outward[None, None, :]
+    mean = _sample(gray, stacked).astype(np.float64).mean(axis=0)
+    lo = float(np.percentile(mean[across < -0.5 * reach_in], 50))
+    hi = float(np.percentile(mean[across > 0.5 * reach_out], 50))
+    if hi - lo < MIN_CONTRAST:
+        return None
+    norm = (mean - lo) / (hi - lo)
+    x10 = _crossing(norm, 0.1, zero)
+    x90 = _crossing(norm, 0.9, zero)
+    if x10 is None or x90 is None or x90 <= x10:
+        return np.asarray(points), math.nan
+    return np.asarray(points), float((x90 - x10) * step)
+
+
+def _intersect(p1: Points, d1: Points, p2: Points, d2: Points) -> Points | None:
+    m = np.column_stack([d1, -d2])
+    if abs(np.linalg.det(m)) < 1e-9:
+        return None
+    t = np.linalg.solve(m, p2 - p1)
+    return np.asarray(p1 + t[0] * d1, np.float64)
+
+
+def marker_edges(gray: Image, corners: npt.ArrayLike, cells: int = 6) -> MarkerEdges:
+    """Measure one black-bordered marker (``corners`` clockwise, as a detector gives
+    them): its corners from its edge lines and how soft its edges are."""
+    g = np.asarray(gray, np.float32)
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    centre = c.mean(axis=0)
+    side_px = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+    cell_px = side_px / cells
+    lines: list[tuple[Points, Points] | None] = []
+    widths = []
+    for i in range(4):
+        a, b = c[i], c[(i + 1) % 4]
+        d = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([d[1], -d[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        got = _side(g, a, b, normal, cell_px)
+        if got is None:
+            lines.append(None)
+            continue
+        pts, width = got
+        if math.isfinite(width):
+            widths.append(width)
+        vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    refined = c.copy()
+    for i in range(4):  # corner i lies on sides i-1 and i
+        before, after = lines[(i - 1) % 4], lines[i]
+        if before is None or after is None:
+            continue
+        x = _intersect(before[0], before[1], after[0], after[1])
+        if x is not None and np.linalg.norm(x - c[i]) < max(2.0, 0.5 * cell_px):
+            refined[i] = x
+    blur = float(np.median(widths)) / RISE_PER_SIGMA if widths else math.nan
+    return MarkerEdges(refined, blur, sum(line is not None for line in lines))
+
+
+@dataclass(frozen=True)
+class Sharpness:
+    """How soft the picture is at each fiducial, and whether calibrate accepts it."""
+
+    blur_px: dict[int, float]  # equivalent sigma per fiducial (px in this picture)
+    width: int  # the picture's width, px
+
+    @property
+    def worst_px(self) -> float:
+        """The softest fiducial's blur (nan when none could be measured)."""
+        values = [v for v in self.blur_px.values() if math.isfinite(v)]
+        return max(values) if values else math.nan
+
+    @property
+    def limit_px(self) -> float:
+        """:data:`SOFTEST_BLUR_PX` in this picture's pixels (the same blur of the lens
+        spreads over more pixels of a wider picture)."""
+        return SOFTEST_BLUR_PX * self.width / REFERENCE_WIDTH
+
+    @property
+    def sharp_enough(self) -> bool:
+        worst = self.worst_px
+        return not math.isfinite(worst) or worst <= self.limit_px
+
+
+def sharpness(gray: Image, fiducials: Mapping[int, npt.ArrayLike], cells: int = 6) -> Sharpness:
+    """The blur at each fiducial seen (``fiducials``: marker -> its 4 corners)."""
+    blur = {m: marker_edges(gray, c, cells).blur_px for m, c in fiducials.items()}
+    return Sharpness(blur, int(gray.shape[1]))
+
+
+def focus_advice(sharp: Sharpness, camera: str | None = None) -> str:
+    """What to do about a soft picture, for the camera in use."""
+    return (
+        f"the picture is soft: the corner markers' edges are blurred over {sharp.worst_px:.1f} "
+        f"px (sigma), at most {sharp.limit_px:.1f} px reads cards reliably. Focus the camera "
+        "on the table top. Raspberry Pi Camera Module 3: set the lens with "
+        "`--camera picamera2,lens_position=D`, D about 1 / the camera's height in metres "
+        "(1.0 m: 1.0, 1.2 m: 0.8), or leave it on autofocus. A fixed-focus USB camera: "
+        "turn the lens ring until the markers' edges are crisp. Check it with "
+        "`table-controller vision live --view`, which shows this figure, then calibrate again"
+    )
+
+
+__all__ = [
+    "REFERENCE_WIDTH",
+    "SOFTEST_BLUR_PX",
+    "MarkerEdges",
+    "Sharpness",
+    "focus_advice",
+    "marker_edges",
+    "sharpness",
+]
