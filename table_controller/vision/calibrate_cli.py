@@ -103,7 +103,12 @@ def _may_write(path: Path, force: bool) -> str | None:
 
 
 def _report(fit: MatFit, cal: Calibration, where: str, out: TextIO) -> None:
-    from table_controller.vision.calibration import MIN_CELL_PX, corner_label, scale
+    from table_controller.vision.calibration import (
+        ADVISED_CELL_PX,
+        MIN_CELL_PX,
+        corner_label,
+        scale,
+    )
 
     w, h = cal.image_size
     s = scale(cal)
@@ -116,14 +121,58 @@ def _report(fit: MatFit, cal: Calibration, where: str, out: TextIO) -> None:
         f"  scale: {s.px_per_mm:.2f} px/mm at the centre, {s.min_px_per_mm:.2f} at the "
         f"farthest zone; a card marker cell ({s.cell_mm:.1f} mm) gets {s.min_cell_px:.1f} px\n"
     )
-    if cal.camera_matrix is not None:
+    if fit.lens_from_mat is not None:
+        lens = fit.lens_from_mat
+        out.write(
+            f"  lens: barrel distortion measured on the mat's corner markers and corrected "
+            f"(k1 {lens.k1:+.3f} at a focal length of {lens.camera_matrix[0, 0]:.0f} px: it "
+            f"pulls the mat's corners in by up to {lens.bend_px(fit.image_px):.0f} px); "
+            f"without it the fit was {fit.plain_rms_mm:.1f} mm rms\n"
+        )
+    elif cal.camera_matrix is not None:
         out.write("  lens: distortion corrected with the measured lens\n")
+    if fit.sharpness is not None and fit.sharpness.worst_px == fit.sharpness.worst_px:
+        out.write(
+            f"  sharpness: the corner markers' edges blurred over {fit.sharpness.worst_px:.1f} "
+            f"px (sigma), {fit.sharpness.limit_px:.1f} at most\n"
+        )
     if not s.enough:
         out.write(
             f"warning: card markers get only {s.min_cell_px:.1f} px per cell; they read "
             f"reliably from {MIN_CELL_PX:.0f}. Bring the camera lower, use a narrower lens, or "
-            f"a higher resolution{_better_size(w, h, s.min_cell_px)}.\n"
+            f"a higher resolution{_better_size(w, h, s.min_cell_px, ADVISED_CELL_PX)}.\n"
         )
+    elif s.min_cell_px < ADVISED_CELL_PX:
+        better = _better_size(w, h, s.min_cell_px, ADVISED_CELL_PX)
+        if better:
+            out.write(
+                f"advice: the farthest zone gets {s.min_cell_px:.1f} px per card marker cell; "
+                f"from {ADVISED_CELL_PX:g} cards read in nearly every frame, blurred or "
+                f"partly covered too. Set the camera to a larger picture{better}, or bring "
+                "it lower.\n"
+            )
+
+
+def _glare(image: np.ndarray, cal: Calibration, family: str) -> tuple[str | None, list[str]]:
+    """The refusal's reason when glare washes out a zone, and the warnings of glare."""
+    from table_controller.vision.calibration import find_fiducials
+    from table_controller.vision.glare import ADVICE, find_glare, zone_words
+
+    _, cards = find_fiducials(image, family)
+    spots = find_glare(image, cal, cards)
+    for spot in spots:
+        lost = spot.unreadable
+        if lost is not None:
+            share = spot.shares[spot.zones.index(lost)]
+            return (
+                f"glare {spot.where} washes out {100 * share:.0f}% of {zone_words(lost)}: "
+                f"cards laid there cannot be read. {ADVICE[0].upper()}{ADVICE[1:]}; then "
+                "calibrate again"
+            ), []
+    return None, [
+        f"warning: {spot.describe()}: markers under it cannot be read; {ADVICE}.\n"
+        for spot in spots
+    ]
 
 
 # Common camera modes, 16:9 and 4:3 (Camera Module 3: 2304x1296 and 4608x2592).
@@ -131,15 +180,17 @@ _MODES = ((1280, 720), (1920, 1080), (2304, 1296), (2560, 1440), (3840, 2160), (
           (1024, 768), (1600, 1200), (2048, 1536), (2592, 1944), (3280, 2464))  # fmt: skip
 
 
-def _better_size(w: int, h: int, cell_px: float) -> str:
-    """': 2304x1296 would give 4.3 px', the smallest common mode that is enough."""
-    from table_controller.vision.calibration import MIN_CELL_PX
-
+def _better_size(w: int, h: int, cell_px: float, want: float) -> str:
+    """' (1920x1080 would give 4.8 px: --camera ...,width=1920,height=1080)', the
+    smallest common mode of the same shape giving ``want`` px a cell."""
     for mw, mh in sorted(_MODES, key=lambda m: m[0] * m[1]):
         if abs(mw / mh - w / h) > 0.05 or mw <= w:
             continue
-        if cell_px * mw / w >= MIN_CELL_PX:
-            return f" ({mw}x{mh} would give {cell_px * mw / w:.1f} px)"
+        if cell_px * mw / w >= want:
+            return (
+                f" ({mw}x{mh} would give {cell_px * mw / w:.1f} px: "
+                f"`--camera picamera2,width={mw},height={mh}`)"
+            )
     return ""
 
 
@@ -190,7 +241,12 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
                 last = exc
                 continue
             cal = fit.calibration()
+            refused, warnings = _glare(image, cal, args.family)
+            if refused is not None:
+                last = CalibrationError(refused)
+                continue
             _report(fit, cal, where, out)
+            out.writelines(warnings)
             cal.save(target)
             overlay_path.parent.mkdir(parents=True, exist_ok=True)
             if not cv2.imwrite(str(overlay_path), overlay(cal, image)):

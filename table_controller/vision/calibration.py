@@ -60,8 +60,12 @@ Matrix = npt.NDArray[np.float64]
 MAX_ERROR_MM = 3.0  # the worst fiducial corner may be this far off a flat mat
 DRIFT_PX = 3.0  # a fiducial this far from where it was: recalibrate
 MIN_CELL_PX = 3.0  # card markers read reliably from this many px per cell (bench/vision.py)
+ADVISED_CELL_PX = 3.5  # from this many, cards read in nearly every frame (vision/focus.py)
 PRINT_TOLERANCE = 0.03  # markers this much off 60 mm across (where a lens leaves them): the print
 LENS_SQUEEZE = 0.97  # markers squeezed radially below this: a lens bends the picture
+# OpenCV stops undistorting after 5 rounds by default: short of the answer near a wide
+# lens's edges, where the mat's corners are.
+UNDISTORT_UNTIL = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-9)
 CORNER_NAMES = {40: "NW", 41: "NE", 42: "SE", 43: "SW"}
 CORNER_WORDS = {40: "north-west", 41: "north-east", 42: "south-east", 43: "south-west"}
 SIDE_MM = 2 * FIDUCIAL_CENTER  # between neighbouring fiducial centres
@@ -107,7 +111,9 @@ def undistort_points(calibration: Calibration, points: npt.ArrayLike) -> Points:
     if calibration.camera_matrix is None or calibration.distortion is None:
         return pts
     k = calibration.camera_matrix
-    und = cv2.undistortPoints(pts.reshape(-1, 1, 2), k, calibration.distortion, None, k)
+    und = cv2.undistortPoints(
+        pts.reshape(-1, 1, 2), k, calibration.distortion, None, None, k, UNDISTORT_UNTIL
+    )
     return np.asarray(und, np.float64).reshape(-1, 2)
 
 
@@ -1060,6 +1066,7 @@ def write_board(path: str | Path, paper: str = "a4", board: Any | None = None) -
 
 
 __all__ = [
+    "ADVISED_CELL_PX",
     "DRIFT_PX",
     "MAX_ERROR_MM",
     "MIN_CELL_PX",

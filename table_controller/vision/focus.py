@@ -14,14 +14,26 @@ marker's corners at the crossings of its edge lines: sharper corners for measuri
 lens (:mod:`table_controller.vision.mat_lens`) than a corner detector's, which a soft
 picture pulls into the black.
 
-Why :data:`SOFTEST_BLUR_PX` is 1.6 (px at 1280x720, the equivalent sigma measured
-here): card markers must read down to about 3 px a cell (``calibration.MIN_CELL_PX``).
-The hardest pattern, one white cell between black ones, keeps a contrast of
-erf(c / (2 sqrt(2) s)) under a blur of sigma s: 0.65 at c = 3 px and s = 1.6, still
-well clear of the decoder's threshold, but 0.50 at s = 2.2, where the lone cell sinks
-into its neighbours with the first noise or JPEG. On the synthetic table (see
-docs/calibration.md, "Focus") cards at 3.2-4 px a cell still read in one frame at
-every blur up to that figure and begin to be missed past it.
+Why :data:`SOFTEST_BLUR_PX` is 1.1 (px at 1280x720, the equivalent sigma measured
+here): card markers must read down to about 3 px a cell (``calibration.MIN_CELL_PX``;
+calibrate advises 3.5). A cell's black-white step spread over sigma s px leaves a lone
+white cell of c px between black ones a contrast of erf(c / (2 sqrt(2) s)): 0.83 at
+c = 3.5, s = 1.1, but the decoder samples each cell's middle against a threshold set
+for the whole marker, after noise and JPEG, and so needs far more than that. Measured
+on the synthetic table (1280x720, 8 sharp cards a table, 20 tables a point, one frame
+each, light noise and JPEG 90; `Effects(blur=b)` measures here as about
+sqrt(b^2 + 0.3^2)):
+
+    cell px   blur 0.8   1.0    1.1    1.2    1.3    1.6
+    4.0       100 %     100 %  100 %  98.8 % 95.0 % 60 %
+    3.7       100 %     100 %  98.8 % 96.3 % 90.0 % 60 %
+    3.5       100 %     98.1 % 96.9 % 94.4 % 81.2 % 46 %
+    2.8       97.5-100% 79-99% 60-88% 45-79% 28-61%
+
+At 1.1 a card in a zone of 3.5 px a cell reads in nearly every frame (and a card
+lying still for a few frames surely); past it the rate falls fast. The limit grows
+with a picture wider than 1280 (:attr:`Sharpness.limit_px`): the same lens blur spreads
+over more pixels of a larger picture, and so do the cells.
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ import numpy.typing as npt
 Image = npt.NDArray[np.uint8]
 Points = npt.NDArray[np.float64]
 
-SOFTEST_BLUR_PX: float = 1.6  # the largest equivalent blur sigma calibrate accepts (1280x720)
+SOFTEST_BLUR_PX: float = 1.1  # the largest equivalent blur sigma calibrate accepts (1280x720)
 REFERENCE_WIDTH = 1280  # SOFTEST_BLUR_PX is in pixels of a picture this wide
 RISE_PER_SIGMA = 2 * 1.2815516  # a Gaussian-blurred step's 10-90 % width, in sigmas
 MIN_CONTRAST = 25.0  # grey levels between an edge's black and white to measure it
@@ -187,9 +199,10 @@ class Sharpness:
 
     @property
     def limit_px(self) -> float:
-        """:data:`SOFTEST_BLUR_PX` in this picture's pixels (the same blur of the lens
-        spreads over more pixels of a wider picture)."""
-        return SOFTEST_BLUR_PX * self.width / REFERENCE_WIDTH
+        """:data:`SOFTEST_BLUR_PX` in this picture's pixels: the same blur of the lens
+        spreads over more pixels of a wider picture (and its cells over more too). Never
+        below the figure itself: a smaller picture is already warned of for its cells."""
+        return SOFTEST_BLUR_PX * max(1.0, self.width / REFERENCE_WIDTH)
 
     @property
     def sharp_enough(self) -> bool:

@@ -10,9 +10,9 @@ centre) fitted together with the homography takes it out.
 
 From one picture of a flat mat only k1 / f^2 can be told (a longer focal length with a
 stronger k1 bends the picture the same way), so the focal length is a guess
-(:data:`FOCAL_GUESS_HFOV_DEG`) and k1 is given at that focal length; the correction is
-the same. How far the picture's corner is bent (:attr:`RadialFit.corner_bend_px`) says
-it without the guess.
+(:func:`focal_guess`) and k1 is given at that focal length; the correction is the same.
+How far the lens pulls the mat's corners in (:meth:`RadialFit.bend_px`) says it without
+the guess.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import numpy.typing as npt
 Points = npt.NDArray[np.float64]
 Matrix = npt.NDArray[np.float64]
 
-FOCAL_GUESS_HFOV_DEG = 75.0  # a typical table camera's view across; only k1 / f^2 counts
 K1_RANGE = (-0.8, 0.3)  # at the guessed focal length: beyond a fisheye, or pincushion
 MIN_EXPLAINED_MM2 = 0.1  # mm^2 of the plain fit's mean square miss the lens must explain
 MAX_LEFT = 0.85  # ... leaving at most this share of its rms
@@ -36,8 +35,11 @@ ALIKE = 1.045  # the largest over the smallest marker size, both ways, for "alik
 
 
 def focal_guess(size: tuple[int, int]) -> float:
-    """A focal length (px) for a picture of ``size``: the guess k1 is given at."""
-    return (size[0] / 2) / math.tan(math.radians(FOCAL_GUESS_HFOV_DEG) / 2)
+    """A focal length (px) for a picture of ``size``, the guess k1 is given at: half
+    its diagonal (a view about 82 degrees across at 16:9, between the usual 66 and the
+    wide 102). Only k1 / f^2 counts; a guess near the short end keeps k1 small, and the
+    model invertible out to the picture's corners."""
+    return math.hypot(*size) / 2
 
 
 def camera_matrix(size: tuple[int, int], focal_px: float | None = None) -> Matrix:
@@ -86,13 +88,12 @@ class RadialFit:
     def max_mm(self) -> float:
         return float(self.residual_mm.max())
 
-    def corner_bend_px(self, size: tuple[int, int]) -> float:
-        """How far (px) the lens pulls the picture's corner in: k1's size without the
-        focal length guess."""
-        w, h = size
-        corner = np.array([[0.0, 0.0]])
-        und = undistort_radial(corner, self.camera_matrix, self.k1)
-        return float(np.linalg.norm(und - corner)) if (w and h) else 0.0
+    def bend_px(self, seen_px: npt.ArrayLike) -> float:
+        """How far (px) the lens moved the farthest of the points seen (the mat's
+        corners): k1's size without the focal length guess."""
+        pts = np.asarray(seen_px, np.float64).reshape(-1, 2)
+        und = undistort_radial(pts, self.camera_matrix, self.k1)
+        return float(np.linalg.norm(und - pts, axis=1).max())
 
 
 def _homography(src: Points, dst: Points) -> Matrix | None:
@@ -225,7 +226,6 @@ def lens_helps(plain_rms_mm: float, fit: RadialFit) -> bool:
 
 
 __all__ = [
-    "FOCAL_GUESS_HFOV_DEG",
     "MarkerShape",
     "RadialFit",
     "camera_matrix",
