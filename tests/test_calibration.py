@@ -94,6 +94,7 @@ def test_calibration_recovers_the_true_homography(renderer: TableRenderer, camer
         if card.zone is not None and zone is not None and zone.contains(card.x, card.y):
             assert zone.name == card.zone
     assert set(cal.fiducials_px) == {40, 41, 42, 43}
+    assert cal.distortion is None  # a straight lens keeps the plain homography
     for m, (px, py) in cal.fiducials_px.items():
         assert np.hypot(*(np.array([px, py]) - r.fiducials[m].corners.mean(axis=0))) < 1.5
 
@@ -239,6 +240,77 @@ def test_sheets_printed_at_the_wrong_size() -> None:
         ] = small
     with pytest.raises(CalibrationError, match="measure about 4[6-9] mm, not 60 mm"):
         calibrate(img)
+
+
+def _printed_at(r: Rendered, scale_: float) -> np.ndarray:
+    """The picture with every corner marker shrunk about its centre, as a print at
+    ``scale_`` would show it."""
+    img = r.image.copy()
+    for m in (40, 41, 42, 43):
+        c = r.fiducials[m].corners
+        x0, y0 = np.floor(c.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(c.max(axis=0)).astype(int) + 2
+        patch = img[y0:y1, x0:x1].copy()
+        img[y0:y1, x0:x1] = np.median(img[y0 - 4, x0:x1], axis=0)
+        small = cv2.resize(patch, None, fx=scale_, fy=scale_, interpolation=cv2.INTER_AREA)
+        ky, kx = (np.array(patch.shape[:2]) - small.shape[:2]) // 2
+        img[y0 + ky : y0 + ky + small.shape[0], x0 + kx : x0 + kx + small.shape[1]] = small
+    return img
+
+
+WIDE_LENSES = (
+    Camera(hfov_deg=102, position=(20.0, 60.0, 900.0), distortion=(-0.15, 0, 0, 0, 0)),
+    Camera(hfov_deg=84, position=(20.0, 60.0, 900.0), distortion=(-0.13, 0, 0, 0, 0)),
+    Camera(1920, 1080, hfov_deg=66, position=(20.0, 60.0, 1200.0), distortion=(-0.15, 0, 0, 0, 0)),
+    Camera(1920, 1080, hfov_deg=84, position=(20.0, 60.0, 900.0), distortion=(-0.1, 0, 0, 0, 0)),
+)
+
+
+def _zone_points() -> np.ndarray:
+    pts = []
+    for z in default_zones():
+        (x0, y0), (x1, y1) = np.min(z.polygon, axis=0), np.max(z.polygon, axis=0)
+        pts += [(x, y) for x in np.linspace(x0, x1, 7) for y in np.linspace(y0, y1, 7)]
+    return np.array(pts)
+
+
+@pytest.mark.parametrize("camera", WIDE_LENSES, ids=lambda c: f"{c.width}-{c.hfov_deg:.0f}deg")
+def test_a_wide_lens_is_measured_from_the_mat(renderer: TableRenderer, camera: Camera) -> None:
+    r = renderer.render(Scene(camera=camera, effects=Effects.realistic()))
+    cal = calibrate(r.image)
+    assert cal.camera_matrix is not None and cal.distortion is not None
+    # k1 at calibrate's focal length guess, converted to the camera's: only k1/f^2 counts.
+    k1 = cal.distortion[0] * (camera.focal_px / cal.camera_matrix[0, 0]) ** 2
+    assert k1 == pytest.approx(camera.distortion[0], abs=0.025)
+    pts = _zone_points()
+    error = np.linalg.norm(image_to_table(cal, camera.project(pts)) - pts, axis=1)
+    assert np.percentile(error, 99) <= 3.0
+    assert np.abs(table_to_image(cal, pts) - camera.project(pts)).max() < 3.0
+
+
+@pytest.mark.parametrize(
+    "camera", [Camera(position=(0.0, 0.0, 1000.0)), Camera(), realistic_cameras()[3]],
+    ids=["straight", "tilted", "from-the-edge"],
+)  # fmt: skip
+def test_a_print_at_95_percent_gets_the_print_message(
+    renderer: TableRenderer, camera: Camera
+) -> None:
+    r = renderer.render(Scene(camera=camera, effects=Effects.realistic()))
+    with pytest.raises(CalibrationError, match=r"measure about 57 mm, not 60 mm.*print the "):
+        calibrate(_printed_at(r, 0.95))
+
+
+@pytest.mark.parametrize("camera", WIDE_LENSES[:2], ids=["102deg", "84deg"])
+def test_a_wide_lens_never_gets_the_print_message(renderer: TableRenderer, camera: Camera) -> None:
+    r = renderer.render(Scene(camera=camera, effects=Effects.realistic()))
+    # Asked for more than the mat's one-number lens can give: the lens is named.
+    with pytest.raises(CalibrationError) as exc:
+        calibrate(r.image, max_error_mm=0.2)
+    message = str(exc.value)
+    assert "print the sheets" not in message and "measure about" not in message
+    assert "the lens bends the picture" in message and "the print is right" in message
+    assert "calibrate board" in message and "10-20 pictures" in message
+    assert "calibrate lens --images DIR" in message
 
 
 def test_unknown_family_and_empty_picture() -> None:
@@ -403,6 +475,30 @@ def test_cli_calibrates_a_picture(table: Rendered, tmp_path: Path) -> None:
     code, text = run(["calibrate", "--image", str(small), "--out", str(tmp_path / "s.json")])
     assert code == 0, text
     assert "warning: card markers" in text and "1280x720 would give" in text
+
+
+def test_cli_calibrates_a_wide_lens(renderer: TableRenderer, tmp_path: Path) -> None:
+    r = renderer.render(Scene(camera=WIDE_LENSES[1], effects=Effects.realistic()))
+    picture = tmp_path / "wide.png"
+    cv2.imwrite(str(picture), r.image)
+    out = tmp_path / "table.json"
+    code, text = run(["calibrate", "--image", str(picture), "--out", str(out)])
+    assert code == 0, text
+    assert "lens: barrel distortion measured on the mat's corner markers and corrected" in text
+    assert "without it the fit was" in text and "print the sheets" not in text
+    assert Calibration.load(out).distortion is not None
+
+
+def test_cli_advises_a_larger_picture_below_3_5_px_a_cell(
+    renderer: TableRenderer, tmp_path: Path
+) -> None:
+    camera = Camera(hfov_deg=84, position=(0.0, 60.0, 1000.0))  # 3.4 px a cell
+    picture = tmp_path / "t.png"
+    cv2.imwrite(str(picture), renderer.render(Scene(camera=camera)).image)
+    code, text = run(["calibrate", "--image", str(picture), "--out", str(tmp_path / "t.json")])
+    assert code == 0 and "warning: card markers" not in text
+    assert "advice: the farthest zone gets 3.4 px per card marker cell" in text
+    assert "1920x1080 would give 5.1 px: `--camera picamera2,width=1920,height=1080`" in text
 
 
 def test_cli_errors(table: Rendered, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

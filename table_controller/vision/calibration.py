@@ -367,7 +367,11 @@ def _diagnose(fit: MatFit) -> str:
         )
     if _printed_wrong(fit):
         return _print_message(fit)
-    if fit.shape is not None and fit.shape.squeeze < LENS_SQUEEZE and fit.camera_matrix is None:
+    per_marker = fit.residual_mm.reshape(4, 4).mean(axis=1)
+    one_off = per_marker.max() > 3 * np.median(per_marker)  # one sheet misplaced
+    bent = fit.shape is not None and fit.shape.squeeze < LENS_SQUEEZE
+    measured = fit.camera_matrix is not None and fit.lens_from_mat is None
+    if not one_off and not measured and (bent or fit.lens_from_mat is not None):
         return _lens_message(fit)
     if fit.shape is None:  # no shape measured: judge by the sides, as before
         size = float(np.median(sides))
@@ -418,13 +422,14 @@ def _lens_message(fit: MatFit) -> str:
     tried = ""
     if fit.radial is not None:
         tried = (
-            f"; the one-number lens correction measured on the mat still leaves "
-            f"{fit.radial.max_mm:.1f} mm"
+            f"; the one-number lens correction calibrate measures on the mat still leaves "
+            f"a corner {fit.radial.max_mm:.1f} mm out"
         )
     return (
-        f"the lens bends the picture: the corner markers come out {100 * (1 - squeeze):.0f}% "
-        f"narrower towards the picture's centre than across (the print is right){tried}. "
-        f"This lens needs measuring: {LENS_HOWTO}"
+        f"the lens bends the picture more than calibrate can correct from the mat: the "
+        f"corner markers come out {100 * (1 - squeeze):.0f}% narrower towards the picture's "
+        f"centre than across (a wide lens does that; the print is right){tried}. This lens "
+        f"needs measuring: {LENS_HOWTO}"
     )
 
 
@@ -605,7 +610,26 @@ def overlay(calibration: Calibration, frame: Image) -> Image:
     thick = max(1, round(size * 2))
     (tw, th), _ = cv2.getTextSize(note, cv2.FONT_HERSHEY_SIMPLEX, size, thick)
     _text(img, note, (8 + tw // 2, 8 + th), size, colour)
+    sharp = sharpness_seen(calibration, frame)
+    if math.isfinite(sharp.worst_px):
+        note = f"sharpness: edges blurred {sharp.worst_px:.1f} px (at most {sharp.limit_px:.1f})"
+        colour = (80, 255, 80) if sharp.sharp_enough else (60, 60, 255)
+        (tw, th2), _ = cv2.getTextSize(note, cv2.FONT_HERSHEY_SIMPLEX, size, thick)
+        _text(img, note, (8 + tw // 2, 8 + th + round(2.2 * th2)), size, colour)
     return img
+
+
+def sharpness_seen(calibration: Calibration, frame: Image) -> Sharpness:
+    """How soft ``frame`` is at the corner markers, found where the calibration put them
+    (no marker search: cheap enough for every frame of the live view). The figure to
+    watch while focusing: the picture is sharp enough at :attr:`Sharpness.limit_px`
+    or less."""
+    gray = _gray(frame)
+    blur = {}
+    for marker in FIDUCIALS:
+        corners = table_to_image(calibration, fiducial_corners(marker))
+        blur[marker] = marker_edges(gray, corners).blur_px
+    return Sharpness(blur, int(gray.shape[1]))
 
 
 # --- lens calibration ---------------------------------------------------------------
@@ -1089,6 +1113,7 @@ __all__ = [
     "overlay",
     "save_lens",
     "scale",
+    "sharpness_seen",
     "table_to_image",
     "undistort_points",
     "write_board",

@@ -1,7 +1,9 @@
 """Glare on the mat: the lamp's reflection, found on the empty-mat picture at set-up.
 
 A lamp mirrored in a shiny mat (or laminated cards) makes a near-white blob: a marker
-under it loses its black and cannot be read. `calibrate` looks for such blobs over the
+under it loses its black and cannot be read (once every colour channel is above about
+220 of 255, the black ink and the white paper under the glare differ by less than the
+decoder needs). `calibrate` looks for such blobs over the
 zones (the felt is dark, so anything near saturation there is light, not print: the
 corner sheets lie outside the zones, the zone lines are printed in a muted colour, and
 the cards seen are masked out), names where each lies in the table's words and says
@@ -25,12 +27,20 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.vision.calibration import image_to_table, table_to_image
-from table_controller.vision.layout import CARD_H, CARD_W, Calibration, Zone
+from table_controller.vision.layout import (
+    CARD_H,
+    CARD_W,
+    Calibration,
+    Zone,
+    fiducial_positions,
+)
 from table_controller.vision.markers import Sighting
 
 Image = npt.NDArray[np.uint8]
 
-GLARE_LEVEL = 235  # every colour channel at least this: washed out (the felt is far below)
+GLARE_LEVEL = 220  # every colour channel at least this: a marker's black is washed out
+ABOVE_MAT = 60  # ... and this far above the mat's usual level (a pale mat is not glare)
+SHEET_MM = 100.0  # the corner sheets' paper square, centred on each fiducial
 MIN_SPOT_MM2 = 300.0  # under 20 mm across: less than a marker, not worth a word
 UNREADABLE_SHARE = 0.25  # a play zone or the kitty this washed out: refuse (see above)
 SEAT_WORDS = {"N": "North", "E": "East", "S": "South", "W": "West"}
@@ -115,10 +125,18 @@ def find_glare(
         cv2.fillPoly(m, [_polygon_px(calibration, zone.polygon)], 1)
         zone_masks.append((zone, m.astype(bool), max(1, int(m.sum()))))
         zones_mask |= m
-    # The zones' area and a margin round it (a spot may sit between zones).
-    reach = max(3, round(0.02 * w))
-    area = cv2.dilate(zones_mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
-    bright = (lowest >= GLARE_LEVEL) & area
+    # The zones' area: their hull on the table (a spot may lie between zones), less the
+    # corner sheets' white paper.
+    hull = cv2.convexHull(np.concatenate([z.contour for z in calibration.zones]))
+    area_u8 = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(area_u8, [_polygon_px(calibration, hull.reshape(-1, 2))], 1)
+    for fx, fy in fiducial_positions().values():
+        r = SHEET_MM / 2 + 5
+        square = [(fx - r, fy - r), (fx + r, fy - r), (fx + r, fy + r), (fx - r, fy + r)]
+        cv2.fillPoly(area_u8, [_polygon_px(calibration, square)], 0)
+    area = area_u8 > 0
+    usual = float(np.median(lowest[zones_mask > 0])) if zones_mask.any() else 0.0
+    bright = (lowest >= max(GLARE_LEVEL, usual + ABOVE_MAT)) & area
     for s in cards or []:
         from table_controller.vision.detect import card_center_px
 
