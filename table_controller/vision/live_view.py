@@ -2,7 +2,8 @@
 
 A Pi over a table has no screen of its own, so the person setting up the camera looks
 at this page from a laptop or phone on the same network: the camera's frames with the
-zones, each card read and the frame time drawn on them (``watcher.annotate``), as a
+zones, the sharpness at the corner markers (``calibration.overlay``: the figure to watch
+while focusing), each card read and the frame time drawn on them (``watcher.annotate``), as a
 Motion-JPEG stream (``multipart/x-mixed-replace``, shown by every browser without a
 line of script). The standard library's threading HTTP server is enough: one person
 looks at it while setting up, and it never slows the reader: frames are encoded at
@@ -31,7 +32,9 @@ PAGE = """<!doctype html>
 h1{{font-size:1.2rem;margin:.5rem 1rem}}img{{display:block;max-width:100%;margin:auto}}
 p{{margin:.5rem 1rem;color:#bbb}}</style></head>
 <body><h1>{title}</h1><img src="/stream.mjpg" alt="the camera's view, annotated">
-<p>Green outlines: cards read. Coloured areas: the zones. The frame time is at the bottom
+<p>Green outlines: cards read. Coloured areas: the zones. Top left: the scale, and the
+sharpness at the corner markers: focusing the camera, turn until it is green (its
+figure, the edges' blur in pixels, as low as it goes). The frame time is at the bottom
 left. Nothing shows? Check that <code>vision live</code> is still running.</p>
 </body></html>
 """
