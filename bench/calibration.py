@@ -93,17 +93,26 @@ def before(image: np.ndarray, seen: np.ndarray, pts: np.ndarray) -> np.ndarray |
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--hard",
+        action="store_true",
+        help="a harder picture: blur 0.8, dim and noisy, uneven light, JPEG 75",
+    )
     args = ap.parse_args(argv)
     print("$ " + " ".join(["bench/calibration.py", *(argv or sys.argv[1:])]))
     renderer = TableRenderer()
     pts = zone_points()
-    print(f"{len(pts)} points over the zones; effects: realistic; MAX_ERROR_MM {MAX_ERROR_MM}")
+    effects = Effects.realistic()
+    if args.hard:
+        effects = Effects(blur=0.8, lighting=0.5, cast=(1.08, 1.0, 0.9), exposure=0.7,
+                          noise=6.0, jpeg=75)  # fmt: skip
+    print(f"{len(pts)} points over the zones; effects: {effects}; MAX_ERROR_MM {MAX_ERROR_MM}")
     print(
         f"{'camera':<34} {'k1':>6} {'found':>6} {'lens':>4} {'median':>6} {'p99':>5} {'before':>12}"
     )
     worst = 0.0
     for cam in cameras(args.quick):
-        image = renderer.render(Scene(camera=cam, effects=Effects.realistic())).image
+        image = renderer.render(Scene(camera=cam, effects=effects)).image
         seen = cam.project(pts)
         name = f"{cam.width}x{cam.height} {cam.hfov_deg:.0f}deg {cam.position[2] / 1000:.2f} m"
         if cam.position[:2] != (20.0, 60.0):

@@ -292,6 +292,11 @@ def find_mat(
             used = radial
             image_px, hom, residual = edge_px, radial.homography, radial.residual_mm
             k, dist = radial.camera_matrix, radial.distortion
+        elif residual.max() > MAX_ERROR_MM and edge_residual.max() < residual.max():
+            # A small, noisy picture: the edges place the corners better than the
+            # detector (kept otherwise, so that a fit accepted before stays the same).
+            image_px, residual = edge_px, edge_residual
+            hom, _ = _plain(edge_px, table_mm)
     return MatFit(
         (w, h), fam.name, fiducials, image_px, table_mm, hom, residual, k, dist,
         used, radial, plain_rms, shape, sharp,

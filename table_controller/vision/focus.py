@@ -74,16 +74,21 @@ def _sample(gray: npt.NDArray[np.float32], xy: Points) -> npt.NDArray[np.float32
     return np.asarray(out, np.float32).reshape(shape)
 
 
-def _crossing(profile: npt.NDArray[np.float64], level: float, near: float) -> float | None:
-    """Where a rising profile crosses ``level`` (fractional index): the crossing nearest
-    index ``near``, so that a data cell's edge farther in is not taken."""
-    above = profile >= level
-    rises = np.flatnonzero(~above[:-1] & above[1:])
-    if len(rises) == 0:
-        return None
-    j = int(rises[np.argmin(np.abs(rises - near))])
-    a, b = profile[j], profile[j + 1]
-    return float(j + (level - a) / (b - a)) if b != a else float(j)
+def _crossings(
+    profiles: npt.NDArray[np.float64], level: float, near: float
+) -> npt.NDArray[np.float64]:
+    """Where each rising profile (a row) crosses ``level``, as a fractional index: the
+    crossing nearest index ``near``, so that a data cell's edge farther in is not taken
+    (nan where a row never crosses)."""
+    above = profiles >= level
+    rises = ~above[:, :-1] & above[:, 1:]
+    idx = np.arange(rises.shape[1], dtype=np.float64)
+    distance = np.where(rises, np.abs(idx - near), np.inf)
+    j = np.argmin(distance, axis=1)
+    rows = np.arange(len(profiles))
+    a, b = profiles[rows, j], profiles[rows, j + 1]
+    step = np.where(b != a, (level - a) / np.where(b != a, b - a, 1.0), 0.0)
+    return np.where(rises.any(axis=1), j + step, np.nan)
 
 
 def _side(
@@ -108,35 +113,26 @@ def _side(
     white = np.percentile(profiles[:, offsets > 0.5 * reach_out], 80)
     if white - black < MIN_CONTRAST:
         return None
-    points = []
-    shifts = []
     zero = reach_in / step  # the index of the detector's edge
-    for centre, prof in zip(centres, profiles, strict=True):
-        x = _crossing(prof, (black + white) / 2, zero)
-        if x is None:
-            continue
-        s = float(offsets[0] + x * step)
-        shifts.append(s)
-        points.append(centre + s * outward)
-    if len(points) < max(4, n // 3):
+    x = _crossings(profiles, (black + white) / 2, zero)
+    found = np.isfinite(x)
+    if found.sum() < max(4, n // 3):
         return None
+    shifts = offsets[0] + x[found] * step
+    points = centres[found] + shifts[:, None] * outward[None, :]
     # The profiles, aligned on their own crossings and averaged: the rise width.
-    aligned = []
-    for centre, s in zip(centres, shifts, strict=True):
-        aligned.append(centre + s * outward)
-    across = offsets
-    stacked = np.asarray(aligned)[:, None, :] + across[None, :, None] * outward[None, None, :]
+    stacked = points[:, None, :] + offsets[None, :, None] * outward[None, None, :]
     mean = _sample(gray, stacked).astype(np.float64).mean(axis=0)
-    lo = float(np.percentile(mean[across < -0.5 * reach_in], 50))
-    hi = float(np.percentile(mean[across > 0.5 * reach_out], 50))
+    lo = float(np.median(mean[offsets < -0.5 * reach_in]))
+    hi = float(np.median(mean[offsets > 0.5 * reach_out]))
     if hi - lo < MIN_CONTRAST:
         return None
-    norm = (mean - lo) / (hi - lo)
-    x10 = _crossing(norm, 0.1, zero)
-    x90 = _crossing(norm, 0.9, zero)
-    if x10 is None or x90 is None or x90 <= x10:
-        return np.asarray(points), math.nan
-    return np.asarray(points), float((x90 - x10) * step)
+    norm = ((mean - lo) / (hi - lo))[None, :]
+    x10 = float(_crossings(norm, 0.1, zero)[0])
+    x90 = float(_crossings(norm, 0.9, zero)[0])
+    if not (math.isfinite(x10) and math.isfinite(x90)) or x90 <= x10:
+        return points, math.nan
+    return points, float((x90 - x10) * step)
 
 
 def _intersect(p1: Points, d1: Points, p2: Points, d2: Points) -> Points | None:
@@ -150,11 +146,18 @@ def _intersect(p1: Points, d1: Points, p2: Points, d2: Points) -> Points | None:
 def marker_edges(gray: Image, corners: npt.ArrayLike, cells: int = 6) -> MarkerEdges:
     """Measure one black-bordered marker (``corners`` clockwise, as a detector gives
     them): its corners from its edge lines and how soft its edges are."""
-    g = np.asarray(gray, np.float32)
-    c = np.asarray(corners, np.float64).reshape(4, 2)
-    centre = c.mean(axis=0)
-    side_px = float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+    seen = np.asarray(corners, np.float64).reshape(4, 2)
+    side_px = float(np.mean(np.linalg.norm(seen - np.roll(seen, -1, axis=0), axis=1)))
     cell_px = side_px / cells
+    # Only the marker and a margin round it, as floats (not the whole frame).
+    h, w = gray.shape[:2]
+    margin = 2 * cell_px + 4
+    x0, y0 = np.clip(np.floor(seen.min(axis=0) - margin), 0, [w - 1, h - 1]).astype(int)
+    x1, y1 = np.clip(np.ceil(seen.max(axis=0) + margin), 0, [w - 1, h - 1]).astype(int)
+    g = np.asarray(gray[y0 : y1 + 1, x0 : x1 + 1], np.float32)
+    origin = np.array([x0, y0], np.float64)
+    c = seen - origin
+    centre = c.mean(axis=0)
     lines: list[tuple[Points, Points] | None] = []
     widths = []
     for i in range(4):
@@ -170,8 +173,8 @@ def marker_edges(gray: Image, corners: npt.ArrayLike, cells: int = 6) -> MarkerE
         pts, width = got
         if math.isfinite(width):
             widths.append(width)
-        vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+        vx, vy, px, py = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([px, py], np.float64), np.array([vx, vy], np.float64)))
     refined = c.copy()
     for i in range(4):  # corner i lies on sides i-1 and i
         before, after = lines[(i - 1) % 4], lines[i]
@@ -181,7 +184,7 @@ def marker_edges(gray: Image, corners: npt.ArrayLike, cells: int = 6) -> MarkerE
         if x is not None and np.linalg.norm(x - c[i]) < max(2.0, 0.5 * cell_px):
             refined[i] = x
     blur = float(np.median(widths)) / RISE_PER_SIGMA if widths else math.nan
-    return MarkerEdges(refined, blur, sum(line is not None for line in lines))
+    return MarkerEdges(refined + origin, blur, sum(line is not None for line in lines))
 
 
 @dataclass(frozen=True)
