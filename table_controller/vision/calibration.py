@@ -438,10 +438,13 @@ def _lens_message(fit: MatFit) -> str:
     )
 
 
-def check_fit(fit: MatFit, max_error_mm: float = MAX_ERROR_MM) -> None:
+def check_fit(
+    fit: MatFit, max_error_mm: float = MAX_ERROR_MM, *, require_sharp: bool = True
+) -> None:
     """Raise :class:`CalibrationError` with the likely cause when the fit is poor, the
-    sheets are printed at the wrong size, or the picture is too soft to read cards."""
-    if fit.sharpness is not None and not fit.sharpness.sharp_enough:
+    sheets are printed at the wrong size, or (``require_sharp``) the picture is too soft
+    to read cards."""
+    if require_sharp and fit.sharpness is not None and not fit.sharpness.sharp_enough:
         raise CalibrationError(focus_advice(fit.sharpness))
     if fit.max_mm > max_error_mm:
         raise CalibrationError(f"bad calibration: {_diagnose(fit)}")
@@ -456,14 +459,20 @@ def calibrate(
     *,
     lens: tuple[Matrix, Matrix] | None = None,
     max_error_mm: float = MAX_ERROR_MM,
+    require_sharp: bool = False,
 ) -> Calibration:
-    """The calibration of the camera that took ``frame`` (BGR or grey) of the mat.
+    """The calibration of the camera that took ``frame`` (BGR or grey) of the mat, with
+    the lens's barrel distortion measured from the mat when it shows one (and ``lens``,
+    measured on the board, is not given).
 
     Raises :class:`CalibrationError` naming any fiducial not seen, or saying why the
     fiducials do not fit a flat mat (a sheet turned or in the wrong corner, printed at
-    the wrong size, the mat not flat)."""
+    the wrong size, a lens the mat cannot measure, the mat not flat); with
+    ``require_sharp`` (as the `calibrate` command does) also for a picture too soft to
+    read cards. Without it a soft picture is calibrated: its geometry is sound, and the
+    simulated tables' harsh cameras must still be calibrated."""
     fit = find_mat(frame, family, lens=lens)
-    check_fit(fit, max_error_mm)
+    check_fit(fit, max_error_mm, require_sharp=require_sharp)
     return fit.calibration(zones)
 
 
