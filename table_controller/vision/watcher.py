@@ -2,6 +2,10 @@
 
 Every card reported laid keeps an evidence crop: the part of the frame that showed it,
 as PNG bytes, for the director to look at when a renege is claimed or proven.
+
+A card reported lying and not read in a frame is looked for in the picture: its place
+showing the empty mat (empty_mat.py) is the tracker's evidence that it is gone; a hand,
+glare or a card back over it is not.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from table_controller.cards import Card
 from table_controller.vision.calibration import table_to_image
 from table_controller.vision.detect import CardReader, CardSeen, Image
+from table_controller.vision.empty_mat import EmptyMat
 from table_controller.vision.layout import CARD_H, Calibration
 from table_controller.vision.markers import MarkerFamily
-from table_controller.vision.tracker import CardLaid, CardMoved, Tracker, TrackerEvent
+from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
 
 EVIDENCE_MM = CARD_H * 1.3  # the side of the square of table kept around a card
 
@@ -52,6 +58,7 @@ class CardWatcher:
 
     def __post_init__(self) -> None:
         self.reader = CardReader(self.calibration, self.family)
+        self.mat = EmptyMat(self.calibration, self.reader.roi)
         self.last: list[CardSeen] = []
 
     def process(
@@ -60,7 +67,8 @@ class CardWatcher:
         """One frame (BGR, for evidence) and, when the camera gives it, its grey plane
         (what is read; read from ``frame`` otherwise)."""
         self.last = self.reader.read(frame if grey is None else grey)
-        events = self.tracker.update(index, time, [c.read() for c in self.last])
+        reads = [c.read() for c in self.last]
+        events = self.tracker.update(index, time, reads, self._empty(frame, reads))
         out = []
         for event in events:
             evidence = None
@@ -70,6 +78,20 @@ class CardWatcher:
                     evidence = evidence_crop(self.calibration, frame, spot.x, spot.y)
             out.append(Seen(event, evidence))
         return out
+
+    def _empty(self, frame: Image, reads: list[CardRead]) -> set[Card]:
+        """The cards reported lying, unread in this frame, whose place shows the empty
+        mat; the mat learned meanwhile away from every card read or lying."""
+        read = {r.card for r in reads}
+        lying = [c for c in self.tracker.lying() if c.outline]
+        outlines = [np.array(r.outline, np.float64) for r in reads if r.outline]
+        outlines += [np.array(c.outline, np.float64) for c in lying]
+        cells = self.mat.look(frame, outlines)
+        return {
+            c.card
+            for c in lying
+            if c.card not in read and self.mat.empty(cells, np.array(c.outline, np.float64))
+        }
 
 
 def annotate(
