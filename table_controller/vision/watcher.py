@@ -86,11 +86,11 @@ class CardWatcher:
         lying = [c for c in self.tracker.lying() if c.outline]
         outlines = [np.array(r.outline, np.float64) for r in reads if r.outline]
         outlines += [np.array(c.outline, np.float64) for c in lying]
-        cells = self.mat.look(frame, outlines)
+        self.mat.look(frame, outlines)
         return {
             c.card
             for c in lying
-            if c.card not in read and self.mat.empty(cells, np.array(c.outline, np.float64))
+            if c.card not in read and self.mat.empty(frame, np.array(c.outline, np.float64))
         }
 
 
