@@ -14,6 +14,7 @@ from table_controller.vision.zones import (
     CLEAR_SHARE,
     HOLD_SHARE,
     TOUCH_SHARE,
+    Outline,
     ZoneMap,
     across_line,
     card_outline,
@@ -41,9 +42,10 @@ ODD = ZoneMap(
 )
 
 
-def truth(zones: ZoneMap, outline: np.ndarray) -> dict[str, float]:
+def truth(zones: ZoneMap, corners: Outline) -> dict[str, float]:
     """The shares measured on a fine grid (0.4 mm) over the card, each point in the first
     zone holding it (earlier zones win where zones overlap)."""
+    outline = np.array(corners)
     u = (outline[1] - outline[0]) / CARD_W
     v = (outline[3] - outline[0]) / CARD_H
     a, b = np.meshgrid(np.arange(0.2, CARD_W, 0.4), np.arange(0.2, CARD_H, 0.4))

@@ -224,17 +224,20 @@ class CardReader:
         zone = placed(shares)
         on_line = across_line(shares)
         card = Card(sightings[0].marker)
-        edges = tuple((a, b) for a, b in outline.tolist())
         return CardSeen(
-            card, zone, x, y, corners, len(sightings), confidence, on_line, shares, edges
+            card, zone, x, y, corners, len(sightings), confidence, on_line, shares, outline
         )
 
     def _across(self, sightings: list[Sighting]) -> tuple[float, float]:
         """The direction of the card's short side on the table: its markers' top and
         bottom edges (the second marker's turned half round: the same line)."""
-        px = np.array([s.corners for s in sightings], np.float64).reshape(-1, 2)
-        mm = image_to_table(self.calibration, px).reshape(-1, 4, 2)
-        edges = (mm[:, 1] - mm[:, 0]) + (mm[:, 2] - mm[:, 3])
-        signs = np.where(edges @ edges[0] < 0, -1.0, 1.0)
-        d = (edges * signs[:, None]).sum(axis=0)
-        return (float(d[0]), float(d[1]))
+        px = np.concatenate([s.corners for s in sightings]).astype(np.float64)
+        mm = image_to_table(self.calibration, px).tolist()
+        dx = dy = 0.0
+        for k in range(0, len(mm), 4):
+            (ax, ay), (bx, by), (cx, cy), (ex, ey) = mm[k : k + 4]
+            ux, uy = bx - ax + cx - ex, by - ay + cy - ey  # top edge + bottom edge
+            if ux * dx + uy * dy < 0:  # the second marker, turned half round
+                ux, uy = -ux, -uy
+            dx, dy = dx + ux, dy + uy
+        return (dx, dy)

@@ -5,15 +5,17 @@ it, glare, a blurred frame): it needs evidence. One is the card read elsewhere; 
 other is its place seen empty, decided here from the picture.
 
 ``EmptyMat`` learns what the empty mat looks like, live, in a small colour picture of
-the zones' box (one cell about ``CELL_MM`` square): wherever no card is read or reported
-and the picture holds steady from frame to frame (not a hand moving), the cell's colour
-is blended into the reference, so the reference follows light that changes slowly and
+the zones' box (one cell about ``CELL_MM`` square), one band of rows a frame so that
+every frame costs the same: wherever no card is read or reported lying and the picture
+holds steady from one look to the next (not a hand moving), the cell's colour is
+blended into the reference, so the reference follows light that changes slowly and
 never learns a card. A card's place is *empty* when, inside its outline (shrunk by
-``MARGIN_MM`` for the error of its position), at least ``EMPTY_SHARE`` of the cells
-match the reference within ``TOLERANCE`` (after correcting the whole picture's
-brightness, per colour, against the reference) and hold steady. A card face (white,
-black markers), its back, a hand, a glare spot or a dark covered lens does not match
-the mat, so the card stays reported.
+``MARGIN_MM`` for the error of its position) and outside the cards read in the frame,
+at least ``EMPTY_SHARE`` of the cells match the reference within ``TOLERANCE``, after
+correcting the picture's brightness per colour against the reference. A card face, its
+back, a hand or a glare spot does not match the mat, so the card stays reported; a
+picture far darker or brighter than the mat (a covered lens) is neither learned from
+nor said to show any place empty.
 
 Where the reference has never seen the mat (a card already lying there when the camera
 started) a cell is compared with the mat's typical colour instead (the median of what
@@ -21,11 +23,14 @@ was learned), with a wider tolerance.
 
 Limits: a hand held perfectly still over a card on a table of the same colour as the
 hand (a wood top and skin of the same tone) would look like the table; hands are never
-that still for ``empty_frames`` frames in practice, and the felt mat is unlike skin.
+that still for the tracker's ``empty_frames`` in practice, and the felt mat is unlike
+skin. A light that changes for good by more than ``GAIN_RANGE`` stops all removals
+(moves are still reported) until the table is watched afresh.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -34,6 +39,7 @@ import numpy.typing as npt
 
 from table_controller.vision.calibration import table_to_image
 from table_controller.vision.layout import Calibration
+from table_controller.vision.zones import Outline
 
 CELL_MM = 4.0  # the reference's cell: a card's place is about 13 x 20 cells
 MARGIN_MM = 6.0  # a card's outline shrunk by this on every side before it is looked at
@@ -45,8 +51,10 @@ STEADY = 10  # grey levels a cell may change between two learnings and be learne
 TOLERANCE = (0.12, 8.0)  # a cell matches the mat within 12 % of its level plus 8 levels
 TYPICAL_TOLERANCE = (0.2, 12.0)  # ... or the mat's typical colour, where never learned
 EMPTY_SHARE = 0.9  # share of a place's cells that must match for it to be empty
+JUDGED_SHARE = 0.4  # ... of the cells not under another card read, at least this share
 GAIN_RANGE = (0.5, 2.0)  # a frame much darker or brighter than the mat says nothing
-GAIN_SAMPLES = 512  # cells (at most) a band's brightness is measured on
+TYPICAL_EVERY = 30  # frames between two measures of the mat's typical colour
+GAIN_CELLS = 16  # cells of known mat a band needs to measure the brightness on
 
 Image = npt.NDArray[np.uint8]
 Mask = npt.NDArray[np.bool_]
@@ -67,6 +75,9 @@ class EmptyMat:
         self.frames = 0
         self._previous: Image | None = None  # each band's cells when last learned from
         self._typical: npt.NDArray[np.float32] | None = None
+        self._read = np.zeros(self.shape, bool)  # cells under the cards read this frame
+        self._places: dict[Outline, tuple[Mask, slice, slice]] = {}
+        self._typical_at = -TYPICAL_EVERY
 
     def cells(self, frame: Image, rows: slice = slice(None), cols: slice = slice(None)) -> Image:
         """The zones' box of a frame (or the cells ``rows`` x ``cols`` of it), one colour
@@ -80,13 +91,24 @@ class EmptyMat:
         small = cv2.resize(box, (c1 - c0, r1 - r0), interpolation=cv2.INTER_AREA)
         return np.asarray(small, np.uint8).reshape(r1 - r0, c1 - c0, -1)
 
-    def look(self, frame: Image, keep_out: Sequence[npt.NDArray[np.float64]]) -> None:
-        """Take a frame in: learn the mat from one band of ``1 / LEARN_BANDS`` of its rows
-        (the next band each frame, so every frame costs the same) away from the card
-        outlines ``keep_out`` (table mm), and measure its brightness there."""
+    def look(
+        self,
+        frame: Image,
+        read: Sequence[Outline],
+        lying: Sequence[Outline] = (),
+    ) -> None:
+        """Take a frame in, with the outlines (table mm) of the cards ``read`` in it and
+        of those reported ``lying`` (read or not): learn the mat from one band of
+        ``1 / LEARN_BANDS`` of its rows (the next band each frame, so every frame costs
+        the same) away from all those cards, and measure the frame's brightness there.
+
+        A band much darker or brighter than the mat learned (outside ``GAIN_RANGE``: a
+        covered lens, the lights off) is not learned from, and no place is said empty
+        until the light is back: a blank picture must never become the mat."""
         h, _ = self.shape
         band = self.frames % LEARN_BANDS
         self.frames += 1
+        self._read, guard = self._masks(read, lying)
         rows = slice(band * h // LEARN_BANDS, (band + 1) * h // LEARN_BANDS)
         if rows.stop <= rows.start:
             return
@@ -101,27 +123,33 @@ class EmptyMat:
         if moved.shape[2] > 1:
             moved = np.maximum(np.maximum(moved[..., 0], moved[..., 1]), moved[..., 2])
         steady = moved.reshape(now.shape[:2]) <= STEADY
-        free = steady & ~self._mask(keep_out, GUARD_MM)[rows]
+        free = steady & ~guard[rows]
         learned = self.learned[rows]
         reference = self.reference[rows]
         gain = self._gain(now, reference, free & (learned >= KNOWN_AFTER))
-        if gain is not None:  # too few cells of known mat in this band: keep the last
+        if gain is not None:  # None: too few cells of known mat in this band, keep the last
             lo, hi = GAIN_RANGE
-            self.gain = gain if ((gain >= lo) & (gain <= hi)).all() else None
+            if not ((gain >= lo) & (gain <= hi)).all():
+                self.gain = None
+                return
+            self.gain = gain
         mask = free.astype(np.uint8)
         fresh = mask & (learned == 0)
         cv2.accumulateWeighted(now, reference, 1.0, mask=fresh)
         cv2.accumulateWeighted(now, reference, LEARN_RATE, mask=mask - fresh)
         np.add(learned, 1, out=learned, where=free & (learned < 255))
-        self._typical = None
 
-    def empty(self, frame: Image, outline: npt.NDArray[np.float64]) -> bool:
+    def empty(self, frame: Image, outline: Outline) -> bool:
         """Whether the place of a card (its outline, table mm) shows the empty mat in
-        ``frame``, against what :meth:`look` learned."""
+        ``frame``, against what :meth:`look` learned. The parts of it under cards read
+        in the frame are left out (another card laid over part of it says nothing of
+        this one); if they leave less than ``JUDGED_SHARE`` of it, nothing is said."""
         if self.reference is None or self.gain is None:
             return False
         inside, rows, cols = self._place(outline)
-        if not inside.any():
+        total = int(inside.sum())
+        inside &= ~self._read[rows, cols]
+        if total == 0 or inside.sum() < JUDGED_SHARE * total:
             return False
         cells = self.cells(frame, rows, cols)[inside].astype(np.float32)
         known = self.learned[rows, cols][inside] >= KNOWN_AFTER
@@ -138,8 +166,10 @@ class EmptyMat:
         return float(match.mean()) >= EMPTY_SHARE
 
     def typical(self) -> npt.NDArray[np.float32] | None:
-        """The mat's typical colour: the median of the cells learned."""
-        if self._typical is None:
+        """The mat's typical colour: the median of the cells learned (measured again
+        every ``TYPICAL_EVERY`` frames)."""
+        if self._typical is None or self.frames - self._typical_at >= TYPICAL_EVERY:
+            self._typical_at = self.frames
             known = self.learned >= KNOWN_AFTER
             if not known.any() or self.reference is None:
                 return None
@@ -149,23 +179,28 @@ class EmptyMat:
     def _gain(
         self, now: Image, reference: npt.NDArray[np.float32], known: Mask
     ) -> npt.NDArray[np.float32] | None:
-        """The frame's brightness per colour against the reference, from cells where
-        the mat is known and nothing is (None: too few). Far from 1 (a covered lens, a
+        """The frame's brightness per colour against the reference: the mean of the
+        cells where the mat is known and nothing is (None: too few). Far from 1 (a covered lens, a
         light switched off), no place is said empty until it is back in ``GAIN_RANGE``."""
-        channels = now.shape[2]
-        flat = known.ravel()
-        idx = np.flatnonzero(flat)
-        if len(idx) < 16:
+        mask = known.astype(np.uint8)
+        if cv2.countNonZero(mask) < GAIN_CELLS:
             return None
-        idx = idx[:: max(1, len(idx) // GAIN_SAMPLES)]
-        flat_now = now.reshape(-1, channels)[idx].astype(np.float32)
-        flat_ref = reference.reshape(-1, channels)[idx]
-        gain = np.median(flat_now, axis=0) / np.maximum(np.median(flat_ref, axis=0), 1.0)
-        return np.asarray(gain, np.float32)
+        channels = now.shape[2]
+        seen = np.array(cv2.mean(now, mask=mask)[:channels], np.float32)
+        learned = np.array(cv2.mean(reference, mask=mask)[:channels], np.float32)
+        return np.asarray(seen / np.maximum(learned, 1.0), np.float32)
 
-    def _place(self, outline: npt.NDArray[np.float64]) -> tuple[Mask, slice, slice]:
+    def _place(self, outline: Outline) -> tuple[Mask, slice, slice]:
         """The cells inside a card's outline shrunk by ``MARGIN_MM``, as a mask over the
-        rows and columns of the grid holding it."""
+        rows and columns of the grid holding it (kept: a card lying is looked at again)."""
+        found = self._places.get(outline)
+        if found is None:
+            if len(self._places) > 256:
+                self._places.clear()
+            found = self._places[outline] = self._new_place(outline)
+        return found[0].copy(), found[1], found[2]
+
+    def _new_place(self, outline: Outline) -> tuple[Mask, slice, slice]:
         h, w = self.shape
         cells = self._cells_of(_grown(outline, -MARGIN_MM))
         r0, c0 = (max(0, int(np.floor(v))) for v in cells.min(axis=0)[::-1])
@@ -176,29 +211,39 @@ class EmptyMat:
         cv2.fillConvexPoly(mask, fixed, 1, shift=4)
         return mask.astype(bool), rows, cols
 
-    def _cells_of(self, points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    def _cells_of(self, points: Sequence[tuple[float, float]]) -> npt.NDArray[np.float64]:
         """Table mm -> cell coordinates (a cell's centre at whole numbers)."""
         x0, y0, _, _ = self.roi
-        px = table_to_image(self.calibration, points)
+        px = table_to_image(self.calibration, np.array(points, np.float64))
         return np.asarray((px - (x0, y0)) / self.k - 0.5, np.float64)
 
-    def _mask(self, outlines: Sequence[npt.NDArray[np.float64]], grow_mm: float) -> Mask:
-        """The cells whose centres lie inside any of the card outlines (table mm), each
-        grown by ``grow_mm`` on every side."""
-        mask = np.zeros(self.shape, np.uint8)
+    def _masks(self, read: Sequence[Outline], lying: Sequence[Outline]) -> tuple[Mask, Mask]:
+        """The cells under the cards ``read`` (their outlines grown by ``MARGIN_MM``), and
+        those near any card read or ``lying`` (grown by ``GUARD_MM``): one projection."""
+        under = np.zeros(self.shape, np.uint8)
+        near = np.zeros(self.shape, np.uint8)
+        outlines = [*read, *lying]
         if outlines:
-            pts = np.concatenate([_grown(np.asarray(o, np.float64), grow_mm) for o in outlines])
+            pts = [p for o in read for p in _grown(o, MARGIN_MM)]
+            pts += [p for o in outlines for p in _grown(o, GUARD_MM)]
             fixed = np.round(self._cells_of(pts) * 16).astype(np.int32).reshape(-1, 4, 2)
-            for poly in fixed:
-                cv2.fillConvexPoly(mask, poly, 1, shift=4)
-        return mask.astype(bool)
+            for poly in fixed[: len(read)]:
+                cv2.fillConvexPoly(under, poly, 1, shift=4)
+            for poly in fixed[len(read) :]:
+                cv2.fillConvexPoly(near, poly, 1, shift=4)
+        return under.view(bool), near.view(bool)
 
 
-def _grown(outline: npt.NDArray[np.float64], mm: float) -> npt.NDArray[np.float64]:
-    """A card's four corners moved ``mm`` outwards along both of its sides."""
-    u = outline[1] - outline[0]
-    v = outline[3] - outline[0]
-    u = u / max(1e-9, float(np.hypot(u[0], u[1])))
-    v = v / max(1e-9, float(np.hypot(v[0], v[1])))
-    signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
-    return np.asarray(outline + mm * (signs[:, :1] * u + signs[:, 1:] * v), np.float64)
+def _grown(outline: Outline, mm: float) -> Outline:
+    """A card's four corners (in order round it) moved ``mm`` outwards along both of its
+    sides."""
+    (ax, ay), (bx, by), _, (dx, dy) = outline[:4]
+    ux, uy = bx - ax, by - ay
+    vx, vy = dx - ax, dy - ay
+    nu, nv = math.hypot(ux, uy) or 1.0, math.hypot(vx, vy) or 1.0
+    ux, uy, vx, vy = ux * mm / nu, uy * mm / nu, vx * mm / nv, vy * mm / nv
+    signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    return tuple(
+        (x + su * ux + sv * vx, y + su * uy + sv * vy)
+        for (x, y), (su, sv) in zip(outline, signs, strict=True)
+    )

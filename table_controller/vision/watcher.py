@@ -24,6 +24,8 @@ from table_controller.vision.markers import MarkerFamily
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
 
 EVIDENCE_MM = CARD_H * 1.3  # the side of the square of table kept around a card
+CALM_LOOKS = 15  # a card unread whose place shows no mat this many looks running ...
+CALM_EVERY = 4  # ... is looked at one frame in this many
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class CardWatcher:
         self.reader = CardReader(self.calibration, self.family)
         self.mat = EmptyMat(self.calibration, self.reader.roi)
         self.last: list[CardSeen] = []
+        self._frames = 0
+        self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
 
     def process(
         self, frame: Image, index: int, time: float, grey: Image | None = None
@@ -81,17 +85,34 @@ class CardWatcher:
 
     def _empty(self, frame: Image, reads: list[CardRead]) -> set[Card]:
         """The cards reported lying, unread in this frame, whose place shows the empty
-        mat; the mat learned meanwhile away from every card read or lying."""
+        mat; the mat learned meanwhile away from every card read or lying.
+
+        A card whose place has shown something else (the card itself, under a pile)
+        for ``CALM_LOOKS`` looks in a row is looked at one frame in ``CALM_EVERY`` only,
+        until its place first looks empty: a pile of face-up tricks, the cards under the
+        top one never read, costs little; its removal comes at most that many frames
+        later."""
         read = {r.card for r in reads}
         lying = [c for c in self.tracker.lying() if c.outline]
-        outlines = [np.array(r.outline, np.float64) for r in reads if r.outline]
-        outlines += [np.array(c.outline, np.float64) for c in lying]
-        self.mat.look(frame, outlines)
-        return {
-            c.card
-            for c in lying
-            if c.card not in read and self.mat.empty(frame, np.array(c.outline, np.float64))
-        }
+        self.mat.look(frame, [r.outline for r in reads if r.outline], [c.outline for c in lying])
+        self._frames += 1
+        empty = set()
+        calm = self._calm
+        for n, c in enumerate(lying):
+            if c.card in read:
+                calm.pop(c.card, None)
+                continue
+            looks = calm.get(c.card, 0)
+            if looks >= CALM_LOOKS and (self._frames + n) % CALM_EVERY:
+                continue
+            if self.mat.empty(frame, c.outline):
+                empty.add(c.card)
+                calm.pop(c.card, None)
+            else:
+                calm[c.card] = looks + 1
+        for card in set(calm) - {c.card for c in lying}:
+            del calm[card]
+        return empty
 
 
 def annotate(

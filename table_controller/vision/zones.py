@@ -49,6 +49,7 @@ TOUCH_SHARE = 0.05
 LINE_MM = 5.0
 
 Shares = tuple[tuple[str, float], ...]  # (zone, share of the card's area), largest first
+Outline = tuple[tuple[float, float], ...]  # a card's four corners on the table, mm
 
 
 def _lattice(n_fib: int = 15) -> npt.NDArray[np.float64]:
@@ -67,18 +68,23 @@ SAMPLES = len(_UNIT)
 _CARD_POINTS = ((_UNIT - 0.5) * np.array([CARD_W, CARD_H])).astype(np.float32).reshape(-1, 1, 2)
 
 
-def card_outline(
-    centre: tuple[float, float], across: tuple[float, float]
-) -> npt.NDArray[np.float64]:
-    """The card's four corners on the table (mm), from its centre and the direction of
-    its short side (``across``: any length, either sign: a card is the same turned half
-    round)."""
-    u = np.asarray(across, np.float64)
-    u = u / max(1e-9, float(np.hypot(u[0], u[1])))
-    v = np.array([-u[1], u[0]])
-    c = np.asarray(centre, np.float64)
+def card_outline(centre: tuple[float, float], across: tuple[float, float]) -> Outline:
+    """The card's four corners on the table (mm), in order round it, from its centre and
+    the direction of its short side (``across``: any length, either sign: a card is the
+    same turned half round)."""
+    ux, uy = across
+    n = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / n, uy / n
+    cx, cy = centre
     w, h = CARD_W / 2, CARD_H / 2
-    return np.array([c - w * u - h * v, c + w * u - h * v, c + w * u + h * v, c - w * u + h * v])
+    # u across the card, v = u turned a quarter: along it.
+    ax, ay, bx, by = w * ux, w * uy, -h * uy, h * ux
+    return (
+        (cx - ax - bx, cy - ay - by),
+        (cx + ax - bx, cy + ay - by),
+        (cx + ax + bx, cy + ay + by),
+        (cx - ax + bx, cy - ay + by),
+    )
 
 
 class ZoneMap:
@@ -160,11 +166,11 @@ class ZoneMap:
         """Whether a table point is within ``LINE_MM`` of a zone's line."""
         return self.calibration.distance_to_line(x, y) < LINE_MM
 
-    def shares(self, outline: npt.NDArray[np.float64]) -> Shares:
+    def shares(self, outline: Outline | npt.NDArray[np.float64]) -> Shares:
         """The share of a card's area inside each zone it touches, largest first; the
         card given by its four corners on the table (mm, in order round it)."""
         h, w = self.labels.shape
-        corners = outline.tolist()
+        corners = outline.tolist() if isinstance(outline, np.ndarray) else outline
         xs = [p[0] for p in corners]
         ys = [p[1] for p in corners]
         cx, cy = sum(xs) / 4, sum(ys) / 4
