@@ -181,3 +181,27 @@ def test_a_card_read_in_one_frame_of_three_is_reported_and_kept() -> None:
     events = feed(sharp + blurred, repeat=30)  # 90 frames, 30 reads
     assert [type(e) for e in events] == [CardLaid]
     assert isinstance(events[0], CardLaid) and events[0].frame == start + 3
+
+
+def test_a_covered_lens_removes_nothing_and_is_not_learned_as_the_mat() -> None:
+    """Dark blank frames for 3 s (a bag over the camera): nothing removed, nothing laid
+    again after; a card picked up after it is removed as soon as its place shows."""
+    card = place(JH, "play:S", np.random.default_rng(3))
+    feed = laid_on_the_mat(card)
+    lying = pictures(Scene(cards=(card,), camera=CAMERA, effects=FX))
+    dark = [np.full_like(lying[0], 14)]
+    assert feed(dark, repeat=90) == []
+    assert feed(lying, repeat=2) == []
+    events = feed(pictures(Scene(camera=CAMERA, effects=FX)), repeat=2)
+    assert [type(e) for e in events] == [CardRemoved]
+
+
+def test_a_card_picked_up_from_under_another_s_edge_is_removed() -> None:
+    """The part of its place under another card read in the frame is left out: the rest
+    shows the mat."""
+    under = CardPlacement(JH, -20.0, 130.0, 0.0, zone="play:S")
+    over = CardPlacement(AS, 25.0, 160.0, 0.0, zone="play:S")  # over its right edge
+    feed = laid_on_the_mat(under, over)
+    events = feed(pictures(Scene(cards=(over,), camera=CAMERA, effects=FX)), repeat=2)
+    assert [(type(e), e.card) for e in events] == [(CardRemoved, JH)]  # type: ignore[attr-defined]
+    assert feed.watcher.tracker.where(AS) == "play:S"
