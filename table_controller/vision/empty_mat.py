@@ -5,17 +5,17 @@ it, glare, a blurred frame): it needs evidence. One is the card read elsewhere; 
 other is its place seen empty, decided here from the picture.
 
 ``EmptyMat`` learns what the empty mat looks like, live, in a small colour picture of
-the zones' box (one cell about ``CELL_MM`` square), one band of rows a frame so that
-every frame costs the same: wherever no card is read or reported lying and the picture
-holds steady from one look to the next (not a hand moving), the cell's colour is
-blended into the reference, so the reference follows light that changes slowly and
-never learns a card. A card's place is *empty* when, inside its outline (shrunk by
-``MARGIN_MM`` for the error of its position) and outside the cards read in the frame,
-at least ``EMPTY_SHARE`` of the cells match the reference within ``TOLERANCE``, after
-correcting the picture's brightness per colour against the reference. A card face, its
-back, a hand or a glare spot does not match the mat, so the card stays reported; a
-picture far darker or brighter than the mat (a covered lens) is neither learned from
-nor said to show any place empty.
+the zones' box (one cell about ``CELL_MM`` square), from one band of rows in every
+other frame so that the cost is small and the same every time: wherever no card is
+read or reported lying and the picture holds steady from one look to the next (not a
+hand moving), the cell's colour is blended into the reference, so the reference
+follows light that changes slowly and never learns a card. A card's place is *empty*
+when, inside its outline (shrunk by ``MARGIN_MM`` for the error of its position) and
+outside the cards read in the frame, at least ``EMPTY_SHARE`` of the cells match the
+reference within ``TOLERANCE``, after correcting the picture's brightness per colour
+against the reference. A card face, its back, a hand or a glare spot does not match
+the mat, so the card stays reported; a picture far darker or brighter than the mat (a
+covered lens) is neither learned from nor said to show any place empty.
 
 Where the reference has never seen the mat (a card already lying there when the camera
 started) a cell is compared with the mat's typical colour instead (the median of what
@@ -44,9 +44,10 @@ from table_controller.vision.zones import Outline
 CELL_MM = 4.0  # the reference's cell: a card's place is about 13 x 20 cells
 MARGIN_MM = 6.0  # a card's outline shrunk by this on every side before it is looked at
 GUARD_MM = 15.0  # and grown by this where learning keeps away from a card
-LEARN_BANDS = 8  # a frame's rows are learned from in this many bands, one a frame
+LEARN_EVERY = 2  # frames: the mat is learned from one frame in two ...
+LEARN_BANDS = 8  # ... and from one band of its rows of this many, the next each time
 LEARN_RATE = 0.1  # a cell's reference follows its colour with this weight a learning
-KNOWN_AFTER = 2  # learnings a cell needs before its own reference is used
+KNOWN_AFTER = 1  # learnings a cell needs before its own reference is used
 STEADY = 10  # grey levels a cell may change between two learnings and be learned
 TOLERANCE = (0.12, 8.0)  # a cell matches the mat within 12 % of its level plus 8 levels
 TYPICAL_TOLERANCE = (0.2, 12.0)  # ... or the mat's typical colour, where never learned
@@ -75,7 +76,8 @@ class EmptyMat:
         self.frames = 0
         self._previous: Image | None = None  # each band's cells when last learned from
         self._typical: npt.NDArray[np.float32] | None = None
-        self._read = np.zeros(self.shape, bool)  # cells under the cards read this frame
+        self._read_outlines: list[Outline] = []  # the cards read in the last frame
+        self._read: Mask | None = None  # the cells under them (when needed)
         self._places: dict[Outline, tuple[Mask, slice, slice]] = {}
         self._typical_at = -TYPICAL_EVERY
 
@@ -98,16 +100,20 @@ class EmptyMat:
         lying: Sequence[Outline] = (),
     ) -> None:
         """Take a frame in, with the outlines (table mm) of the cards ``read`` in it and
-        of those reported ``lying`` (read or not): learn the mat from one band of
-        ``1 / LEARN_BANDS`` of its rows (the next band each frame, so every frame costs
-        the same) away from all those cards, and measure the frame's brightness there.
+        of those reported ``lying`` (read or not). One frame in ``LEARN_EVERY``, learn
+        the mat from one band of ``1 / LEARN_BANDS`` of its rows (the next band each
+        time, so every such frame costs the same) away from all those cards, and
+        measure the frame's brightness there.
 
         A band much darker or brighter than the mat learned (outside ``GAIN_RANGE``: a
         covered lens, the lights off) is not learned from, and no place is said empty
         until the light is back: a blank picture must never become the mat."""
         h, _ = self.shape
-        band = self.frames % LEARN_BANDS
         self.frames += 1
+        self._read_outlines, self._read = list(read), None
+        if (self.frames - 1) % LEARN_EVERY:
+            return
+        band = (self.frames - 1) // LEARN_EVERY % LEARN_BANDS
         self._read, guard = self._masks(read, lying)
         rows = slice(band * h // LEARN_BANDS, (band + 1) * h // LEARN_BANDS)
         if rows.stop <= rows.start:
@@ -123,10 +129,11 @@ class EmptyMat:
         if moved.shape[2] > 1:
             moved = np.maximum(np.maximum(moved[..., 0], moved[..., 1]), moved[..., 2])
         steady = moved.reshape(now.shape[:2]) <= STEADY
-        free = steady & ~guard[rows]
+        clear = ~guard[rows]
+        free = steady & clear
         learned = self.learned[rows]
         reference = self.reference[rows]
-        gain = self._gain(now, reference, free & (learned >= KNOWN_AFTER))
+        gain = self._gain(now, reference, clear & (learned >= KNOWN_AFTER))
         if gain is not None:  # None: too few cells of known mat in this band, keep the last
             lo, hi = GAIN_RANGE
             if not ((gain >= lo) & (gain <= hi)).all():
@@ -148,6 +155,8 @@ class EmptyMat:
             return False
         inside, rows, cols = self._place(outline)
         total = int(inside.sum())
+        if self._read is None:
+            self._read = self._masks(self._read_outlines, ())[0]
         inside &= ~self._read[rows, cols]
         if total == 0 or inside.sum() < JUDGED_SHARE * total:
             return False
@@ -180,7 +189,7 @@ class EmptyMat:
         self, now: Image, reference: npt.NDArray[np.float32], known: Mask
     ) -> npt.NDArray[np.float32] | None:
         """The frame's brightness per colour against the reference: the mean of the
-        cells where the mat is known and nothing is (None: too few). Far from 1 (a covered lens, a
+        cells where the mat is known and no card is (None: too few). Far from 1 (a covered lens, a
         light switched off), no place is said empty until it is back in ``GAIN_RANGE``."""
         mask = known.astype(np.uint8)
         if cv2.countNonZero(mask) < GAIN_CELLS:
