@@ -125,7 +125,7 @@ class ZoneMap:
         # and the boxes of the earlier zones overlapping each (they win there).
         self._label: list[list[int]] = self.labels.tolist()
         self._convex = [_convex(z.contour) for z in calibration.zones]
-        boxes = [_box(z) for z in calibration.zones]
+        boxes = self._boxes = [_box(z) for z in calibration.zones]
         self._winners = [
             [boxes[m] for m in range(n) if _overlap(boxes[m], boxes[n])]
             for n in range(len(calibration.zones))
@@ -174,6 +174,12 @@ class ZoneMap:
         xs = [p[0] for p in corners]
         ys = [p[1] for p in corners]
         cx, cy = sum(xs) / 4, sum(ys) / 4
+        lo_x, hi_x, lo_y, hi_y = min(xs), max(xs), min(ys), max(ys)
+        if not any(
+            lo_x < bx1 and bx0 < hi_x and lo_y < by1 and by0 < hi_y
+            for bx0, by0, bx1, by1 in self._boxes
+        ):
+            return ()  # clear of every zone's box
         # A card whose corners and centre all lie in one convex zone, clear of the zones
         # that win over it, is wholly inside it: the usual case, answered from five cells.
         x0, y0 = self.x0 - 1, self.y0 - 1
@@ -183,13 +189,15 @@ class ZoneMap:
         }
         if len(cells) == 1:
             n = cells.pop()
-            if n != self._NONE and self._convex[n]:
-                lo_x, hi_x, lo_y, hi_y = min(xs), max(xs), min(ys), max(ys)
-                if not any(
+            if (
+                n != self._NONE
+                and self._convex[n]
+                and not any(
                     lo_x < bx1 and bx0 < hi_x and lo_y < by1 and by0 < hi_y
                     for bx0, by0, bx1, by1 in self._winners[n]
-                ):
-                    return ((self.names[n], 1.0),)
+                )
+            ):
+                return ((self.names[n], 1.0),)
         (ax, ay), (bx, by) = (
             (corners[1][0] - corners[0][0], corners[1][1] - corners[0][1]),
             (
