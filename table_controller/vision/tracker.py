@@ -41,16 +41,14 @@ from dataclasses import dataclass, field
 from table_controller.cards import Card
 from table_controller.rules.events import CardPlayed, InputEvent
 from table_controller.seats import Seat
-from table_controller.vision.zones import Shares, held
+from table_controller.vision.zones import Outline, Shares, held
 
 SAME_PLACE_MM = 60.0  # two readings of one card further apart than this are two places
-# Reads of a card lying still are this close: twice the worst single reading error
-# measured (11.2 mm, issue 18) is rarer than this by far; a hand laying a card moves
-# more than this between two frames until it lets go.
+# Two reads of a card lying still are this close: their errors (2.7 mm median, 11.2 mm
+# worst, issue 18) come mostly from the lens, the same in both; a hand carrying a card
+# moves it more than this between two frames until it lets go.
 STILL_MM = 20.0
 FORGET_SECONDS = 5.0  # a card read but never reported is forgotten after this unread
-
-Outline = tuple[tuple[float, float], ...]  # a card's corners on the table, mm
 
 
 @dataclass(frozen=True)
