@@ -139,3 +139,29 @@ def test_a_card_wholly_inside_is_answered_from_its_corners() -> None:
     got, want = dict(ZONES.shares(corner)), truth(ZONES, corner)
     assert set(got) == set(want) == {"play:E", "play:S", "kitty"}
     assert all(abs(got[k] - want[k]) <= 0.025 for k in got)
+
+
+def test_a_card_read_in_a_picture_is_placed_by_its_outline() -> None:
+    """Cards 9 mm inside South's play zone (next to the kitty), either way round, read in
+    a rendered frame: in the zone; one straddling the line: across it, in no zone."""
+    from table_controller.cards import Card
+    from table_controller.vision.calibration import calibrate
+    from table_controller.vision.detect import CardReader
+    from table_controller.vision.synthetic import CardPlacement, Effects, Scene, TableRenderer
+
+    renderer = TableRenderer()
+    fx = Effects.realistic()
+    reader = CardReader(calibrate(renderer.render(Scene(effects=fx)).image))
+    cards = (
+        CardPlacement(Card.parse("JH"), -40.0, 65.0 + 9.0, 0.0),  # long side across
+        CardPlacement(Card.parse("AS"), 40.0, 65.0 + 9.0, 90.0),  # short side across
+        CardPlacement(Card.parse("KD"), 0.0, -175.0, 180.0),  # in North's zone
+    )
+    seen = {c.card.code: c for c in reader.read(renderer.render(Scene(cards, effects=fx)).image)}
+    assert seen["JH"].zone == seen["AS"].zone == "play:S"
+    assert seen["KD"].zone == "play:N" and seen["KD"].shares == (("play:N", 1.0),)
+    assert seen["JH"].to_json()["shares"]["play:S"] >= CLEAR_SHARE  # type: ignore[index]
+    across = CardPlacement(Card.parse("QC"), 0.0, 62.5, 0.0)
+    (card,) = reader.read(renderer.render(Scene((across,), effects=fx)).image)
+    assert card.zone is None and card.on_line
+    assert {name for name, _ in card.shares} == {"kitty", "play:S"}
