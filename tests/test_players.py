@@ -222,9 +222,12 @@ def players_for(table: Table, world: World, **kw: object) -> SimulatedPlayers:
 
 
 def read_truth(world: World, tracker: Tracker, table: Table, frame: int) -> None:
-    """A perfect camera: every face-up card on the table read where it lies."""
+    """A perfect camera: every face-up card on the table read where it lies, and the
+    place of every card gone from there seen empty."""
     reads = [CardRead(p.card, p.zone, p.x, p.y) for p in world.table if p.face_up]
-    for event in tracker.update(frame, frame / FPS, reads):
+    read = {r.card for r in reads}
+    empty = {c.card for c in tracker.lying() if c.card not in read}
+    for event in tracker.update(frame, frame / FPS, reads, empty):
         table.seen(event)
 
 

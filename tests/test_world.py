@@ -99,7 +99,7 @@ def test_the_real_vision_path_reads_exactly_the_cards_laid_in_their_zones() -> N
                 s.event for s in watcher.process(frame.image, frame.index, frame.timestamp)
             )
 
-    world.lay(Card.parse("9D"), "kitty", face_up=False)  # a back is never read
+    world.lay(Card.parse("9D"), "tricks:N", face_up=False)  # a back is never read
     world.lay(KD, "kitty")
     for card, seat in ((JH, Seat.N), (AS, Seat.E), (NINE_C, Seat.S), (TS, Seat.W)):
         world.lay(card, f"play:{seat}")
@@ -107,7 +107,7 @@ def test_the_real_vision_path_reads_exactly_the_cards_laid_in_their_zones() -> N
     world.gather([JH, AS, NINE_C, TS], "tricks:E")
     run(6)
     world.remove(KD)
-    run(40)  # more than the tracker's second without a card
+    run(40)  # its place seen empty: removed
     laid = [(e.card, e.zone) for e in events if isinstance(e, CardLaid)]
     assert laid == [
         (KD, "kitty"),

@@ -5,17 +5,19 @@ the cover hid.
 
 A covered lens gives dark, blank frames; after ``covered_after`` seconds of them the
 kiosk raises the VIEW fault (the page's banner, the lights) and clears it by itself when
-the table is in view again. Meanwhile the camera's tracker loses every card on the table
-and reports each one removed; when the view is back it reports them laid again. Those
-are the same cards lying where they were, not new ones: a card of the last hand left in
-a play zone must not be taken for a card of the next deal, and a played card is not a
-sweep. ``CoverWatch`` remembers the cards the cover hid until they are seen again.
+the table is in view again. Meanwhile the camera's tracker keeps the cards it cannot
+see (a dark frame shows no place empty); should it report one removed all the same and,
+when the view is back, laid again, that is the same card lying where it was, not a new
+one: a card of the last hand left in a play zone must not be taken for a card of the
+next deal, and a played card is not a sweep. ``CoverWatch`` remembers the cards the
+cover hid until they are seen again.
 
-Cards swept off: the camera says a card is gone only once it has not been seen for a
-while (the tracker's ``gone_seconds``, camera time), and the bots may have finished the
-trick meanwhile. ``CoverWatch.in_trick`` tells a visitor's card swept off the trick in
-play, even when that trick is over by the time the camera says so, from a card of a
-finished trick picked up after it (the visitor tidying: nothing to say).
+Cards swept off: the camera says a card is gone only once its place is seen empty (the
+tracker's removal, camera time), which may be a while after it was last read, and the
+bots may have finished the trick meanwhile. ``CoverWatch.in_trick`` tells a visitor's
+card swept off the trick in play, even when that trick is over by the time the camera
+says so, from a card of a finished trick picked up after it (the visitor tidying:
+nothing to say).
 """
 
 from __future__ import annotations

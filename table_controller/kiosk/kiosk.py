@@ -243,7 +243,8 @@ class Kiosk:
             if self.cover.dark or self.blind():  # hidden by a cover, not gone
                 self.cover.hid(event.card, event.zone)
             else:
-                self._removed(event.card, event.time)
+                unseen = 0.0 if event.last_read is None else event.time - event.last_read
+                self._removed(event.card, event.time, unseen)
             return None
         if isinstance(event, CardLaid) and self.cover.seen_again(event.card, event.zone):
             return None  # a card lying there all along, seen again now the view is back
@@ -326,16 +327,15 @@ class Kiosk:
         self.table.core.changed()
         return None
 
-    def _removed(self, card: Card, at: float) -> None:
-        """A card gone from the table (reported at camera time ``at``): a visitor's card
-        of the trick in play swept off (one, or all of them at once) loses nothing, but
-        the page says so and what to do (cover.py tells a sweep from a tidy-up)."""
+    def _removed(self, card: Card, at: float, unseen: float) -> None:
+        """A card gone from the table (reported at camera time ``at``, last read
+        ``unseen`` seconds before): a visitor's card of the trick in play swept off (one,
+        or all of them at once) loses nothing, but the page says so and what to do
+        (cover.py tells a sweep from a tidy-up)."""
         game = self.table.game
         hand = game.hand
         if hand is None or game.phase is not Phase.PLAYING:
             return
-        watcher = self.table.camera.watcher
-        unseen = watcher.tracker.gone_seconds if watcher is not None else 1.0
         if self.cover.in_trick(hand, card, at, unseen) not in self.visitors:
             return
         alert = self.alert

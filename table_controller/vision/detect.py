@@ -24,6 +24,16 @@ from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting, family
 from table_controller.vision.tracker import CardRead
+from table_controller.vision.zones import (
+    LINE_MM,
+    Shares,
+    ZoneMap,
+    across_line,
+    card_outline,
+    placed,
+)
+
+__all__ = ["LINE_MM", "CardReader", "CardSeen", "ZoneMap", "card_center_px", "card_centres"]
 
 # The card's centre in a marker's own frame (x along its top edge, y down its side),
 # in marker sides: the same for both markers, since the second is printed turned round.
@@ -44,7 +54,9 @@ class CardSeen:
     corners: tuple[tuple[float, float], ...]  # image px of the marker read (first one)
     markers: int  # how many of its two markers were read
     confidence: float
-    on_line: bool = False  # on a zone's line (``zone`` is then None): to be moved into one
+    on_line: bool = False  # across a zone's line (``zone`` is then None): to be moved into one
+    shares: Shares = ()  # the share of the card's area in each zone it touches, largest first
+    outline: tuple[tuple[float, float], ...] = ()  # the card's corners on the table, mm
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -55,10 +67,13 @@ class CardSeen:
             "markers": self.markers,
             "confidence": round(self.confidence, 3),
             "on_line": self.on_line,
+            "shares": {zone: round(share, 2) for zone, share in self.shares},
         }
 
     def read(self) -> CardRead:
-        return CardRead(self.card, self.zone, self.x, self.y, self.confidence)
+        return CardRead(
+            self.card, self.zone, self.x, self.y, self.confidence, self.shares, self.outline
+        )
 
 
 def card_center_px(corners: npt.NDArray[np.float32]) -> tuple[float, float]:
@@ -79,10 +94,6 @@ def card_centres(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 # A marker read more than this far from its printed size is not a card's (see _true_size).
 SIZE_TOLERANCE = 0.35
-
-# A card whose centre is nearer a zone's line than this is on the line, in no zone: a
-# reading is 0.6 mm off at the median, 3.5 mm at p99 (bench/vision.py, section 3).
-LINE_MM = 5.0
 
 # Read at a reduced size when the markers stay this many px a cell (bench/vision.py:
 # ArUco reads every sharp card from about 2.5 px a cell; 3 keeps a margin for blur).
@@ -203,59 +214,30 @@ class CardReader:
         return np.asarray(off <= SIZE_TOLERANCE)
 
     def _seen(self, sightings: list[Sighting], x: float, y: float) -> CardSeen:
-        zone = self._zones.at(x, y)
+        """The card of a group of sightings, centred at (x, y) mm: its outline on the
+        table (from its markers' top edges), the share of it in each zone and the zone
+        clearly holding it (zones.py)."""
         corners = tuple((a, b) for a, b in sightings[0].corners.tolist())
         confidence = min(1.0, 0.5 * len(sightings) + 0.5 * max(s.confidence for s in sightings))
-        on_line = zone is None and self._zones.on_line(x, y)
+        outline = card_outline((x, y), self._across(sightings))
+        shares = self._zones.shares(outline)
+        zone = placed(shares)
+        on_line = across_line(shares)
         card = Card(sightings[0].marker)
-        return CardSeen(card, zone, x, y, corners, len(sightings), confidence, on_line)
+        return CardSeen(
+            card, zone, x, y, corners, len(sightings), confidence, on_line, shares, outline
+        )
 
-
-class ZoneMap:
-    """Which zone holds a table point, looked up in a millimetre grid of the zones
-    (a few microseconds a card, against a polygon test per zone).
-
-    A point within ``LINE_MM`` of a zone's line is in no zone: a card lying on the line
-    between two zones is not placed until it is moved clearly into one (a reading is a
-    few millimetres off at worst, so a zone decided by less than that would be a guess).
-    Points near a line are asked of the polygons themselves, so away from the lines the
-    answer is exactly :meth:`Calibration.zone_at`'s."""
-
-    _NONE, _EDGE = 255, 254
-
-    def __init__(self, calibration: Calibration) -> None:
-        self.calibration = calibration
-        self.names = [z.name for z in calibration.zones]
-        pts = np.array([p for z in calibration.zones for p in z.polygon], np.float64)
-        self.x0, self.y0 = np.floor(pts.min(axis=0)) - 2
-        w, h = (np.ceil(pts.max(axis=0)) + 2 - (self.x0, self.y0)).astype(int) + 1
-        grid = np.full((h, w), self._NONE, np.uint8)
-        origin = np.array([self.x0, self.y0])
-        shift = 4  # fixed-point bits for sub-millimetre polygon corners
-        outlines = [
-            np.round((np.array(z.polygon) - origin) * (1 << shift)).astype(np.int32)
-            for z in calibration.zones
-        ]
-        # Earlier zones win where zones overlap (play zones come first): draw them last.
-        for n in range(len(outlines) - 1, -1, -1):
-            cv2.fillPoly(grid, [outlines[n]], n, shift=shift)
-        band = 2 * math.ceil(LINE_MM + 1.5) + 1  # cells: every point near a line, and more
-        cv2.polylines(grid, outlines, True, self._EDGE, thickness=band, shift=shift)
-        self.grid = grid
-
-    def at(self, x: float, y: float) -> str | None:
-        i, j = int(y - self.y0), int(x - self.x0)
-        h, w = self.grid.shape
-        if not (0 <= i < h and 0 <= j < w):
-            return None
-        v = int(self.grid[i, j])
-        if v == self._EDGE:
-            if self.calibration.distance_to_line(x, y) < LINE_MM:
-                return None
-            zone = self.calibration.zone_at(x, y)
-            return None if zone is None else zone.name
-        return None if v == self._NONE else self.names[v]
-
-    def on_line(self, x: float, y: float) -> bool:
-        """Whether a table point is within ``LINE_MM`` of a zone's line."""
-        return self.calibration.distance_to_line(x, y) < LINE_MM
+    def _across(self, sightings: list[Sighting]) -> tuple[float, float]:
+        """The direction of the card's short side on the table: its markers' top and
+        bottom edges (the second marker's turned half round: the same line)."""
+        px = np.concatenate([s.corners for s in sightings]).astype(np.float64)
+        mm = image_to_table(self.calibration, px).tolist()
+        dx = dy = 0.0
+        for k in range(0, len(mm), 4):
+            (ax, ay), (bx, by), (cx, cy), (ex, ey) = mm[k : k + 4]
+            ux, uy = bx - ax + cx - ex, by - ay + cy - ey  # top edge + bottom edge
+            if ux * dx + uy * dy < 0:  # the second marker, turned half round
+                ux, uy = -ux, -uy
+            dx, dy = dx + ux, dy + uy
+        return (dx, dy)

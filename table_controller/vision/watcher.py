@@ -2,6 +2,10 @@
 
 Every card reported laid keeps an evidence crop: the part of the frame that showed it,
 as PNG bytes, for the director to look at when a renege is claimed or proven.
+
+A card reported lying and not read in a frame is looked for in the picture: its place
+showing the empty mat (empty_mat.py) is the tracker's evidence that it is gone; a hand,
+glare or a card back over it is not.
 """
 
 from __future__ import annotations
@@ -11,13 +15,17 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from table_controller.cards import Card
 from table_controller.vision.calibration import table_to_image
 from table_controller.vision.detect import CardReader, CardSeen, Image
+from table_controller.vision.empty_mat import EmptyMat
 from table_controller.vision.layout import CARD_H, Calibration
 from table_controller.vision.markers import MarkerFamily
-from table_controller.vision.tracker import CardLaid, CardMoved, Tracker, TrackerEvent
+from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
 
 EVIDENCE_MM = CARD_H * 1.3  # the side of the square of table kept around a card
+CALM_LOOKS = 15  # a card unread whose place shows no mat this many looks running ...
+CALM_EVERY = 4  # ... is looked at one frame in this many
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,10 @@ class CardWatcher:
 
     def __post_init__(self) -> None:
         self.reader = CardReader(self.calibration, self.family)
+        self.mat = EmptyMat(self.calibration, self.reader.roi)
         self.last: list[CardSeen] = []
+        self._frames = 0
+        self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
 
     def process(
         self, frame: Image, index: int, time: float, grey: Image | None = None
@@ -60,7 +71,8 @@ class CardWatcher:
         """One frame (BGR, for evidence) and, when the camera gives it, its grey plane
         (what is read; read from ``frame`` otherwise)."""
         self.last = self.reader.read(frame if grey is None else grey)
-        events = self.tracker.update(index, time, [c.read() for c in self.last])
+        reads = [c.read() for c in self.last]
+        events = self.tracker.update(index, time, reads, self._empty(frame, reads))
         out = []
         for event in events:
             evidence = None
@@ -70,6 +82,37 @@ class CardWatcher:
                     evidence = evidence_crop(self.calibration, frame, spot.x, spot.y)
             out.append(Seen(event, evidence))
         return out
+
+    def _empty(self, frame: Image, reads: list[CardRead]) -> set[Card]:
+        """The cards reported lying, unread in this frame, whose place shows the empty
+        mat; the mat learned meanwhile away from every card read or lying.
+
+        A card whose place has shown something else (the card itself, under a pile)
+        for ``CALM_LOOKS`` looks in a row is looked at one frame in ``CALM_EVERY`` only,
+        until its place first looks empty: a pile of face-up tricks, the cards under the
+        top one never read, costs little; its removal comes at most that many frames
+        later."""
+        read = {r.card for r in reads}
+        lying = [c for c in self.tracker.lying() if c.outline]
+        self.mat.look(frame, [r.outline for r in reads if r.outline], [c.outline for c in lying])
+        self._frames += 1
+        empty = set()
+        calm = self._calm
+        for n, c in enumerate(lying):
+            if c.card in read:
+                calm.pop(c.card, None)
+                continue
+            looks = calm.get(c.card, 0)
+            if looks >= CALM_LOOKS and (self._frames + n) % CALM_EVERY:
+                continue
+            if self.mat.empty(frame, c.outline):
+                empty.add(c.card)
+                calm.pop(c.card, None)
+            else:
+                calm[c.card] = looks + 1
+        for card in set(calm) - {c.card for c in lying}:
+            del calm[card]
+        return empty
 
 
 def annotate(
