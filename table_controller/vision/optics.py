@@ -94,9 +94,10 @@ class Sensor:
     the camera delivers (0: raw frames).
 
     Geometry: ``hfov_deg`` the pinhole field of view the lens model is built on and
-    ``distortion`` its OpenCV coefficients (k1, k2, p1, p2, k3), both for the frame
-    size ``geometry_at``; None and () leave a scene's camera as it is (see
-    :func:`camera_for`).
+    ``distortion`` its OpenCV coefficients (k1, k2, p1, p2, k3), in normalised image
+    coordinates, so the same at any frame size of the same field of view. The renderer
+    takes the geometry from ``Scene.camera``: :func:`camera_for` mounts a camera with
+    the sensor's (None and (): a 75 deg pinhole).
 
     ``isp`` False keeps only the old pipeline's camera knobs (Gaussian blur
     ``sharp_sigma``, colour ``cast``, additive grey ``noise``, ``jpeg``): the "legacy"
@@ -128,7 +129,6 @@ class Sensor:
     isp: bool = True
     hfov_deg: float | None = None
     distortion: tuple[float, ...] = ()
-    geometry_at: tuple[int, int] = (1280, 720)
 
     def __post_init__(self) -> None:
         if self.demosaic not in _DEMOSAIC:
@@ -149,15 +149,20 @@ class Sensor:
 
     # -- the lens, on the undistorted canvas
 
-    def lens(self, img: Bgr, extra_sigma: float = 0.0) -> Bgr:
+    def lens(
+        self, img: Bgr, extra_sigma: float = 0.0, motion: tuple[float, float] = (0.0, 0.0)
+    ) -> Bgr:
         """The lens's blur: core Gaussian (with ``extra_sigma`` from the scene, e.g.
-        ``Effects.blur``), defocus disc, softer corners, halo."""
+        ``Effects.blur``), defocus disc, the camera's shake during the exposure
+        (``motion``, px x and y), softer corners, halo. The first three are one
+        convolution, their kernels combined."""
         out = img
         core = math.hypot(self.sharp_sigma, extra_sigma)
-        if core > 0:
+        if self.defocus_px > 0 or any(motion):
+            kernel = _psf(round(core, 2), round(self.defocus_px, 2), motion)
+            out = np.asarray(cv2.filter2D(out, -1, kernel), np.uint8)
+        elif core > 0:
             out = np.asarray(cv2.GaussianBlur(out, (0, 0), core), np.uint8)
-        if self.defocus_px > 0:
-            out = np.asarray(cv2.filter2D(out, -1, pillbox(self.defocus_px)), np.uint8)
         if self.corner_sigma > 0:
             soft = cv2.GaussianBlur(out, (0, 0), self.corner_sigma)
             w_corner, w_centre = _corner_weights(out.shape[1], out.shape[0])
@@ -190,7 +195,7 @@ class Sensor:
         camera delivers: photons, noise, mosaic, white balance, tone, sharpening, JPEG."""
         h, w = img.shape[:2]
         plane = mosaic(img) if self.bayer else img
-        lin = _LINEAR_LUT[plane]  # float32 linear light, white = 1
+        lin = cv2.LUT(plane, _LINEAR_LUT)  # float32 linear light, white = 1
         # What the raw sensor collects: the light's colour (blue is weak under tungsten)
         # times the electrons a white card gives; then the processor's white balance
         # divides by the light it believes in, and maps white to the 12-bit top.
@@ -309,6 +314,36 @@ def pillbox(radius: float) -> FloatImage:
     if k.sum() <= 0:
         k[n, n] = 1.0
     return np.asarray(k / k.sum(), np.float32)
+
+
+@lru_cache(maxsize=64)
+def _psf(sigma: float, defocus: float, motion: tuple[float, float]) -> FloatImage:
+    """One kernel for a Gaussian core, a defocus disc and a motion streak together."""
+    parts = []
+    if sigma > 0:
+        n = max(1, math.ceil(3 * sigma))
+        g = cv2.getGaussianKernel(2 * n + 1, sigma, cv2.CV_32F)
+        parts.append(np.asarray(g @ g.T, np.float32))
+    if defocus > 0:
+        parts.append(pillbox(defocus))
+    if any(motion):
+        parts.append(motion_kernel(*motion))
+    kernel = parts[0]
+    for k in parts[1:]:
+        kernel = _convolve(kernel, k)
+    return np.asarray(kernel / kernel.sum(), np.float32)
+
+
+def _convolve(a: FloatImage, b: FloatImage) -> FloatImage:
+    """The full 2-D convolution of two small odd-sized kernels."""
+    ha, wa = a.shape
+    hb, wb = b.shape
+    out = np.zeros((ha + hb - 1, wa + wb - 1), np.float32)
+    for y in range(hb):
+        for x in range(wb):
+            if b[y, x]:
+                out[y : y + ha, x : x + wa] += b[y, x] * a
+    return out
 
 
 def motion_kernel(dx: float, dy: float) -> FloatImage:
@@ -464,10 +499,9 @@ def camera_for(
     """A camera with the sensor's lens at ``size``, mounted ``offset`` mm from the mat's
     centre, looking at the centre, as low as it can hang with all four corner markers
     ``margin_px`` inside the frame (a lens with no field of view of its own: 75 deg).
-    Distortion scales with the frame's width, its coefficients being given for
-    ``geometry_at``."""
+    """
     hfov = sensor.hfov_deg if sensor.hfov_deg is not None else 75.0
-    dist = _scaled_distortion(sensor, size)
+    dist = tuple(sensor.distortion)
     corners = np.concatenate([fiducial_corners(m) for m in FIDUCIALS])
     cam = Camera(size[0], size[1], hfov, (offset[0], offset[1], 900.0), (0.0, 0.0), roll_deg, dist)
     for height in np.arange(900.0, 3000.0, 10.0):
@@ -475,13 +509,6 @@ def camera_for(
         if cam.sees(corners, margin_px):
             return cam
     return cam
-
-
-def _scaled_distortion(sensor: Sensor, size: tuple[int, int]) -> tuple[float, ...]:
-    """The distortion coefficients at ``size``: the same lens at the same field of view
-    has the same normalised coefficients whatever the frame size, so they carry over."""
-    del size
-    return tuple(sensor.distortion)
 
 
 # --- how finely a camera sees the cards ------------------------------------------------
@@ -628,7 +655,6 @@ def random_setup(
         jpeg=int(rng.integers(60, 96)),
         hfov_deg=camera.hfov_deg,
         distortion=camera.distortion,
-        geometry_at=size,
     )
     return camera, effects, sensor
 

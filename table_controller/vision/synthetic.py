@@ -1326,13 +1326,11 @@ class TableRenderer:
     ) -> Bgr:
         """The venue's light (``fx``), then the lens, the camera's shake and rolling
         shutter, the lens's distortion, and the sensor and its processor."""
-        from table_controller.vision.optics import motion_kernel
-
-        out = sensor.lens(self._light(img, fx, canvas, rng), fx.blur)
-        if fx.motion > 0:
-            a = math.radians(fx.motion_deg)
-            kernel = motion_kernel(fx.motion * math.cos(a), fx.motion * math.sin(a))
-            out = np.asarray(cv2.filter2D(out, -1, kernel), np.uint8)
+        a = math.radians(fx.motion_deg)
+        shake = (round(fx.motion * math.cos(a), 2), round(fx.motion * math.sin(a), 2))
+        out = sensor.lens(
+            self._light(img, fx, canvas, rng), fx.blur, shake if fx.motion else (0, 0)
+        )
         shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
         if any(camera.distortion):
             mx, my = self._distortion_maps(camera)
