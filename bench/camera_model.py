@@ -13,7 +13,8 @@ unoccluded) and its true centre is not on a zone's line (within ``LINE_MM``, whe
 zone is right); it is read when the reader reports it in the zone holding its true
 centre. The issue's figures with the current reader were 95.3 % at 1280x720 and 98.7 % at
 1920x1080: the model should give no more. "Sharp" venues have no motion blur and, by
-default, a defocus disc of at most 2 px radius (``--max-defocus``).
+default, a defocus disc of at most 2.5 px radius at 1280x720 (``--max-defocus``; the
+issue's venues were out of focus by 1-3 px).
 
     PYTHONPATH=. python bench/camera_model.py --quick
 """
@@ -41,7 +42,7 @@ from table_controller.vision.synthetic import (
 )
 
 FILED = {(1280, 720): 95.3, (1920, 1080): 98.7}
-SHARP_DEFOCUS_PX = 2.0
+SHARP_DEFOCUS_PX = 2.5
 
 
 @dataclass

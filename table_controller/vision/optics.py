@@ -623,8 +623,8 @@ def random_setup(
 
     motion = 0.0 if sharp else float(rng.uniform(1.0, 8.0)) if rng.random() < 0.6 else 0.0
     defocus = float(rng.uniform(1.0, 3.0)) if rng.random() < 0.5 else float(rng.uniform(0.0, 1.0))
-    if max_defocus_px is not None:
-        defocus = min(defocus, float(rng.uniform(0.0, max_defocus_px)))
+    if max_defocus_px is not None and defocus > max_defocus_px:
+        defocus = float(rng.uniform(0.0, max_defocus_px))  # refocused until accepted
     glare = rng.random() < 0.35
     effects = Effects(
         motion=motion * scale,
