@@ -820,6 +820,7 @@ class TableRenderer:
         self._maps: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
         self._noise: dict[tuple[int, ...], np.ndarray] = {}
         self._identity: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._fixed: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- cached layers
 
@@ -1332,22 +1333,33 @@ class TableRenderer:
             self._light(img, fx, canvas, rng), fx.blur, shake if fx.motion else (0, 0)
         )
         shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
-        if any(camera.distortion):
-            mx, my = self._distortion_maps(camera)
-        else:
-            mx, my = self._identity_maps(camera.width, camera.height)
-        if shear.any() or any(camera.distortion) or canvas.pad_x or canvas.pad_y:
+        if shear.any():
+            if any(camera.distortion):
+                mx, my = self._distortion_maps(camera)
+            else:
+                mx, my = self._identity_maps(camera.width, camera.height)
+            maps = (mx + (canvas.pad_x + shear[:, :1]), my + (canvas.pad_y + shear[:, 1:]))
             out = np.asarray(
-                cv2.remap(
-                    out,
-                    mx + (canvas.pad_x + shear[:, :1]),
-                    my + (canvas.pad_y + shear[:, 1:]),
-                    cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE,
-                ),
+                cv2.remap(out, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                np.uint8,
+            )
+        elif any(camera.distortion):
+            fixed = self._fixed_maps(camera, canvas)
+            out = np.asarray(
+                cv2.remap(out, *fixed, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
                 np.uint8,
             )
         return np.ascontiguousarray(sensor.develop(out, rng))
+
+    def _fixed_maps(self, camera: Camera, canvas: _Canvas) -> tuple[np.ndarray, np.ndarray]:
+        """The distortion maps (into the padded canvas) in OpenCV's fixed point form,
+        which remaps about twice as fast."""
+        if camera not in self._fixed:
+            mx, my = self._distortion_maps(camera)
+            self._fixed[camera] = cv2.convertMaps(
+                mx + canvas.pad_x, my + canvas.pad_y, cv2.CV_16SC2
+            )
+        return self._fixed[camera]
 
     def _identity_maps(self, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
         if (w, h) not in self._identity:
