@@ -339,3 +339,14 @@ def test_the_synthetic_camera_takes_a_model() -> None:
     assert all(m.in_frame for m in frame.truth.fiducials.values())
     with pytest.raises(CameraError, match="pi3-wide"):
         open_camera("synthetic,model=pi9")
+
+
+def test_the_wide_preset_sees_102_degrees_edge_to_edge() -> None:
+    """The Camera Module 3 Wide: 102 deg across, through its barrel distortion."""
+    for name, fov in (("pi3", 66.0), ("pi3-wide", 102.0)):
+        cam = camera_for(preset(name))
+        mid = (cam.height - 1) / 2
+        edges = np.array([[[0.0, mid]], [[cam.width - 1.0, mid]]], np.float32)
+        x = cv2.undistortPoints(edges, cam.matrix(), cam.dist_coeffs()).reshape(-1, 2)[:, 0]
+        seen = float(np.degrees(np.arctan(np.abs(x)).sum()))
+        assert seen == pytest.approx(fov, abs=1.0), name
