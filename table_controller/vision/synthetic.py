@@ -20,7 +20,7 @@ centres at integer coordinates, as OpenCV's.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -1271,8 +1271,17 @@ class TableRenderer:
                 out = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
         return np.ascontiguousarray(out)
 
-    def _light(self, img: Bgr, fx: Effects, canvas: _Canvas, rng: np.random.Generator) -> Bgr:
-        """The venue's light: uneven lighting, colour cast and exposure, glare spots."""
+    def _light(
+        self,
+        img: Bgr,
+        fx: Effects,
+        canvas: _Canvas,
+        rng: np.random.Generator,
+        where: Callable[[Points], Points] | None = None,
+    ) -> Bgr:
+        """The venue's light: uneven lighting, colour cast and exposure, glare spots
+        (``fx.glare_at`` placed by ``where``, table mm -> px of ``img``; the canvas's
+        homography by default)."""
         h, w = img.shape[:2]
         out = img
         if fx.lighting > 0 or fx.cast != (1.0, 1.0, 1.0) or fx.exposure != 1.0:
@@ -1291,10 +1300,9 @@ class TableRenderer:
             out = out.copy() if out is img else out
             spots: list[tuple[float, float]] = []
             if fx.glare_at:
-                spots = [
-                    (float(a), float(b))
-                    for a, b in _apply(canvas.table_to_px, np.array(fx.glare_at))
-                ]
+                at = np.array(fx.glare_at, np.float64)
+                px = where(at) if where is not None else _apply(canvas.table_to_px, at)
+                spots = [(float(a), float(b)) for a, b in px]
             else:
                 for _ in range(fx.glare_spots):
                     spots.append((rng.uniform(0.15, 0.85) * w, rng.uniform(0.15, 0.85) * h))
@@ -1325,13 +1333,11 @@ class TableRenderer:
         canvas: _Canvas,
         rng: np.random.Generator,
     ) -> Bgr:
-        """The venue's light (``fx``), then the lens, the camera's shake and rolling
-        shutter, the lens's distortion, and the sensor and its processor."""
-        a = math.radians(fx.motion_deg)
-        shake = (round(fx.motion * math.cos(a), 2), round(fx.motion * math.sin(a), 2))
-        out = sensor.lens(
-            self._light(img, fx, canvas, rng), fx.blur, shake if fx.motion else (0, 0)
-        )
+        """The lens's distortion and the rolling shutter (one remap from the canvas to
+        the frame), the venue's light (``fx``), the lens's blur and the camera's shake,
+        then the sensor and its processor. All but the remap work at the frame's size,
+        not the padded canvas's (a wide lens pads a lot)."""
+        out = img
         shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
         if shear.any():
             if any(camera.distortion):
@@ -1349,6 +1355,10 @@ class TableRenderer:
                 cv2.remap(out, *fixed, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
                 np.uint8,
             )
+        out = self._light(out, fx, canvas, rng, where=camera.project)
+        a = math.radians(fx.motion_deg)
+        shake = (round(fx.motion * math.cos(a), 2), round(fx.motion * math.sin(a), 2))
+        out = sensor.lens(out, fx.blur, shake if fx.motion else (0.0, 0.0))
         return np.ascontiguousarray(sensor.develop(out, rng))
 
     def _fixed_maps(self, camera: Camera, canvas: _Canvas) -> tuple[np.ndarray, np.ndarray]:
