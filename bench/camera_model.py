@@ -143,6 +143,33 @@ def run(size: tuple[int, int], setups: int, seed: int, max_defocus_px: float) ->
     return tallies
 
 
+def cost(frames: int, seed: int) -> None:
+    """What a 1280x720 frame costs to render: the old pipeline (Effects.realistic)
+    against random venues through the camera model, same tables."""
+    renderer = TableRenderer()
+    old: list[float] = []
+    new: list[float] = []
+    for k in range(frames):
+        rng = np.random.default_rng([seed, 7, k])
+        camera, effects, sensor = random_setup(rng, size=(1280, 720))
+        scene = random_scene(rng, 8, hands=1, camera=camera, effects=effects)
+        legacy = replace(scene, effects=Effects.realistic())
+        renderer.render(replace(scene, sensor=sensor))  # the camera's maps, cached
+        renderer.render(legacy)
+        for out, s in ((old, legacy), (new, replace(scene, sensor=sensor))):
+            t = time.perf_counter()
+            renderer.render(s, seed=k + 1)
+            out.append((time.perf_counter() - t) * 1000)
+    for name, ms in (
+        ("old pipeline (Effects.realistic)", old),
+        ("camera model (random venue)", new),
+    ):
+        print(
+            f"  {name}: {np.median(ms):.1f} ms median, {np.percentile(ms, 90):.1f} ms p90, "
+            f"{min(ms):.1f} ms min per 1280x720 frame"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="40 venues per size (else 300)")
@@ -157,7 +184,12 @@ def main() -> None:
         "venues' own focus, 1-3 px half the time",
     )
     ap.add_argument("--size", choices=["720", "1080", "both"], default="both")
+    ap.add_argument("--cost", type=int, default=0, help="only time N frames' rendering")
     args = ap.parse_args()
+    if args.cost:
+        print(f"rendering cost over {args.cost} tables of 8 cards and a hand:")
+        cost(args.cost, args.seed)
+        return
     setups = args.setups or (40 if args.quick else 300)
     focus = (
         "the venues' own focus"
