@@ -350,3 +350,10 @@ def test_the_wide_preset_sees_102_degrees_edge_to_edge() -> None:
         x = cv2.undistortPoints(edges, cam.matrix(), cam.dist_coeffs()).reshape(-1, 2)[:, 0]
         seen = float(np.degrees(np.arctan(np.abs(x)).sum()))
         assert seen == pytest.approx(fov, abs=1.0), name
+
+
+def test_a_defocus_too_small_to_see_changes_nothing() -> None:
+    img = (np.random.default_rng(4).random((30, 40, 3)) * 255).astype(np.uint8)
+    lens = Sensor(sharp_sigma=0.0, defocus_px=0.001)
+    assert np.array_equal(lens.lens(img), img)
+    assert np.array_equal(lens.lens(img, motion=(0.0, 0.0)), img)

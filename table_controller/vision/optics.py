@@ -160,8 +160,9 @@ class Sensor:
         core = math.hypot(self.sharp_sigma, extra_sigma)
         if core > 0:
             out = np.asarray(cv2.GaussianBlur(out, (0, 0), core), np.uint8)
-        if self.defocus_px > 0 or any(motion):
-            kernel = _psf(round(self.defocus_px, 2), motion)
+        defocus = round(self.defocus_px, 2)
+        if defocus > 0 or any(motion):
+            kernel = _psf(defocus, motion)
             out = np.asarray(cv2.filter2D(out, -1, kernel), np.uint8)
         if self.corner_sigma > 0:
             out = _soften_corners(out, self.corner_sigma)
