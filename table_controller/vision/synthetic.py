@@ -819,7 +819,6 @@ class TableRenderer:
         self._backgrounds: dict[tuple[Any, ...], tuple[_Canvas, Bgr]] = {}
         self._maps: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
         self._noise: dict[tuple[int, ...], np.ndarray] = {}
-        self._identity: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._fixed: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- cached layers
@@ -1333,26 +1332,31 @@ class TableRenderer:
         canvas: _Canvas,
         rng: np.random.Generator,
     ) -> Bgr:
-        """The lens's distortion and the rolling shutter (one remap from the canvas to
-        the frame), the venue's light (``fx``), the lens's blur and the camera's shake,
-        then the sensor and its processor. All but the remap work at the frame's size,
-        not the padded canvas's (a wide lens pads a lot)."""
+        """The lens's distortion (a remap from the canvas to the frame), the rolling
+        shutter (a shear of the frame's rows, as the sensor reads them), the venue's light
+        (``fx``), the lens's blur and the camera's shake, then the sensor and its
+        processor. All but the remap work at the frame's size, not the padded canvas's
+        (a wide lens pads a lot)."""
         out = img
-        shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
-        if shear.any():
-            if any(camera.distortion):
-                mx, my = self._distortion_maps(camera)
-            else:
-                mx, my = self._identity_maps(camera.width, camera.height)
-            maps = (mx + (canvas.pad_x + shear[:, :1]), my + (canvas.pad_y + shear[:, 1:]))
-            out = np.asarray(
-                cv2.remap(out, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
-                np.uint8,
-            )
-        elif any(camera.distortion):
+        if any(camera.distortion):
             fixed = self._fixed_maps(camera, canvas)
             out = np.asarray(
                 cv2.remap(out, *fixed, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                np.uint8,
+            )
+        shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
+        if shear.any():
+            # Each row shifted by its own (x, y), linear in the row: an affine map.
+            top, slope = shear[0], (shear[-1] - shear[0]) / max(1, camera.height - 1)
+            m = np.array([[1.0, slope[0], top[0]], [0.0, 1.0 + slope[1], top[1]]], np.float64)
+            out = np.asarray(
+                cv2.warpAffine(
+                    out,
+                    m,
+                    camera.size,
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                    borderMode=cv2.BORDER_REPLICATE,
+                ),
                 np.uint8,
             )
         out = self._light(out, fx, canvas, rng, where=camera.project)
@@ -1370,12 +1374,6 @@ class TableRenderer:
                 mx + canvas.pad_x, my + canvas.pad_y, cv2.CV_16SC2
             )
         return self._fixed[camera]
-
-    def _identity_maps(self, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
-        if (w, h) not in self._identity:
-            yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-            self._identity[(w, h)] = (xx, yy)
-        return self._identity[(w, h)]
 
     # -- truth
 
