@@ -14,7 +14,8 @@ variable), the way gpiozero picks its pin factory:
 =====================================  ================================================
 
 Options follow after commas: ``usb:0,width=1920,height=1080,fps=30``,
-``folder:DIR,loop=true,realtime=true``, ``synthetic,seed=3,effects=harsh``; ``limit=N``
+``folder:DIR,loop=true,realtime=true``, ``synthetic,seed=3,effects=harsh``,
+``synthetic,model=pi3-wide`` (a camera model of :mod:`optics`); ``limit=N``
 stops any source after N frames. A bare path or number works too: a directory is a
 folder, a file a video (or a single picture), a number or ``/dev/video*`` a USB camera.
 
@@ -643,6 +644,7 @@ def _synthetic(spec: CameraSpec) -> FrameSource:
     seed = o.int("seed", 0) or 0
     effects = o.str("effects")
     fam = o.str("family", "aruco") or "aruco"
+    model = o.str("model")
     kw = dict(
         fps=o.float("fps", 30.0),
         loop=o.bool("loop"),
@@ -655,9 +657,34 @@ def _synthetic(spec: CameraSpec) -> FrameSource:
         if effects is not None:
             fx = synthetic.effects_from(effects)
             steps = [replace(s, scene=replace(s.scene, effects=fx)) for s in steps]
+        if model is not None:
+            steps = _with_model(steps, model)
     except ValueError as exc:
         raise CameraError(str(exc)) from None
     return SyntheticSource(steps, seed=seed, marker_family=fam, **kw)  # type: ignore[arg-type]
+
+
+def _with_model(steps: list[Any], model: str) -> list[Any]:
+    """The script seen through a camera model (``optics.PRESETS``): its sensor, and its
+    lens mounted where each scene's camera hangs (as high as the lens needs to see the
+    whole mat)."""
+    from dataclasses import replace
+
+    from table_controller.vision import optics
+
+    sensor = optics.preset(model)
+    cameras: dict[Any, Any] = {}
+    out = []
+    for step in steps:
+        cam = step.scene.camera
+        if sensor.hfov_deg is not None:
+            if cam not in cameras:
+                cameras[cam] = optics.camera_for(
+                    sensor, cam.size, offset=cam.position[:2], roll_deg=cam.roll_deg
+                )
+            cam = cameras[cam]
+        out.append(replace(step, scene=replace(step.scene, camera=cam, sensor=sensor)))
+    return out
 
 
 SOURCES: dict[str, Callable[[CameraSpec], FrameSource]] = {

@@ -20,11 +20,11 @@ centres at integer coordinates, as OpenCV's.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -45,6 +45,9 @@ from table_controller.vision.layout import (
     fiducial_positions,
 )
 from table_controller.vision.markers import FIDUCIALS, MarkerFamily, family
+
+if TYPE_CHECKING:
+    from table_controller.vision.optics import Sensor
 
 Bgr = npt.NDArray[np.uint8]
 Points = npt.NDArray[np.float64]
@@ -235,6 +238,12 @@ class Hand:
 
     Over a card (``over``: its index in the scene or its code) it covers ``fraction`` of
     the card's area, fingertips first. Otherwise its fingertips are ``at`` (table mm).
+
+    ``motion_px``: the hand moves this far (image px, x and y) while the shutter is
+    open, so it and the card it is laying (``over``) are blurred along it; the rest of
+    the frame stays sharp. ``finger``: a single pointing finger reaches over the card
+    (the other fingers curled back), a narrow cover. ``shadow``: depth 0-1 of the
+    soft shadow the arm casts beside itself under a lamp off to one side.
     """
 
     over: int | str | None = None
@@ -242,6 +251,9 @@ class Hand:
     from_deg: float | None = None
     at: tuple[float, float] | None = None
     skin: int | None = None  # an index into SKIN, None for a random one
+    motion_px: tuple[float, float] = (0.0, 0.0)
+    finger: bool = False
+    shadow: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,7 +317,11 @@ class Effects:
 @dataclass(frozen=True)
 class Scene:
     """Everything in one frame: cards (drawn in order, later ones on top), hands, the
-    camera and its effects, the seed of everything random, and any sheets held up."""
+    camera and its effects, the seed of everything random, and any sheets held up.
+
+    ``sensor``: the camera module and its processor (:mod:`optics`); None keeps the
+    old pipeline (``effects`` alone). With a sensor, ``effects`` gives the venue and the
+    moment (lighting, exposure, glare, blur, shake) and the sensor the rest."""
 
     cards: tuple[CardPlacement, ...] = ()
     hands: tuple[Hand, ...] = ()
@@ -313,6 +329,7 @@ class Scene:
     effects: Effects = field(default_factory=Effects)
     seed: int = 0
     sheets: tuple[Sheet, ...] = ()
+    sensor: Sensor | None = None
 
 
 # --- the truth ----------------------------------------------------------------------
@@ -537,6 +554,72 @@ def _wood(rng: np.random.Generator, size: int = 1024) -> Bgr:
     return np.asarray(np.clip(tone[..., None] * base, 0, 255), np.uint8)
 
 
+def _surface(name: str, rng: np.random.Generator, size: int = 1024) -> Bgr:
+    """The table around the mat, 1 px per mm: wood, felt, or a photographic clutter of
+    things left on a wooden table (paper, score pads, cups, a phone, coins)."""
+    if name == "wood":
+        return _wood(rng, size)
+    if name == "felt":
+        colour = np.array([90, 40, 30], np.float32)  # BGR: a navy card-room felt
+        blotch = _smooth_noise(rng, (size, size), 80)
+        fibre = rng.normal(0.0, 1.0, (size, size)).astype(np.float32)
+        fibre = np.asarray(cv2.GaussianBlur(fibre, (0, 0), 0.8), np.float32)
+        fibre /= max(1e-6, float(fibre.std()))
+        tone = 1.0 + 0.08 * blotch + 0.07 * fibre
+        return np.asarray(np.clip(tone[..., None] * colour, 0, 255), np.uint8)
+    img = _wood(rng, size)
+    mat_lo, mat_hi = size / 2 - MAT_HALF - 10, size / 2 + MAT_HALF + 10
+
+    def spot() -> tuple[int, int]:
+        while True:  # somewhere off the mat
+            x, y = rng.uniform(0, size, 2)
+            if not (mat_lo < x < mat_hi and mat_lo < y < mat_hi):
+                return int(x), int(y)
+
+    for _ in range(int(rng.integers(10, 16))):
+        kind = int(rng.integers(5))
+        cx, cy = spot()
+        if kind == 0:  # a sheet of paper or a score pad, ruled
+            w, h = rng.uniform(80, 210), rng.uniform(100, 297)
+            box = cv2.boxPoints(((cx, cy), (w, h), float(rng.uniform(0, 180))))
+            cv2.fillConvexPoly(img, box.astype(np.int32), (235, 240, 242), cv2.LINE_AA)
+            for k in range(1, int(h // 9)):
+                a, b = (
+                    box[0] + (box[1] - box[0]) * k * 9 / h,
+                    box[3] + (box[2] - box[3]) * k * 9 / h,
+                )
+                cv2.line(img, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), (180, 150, 120), 1)
+        elif kind == 1:  # a cup or a glass, seen from above
+            r = int(rng.uniform(35, 50))
+            cup = [float(v) for v in rng.integers(30, 230, 3)]
+            cv2.circle(img, (cx, cy), r, cup, -1, cv2.LINE_AA)
+            cv2.circle(img, (cx, cy), r - 6, (30, 50, 70), -1, cv2.LINE_AA)
+            cv2.circle(img, (cx - r // 3, cy - r // 3), r // 5, (245, 245, 245), -1, cv2.LINE_AA)
+        elif kind == 2:  # a phone
+            box = cv2.boxPoints(((cx, cy), (72, 150), float(rng.uniform(0, 180))))
+            cv2.fillConvexPoly(img, box.astype(np.int32), (25, 25, 28), cv2.LINE_AA)
+        elif kind == 3:  # coins and chips
+            for _ in range(int(rng.integers(2, 7))):
+                x, y = cx + int(rng.normal(0, 25)), cy + int(rng.normal(0, 25))
+                coin = [float(v) for v in rng.integers(40, 220, 3)]
+                cv2.circle(img, (x, y), int(rng.uniform(9, 20)), coin, -1, cv2.LINE_AA)
+        else:  # a beer mat with printing
+            r = int(rng.uniform(45, 55))
+            cv2.circle(img, (cx, cy), r, (200, 210, 220), -1, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                "ALE",
+                (cx - r // 2, cy + 8),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                1.0,
+                (40, 40, 160),
+                3,
+                cv2.LINE_AA,
+            )
+    light = 1.0 + 0.12 * _smooth_noise(rng, (size, size), 400)
+    return np.asarray(np.clip(img.astype(np.float32) * light[..., None], 0, 255), np.uint8)
+
+
 def _mat(
     rng: np.random.Generator,
     ppm: float,
@@ -681,6 +764,17 @@ _HAND_PIECES = [
     np.array([(165, -33), (165, 33), (650, 48), (650, -48)], float),
 ]
 
+# A pointing hand: the index finger out, the others curled under the palm.
+_FINGER_PIECES = [
+    _capsule(8.5, -9.0, 82.0, -10.0, 8.0),
+    *(_capsule(tip_a, b, 85.0, b * 1.1, 9.0) for b, tip_a in ((6.0, 52.0), (22.0, 56.0))),
+    _capsule(60.0, 36.0, 125.0, 34.0, 11.0),
+    _HAND_PIECES[5],
+    _HAND_PIECES[6],
+]
+
+SURFACES = ("wood", "felt", "photo")  # what the table around the mat looks like
+
 
 # --- the renderer -------------------------------------------------------------------
 
@@ -709,7 +803,11 @@ class TableRenderer:
         mat_seed: int = 7,
         printed_zones: bool = True,
         zones: Sequence[Zone] | None = None,
+        surface: str = "wood",
     ) -> None:
+        if surface not in SURFACES:
+            raise ValueError(f"unknown table surface {surface!r}; surfaces: {', '.join(SURFACES)}")
+        self.surface = surface
         self.family_name = marker_family
         self.family = _family(marker_family)
         self.mat_colour = mat_colour
@@ -721,6 +819,7 @@ class TableRenderer:
         self._backgrounds: dict[tuple[Any, ...], tuple[_Canvas, Bgr]] = {}
         self._maps: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
         self._noise: dict[tuple[int, ...], np.ndarray] = {}
+        self._fixed: dict[Camera, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- cached layers
 
@@ -774,7 +873,7 @@ class TableRenderer:
             canvas = self._canvas(camera)
             size = (canvas.width, canvas.height)
             if self._wood is None:
-                self._wood = _wood(np.random.default_rng([self.mat_seed, 1]))
+                self._wood = _surface(self.surface, np.random.default_rng([self.mat_seed, 1]))
             n = self._wood.shape[0]
             wood_to_table = np.array([[1.0, 0, -n / 2 + 0.5], [0, 1.0, -n / 2 + 0.5], [0, 0, 1]])
             img: Bgr = np.asarray(
@@ -820,16 +919,31 @@ class TableRenderer:
         labels = np.full((canvas.height, canvas.width), _BACKGROUND, np.int16)
         hom = canvas.table_to_px
 
-        polys_px: list[Points] = []
+        moving = [h for h in scene.hands if any(h.motion_px)]
+        laying = {self._hand_card(scene, h) for h in moving}
+        polys_px: list[Points | None] = []
         for i, p in enumerate(scene.cards):
-            polys_px.append(self._draw_card(img, labels, hom, p, i))
+            # A card being laid by a moving hand is drawn (blurred) with its hand.
+            polys_px.append(None if i in laying else self._draw_card(img, labels, hom, p, i))
         for sheet in scene.sheets:
             self._draw_sheet(img, labels, canvas, camera, sheet)
         for hand in scene.hands:
-            self._draw_hand(img, labels, hom, scene, hand, rng)
+            if not any(hand.motion_px):
+                self._draw_hand(img, labels, hom, scene, hand, rng)
+        for hand in moving:
+            self._draw_moving(img, labels, hom, scene, hand, rng, polys_px)
 
-        img = self._effects(img, scene.effects, camera, canvas, rng)
-        truth = self._truth(scene, labels, hom, canvas, polys_px)
+        if scene.sensor is None:
+            img = self._effects(img, scene.effects, camera, canvas, rng)
+        elif not scene.sensor.isp:
+            img = self._effects(
+                img, scene.sensor.legacy_effects(scene.effects), camera, canvas, rng
+            )
+        else:
+            img = self._sensor_effects(img, scene.effects, scene.sensor, camera, canvas, rng)
+        drawn = [p for p in polys_px if p is not None]
+        assert len(drawn) == len(polys_px)
+        truth = self._truth(scene, labels, hom, canvas, drawn)
         fiducials = {
             m: self._marker_truth(m, fiducial_corners(m), _BACKGROUND, labels, hom, canvas, camera)
             for m in FIDUCIALS
@@ -913,11 +1027,14 @@ class TableRenderer:
         )
         cv2.fillConvexPoly(labels, np.round(corners * 16).astype(np.int32), _SHEET, cv2.LINE_8, 4)
 
-    def _hand_shape(self, tip: np.ndarray, toward: np.ndarray) -> list[Points]:
+    def _hand_shape(
+        self, tip: np.ndarray, toward: np.ndarray, finger: bool = False
+    ) -> list[Points]:
         """Convex pieces of a hand (table mm) whose fingertips are at ``tip`` and whose
-        arm runs along the unit vector ``toward``."""
+        arm runs along the unit vector ``toward`` (``finger``: one finger pointing)."""
         side = np.array([-toward[1], toward[0]])
-        return [tip + piece[:, :1] * toward + piece[:, 1:] * side for piece in _HAND_PIECES]
+        pieces = _FINGER_PIECES if finger else _HAND_PIECES
+        return [tip + piece[:, :1] * toward + piece[:, 1:] * side for piece in pieces]
 
     def _hand_tip(
         self, scene: Scene, hand: Hand, toward: np.ndarray, rng: np.random.Generator
@@ -947,7 +1064,8 @@ class TableRenderer:
         def covered(tau: float) -> float:
             tip = centre + lateral + tau * toward
             return float(
-                (raster(self._hand_shape(tip, toward)).astype(bool) & card_mask).sum() / area
+                (raster(self._hand_shape(tip, toward, hand.finger)).astype(bool) & card_mask).sum()
+                / area
             )
 
         if hand.fraction <= 0:
@@ -1005,8 +1123,11 @@ class TableRenderer:
             tip = np.array(hand.at, np.float64)
         else:
             raise ValueError("a hand needs a card to cover (over=) or a place (at=)")
-        pieces = [_apply(hom, poly) for poly in self._hand_shape(tip, toward)]
+        shape_mm = self._hand_shape(tip, toward, hand.finger)
+        pieces = [_apply(hom, poly) for poly in shape_mm]
         H, W = labels.shape
+        if hand.shadow > 0:
+            self._arm_shadow(img, hom, shape_mm, toward, hand.shadow)
         allpts = np.concatenate(pieces)
         x0, y0 = np.maximum(np.floor(allpts.min(axis=0)).astype(int) - 12, 0)
         x1, y1 = np.minimum(np.ceil(allpts.max(axis=0)).astype(int) + 12, [W, H])
@@ -1033,6 +1154,67 @@ class TableRenderer:
         img[roi] = np.clip(region, 0, 255).astype(np.uint8)
         labels[roi][hard.astype(bool)] = _HAND
 
+    def _arm_shadow(
+        self, img: Bgr, hom: Matrix, shape_mm: list[Points], toward: np.ndarray, depth: float
+    ) -> None:
+        """A soft shadow of the hand and arm cast 45 mm to one side (a lamp off to the
+        side and above), drawn before the hand so it falls on the table beside it."""
+        side = np.array([-toward[1], toward[0]])
+        offset = 45.0 * side + 15.0 * toward
+        polys = [_apply(hom, poly + offset) for poly in shape_mm]
+        H, W = img.shape[:2]
+        soft = 12.0 * float(np.linalg.norm(hom[:2, :2], 2) / max(1e-9, abs(hom[2, 2])))
+        soft = max(2.0, min(soft, 40.0))
+        pad = int(3 * soft) + 2
+        allpts = np.concatenate(polys)
+        x0, y0 = np.maximum(np.floor(allpts.min(axis=0)).astype(int) - pad, 0)
+        x1, y1 = np.minimum(np.ceil(allpts.max(axis=0)).astype(int) + pad, [W, H])
+        if x1 <= x0 or y1 <= y0:
+            return
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        for poly in polys:
+            pts = np.round((poly - [x0, y0]) * 16).astype(np.int32)
+            cv2.fillConvexPoly(mask, pts, 1.0, cv2.LINE_AA, 4)
+        mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), soft), np.float32)
+        roi = img[y0:y1, x0:x1]
+        roi[:] = np.clip(roi.astype(np.float32) * (1.0 - depth * mask)[..., None], 0, 255)
+
+    def _draw_moving(
+        self,
+        img: Bgr,
+        labels: np.ndarray,
+        hom: Matrix,
+        scene: Scene,
+        hand: Hand,
+        rng: np.random.Generator,
+        polys_px: list[Points | None],
+    ) -> None:
+        """A hand in motion and the card it lays: drawn on a copy, then blurred along
+        ``hand.motion_px`` and laid over what is behind them."""
+        behind = img.copy()
+        index = self._hand_card(scene, hand)
+        if index is not None and polys_px[index] is None:
+            polys_px[index] = self._draw_card(img, labels, hom, scene.cards[index], index)
+        self._draw_hand(img, labels, hom, scene, hand, rng)
+        changed = cv2.absdiff(img, behind).max(axis=2) > 0
+        ys, xs = np.nonzero(changed)
+        if not len(xs):
+            return
+        from table_controller.vision.optics import motion_kernel
+
+        kernel = motion_kernel(*hand.motion_px)
+        pad = kernel.shape[0]
+        H, W = labels.shape
+        x0, y0 = max(0, int(xs.min()) - pad), max(0, int(ys.min()) - pad)
+        x1, y1 = min(W, int(xs.max()) + pad + 1), min(H, int(ys.max()) + pad + 1)
+        roi = (slice(y0, y1), slice(x0, x1))
+        m = changed[roi].astype(np.float32)
+        layer = img[roi].astype(np.float32) * m[..., None]
+        layer = cv2.filter2D(layer, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        mb = np.asarray(cv2.filter2D(m, -1, kernel, borderType=cv2.BORDER_CONSTANT))
+        out = behind[roi].astype(np.float32) * (1.0 - mb)[..., None] + layer
+        img[roi] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
     # -- effects
 
     def _noise_bank(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -1050,47 +1232,7 @@ class TableRenderer:
     def _effects(
         self, img: Bgr, fx: Effects, camera: Camera, canvas: _Canvas, rng: np.random.Generator
     ) -> Bgr:
-        h, w = img.shape[:2]
-        out = img
-        if fx.lighting > 0 or fx.cast != (1.0, 1.0, 1.0) or fx.exposure != 1.0:
-            gy, gx = np.mgrid[0:18, 0:32].astype(np.float32)
-            nx, ny = gx / 31 * 2 - 1, gy / 17 * 2 - 1
-            angle = rng.uniform(0, 2 * math.pi)
-            ramp = nx * math.cos(angle) + ny * math.sin(angle)
-            field = 1.0 + fx.lighting * (0.35 * ramp - 0.225 * (nx**2 + ny**2))
-            field += fx.lighting * 0.15 * _smooth_noise(rng, (18, 32), 8)
-            bgr = np.array(fx.cast[::-1], np.float32) * fx.exposure
-            gain = cv2.resize(
-                (field[..., None] * bgr).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
-            )
-            out = np.asarray(cv2.multiply(out, gain, dtype=cv2.CV_8U), np.uint8)
-        if fx.glare > 0:
-            out = out.copy() if out is img else out
-            spots: list[tuple[float, float]] = []
-            if fx.glare_at:
-                spots = [
-                    (float(a), float(b))
-                    for a, b in _apply(canvas.table_to_px, np.array(fx.glare_at))
-                ]
-            else:
-                for _ in range(fx.glare_spots):
-                    spots.append((rng.uniform(0.15, 0.85) * w, rng.uniform(0.15, 0.85) * h))
-            for sx, sy in spots:
-                r = fx.glare_px * float(rng.uniform(0.7, 1.3))
-                ax, ay = r * float(rng.uniform(1.0, 1.8)), r
-                theta = float(rng.uniform(0, math.pi))
-                x0, x1 = max(0, int(sx - 3 * ax)), min(w, int(sx + 3 * ax) + 1)
-                y0, y1 = max(0, int(sy - 3 * ax)), min(h, int(sy + 3 * ax) + 1)
-                if x1 <= x0 or y1 <= y0:
-                    continue
-                yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-                dx, dy = xx - sx, yy - sy
-                u = dx * math.cos(theta) + dy * math.sin(theta)
-                v = -dx * math.sin(theta) + dy * math.cos(theta)
-                blob = np.exp(-0.5 * ((u / ax) ** 2 + (v / ay) ** 2))
-                k = np.clip(fx.glare * 1.6 * blob, 0.0, 1.0)[..., None]
-                patch = out[y0:y1, x0:x1].astype(np.float32) * (1 - k) + 255.0 * k
-                out[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
+        out = self._light(img, fx, canvas, rng)
         if fx.blur > 0:
             out = np.asarray(cv2.GaussianBlur(out, (0, 0), fx.blur), np.uint8)
         if fx.motion > 0:
@@ -1127,6 +1269,111 @@ class TableRenderer:
             if ok:
                 out = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
         return np.ascontiguousarray(out)
+
+    def _light(
+        self,
+        img: Bgr,
+        fx: Effects,
+        canvas: _Canvas,
+        rng: np.random.Generator,
+        where: Callable[[Points], Points] | None = None,
+    ) -> Bgr:
+        """The venue's light: uneven lighting, colour cast and exposure, glare spots
+        (``fx.glare_at`` placed by ``where``, table mm -> px of ``img``; the canvas's
+        homography by default)."""
+        h, w = img.shape[:2]
+        out = img
+        if fx.lighting > 0 or fx.cast != (1.0, 1.0, 1.0) or fx.exposure != 1.0:
+            gy, gx = np.mgrid[0:18, 0:32].astype(np.float32)
+            nx, ny = gx / 31 * 2 - 1, gy / 17 * 2 - 1
+            angle = rng.uniform(0, 2 * math.pi)
+            ramp = nx * math.cos(angle) + ny * math.sin(angle)
+            field = 1.0 + fx.lighting * (0.35 * ramp - 0.225 * (nx**2 + ny**2))
+            field += fx.lighting * 0.15 * _smooth_noise(rng, (18, 32), 8)
+            bgr = np.array(fx.cast[::-1], np.float32) * fx.exposure
+            gain = cv2.resize(
+                (field[..., None] * bgr).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+            )
+            out = np.asarray(cv2.multiply(out, gain, dtype=cv2.CV_8U), np.uint8)
+        if fx.glare > 0:
+            out = out.copy() if out is img else out
+            spots: list[tuple[float, float]] = []
+            if fx.glare_at:
+                at = np.array(fx.glare_at, np.float64)
+                px = where(at) if where is not None else _apply(canvas.table_to_px, at)
+                spots = [(float(a), float(b)) for a, b in px]
+            else:
+                for _ in range(fx.glare_spots):
+                    spots.append((rng.uniform(0.15, 0.85) * w, rng.uniform(0.15, 0.85) * h))
+            for sx, sy in spots:
+                r = fx.glare_px * float(rng.uniform(0.7, 1.3))
+                ax, ay = r * float(rng.uniform(1.0, 1.8)), r
+                theta = float(rng.uniform(0, math.pi))
+                x0, x1 = max(0, int(sx - 3 * ax)), min(w, int(sx + 3 * ax) + 1)
+                y0, y1 = max(0, int(sy - 3 * ax)), min(h, int(sy + 3 * ax) + 1)
+                if x1 <= x0 or y1 <= y0:
+                    continue
+                yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+                dx, dy = xx - sx, yy - sy
+                u = dx * math.cos(theta) + dy * math.sin(theta)
+                v = -dx * math.sin(theta) + dy * math.cos(theta)
+                blob = np.exp(-0.5 * ((u / ax) ** 2 + (v / ay) ** 2))
+                k = np.clip(fx.glare * 1.6 * blob, 0.0, 1.0)[..., None]
+                patch = out[y0:y1, x0:x1].astype(np.float32) * (1 - k) + 255.0 * k
+                out[y0:y1, x0:x1] = np.clip(patch, 0, 255).astype(np.uint8)
+        return out
+
+    def _sensor_effects(
+        self,
+        img: Bgr,
+        fx: Effects,
+        sensor: Sensor,
+        camera: Camera,
+        canvas: _Canvas,
+        rng: np.random.Generator,
+    ) -> Bgr:
+        """The lens's distortion (a remap from the canvas to the frame), the rolling
+        shutter (a shear of the frame's rows, as the sensor reads them), the venue's light
+        (``fx``), the lens's blur and the camera's shake, then the sensor and its
+        processor. All but the remap work at the frame's size, not the padded canvas's
+        (a wide lens pads a lot)."""
+        out = img
+        if any(camera.distortion):
+            fixed = self._fixed_maps(camera, canvas)
+            out = np.asarray(
+                cv2.remap(out, *fixed, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                np.uint8,
+            )
+        shear = sensor.shear(camera.height, fx.motion, fx.motion_deg)
+        if shear.any():
+            # Each row shifted by its own (x, y), linear in the row: an affine map.
+            top, slope = shear[0], (shear[-1] - shear[0]) / max(1, camera.height - 1)
+            m = np.array([[1.0, slope[0], top[0]], [0.0, 1.0 + slope[1], top[1]]], np.float64)
+            out = np.asarray(
+                cv2.warpAffine(
+                    out,
+                    m,
+                    camera.size,
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                    borderMode=cv2.BORDER_REPLICATE,
+                ),
+                np.uint8,
+            )
+        out = self._light(out, fx, canvas, rng, where=camera.project)
+        a = math.radians(fx.motion_deg)
+        shake = (round(fx.motion * math.cos(a), 2), round(fx.motion * math.sin(a), 2))
+        out = sensor.lens(out, fx.blur, shake if fx.motion else (0.0, 0.0))
+        return np.ascontiguousarray(sensor.develop(out, rng))
+
+    def _fixed_maps(self, camera: Camera, canvas: _Canvas) -> tuple[np.ndarray, np.ndarray]:
+        """The distortion maps (into the padded canvas) in OpenCV's fixed point form,
+        which remaps about twice as fast."""
+        if camera not in self._fixed:
+            mx, my = self._distortion_maps(camera)
+            self._fixed[camera] = cv2.convertMaps(
+                mx + canvas.pad_x, my + canvas.pad_y, cv2.CV_16SC2
+            )
+        return self._fixed[camera]
 
     # -- truth
 
@@ -1374,6 +1621,7 @@ def load_script(path: str | Path) -> list[Step]:
 
 __all__ = [
     "SKIN",
+    "SURFACES",
     "Camera",
     "CardPlacement",
     "CardTruth",
