@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow(budget=40)  # the benchmark itself, in its quick form
+@pytest.mark.slow(budget=60)  # the benchmark itself, in its quick form
 def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "vision.py"), "--quick", "--seed", "3"],
@@ -39,5 +39,13 @@ def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
         "wrong cards: ",
         "== 4. Latency",
         "never reported: ",
+        "== 5. Cards laid and left still: 1 s at 30 fps through CardWatcher ==",
+        "reported within 1 s of the hand leaving: ",
+        "declared removed while lying there: ",
+        "wrong cards: ",
+        "== 6. Read rate by condition: one frame, each condition varied alone ==",
+        "| Condition | Value | Cards | Read in one frame |",
+        "| lens k1 | -0.15, lens measured |",
+        "| occlusion | 50% of the card |",
     ):
         assert line in out, f"{line!r} missing from:\n{out}"
