@@ -1,7 +1,8 @@
 """The camera's path on the synthetic table: cost per frame, read rate, wrong cards, latency.
 
 Run it as ``.venv/bin/python bench/vision.py`` (``--quick`` for a smoke run of seconds);
-it prints the command, the machine and the versions, then four sections:
+it prints the command, the machine and the versions, then six sections (``--sections``
+picks some, e.g. ``--sections 56``):
 
 1. **Cost per frame** at 1280x720 on one core (OpenCV limited to one thread, CPU time of
    this process): the frame as the Raspberry Pi camera delivers it (YUV420, whose Y
@@ -35,6 +36,18 @@ it prints the command, the machine and the versions, then four sections:
    the hand) to its ``CardLaid``; cards never reported; events that are wrong. (A card
    read while the truth calls its markers covered, e.g. by a few pixels of a hand, counts
    as shown from then.)
+
+5. **Cards laid and left still** (``vision_sequences.py``): ``--cards`` cards laid by
+   players' hands in random venues (``vision_world.py``: the optics model's
+   ``random_setup`` when it is there), each left for 1 s at 30 fps through
+   ``CardWatcher``: the share reported within the second after the hand left, on which
+   frame, cards declared removed while lying there, duplicate reports, wrong cards per
+   card read; the worst cases with the command that plays their venue again
+   (``--venue V``). ``--jobs`` processes.
+6. **Read rate by condition** (``vision_conditions.py``): one frame, each condition
+   (light, defocus, motion blur, lens k1 with and without the lens measured, resolution,
+   occlusion, glare) varied alone from a good baseline, over ``--condition-scenes``
+   tables per row; a Markdown table with the position error and the whole path's cost.
 
 Times are CPU time (``time.process_time``) with ``cv2.setNumThreads(1)``: the cost on
 one core, not disturbed by other work on a shared machine (beyond the cache).

@@ -49,3 +49,34 @@ def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
         "| occlusion | 50% of the card |",
     ):
         assert line in out, f"{line!r} missing from:\n{out}"
+
+
+def test_a_still_cards_script_lays_each_card_before_a_hand_covers_it_and_leaves_it_a_second() -> (
+    None
+):
+    sys.path[:0] = [str(ROOT / "bench")]
+    try:
+        import numpy as np
+        from vision_sequences import STILL, build_script
+
+        from table_controller.vision.synthetic import realistic_cameras
+    finally:
+        del sys.path[0]
+    camera = realistic_cameras()[0]
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n = 4 + seed % 5
+        script = build_script(rng, camera, n)
+        lays = script.lays
+        assert len(lays) == len(script.cards) == n
+        assert len({lay.card for lay in lays}) == n
+        assert [lay.laid for lay in lays] == sorted(lay.laid for lay in lays)
+        assert all(lay.laid < lay.left for lay in lays)
+        assert script.frames == max(lay.left for lay in lays) + STILL + 1
+        for frame, hands in script.hands.items():
+            laid = sum(lay.laid <= frame for lay in lays)
+            for hand in hands:
+                assert hand.over is None or 0 <= int(hand.over) < laid
+        for k, lay in enumerate(lays):  # under its player's hand until ``left``
+            for frame in range(lay.laid, lay.left):
+                assert any(h.over == k for h in script.hands[frame])
