@@ -51,9 +51,7 @@ def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
         assert line in out, f"{line!r} missing from:\n{out}"
 
 
-def test_a_still_cards_script_lays_each_card_before_a_hand_covers_it_and_leaves_it_a_second() -> (
-    None
-):
+def test_the_still_cards_script_keeps_each_card_under_its_hand_then_leaves_it_a_second() -> None:
     sys.path[:0] = [str(ROOT / "bench")]
     try:
         import numpy as np
