@@ -6,7 +6,7 @@ Each venue (``vision_world.world``: camera, effects, sensor; defocus no softer t
 calibrate`` would (with the lens measured when the mat alone is refused), then plays a few
 sequences, each with a fresh ``CardWatcher``: 4-8 cards, each brought in by its player's
 hand (blurred by its motion when the renderer can), laid under it, the hand withdrawing
-over 3-9 frames; the next player starts 0-4 frames later; the last card then lies for 1 s.
+over 3-9 frames; the next player starts 0-3 frames later; the last card then lies for 1 s.
 Every frame is rendered afresh (its own noise). Sometimes the camera shakes (the frame
 moves by up to 2 px, blurred by that motion), a hand hovers over a card already laid, or
 the venue's light makes glare spots (fixed on the table).
@@ -62,7 +62,7 @@ from table_controller.vision.watcher import CardWatcher
 SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 STILL = 30  # frames the last card lies after its hand left: 1 s
 SHUTTER = 0.5  # the share of a frame's time the shutter is open (motion blur)
-SEQUENCES_PER_VENUE = 4
+SEQUENCES_PER_VENUE = 6  # each calibration (about 0.5 s) serves ~36 cards
 
 
 @dataclass
@@ -148,7 +148,7 @@ def build_script(rng: np.random.Generator, camera: Camera, n: int) -> Script:
     start = 0
     for k, (card, zone) in enumerate(zip(deck, zones, strict=True)):
         who = next((s for s in SEATS if zone.endswith(f":{s}")), SEATS[int(rng.integers(4))])
-        start = max(start + (int(rng.integers(0, 5)) if k else 0), free[who])
+        start = max(start + (int(rng.integers(0, 4)) if k else 0), free[who])
         spot = place(card, zone, rng)
         bearing = SEAT_BEARING[who]
         b = math.radians(bearing)
@@ -500,7 +500,9 @@ def _case(args: argparse.Namespace, r: VenueResult, q: int, lay: Lay) -> str:
     note = r.notes.get(q, "")
     return (
         f"{lay.card.code} in {lay.zone}, venue {r.venue} sequence {q}: laid at frame "
-        f"{lay.laid}, hand off at {lay.left}, CardLaid at {lay.reported}; read in {lay.zone} "
+        f"{lay.laid}, hand off at {lay.left}, CardLaid at {lay.reported}"
+        + "".join(f", CardRemoved at {f}" for f in lay.removed)
+        + f"; read in {lay.zone} "
         f"in {lay.reads} of the {STILL + 1} frames after, a marker wholly visible in "
         f"{lay.shown}{'; ' + note if note else ''}\n"
         f"        {r.conditions}; again: bench/vision.py --sections 5 --seed {args.seed} "
