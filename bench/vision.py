@@ -1,7 +1,8 @@
 """The camera's path on the synthetic table: cost per frame, read rate, wrong cards, latency.
 
 Run it as ``.venv/bin/python bench/vision.py`` (``--quick`` for a smoke run of seconds);
-it prints the command, the machine and the versions, then four sections:
+it prints the command, the machine and the versions, then six sections (``--sections``
+picks some, e.g. ``--sections 56``):
 
 1. **Cost per frame** at 1280x720 on one core (OpenCV limited to one thread, CPU time of
    this process): the frame as the Raspberry Pi camera delivers it (YUV420, whose Y
@@ -36,6 +37,18 @@ it prints the command, the machine and the versions, then four sections:
    read while the truth calls its markers covered, e.g. by a few pixels of a hand, counts
    as shown from then.)
 
+5. **Cards laid and left still** (``vision_sequences.py``): ``--cards`` cards laid by
+   players' hands in random venues (``vision_world.py``: the optics model's
+   ``random_setup`` when it is there), each left for 1 s at 30 fps through
+   ``CardWatcher``: the share reported within the second after the hand left, on which
+   frame, cards declared removed while lying there, duplicate reports, wrong cards per
+   card read; the worst cases with the command that plays their venue again
+   (``--venue V``). ``--jobs`` processes.
+6. **Read rate by condition** (``vision_conditions.py``): one frame, each condition
+   (light, defocus, motion blur, lens k1 with and without the lens measured, resolution,
+   occlusion, glare) varied alone from a good baseline, over ``--condition-scenes``
+   tables per row; a Markdown table with the position error and the whole path's cost.
+
 Times are CPU time (``time.process_time``) with ``cv2.setNumThreads(1)``: the cost on
 one core, not disturbed by other work on a shared machine (beyond the cache).
 """
@@ -64,13 +77,26 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sysinfo import cpu_model, version
+from vision_common import (
+    FPS,
+    Score,
+    all_markers_visible,
+    camera_label,
+    clock,
+    heading,
+    ms,
+    pct,
+    readable,
+)
+from vision_conditions import section_conditions
+from vision_sequences import section_still
 
 from table_controller.cards import DECK, Card
 from table_controller.seats import Seat
 from table_controller.vision.calibration import calibrate, image_to_table, scale
 from table_controller.vision.camera import SyntheticSource
 from table_controller.vision.deck import MARKER_MM
-from table_controller.vision.detect import LINE_MM, SIZE_TOLERANCE, CardReader, CardSeen
+from table_controller.vision.detect import SIZE_TOLERANCE, CardReader
 from table_controller.vision.layout import Calibration, CalibrationError
 from table_controller.vision.markers import ArucoFamily, Sighting
 from table_controller.vision.synthetic import (
@@ -97,30 +123,12 @@ from table_controller.vision.tracker import (
 )
 from table_controller.vision.watcher import CardWatcher, evidence_crop
 
-clock = time.process_time
-FPS = 30.0
 FAMILIES = ("aruco", "qr-zxing", "qr-zbar")
 JPEG_QUALITY = 90  # what the camera or the recorded folder delivers
 SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)  # clockwise: the order of play
 
 
 # --- small helpers ------------------------------------------------------------------
-
-
-def ms(samples: Sequence[float]) -> tuple[float, float]:
-    """Median and p99 of durations in seconds, in ms."""
-    if not samples:
-        return (math.nan, math.nan)
-    a = np.asarray(samples, np.float64) * 1e3
-    return (float(np.median(a)), float(np.percentile(a, 99)))
-
-
-def pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.2f}%" if whole else "n/a"
-
-
-def heading(title: str) -> None:
-    print(f"\n== {title} ==", flush=True)
 
 
 class Calibrations:
@@ -155,112 +163,6 @@ def cell_px(cal: Calibration) -> tuple[float, float]:
     """px per card-marker cell at the table's centre and in the worst spot of any zone."""
     s = scale(cal)
     return (s.px_per_mm * s.cell_mm, s.min_cell_px)
-
-
-def camera_label(camera: Camera) -> str:
-    x, y, h = camera.position
-    return (
-        f"{camera.width}x{camera.height} {camera.hfov_deg:.0f}deg at ({x:.0f}, {y:.0f}, {h:.0f}) mm"
-        f", roll {camera.roll_deg:.0f}"
-    )
-
-
-def true_zone(cal: Calibration, card: Any) -> str | None:
-    """The zone holding the card's true centre (what a perfect reader would say)."""
-    zone = cal.zone_at(card.x, card.y)
-    return None if zone is None else zone.name
-
-
-EDGE_MM = 10.0  # a true centre this near a zone's edge: the zone is a matter of millimetres
-
-
-@dataclass
-class Score:
-    """Cards on the table against cards read.
-
-    A card the reader reports on a zone's line (``CardSeen.on_line``: in no zone until it
-    is moved) is *undecided*, not wrong; cards whose true centre is on a line (within
-    ``LINE_MM``) are left out of the read rate, since no zone is the right answer there."""
-
-    sightings: int = 0  # cards on the table (face up)
-    readable: int = 0  # of which at least one marker was wholly visible
-    on_line: int = 0  # of the sightings: the true centre within LINE_MM of a zone's line
-    counted: int = 0  # the cards the read rate is taken over
-    read: int = 0  # of ``counted``, read in the right zone
-    undecided: int = 0  # reads reported on a zone's line
-    wrong: int = 0  # reads of a card not on the table, or in the wrong zone
-    phantom: int = 0  # of ``wrong``: a card not on the table
-    at_edge: int = 0  # of ``wrong``: another zone, the true centre within EDGE_MM of an edge
-    errors_mm: list[float] | None = None
-    worst: str = ""  # the read furthest from the truth
-
-    def add(
-        self,
-        rendered: Rendered,
-        seen: Sequence[CardSeen],
-        cal: Calibration,
-        counts: Callable[[Any], bool],
-        examples: list[str] | None = None,
-        tag: str = "",
-    ) -> None:
-        truth = {c.card: c for c in rendered.cards if c.face_up}
-        zones = {card: true_zone(cal, c) for card, c in truth.items()}
-        read_here = {(s.card, s.zone) for s in seen}
-        for card, c in truth.items():
-            self.sightings += 1
-            self.readable += c.readable
-            if cal.distance_to_line(c.x, c.y) < LINE_MM:
-                self.on_line += 1
-            elif counts(c):
-                self.counted += 1
-                self.read += (card, zones[card]) in read_here
-        for s in seen:
-            c = truth.get(s.card)
-            if c is not None and s.on_line:
-                self.undecided += 1
-            elif c is None or s.zone != zones[s.card]:
-                self.wrong += 1
-                if c is None:
-                    self.phantom += 1
-                    where = "not on the table"
-                else:
-                    edge = cal.distance_to_line(c.x, c.y)
-                    near = edge <= EDGE_MM
-                    self.at_edge += near
-                    where = (
-                        f"truly in {zones[s.card]} at ({c.x:.0f}, {c.y:.0f}) mm, "
-                        f"{edge:.1f} mm from a zone's edge"
-                    )
-                listed = c is None or not near  # every phantom and far one; a few near edges
-                if examples is not None and len(examples) < (30 if listed else 10):
-                    examples.append(
-                        f"{tag}: {s.card.code} read in {s.zone} at ({s.x:.0f}, {s.y:.0f}) mm, "
-                        f"{where}"
-                    )
-            if c is not None and self.errors_mm is not None:
-                err = math.dist((s.x, s.y), (c.x, c.y))
-                if not self.errors_mm or err > max(self.errors_mm):
-                    self.worst = (
-                        f"{tag}: {s.card.code} read {err:.1f} mm off, from {s.markers} marker(s)"
-                    )
-                self.errors_mm.append(err)
-
-    def wrong_line(self) -> str:
-        far = self.wrong - self.phantom - self.at_edge
-        return (
-            f"{self.wrong} ({self.phantom} not on the table, {self.at_edge} in another zone "
-            f"with the true centre within {EDGE_MM:.0f} mm of a zone's edge, {far} in another "
-            f"zone farther in); {self.undecided:,} reported on a zone's line (in no zone, "
-            f"within {LINE_MM:.0f} mm), {self.on_line:,} sightings truly there"
-        )
-
-
-def all_markers_visible(card: Any) -> bool:
-    return bool(card.markers) and all(m.visible for m in card.markers)
-
-
-def readable(card: Any) -> bool:
-    return bool(card.readable)
 
 
 # --- timing ------------------------------------------------------------------------
@@ -895,12 +797,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="section 3: cards on the table to look at (default 12000)",
     )
     parser.add_argument("--plays", type=int, default=80, help="section 4: cards laid (default 80)")
+    parser.add_argument(
+        "--cards", type=int, default=10_000, help="section 5: cards laid (default 10000)"
+    )
+    parser.add_argument(
+        "--venue", type=int, default=None, help="section 5: play only this venue, traced"
+    )
+    parser.add_argument(
+        "--condition-scenes",
+        type=int,
+        default=100,
+        help="section 6: tables of 8 cards per condition (default 100)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="sections 5 and 6: processes (default 2)"
+    )
     parser.add_argument("--seed", type=int, default=2025)
-    parser.add_argument("--sections", default="1234", help="which sections to run (default 1234)")
+    parser.add_argument(
+        "--sections", default="123456", help="which sections to run (default 123456)"
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     args = parser.parse_args(argv)
     if args.quick:
         args.frames, args.runs, args.scenes, args.sightings, args.plays = 9, 1, 3, 60, 4
+        args.cards, args.condition_scenes = 4, 1
 
     cv2.setNumThreads(1)
     rest = sys.argv[1:] if argv is None else list(argv)
@@ -917,7 +837,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "times are CPU time of this process"
     )
     cals = Calibrations()
-    sections = {"1": section_cost, "2": section_read_rate, "3": section_wrong, "4": section_latency}
+    sections = {
+        "1": section_cost,
+        "2": section_read_rate,
+        "3": section_wrong,
+        "4": section_latency,
+        "5": section_still,
+        "6": section_conditions,
+    }
     for key in args.sections:
         sections[key](args, cals)
 
