@@ -45,7 +45,8 @@ from vision_world import (
 
 from table_controller.cards import DECK, Card
 from table_controller.seats import Seat
-from table_controller.vision.calibration import calibrate
+from table_controller.vision.calibration import calibrate, find_fiducials
+from table_controller.vision.glare import find_glare
 from table_controller.vision.layout import CARD_H, Calibration, CalibrationError
 from table_controller.vision.synthetic import (
     SEAT_BEARING,
@@ -250,19 +251,30 @@ def describe(camera: Camera, effects: Effects, sensor: Any | None) -> str:
 def calibrated(
     camera: Camera, effects: Effects, sensor: Any | None, seed: int
 ) -> tuple[Calibration | None, bool, str]:
-    """The venue's calibration from its empty mat; with the lens measured (as after
-    ``calibrate lens``) when the mat alone is refused. (calibration, lens measured, why not)"""
+    """The venue's calibration from its empty mat, as ``table-controller calibrate`` makes
+    it: refused when the picture is too soft (the director refocuses), and, with the lens
+    measured (as after ``calibrate lens``), when the mat alone is refused; a venue whose
+    glare calibrate warns of is not played either (the director moves the lamp).
+    (calibration, lens measured, why not)"""
     image = renderer().render(scene((), (), camera, effects, seed, sensor)).image
+    cal, lens = None, False
     try:
-        return calibrate(image), False, ""
+        cal = calibrate(image, require_sharp=True)
     except CalibrationError as exc:
         why = str(exc)
-    if any(camera.distortion):
+        if not any(camera.distortion) or "soft" in why or "blur" in why:
+            return None, False, why
+    if cal is None:
         try:
-            return calibrate(image, lens=(camera.matrix(), camera.dist_coeffs())), True, ""
+            cal = calibrate(image, lens=(camera.matrix(), camera.dist_coeffs()), require_sharp=True)
+            lens = True
         except CalibrationError as exc:
-            why = str(exc)
-    return None, False, why
+            return None, False, str(exc)
+    _, markers = find_fiducials(image, "aruco")
+    spots = find_glare(image, cal, markers)
+    if spots:
+        return None, lens, f"glare flagged by calibrate: {spots[0].describe()}"
+    return cal, lens, ""
 
 
 def run_venue(job: tuple[int, int, int, bool]) -> VenueResult:

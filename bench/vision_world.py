@@ -70,29 +70,18 @@ def model_name() -> str:
     )
 
 
-def _clip_defocus(effects: Effects, sensor: Any | None, limit: float) -> tuple[Effects, Any]:
-    effects = replace(effects, blur=min(effects.blur, limit))
-    if sensor is not None and dataclasses.is_dataclass(sensor):
-        soft = {
-            f.name: min(float(getattr(sensor, f.name)), limit)
-            for f in dataclasses.fields(sensor)
-            if "defocus" in f.name and isinstance(getattr(sensor, f.name), int | float)
-        }
-        sensor = replace(sensor, **soft) if soft else sensor
-    return effects, sensor
-
-
 def world(
     rng: np.random.Generator, size: tuple[int, int] | None = None, sharp: bool = True
 ) -> tuple[Camera, Effects, Any | None]:
     """A random venue: its camera, the scene's effects and the sensor (None: the old
-    pipeline). ``sharp``: defocus no softer than :func:`defocus_limit`."""
-    limit = defocus_limit()[0] if sharp else 3.0
+    pipeline). ``sharp``: no motion blur; the venue keeps its own focus (defocus up to a
+    3 px disc), and ``calibrate``'s focus check decides whether it is sharp enough
+    (:func:`refusal`): a venue it refuses is refocused by its director, not played."""
     mod = optics()
     if mod is not None:
-        camera, effects, sensor = mod.random_setup(rng, size=size)
-        effects, sensor = _clip_defocus(effects, sensor, limit)
+        camera, effects, sensor = mod.random_setup(rng, size=size, sharp=sharp)
         return camera, effects, sensor
+    limit = defocus_limit()[0] if sharp else 3.0
     cameras = [c for c in realistic_cameras() if size is None or c.size == size]
     if not cameras:
         cameras = [replace(c, width=size[0], height=size[1]) for c in realistic_cameras()[:4]]
