@@ -23,6 +23,7 @@ from table_controller.cards import DECK, Card
 
 Gray = npt.NDArray[np.uint8]
 Corners = npt.NDArray[np.float32]  # 4 x 2, clockwise from the marker's top-left
+Quads = npt.NDArray[np.float32]  # N x 4 x 2
 
 FIDUCIALS = (40, 41, 42, 43)  # NW, NE, SE, SW
 QR_PREFIX = "EU:"  # a QR card reads "EU:JH"; a QR fiducial "EU:F40"
@@ -105,14 +106,21 @@ class ArucoFamily:
         return np.asarray(cv2.aruco.generateImageMarker(self.dictionary, marker, pixels))
 
     def read(self, gray: Gray) -> list[Sighting]:
-        corners, ids, _ = self.detector.detectMarkers(gray)
+        return self.read_and_reject(gray)[0]
+
+    def read_and_reject(self, gray: Gray) -> tuple[list[Sighting], Quads]:
+        """The markers read, and the outlines found but not read (N x 4 x 2): what a
+        finer decode (:mod:`table_controller.vision.decode`) may still read."""
+        corners, ids, rejected = self.detector.detectMarkers(gray)
+        quads = np.asarray(rejected, np.float32).reshape(-1, 4, 2)
         if len(corners) == 0:  # (ids is None then)
-            return []
-        return [
+            return [], quads
+        found = [
             Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
             for c, i in zip(corners, ids.ravel(), strict=True)
             if 0 <= int(i) < 24 or int(i) in FIDUCIALS
         ]
+        return found, quads
 
 
 def qr_text(marker: int) -> str:

@@ -1,0 +1,201 @@
+"""A second, finer look at the outlines ArUco found but could not read.
+
+At 3-4 px a marker cell, a soft lens, the Bayer mosaic and JPEG blur a lone cell into
+its neighbours, and ArUco's own decoding (a 4 px a cell sampling of the outline as
+found, thresholded) rejects markers whose bits are all there at a finer sampling (issue
+18). For every rejected outline of a card marker's size this module:
+
+- refines the four corners to sub-pixels;
+- warps the outline and the one-cell quiet zone around it to 8x8 cells of ``PX`` px;
+- takes each cell's centre as its value, scaled so that the black border (its median)
+  is 0 and the white quiet zone (its median) 1;
+- compares the 6x6 cells with every marker the table can hold (cards 0-23, fiducials
+  40-43), in each of the 4 turns, each as printed and blurred as a soft lens blurs it
+  (the blur measured in cells, a few levels): the best fit names the marker.
+
+A fit is *sure* when it is close and every other marker (another id, any turn) fits
+far worse; it is a *maybe* when it is only clearly the best. A maybe is never used
+alone: the card reader takes it only when another read of the same card (its other
+marker, or this one found by the first pass) puts the card at the same spot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Gray = npt.NDArray[np.uint8]
+Quads = npt.NDArray[np.float32]  # N x 4 x 2
+
+PX = 8  # px a cell in the warped marker
+CELLS = 6  # a 4x4 marker with its one-cell black border
+GRID = CELLS + 2  # and the quiet zone around it
+# Blur of the templates, Gaussian sigma in cells: sharp, soft, very soft.
+BLURS = (0.0, 0.3, 0.45, 0.6)
+MIN_CONTRAST = 18.0  # grey levels from the border's black to the quiet zone's white
+
+# Fit thresholds on sqrt(1 - r^2), r the correlation of the 36 cells with a template: a
+# sure read fits within SURE_FIT and the best other marker (another id) SURE_GAP times worse.
+SURE_FIT, SURE_GAP = 0.45, 1.4
+MAYBE_FIT, MAYBE_GAP = 0.55, 1.15
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A marker read from an outline: its id, its corners (clockwise from its own
+    top-left, refined), whether the read is sure, and how well it fit."""
+
+    marker: int
+    corners: npt.NDArray[np.float32]
+    sure: bool
+    fit: float  # RMS difference of the best template, 0 black .. 1 white
+    gap: float  # the best other marker's RMS over this one's
+
+
+def _blur_kernel(sigma: float) -> npt.NDArray[np.float64]:
+    if sigma <= 0:
+        return np.array([[1.0]])
+    r = np.arange(-2, 3, dtype=np.float64)
+    g = np.exp(-0.5 * (r / sigma) ** 2)
+    k = np.outer(g, g)
+    return np.asarray(k / k.sum(), np.float64)
+
+
+class Templates:
+    """Every marker the table can hold, as its 6x6 cells would look (0 black, 1 white)
+    in each turn and at each blur: ``bank`` is T x 36, ``ids`` and ``turns`` name them."""
+
+    def __init__(self, dictionary: cv2.aruco.Dictionary, markers: tuple[int, ...]) -> None:
+        rows: list[npt.NDArray[np.float64]] = []
+        ids: list[int] = []
+        turns: list[int] = []
+        for marker in markers:
+            cells = cv2.aruco.generateImageMarker(dictionary, marker, CELLS).astype(np.float64)
+            cells /= 255.0
+            for turn in range(4):
+                grid = np.ones((GRID + 4, GRID + 4))  # white beyond the quiet zone too
+                grid[3:-3, 3:-3] = np.rot90(cells, turn)
+                for sigma in BLURS:
+                    seen = cv2.filter2D(grid, -1, _blur_kernel(sigma))
+                    rows.append(np.asarray(seen[3:-3, 3:-3], np.float64).ravel())
+                    ids.append(marker)
+                    turns.append(turn)
+        self.bank = np.array(rows, np.float64)
+        centred = self.bank - self.bank.mean(axis=1, keepdims=True)
+        # Unit rows: a dot product with a centred, unit observation is their correlation.
+        self.norms = np.linalg.norm(centred, axis=1) ** 2
+        self.centred = centred / np.sqrt(self.norms)[:, None]
+        self.norms = np.sqrt(self.norms)
+        self.ids = np.array(ids)
+        self.turns = np.array(turns)
+
+
+def clockwise(quads: Quads) -> Quads:
+    """The quads' corners in clockwise order in the image (y down), starting anywhere."""
+    q = np.asarray(quads, np.float32).copy()
+    a, b, c = q[:, 0], q[:, 1], q[:, 2]
+    cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
+    flip = cross < 0
+    q[flip] = q[flip][:, ::-1]
+    return q
+
+
+def refine(gray: Gray, quads: Quads, cell_px: float) -> Quads:
+    """Sub-pixel corners: each corner looked for within half a cell (a window that does
+    not reach the cells inside the border); a corner moved further is kept as found."""
+    if len(quads) == 0:
+        return quads
+    half = max(2, round(0.5 * cell_px))
+    pts = np.ascontiguousarray(quads.reshape(-1, 1, 2), np.float32)
+    h, w = gray.shape[:2]
+    inside = (
+        (pts[:, 0, 0] > half + 1)
+        & (pts[:, 0, 0] < w - half - 2)
+        & (pts[:, 0, 1] > half + 1)
+        & (pts[:, 0, 1] < h - half - 2)
+    )
+    if not inside.any():
+        return quads
+    moved = pts[inside].copy()
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
+    cv2.cornerSubPix(gray, moved, (half, half), (-1, -1), criteria)
+    shift = np.linalg.norm(moved - pts[inside], axis=2).ravel()
+    ok = shift <= 0.6 * cell_px
+    out = pts.copy()
+    idx = np.flatnonzero(inside)[ok]
+    out[idx] = moved[ok]
+    return np.asarray(out.reshape(-1, 4, 2), np.float32)
+
+
+def cells(gray: Gray, quad: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], float]:
+    """The 6x6 cells of the marker outlined by ``quad`` (clockwise from any corner),
+    each its centre half averaged, and the white of the quiet zone: the median of a
+    band from a fifth to half a cell outside the outline (a card's margin is 3 mm, 0.6
+    of a cell, beyond it lies the table)."""
+    side = GRID * PX
+    lo, hi = PX - 0.5, (GRID - 1) * PX - 0.5  # the marker's outline in the warped image
+    dst = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float32)
+    hom = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(
+        gray,
+        hom,
+        (side, side),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+    m = PX // 4
+    inner = warped[PX:-PX, PX:-PX].reshape(CELLS, PX, CELLS, PX)
+    grid = inner[:, m : PX - m, :, m : PX - m].mean(axis=(1, 3))
+    a, b = PX - PX // 2, PX - PX // 5
+    z = (GRID - 1) * PX
+    bands = (warped[a:b, PX:z], warped[z + PX // 5 : z + PX // 2, PX:z],
+             warped[PX:z, a:b].T, warped[PX:z, z + PX // 5 : z + PX // 2].T)  # fmt: skip
+    white = float(np.median(np.concatenate([x.ravel() for x in bands])))
+    return np.asarray(grid, np.float64), white
+
+
+_BORDER = np.ones((CELLS, CELLS), bool)
+_BORDER[1:-1, 1:-1] = False
+
+
+class FinerDecoder:
+    """Reads markers from outlines by fitting every marker the table can hold."""
+
+    def __init__(self, dictionary: cv2.aruco.Dictionary, markers: tuple[int, ...]) -> None:
+        self.templates = Templates(dictionary, markers)
+
+    def read(self, gray: Gray, quads: Quads, cell_px: float) -> list[Decoded]:
+        """The markers among the outlines (N x 4 x 2, image px of ``gray``); outlines
+        that fit no marker well are left out."""
+        if len(quads) == 0:
+            return []
+        quads = refine(gray, clockwise(quads), cell_px)
+        out: list[Decoded] = []
+        t = self.templates
+        for quad in quads:
+            grid, _ = cells(gray, quad)
+            x = grid.ravel() - grid.mean()
+            norm = float(np.linalg.norm(x))
+            if norm == 0.0:
+                continue
+            corr = t.centred @ x / norm
+            best = int(np.argmax(corr))
+            marker = int(t.ids[best])
+            # The fitted template's black-to-white step, in grey levels.
+            contrast = float(t.centred[best] @ x / t.norms[best])
+            if contrast < MIN_CONTRAST:
+                continue
+            fit = float(np.sqrt(max(0.0, 1.0 - corr[best] ** 2)))
+            others = corr[t.ids != marker]
+            rival = float(np.sqrt(max(0.0, 1.0 - others.max() ** 2))) if len(others) else 1.0
+            gap = rival / max(fit, 1e-6)
+            if fit > MAYBE_FIT or gap < MAYBE_GAP:
+                continue
+            sure = fit <= SURE_FIT and gap >= SURE_GAP
+            corners = np.roll(quad, int(t.turns[best]), axis=0)
+            out.append(Decoded(marker, np.asarray(corners, np.float32), sure, fit, gap))
+        return out
