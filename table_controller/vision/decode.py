@@ -9,9 +9,10 @@ found, thresholded) rejects markers whose bits are all there at a finer sampling
 - warps the outline and the one-cell quiet zone around it to 8x8 cells of ``PX`` px;
 - takes each cell's centre as its value, scaled so that the black border (its median)
   is 0 and the white quiet zone (its median) 1;
-- compares the 6x6 cells with every marker the table can hold (cards 0-23, fiducials
-  40-43), in each of the 4 turns, each as printed and blurred as a soft lens blurs it
-  (the blur measured in cells, a few levels): the best fit names the marker.
+- compares the 6x6 cells with every marker of the dictionary, in each of the 4 turns,
+  each as printed and blurred as a soft lens blurs it
+  (the blur measured in cells, a few levels): the best fit names the marker, kept when
+  it is one the table can hold (cards 0-23, fiducials 40-43).
 
 A fit is *sure* when it is close and every other marker (another id, any turn) fits
 far worse; it is a *maybe* when it is only clearly the best. A maybe is never used
@@ -163,10 +164,16 @@ _BORDER[1:-1, 1:-1] = False
 
 
 class FinerDecoder:
-    """Reads markers from outlines by fitting every marker the table can hold."""
+    """Reads markers from outlines by fitting every marker of the dictionary; only
+    ``markers`` (the ones the table can hold) are reported.
+
+    Every id competes, not just the wanted ones: a blurred marker of another id (a
+    stray marker of ours, another game's) fits itself best and is dropped, where
+    against the wanted ids alone it could come close enough to one of them."""
 
     def __init__(self, dictionary: cv2.aruco.Dictionary, markers: tuple[int, ...]) -> None:
-        self.templates = Templates(dictionary, markers)
+        self.templates = Templates(dictionary, tuple(range(len(dictionary.bytesList))))
+        self.markers = frozenset(markers)
 
     def read(self, gray: Gray, quads: Quads, cell_px: float) -> list[Decoded]:
         """The markers among the outlines (N x 4 x 2, image px of ``gray``); outlines
@@ -193,7 +200,7 @@ class FinerDecoder:
             others = corr[t.ids != marker]
             rival = float(np.sqrt(max(0.0, 1.0 - others.max() ** 2))) if len(others) else 1.0
             gap = rival / max(fit, 1e-6)
-            if fit > MAYBE_FIT or gap < MAYBE_GAP:
+            if fit > MAYBE_FIT or gap < MAYBE_GAP or marker not in self.markers:
                 continue
             sure = fit <= SURE_FIT and gap >= SURE_GAP
             corners = np.roll(quad, int(t.turns[best]), axis=0)

@@ -220,13 +220,24 @@ class CardReader:
                 continue
             sighting = Sighting(d.marker, corners, SURE_CONFIDENCE if d.sure else MAYBE_CONFIDENCE)
             (kept if d.sure else maybes).append(sighting)
-        return kept + [m for m in maybes if self._agreed(m, first + kept)]
+        # The two markers of a card vote: a maybe needs its card's other marker read
+        # (by the first pass, surely, or as a maybe too) placing the card where it does.
+        return kept + [m for m in maybes if self._agreed(m, first + kept + maybes)]
 
-    def _agreed(self, maybe: Sighting, sure: list[Sighting]) -> bool:
-        """Whether another read of the maybe's card places the card where it does."""
+    def _agreed(self, maybe: Sighting, others: list[Sighting]) -> bool:
+        """Whether another marker of the maybe's card places the card within ``AGREE_MM``
+        of where the maybe does (another marker: more than a side away, not the maybe's
+        own outline found twice; a card's two markers are two sides apart)."""
         if maybe.marker in FIDUCIALS:
             return False
-        same = [s for s in sure if s.marker == maybe.marker]
+        centre = maybe.corners.mean(axis=0)
+        apart = float(np.linalg.norm(maybe.corners[0] - maybe.corners[1]))
+        same = [
+            s
+            for s in others
+            if s.marker == maybe.marker
+            and float(np.linalg.norm(s.corners.mean(axis=0) - centre)) > apart
+        ]
         if not same:
             return False
         corners = np.array([maybe.corners, *(s.corners for s in same)], np.float64)

@@ -95,7 +95,7 @@ class ArucoFamily:
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         window = max(5, 2 * round(fewest_px) + 1)
         p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = window
-        p.adaptiveThreshConstant = 14
+        p.adaptiveThreshConstant = 7
         perimeter = 4 * self.cells  # in cells
         side = max(1, longest_side)
         p.minMarkerPerimeterRate = max(0.005, 0.6 * perimeter * fewest_px / side)
