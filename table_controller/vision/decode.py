@@ -6,13 +6,12 @@ found, thresholded) rejects markers whose bits are all there at a finer sampling
 18). For every rejected outline of a card marker's size this module:
 
 - refines the four corners to sub-pixels;
-- warps the outline and the one-cell quiet zone around it to 8x8 cells of ``PX`` px;
-- takes each cell's centre as its value, scaled so that the black border (its median)
-  is 0 and the white quiet zone (its median) 1;
-- compares the 6x6 cells with every marker of the dictionary, in each of the 4 turns,
-  each as printed and blurred as a soft lens blurs it
-  (the blur measured in cells, a few levels): the best fit names the marker, kept when
-  it is one the table can hold (cards 0-23, fiducials 40-43).
+- warps the outline to 6x6 cells of ``PX`` px and takes each cell's centre half;
+- correlates the 36 cells with every marker of the dictionary, in each of the 4 turns,
+  each as printed and as a soft lens blurs it (a few blurs, measured in cells), so that
+  uneven light and low contrast do not matter: the best fit names the marker, kept when
+  it is one the table can hold (cards 0-23, fiducials 40-43) and its black-to-white
+  step is at least ``MIN_CONTRAST`` grey levels.
 
 A fit is *sure* when it is close and every other marker (another id, any turn) fits
 far worse; it is a *maybe* when it is only clearly the best. A maybe is never used
@@ -33,10 +32,9 @@ Quads = npt.NDArray[np.float32]  # N x 4 x 2
 
 PX = 8  # px a cell in the warped marker
 CELLS = 6  # a 4x4 marker with its one-cell black border
-GRID = CELLS + 2  # and the quiet zone around it
 # Blur of the templates, Gaussian sigma in cells: sharp, soft, very soft.
 BLURS = (0.0, 0.3, 0.45, 0.6)
-MIN_CONTRAST = 18.0  # grey levels from the border's black to the quiet zone's white
+MIN_CONTRAST = 18.0  # grey levels from the marker's black to its white
 
 # Fit thresholds on sqrt(1 - r^2), r the correlation of the 36 cells with a template: a
 # sure read fits within SURE_FIT and the best other marker (another id) SURE_GAP times worse.
@@ -52,7 +50,7 @@ class Decoded:
     marker: int
     corners: npt.NDArray[np.float32]
     sure: bool
-    fit: float  # RMS difference of the best template, 0 black .. 1 white
+    fit: float  # sqrt(1 - r^2), r the correlation with the best template
     gap: float  # the best other marker's RMS over this one's
 
 
@@ -66,8 +64,9 @@ def _blur_kernel(sigma: float) -> npt.NDArray[np.float64]:
 
 
 class Templates:
-    """Every marker the table can hold, as its 6x6 cells would look (0 black, 1 white)
-    in each turn and at each blur: ``bank`` is T x 36, ``ids`` and ``turns`` name them."""
+    """Markers as their 6x6 cells would look (0 black, 1 white) in each turn and at each
+    blur: ``bank`` is T x 36, ``ids`` and ``turns`` name them; ``centred`` holds the
+    rows centred and of unit length, ``norms`` their lengths before."""
 
     def __init__(self, dictionary: cv2.aruco.Dictionary, markers: tuple[int, ...]) -> None:
         rows: list[npt.NDArray[np.float64]] = []
@@ -77,7 +76,7 @@ class Templates:
             cells = cv2.aruco.generateImageMarker(dictionary, marker, CELLS).astype(np.float64)
             cells /= 255.0
             for turn in range(4):
-                grid = np.ones((GRID + 4, GRID + 4))  # white beyond the quiet zone too
+                grid = np.ones((CELLS + 6, CELLS + 6))  # the white around the marker
                 grid[3:-3, 3:-3] = np.rot90(cells, turn)
                 for sigma in BLURS:
                     seen = cv2.filter2D(grid, -1, _blur_kernel(sigma))
@@ -87,9 +86,8 @@ class Templates:
         self.bank = np.array(rows, np.float64)
         centred = self.bank - self.bank.mean(axis=1, keepdims=True)
         # Unit rows: a dot product with a centred, unit observation is their correlation.
-        self.norms = np.linalg.norm(centred, axis=1) ** 2
-        self.centred = centred / np.sqrt(self.norms)[:, None]
-        self.norms = np.sqrt(self.norms)
+        self.norms = np.linalg.norm(centred, axis=1)
+        self.centred = centred / self.norms[:, None]
         self.ids = np.array(ids)
         self.turns = np.array(turns)
 
@@ -131,36 +129,19 @@ def refine(gray: Gray, quads: Quads, cell_px: float) -> Quads:
     return np.asarray(out.reshape(-1, 4, 2), np.float32)
 
 
-def cells(gray: Gray, quad: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], float]:
+def cells(gray: Gray, quad: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
     """The 6x6 cells of the marker outlined by ``quad`` (clockwise from any corner),
-    each its centre half averaged, and the white of the quiet zone: the median of a
-    band from a fifth to half a cell outside the outline (a card's margin is 3 mm, 0.6
-    of a cell, beyond it lies the table)."""
-    side = GRID * PX
-    lo, hi = PX - 0.5, (GRID - 1) * PX - 0.5  # the marker's outline in the warped image
+    each its centre half averaged (the edges of a cell are its neighbours' blur)."""
+    side = CELLS * PX
+    lo, hi = -0.5, side - 0.5  # the marker's outline in the warped image
     dst = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float32)
     hom = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     warped = cv2.warpPerspective(
-        gray,
-        hom,
-        (side, side),
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=0,
+        gray, hom, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     m = PX // 4
-    inner = warped[PX:-PX, PX:-PX].reshape(CELLS, PX, CELLS, PX)
-    grid = inner[:, m : PX - m, :, m : PX - m].mean(axis=(1, 3))
-    a, b = PX - PX // 2, PX - PX // 5
-    z = (GRID - 1) * PX
-    bands = (warped[a:b, PX:z], warped[z + PX // 5 : z + PX // 2, PX:z],
-             warped[PX:z, a:b].T, warped[PX:z, z + PX // 5 : z + PX // 2].T)  # fmt: skip
-    white = float(np.median(np.concatenate([x.ravel() for x in bands])))
-    return np.asarray(grid, np.float64), white
-
-
-_BORDER = np.ones((CELLS, CELLS), bool)
-_BORDER[1:-1, 1:-1] = False
+    block = warped.reshape(CELLS, PX, CELLS, PX)[:, m : PX - m, :, m : PX - m]
+    return np.asarray(block.mean(axis=(1, 3)), np.float64)
 
 
 class FinerDecoder:
@@ -184,7 +165,7 @@ class FinerDecoder:
         out: list[Decoded] = []
         t = self.templates
         for quad in quads:
-            grid, _ = cells(gray, quad)
+            grid = cells(gray, quad)
             x = grid.ravel() - grid.mean()
             norm = float(np.linalg.norm(x))
             if norm == 0.0:
