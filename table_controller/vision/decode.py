@@ -6,7 +6,7 @@ found, thresholded) rejects markers whose bits are all there at a finer sampling
 18). For every rejected outline of a card marker's size this module:
 
 - refines the four corners to sub-pixels;
-- warps the outline to 6x6 cells of ``PX`` px and takes each cell's centre half;
+- samples each of the 6x6 cells in its centre half (a 2x2 pattern, bilinear);
 - correlates the 36 cells with every marker of the dictionary, in each of the 4 turns,
   each as printed and as a soft lens blurs it (a few blurs, measured in cells), so that
   uneven light and low contrast do not matter: the best fit names the marker, kept when
@@ -30,7 +30,6 @@ import numpy.typing as npt
 Gray = npt.NDArray[np.uint8]
 Quads = npt.NDArray[np.float32]  # N x 4 x 2
 
-PX = 8  # px a cell in the warped marker
 CELLS = 6  # a 4x4 marker with its one-cell black border
 # Blur of the templates, Gaussian sigma in cells: sharp, soft, very soft.
 BLURS = (0.0, 0.3, 0.45, 0.6)
@@ -90,6 +89,7 @@ class Templates:
         self.centred = centred / self.norms[:, None]
         self.ids = np.array(ids)
         self.turns = np.array(turns)
+        self.per_id = 4 * len(BLURS)  # rows of one id, together
 
 
 def clockwise(quads: Quads) -> Quads:
@@ -129,19 +129,34 @@ def refine(gray: Gray, quads: Quads, cell_px: float) -> Quads:
     return np.asarray(out.reshape(-1, 4, 2), np.float32)
 
 
-def cells(gray: Gray, quad: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-    """The 6x6 cells of the marker outlined by ``quad`` (clockwise from any corner),
-    each its centre half averaged (the edges of a cell are its neighbours' blur)."""
-    side = CELLS * PX
-    lo, hi = -0.5, side - 0.5  # the marker's outline in the warped image
-    dst = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float32)
-    hom = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped = cv2.warpPerspective(
-        gray, hom, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+# Where each cell is sampled, in cells from the marker's top-left: a 2x2 pattern in
+# the cell's centre half (its edges are its neighbours' blur).
+_SAMPLES = (
+    np.stack(
+        np.meshgrid(
+            np.add.outer(np.arange(CELLS), (0.375, 0.625)).ravel(),
+            np.add.outer(np.arange(CELLS), (0.375, 0.625)).ravel(),
+        ),
+        axis=-1,
     )
-    m = PX // 4
-    block = warped.reshape(CELLS, PX, CELLS, PX)[:, m : PX - m, :, m : PX - m]
-    return np.asarray(block.mean(axis=(1, 3)), np.float64)
+    .reshape(-1, 2)
+    .astype(np.float64)
+)
+
+
+def cells(gray: Gray, quads: Quads) -> npt.NDArray[np.float64]:
+    """The 6x6 cells of the markers outlined by ``quads`` (N x 4 x 2, clockwise from any
+    corner), N x 36: each cell's centre half sampled (bilinear) and averaged."""
+    unit = np.array([[0, 0], [CELLS, 0], [CELLS, CELLS], [0, CELLS]], np.float32)
+    homs = np.array([cv2.getPerspectiveTransform(unit, q.astype(np.float32)) for q in quads])
+    pts = np.concatenate([_SAMPLES, np.ones((len(_SAMPLES), 1))], axis=1)  # S x 3
+    img = np.einsum("nij,sj->nsi", homs, pts)  # N x S x 3
+    xy = (img[..., :2] / img[..., 2:]).astype(np.float32)  # N x S x 2
+    side = 2 * CELLS
+    maps = xy.reshape(len(quads) * side, side, 2)
+    seen = cv2.remap(gray, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    blocks = seen.astype(np.float64).reshape(len(quads), CELLS, 2, CELLS, 2)
+    return np.asarray(blocks.mean(axis=(2, 4)).reshape(len(quads), -1), np.float64)
 
 
 class FinerDecoder:
@@ -162,28 +177,33 @@ class FinerDecoder:
         if len(quads) == 0:
             return []
         quads = refine(gray, clockwise(quads), cell_px)
-        out: list[Decoded] = []
         t = self.templates
-        for quad in quads:
-            grid = cells(gray, quad)
-            x = grid.ravel() - grid.mean()
-            norm = float(np.linalg.norm(x))
-            if norm == 0.0:
+        x = cells(gray, quads)
+        x -= x.mean(axis=1, keepdims=True)
+        norm = np.linalg.norm(x, axis=1)
+        corr = (x @ t.centred.T) / np.maximum(norm, 1e-9)[:, None]  # N x T
+        # Each id's best turn and blur, then the best id and the best of the others.
+        per_id = corr.reshape(len(quads), -1, t.per_id)
+        id_best = per_id.max(axis=2)
+        order = np.argsort(-id_best, axis=1)[:, :2]
+        rows = np.arange(len(quads))
+        top, second = id_best[rows, order[:, 0]], id_best[rows, order[:, 1]]
+        best = order[:, 0] * t.per_id + per_id[rows, order[:, 0]].argmax(axis=1)
+        fit = np.sqrt(np.clip(1.0 - top**2, 0.0, None))
+        rival = np.sqrt(np.clip(1.0 - second**2, 0.0, None))
+        gap = rival / np.maximum(fit, 1e-6)
+        # The fitted template's black-to-white step, in grey levels.
+        contrast = np.einsum("ij,ij->i", t.centred[best], x) / t.norms[best]
+        out: list[Decoded] = []
+        for i in np.flatnonzero(
+            (fit <= MAYBE_FIT) & (gap >= MAYBE_GAP) & (contrast >= MIN_CONTRAST)
+        ):
+            marker = int(t.ids[best[i]])
+            if marker not in self.markers:
                 continue
-            corr = t.centred @ x / norm
-            best = int(np.argmax(corr))
-            marker = int(t.ids[best])
-            # The fitted template's black-to-white step, in grey levels.
-            contrast = float(t.centred[best] @ x / t.norms[best])
-            if contrast < MIN_CONTRAST:
-                continue
-            fit = float(np.sqrt(max(0.0, 1.0 - corr[best] ** 2)))
-            others = corr[t.ids != marker]
-            rival = float(np.sqrt(max(0.0, 1.0 - others.max() ** 2))) if len(others) else 1.0
-            gap = rival / max(fit, 1e-6)
-            if fit > MAYBE_FIT or gap < MAYBE_GAP or marker not in self.markers:
-                continue
-            sure = fit <= SURE_FIT and gap >= SURE_GAP
-            corners = np.roll(quad, int(t.turns[best]), axis=0)
-            out.append(Decoded(marker, np.asarray(corners, np.float32), sure, fit, gap))
+            sure = bool(fit[i] <= SURE_FIT and gap[i] >= SURE_GAP)
+            corners = np.roll(quads[i], int(t.turns[best[i]]), axis=0)
+            out.append(
+                Decoded(marker, np.asarray(corners, np.float32), sure, float(fit[i]), float(gap[i]))
+            )
         return out

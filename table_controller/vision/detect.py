@@ -192,6 +192,8 @@ class CardReader:
         marker's size on the table, not on a marker already read, are decoded; a
         *maybe* read is kept only when another read of its card agrees where it lies."""
         assert self.decoder is not None
+        if len(rejected) == 0:
+            return []
         k = self.reduce
         full = rejected * k + offset
         mm = image_to_table(self.calibration, full.reshape(-1, 2)).reshape(-1, 4, 2)
@@ -210,14 +212,13 @@ class CardReader:
         decoded.sort(key=lambda d: (not d.sure, d.fit))
         kept: list[Sighting] = []
         maybes: list[Sighting] = []
+        taken: list[tuple[npt.NDArray[np.float32], float]] = []  # centres and half sides
         for d in decoded:
             corners = np.asarray(d.corners * k + offset, np.float32)
             centre = corners.mean(axis=0)
-            side = float(np.linalg.norm(corners[0] - corners[1]))
-            if any(
-                np.linalg.norm(s.corners.mean(axis=0) - centre) < 0.5 * side for s in kept + maybes
-            ):
+            if any(abs(centre - c).max() < r for c, r in taken):
                 continue
+            taken.append((centre, 0.5 * float(np.abs(corners[0] - corners[1]).max())))
             sighting = Sighting(d.marker, corners, SURE_CONFIDENCE if d.sure else MAYBE_CONFIDENCE)
             (kept if d.sure else maybes).append(sighting)
         # The two markers of a card vote: a maybe needs its card's other marker read
