@@ -153,8 +153,9 @@ def cells(gray: Gray, quads: Quads) -> npt.NDArray[np.float64]:
     img = np.einsum("nij,sj->nsi", homs, pts)  # N x S x 3
     xy = (img[..., :2] / img[..., 2:]).astype(np.float32)  # N x S x 2
     side = 2 * CELLS
-    maps = xy.reshape(len(quads) * side, side, 2)
-    seen = cv2.remap(gray, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    mx = np.ascontiguousarray(xy[..., 0].reshape(len(quads) * side, side))
+    my = np.ascontiguousarray(xy[..., 1].reshape(len(quads) * side, side))
+    seen = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     blocks = seen.astype(np.float64).reshape(len(quads), CELLS, 2, CELLS, 2)
     return np.asarray(blocks.mean(axis=(2, 4)).reshape(len(quads), -1), np.float64)
 
