@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.vision.calibration import calibrate
-from table_controller.vision.decode import FinerDecoder
+from table_controller.vision.decode import Decoded, FinerDecoder
 from table_controller.vision.detect import CardReader
 from table_controller.vision.markers import FIDUCIALS, Sighting
 from table_controller.vision.synthetic import Effects, Scene, TableRenderer, random_scene
@@ -99,11 +99,34 @@ def test_another_id_is_never_a_card(marker: int, cell_px: float, blur: float, tu
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 49), st.floats(3.0, 6.0), st.floats(0.0, 1.6))
-def test_a_marker_of_another_dictionary_is_never_a_card(
+def test_a_marker_of_another_dictionary_is_never_surely_a_card(
     marker: int, cell_px: float, blur: float
 ) -> None:
+    """A 5x5 marker sampled as a 4x4 one may come out a *maybe* (the reader then needs
+    the card's other marker to agree), never a sure read."""
     img, outline = marker_picture(marker, cell_px, blur, 0, cv2.aruco.DICT_5X5_50)
-    assert DECODER.read(img, outline[None], cell_px) == []
+    assert not any(d.sure for d in DECODER.read(img, outline[None], cell_px))
+
+
+def test_a_maybe_alone_is_never_a_card() -> None:
+    """A maybe read counts only when another read of its card, a marker away, places the
+    card at the same spot: not alone, not with its own outline found twice, not with a
+    read of the card elsewhere."""
+    image = soft_table()
+    reader = CardReader(CALIBRATION)
+    gray = reader.grey(image)
+    found, _ = reader.family.read_and_reject(gray)
+    x0, y0, _, _ = reader.roi
+    offset = np.array([x0, y0], np.float32)
+    card = next(s for s in found if s.card is not None)
+    quad = card.corners[None].astype(np.float32)
+    maybe = Decoded(card.marker, card.corners, False, 0.5, 1.2)
+    reader.decoder.read = lambda *a: [maybe]  # type: ignore[method-assign, union-attr]
+    assert reader._second_look(gray, quad, [], offset) == []
+    shifted = Sighting(card.marker, card.corners + offset + 1.0)  # the same outline
+    assert reader._second_look(gray, quad, [shifted], offset) == []
+    far = Sighting(card.marker, card.corners + offset + 200.0)  # the card elsewhere
+    assert reader._second_look(gray, quad, [far], offset) == []
 
 
 @settings(max_examples=60, deadline=None)
@@ -163,3 +186,18 @@ def test_the_second_pass_is_not_run_without_plausible_outlines() -> None:
     reader.decoder.read = refuse  # type: ignore[method-assign, union-attr]
     assert reader.read(empty) == []
     assert reader.second_looks == 0
+
+
+def test_a_maybe_is_taken_when_the_cards_other_marker_agrees() -> None:
+    image = RENDERER.render(random_scene(np.random.default_rng(0), 8)).image
+    reader = CardReader(CALIBRATION)
+    gray = reader.grey(image)
+    found, _ = reader.family.read_and_reject(gray)
+    x0, y0, _, _ = reader.roi
+    offset = np.array([x0, y0], np.float32)
+    one, other = next((a, b) for a in found for b in found if a.marker == b.marker and a is not b)
+    maybe = Decoded(one.marker, one.corners, False, 0.5, 1.2)
+    reader.decoder.read = lambda *a: [maybe]  # type: ignore[method-assign, union-attr]
+    first = [Sighting(other.marker, other.corners + offset)]
+    (taken,) = reader._second_look(gray, one.corners[None], first, offset)
+    assert taken.marker == one.marker and taken.confidence < 1.0

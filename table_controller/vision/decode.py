@@ -39,6 +39,7 @@ MIN_CONTRAST = 18.0  # grey levels from the marker's black to its white
 # sure read fits within SURE_FIT and the best other marker (another id) SURE_GAP times worse.
 SURE_FIT, SURE_GAP = 0.45, 1.4
 MAYBE_FIT, MAYBE_GAP = 0.55, 1.15
+MAX_CELL_ERROR = 0.8  # true markers: 0.4 at p99, 0.69 at most (hard frames)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ class Decoded:
     corners: npt.NDArray[np.float32]
     sure: bool
     fit: float  # sqrt(1 - r^2), r the correlation with the best template
-    gap: float  # the best other marker's RMS over this one's
+    gap: float  # the best other marker's fit over this one's
+    worst: float = 0.0  # the cell furthest from the template, in black-to-white steps
 
 
 def _blur_kernel(sigma: float) -> npt.NDArray[np.float64]:
@@ -195,9 +197,16 @@ class FinerDecoder:
         gap = rival / np.maximum(fit, 1e-6)
         # The fitted template's black-to-white step, in grey levels.
         contrast = np.einsum("ij,ij->i", t.centred[best], x) / t.norms[best]
+        # The cell furthest from the fitted template, in black-to-white steps: a pattern
+        # that fits on the whole but has a cell plainly wrong is not that marker.
+        model = t.centred[best] * (t.norms[best] * contrast)[:, None]
+        worst = np.abs(x - model).max(axis=1) / np.maximum(contrast, 1e-9)
         out: list[Decoded] = []
         for i in np.flatnonzero(
-            (fit <= MAYBE_FIT) & (gap >= MAYBE_GAP) & (contrast >= MIN_CONTRAST)
+            (fit <= MAYBE_FIT)
+            & (gap >= MAYBE_GAP)
+            & (contrast >= MIN_CONTRAST)
+            & (worst <= MAX_CELL_ERROR)
         ):
             marker = int(t.ids[best[i]])
             if marker not in self.markers:
@@ -205,6 +214,13 @@ class FinerDecoder:
             sure = bool(fit[i] <= SURE_FIT and gap[i] >= SURE_GAP)
             corners = np.roll(quads[i], int(t.turns[best[i]]), axis=0)
             out.append(
-                Decoded(marker, np.asarray(corners, np.float32), sure, float(fit[i]), float(gap[i]))
+                Decoded(
+                    marker,
+                    np.asarray(corners, np.float32),
+                    sure,
+                    float(fit[i]),
+                    float(gap[i]),
+                    float(worst[i]),
+                )
             )
         return out
