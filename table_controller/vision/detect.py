@@ -182,15 +182,28 @@ class CardReader:
         first = [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
         if len(rejected) == 0:
             return first
-        return first + self._second_look(gray, rejected, first, offset)
+        return first + self._second_look(gray, rejected, first, offset, frame)
+
+    def _full_size(self, frame: Image) -> Image:
+        """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
+        x0, y0, x1, y1 = self.roi
+        box = frame[y0:y1, x0:x1]
+        return box if box.ndim == 2 else np.asarray(cv2.cvtColor(box, cv2.COLOR_BGR2GRAY))
 
     def _second_look(
-        self, gray: Image, rejected: Quads, first: list[Sighting], offset: npt.NDArray[np.float32]
+        self,
+        gray: Image,
+        rejected: Quads,
+        first: list[Sighting],
+        offset: npt.NDArray[np.float32],
+        frame: Image | None = None,
     ) -> list[Sighting]:
         """Markers read by the finer decode from the outlines the first pass rejected
         (``rejected`` in px of ``gray``), in full-frame px. Only outlines of a card
         marker's size on the table, not on a marker already read, are decoded; a
-        *maybe* read is kept only when another read of its card agrees where it lies."""
+        *maybe* read is kept only when another read of its card agrees where it lies.
+        A frame read reduced is decoded at full size when it is given: the finer
+        sampling is the point, and it costs only where an outline is decoded."""
         assert self.decoder is not None
         if len(rejected) == 0:
             return []
@@ -207,7 +220,14 @@ class CardReader:
         if not plausible.any():
             return []
         self.second_looks += int(plausible.sum())
-        decoded = self.decoder.read(gray, rejected[plausible], self._cell_px)
+        if frame is not None and k > 1:
+            box = np.array(self.roi[:2], np.float32)
+            decoded = self.decoder.read(
+                self._full_size(frame), full[plausible] - box, self._cell_px * k
+            )
+            k, offset = 1, box
+        else:
+            decoded = self.decoder.read(gray, rejected[plausible], self._cell_px)
         # One read per marker: the best fit among outlines found on the same spot.
         decoded.sort(key=lambda d: (not d.sure, d.fit))
         kept: list[Sighting] = []
