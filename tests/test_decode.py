@@ -75,7 +75,7 @@ def soft_truth() -> set[int]:
 def test_the_decoder_names_the_marker_and_its_top_left_corner(turn: int) -> None:
     img, outline = marker_picture(7, CELL_PX, 1.3, turn)
     for start in range(4):  # whichever corner the outline starts from
-        (read,) = DECODER.read(img, np.roll(outline, start, axis=0)[None], CELL_PX)
+        (read,) = DECODER.read(img, np.roll(outline, start, axis=0)[None])
         assert read.marker == 7 and read.sure
         # Turned a quarter anticlockwise (np.rot90), its own top-left is the picture's
         # bottom-left, and so on round.
@@ -94,7 +94,7 @@ def test_another_id_is_never_a_card(marker: int, cell_px: float, blur: float, tu
     """A marker of the dictionary the table does not use (another game's, a stray
     sheet), however soft, is not read as one of ours."""
     img, outline = marker_picture(marker, cell_px, blur, turn)
-    assert DECODER.read(img, outline[None], cell_px) == []
+    assert DECODER.read(img, outline[None]) == []
 
 
 @settings(max_examples=30, deadline=None)
@@ -105,7 +105,7 @@ def test_a_marker_of_another_dictionary_is_never_surely_a_card(
     """A 5x5 marker sampled as a 4x4 one may come out a *maybe* (the reader then needs
     the card's other marker to agree), never a sure read."""
     img, outline = marker_picture(marker, cell_px, blur, 0, cv2.aruco.DICT_5X5_50)
-    assert not any(d.sure for d in DECODER.read(img, outline[None], cell_px))
+    assert not any(d.sure for d in DECODER.read(img, outline[None]))
 
 
 def test_a_maybe_alone_is_never_a_card() -> None:
@@ -141,7 +141,7 @@ def test_noise_and_random_outlines_are_never_a_card(seed: int, noise: float, blu
     if blur:
         img = cv2.GaussianBlur(img, (0, 0), blur)
     quads = rng.uniform(10, 110, (20, 4, 2)).astype(np.float32)
-    assert all(d.marker not in range(24) for d in DECODER.read(img, quads, CELL_PX))
+    assert all(d.marker not in range(24) for d in DECODER.read(img, quads))
 
 
 def test_a_card_with_one_marker_covered_reads_from_the_other() -> None:

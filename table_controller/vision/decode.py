@@ -5,13 +5,17 @@ its neighbours, and ArUco's own decoding (a 4 px a cell sampling of the outline 
 found, thresholded) rejects markers whose bits are all there at a finer sampling (issue
 18). For every rejected outline of a card marker's size this module:
 
-- refines the four corners to sub-pixels;
 - samples each of the 6x6 cells in its centre half (a 2x2 pattern, bilinear);
 - correlates the 36 cells with every marker of the dictionary, in each of the 4 turns,
   each as printed and as a soft lens blurs it (a few blurs, measured in cells), so that
   uneven light and low contrast do not matter: the best fit names the marker, kept when
   it is one the table can hold (cards 0-23, fiducials 40-43) and its black-to-white
   step is at least ``MIN_CONTRAST`` grey levels.
+
+An outline not surely read at first is polished: its grid shifted by a quarter cell
+and scaled by 4% each way, the best fit kept (a sub-pixel search where the corners
+themselves are too soft to refine: cv2.cornerSubPix moved them further off, the card's
+edge 3 mm away pulling at them).
 
 A fit is *sure* when it is close and every other marker (another id, any turn) fits
 far worse; it is a *maybe* when it is only clearly the best. A maybe is never used
@@ -88,7 +92,7 @@ class Templates:
         centred = self.bank - self.bank.mean(axis=1, keepdims=True)
         # Unit rows: a dot product with a centred, unit observation is their correlation.
         self.norms = np.linalg.norm(centred, axis=1)
-        self.centred = centred / self.norms[:, None]
+        self.centred = np.asarray(centred / self.norms[:, None], np.float32)
         self.ids = np.array(ids)
         self.turns = np.array(turns)
         self.per_id = 4 * len(BLURS)  # rows of one id, together
@@ -102,33 +106,6 @@ def clockwise(quads: Quads) -> Quads:
     flip = cross < 0
     q[flip] = q[flip][:, ::-1]
     return q
-
-
-def refine(gray: Gray, quads: Quads, cell_px: float) -> Quads:
-    """Sub-pixel corners: each corner looked for within half a cell (a window that does
-    not reach the cells inside the border); a corner moved further is kept as found."""
-    if len(quads) == 0:
-        return quads
-    half = max(2, round(0.5 * cell_px))
-    pts = np.ascontiguousarray(quads.reshape(-1, 1, 2), np.float32)
-    h, w = gray.shape[:2]
-    inside = (
-        (pts[:, 0, 0] > half + 1)
-        & (pts[:, 0, 0] < w - half - 2)
-        & (pts[:, 0, 1] > half + 1)
-        & (pts[:, 0, 1] < h - half - 2)
-    )
-    if not inside.any():
-        return quads
-    moved = pts[inside].copy()
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
-    cv2.cornerSubPix(gray, moved, (half, half), (-1, -1), criteria)
-    shift = np.linalg.norm(moved - pts[inside], axis=2).ravel()
-    ok = shift <= 0.6 * cell_px
-    out = pts.copy()
-    idx = np.flatnonzero(inside)[ok]
-    out[idx] = moved[ok]
-    return np.asarray(out.reshape(-1, 4, 2), np.float32)
 
 
 # Where each cell is sampled, in cells from the marker's top-left: a 2x2 pattern in
@@ -146,20 +123,94 @@ _SAMPLES = (
 )
 
 
-def cells(gray: Gray, quads: Quads) -> npt.NDArray[np.float64]:
+def _homographies(quads: Quads) -> npt.NDArray[np.float64]:
+    """N x 3 x 3: the marker's own cells (0-6 each way) to image px, per outline."""
+    unit = np.array([[0, 0], [CELLS, 0], [CELLS, CELLS], [0, CELLS]], np.float32)
+    return np.array([cv2.getPerspectiveTransform(unit, q.astype(np.float32)) for q in quads])
+
+
+def _apply(homs: npt.NDArray[np.float64], pts: npt.NDArray[np.float64]) -> Quads:
+    """Points (N x S x 2, in cells) through each outline's homography to image px."""
+    ones = np.ones((*pts.shape[:2], 1))
+    img = np.matmul(np.concatenate([pts, ones], axis=2), homs.transpose(0, 2, 1))
+    return np.asarray(img[..., :2] / img[..., 2:], np.float32)
+
+
+def _sample(gray: Gray, xy: Quads) -> npt.NDArray[np.float32]:
+    """Cell values from the sample points (N x 144 x 2 image px, 2x2 a cell), N x 36."""
+    n, side = len(xy), 2 * CELLS
+    mx = np.ascontiguousarray(xy[..., 0].reshape(n * side, side))
+    my = np.ascontiguousarray(xy[..., 1].reshape(n * side, side))
+    seen = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    blocks = seen.astype(np.float32).reshape(n, CELLS, 2, CELLS, 2)
+    return np.asarray(blocks.mean(axis=(2, 4)).reshape(n, -1), np.float32)
+
+
+def cells(gray: Gray, quads: Quads) -> npt.NDArray[np.float32]:
     """The 6x6 cells of the markers outlined by ``quads`` (N x 4 x 2, clockwise from any
     corner), N x 36: each cell's centre half sampled (bilinear) and averaged."""
-    unit = np.array([[0, 0], [CELLS, 0], [CELLS, CELLS], [0, CELLS]], np.float32)
-    homs = np.array([cv2.getPerspectiveTransform(unit, q.astype(np.float32)) for q in quads])
-    pts = np.concatenate([_SAMPLES, np.ones((len(_SAMPLES), 1))], axis=1)  # S x 3
-    img = np.einsum("nij,sj->nsi", homs, pts)  # N x S x 3
-    xy = (img[..., :2] / img[..., 2:]).astype(np.float32)  # N x S x 2
-    side = 2 * CELLS
-    mx = np.ascontiguousarray(xy[..., 0].reshape(len(quads) * side, side))
-    my = np.ascontiguousarray(xy[..., 1].reshape(len(quads) * side, side))
-    seen = cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    blocks = seen.astype(np.float64).reshape(len(quads), CELLS, 2, CELLS, 2)
-    return np.asarray(blocks.mean(axis=(2, 4)).reshape(len(quads), -1), np.float64)
+    pts = np.broadcast_to(_SAMPLES, (len(quads), *_SAMPLES.shape))
+    return _sample(gray, _apply(_homographies(quads), pts))
+
+
+# An outline found on a soft marker is often a fraction of a cell off: the fits it
+# may be polished by, the marker's grid shifted by these fractions of a cell each way
+# and scaled by these factors about its centre (the outline as found among them).
+POLISH_SHIFTS = (-0.25, 0.0, 0.25)
+POLISH_SCALES = (0.96, 1.0, 1.04)
+POLISH_FIT = 0.75  # outlines fitting worse than this are not markers: not polished
+POLISH_IDS = 3  # the ids a polish scores against (the final fit takes them all)
+# A polished grid has more freedom to fit what is not a marker (a 5x5 marker fits a
+# card's 4x4 to 0.35 when shifted and scaled): sure only when it fits this closely.
+POLISHED_SURE_FIT = 0.3
+_UNIT = np.array([[0, 0], [CELLS, 0], [CELLS, CELLS], [0, CELLS]], np.float64)
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """The best template of each of N cell patterns, and how well it fits."""
+
+    best: npt.NDArray[np.intp]  # template row
+    fit: npt.NDArray[np.float64]  # sqrt(1 - r^2)
+    gap: npt.NDArray[np.float64]  # the best other id's fit over this one's
+    contrast: npt.NDArray[np.float64]  # the fitted black-to-white step, grey levels
+    worst: npt.NDArray[np.float64]  # the cell furthest off, in black-to-white steps
+    top: npt.NDArray[np.intp]  # N x POLISH_IDS: the ids that fit best, best first
+
+
+def _fit(t: Templates, x: npt.NDArray[np.float32]) -> _Fit:
+    x = x - x.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(x, axis=1)
+    corr = (x @ t.centred.T) / np.maximum(norm, 1e-9)[:, None]  # N x T
+    # Each id's best turn and blur, then the best id and the best of the others.
+    per_id = corr.reshape(len(x), -1, t.per_id)
+    id_best = per_id.max(axis=2)
+    order = np.argsort(-id_best, axis=1)[:, :POLISH_IDS]
+    rows = np.arange(len(x))
+    top, second = id_best[rows, order[:, 0]], id_best[rows, order[:, 1]]
+    best = order[:, 0] * t.per_id + per_id[rows, order[:, 0]].argmax(axis=1)
+    fit = np.sqrt(np.clip(1.0 - top**2, 0.0, None))
+    rival = np.sqrt(np.clip(1.0 - second**2, 0.0, None))
+    contrast = np.einsum("ij,ij->i", t.centred[best], x) / t.norms[best]
+    # A pattern that fits on the whole but has a cell plainly wrong is not that marker.
+    model = t.centred[best] * (t.norms[best] * contrast)[:, None]
+    worst = np.abs(x - model).max(axis=1) / np.maximum(contrast, 1e-9)
+    return _Fit(best, fit, rival / np.maximum(fit, 1e-6), contrast, worst, order)
+
+
+def _moved(
+    variants: npt.NDArray[np.float64],
+    base: npt.NDArray[np.float64] | None,
+    pts: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Points (in cells) of each variant (scale, dx, dy) about the marker's centre, after
+    each outline's ``base`` shift: N x V x P x 2 (N = 1 without a base)."""
+    centre = CELLS / 2
+    scale, shift = variants[:, :1, None], variants[:, None, 1:]
+    moved = centre + scale * (pts[None] - centre) + shift  # V x P x 2
+    if base is None:
+        return moved[None]
+    return moved[None] + base[:, None, None, 1:]
 
 
 class FinerDecoder:
@@ -174,53 +225,87 @@ class FinerDecoder:
         self.templates = Templates(dictionary, tuple(range(len(dictionary.bytesList))))
         self.markers = frozenset(markers)
 
-    def read(self, gray: Gray, quads: Quads, cell_px: float) -> list[Decoded]:
+    def read(self, gray: Gray, quads: Quads) -> list[Decoded]:
         """The markers among the outlines (N x 4 x 2, image px of ``gray``); outlines
-        that fit no marker well are left out."""
+        that fit no marker well are left out. An outline not surely read at first is
+        polished: its grid shifted and scaled a little (``POLISH_*``), the best fit kept."""
         if len(quads) == 0:
             return []
-        quads = refine(gray, clockwise(quads), cell_px)
+        quads = clockwise(quads)
         t = self.templates
-        x = cells(gray, quads)
-        x -= x.mean(axis=1, keepdims=True)
-        norm = np.linalg.norm(x, axis=1)
-        corr = (x @ t.centred.T) / np.maximum(norm, 1e-9)[:, None]  # N x T
-        # Each id's best turn and blur, then the best id and the best of the others.
-        per_id = corr.reshape(len(quads), -1, t.per_id)
-        id_best = per_id.max(axis=2)
-        order = np.argsort(-id_best, axis=1)[:, :2]
-        rows = np.arange(len(quads))
-        top, second = id_best[rows, order[:, 0]], id_best[rows, order[:, 1]]
-        best = order[:, 0] * t.per_id + per_id[rows, order[:, 0]].argmax(axis=1)
-        fit = np.sqrt(np.clip(1.0 - top**2, 0.0, None))
-        rival = np.sqrt(np.clip(1.0 - second**2, 0.0, None))
-        gap = rival / np.maximum(fit, 1e-6)
-        # The fitted template's black-to-white step, in grey levels.
-        contrast = np.einsum("ij,ij->i", t.centred[best], x) / t.norms[best]
-        # The cell furthest from the fitted template, in black-to-white steps: a pattern
-        # that fits on the whole but has a cell plainly wrong is not that marker.
-        model = t.centred[best] * (t.norms[best] * contrast)[:, None]
-        worst = np.abs(x - model).max(axis=1) / np.maximum(contrast, 1e-9)
+        homs = _homographies(quads)
+        pts = np.broadcast_to(_SAMPLES, (len(quads), *_SAMPLES.shape))
+        f = _fit(t, _sample(gray, _apply(homs, pts)))
+        outline = np.broadcast_to(_UNIT, (len(quads), 4, 2)).copy()
+        unsure = np.flatnonzero(((f.fit > SURE_FIT) | (f.gap < SURE_GAP)) & (f.fit <= POLISH_FIT))
+        polished = np.zeros(len(quads), bool)
+        if len(unsure):
+            polished[unsure] = self._polish(gray, homs[unsure], f, unsure, outline)
+        found = _apply(homs, outline)
         out: list[Decoded] = []
-        for i in np.flatnonzero(
-            (fit <= MAYBE_FIT)
-            & (gap >= MAYBE_GAP)
-            & (contrast >= MIN_CONTRAST)
-            & (worst <= MAX_CELL_ERROR)
-        ):
-            marker = int(t.ids[best[i]])
+        ok = (
+            (f.fit <= MAYBE_FIT)
+            & (f.gap >= MAYBE_GAP)
+            & (f.contrast >= MIN_CONTRAST)
+            & (f.worst <= MAX_CELL_ERROR)
+        )
+        for i in np.flatnonzero(ok):
+            marker = int(t.ids[f.best[i]])
             if marker not in self.markers:
                 continue
-            sure = bool(fit[i] <= SURE_FIT and gap[i] >= SURE_GAP)
-            corners = np.roll(quads[i], int(t.turns[best[i]]), axis=0)
+            limit = POLISHED_SURE_FIT if polished[i] else SURE_FIT
+            sure = bool(f.fit[i] <= limit and f.gap[i] >= SURE_GAP)
+            corners = np.roll(found[i], int(t.turns[f.best[i]]), axis=0)
             out.append(
                 Decoded(
                     marker,
                     np.asarray(corners, np.float32),
                     sure,
-                    float(fit[i]),
-                    float(gap[i]),
-                    float(worst[i]),
+                    float(f.fit[i]),
+                    float(f.gap[i]),
+                    float(f.worst[i]),
                 )
             )
         return out
+
+    def _polish(
+        self,
+        gray: Gray,
+        homs: npt.NDArray[np.float64],
+        f: _Fit,
+        which: npt.NDArray[np.intp],
+        outline: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.bool_]:
+        """Shift, then scale, the grid of each outline ``which`` (``POLISH_*``), scoring
+        each variant against the few ids that fit it best as found; the variant that
+        scores best is fitted against every id, and replaces the fit in ``f`` and the
+        outline in ``outline`` where it fits better (returned: where it did)."""
+        t = self.templates
+        n = len(which)
+        rows = f.top[which][:, :, None] * t.per_id + np.arange(t.per_id)
+        bank = t.centred[rows.reshape(n, -1)]  # n x R x 36: the candidates' own ids
+
+        def best_of(
+            variants: npt.NDArray[np.float64], base: npt.NDArray[np.float64] | None
+        ) -> npt.NDArray[np.intp]:
+            v = len(variants)
+            grids = np.broadcast_to(_moved(variants, base, _SAMPLES), (n, v, *_SAMPLES.shape))
+            x = _sample(gray, _apply(np.repeat(homs, v, axis=0), grids.reshape(n * v, -1, 2)))
+            x = (x - x.mean(axis=1, keepdims=True)).reshape(n, v, -1)
+            score = np.matmul(x, bank.transpose(0, 2, 1)).max(axis=2)
+            score /= np.maximum(np.linalg.norm(x, axis=2), 1e-9)
+            return np.asarray(score.argmax(axis=1), np.intp)
+
+        shifts = np.array([(1.0, dx, dy) for dx in POLISH_SHIFTS for dy in POLISH_SHIFTS])
+        shift = shifts[best_of(shifts, None)]
+        scales = np.array([(s, 0.0, 0.0) for s in POLISH_SCALES])
+        scale = scales[best_of(scales, shift)]
+        pick = np.column_stack([scale[:, 0], shift[:, 1:]])  # n x 3
+        grid = _moved(pick, None, _SAMPLES)[0]  # n x S x 2: one variant per outline
+        corners = _moved(pick, None, _UNIT)[0]
+        g = _fit(t, _sample(gray, _apply(homs, grid)))
+        better = g.fit < f.fit[which]
+        for name in ("best", "fit", "gap", "contrast", "worst", "top"):
+            getattr(f, name)[which[better]] = getattr(g, name)[better]
+        outline[which[better]] = corners[better]
+        return np.asarray(better, np.bool_)

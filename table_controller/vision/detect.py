@@ -133,7 +133,6 @@ class CardReader:
         tuned = base.for_cells(s.min_cell_px / k, s.max_cell_px / k, longest)
         self.family = tuned if tune else base
         self._zones = ZoneMap(calibration)
-        self._cell_px = s.min_cell_px / k  # in the image read
         self.second_looks = 0  # outlines given the second decode, over all frames
         self.decoder = (
             FinerDecoder(self.family.dictionary, (*range(24), *FIDUCIALS))
@@ -222,23 +221,21 @@ class CardReader:
         self.second_looks += int(plausible.sum())
         if frame is not None and k > 1:
             box = np.array(self.roi[:2], np.float32)
-            decoded = self.decoder.read(
-                self._full_size(frame), full[plausible] - box, self._cell_px * k
-            )
+            decoded = self.decoder.read(self._full_size(frame), full[plausible] - box)
             k, offset = 1, box
         else:
-            decoded = self.decoder.read(gray, rejected[plausible], self._cell_px)
+            decoded = self.decoder.read(gray, rejected[plausible])
         # One read per marker: the best fit among outlines found on the same spot.
         decoded.sort(key=lambda d: (not d.sure, d.fit))
         kept: list[Sighting] = []
         maybes: list[Sighting] = []
-        taken: list[tuple[npt.NDArray[np.float32], float]] = []  # centres and half sides
+        taken: list[tuple[float, float, float]] = []  # centres and half sides
         for d in decoded:
             corners = np.asarray(d.corners * k + offset, np.float32)
-            centre = corners.mean(axis=0)
-            if any(abs(centre - c).max() < r for c, r in taken):
+            cx, cy = (float(v) for v in corners.mean(axis=0))
+            if any(abs(cx - x) < r and abs(cy - y) < r for x, y, r in taken):
                 continue
-            taken.append((centre, 0.5 * float(np.abs(corners[0] - corners[1]).max())))
+            taken.append((cx, cy, 0.5 * float(np.abs(corners[0] - corners[1]).max())))
             sighting = Sighting(d.marker, corners, SURE_CONFIDENCE if d.sure else MAYBE_CONFIDENCE)
             (kept if d.sure else maybes).append(sighting)
         # The two markers of a card vote: a maybe needs its card's other marker read
