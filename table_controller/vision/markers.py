@@ -88,9 +88,10 @@ class ArucoFamily:
         wide, and no contour outside the markers' size: a third of the default's cost
         for the same reads when the calibration tells the size (bench/vision.py).
 
-        The threshold constant is raised from 7 to 14: a marker is black on white,
-        far above it, while the felt's and the wood's grain fall below it and no
-        longer make thousands of contours for the detector to sift."""
+        The threshold constant stays OpenCV's 7: 14 kept the felt's and the wood's
+        grain from making contours, but lost the outline of a soft or dimly lit marker
+        (issue 18: a quarter of the cards at 3.3 px a cell through a soft lens); the
+        outlines then found and not read go to the second decode (decode.py)."""
         p = cv2.aruco.DetectorParameters()
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         window = max(5, 2 * round(fewest_px) + 1)
