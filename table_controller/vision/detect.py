@@ -85,6 +85,14 @@ def card_centres(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     )
 
 
+def _size_error(mm: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """How far markers (corners in table mm, N x 4 x 2) are from a card marker's printed
+    size: the largest relative difference of their sides and diagonals."""
+    sides = np.linalg.norm(mm - np.roll(mm, -1, axis=1), axis=2) / MARKER_MM
+    diagonals = np.linalg.norm(mm[:, :2] - mm[:, 2:], axis=2) / (MARKER_MM * math.sqrt(2))
+    return np.asarray(np.abs(np.concatenate([sides, diagonals], axis=1) - 1.0).max(axis=1))
+
+
 # A marker read more than this far from its printed size is not a card's (see _true_size).
 SIZE_TOLERANCE = 0.35
 
@@ -316,14 +324,6 @@ class CardReader:
         on_line = zone is None and self._zones.on_line(x, y)
         card = Card(sightings[0].marker)
         return CardSeen(card, zone, x, y, corners, len(sightings), confidence, on_line)
-
-
-def _size_error(mm: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """How far markers (corners in table mm, N x 4 x 2) are from a card marker's printed
-    size: the largest relative difference of their sides and diagonals."""
-    sides = np.linalg.norm(mm - np.roll(mm, -1, axis=1), axis=2) / MARKER_MM
-    diagonals = np.linalg.norm(mm[:, :2] - mm[:, 2:], axis=2) / (MARKER_MM * math.sqrt(2))
-    return np.asarray(np.abs(np.concatenate([sides, diagonals], axis=1) - 1.0).max(axis=1))
 
 
 class ZoneMap:
