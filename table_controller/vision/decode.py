@@ -157,7 +157,7 @@ def cells(gray: Gray, quads: Quads) -> npt.NDArray[np.float32]:
 # may be polished by, the marker's grid shifted by these fractions of a cell each way
 # and scaled by these factors about its centre (the outline as found among them).
 POLISH_SHIFTS = (-0.25, 0.0, 0.25)
-POLISH_SCALES = (0.96, 1.0, 1.04)
+POLISH_SCALES = (0.95, 1.0, 1.05, 1.1, 1.15)  # outlines of soft markers: 13% small
 POLISH_FIT = 0.75  # outlines fitting worse than this are not markers: not polished
 POLISH_IDS = 3  # the ids a polish scores against (the final fit takes them all)
 # A polished grid has more freedom to fit what is not a marker (a 5x5 marker fits a
@@ -203,14 +203,14 @@ def _moved(
     base: npt.NDArray[np.float64] | None,
     pts: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]:
-    """Points (in cells) of each variant (scale, dx, dy) about the marker's centre, after
-    each outline's ``base`` shift: N x V x P x 2 (N = 1 without a base)."""
+    """Points (in cells) of each variant (scale, dx, dy) about the marker's centre, on
+    top of each outline's ``base`` variant: N x V x P x 2 (N = 1 without a base)."""
     centre = CELLS / 2
-    scale, shift = variants[:, :1, None], variants[:, None, 1:]
-    moved = centre + scale * (pts[None] - centre) + shift  # V x P x 2
     if base is None:
-        return moved[None]
-    return moved[None] + base[:, None, None, 1:]
+        base = np.array([(1.0, 0.0, 0.0)])
+    scale = base[:, None, None, :1] * variants[None, :, None, :1]  # N x V x 1 x 1
+    shift = base[:, None, None, 1:] + variants[None, :, None, 1:]  # N x V x 1 x 2
+    return np.asarray(centre + scale * (pts[None, None] - centre) + shift, np.float64)
 
 
 class FinerDecoder:
@@ -296,10 +296,12 @@ class FinerDecoder:
             score /= np.maximum(np.linalg.norm(x, axis=2), 1e-9)
             return np.asarray(score.argmax(axis=1), np.intp)
 
-        shifts = np.array([(1.0, dx, dy) for dx in POLISH_SHIFTS for dy in POLISH_SHIFTS])
-        shift = shifts[best_of(shifts, None)]
+        # The scale first (the outline of a soft marker is often found a cell's
+        # fraction inside its edge), then the shift at that scale.
         scales = np.array([(s, 0.0, 0.0) for s in POLISH_SCALES])
-        scale = scales[best_of(scales, shift)]
+        scale = scales[best_of(scales, None)]
+        shifts = np.array([(1.0, dx, dy) for dx in POLISH_SHIFTS for dy in POLISH_SHIFTS])
+        shift = shifts[best_of(shifts, scale)]
         pick = np.column_stack([scale[:, 0], shift[:, 1:]])  # n x 3
         grid = _moved(pick, None, _SAMPLES)[0]  # n x S x 2: one variant per outline
         corners = _moved(pick, None, _UNIT)[0]
