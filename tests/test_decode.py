@@ -201,3 +201,15 @@ def test_a_maybe_is_taken_when_the_cards_other_marker_agrees() -> None:
     first = [Sighting(other.marker, other.corners + offset)]
     (taken,) = reader._second_look(gray, one.corners[None], first, offset)
     assert taken.marker == one.marker and taken.confidence < 1.0
+
+
+@pytest.mark.parametrize("shrink", [1.0, 0.92, 0.87])
+def test_an_outline_found_inside_a_soft_markers_edge_still_reads(shrink: float) -> None:
+    """The first pass finds a soft marker's outline about 13% small: the polish scales
+    and shifts the grid back onto the cells."""
+    img, outline = marker_picture(11, CELL_PX, 1.4)
+    centre = outline.mean(axis=0)
+    small = (outline - centre) * shrink + centre + 0.4  # and a little off-centre
+    (read,) = DECODER.read(img, small[None])
+    assert read.marker == 11
+    assert np.abs(read.corners - outline).max() < 0.6 * CELL_PX  # about half a cell

@@ -12,10 +12,10 @@ found, thresholded) rejects markers whose bits are all there at a finer sampling
   it is one the table can hold (cards 0-23, fiducials 40-43) and its black-to-white
   step is at least ``MIN_CONTRAST`` grey levels.
 
-An outline not surely read at first is polished: its grid shifted by a quarter cell
-and scaled by 4% each way, the best fit kept (a sub-pixel search where the corners
-themselves are too soft to refine: cv2.cornerSubPix moved them further off, the card's
-edge 3 mm away pulling at them).
+An outline not surely read at first is polished: its grid scaled (0.95-1.15: the
+outline of a soft marker is found about 13% small) and shifted by a quarter cell each
+way, the best fit kept (a sub-pixel search where the corners themselves are too soft to
+refine: cv2.cornerSubPix moved them further off, the card's edge 3 mm away pulling).
 
 A fit is *sure* when it is close and every other marker (another id, any turn) fits
 far worse; it is a *maybe* when it is only clearly the best. A maybe is never used
