@@ -21,8 +21,16 @@ import numpy.typing as npt
 from table_controller.cards import Card
 from table_controller.vision.calibration import image_to_table, scale, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
+from table_controller.vision.decode import FinerDecoder
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
-from table_controller.vision.markers import FIDUCIALS, MarkerFamily, Sighting, family
+from table_controller.vision.markers import (
+    FIDUCIALS,
+    ArucoFamily,
+    MarkerFamily,
+    Quads,
+    Sighting,
+    family,
+)
 from table_controller.vision.tracker import CardRead
 from table_controller.vision.zones import (
     LINE_MM,
@@ -92,8 +100,24 @@ def card_centres(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     )
 
 
+def _size_error(mm: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """How far markers (corners in table mm, N x 4 x 2) are from a card marker's printed
+    size: the largest relative difference of their sides and diagonals."""
+    sides = np.linalg.norm(mm - np.roll(mm, -1, axis=1), axis=2) / MARKER_MM
+    diagonals = np.linalg.norm(mm[:, :2] - mm[:, 2:], axis=2) / (MARKER_MM * math.sqrt(2))
+    return np.asarray(np.abs(np.concatenate([sides, diagonals], axis=1) - 1.0).max(axis=1))
+
+
 # A marker read more than this far from its printed size is not a card's (see _true_size).
 SIZE_TOLERANCE = 0.35
+
+# The second, finer decode looks only at rejected outlines this near a card marker's
+# printed size on the table (tighter than SIZE_TOLERANCE: an outline ArUco could not
+# read is a weaker witness), and takes a *maybe* read (decode.py) only when another
+# read of the same card puts the card's centre within AGREE_MM of it.
+SECOND_SIZE_TOLERANCE = 0.25
+AGREE_MM = 12.0
+SURE_CONFIDENCE, MAYBE_CONFIDENCE = 0.9, 0.6
 
 # Read at a reduced size when the markers stay this many px a cell (bench/vision.py:
 # ArUco reads every sharp card from about 2.5 px a cell; 3 keeps a margin for blur).
@@ -115,6 +139,7 @@ class CardReader:
         *,
         reduce: int | None = None,
         tune: bool = True,
+        second: bool = True,
     ) -> None:
         self.calibration = calibration
         base = marker_family or family(calibration.family)
@@ -127,6 +152,12 @@ class CardReader:
         tuned = base.for_cells(s.min_cell_px / k, s.max_cell_px / k, longest)
         self.family = tuned if tune else base
         self._zones = ZoneMap(calibration)
+        self.second_looks = 0  # outlines given the second decode, over all frames
+        self.decoder = (
+            FinerDecoder(self.family.dictionary, (*range(24), *FIDUCIALS))
+            if second and isinstance(self.family, ArucoFamily)
+            else None
+        )
 
     def _zones_box(self) -> tuple[int, int, int, int]:
         """The image rectangle (x0, y0, x1, y1) holding every zone, with a card's margin
@@ -159,10 +190,97 @@ class CardReader:
         """Every marker in the zones' box, corners in full-frame pixels."""
         x0, y0, _, _ = self.roi
         k = self.reduce
-        found = self.family.read(self.grey(frame))
+        gray = self.grey(frame)
+        if self.decoder is not None and isinstance(self.family, ArucoFamily):
+            found, rejected = self.family.read_and_reject(gray)
+        else:
+            found, rejected = self.family.read(gray), np.zeros((0, 4, 2), np.float32)
         # A reduced pixel's centre (i, j) is the full frame's (k*i + (k-1)/2, ...).
         offset = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2], np.float32)
-        return [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
+        first = [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
+        if len(rejected) == 0:
+            return first
+        return first + self._second_look(gray, rejected, first, offset, frame)
+
+    def _full_size(self, frame: Image) -> Image:
+        """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
+        x0, y0, x1, y1 = self.roi
+        box = frame[y0:y1, x0:x1]
+        return box if box.ndim == 2 else np.asarray(cv2.cvtColor(box, cv2.COLOR_BGR2GRAY))
+
+    def _second_look(
+        self,
+        gray: Image,
+        rejected: Quads,
+        first: list[Sighting],
+        offset: npt.NDArray[np.float32],
+        frame: Image | None = None,
+    ) -> list[Sighting]:
+        """Markers read by the finer decode from the outlines the first pass rejected
+        (``rejected`` in px of ``gray``), in full-frame px. Only outlines of a card
+        marker's size on the table, not on a marker already read, are decoded; a
+        *maybe* read is kept only when another read of its card agrees where it lies.
+        A frame read reduced is decoded at full size when it is given: the finer
+        sampling is the point, and it costs only where an outline is decoded."""
+        assert self.decoder is not None
+        if len(rejected) == 0:
+            return []
+        k = self.reduce
+        full = rejected * k + offset
+        mm = image_to_table(self.calibration, full.reshape(-1, 2)).reshape(-1, 4, 2)
+        plausible = _size_error(mm) <= SECOND_SIZE_TOLERANCE
+        if first and plausible.any():
+            centres = full.mean(axis=1)
+            side = np.linalg.norm(full - np.roll(full, -1, axis=1), axis=2).mean(axis=1)
+            known = np.array([s.corners.mean(axis=0) for s in first], np.float32)
+            near = np.linalg.norm(centres[:, None] - known[None], axis=2).min(axis=1)
+            plausible &= near > 0.5 * side
+        if not plausible.any():
+            return []
+        self.second_looks += int(plausible.sum())
+        if frame is not None and k > 1:
+            box = np.array(self.roi[:2], np.float32)
+            decoded = self.decoder.read(self._full_size(frame), full[plausible] - box)
+            k, offset = 1, box
+        else:
+            decoded = self.decoder.read(gray, rejected[plausible])
+        # One read per marker: the best fit among outlines found on the same spot.
+        decoded.sort(key=lambda d: (not d.sure, d.fit))
+        kept: list[Sighting] = []
+        maybes: list[Sighting] = []
+        taken: list[tuple[float, float, float]] = []  # centres and half sides
+        for d in decoded:
+            corners = np.asarray(d.corners * k + offset, np.float32)
+            cx, cy = (float(v) for v in corners.mean(axis=0))
+            if any(abs(cx - x) < r and abs(cy - y) < r for x, y, r in taken):
+                continue
+            taken.append((cx, cy, 0.5 * float(np.abs(corners[0] - corners[1]).max())))
+            sighting = Sighting(d.marker, corners, SURE_CONFIDENCE if d.sure else MAYBE_CONFIDENCE)
+            (kept if d.sure else maybes).append(sighting)
+        # The two markers of a card vote: a maybe needs its card's other marker read
+        # (by the first pass, surely, or as a maybe too) placing the card where it does.
+        return kept + [m for m in maybes if self._agreed(m, first + kept + maybes)]
+
+    def _agreed(self, maybe: Sighting, others: list[Sighting]) -> bool:
+        """Whether another marker of the maybe's card places the card within ``AGREE_MM``
+        of where the maybe does (another marker: more than a side away, not the maybe's
+        own outline found twice; a card's two markers are two sides apart)."""
+        if maybe.marker in FIDUCIALS:
+            return False
+        centre = maybe.corners.mean(axis=0)
+        apart = float(np.linalg.norm(maybe.corners[0] - maybe.corners[1]))
+        same = [
+            s
+            for s in others
+            if s.marker == maybe.marker
+            and float(np.linalg.norm(s.corners.mean(axis=0) - centre)) > apart
+        ]
+        if not same:
+            return False
+        corners = np.array([maybe.corners, *(s.corners for s in same)], np.float64)
+        mm = image_to_table(self.calibration, corners.reshape(-1, 2)).reshape(-1, 4, 2)
+        centres = card_centres(mm)
+        return bool((np.linalg.norm(centres[1:] - centres[0], axis=1) <= AGREE_MM).any())
 
     def read(self, frame: Image) -> list[CardSeen]:
         """The cards in a frame, one entry per card (both its markers combined)."""
@@ -208,10 +326,7 @@ class CardReader:
         synthetic table, with blur and hands); the only misreads seen over 100,000
         sightings were outlines 56-63% off (bench/vision.py, section 3): something
         other than a card's marker, read as one."""
-        sides = np.linalg.norm(mm - np.roll(mm, -1, axis=1), axis=2) / MARKER_MM
-        diagonals = np.linalg.norm(mm[:, :2] - mm[:, 2:], axis=2) / (MARKER_MM * math.sqrt(2))
-        off = np.abs(np.concatenate([sides, diagonals], axis=1) - 1.0).max(axis=1)
-        return np.asarray(off <= SIZE_TOLERANCE)
+        return np.asarray(_size_error(mm) <= SIZE_TOLERANCE)
 
     def _seen(self, sightings: list[Sighting], x: float, y: float) -> CardSeen:
         """The card of a group of sightings, centred at (x, y) mm: its outline on the

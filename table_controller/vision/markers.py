@@ -23,6 +23,7 @@ from table_controller.cards import DECK, Card
 
 Gray = npt.NDArray[np.uint8]
 Corners = npt.NDArray[np.float32]  # 4 x 2, clockwise from the marker's top-left
+Quads = npt.NDArray[np.float32]  # N x 4 x 2
 
 FIDUCIALS = (40, 41, 42, 43)  # NW, NE, SE, SW
 QR_PREFIX = "EU:"  # a QR card reads "EU:JH"; a QR fiducial "EU:F40"
@@ -87,14 +88,15 @@ class ArucoFamily:
         wide, and no contour outside the markers' size: a third of the default's cost
         for the same reads when the calibration tells the size (bench/vision.py).
 
-        The threshold constant is raised from 7 to 14: a marker is black on white,
-        far above it, while the felt's and the wood's grain fall below it and no
-        longer make thousands of contours for the detector to sift."""
+        The threshold constant stays OpenCV's 7: 14 kept the felt's and the wood's
+        grain from making contours, but lost the outline of a soft or dimly lit marker
+        (issue 18: a quarter of the cards at 3.3 px a cell through a soft lens); the
+        outlines then found and not read go to the second decode (decode.py)."""
         p = cv2.aruco.DetectorParameters()
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         window = max(5, 2 * round(fewest_px) + 1)
         p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = window
-        p.adaptiveThreshConstant = 14
+        p.adaptiveThreshConstant = 7
         perimeter = 4 * self.cells  # in cells
         side = max(1, longest_side)
         p.minMarkerPerimeterRate = max(0.005, 0.6 * perimeter * fewest_px / side)
@@ -105,14 +107,21 @@ class ArucoFamily:
         return np.asarray(cv2.aruco.generateImageMarker(self.dictionary, marker, pixels))
 
     def read(self, gray: Gray) -> list[Sighting]:
-        corners, ids, _ = self.detector.detectMarkers(gray)
+        return self.read_and_reject(gray)[0]
+
+    def read_and_reject(self, gray: Gray) -> tuple[list[Sighting], Quads]:
+        """The markers read, and the outlines found but not read (N x 4 x 2): what a
+        finer decode (:mod:`table_controller.vision.decode`) may still read."""
+        corners, ids, rejected = self.detector.detectMarkers(gray)
+        quads = np.asarray(rejected, np.float32).reshape(-1, 4, 2)
         if len(corners) == 0:  # (ids is None then)
-            return []
-        return [
+            return [], quads
+        found = [
             Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
             for c, i in zip(corners, ids.ravel(), strict=True)
             if 0 <= int(i) < 24 or int(i) in FIDUCIALS
         ]
+        return found, quads
 
 
 def qr_text(marker: int) -> str:
