@@ -28,14 +28,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from table_controller.vision.calibration import calibrate
+from table_controller.vision.calibration import calibrate, find_fiducials
 from table_controller.vision.detect import LINE_MM, CardReader
+from table_controller.vision.glare import find_glare
 from table_controller.vision.layout import Calibration, CalibrationError
 from table_controller.vision.optics import Sensor, random_setup, venue_cameras
 from table_controller.vision.synthetic import (
     SURFACES,
     Camera,
     Effects,
+    Rendered,
     Scene,
     TableRenderer,
     random_scene,
@@ -75,6 +77,80 @@ def calibration_for(renderer: TableRenderer, camera: Camera, with_lens: bool) ->
     except CalibrationError as exc:
         print(f"  refused without the lens: {str(exc)[:110]}...")
         return None
+
+
+def as_calibrate(
+    renderer: TableRenderer, camera: Camera, effects: Effects, sensor: Sensor
+) -> tuple[Calibration | None, str]:
+    """The venue's calibration as ``table-controller calibrate`` makes it from its own
+    empty mat, with its own focus and light: the lens measured from the mat, a soft
+    picture refused (its director refocuses), glare warned of (the lamp is moved).
+    (calibration, why not)"""
+    empty = Scene(camera=camera, effects=replace(effects, motion=0.0), seed=1, sensor=sensor)
+    image = renderer.render(empty).image
+    try:
+        cal = calibrate(image, require_sharp=True)
+    except CalibrationError as exc:
+        return None, str(exc)
+    _, markers = find_fiducials(image, "aruco")
+    spots = find_glare(image, cal, markers)
+    if spots:
+        return None, f"glare: {spots[0].describe()}"
+    return cal, ""
+
+
+def run_as_calibrate(size: tuple[int, int], setups: int, seed: int) -> tuple[Tally, list[str]]:
+    """Random sharp venues with their own focus (defocus 0-3 px), each calibrated from
+    its own empty mat as the command does (:func:`as_calibrate`); the venues it accepts
+    are read. (tally, why each refused venue was refused)"""
+    renderers = {s: TableRenderer(surface=s) for s in SURFACES}
+    tally, refused = Tally(), []
+    for k in range(setups):
+        rng = np.random.default_rng([seed, size[0], k, 2])
+        camera, effects, sensor = random_setup(rng, size=size, sharp=True)
+        renderer = renderers[SURFACES[int(rng.integers(len(SURFACES)))]]
+        cal, why = as_calibrate(renderer, camera, effects, sensor)
+        if cal is None:
+            refused.append(f"defocus {sensor.defocus_px:.1f} px: {why[:90]}")
+            continue
+        scene = random_scene(
+            rng,
+            int(rng.integers(6, 11)),
+            stacked=0.1,
+            hands=int(rng.random() < 0.5),
+            camera=camera,
+            effects=effects,
+        )
+        scene = replace(scene, sensor=sensor)
+        frame = renderer.render(scene)
+        count(tally, CardReader(cal), cal, frame)
+    return tally, refused
+
+
+def count(tally: Tally, reader: CardReader, cal: Calibration, frame: Rendered) -> None:
+    """Read one frame and count its sharp unoccluded cards, reads, wrong cards, errors."""
+    t = time.process_time()
+    seen = reader.read(frame.image)
+    tally.ms.append((time.process_time() - t) * 1000)
+    truth = {c.card: c for c in frame.cards if c.face_up}
+    reads = {(s.card, s.zone) for s in seen}
+    for card, c in truth.items():
+        sharp = bool(c.markers) and all(m.visible for m in c.markers)
+        if not sharp or cal.distance_to_line(c.x, c.y) < LINE_MM:
+            continue
+        zone = cal.zone_at(c.x, c.y)
+        tally.counted += 1
+        tally.read += (card, None if zone is None else zone.name) in reads
+    for s in seen:
+        c = truth.get(s.card)
+        if c is None:
+            tally.wrong += 1
+            continue
+        tally.errors.append(math.dist((s.x, s.y), (c.x, c.y)))
+        zone = cal.zone_at(c.x, c.y)
+        true = None if zone is None else zone.name
+        if not s.on_line and s.zone != true:
+            tally.wrong += 1
 
 
 def run(size: tuple[int, int], setups: int, seed: int, max_defocus_px: float) -> dict[bool, Tally]:
@@ -118,28 +194,7 @@ def run(size: tuple[int, int], setups: int, seed: int, max_defocus_px: float) ->
             if cal is None:
                 tally.refused.add(i)
                 continue
-            t = time.perf_counter()
-            seen = readers[(i, with_lens)].read(frame.image)
-            tally.ms.append((time.perf_counter() - t) * 1000)
-            truth = {c.card: c for c in frame.cards if c.face_up}
-            reads = {(s.card, s.zone) for s in seen}
-            for card, c in truth.items():
-                sharp = bool(c.markers) and all(m.visible for m in c.markers)
-                if not sharp or cal.distance_to_line(c.x, c.y) < LINE_MM:
-                    continue
-                zone = cal.zone_at(c.x, c.y)
-                tally.counted += 1
-                tally.read += (card, None if zone is None else zone.name) in reads
-            for s in seen:
-                c = truth.get(s.card)
-                if c is None:
-                    tally.wrong += 1
-                    continue
-                tally.errors.append(math.dist((s.x, s.y), (c.x, c.y)))
-                zone = cal.zone_at(c.x, c.y)
-                true = None if zone is None else zone.name
-                if not s.on_line and s.zone != true:
-                    tally.wrong += 1
+            count(tally, readers[(i, with_lens)], cal, frame)
     return tallies
 
 
@@ -183,6 +238,12 @@ def main() -> None:
         f"{SHARP_DEFOCUS_PX}, about a Gaussian sigma of {SHARP_DEFOCUS_PX / 2}); 'none': the "
         "venues' own focus, 1-3 px half the time",
     )
+    ap.add_argument(
+        "--as-calibrate",
+        action="store_true",
+        help="venues keep their own focus and are calibrated from their own empty mat as "
+        "the command does: soft ones refused, glare warned of, the lens from the mat",
+    )
     ap.add_argument("--size", choices=["720", "1080", "both"], default="both")
     ap.add_argument("--cost", type=int, default=0, help="only time N frames' rendering")
     args = ap.parse_args()
@@ -191,6 +252,29 @@ def main() -> None:
         cost(args.cost, args.seed)
         return
     setups = args.setups or (40 if args.quick else 300)
+    if args.as_calibrate:
+        print(
+            f"{setups} random sharp venues per size (their own focus), each calibrated from "
+            "its own empty mat as `table-controller calibrate` does; one frame each, 6-10 cards"
+        )
+        for size in {"720": [(1280, 720)], "1080": [(1920, 1080)]}.get(
+            args.size, [(1280, 720), (1920, 1080)]
+        ):
+            t0 = time.perf_counter()
+            tally, refused = run_as_calibrate(size, setups, args.seed)
+            print(f"\n{size[0]}x{size[1]}: venues accepted {setups - len(refused)} of {setups}")
+            print(f"  {tally.line()}")
+            reasons: dict[str, int] = {}
+            for why in refused:
+                key = why.split(": ", 1)[1][:60]
+                reasons[key] = reasons.get(key, 0) + 1
+            for key, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+                print(f"  refused {n}x: {key}...")
+            soft = [float(w.split()[1]) for w in refused if "blur" in w or "soft" in w]
+            if soft:
+                print(f"  refused as soft: defocus {min(soft):.1f}-{max(soft):.1f} px radius")
+            print(f"  ({time.perf_counter() - t0:.0f} s)")
+        return
     focus = (
         "the venues' own focus"
         if args.max_defocus is None

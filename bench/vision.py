@@ -801,6 +801,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--cards", type=int, default=10_000, help="section 5: cards laid (default 10000)"
     )
     parser.add_argument(
+        "--still-size",
+        choices=["720", "1080", "both"],
+        default="720",
+        help="section 5: picture size of the venues (default 720)",
+    )
+    parser.add_argument(
         "--venue", type=int, default=None, help="section 5: play only this venue, traced"
     )
     parser.add_argument(

@@ -169,8 +169,8 @@ def section_conditions(args: argparse.Namespace, cals: Any = None) -> None:
     print(
         "light: "
         + "; ".join(
-            f"{k} exposure {e:g} noise {n:g} (or {lux:g} lux on a sensor that models light)"
-            for k, (e, n, lux) in LIGHTS.items()
+            f"{k} exposure {e:g} noise {n:g} (with the sensor: {w:g} electrons at white)"
+            for k, (e, n, w) in LIGHTS.items()
         )
     )
     print()

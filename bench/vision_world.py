@@ -29,15 +29,14 @@ from table_controller.vision.synthetic import (
 # ``focus.SOFTEST_BLUR_PX`` (what `calibrate` accepts) is not there to say.
 DEFOCUS_LIMIT_PX = 1.4
 
-# Light levels: (exposure, noise sigma in grey levels) for the old pipeline, and lux for a
-# sensor that models light (its field named in LIGHT_FIELDS).
+# Light levels: (exposure, noise sigma in grey levels) for the old pipeline, and the
+# electrons a white card gives a pixel (``Sensor.white_e``: photon noise) with the sensor.
 LIGHTS: dict[str, tuple[float, float, float]] = {
-    "bright": (1.10, 1.5, 1000.0),
-    "club": (1.00, 2.5, 300.0),
-    "dim": (0.60, 5.0, 80.0),
-    "very dim": (0.35, 9.0, 20.0),
+    "bright": (1.10, 1.5, 6000.0),
+    "club": (1.00, 2.5, 2000.0),
+    "dim": (0.60, 5.0, 400.0),
+    "very dim": (0.35, 9.0, 120.0),
 }
-LIGHT_FIELDS = ("lux", "light_lux", "light", "light_level")
 _SCENE_FIELDS = {f.name for f in dataclasses.fields(Scene)}
 _HAND_FIELDS = {f.name for f in dataclasses.fields(Hand)}
 
@@ -111,11 +110,9 @@ def good(size: tuple[int, int] = (1280, 720)) -> tuple[list[Camera], Effects, An
 def lit(effects: Effects, sensor: Any | None, light: str) -> tuple[Effects, Any | None]:
     """The look under one of ``LIGHTS``: the sensor's light level when it models one,
     otherwise the picture's exposure and noise."""
-    exposure, noise, lux = LIGHTS[light]
-    if sensor is not None and dataclasses.is_dataclass(sensor):
-        for f in dataclasses.fields(sensor):
-            if f.name in LIGHT_FIELDS:
-                return effects, replace(sensor, **{f.name: lux})
+    exposure, noise, white_e = LIGHTS[light]
+    if sensor is not None and hasattr(sensor, "white_e"):
+        return effects, replace(sensor, white_e=white_e)
     return replace(effects, exposure=exposure, noise=noise), sensor
 
 
