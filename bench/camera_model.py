@@ -79,6 +79,18 @@ def calibration_for(renderer: TableRenderer, camera: Camera, with_lens: bool) ->
         return None
 
 
+def table(rng: np.random.Generator, camera: Camera, effects: Effects) -> Scene:
+    """A random table: 6-10 cards, some stacked, a hand over a card half the time."""
+    return random_scene(
+        rng,
+        int(rng.integers(6, 11)),
+        stacked=0.1,
+        hands=int(rng.random() < 0.5),
+        camera=camera,
+        effects=effects,
+    )
+
+
 def as_calibrate(
     renderer: TableRenderer, camera: Camera, effects: Effects, sensor: Sensor
 ) -> tuple[Calibration | None, str]:
@@ -113,14 +125,7 @@ def run_as_calibrate(size: tuple[int, int], setups: int, seed: int) -> tuple[Tal
         if cal is None:
             refused.append(f"defocus {sensor.defocus_px:.1f} px: {why[:90]}")
             continue
-        scene = random_scene(
-            rng,
-            int(rng.integers(6, 11)),
-            stacked=0.1,
-            hands=int(rng.random() < 0.5),
-            camera=camera,
-            effects=effects,
-        )
+        scene = table(rng, camera, effects)
         scene = replace(scene, sensor=sensor)
         frame = renderer.render(scene)
         count(tally, CardReader(cal), cal, frame)
@@ -171,14 +176,7 @@ def run(size: tuple[int, int], setups: int, seed: int, max_defocus_px: float) ->
             rng, size=size, sharp=True, max_defocus_px=max_defocus_px
         )
         i = cams.index(camera)
-        scene = random_scene(
-            rng,
-            int(rng.integers(6, 11)),
-            stacked=0.1,
-            hands=int(rng.random() < 0.5),
-            camera=camera,
-            effects=effects,
-        )
+        scene = table(rng, camera, effects)
         scene = replace(
             scene,
             sensor=sensor,

@@ -4,8 +4,6 @@ command."""
 
 from __future__ import annotations
 
-import argparse
-import io
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -13,9 +11,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from calibrate_run import run
 
 from table_controller.cards import Card
-from table_controller.vision.calibrate_cli import add_commands
 from table_controller.vision.calibration import (
     DRIFT_PX,
     MIN_CELL_PX,
@@ -61,16 +59,6 @@ def renderer() -> TableRenderer:
 @pytest.fixture(scope="module")
 def table(renderer: TableRenderer) -> Rendered:
     return renderer.render(random_scene(np.random.default_rng(21), 8))
-
-
-def run(argv: list[str]) -> tuple[int, str]:
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="command", required=True)
-    add_commands(sub)
-    args = ap.parse_args(argv)
-    out = io.StringIO()
-    code = args.func(args, out)
-    return code, out.getvalue()
 
 
 # --- the homography ------------------------------------------------------------------

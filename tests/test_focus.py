@@ -4,16 +4,14 @@ sharpness figure."""
 
 from __future__ import annotations
 
-import argparse
-import io
 import math
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from calibrate_run import run
 
-from table_controller.vision.calibrate_cli import add_commands
 from table_controller.vision.calibration import (
     calibrate,
     find_fiducials,
@@ -36,16 +34,6 @@ from table_controller.vision.synthetic import (
 @pytest.fixture(scope="module")
 def renderer() -> TableRenderer:
     return TableRenderer()
-
-
-def run(argv: list[str]) -> tuple[int, str]:
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="command", required=True)
-    add_commands(sub)
-    args = ap.parse_args(argv)
-    out = io.StringIO()
-    code = args.func(args, out)
-    return code, out.getvalue()
 
 
 def _picture(renderer: TableRenderer, tmp_path: Path, effects: Effects, cards: int = 0) -> Path:
