@@ -4,7 +4,7 @@ alone from a good baseline, as a Markdown table for docs/vision.md.
 The baseline (``vision_world.good``): the four 1280x720 ``realistic_cameras()``, club
 light, a little soft, no motion, a perfect lens, no hands, no glare. Every row reads the
 same tables of 8 cards (only the condition changes), each camera calibrated from its
-empty mat under the baseline's look (the lens rows: with the lens measured, or not).
+empty mat under the baseline's look (the lens rows: the lens measured with `calibrate lens` and its board, or by `calibrate` from the mat alone).
 A card counts when both its markers are wholly in view and uncovered (the occlusion
 rows: when a hand covers part of it); it is read when named in the zone holding its
 true centre. The whole path per frame (the Y plane of the camera's YUV420, the reader,
@@ -41,7 +41,7 @@ class Condition:
     label: str
     size: tuple[int, int] = (1280, 720)
     k1: float = 0.0
-    lens: bool = False  # calibrated with the lens measured
+    lens: bool = False  # calibrated with the lens measured by `calibrate lens`
     light: str = "club"
     blur: float | None = None  # defocus sigma, px (None: the baseline's)
     motion: float = 0.0  # motion blur, px
@@ -55,8 +55,8 @@ def conditions() -> list[Condition]:
     rows += [Condition("defocus", f"{b:g} px", blur=b) for b in (0.0, 1.0, 1.5, 2.0, 3.0)]
     rows += [Condition("motion blur", f"{m:g} px", motion=m) for m in (2.0, 4.0, 8.0)]
     for k1 in (-0.05, -0.10, -0.15):
-        rows.append(Condition("lens k1", f"{k1:+.2f}, lens measured", k1=k1, lens=True))
-        rows.append(Condition("lens k1", f"{k1:+.2f}, not measured", k1=k1))
+        rows.append(Condition("lens k1", f"{k1:+.2f}, with calibrate lens", k1=k1, lens=True))
+        rows.append(Condition("lens k1", f"{k1:+.2f}, from the mat alone", k1=k1))
     rows += [
         Condition("resolution", f"{w}x{h}", size=(w, h)) for w, h in ((1920, 1080), (2304, 1296))
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import cv2
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,3 +123,33 @@ def size_ok(reader: CardReader, sightings: list[Sighting]) -> list[bool]:
     corners = np.array([s.corners for s in sightings], np.float64).reshape(-1, 2)
     mm = image_to_table(reader.calibration, corners).reshape(-1, 4, 2)
     return [bool(k) for k in reader._true_size(mm)]
+
+
+def test_a_noisy_picture_is_smoothed_before_it_is_read_and_a_clean_one_is_not() -> None:
+    """Dim light at high gain: the reader smooths only the noisy frame, and reads both."""
+    from dataclasses import replace as with_
+
+    from table_controller.vision.detect import NOISY_GREY, noise_level
+    from table_controller.vision.optics import preset
+
+    renderer = TableRenderer()
+    camera = Camera()
+    for white_e, noisy in ((5000.0, False), (120.0, True)):
+        sensor = with_(preset("pi3"), white_e=white_e)
+        empty = renderer.render(Scene(camera=camera, sensor=sensor)).image
+        reader = CardReader(calibrate(empty))
+        scene = with_(random_scene(np.random.default_rng(4), 6, camera=camera), sensor=sensor)
+        frame = renderer.render(scene)
+        grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+        assert (noise_level(grey) >= NOISY_GREY) is noisy
+        seen = {(c.card, c.zone) for c in reader.read(frame.image)}
+        assert reader.smoothed == (1 if noisy else 0)
+        cal = reader.calibration
+        truth = {
+            (c.card, cal.zone_at(c.x, c.y).name)  # type: ignore[union-attr]
+            for c in frame.cards
+            if all(m.visible for m in c.markers)
+            and cal.zone_at(c.x, c.y) is not None
+            and cal.distance_to_line(c.x, c.y) > 10
+        }
+        assert truth and truth <= seen
