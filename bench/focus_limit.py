@@ -72,7 +72,7 @@ def main() -> None:
                 )
                 count(tally, reader, cal, renderer.render(replace(scene, sensor=sensor)))
         print(
-            f"\n{size[0]}x{size[1]}: read rate by the blur calibrate measures (sigma, px at 1280 wide)"
+            f"\n{size[0]}x{size[1]}: read rate by the blur calibrate measures (sigma, px at 1280)"
         )
         print("  blur          venues  cards    read  wrong  cells px (min-max)")
         for b in sorted(rows):

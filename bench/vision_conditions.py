@@ -4,7 +4,8 @@ alone from a good baseline, as a Markdown table for docs/vision.md.
 The baseline (``vision_world.good``): the four 1280x720 ``realistic_cameras()``, club
 light, a little soft, no motion, a perfect lens, no hands, no glare. Every row reads the
 same tables of 8 cards (only the condition changes), each camera calibrated from its
-empty mat under the baseline's look (the lens rows: the lens measured with `calibrate lens` and its board, or by `calibrate` from the mat alone).
+empty mat under the baseline's look (the lens rows: the lens measured with `calibrate
+lens` and its board, or by `calibrate` from the mat alone).
 A card counts when both its markers are wholly in view and uncovered (the occlusion
 rows: when a hand covers part of it); it is read when named in the zone holding its
 true centre. The whole path per frame (the Y plane of the camera's YUV420, the reader,
