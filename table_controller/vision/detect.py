@@ -201,13 +201,14 @@ class CardReader:
         smoothed: what is read."""
         x0, y0, x1, y1 = self.roi
         box = frame[y0:y1, x0:x1]
-        gray = box if box.ndim == 2 else cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
+        gray: Image = box if box.ndim == 2 else np.asarray(cv2.cvtColor(box, cv2.COLOR_BGR2GRAY))
         if self.reduce > 1:
             k = self.reduce
-            gray = cv2.resize(gray, ((x1 - x0) // k, (y1 - y0) // k), interpolation=cv2.INTER_AREA)
+            size = ((x1 - x0) // k, (y1 - y0) // k)
+            gray = np.asarray(cv2.resize(gray, size, interpolation=cv2.INTER_AREA))
         if noise_level(gray) >= NOISY_GREY:  # denoise only where needed (see NOISY_GREY)
             self.smoothed += 1
-            gray = cv2.GaussianBlur(gray, (3, 3), 0)
+            gray = np.asarray(cv2.GaussianBlur(gray, (3, 3), 0))
         return np.ascontiguousarray(gray)
 
     def sightings(self, frame: Image) -> list[Sighting]:

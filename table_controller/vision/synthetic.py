@@ -1211,7 +1211,7 @@ class TableRenderer:
         roi = (slice(y0, y1), slice(x0, x1))
         m = changed[roi].astype(np.float32)
         layer = img[roi].astype(np.float32) * m[..., None]
-        layer = cv2.filter2D(layer, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        layer = np.asarray(cv2.filter2D(layer, -1, kernel, borderType=cv2.BORDER_CONSTANT))
         mb = np.asarray(cv2.filter2D(m, -1, kernel, borderType=cv2.BORDER_CONSTANT))
         out = behind[roi].astype(np.float32) * (1.0 - mb)[..., None] + layer
         img[roi] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
