@@ -45,7 +45,7 @@ def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
         "wrong cards: ",
         "== 6. Read rate by condition: one frame, each condition varied alone ==",
         "| Condition | Value | Cards | Read in one frame |",
-        "| lens k1 | -0.15, lens measured |",
+        "| lens k1 | -0.15, with calibrate lens |",
         "| occlusion | 50% of the card |",
     ):
         assert line in out, f"{line!r} missing from:\n{out}"
