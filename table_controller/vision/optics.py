@@ -33,7 +33,7 @@ from table_controller.vision.layout import Zone, default_zones, fiducial_corners
 from table_controller.vision.markers import FIDUCIALS
 
 # synthetic refers to Sensor only for typing, so importing it here makes no cycle.
-from table_controller.vision.synthetic import Camera, Effects
+from table_controller.vision.synthetic import Camera, Effects, motion_kernel
 
 Bgr = npt.NDArray[np.uint8]
 FloatImage = npt.NDArray[np.float32]
@@ -359,17 +359,6 @@ def _convolve(a: FloatImage, b: FloatImage) -> FloatImage:
     return out
 
 
-def motion_kernel(dx: float, dy: float) -> FloatImage:
-    """A motion blur kernel: a line from -(dx, dy)/2 to +(dx, dy)/2 px, summing to 1."""
-    length = math.hypot(dx, dy)
-    n = max(3, math.ceil(length) | 1)
-    kernel = np.zeros((n, n), np.float32)
-    c = (n - 1) / 2
-    for t in np.linspace(-0.5, 0.5, 4 * n):
-        kernel[round(c + t * dy), round(c + t * dx)] += 1
-    return np.asarray(kernel / kernel.sum(), np.float32)
-
-
 def jpeg(img: Bgr, quality: int) -> Bgr:
     """The frame through a JPEG encoder at ``quality`` (0: unchanged)."""
     if not quality:
@@ -682,7 +671,6 @@ __all__ = [
     "jpeg",
     "light_rgb",
     "mosaic",
-    "motion_kernel",
     "pillbox",
     "preset",
     "random_setup",

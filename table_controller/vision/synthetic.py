@@ -779,6 +779,17 @@ SURFACES = ("wood", "felt", "photo")  # what the table around the mat looks like
 # --- the renderer -------------------------------------------------------------------
 
 
+def motion_kernel(dx: float, dy: float) -> npt.NDArray[np.float32]:
+    """A motion blur kernel: a line from -(dx, dy)/2 to +(dx, dy)/2 px, summing to 1."""
+    length = math.hypot(dx, dy)
+    n = max(3, math.ceil(length) | 1)
+    kernel = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    for t in np.linspace(-0.5, 0.5, 4 * n):
+        kernel[round(c + t * dy), round(c + t * dx)] += 1
+    return np.asarray(kernel / kernel.sum(), np.float32)
+
+
 @dataclass(frozen=True)
 class _Canvas:
     """The undistorted image the scene is drawn on, padded when a lens distortion will
@@ -1201,8 +1212,6 @@ class TableRenderer:
         bx, by, bw, bh = cv2.boundingRect(changed.view(np.uint8))
         if not bw:
             return
-        from table_controller.vision.optics import motion_kernel
-
         kernel = motion_kernel(*hand.motion_px)
         pad = kernel.shape[0]
         H, W = labels.shape
