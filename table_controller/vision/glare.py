@@ -6,11 +6,11 @@ in every channel, the glare adds about 70 % of white to whatever lies there, and
 marker's black ink and white paper under it differ by about 65 grey levels, too few
 once the picture is a little soft and noisy: over 10,005 cards laid in random venues
 (bench/vision.py section 5), the 10 never reported lay under glare that a threshold of
-220 left unflagged (too faint, or too small above 220) and 185 flags. `calibrate` looks for such blobs over the
-zones (the felt is dark, so anything near saturation there is light, not print: the
-corner sheets lie outside the zones, the zone lines are printed in a muted colour, and
-the cards seen are masked out), names where each lies in the table's words and says
-what to change.
+220 left unflagged (too faint, or too small above 220) and 185 flags. `calibrate`
+looks for such blobs over the zones (the felt is dark, so anything near saturation there
+is light, not print: the corner sheets lie outside the zones, the zone lines are printed
+in a muted colour, and the cards seen are masked out), names where each lies in the
+table's words and says what to change.
 
 A warning, unless a play zone or the kitty is washed out over :data:`UNREADABLE_SHARE`
 of its area: a card is read from either of its two markers (at opposite corners), so a
