@@ -27,10 +27,10 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from vision_world import glare_warned
 
-from table_controller.vision.calibration import calibrate, find_fiducials
+from table_controller.vision.calibration import calibrate
 from table_controller.vision.detect import LINE_MM, CardReader
-from table_controller.vision.glare import find_glare
 from table_controller.vision.layout import Calibration, CalibrationError
 from table_controller.vision.optics import Sensor, random_setup, venue_cameras
 from table_controller.vision.synthetic import (
@@ -104,10 +104,9 @@ def as_calibrate(
         cal = calibrate(image, require_sharp=True)
     except CalibrationError as exc:
         return None, str(exc)
-    _, markers = find_fiducials(image, "aruco")
-    spots = find_glare(image, cal, markers)
-    if spots:
-        return None, f"glare: {spots[0].describe()}"
+    glare = glare_warned(image, cal)
+    if glare is not None:
+        return None, f"glare: {glare}"
     return cal, ""
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from vision_common import FPS, clock, heading, ms, pct, true_zone
 from vision_world import (
     defocus_limit,
+    glare_warned,
     hands_blurred,
     model_name,
     moving,
@@ -45,8 +46,7 @@ from vision_world import (
 
 from table_controller.cards import DECK, Card
 from table_controller.seats import Seat
-from table_controller.vision.calibration import calibrate, find_fiducials
-from table_controller.vision.glare import find_glare
+from table_controller.vision.calibration import calibrate
 from table_controller.vision.layout import CARD_H, Calibration, CalibrationError
 from table_controller.vision.synthetic import (
     SEAT_BEARING,
@@ -274,10 +274,9 @@ def calibrated(
             lens = True
         except CalibrationError as exc:
             return None, False, str(exc)
-    _, markers = find_fiducials(image, "aruco")
-    spots = find_glare(image, cal, markers)
-    if spots:
-        return None, lens, f"glare flagged by calibrate: {spots[0].describe()}"
+    glare = glare_warned(image, cal)
+    if glare is not None:
+        return None, lens, f"glare flagged by calibrate: {glare}"
     return cal, lens, ""
 
 

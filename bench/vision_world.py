@@ -61,6 +61,17 @@ def defocus_limit() -> tuple[float, str]:
     return (float(value), "focus.SOFTEST_BLUR_PX")
 
 
+def glare_warned(image: np.ndarray, calibration: Any) -> str | None:
+    """What ``table-controller calibrate`` warns of glare on this empty-mat picture (the
+    largest spot), or None: a venue so warned is not played (its director moves the lamp)."""
+    from table_controller.vision.calibration import find_fiducials
+    from table_controller.vision.glare import find_glare
+
+    _, markers = find_fiducials(image, "aruco")
+    spots = find_glare(image, calibration, markers)
+    return spots[0].describe() if spots else None
+
+
 def model_name() -> str:
     return (
         "optics.random_setup (camera, effects, sensor)"
