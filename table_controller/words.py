@@ -9,8 +9,11 @@ words here, and a test holds that no member lacks them.
 
 from __future__ import annotations
 
-from table_controller.cards import Suit
+from table_controller.cards import Card, Rank, Suit
+from table_controller.rules.codec import event_name
 from table_controller.rules.events import (
+    INPUT_EVENTS,
+    OUTPUT_EVENTS,
     HandResult,
     HowChosen,
     Irregularity,
@@ -19,9 +22,18 @@ from table_controller.rules.events import (
     RenegeSpotted,
     ThrowIn,
 )
+from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
 
 SEAT_NAMES = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
+RANK_NAMES = {
+    Rank.NINE: "Nine",
+    Rank.TEN: "Ten",
+    Rank.JACK: "Jack",
+    Rank.QUEEN: "Queen",
+    Rank.KING: "King",
+    Rank.ACE: "Ace",
+}
 SUIT_NAMES = {Suit.C: "Clubs", Suit.D: "Diamonds", Suit.H: "Hearts", Suit.S: "Spades"}
 
 IRREGULARITY_WORDS = {
@@ -68,6 +80,98 @@ FIRST_DEALER_WORDS = {
     HowChosen.FIRST_JACK: "first jack",
     HowChosen.HIGH_CUT: "high cut",
 }
+
+
+# What the table is doing, as a heading reads it ("Bidding"), for the dashboard, the hall
+# screen and the table's page; never the enum's code (``choosing_dealer``).
+PHASE_WORDS = {
+    Phase.CHOOSING_DEALER: "Choosing the first dealer",
+    Phase.DEALING: "Dealing",
+    Phase.BIDDING: "Bidding",
+    Phase.CHOOSING_REMEDY: "Choosing a remedy",
+    Phase.NAMING_TRUMP: "Naming trump",
+    Phase.DISCARDING: "Dealer discarding",
+    Phase.EXCHANGING: "Exchanging cards",
+    Phase.PLAYING: "Playing",
+    Phase.OVER: "Game over",
+}
+
+# Every event the engine takes or reports, by its name on the wire ("hand_dealt"), as a
+# person reads it in a history or a log ("Cards dealt").
+EVENT_WORDS: dict[str, str] = {
+    "dealer_chosen": "First dealer chosen",
+    "face_up_card_dealt": "Card dealt face up",
+    "card_cut": "Card cut",
+    "hand_dealt": "Cards dealt",
+    "passed": "Passed",
+    "ordered_up": "Ordered up",
+    "trump_called": "Trump called",
+    "bid_made": "Bid",
+    "trump_bid": "Bid with trump",
+    "dealer_discarded": "Dealer discarded",
+    "cards_exchanged": "Cards exchanged",
+    "card_played": "Card played",
+    "card_taken_back": "Card taken back",
+    "renege_claimed": "Renege claimed",
+    "misdeal_declared": "Misdeal declared",
+    "wrong_card_count": "Wrong number of cards",
+    "all_nines_shown": "All nines shown",
+    "card_dropped": "Card dropped",
+    "penalty_accepted": "Penalty accepted",
+    "hand_laid_down": "Hand laid down",
+    "score_adjusted": "Score adjusted by the director",
+    "hand_voided": "Hand voided by the director",
+    "first_dealer_set": "First dealer set",
+    "cut_tied": "Cut tied",
+    "hand_started": "Hand started",
+    "hand_thrown_in": "Hand thrown in",
+    "bid_won": "Bid won",
+    "trump_set": "Trump set",
+    "trick_won": "Trick won",
+    "renege_spotted": "Renege spotted",
+    "renege_proven": "Renege proven",
+    "irregularity_found": "Irregularity",
+    "claim_judged": "Renege claim judged",
+    "penalty_scored": "Penalty scored",
+    "score_corrected": "Score corrected",
+    "hand_scored": "Hand scored",
+    "game_ended": "Game over",
+    "playoff_started": "Playoff started",
+    "match_won": "Match won",
+}
+assert set(EVENT_WORDS) == {event_name(c) for c in (*INPUT_EVENTS, *OUTPUT_EVENTS)}
+
+
+def phase_words(phase: Phase | str | None) -> str:
+    """The phase as a heading ("Bidding"); a phase by its code ("choosing_dealer") too, as
+    a table's status sends it; "" for none, and an unknown code as it is (a newer table)."""
+    if phase is None or phase == "":
+        return ""
+    try:
+        return PHASE_WORDS[Phase(phase)]
+    except ValueError:
+        return str(phase)
+
+
+def event_words(name: str) -> str:
+    """An event's name on the wire in words ("hand_dealt" -> "Cards dealt"); an unknown
+    name with its underscores made spaces, never shown raw."""
+    return EVENT_WORDS.get(name) or name.replace("_", " ").capitalize()
+
+
+def card_words(card: Card | str) -> str:
+    """A card as a person says it: "Jack of Hearts" (a code such as "JH" is read)."""
+    if isinstance(card, str):
+        card = Card.parse(card)
+    return f"{RANK_NAMES[card.rank]} of {SUIT_NAMES[card.suit]}"
+
+
+def card_face(card: Card | str) -> str:
+    """A card as a face reads: "J♥" ("10♠" for a ten)."""
+    if isinstance(card, str):
+        card = Card.parse(card)
+    rank = "10" if card.code[0] == "T" else card.code[0]
+    return rank + card.suit.symbol
 
 
 def reason_words(reason: Irregularity | HandResult) -> str:

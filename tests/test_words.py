@@ -123,3 +123,24 @@ def test_every_code_the_engine_reports_has_words(enum: type[Enum], words: dict[A
     assert set(words) == set(enum)
     for member, text in words.items():
         assert text and "_" not in text, (member, text)
+
+
+def test_phases_events_and_cards_read_as_words() -> None:
+    """The dashboard, the hall screen and the table's page name what is going on in words
+    (issue 19: "choosing_dealer", "hand_dealt" and "JH" were shown to people)."""
+    from table_controller.rules.codec import event_name
+    from table_controller.rules.events import INPUT_EVENTS, OUTPUT_EVENTS
+    from table_controller.rules.hand import Phase
+    from table_controller.words import card_face, card_words, event_words, phase_words
+
+    assert {phase_words(p) for p in Phase} == {phase_words(p.value) for p in Phase}
+    assert all(phase_words(p) and "_" not in phase_words(p) for p in Phase)
+    assert phase_words("choosing_dealer") == "Choosing the first dealer"
+    assert phase_words(None) == ""
+    for cls in (*INPUT_EVENTS, *OUTPUT_EVENTS):
+        assert "_" not in event_words(event_name(cls))
+    assert event_words("hand_dealt") == "Cards dealt"
+    assert event_words("some_new_event") == "Some new event"
+    assert card_words("JH") == "Jack of Hearts"
+    assert card_face("TC") == "10♣"
+    assert card_face("AD") == "A♦"
