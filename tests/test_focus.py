@@ -19,8 +19,8 @@ from table_controller.vision.calibration import (
     overlay,
     sharpness_seen,
 )
-from table_controller.vision.focus import SOFTEST_BLUR_PX, Sharpness, marker_edges
-from table_controller.vision.glare import find_glare, zone_words
+from table_controller.vision.focus import SOFTEST_BLUR_PX, Sharpness, blur_figures, marker_edges
+from table_controller.vision.glare import GlareSpot, find_glare, zone_words
 from table_controller.vision.layout import CalibrationError, default_zones
 from table_controller.vision.synthetic import (
     Camera,
@@ -181,3 +181,19 @@ def test_the_live_view_shows_the_sharpness(renderer: TableRenderer) -> None:
     green = overlay(cal, sharp)[top]
     assert ((red[..., 2] > 200) & (red[..., 1] < 100)).sum() > 50
     assert ((green[..., 2] > 200) & (green[..., 1] < 100)).sum() == 0
+
+
+def test_a_blur_just_over_the_limit_shows_why_it_was_refused() -> None:
+    """1.54 against 1.50 printed with one decimal read "over 1.5, at most 1.5"."""
+    assert blur_figures(Sharpness({40: 1.54}, 1280)) == ("1.54", "1.50")
+    assert blur_figures(Sharpness({40: 2.3}, 1280)) == ("2.3", "1.5")
+
+
+def test_a_spot_that_only_touches_a_zone_is_said_to_be_beside_it() -> None:
+    """A spot named by the zone it barely touches read "(0% of North's trick pile)"."""
+    pile = next(z for z in default_zones() if z.kind == "tricks")
+    spot = GlareSpot((0.0, 0.0), 12_000.0, zones=(pile,), shares=(0.002,))
+    assert spot.describe().startswith(f"glare beside {zone_words(pile)}: a washed-out spot")
+    assert "%" not in spot.describe()
+    over = GlareSpot((0.0, 0.0), 12_000.0, zones=(pile,), shares=(0.3,))
+    assert over.describe().endswith(f"(30% of {zone_words(pile)})")

@@ -132,9 +132,12 @@ def _report(fit: MatFit, cal: Calibration, where: str, out: TextIO) -> None:
     elif cal.camera_matrix is not None:
         out.write("  lens: distortion corrected with the measured lens\n")
     if fit.sharpness is not None and fit.sharpness.worst_px == fit.sharpness.worst_px:
+        from table_controller.vision.focus import blur_figures
+
+        worst, limit = blur_figures(fit.sharpness)
         out.write(
-            f"  sharpness: the corner markers' edges blurred over {fit.sharpness.worst_px:.1f} "
-            f"px (sigma), {fit.sharpness.limit_px:.1f} at most\n"
+            f"  sharpness: the corner markers' edges blurred over {worst} px (sigma), "
+            f"{limit} at most\n"
         )
     if not s.enough:
         out.write(

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from table_controller.vision.deck import MARKER_MM
-from table_controller.vision.focus import Sharpness, focus_advice, marker_edges
+from table_controller.vision.focus import Sharpness, blur_figures, focus_advice, marker_edges
 from table_controller.vision.layout import (
     FIDUCIAL_CENTER,
     FIDUCIAL_MM,
@@ -626,7 +626,8 @@ def overlay(calibration: Calibration, frame: Image) -> Image:
     _text(img, note, (8 + tw // 2, 8 + th), size, colour)
     sharp = sharpness_seen(calibration, frame)
     if math.isfinite(sharp.worst_px):
-        note = f"sharpness: edges blurred {sharp.worst_px:.1f} px (at most {sharp.limit_px:.1f})"
+        worst, limit = blur_figures(sharp)
+        note = f"sharpness: edges blurred {worst} px (at most {limit})"
         colour = (80, 255, 80) if sharp.sharp_enough else (60, 60, 255)
         (tw, th2), _ = cv2.getTextSize(note, cv2.FONT_HERSHEY_SIMPLEX, size, thick)
         _text(img, note, (8 + tw // 2, 8 + th + round(2.2 * th2)), size, colour)

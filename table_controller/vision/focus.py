@@ -227,11 +227,20 @@ def sharpness(gray: Image, fiducials: Mapping[int, npt.ArrayLike], cells: int = 
     return Sharpness(blur, int(gray.shape[1]))
 
 
+def blur_figures(sharp: Sharpness) -> tuple[str, str]:
+    """The measured blur and its limit as shown: one decimal, two near the limit, so a
+    refusal never reads "blurred over 1.5 px, at most 1.5 px" (1.54 against 1.50)."""
+    worst, limit = sharp.worst_px, sharp.limit_px
+    digits = 2 if abs(worst - limit) < 0.05 else 1
+    return f"{worst:.{digits}f}", f"{limit:.{digits}f}"
+
+
 def focus_advice(sharp: Sharpness, camera: str | None = None) -> str:
     """What to do about a soft picture, for the camera in use."""
+    worst, limit = blur_figures(sharp)
     return (
-        f"the picture is soft: the corner markers' edges are blurred over {sharp.worst_px:.1f} "
-        f"px (sigma), at most {sharp.limit_px:.1f} px reads cards reliably. Focus the camera "
+        f"the picture is soft: the corner markers' edges are blurred over {worst} "
+        f"px (sigma), at most {limit} px reads cards reliably. Focus the camera "
         "on the table top. Raspberry Pi Camera Module 3: set the lens with "
         "`--camera picamera2,lens_position=D`, D about 1 / the camera's height in metres "
         "(1.0 m: 1.0, 1.2 m: 0.8), or leave it on autofocus. A fixed-focus USB camera: "

@@ -82,7 +82,11 @@ class GlareSpot:
         if not self.zones:
             near = f" near {zone_words(self.nearest)}" if self.nearest is not None else ""
             return f"on the mat between the zones{near}"
-        names = [zone_words(z) for z in self.zones]
+        names = [
+            zone_words(z) for z, share in zip(self.zones, self.shares, strict=True) if share >= 0.01
+        ]
+        if not names:  # it touches a zone only at its edge
+            return f"beside {zone_words(self.zones[0])}"
         if len(names) == 1:
             return f"over {names[0]}"
         return "over " + ", ".join(names[:-1]) + f" and {names[-1]}"
@@ -98,7 +102,7 @@ class GlareSpot:
     def describe(self) -> str:
         across = 2 * math.sqrt(self.area_mm2 / math.pi)
         text = f"glare {self.where}: a washed-out spot about {across:.0f} mm across"
-        if self.zones:
+        if self.zones and self.shares[0] >= 0.01:
             text += f" ({100 * self.shares[0]:.0f}% of {zone_words(self.zones[0])})"
         return text
 
