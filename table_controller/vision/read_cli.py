@@ -121,7 +121,10 @@ def _ended(source: Any, view: Any, stop: threading.Event) -> None:
     print(f"the camera's pictures ended after {source.index} frames{hint}", file=sys.stderr)
     if view is not None:
         print(f"the view at {view.url} keeps the last picture: Ctrl-C stops", file=sys.stderr)
-        stop.wait()
+        # Waited in slices: Ctrl-C's signal may land on the view's thread, and an
+        # untimed wait would then never wake the main thread to raise KeyboardInterrupt.
+        while not stop.wait(0.2):
+            pass
 
 
 def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any, view: Any) -> int:
