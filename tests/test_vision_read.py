@@ -207,3 +207,29 @@ def test_the_live_view_has_its_icon() -> None:
 
     with LiveView(fps=1000) as view:
         the_icon_answers(view.url)
+
+
+def test_the_live_view_measures_sharpness_once_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measuring the markers' blur costs about 10 ms at 720p: the view shows a figure
+    measured once a second of the camera's time, not one per picture shown."""
+    from table_controller.vision import calibration, live_view
+
+    monkeypatch.chdir(tmp_path)
+    assert run("calibrate", "--camera", "synthetic,limit=1", "--out", "cal.json")[0] == 0
+    measured: list[int] = []
+    real = calibration.sharpness_seen
+
+    def counted(*args: object) -> object:
+        measured.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(calibration, "sharpness_seen", counted)
+    monkeypatch.setattr(live_view.LiveView, "due", lambda self, now=None: True)  # every frame
+    shown: list[int] = []
+    monkeypatch.setattr(live_view.LiveView, "show", lambda self, image: shown.append(1))
+    argv = ["vision", "live", "--camera", "synthetic,limit=40", "--calibration", "cal.json"]
+    assert main([*argv, "--view", "127.0.0.1:0"], out=io.StringIO()) == 0
+    assert len(shown) == 40
+    assert 1 <= len(measured) <= 3  # 40 frames at 30 a second: under 2 s of the camera's time

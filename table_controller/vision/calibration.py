@@ -566,11 +566,12 @@ def _text(img: Image, text: str, org: tuple[int, int], size: float, colour: Any)
     cv2.putText(img, text, (x, y), font, size, colour, thick, cv2.LINE_AA)
 
 
-def overlay(calibration: Calibration, frame: Image) -> Image:
+def overlay(calibration: Calibration, frame: Image, sharp: Sharpness | None = None) -> Image:
     """The camera's view with the calibration drawn on it: each zone shaded and
     labelled, the mat's outline and compass points, the fiducials where they were seen,
     and the scale. If the zones do not sit where players lay their cards, calibrate
-    again."""
+    again. ``sharp``: the sharpness measured already (a live view measures it once a
+    second, not on every picture it shows); measured on ``frame`` when None."""
     img: Image = np.asarray(
         frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), np.uint8
     )
@@ -624,7 +625,8 @@ def overlay(calibration: Calibration, frame: Image) -> Image:
     thick = max(1, round(size * 2))
     (tw, th), _ = cv2.getTextSize(note, cv2.FONT_HERSHEY_SIMPLEX, size, thick)
     _text(img, note, (8 + tw // 2, 8 + th), size, colour)
-    sharp = sharpness_seen(calibration, frame)
+    if sharp is None:
+        sharp = sharpness_seen(calibration, frame)
     if math.isfinite(sharp.worst_px):
         worst, limit = blur_figures(sharp)
         note = f"sharpness: edges blurred {worst} px (at most {limit})"

@@ -133,10 +133,12 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
     import cv2
 
     from table_controller.rules.codec import encode
+    from table_controller.vision.calibration import sharpness_seen
     from table_controller.vision.tracker import to_input_event
     from table_controller.vision.watcher import CardWatcher, annotate
 
     watcher = CardWatcher(calibration)
+    sharp, measured = None, -1.0  # the sharpness the view shows, measured once a second
     costs: list[float] = []
     recent: list[float] = []  # the last 30 frame times, for the view
     with source:
@@ -147,7 +149,9 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
             recent = [*recent[-29:], costs[-1]]
             if view is not None and view.due():
                 ms = sorted(recent)[len(recent) // 2]
-                view.show(annotate(calibration, frame.image, watcher.last, ms))
+                if sharp is None or frame.timestamp - measured >= 1.0:
+                    sharp, measured = sharpness_seen(calibration, frame.image), frame.timestamp
+                view.show(annotate(calibration, frame.image, watcher.last, ms, sharp))
             for s in seen:
                 doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}
                 for key, value in vars(s.event).items():

@@ -19,6 +19,7 @@ from table_controller.cards import Card
 from table_controller.vision.calibration import table_to_image
 from table_controller.vision.detect import CardReader, CardSeen, Image
 from table_controller.vision.empty_mat import EmptyMat
+from table_controller.vision.focus import Sharpness
 from table_controller.vision.layout import CARD_H, Calibration
 from table_controller.vision.markers import MarkerFamily
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
@@ -116,13 +117,17 @@ class CardWatcher:
 
 
 def annotate(
-    calibration: Calibration, frame: Image, cards: list[CardSeen], ms: float | None = None
+    calibration: Calibration,
+    frame: Image,
+    cards: list[CardSeen],
+    ms: float | None = None,
+    sharp: Sharpness | None = None,
 ) -> Image:
     """The frame with the zones, each card read (its code at its marker) and the frame
-    time: what `vision live` shows a person."""
+    time: what `vision live` shows a person. ``sharp`` as ``overlay`` takes it."""
     from table_controller.vision.calibration import overlay
 
-    picture = overlay(calibration, frame)
+    picture = overlay(calibration, frame, sharp)
     for c in cards:
         pts = np.array(c.corners, np.int32).reshape(-1, 1, 2)
         cv2.polylines(picture, [pts], True, (0, 255, 0), 2)
