@@ -233,3 +233,18 @@ def test_the_live_view_measures_sharpness_once_a_second(
     assert main([*argv, "--view", "127.0.0.1:0"], out=io.StringIO()) == 0
     assert len(shown) == 40
     assert 1 <= len(measured) <= 3  # 40 frames at 30 a second: under 2 s of the camera's time
+
+
+def test_the_live_view_labels_cards_with_their_faces() -> None:
+    """ "10♦", not "TD": the suit drawn as its symbol, red for diamonds and hearts."""
+    from table_controller.cards import DECK
+    from table_controller.vision.card_label import draw_card_label
+
+    drawn = {}
+    for card in DECK:
+        img = np.zeros((60, 120, 3), np.uint8)
+        draw_card_label(img, card, (10, 40))
+        red = (img[:, :, 2] > 150) & (img[:, :, 0] < 120)
+        assert red.any() == (card.suit.word in ("diamonds", "hearts")), card
+        drawn[card] = img.tobytes()
+    assert len(set(drawn.values())) == len(DECK)  # every face its own picture

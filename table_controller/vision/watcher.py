@@ -17,6 +17,7 @@ import numpy as np
 
 from table_controller.cards import Card
 from table_controller.vision.calibration import table_to_image
+from table_controller.vision.card_label import draw_card_label
 from table_controller.vision.detect import CardReader, CardSeen, Image
 from table_controller.vision.empty_mat import EmptyMat
 from table_controller.vision.focus import Sharpness
@@ -123,7 +124,7 @@ def annotate(
     ms: float | None = None,
     sharp: Sharpness | None = None,
 ) -> Image:
-    """The frame with the zones, each card read (its code at its marker) and the frame
+    """The frame with the zones, each card read (its face at its marker) and the frame
     time: what `vision live` shows a person. ``sharp`` as ``overlay`` takes it."""
     from table_controller.vision.calibration import overlay
 
@@ -132,16 +133,7 @@ def annotate(
         pts = np.array(c.corners, np.int32).reshape(-1, 1, 2)
         cv2.polylines(picture, [pts], True, (0, 255, 0), 2)
         x, y = pts[0, 0]
-        cv2.putText(
-            picture,
-            c.card.code,
-            (int(x), int(y) - 6),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.7,
-            (0, 255, 0),
-            2,
-            cv2.LINE_AA,
-        )
+        draw_card_label(picture, c.card, (int(x), int(y) - 6))
     if ms is not None:
         cv2.putText(
             picture,
