@@ -151,6 +151,25 @@ def test_the_feed_s_keys_without_the_feed_extra(
     assert "make setup-director" in capsys.readouterr().err
 
 
+def test_the_feed_s_help_without_the_feed_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`feed --help` says what the commands do on a core install; only running one that
+    signs or makes keys asks for the extra."""
+    left_out(
+        monkeypatch,
+        "cryptography",
+        "table_controller.feed.feed_cli",
+        "table_controller.feed.signing",
+        "table_controller.feed.tls",
+    )
+    for argv in (["feed", "--help"], ["feed", "tls-certs", "--help"]):
+        with pytest.raises(SystemExit) as done:
+            run(*argv)
+        assert done.value.code == 0
+    assert "broker-config" in capsys.readouterr().out
+
+
 def test_another_missing_module_is_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     """A core package missing is a broken install: its error stays as it is."""
     left_out(monkeypatch, "numpy", "table_controller.vision.printing")

@@ -11,8 +11,6 @@ from typing import Any, TextIO
 from table_controller.commands import help_of
 from table_controller.feed.broker import Tls, table_ids, write_broker_config, write_private
 from table_controller.feed.messages import Topics
-from table_controller.feed.signing import new_keys
-from table_controller.feed.tls import DAYS, make_certs
 
 DOCS = "docs/feed.md"
 
@@ -22,6 +20,8 @@ def _write_keys(folder: Path, out: TextIO) -> bool:
     if private.exists():
         out.write(f"kept the director's key pair already in {folder}\n")
         return True
+    from table_controller.feed.signing import new_keys  # cryptography: the [feed] extra
+
     key, pub = new_keys()
     folder.mkdir(parents=True, exist_ok=True)
     write_private(private, key)
@@ -107,7 +107,9 @@ def cmd_tls_certs(args: argparse.Namespace, out: TextIO) -> int:
         )
         return 2
     try:
-        files = make_certs(folder, args.host, days=args.days)
+        from table_controller.feed.tls import DAYS, make_certs  # cryptography, as above
+
+        files = make_certs(folder, args.host, days=DAYS if args.days is None else args.days)
     except (ValueError, OSError) as exc:
         print(f"tls-certs: {exc}", file=sys.stderr)
         return 2
@@ -168,7 +170,9 @@ def add_commands(subparsers: Any) -> None:
         metavar="NAME",
         help="the broker's names or IP addresses, as the tables' [feed] broker says",
     )
-    certs.add_argument("--days", type=int, default=DAYS, help="how long they are valid")
+    certs.add_argument(
+        "--days", type=int, default=None, help="how long they are valid (default 400)"
+    )
     certs.set_defaults(func=cmd_tls_certs)
     keys = sub.add_parser("keys", help="make the director's key pair for signing rulings")
     keys.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
