@@ -81,6 +81,12 @@ class KioskError(TableControllerError, ValueError):
     """A configuration the kiosk cannot run with, and what to change."""
 
 
+def _without_bot(name: str) -> str:
+    """A bot's name on its seat, where the page's badge says it is a bot: "Ada"."""
+    short = re.sub(r"\s*\(bot\)$", "", name)
+    return short or name
+
+
 def bot_names(config: TableConfig, bots: tuple[Seat, ...]) -> dict[Seat, str]:
     """The players' names with the bots' seats named as bots, with their level: "Ada
     (strong bot)"; a name the config gave a bot's seat is kept, marked as a bot."""
@@ -468,6 +474,10 @@ class Kiosk:
                     hands[seat.name] = [
                         page_card(c) for c in sorted(held, key=lambda c: (c.suit, -c.rank))
                     ]
+        for shown_seat in snapshot["seats"]:
+            if shown_seat["seat"] in bots:  # named once, marked by the page's badge
+                shown_seat["bot"] = True
+                shown_seat["name"] = _without_bot(shown_seat["name"])
         snapshot["actions"] = [
             a for a in snapshot["actions"] if not attract and Seat.parse(a["seat"]) in self.visitors
         ]
