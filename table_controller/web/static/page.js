@@ -90,7 +90,7 @@ function fitText(node, box) {
   node.style.fontSize = "";
   let size = parseFloat(getComputedStyle(node).fontSize);
   for (let i = 0; i < 60 && size > LEAST_NAME_PX; i++) {
-    const wide = node.scrollWidth > node.clientWidth + 1;
+    const wide = node.scrollWidth > node.clientWidth;
     const tall = box.scrollHeight > box.clientHeight + 1;
     if (!wide && !tall) break;
     size = Math.max(LEAST_NAME_PX, size * 0.92);
@@ -153,7 +153,7 @@ function renderSeats(snap) {
       node.append(el("div", "where", snap.score.individual[seat.seat] + " points"));
     }
     const bot = snap.kiosk && snap.kiosk.bots[seat.seat];
-    if (bot && bot.count) node.append(el("div", "bot-hand", "🂠 ×" + bot.count + " (face down)"));
+    if (bot && bot.count) node.append(el("div", "bot-hand", "🂠 " + bot.count + " face down"));
     const slot = byId("play-" + seat.seat);
     slot.replaceChildren();
     if (seat.card) {
