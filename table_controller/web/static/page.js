@@ -71,7 +71,9 @@ function render(snap) {
   renderHealth(snap);
   renderKiosk(snap);
   renderGameOver(snap);
-  byId("info").hidden = byId("trump").hidden && byId("result").hidden;
+  const info = byId("info");
+  const result = byId("result");
+  info.hidden = byId("trump").hidden && (result.hidden || result.parentElement !== info);
   fitNames();
 }
 
@@ -349,7 +351,7 @@ function renderKiosk(snap) {
   }
   lockKiosk();
   const side = byId("side");
-  for (const id of ["actions-box", "problems"]) {  // beside the coach, not in the felt's corners
+  for (const id of ["result", "actions-box", "problems"]) {  // beside the coach, not in the felt's corners
     if (byId(id).parentElement !== side) side.append(byId(id));
   }
   byId("problems").hidden = !snap.irregularities.length;
