@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat, Team
 from table_controller.table.health import Device, Health
-from table_controller.web.announce import game_over, waiting_for
+from table_controller.web.announce import game_over, in_words, waiting_for
 from table_controller.web.view import Notice, choices, table_view
 from table_controller.words import SEAT_NAMES
 
@@ -225,6 +226,22 @@ def test_irregularities_of_the_hand() -> None:
     assert ("pass_out_of_turn", "W", "cancelled") in kinds
     first = snap["irregularities"][0]
     assert first["title"] == "Bid out of turn" and first["name"] == "Cy"
+    # The rules core's detail, with the seats in words ("S called out of turn...")
+    assert first["text"].startswith("South called out of turn")
+    assert all(not re.search(r"\b[NESW]\b", i["text"]) for i in snap["irregularities"])
+
+
+def test_the_rules_core_s_letters_and_codes_read_in_words() -> None:
+    assert in_words("N passed out of turn; the bid stays with E") == (
+        "North passed out of turn; the bid stays with East"
+    )
+    assert in_words("JH is already on the table; E-W score 2") == (
+        "J♥ is already on the table; East-West score 2"
+    )
+    assert in_words("TC laid in S's play zone") == "10♣ laid in South's play zone"
+    notice = Notice("refused", Seat.S, "it is N's turn, not S's", "wait for E", 1.0)
+    (shown,) = view(live_deal(), notices=[notice])["notices"]
+    assert (shown["text"], shown["fix"]) == ("it is North's turn, not South's", "wait for East")
 
 
 # --- faults and notices -------------------------------------------------------------------

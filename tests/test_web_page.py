@@ -227,7 +227,7 @@ def test_a_tap_sends_the_action_and_a_refusal_shows_the_banner(
     notice = Notice("refused", Seat.S, "S pressed out of turn", "wait for your light", 2.0)
     served.page.publish(snapshot(game, [], notices=[notice]))
     expect(page.locator("#notices .banner.refused")).to_contain_text(
-        "Cy (South): S pressed out of turn"
+        "Cy (South): South pressed out of turn"
     )
 
 

@@ -12,6 +12,7 @@ and shown until that game's first hand is dealt.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import SEATS, Seat, Team
-from table_controller.words import SEAT_NAMES, suit_text
+from table_controller.words import SEAT_NAMES, card_face, suit_text
 
 TEAM_WORDS = {Team.NS: "North–South", Team.EW: "East–West"}
 TEAM_SHORT = {Team.NS: "N–S", Team.EW: "E–W"}
@@ -153,6 +154,18 @@ def _announcement(
     }
 
 
+_SEAT_LETTER = re.compile(r"\b([NESW])\b")
+_CARD_CODE = re.compile(r"\b([9TJQKA][CDHS])\b")
+
+
+def in_words(text: str) -> str:
+    """The rules core's own sentences (an irregularity's detail, a refusal) name seats by
+    letter and may name a card by code ("N passed out of turn; the bid stays with E",
+    "JH is already on the table"): on the page, seats in words and cards as faces."""
+    text = _CARD_CODE.sub(lambda m: card_face(m.group(1)), text)
+    return _SEAT_LETTER.sub(lambda m: SEAT_NAMES[Seat[m.group(1)]], text)
+
+
 def tricks_text(won: Mapping[str, int] | None) -> str:
     """The tricks of the hand in play, counted: "Tricks: N–S 2 · E–W 1"."""
     if won is None:
@@ -164,6 +177,7 @@ __all__ = [
     "TEAM_SHORT",
     "TEAM_WORDS",
     "game_over",
+    "in_words",
     "pair",
     "seat_names",
     "tricks_text",

@@ -54,6 +54,7 @@ from table_controller.web.announce import (
     TEAM_SHORT,
     TEAM_WORDS,
     game_over,
+    in_words,
     tricks_text,
     waiting_for,
     who,
@@ -200,12 +201,12 @@ def table_view(
                 "name": names[ev.seat] if ev.seat is not None else None,
                 "remedy": ev.remedy.value,
                 "remedy_words": REMEDY_WORDS[ev.remedy],
-                "text": ev.detail,
+                "text": in_words(ev.detail),
             }
             for ev in this_hand
             if isinstance(ev, IrregularityFound)
         ],
-        "notices": [n.to_json() for n in notices],
+        "notices": [_notice(n) for n in notices],
         "faults": [f.to_json() for f in faults],
         "devices_ok": not faults,
         "actions": actions(game, names),
@@ -304,6 +305,14 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
 
 
 # --- pieces of the snapshot ----------------------------------------------------------------
+
+
+def _notice(notice: Notice) -> dict[str, Any]:
+    """A notice for the page: a refusal's words from the rules core in words."""
+    shown = notice.to_json()
+    if notice.kind == "refused":
+        shown["text"], shown["fix"] = in_words(notice.text), in_words(notice.fix)
+    return shown
 
 
 def _name(players: Mapping[Seat, str], seat: Seat) -> str:
