@@ -72,6 +72,7 @@ from table_controller.table.policy import PASS, Input, Pass, Refusal
 from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
+from table_controller.web.announce import waiting_for
 from table_controller.web.view import page_card
 
 log = logging.getLogger(__name__)
@@ -483,6 +484,10 @@ class Kiosk:
         ]
         if taught["title"] and not attract:
             snapshot["expecting"] = taught["title"]
+        else:  # the bots by name alone: "Cog (South) to play"
+            snapshot["expecting"] = waiting_for(
+                game, {s: _without_bot(n) for s, n in names.items()}
+            )
         snapshot["kiosk"] = {
             "mode": self.mode,
             "visitors": sorted(s.name for s in self.visitors),

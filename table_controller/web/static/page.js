@@ -186,7 +186,7 @@ function renderCentre(snap) {
     trump.hidden = true;
   }
   const up = byId("upcard");
-  if (snap.upcard && snap.upcard.status !== "picked up") {
+  if (snap.upcard && snap.upcard.status !== "picked up" && !snap.trump) {  // until trump is made
     up.hidden = false;
     up.replaceChildren(cardNode(snap.upcard.card, false), el("span", "status", snap.upcard.status));
   } else {
