@@ -149,7 +149,7 @@ def test_a_press_means_what_the_phase_says_and_the_director_button_calls(
     assert core.interpret(press, cube_suit=None, operator_pin=False) == Passed(N)
     early = Input("button", ButtonPressed(S, SeatButton.PASS))
     refusal = core.interpret(early, cube_suit=None, operator_pin=False)
-    assert isinstance(refusal, tuple) and "N's turn" in refusal[0]
+    assert isinstance(refusal, tuple) and "North's turn" in refusal[0]
     director = Input("button", ButtonPressed(E, SeatButton.DIRECTOR))
     assert core.interpret(director, cube_suit=None, operator_pin=False) is None
     assert core.shown.director_called
