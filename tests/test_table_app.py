@@ -306,7 +306,7 @@ def test_a_touch_the_rules_refuse_is_answered_on_the_page(tmp_path: Path) -> Non
 
     asyncio.run(running(table, body))
     problem, fix = answers[0]
-    assert "no discard is due" in problem and "N to pass or order up" in fix
+    assert "no discard is due" in problem and "now: North to pass or order up" in fix
     assert answers[1] is None
 
 

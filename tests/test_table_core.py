@@ -110,7 +110,7 @@ def test_a_refusal_is_a_notice_a_seat_light_and_a_line_in_the_log(
     refusal = core.accept(TrumpCalled(N, Suit.S, False), "page")  # the first round
     assert refusal == (
         "in the first round a player passes or orders the upcard up",
-        "N to pass or order up",
+        "now: North to pass or order up",  # the engine's "N to pass or order up", in words
     )
     assert core.seq == 3 and len(core.game.log) == 2  # nothing pushed, nothing logged
     notice = core.shown.notices[-1]

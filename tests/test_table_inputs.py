@@ -253,7 +253,7 @@ def test_a_tapped_action_is_its_event() -> None:
 def test_a_tapped_action_the_rules_refuse() -> None:
     with pytest.raises(Refused, match="no discard is due") as info:
         from_page(dealt(), {"event": "dealer_discarded", "seat": "W"})
-    assert info.value.seat is W and "N to pass or order up" in info.value.what_to_do
+    assert info.value.seat is W and "now: North to pass or order up" in info.value.what_to_do
     # Under plain rules the turned-down suit cannot be named (td-tournament: a forfeit).
     with pytest.raises(Refused, match="turned down") as info:
         from_page(second_round("nmu-tournament"), encode(TrumpCalled(N, Suit.H)))

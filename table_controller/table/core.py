@@ -39,7 +39,7 @@ from table_controller.table.inputs import Refused, from_page, from_press, from_v
 from table_controller.table.policy import Input, PlainTable, Refusal, TablePolicy
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
-from table_controller.web.announce import game_over
+from table_controller.web.announce import game_over, waiting_for
 from table_controller.web.view import Notice
 
 if TYPE_CHECKING:
@@ -222,7 +222,10 @@ class TableCore:
             outputs = self.game.push(event)
         except RulesError as exc:
             seat = _seat_of(event)
-            return self.refuse(seat, exc.message, exc.expected or "ask the director", source)
+            fix = exc.expected or "ask the director"
+            if fix == self.game.expecting():  # the engine's line: for people, in words
+                fix = "now: " + waiting_for(self.game, self.shown.players)
+            return self.refuse(seat, exc.message, fix, source)
         return Accepted(event, outputs, self.game_no, self.seq, source)
 
     def undo(self, accepted: Accepted, error: LogError) -> Refusal:

@@ -245,7 +245,10 @@ def _check(game: Game, event: InputEvent, seat: Seat | None) -> None:
     """The rules' answer before the event goes anywhere, with their reason for a no."""
     refused = game.refusal(event)
     if refused is not None:
-        raise Refused(refused.message, refused.expected or "ask the director", seat) from refused
+        fix = refused.expected or "ask the director"
+        if fix == game.expecting():  # the engine's line: for people, in words
+            fix = "now: " + waiting_for(game, {})
+        raise Refused(refused.message, fix, seat) from refused
 
 
 __all__ = ["Refused", "from_page", "from_press", "from_vision", "zone_seat"]
