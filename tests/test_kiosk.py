@@ -78,8 +78,28 @@ class Running(InThread):
         self.until("the kiosk started", lambda: table.started and table.snapshot() is not None)
 
 
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+SCREEN = {"width": 800, "height": 480}  # the Raspberry Pi Touch Display
+# What must be in sight on the kiosk's screen, without scrolling.
+IN_SIGHT = """(selectors) => {
+  const out = [];
+  for (const sel of selectors) {
+    for (const node of document.querySelectorAll(sel)) {
+      if (!node.getClientRects().length) continue;
+      const r = node.getBoundingClientRect();
+      if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5) {
+        out.push(`${sel}: ${Math.round(r.left)},${Math.round(r.top)} to ` +
+          `${Math.round(r.right)},${Math.round(r.bottom)}`);
+      }
+    }
+  }
+  return out;
+}"""
+KEY = ["#coach-title", "#coach-renege", "#coach-hand", ".seat", "#felt", "#score", "#actions-box"]
+
+
 def open_page(browser: Browser, url: str) -> Page:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True)
+    context = browser.new_context(viewport=SCREEN, has_touch=True)
     tab = context.new_page()
     tab.goto(url)
     return tab
@@ -159,6 +179,11 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         expect(slot).to_have_attribute("data-card", card.code, timeout=GUARD * 1000)
         expect(tab.locator(f"#seat-{bot.name} .bot-tag")).to_have_text("BOT")
         expect(tab.locator(f"#seat-{bot.name} .bot-hand")).to_contain_text("face down")
+        # A bot is named once, marked by its badge: "Ada" and BOT, not "Ada (bot) BOT".
+        for seat in (N, E, W):
+            name = tab.locator(f"#seat-{seat.name} .name").inner_text()
+            assert "bot" not in name.lower() and name, name
+            assert tab.locator(f"#seat-{seat.name}").inner_text().count(name) == 1
         # The coach: whose turn, what can be played.
         title = tab.locator("#coach-title")
         expect(title).to_contain_text("South")
@@ -170,6 +195,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         )
         # The bots' seat lights light like anyone's: to bid, to play.
         assert {light for _, light in bot_lights} >= {SeatLight.YOUR_BID, SeatLight.YOUR_PLAY}
+        assert tab.evaluate(IN_SIGHT, KEY) == []
         tab.screenshot(path=str(ARTIFACTS / "kiosk-play.png"))
         seen["looked"] = True
 
@@ -186,7 +212,12 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         played, held = visitor.reneged
         expect(renege_text).to_contain_text(played.pretty)
         expect(renege_text).to_contain_text(held.pretty)
+        # At 800x480 the explanation, the coach and the table are in sight: no scrolling.
+        assert tab.evaluate(IN_SIGHT, KEY) == []
+        assert tab.evaluate("document.documentElement.scrollHeight") <= SCREEN["height"]
+        assert tab.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
         tab.screenshot(path=str(ARTIFACTS / "kiosk-renege.png"))
+        tab.screenshot(path=str(IMAGES / "kiosk-800x480.png"))
 
         # Something covers the camera: the page says what to do; then play goes on.
         world.covered = True

@@ -93,7 +93,8 @@ def test_a_press_out_of_turn_is_refused_not_a_bid() -> None:
     game = dealt()
     error = refused(game, press(S, CALL))
     assert (
-        str(error) == "it is N's turn, not S's: wait for your light to blink blue, then press again"
+        str(error)
+        == "it is North's turn, not South's: wait for your light to blink blue, then press again"
     )
 
 
@@ -102,7 +103,7 @@ def test_no_bidding_now() -> None:
     game.push(OrderedUp(N))
     error = refused(game, press(E, PASS))
     assert error.problem == "there is no bidding now"
-    assert "W (the dealer) to discard" in error.what_to_do
+    assert error.what_to_do == "now: West, the dealer, to discard"
 
 
 def test_the_director_button_works_at_any_time() -> None:

@@ -240,12 +240,12 @@ def test_a_refused_bid_shows_a_notice_and_the_seat_s_light(tmp_path: Path) -> No
         await until("a notice", lambda: bool(table.shown.notices))
         notice = table.shown.notices[-1]
         assert (notice.kind, notice.seat) == ("refused", S)
-        assert notice.text == "it is N's turn, not S's"
+        assert notice.text == "it is North's turn, not South's"
         assert "wait for your light" in notice.fix
         snapshot = table.sinks.snapshot
         assert snapshot is not None
         assert snapshot["notices"][-1]["seat"] == "S"
-        assert snapshot["notices"][-1]["text"] == "it is N's turn, not S's"
+        assert snapshot["notices"][-1]["text"] == "it is North's turn, not South's"
         lights = table.devices.lights
         assert lights is not None
         await until("S's light", lambda: lights.shown[S] is SeatLight.REFUSED)
@@ -263,7 +263,7 @@ def test_a_refused_bid_shows_a_notice_and_the_seat_s_light(tmp_path: Path) -> No
     asyncio.run(running(table, body))
     with EventLog.open_existing(tmp_path / "table.sqlite") as log:
         notes = [f for f in log.faults() if f[1] == "notice"]
-    assert any("it is N's turn, not S's" in (f[2] or "") for f in notes)
+    assert any("it is North's turn, not South's" in (f[2] or "") for f in notes)
 
 
 def test_the_trump_cube_names_the_suit_of_a_second_round_call(tmp_path: Path) -> None:
@@ -306,7 +306,7 @@ def test_a_touch_the_rules_refuse_is_answered_on_the_page(tmp_path: Path) -> Non
 
     asyncio.run(running(table, body))
     problem, fix = answers[0]
-    assert "no discard is due" in problem and "N to pass or order up" in fix
+    assert "no discard is due" in problem and "now: North to pass or order up" in fix
     assert answers[1] is None
 
 

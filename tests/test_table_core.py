@@ -3,12 +3,14 @@ sinks' snapshot. What the running table does per input, step by step (table/core
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from table_controller import simulate
 from table_controller.cards import Card, Suit
 from table_controller.devices.seat_events import ButtonPressed, SeatButton
 from table_controller.event_log import EventLog, LogError
@@ -108,7 +110,7 @@ def test_a_refusal_is_a_notice_a_seat_light_and_a_line_in_the_log(
     refusal = core.accept(TrumpCalled(N, Suit.S, False), "page")  # the first round
     assert refusal == (
         "in the first round a player passes or orders the upcard up",
-        "N to pass or order up",
+        "now: North to pass or order up",  # the engine's "N to pass or order up", in words
     )
     assert core.seq == 3 and len(core.game.log) == 2  # nothing pushed, nothing logged
     notice = core.shown.notices[-1]
@@ -147,7 +149,7 @@ def test_a_press_means_what_the_phase_says_and_the_director_button_calls(
     assert core.interpret(press, cube_suit=None, operator_pin=False) == Passed(N)
     early = Input("button", ButtonPressed(S, SeatButton.PASS))
     refusal = core.interpret(early, cube_suit=None, operator_pin=False)
-    assert isinstance(refusal, tuple) and "N's turn" in refusal[0]
+    assert isinstance(refusal, tuple) and "North's turn" in refusal[0]
     director = Input("button", ButtonPressed(E, SeatButton.DIRECTOR))
     assert core.interpret(director, cube_suit=None, operator_pin=False) is None
     assert core.shown.director_called
@@ -213,3 +215,27 @@ def test_the_policy_is_told_at_each_point_and_adds_to_what_is_shown(
     assert policy.told[-1] == "driven" and policy.told[-2].startswith("noted ")
     assert core.shown.laying == frozenset(Seat)
     assert sinks.shown_lights is not None
+
+
+def test_the_end_of_a_game_is_shown_until_the_next_game_deals(tmp_path: Path, clock: Clock) -> None:
+    """The table starts its next game at once; the page keeps announcing who won the
+    last one until the new game's first hand is dealt (web/announce.py)."""
+    config = config_in(tmp_path / "over")
+    with EventLog(config.log, table=config.name) as log:
+        core, sinks = make_core(config, log, clock)
+        rules = core.game.rules
+        for event, _ in simulate.play(rules, random.Random(5)):
+            take(core, event)
+        assert core.game.phase is Phase.OVER and sinks.snapshot is not None
+        ended = sinks.snapshot["game_over"]
+        assert ended is not None and ended["title"].endswith(" win")
+        core.start_game()
+        core.changed()
+        assert core.game.phase is not Phase.OVER
+        assert sinks.snapshot["game_over"] == ended
+        for event, _ in simulate.play(rules, random.Random(6)):
+            take(core, event)
+            if isinstance(event, HandDealt):
+                break
+            assert sinks.snapshot["game_over"] == ended
+        assert sinks.snapshot["game_over"] is None

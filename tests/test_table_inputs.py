@@ -32,6 +32,7 @@ from table_controller.simulate import choose_dealer, deal, play
 from table_controller.table.cube_state import cube_state
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision, zone_seat
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, CardSeenTwice
+from table_controller.web.announce import waiting_for
 
 N, E, S, W = Seat
 PASS, CALL, ALONE, DIRECTOR = SeatButton
@@ -155,8 +156,9 @@ def test_a_card_in_a_play_zone_during_the_bidding_is_refused(make: object) -> No
         from_vision(game, laid(AS, "play:S"))
     refusal = info.value
     assert refusal.seat is S
-    assert "AS laid in S's play zone, but no card is played now" in refusal.problem
-    assert refusal.what_to_do == f"pick it up: the table is waiting for {game.expecting()}"
+    assert "the A♠ laid in South's play zone, but no card is played now" in refusal.problem
+    assert refusal.what_to_do == f"pick it up; now: {waiting_for(game, {})}"
+    assert "_" not in refusal.what_to_do
 
 
 def test_a_card_in_a_play_zone_while_dealing_is_refused() -> None:
@@ -164,7 +166,7 @@ def test_a_card_in_a_play_zone_while_dealing_is_refused() -> None:
     game.push(DealerChosen(W))
     with pytest.raises(Refused, match="no card is played now") as info:
         from_vision(game, laid(AS, "play:N"))
-    assert "the deal by W" in info.value.what_to_do
+    assert info.value.what_to_do == "pick it up; now: West deals"
 
 
 def test_a_card_after_the_game_is_refused() -> None:
@@ -208,7 +210,7 @@ def test_second_round_calls_name_the_cube_s_suit() -> None:
 
 
 def test_a_press_out_of_turn_is_refused_with_the_seat() -> None:
-    with pytest.raises(Refused, match="it is N's turn, not S's") as info:
+    with pytest.raises(Refused, match="it is North's turn, not South's") as info:
         from_press(dealt(), press(S, CALL), None)
     assert info.value.seat is S
 
@@ -216,10 +218,10 @@ def test_a_press_out_of_turn_is_refused_with_the_seat() -> None:
 def test_the_dealer_s_pass_while_discarding_is_the_discard() -> None:
     game = discarding()
     assert from_press(game, press(W, PASS), None) == DealerDiscarded(None)
-    with pytest.raises(Refused, match="W is the dealer and discards now") as info:
+    with pytest.raises(Refused, match="West is the dealer and discards now") as info:
         from_press(game, press(W, CALL), None)
     assert "then press pass" in info.value.what_to_do
-    with pytest.raises(Refused, match=r"W \(the dealer\) is discarding, not E") as info:
+    with pytest.raises(Refused, match=r"West \(the dealer\) is discarding, not East") as info:
         from_press(game, press(E, PASS), None)
     assert info.value.seat is E
 
@@ -251,7 +253,7 @@ def test_a_tapped_action_is_its_event() -> None:
 def test_a_tapped_action_the_rules_refuse() -> None:
     with pytest.raises(Refused, match="no discard is due") as info:
         from_page(dealt(), {"event": "dealer_discarded", "seat": "W"})
-    assert info.value.seat is W and "N to pass or order up" in info.value.what_to_do
+    assert info.value.seat is W and "now: North to pass or order up" in info.value.what_to_do
     # Under plain rules the turned-down suit cannot be named (td-tournament: a forfeit).
     with pytest.raises(Refused, match="turned down") as info:
         from_page(second_round("nmu-tournament"), encode(TrumpCalled(N, Suit.H)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
-from table_controller.seats import Seat
+from table_controller.seats import Seat, Team
 from table_controller.table.health import Device, Health
+from table_controller.web.announce import game_over, in_words, waiting_for
 from table_controller.web.view import Notice, choices, table_view
+from table_controller.words import SEAT_NAMES
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
@@ -88,7 +91,10 @@ def test_a_simulated_game_is_shown_as_the_engine_has_it() -> None:
         snap = view(game, recent, version=len(game.log))
         assert snap["version"] == len(game.log)
         assert snap["phase"] == game.phase.value
-        assert snap["expecting"] == game.expecting()
+        # In words, with the players' names: never the engine's codes ("hand_dealt", "N")
+        assert snap["expecting"] and "_" not in snap["expecting"]
+        if game.to_act is not None:
+            assert f"{PLAYERS[game.to_act]} ({SEAT_NAMES[game.to_act]})" in snap["expecting"]
         assert snap["score"]["NS"] == game.scores[0]
         assert snap["score"]["EW"] == game.scores[1]
         to_act = [s["seat"] for s in snap["seats"] if s["to_act"]]
@@ -110,6 +116,12 @@ def test_a_simulated_game_is_shown_as_the_engine_has_it() -> None:
     assert game.phase is Phase.OVER
     snap = view(game, recent)
     assert snap["winner"]["team"] in ("NS", "EW")
+    over = snap["game_over"]
+    team = Team[snap["winner"]["team"]]
+    a, b = (PLAYERS[s] for s in team.seats)
+    assert over["title"] == f"{a} and {b} win"
+    assert over["score"] == {"NS": game.scores[0], "EW": game.scores[1]}
+    assert "_" not in over["text"] and str(max(game.scores)) in over["text"]
     assert checked_tricks > 20
 
 
@@ -180,10 +192,10 @@ def test_a_proven_renege_with_its_evidence() -> None:
     assert renege["proof"]["code"] == "9C"
     assert renege["proof_trick"] == 2
     assert renege["evidence"] == [
-        {"card": "9S", "url": "/evidence/1/9.png"},
-        {"card": "9C", "url": "/evidence/1/14.png"},
+        {"card": "9S", "face": "9♠", "url": "/evidence/1/9.png"},
+        {"card": "9C", "face": "9♣", "url": "/evidence/1/14.png"},
     ]
-    assert "Cy" in renege["text"] and "9♣" in renege["text"]
+    assert "Cy (South) did not follow" in renege["text"] and "9♣" in renege["text"]
     assert snap["result"]["result"] == "march"
     assert (snap["score"]["NS"], snap["score"]["EW"]) == (-2, 2)
 
@@ -214,6 +226,22 @@ def test_irregularities_of_the_hand() -> None:
     assert ("pass_out_of_turn", "W", "cancelled") in kinds
     first = snap["irregularities"][0]
     assert first["title"] == "Bid out of turn" and first["name"] == "Cy"
+    # The rules core's detail, with the seats in words ("S called out of turn...")
+    assert first["text"].startswith("South called out of turn")
+    assert all(not re.search(r"\b[NESW]\b", i["text"]) for i in snap["irregularities"])
+
+
+def test_the_rules_core_s_letters_and_codes_read_in_words() -> None:
+    assert in_words("N passed out of turn; the bid stays with E") == (
+        "North passed out of turn; the bid stays with East"
+    )
+    assert in_words("JH is already on the table; E-W score 2") == (
+        "J♥ is already on the table; East-West score 2"
+    )
+    assert in_words("TC laid in S's play zone") == "10♣ laid in South's play zone"
+    notice = Notice("refused", Seat.S, "it is N's turn, not S's", "wait for E", 1.0)
+    (shown,) = view(live_deal(), notices=[notice])["notices"]
+    assert (shown["text"], shown["fix"]) == ("it is North's turn, not South's", "wait for East")
 
 
 # --- faults and notices -------------------------------------------------------------------
@@ -385,3 +413,48 @@ def test_a_trump_call_event_round_trips_through_the_page() -> None:
         game.push(Passed(s))
     action = next(a for a in view(game)["actions"] if a["label"] == "Call Spades alone")
     assert decode_input(action["event"]) == TrumpCalled(Seat.E, Suit.S, True)
+
+
+# --- the page's sentences (web/announce.py) ---------------------------------------------------
+
+
+def test_what_the_table_waits_for_in_words() -> None:
+    game = Game(preset("td-tournament", {"first_dealer": "chosen"}))
+    assert waiting_for(game, PLAYERS) == "Choose the first dealer"
+    game.push(DealerChosen(Seat.N))
+    assert waiting_for(game, PLAYERS) == "Ann (North) deals"
+    game.push(HandDealt(Card.parse("9H")))
+    assert waiting_for(game, PLAYERS) == "Bo (East) to pass or order up"
+    for who in (Seat.E, Seat.S, Seat.W, Seat.N):
+        game.push(Passed(who))
+    assert waiting_for(game, PLAYERS) == "Bo (East) to pass or name a suit (not ♥ hearts)"
+    game.push(TrumpCalled(Seat.E, Suit.S, False))
+    assert waiting_for(game, PLAYERS) == "Bo (East) to lead"
+    game.push(CardPlayed(Seat.E, Card.parse("9S")))
+    assert waiting_for(game, PLAYERS) == "Cy (South) to play"
+    # A seat with no name given is named by its seat alone.
+    assert waiting_for(game, {}) == "South to play"
+
+
+def test_a_tricks_count_has_its_label() -> None:
+    game = live_deal()
+    assert view(game)["tricks_text"] == "Tricks: N–S 0 · E–W 0"
+    assert view(Game(preset("td-tournament")))["tricks_text"] == ""
+
+
+def test_the_end_of_a_game_is_held_until_the_next_deal() -> None:
+    rules = preset("td-tournament")
+    game = Game(rules)
+    recent: list[OutputEvent] = []
+    for event, out in simulate.play(rules, random.Random(3)):
+        game.push(event)
+        recent += out
+    ended = game_over(game, recent, PLAYERS)
+    assert ended is not None and view(game, recent)["game_over"] == ended
+    # The table's next game: the ending shows until its first hand is dealt.
+    nxt = Game(preset("td-tournament", {"first_dealer": "chosen"}))
+    assert view(nxt, ended=ended)["game_over"] == ended
+    nxt.push(DealerChosen(Seat.E))
+    assert view(nxt, ended=ended)["game_over"] == ended
+    nxt.push(HandDealt(Card.parse("9D")))
+    assert view(nxt, ended=ended)["game_over"] is None

@@ -179,7 +179,7 @@ def test_the_page_follows_a_simulated_game(page: Page, served: Served) -> None:
             if hand.tricks:
                 last = next(o for o in reversed(recent) if isinstance(o, TrickWon))
                 expect(page.locator("#last-trick .card")).to_have_count(len(last.plays))
-                expect(page.locator("#last-trick .winner")).to_contain_text(last.winner.name)
+                expect(page.locator("#last-trick .winner")).to_contain_text(PLAYERS[last.winner])
                 last_trick_checked = True
     assert hands_checked == 2 and last_trick_checked
     for name in PLAYERS.values():
@@ -204,7 +204,7 @@ def test_a_tap_sends_the_action_and_a_refusal_shows_the_banner(
     served.page.publish(snapshot(game, []))
     buttons = page.locator("#actions button")
     expect(buttons).to_have_text(["Pass", "Order up", "Order up alone"])
-    expect(page.locator("#actions-for")).to_have_text("For Bo (E)")
+    expect(page.locator("#actions-for")).to_have_text("For Bo (East)")
     box = buttons.nth(1).bounding_box()
     assert box is not None and box["height"] >= 48 and box["width"] >= 48  # a finger's size
     with page.expect_response("**/api/input") as answer:
@@ -227,7 +227,7 @@ def test_a_tap_sends_the_action_and_a_refusal_shows_the_banner(
     notice = Notice("refused", Seat.S, "S pressed out of turn", "wait for your light", 2.0)
     served.page.publish(snapshot(game, [], notices=[notice]))
     expect(page.locator("#notices .banner.refused")).to_contain_text(
-        "Cy (S): S pressed out of turn"
+        "Cy (South): South pressed out of turn"
     )
 
 

@@ -30,6 +30,7 @@ from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.export import score_sheet_html
 from table_controller.transcript import load
+from table_controller.web.announce import who
 from table_controller.web.view import table_view
 from table_controller.words import (
     FIRST_DEALER_WORDS,
@@ -102,7 +103,7 @@ def test_every_output_says_the_same_sentence(name: str, tmp_path: Path) -> None:
         sentence = renege_sentence(event)
         assert sentence in told
         assert sentence in sheet
-        on_page = renege_sentence(event, f"{NAMES[event.seat]} ({event.seat.name})")
+        on_page = renege_sentence(event, who(NAMES, event.seat))  # "Ann (North)"
         assert on_page in [r["text"] for r in page["reneges"]]
     assert coached.startswith(renege_sentence(proven[-1], NAMES[proven[-1].seat]))
 

@@ -72,6 +72,7 @@ from table_controller.table.policy import PASS, Input, Pass, Refusal
 from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
+from table_controller.web.announce import waiting_for
 from table_controller.web.view import page_card
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,12 @@ log = logging.getLogger(__name__)
 
 class KioskError(TableControllerError, ValueError):
     """A configuration the kiosk cannot run with, and what to change."""
+
+
+def _without_bot(name: str) -> str:
+    """A bot's name on its seat, where the page's badge says it is a bot: "Ada"."""
+    short = re.sub(r"\s*\(bot\)$", "", name)
+    return short or name
 
 
 def bot_names(config: TableConfig, bots: tuple[Seat, ...]) -> dict[Seat, str]:
@@ -468,11 +475,19 @@ class Kiosk:
                     hands[seat.name] = [
                         page_card(c) for c in sorted(held, key=lambda c: (c.suit, -c.rank))
                     ]
+        for shown_seat in snapshot["seats"]:
+            if shown_seat["seat"] in bots:  # named once, marked by the page's badge
+                shown_seat["bot"] = True
+                shown_seat["name"] = _without_bot(shown_seat["name"])
         snapshot["actions"] = [
             a for a in snapshot["actions"] if not attract and Seat.parse(a["seat"]) in self.visitors
         ]
         if taught["title"] and not attract:
             snapshot["expecting"] = taught["title"]
+        else:  # the bots by name alone: "Cog (South) to play"
+            snapshot["expecting"] = waiting_for(
+                game, {s: _without_bot(n) for s, n in names.items()}
+            )
         snapshot["kiosk"] = {
             "mode": self.mode,
             "visitors": sorted(s.name for s in self.visitors),

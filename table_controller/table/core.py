@@ -39,6 +39,7 @@ from table_controller.table.inputs import Refused, from_page, from_press, from_v
 from table_controller.table.policy import Input, PlainTable, Refusal, TablePolicy
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
+from table_controller.web.announce import game_over, waiting_for
 from table_controller.web.view import Notice
 
 if TYPE_CHECKING:
@@ -142,6 +143,8 @@ class TableCore:
     def start_game(self) -> None:
         """A new game in the log, its first dealer chosen when the config names one."""
         config = self.config
+        shown = self.shown
+        shown.ended = game_over(self.game, shown.recent, shown.players, shown.ended)
         self.game = Game(config.rules)
         self.game_no = self.log.start_game(config.rules_name, config.options, config.players)
         self.seq = 1
@@ -219,7 +222,10 @@ class TableCore:
             outputs = self.game.push(event)
         except RulesError as exc:
             seat = _seat_of(event)
-            return self.refuse(seat, exc.message, exc.expected or "ask the director", source)
+            fix = exc.expected or "ask the director"
+            if fix == self.game.expecting():  # the engine's line: for people, in words
+                fix = "now: " + waiting_for(self.game, self.shown.players)
+            return self.refuse(seat, exc.message, fix, source)
         return Accepted(event, outputs, self.game_no, self.seq, source)
 
     def undo(self, accepted: Accepted, error: LogError) -> Refusal:

@@ -42,7 +42,9 @@ from table_controller.vision.tracker import (
     CardSeenTwice,
     TrackerEvent,
 )
+from table_controller.web.announce import waiting_for
 from table_controller.web.roles import page_refusal
+from table_controller.words import SEAT_NAMES
 
 
 class Refused(PressRefused):
@@ -95,8 +97,8 @@ def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
         if how is FirstDealer.HIGH_CUT:
             return CardCut(seat, card)
         raise Refused(
-            f"{card} laid in {seat}'s play zone, but these rules choose the first dealer "
-            "by agreement, not by the cards",
+            f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but these rules choose "
+            "the first dealer by agreement, not by the cards",
             "pick the card up and choose the first dealer on the table's screen (or ask "
             "the director)",
             seat,
@@ -106,13 +108,13 @@ def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
         return CardPlayed(seat, card)
     if phase is Phase.OVER:
         raise Refused(
-            f"{card} laid in {seat}'s play zone, but the game is over",
+            f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but the game is over",
             "pick it up: the director starts the next game",
             seat,
         )
     raise Refused(
-        f"{card} laid in {seat}'s play zone, but no card is played now",
-        f"pick it up: the table is waiting for {game.expecting()}",
+        f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but no card is played now",
+        f"pick it up; now: {waiting_for(game, {})}",
         seat,
     )
 
@@ -159,18 +161,18 @@ def _discarded(game: Game, seat: Seat, dealer: Seat, button: SeatButton) -> Inpu
     if seat != dealer:
         if game.phase is Phase.PLAYING:
             raise Refused(
-                f"{dealer} (the dealer) has still to discard; play goes on with cards",
+                f"{SEAT_NAMES[dealer]} (the dealer) has still to discard; play goes on with cards",
                 "lay your card in your play zone when it is your turn",
                 seat,
             )
         raise Refused(
-            f"{dealer} (the dealer) is discarding, not {seat}",
+            f"{SEAT_NAMES[dealer]} (the dealer) is discarding, not {SEAT_NAMES[seat]}",
             "wait for the dealer to discard",
             seat,
         )
     if button is not SeatButton.PASS:
         raise Refused(
-            f"{dealer} is the dealer and discards now",
+            f"{SEAT_NAMES[dealer]} is the dealer and discards now",
             "take the turned-up card, lay one card face down, then press pass",
             seat,
         )
@@ -214,14 +216,15 @@ def from_page(
     if isinstance(event, RenegeClaimed) and not operator:
         if seat != event.by:  # a claim is the claiming seat's own, made at the table
             raise Refused(
-                f"a renege claim by {event.by} must come from {event.by}'s seat",
-                f"{event.by} claims it on the table's page, or calls the director",
+                f"a renege claim by {SEAT_NAMES[event.by]} must come from "
+                f"{SEAT_NAMES[event.by]}'s seat",
+                f"{SEAT_NAMES[event.by]} claims it on the table's page, or calls the director",
                 seat,
             )
         own = event.by
     if seat is not None and isinstance(own, Seat) and own != seat:
         raise Refused(
-            f"a choice for {own} was tapped as {seat}'s",
+            f"a choice for {SEAT_NAMES[own]} was tapped as {SEAT_NAMES[seat]}'s",
             "reload the page and tap again",
             seat,
         )
@@ -242,7 +245,10 @@ def _check(game: Game, event: InputEvent, seat: Seat | None) -> None:
     """The rules' answer before the event goes anywhere, with their reason for a no."""
     refused = game.refusal(event)
     if refused is not None:
-        raise Refused(refused.message, refused.expected or "ask the director", seat) from refused
+        fix = refused.expected or "ask the director"
+        if fix == game.expecting():  # the engine's line: for people, in words
+            fix = "now: " + waiting_for(game, {})
+        raise Refused(refused.message, fix, seat) from refused
 
 
 __all__ = ["Refused", "from_page", "from_press", "from_vision", "zone_seat"]

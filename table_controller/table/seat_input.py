@@ -25,6 +25,8 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase
 from table_controller.rules.presets import Variant
 from table_controller.seats import Seat
+from table_controller.web.announce import waiting_for
+from table_controller.words import SEAT_NAMES
 
 
 class PressRefused(TableControllerError, ValueError):
@@ -54,19 +56,21 @@ def press_to_event(
     return event
 
 
+def _words(seat: Seat | None) -> str:
+    return "nobody" if seat is None else SEAT_NAMES[seat]
+
+
 def _meaning(game: Game, seat: Seat, button: SeatButton, trump: Suit | None) -> InputEvent:
     phase, hand = game.phase, game.hand
     if phase is Phase.OVER:
         raise PressRefused("the game is over", "the director starts the next one")
     if hand is None or phase not in (Phase.BIDDING, Phase.CHOOSING_REMEDY, Phase.NAMING_TRUMP):
-        raise PressRefused(
-            "there is no bidding now", f"the table is waiting for {game.expecting()}"
-        )
+        raise PressRefused("there is no bidding now", f"now: {waiting_for(game, {})}")
     if phase is Phase.CHOOSING_REMEDY:
         return _remedy(hand, seat, button, trump)
     if seat != hand.turn:
         raise PressRefused(
-            f"it is {hand.turn}'s turn, not {seat}'s",
+            f"it is {_words(hand.turn)}'s turn, not {SEAT_NAMES[seat]}'s",
             "wait for your light to blink blue, then press again",
         )
     if phase is Phase.NAMING_TRUMP:

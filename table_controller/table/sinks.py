@@ -82,6 +82,8 @@ class Shown:
     director_called: bool = False
     evidence_urls: dict[Card, str] = field(default_factory=dict)
     version: int = 0
+    # The previous game's end, announced until the next game's first deal (web/announce.py).
+    ended: dict[str, Any] | None = None
 
 
 Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)
@@ -139,6 +141,7 @@ class Sinks:
             evidence_urls=shown.evidence_urls,
             version=shown.version,
             rules_name=shown.rules_name,
+            ended=shown.ended,
         )
         if self.annotate is not None:
             self.annotate(game, self.snapshot)

@@ -50,6 +50,15 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase, Trick
 from table_controller.rules.presets import PRESETS, Variant
 from table_controller.seats import SEATS, Seat, Team
+from table_controller.web.announce import (
+    TEAM_SHORT,
+    TEAM_WORDS,
+    game_over,
+    in_words,
+    tricks_text,
+    waiting_for,
+    who,
+)
 from table_controller.words import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
@@ -120,13 +129,15 @@ def table_view(
     evidence_urls: Mapping[Card, str] = {},  # read only, never changed
     version: int = 0,
     rules_name: str | None = None,
+    ended: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The snapshot of the table for the page.
 
     ``recent`` is the output events of the hand in play (more is fine: only those since
     the last ``HandStarted`` count), ``evidence_urls`` the image of each card the camera
     kept as evidence, ``rules_name`` the preset's name (found by comparing the rules with
-    the presets when not given).
+    the presets when not given), ``ended`` the announcement of the table's previous game
+    (``game_over``), held until this game's first deal.
     """
     hand = game.hand
     names = {seat: _name(players, seat) for seat in SEATS}
@@ -144,7 +155,7 @@ def table_view(
         "rules": _rules(game, rules_name),
         "game": game.game,
         "phase": game.phase.value,
-        "expecting": game.expecting(),
+        "expecting": waiting_for(game, names),
         "hand": hand.number if hand is not None else None,
         "dealer": _seat(game.dealer),
         "to_act": _seat(to_act),
@@ -159,6 +170,7 @@ def table_view(
                 "sitting_out": seat == sitting_out,
                 "card": page_card(in_play[seat]) if seat in in_play else None,
                 "tricks": won_by_seat[seat],
+                "bot": False,
             }
             for seat in SEATS
         ],
@@ -173,9 +185,13 @@ def table_view(
             "NS": hand.won[Team.NS] if hand is not None else 0,
             "EW": hand.won[Team.EW] if hand is not None else 0,
         },
+        "tricks_text": tricks_text(
+            None if hand is None else {"NS": hand.won[Team.NS], "EW": hand.won[Team.EW]}
+        ),
         "score": _score(game),
         "result": _result(this_hand, names),
         "winner": _winner(game, recent),
+        "game_over": game_over(game, recent, players, ended),
         "reneges": _reneges(this_hand, names, evidence_urls, hand),
         "irregularities": [
             {
@@ -185,12 +201,12 @@ def table_view(
                 "name": names[ev.seat] if ev.seat is not None else None,
                 "remedy": ev.remedy.value,
                 "remedy_words": REMEDY_WORDS[ev.remedy],
-                "text": ev.detail,
+                "text": in_words(ev.detail),
             }
             for ev in this_hand
             if isinstance(ev, IrregularityFound)
         ],
-        "notices": [n.to_json() for n in notices],
+        "notices": [_notice(n) for n in notices],
         "faults": [f.to_json() for f in faults],
         "devices_ok": not faults,
         "actions": actions(game, names),
@@ -289,6 +305,14 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
 
 
 # --- pieces of the snapshot ----------------------------------------------------------------
+
+
+def _notice(notice: Notice) -> dict[str, Any]:
+    """A notice for the page: a refusal's words from the rules core in words."""
+    shown = notice.to_json()
+    if notice.kind == "refused":
+        shown["text"], shown["fix"] = in_words(notice.text), in_words(notice.fix)
+    return shown
 
 
 def _name(players: Mapping[Seat, str], seat: Seat) -> str:
@@ -457,10 +481,11 @@ def _result(events: Sequence[OutputEvent], names: Mapping[Seat, str]) -> dict[st
 
 
 def _result_words(ev: HandScored, names: Mapping[Seat, str]) -> str:
-    scored = [f"{t.name} +{p}" for t, p in zip((Team.NS, Team.EW), ev.points, strict=True) if p]
-    who = f" ({names[ev.maker]} made trump)" if ev.maker is not None else ""
+    teams = zip((Team.NS, Team.EW), ev.points, strict=True)
+    scored = [f"{TEAM_SHORT[t]} +{p}" for t, p in teams if p]
+    maker = f" ({names[ev.maker]} made trump)" if ev.maker is not None else ""
     points = ", ".join(scored) if scored else "no points"
-    return f"Hand {ev.hand}: {RESULT_WORDS[ev.result]}{who}; {points}"
+    return f"Hand {ev.hand}: {RESULT_WORDS[ev.result]}{maker}; {points}"
 
 
 def _winner(game: Game, recent: Sequence[OutputEvent]) -> dict[str, Any] | None:
@@ -468,12 +493,14 @@ def _winner(game: Game, recent: Sequence[OutputEvent]) -> dict[str, Any] | None:
         return None
     for ev in reversed(recent):
         if isinstance(ev, MatchWon):
-            return {"team": ev.winner.name, "text": f"{ev.winner.name} won the match"}
+            return {"team": ev.winner.name, "text": f"{TEAM_WORDS[ev.winner]} won the match"}
         if isinstance(ev, GameEnded):
-            team = None if ev.winner is None else ev.winner.name
-            return {"team": team, "text": f"{team} won" if team else "A tie"}
-    team = None if game.match_winner is None else game.match_winner.name
-    return {"team": team, "text": f"{team} won" if team else "The game is over"}
+            team = ev.winner
+            text = f"{TEAM_WORDS[team]} won" if team is not None else "A tie"
+            return {"team": None if team is None else team.name, "text": text}
+    won = game.match_winner
+    text = f"{TEAM_WORDS[won]} won" if won is not None else "The game is over"
+    return {"team": None if won is None else won.name, "text": text}
 
 
 def _reneges(
@@ -486,7 +513,7 @@ def _reneges(
     for ev in events:
         if isinstance(ev, RenegeProven):
             cards = (ev.played, ev.proof)
-            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
+            text = renege_sentence(ev, who(names, ev.seat))
             out.append(
                 {
                     "status": "proven",
@@ -503,7 +530,7 @@ def _reneges(
             )
         elif isinstance(ev, RenegeSpotted):
             played = _played_in(hand, ev.seat, ev.trick)
-            text = renege_sentence(ev, f"{names[ev.seat]} ({ev.seat.name})")
+            text = renege_sentence(ev, who(names, ev.seat))
             out.append(
                 {
                     "status": "spotted",
@@ -536,7 +563,7 @@ def _played_in(hand: HandState | None, seat: Seat, number: int) -> Card | None:
 
 
 def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str, str]]:
-    return [{"card": c.code, "url": urls[c]} for c in cards if c in urls]
+    return [{"card": c.code, "face": c.pretty, "url": urls[c]} for c in cards if c in urls]
 
 
 __all__ = [

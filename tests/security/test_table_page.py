@@ -197,10 +197,10 @@ def test_a_renege_claim_is_a_seat_s_own(running: Running, caplog: pytest.LogCapt
     for seat in (None, "S"):
         body = claim if seat is None else {**claim, "seat": seat}
         code, reply, _ = running.send("/api/input", json.dumps(body))
-        assert code == 409 and "must come from N's seat" in reply["problem"]
+        assert code == 409 and "must come from North's seat" in reply["problem"]
     untouched(running)
     assert any(
-        line.startswith("refused (page from 127.0.0.1, seat S): a renege claim by N must come")
+        line.startswith("refused (page from 127.0.0.1, seat S): a renege claim by North must come")
         for line in noted(running)
     ), noted(running)
 

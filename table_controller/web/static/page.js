@@ -70,7 +70,46 @@ function render(snap) {
   renderNotices(snap);
   renderHealth(snap);
   renderKiosk(snap);
+  renderGameOver(snap);
+  const info = byId("info");
+  const result = byId("result");
+  info.hidden = byId("trump").hidden && (result.hidden || result.parentElement !== info);
+  fitNames();
 }
+
+// A player's name wraps only between words; a name too long for its seat (a long
+// word, or too many lines) is drawn smaller until it fits.
+const LEAST_NAME_PX = 9;
+
+function fitNames() {
+  for (const node of document.querySelectorAll(".seat .name")) fitText(node, node.parentElement);
+  fitText(byId("expecting"), byId("expecting"));
+  const over = byId("game-over");
+  if (!over.hidden) fitText(over.querySelector(".over-title"), over);
+}
+
+function fitText(node, box) {
+  node.style.fontSize = "";
+  let size = parseFloat(getComputedStyle(node).fontSize);
+  for (let i = 0; i < 60 && size > LEAST_NAME_PX; i++) {
+    const wide = node.scrollWidth > node.clientWidth;
+    const tall = box.scrollHeight > box.clientHeight + 1;
+    if (!wide && !tall) break;
+    size = Math.max(LEAST_NAME_PX, size * 0.92);
+    node.style.fontSize = size.toFixed(1) + "px";
+  }
+}
+
+function seatOf(snap, letter) {
+  return snap.seats.find((s) => s.seat === letter) || null;
+}
+
+// A player as a sentence names them: "Bo (East)".
+function nameAndSeat(seat) {
+  return seat.name === seat.words ? seat.name : seat.name + " (" + seat.words + ")";
+}
+
+const TEAM_SHORT = { NS: "N–S", EW: "E–W" };
 
 function renderScore(snap) {
   const score = snap.score;
@@ -83,6 +122,9 @@ function renderScore(snap) {
   }
   if (score.games) parts.push("games " + score.games.NS + "–" + score.games.EW);
   byId("to-win").textContent = parts.join(" · ");
+  const tricks = byId("tricks-won");
+  tricks.textContent = snap.tricks_text || "";
+  tricks.hidden = !snap.tricks_text;
 }
 
 function renderSeats(snap) {
@@ -91,25 +133,29 @@ function renderSeats(snap) {
     node.className = "seat " + seat.team +
       (seat.to_act ? " to-act" : "") +
       (seat.sitting_out ? " sitting-out" : "") +
+      (seat.bot ? " bot" : "") +
       (snap.maker === seat.seat ? " maker" : "");
     node.replaceChildren();
-    node.append(el("div", "name", seat.name), el("div", "where", seat.words + " · " + seat.team));
+    const where = el("div", "where", seat.words + " · " + TEAM_SHORT[seat.team]);
+    if (seat.bot) {
+      const tag = el("span", "bot-tag", "BOT");
+      tag.title = "a bot plays this seat";
+      where.append(tag);
+    }
+    node.append(el("div", "name", seat.name), where);
     if (seat.dealer) {
       const chip = el("div", "chip", "D");
       chip.title = "dealer";
       node.append(chip);
     }
-    if (snap.hand !== null) {
-      node.append(el("div", "tricks", seat.tricks ? "●".repeat(seat.tricks) : ""));
+    if (snap.hand !== null && seat.tricks) {
+      node.append(el("div", "tricks", seat.tricks + (seat.tricks === 1 ? " trick" : " tricks")));
     }
     if (snap.score.individual) {
       node.append(el("div", "where", snap.score.individual[seat.seat] + " points"));
     }
     const bot = snap.kiosk && snap.kiosk.bots[seat.seat];
-    if (bot) {
-      node.querySelector(".name").append(el("span", "bot-tag", "BOT"));
-      if (bot.count) node.append(el("div", "bot-hand", "🂠 ×" + bot.count + " (face down)"));
-    }
+    if (bot && bot.count) node.append(el("div", "bot-hand", "🂠 " + bot.count + " face down"));
     const slot = byId("play-" + seat.seat);
     slot.replaceChildren();
     if (seat.card) {
@@ -127,25 +173,40 @@ function renderCentre(snap) {
     trump.hidden = false;
     trump.className = snap.trump.red ? "red" : "";
     trump.replaceChildren();
-    trump.append(el("span", "symbol", snap.trump.symbol), el("span", "word", " " + snap.trump.name));
-    const maker = snap.seats.find((s) => s.seat === snap.maker);
+    const words = el("div", "words");
+    words.append(el("span", "word", snap.trump.name + " are trump"));
+    const maker = seatOf(snap, snap.maker);
     let by = maker ? "made by " + maker.name : "";
     if (snap.alone) by += " · alone";
     if (snap.bid) by += " · bid " + snap.bid.amount;
-    trump.append(el("span", "by", by));
+    words.append(el("span", "by", by));
+    trump.append(el("span", "symbol", snap.trump.symbol), words);
+    if (snap.trump.suit === "NT") words.firstChild.textContent = "No trump";
   } else {
     trump.hidden = true;
   }
   const up = byId("upcard");
-  if (snap.upcard && snap.upcard.status !== "picked up") {
+  if (snap.upcard && snap.upcard.status !== "picked up" && !snap.trump) {  // until trump is made
     up.hidden = false;
-    up.replaceChildren(cardNode(snap.upcard.card, true), el("span", "status", snap.upcard.status));
+    up.replaceChildren(cardNode(snap.upcard.card, false), el("span", "status", snap.upcard.status));
   } else {
     up.hidden = true;
   }
-  let words = snap.expecting;
-  if (snap.winner) words = snap.winner.text;
-  byId("expecting").textContent = words;
+  byId("expecting").textContent = snap.game_over ? "" : snap.expecting;
+}
+
+// The end of a game, big, until the next deal (the snapshot holds it until then).
+function renderGameOver(snap) {
+  const box = byId("game-over");
+  const over = snap.game_over;
+  box.hidden = !over;
+  if (!over) return;
+  box.className = over.team || "";
+  box.querySelector(".over-title").textContent = over.title;
+  box.querySelector(".over-score .ns .n").textContent = over.score.NS;
+  box.querySelector(".over-score .ew .n").textContent = over.score.EW;
+  box.querySelector(".over-text").textContent = over.text;
+  box.querySelector(".over-next").textContent = over.next;
 }
 
 function actionClass(action) {
@@ -167,8 +228,8 @@ function renderActions(snap) {
   box.hidden = false;
   const seats = [...new Set(snap.actions.map((a) => a.seat))];
   const names = seats.map((s) => {
-    const seat = snap.seats.find((x) => x.seat === s);
-    return seat ? seat.name + " (" + s + ")" : s;
+    const seat = seatOf(snap, s);
+    return seat ? nameAndSeat(seat) : s;
   });
   byId("actions-for").textContent = "For " + names.join(" or ");
   for (const action of snap.actions) {
@@ -195,14 +256,18 @@ function renderLastTrick(snap) {
   for (const play of snap.last_trick.plays) {
     const winner = play.seat === snap.last_trick.winner;
     const wrap = el("div", "play" + (winner ? " winner" : ""));
-    wrap.append(cardNode(play.card, true), el("div", "", play.seat + (winner ? " wins" : "")));
+    const seat = seatOf(snap, play.seat);
+    const who = el("div", "who", seat ? seat.name : play.seat);
+    who.title = seat ? nameAndSeat(seat) : play.seat;
+    wrap.append(cardNode(play.card, true), who);
+    if (winner) wrap.append(el("div", "", "won it"));
     node.append(wrap);
   }
 }
 
 function renderResult(snap) {
   const node = byId("result");
-  const text = snap.winner ? snap.winner.text : (snap.result ? snap.result.text : "");
+  const text = snap.result ? snap.result.text : "";
   node.textContent = text;
   node.hidden = !text;
 }
@@ -212,8 +277,9 @@ function evidenceThumbs(items, caption) {
   for (const item of items) {
     const img = el("img");
     img.src = item.url;
-    img.alt = "evidence: " + item.card;
-    img.addEventListener("click", () => enlarge(item.url, caption + " · " + item.card));
+    const face = item.face || "";
+    img.alt = "the camera's picture of the " + face;
+    img.addEventListener("click", () => enlarge(item.url, "The " + face + ": " + caption));
     wrap.append(img);
   }
   return wrap;
@@ -244,8 +310,8 @@ function renderNotices(snap) {
   box.replaceChildren();
   for (const n of snap.notices.slice(-3)) {
     const node = el("div", "banner notice " + n.kind);
-    const seat = n.seat ? snap.seats.find((s) => s.seat === n.seat) : null;
-    const who = seat ? seat.name + " (" + seat.seat + "): " : "";
+    const seat = n.seat ? seatOf(snap, n.seat) : null;
+    const who = seat ? nameAndSeat(seat) + ": " : "";
     node.append(el("div", "problem", who + n.text));
     if (n.fix) node.append(el("div", "fix", n.fix));
     box.append(node);
@@ -284,6 +350,11 @@ function renderKiosk(snap) {
     return;
   }
   lockKiosk();
+  const side = byId("side");
+  for (const id of ["result", "actions-box", "problems"]) {  // beside the coach, not in the felt's corners
+    if (byId(id).parentElement !== side) side.append(byId(id));
+  }
+  byId("problems").hidden = !snap.irregularities.length;
   byId("op-open").hidden = true;  // the kiosk's operator has the ⚙ and its PIN pad
   document.body.dataset.kiosk = k.mode;
   byId("operator").hidden = false;
@@ -484,9 +555,21 @@ async function send(action) {
   }
 }
 
+// The evidence as large as the screen allows, but never over twice its own size (a
+// picture blown up further only blurs).
 function enlarge(url, caption) {
   const box = byId("lightbox");
-  box.querySelector("img").src = url;
+  const img = box.querySelector("img");
+  const fit = () => {
+    const w = img.naturalWidth, h = img.naturalHeight;
+    if (!w || !h) return;
+    const scale = Math.min(2, (window.innerWidth * 0.96) / w, (window.innerHeight * 0.84) / h);
+    img.style.width = Math.round(w * scale) + "px";
+  };
+  img.style.width = "";
+  img.onload = fit;
+  img.src = url;
+  if (img.complete) fit();
   box.querySelector(".caption").textContent = caption;
   box.hidden = false;
 }
@@ -494,5 +577,6 @@ function enlarge(url, caption) {
 byId("lightbox").addEventListener("click", () => { byId("lightbox").hidden = true; });
 byId("refusal").addEventListener("click", () => { byId("refusal").hidden = true; });
 byId("health").append(el("div", "", "waiting for the table…"));
+window.addEventListener("resize", fitNames);
 setupOperator();
 connect();
