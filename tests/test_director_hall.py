@@ -307,3 +307,38 @@ def test_screenshots_of_an_event_at_1080p_and_4k(browser: Browser, tmp_path: Pat
     finally:
         served.close()
         store.close()
+
+
+def test_an_event_shows_its_standings_and_the_rounds_seating_as_a_page(
+    browser: Browser, tmp_path: Path
+) -> None:
+    store = DirectorStore(tmp_path / "event.sqlite")
+    fill_hall(store, 2)
+    page_app = DirectorPage(store, None, title="Spring Open")
+    people = ["Ann", "Bob", "Cyrus", "Dina", "Eloise", "Frank", "Gwen", "Hal", "Ines"]
+    page_app.admin.create("ann", "progressive", people, rounds=2)
+    page_app.admin.assign_round("ann", 1, {"table-2": "1"})
+    served = Served(page_app)
+    try:
+        page = open_hall(browser, served.url + "public?rotate=10", HD, clock=True)
+        expect(page.locator("#standings-heading")).to_have_text("Standings")
+        expect(page.locator("#round")).to_have_text("Round 1 of 2")
+        expect(page.locator("#standings li")).to_have_count(9)
+        expect(page.locator("#standings li").first).to_contain_text("0 points")
+        expect(page.locator("#page-of")).to_have_text("Page 1 of 2")
+        expect(page.locator(".tile")).to_have_count(2)
+        page.clock.run_for(10_000)
+        expect(page.locator("#page-of")).to_have_text("Page 2 of 2")
+        expect(page.locator("#seating-heading")).to_have_text("Round 1: where to sit")
+        seats = page.locator("#seating-tables li")
+        expect(seats).to_have_count(2)
+        expect(seats.first).to_contain_text("Table 2")  # the table that plays it, by name
+        expect(seats.first).to_contain_text("North ")
+        expect(page.locator("#byes")).to_contain_text("Sitting out: ")
+        expect(page.locator(".tile")).to_have_count(0)
+        text = visible_text(page)
+        assert "_" not in text and not CODES.findall(text), CODES.findall(text)
+        page.context.close()
+    finally:
+        served.close()
+        store.close()

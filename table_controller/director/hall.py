@@ -281,12 +281,13 @@ def event_standings(event: Mapping[str, Any]) -> list[dict[str, Any]]:
     fmt = event.get("format")
     for s in event.get("standings") or []:
         if fmt == "progressive":
-            total = s.get("total", 0)
+            total, played = s.get("total", 0), s.get("rounds_played", 0)
+            won = s.get("rounds_won", 0)
             rows.append(
                 {
                     "place": s.get("place"),
                     "name": s.get("name") or s.get("player"),
-                    "detail": f"{s.get('rounds_won', 0)} of {s.get('rounds_played', 0)} rounds won",
+                    "detail": f"{won} of {played} rounds won" if played else "",
                     "value": f"{total} {'point' if total == 1 else 'points'}",
                     "more": "",
                 }
@@ -343,14 +344,46 @@ def bracket_rows(event: Mapping[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any] | None:
+    """The round's seating, for the players looking for their table: each of the
+    event's tables ("Table 2", or the table that plays it by its name) and who sits
+    where; ``titles`` the tables' names by id. None before an event or its seating."""
+    seating = event.get("seating") or {}
+    tables = seating.get("tables") or []
+    if not tables:
+        return None
+    rows = []
+    for t in tables:
+        feed = t.get("feed")
+        title = titles.get(feed, feed) if feed else f"Table {t.get('table')}"
+        seats = t.get("seats") or {}
+        if set(seats) <= set(TEAMS):
+            text = " v ".join(str(seats[k]) for k in TEAMS if k in seats)
+        else:
+            text = ", ".join(
+                f"{SEAT_NAMES[Seat.parse(k)]} {v}"
+                for k, v in seats.items()
+                if k in {s.name for s in Seat}
+            )
+        rows.append({"title": title, "text": text})
+    byes = [str(b) for b in seating.get("byes") or []]
+    return {
+        "heading": f"Round {seating.get('round')}: where to sit",
+        "tables": rows,
+        "byes": f"Sitting out: {', '.join(byes)}" if byes else "",
+    }
+
+
 def standings_heading(event: Mapping[str, Any]) -> str:
-    fmt = event.get("format")
-    if fmt is None:
-        return "Standings"
-    if fmt == "bracket":
+    if event.get("format") == "bracket":
         return "Champion" if event.get("champion") else "The bracket"
+    return "Standings"
+
+
+def round_text(event: Mapping[str, Any]) -> str:
+    """The event's round for the screen's header ("Round 2 of 4"), "" when none."""
     rnd, rounds = event.get("round"), event.get("rounds")
-    return f"Standings, round {rnd} of {rounds}" if rnd and rounds else "Standings"
+    return f"Round {rnd} of {rounds}" if rnd and rounds else ""
 
 
 __all__ = [
@@ -360,7 +393,9 @@ __all__ = [
     "hand_text",
     "news_text",
     "result_row",
+    "round_text",
     "seat_names",
+    "seating_words",
     "standings_heading",
     "table_standings",
     "table_title",

@@ -35,7 +35,9 @@ from table_controller.director.hall import (
     event_standings,
     news_text,
     result_row,
+    round_text,
     seat_names,
+    seating_words,
     standings_heading,
     table_standings,
     table_title,
@@ -148,11 +150,13 @@ class PublicView:
         tables = []
         results: list[dict[str, Any]] = []
         tallies = []
+        titles: dict[str, str] = {}
         for t in self.store.tables():
+            titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
             if pic is None:
                 continue
-            pic = {**pic, **table_words(pic, table_title(t))}
+            pic = {**pic, **table_words(pic, titles[t["table"]])}
             tables.append(pic)
             ended = self._ended(t["table"], pic, until)
             results += ended
@@ -180,8 +184,10 @@ class PublicView:
             "standings": {"heading": standings_heading(event), "rows": rows},
             "delay": delay,
             "delay_text": delay_text(delay),
+            "round_text": round_text(event),
             "at": until,
             "tables": tables,
+            "seating": seating_words(event, titles),
             "results": [{k: v for k, v in r.items() if k != "_ended"} for r in results][:RESULTS],
             "event": event,
         }

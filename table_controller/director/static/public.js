@@ -93,6 +93,14 @@ function drawStandings(standings) {
     ? `Places ${first + 1}–${Math.min(first + fit, rows.length)} of ${rows.length}` : "";
 }
 
+// The round's seating: a page of its own after the tables', for players finding a seat.
+function drawSeating(seating) {
+  $("seating-heading").textContent = seating.heading;
+  $("seating-tables").replaceChildren(...seating.tables.map((t) => el("li", "seat",
+    el("span", "seat-table", t.title), el("span", "seat-who", t.text))));
+  $("byes").textContent = seating.byes || "";
+}
+
 function drawResults(results) {
   $("results-box").hidden = !results.length;
   const most = parseInt(getComputedStyle($("results")).getPropertyValue("--most"), 10) || 4;
@@ -109,14 +117,21 @@ function draw() {
   $("hall").hidden = waiting;
   document.body.classList.toggle("waiting", waiting);
   $("delay").textContent = snap.delay_text || "";
+  $("round").textContent = snap.round_text || "";
   const per = layout();
-  const pages = Math.max(1, Math.ceil(tables.length / per));
+  const tablePages = Math.max(1, Math.ceil(tables.length / per));
+  const seating = snap.seating;
+  const pages = tablePages + (seating ? 1 : 0);
   const page = tick % pages;
   $("page-of").hidden = pages < 2;
   $("page-of").textContent = `Page ${page + 1} of ${pages}`;
-  $("tables").replaceChildren(...tables.slice(page * per, (page + 1) * per).map(drawTable));
+  const seatingPage = seating && page === tablePages;
+  $("seating").hidden = !seatingPage;
+  $("tables").hidden = seatingPage;
+  if (seatingPage) drawSeating(seating);
+  $("tables").replaceChildren(...(seatingPage ? [] : tables.slice(page * per, (page + 1) * per).map(drawTable)));
   for (const tile of $("tables").children) fitTile(tile);
-  $("no-tables").hidden = tables.length > 0;
+  $("no-tables").hidden = tables.length > 0 || seatingPage;
   if (!waiting) {
     drawResults(snap.results || []);
     drawStandings(snap.standings);
