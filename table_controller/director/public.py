@@ -136,6 +136,8 @@ class PublicView:
         self._delay = delay
         self._clock = clock
         self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+        # each table's games ended, read again only when it has sent more events
+        self._ended_games: dict[str, tuple[int, list[dict[str, Any]]]] = {}
 
     def delay(self, asked: float | None = None) -> float:
         """The director's setting (constructor, else the event's), lengthened by ``asked``."""
@@ -151,6 +153,7 @@ class PublicView:
         results: list[dict[str, Any]] = []
         tallies = []
         titles: dict[str, str] = {}
+        counts = self.store.event_counts()
         for t in self.store.tables():
             titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
@@ -158,7 +161,7 @@ class PublicView:
                 continue
             pic = {**pic, **table_words(pic, titles[t["table"]])}
             tables.append(pic)
-            ended = self._ended(t["table"], pic, until)
+            ended = self._ended(t["table"], pic, until, counts.get(t["table"], 0))
             results += ended
             tallies.append(_tally(pic, ended))
         tables.sort(key=lambda t: title_order(t["title"]))
@@ -192,10 +195,17 @@ class PublicView:
             "event": event,
         }
 
-    def _ended(self, table: str, pic: dict[str, Any], until: float) -> list[dict[str, Any]]:
-        """The games ``table`` ended by ``until``, newest last, in the hall's words."""
+    def _ended(
+        self, table: str, pic: dict[str, Any], until: float, count: int
+    ) -> list[dict[str, Any]]:
+        """The games ``table`` ended by ``until``, newest last, in the hall's words;
+        ``count`` the table's events stored (the store is read again when it grows)."""
+        known = self._ended_games.get(table)
+        if known is None or known[0] != count:
+            known = (count, self.store.ended_games(table))
+            self._ended_games[table] = known
         rows = []
-        for e in self.store.ended_games(table):
+        for e in known[1]:
             if e.get("at") is None or e["at"] > until:
                 continue
             for out in e["outputs"]:
