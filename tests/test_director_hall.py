@@ -6,6 +6,7 @@ store fed the feed's messages of seeded games; real headless Chromium."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hall_world import fill_hall
+from hall_world import RULES, fill_hall
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from playwright.sync_api import Browser, Page, expect
 from test_director_web import Served
 
@@ -27,6 +30,10 @@ from table_controller.director.hall import (
 from table_controller.director.public import PublicView, delay_text
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
+from table_controller.feed.messages import public_outputs
+from table_controller.rules.codec import encode
+from table_controller.rules.presets import preset
+from table_controller.simulate import play
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -66,6 +73,18 @@ def test_news_is_words_and_a_spotted_renege_names_no_card() -> None:
     )
     ended = {"event": "game_ended", "game": 1, "winner": "EW", "scores": [7, 10]}
     assert news_text(ended, names, teams) == "Bo & Di won 10–7 against Ann & Cy"
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 10_000), st.sampled_from([RULES, "bicycle-head-to-head", "bid-euchre"]))
+def test_every_output_of_a_game_reads_without_codes(seed: int, rules: str) -> None:
+    """Whatever a seeded game reports, the hall's sentence for it has no code in it."""
+    names = {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"}
+    teams = {"NS": "Ann & Cy", "EW": "Bo & Di"}
+    for _, outputs in play(preset(rules), random.Random(seed)):
+        for out in public_outputs([encode(o) for o in outputs]):
+            text = news_text(out, names, teams)
+            assert text and "_" not in text and not CODES.search(text), (out, text)
 
 
 def test_standings_before_an_event_rank_the_teams_at_the_tables() -> None:
