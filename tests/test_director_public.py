@@ -127,9 +127,10 @@ def test_public_page_shows_scores_live_and_no_held_card(page: Page, served: Serv
     for m in messages[: i + 1]:
         store.add_event(m)
     page.goto(served.url + "public")
-    box = page.locator(".ptable")
-    expect(box).to_contain_text(TABLE)
-    expect(box).to_contain_text("NS 0 – EW 0")
+    box = page.locator(".tile")
+    expect(box.locator(".name")).to_have_text(TABLE)  # no name in its status: the id
+    expect(box.locator(".team .score")).to_have_text(["0", "0"])
+    expect(box.locator(".team .who")).to_have_text(["Ann & Cy", "Bo & Di"])
     with urllib.request.urlopen(served.url + "api/public", timeout=10) as r:
         assert held not in r.read().decode()
     code = held  # the page draws cards as text: check both the code and the JSON never had it
@@ -137,7 +138,7 @@ def test_public_page_shows_scores_live_and_no_held_card(page: Page, served: Serv
     for m in messages[i + 1 :]:
         store.add_event(m)
     final = PublicView(store).snapshot()["tables"][0]["score"]
-    expect(box).to_contain_text(f"NS {final['NS']} – EW {final['EW']}")
+    expect(box.locator(".team .score")).to_have_text([str(final["NS"]), str(final["EW"])])
     assert (final["NS"], final["EW"]) != (0, 0)
     page.screenshot(path=str(Path(__file__).resolve().parents[1] / "test-artifacts" / "public.png"))
 

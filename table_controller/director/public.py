@@ -15,6 +15,12 @@ A query's ``delay`` may lengthen the director's setting, never shorten it (up to
 The news shown with a table are the outputs the table sent (only the table knows the
 hands, so only it spots a renege), cut by ``feed.messages.public_outputs``; a replay's
 problem is said without the rules' words, which may name a card.
+
+The snapshot carries the hall screen's words (``director.hall``): each table's ``title``
+and its score, phase and trump as text, the standings (the event's, else the teams at
+the tables by games won) and the recent results. Results and the tables' standings are
+held back by the delay like the pictures (a game's end is not shown before its last
+trick); the event's standings are not (they change when the director records a result).
 """
 
 from __future__ import annotations
@@ -25,6 +31,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from table_controller.director.events_admin import EventsAdmin
+from table_controller.director.hall import (
+    event_standings,
+    news_text,
+    result_row,
+    round_text,
+    seat_names,
+    seating_words,
+    standings_heading,
+    table_standings,
+    table_title,
+    table_words,
+    team_names,
+    title_order,
+)
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
@@ -55,6 +75,7 @@ PUBLIC_FIELDS = (
 )
 SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
 NEWS = 6  # the latest outputs shown with each table
+RESULTS = 8  # the latest games ended shown under "Recent results"
 MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
 
 
@@ -79,8 +100,24 @@ def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) ->
     """A table page's snapshot cut down to what a spectator may see (pure)."""
     out = {k: view.get(k) for k in PUBLIC_FIELDS}
     out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
-    out["news"] = public_outputs(outputs)[-NEWS:]
+    names = seat_names(out)
+    teams = team_names(names)
+    out["news"] = [
+        {"event": o.get("event"), "text": news_text(o, names, teams)}
+        for o in public_outputs(outputs)[-NEWS:]
+    ]
     return out
+
+
+def delay_text(delay: float) -> str:
+    """How far behind play the hall's screen is, as its header says it."""
+    if delay <= 0:
+        return "Live"
+    minutes, seconds = divmod(round(delay), 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes)
+    parts += [f"{seconds} s"] * bool(seconds or not parts)
+    return "Shown " + " ".join(parts) + " behind play"
 
 
 class PublicView:
@@ -99,6 +136,8 @@ class PublicView:
         self._delay = delay
         self._clock = clock
         self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+        # each table's games ended, read again only when it has sent more events
+        self._ended_games: dict[str, tuple[int, list[dict[str, Any]]]] = {}
 
     def delay(self, asked: float | None = None) -> float:
         """The director's setting (constructor, else the event's), lengthened by ``asked``."""
@@ -111,10 +150,22 @@ class PublicView:
         delay = self.delay(asked_delay)
         until = self._clock() - delay
         tables = []
+        results: list[dict[str, Any]] = []
+        tallies = []
+        titles: dict[str, str] = {}
+        counts = self.store.event_counts()
         for t in self.store.tables():
+            titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
-            if pic is not None:
-                tables.append(pic)
+            if pic is None:
+                continue
+            pic = {**pic, **table_words(pic, titles[t["table"]])}
+            tables.append(pic)
+            ended = self._ended(t["table"], pic, until, counts.get(t["table"], 0))
+            results += ended
+            tallies.append(_tally(pic, ended))
+        tables.sort(key=lambda t: title_order(t["title"]))
+        results.sort(key=lambda r: r["at"], reverse=True)
         event: dict[str, Any] = {"format": None}
         if self.admin is not None:
             full = self.admin.summary()
@@ -130,7 +181,38 @@ class PublicView:
                     "champion",
                 )
             }
-        return {"delay": delay, "at": until, "tables": tables, "event": event}
+        fallback = event.get("format") is None
+        rows = table_standings(tallies) if fallback else event_standings(event)
+        return {
+            "standings": {"heading": standings_heading(event), "rows": rows},
+            "delay": delay,
+            "delay_text": delay_text(delay),
+            "round_text": round_text(event),
+            "at": until,
+            "tables": tables,
+            "seating": seating_words(event, titles),
+            "results": [{k: v for k, v in r.items() if k != "_ended"} for r in results][:RESULTS],
+            "event": event,
+        }
+
+    def _ended(
+        self, table: str, pic: dict[str, Any], until: float, count: int
+    ) -> list[dict[str, Any]]:
+        """The games ``table`` ended by ``until``, newest last, in the hall's words;
+        ``count`` the table's events stored (the store is read again when it grows)."""
+        known = self._ended_games.get(table)
+        if known is None or known[0] != count:
+            known = (count, self.store.ended_games(table))
+            self._ended_games[table] = known
+        rows = []
+        for e in known[1]:
+            if e.get("at") is None or e["at"] > until:
+                continue
+            for out in e["outputs"]:
+                if isinstance(out, dict) and out.get("event") == "game_ended":
+                    row = result_row(table, pic["title"], out, pic["team_names"], e["at"])
+                    rows.append({**row, "_ended": out})
+        return rows
 
     def _table(self, table: str, until: float) -> dict[str, Any] | None:
         games = self.store.games(table)
@@ -177,6 +259,22 @@ class PublicView:
         return pic
 
 
+def _tally(pic: dict[str, Any], ended: list[dict[str, Any]]) -> dict[str, Any]:
+    """A table's games won and points, for the standings before an event's format."""
+    won = {"NS": 0, "EW": 0}
+    points = {"NS": 0, "EW": 0}
+    for row in ended:
+        out = row["_ended"]
+        if out.get("winner") in won:
+            won[out["winner"]] += 1
+        for team, p in zip(("NS", "EW"), out.get("scores") or [], strict=False):
+            points[team] += int(p)
+    if pic.get("phase") != "over":  # the game in play (an ended one is counted above)
+        for team in points:
+            points[team] += int((pic.get("score") or {}).get(team) or 0)
+    return {"title": pic["title"], "teams": pic["team_names"], "won": won, "points": points}
+
+
 def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     for i in range(len(outputs) - 1, -1, -1):
         if outputs[i].get("event") == "hand_started":
@@ -184,4 +282,11 @@ def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return outputs
 
 
-__all__ = ["PUBLIC_FIELDS", "PublicView", "PublicViewError", "parse_delay", "public_picture"]
+__all__ = [
+    "PUBLIC_FIELDS",
+    "PublicView",
+    "PublicViewError",
+    "delay_text",
+    "parse_delay",
+    "public_picture",
+]

@@ -207,14 +207,15 @@ class FeedEvents:
         return bytes(rows[0][0]) if rows else None
 
     def ended_games(self, table: str) -> list[dict[str, Any]]:
-        """The stored events of ``table`` whose outputs end a game (game_ended)."""
+        """The stored events of ``table`` whose outputs end a game (game_ended), with the
+        time the table recorded each (``at``: the hall screen holds results back by it)."""
         out = []
-        for game, seq, outputs in self._core.rows(
-            "SELECT game, seq, outputs FROM events WHERE tbl = ? AND outputs LIKE ?"
+        for game, seq, at, outputs in self._core.rows(
+            "SELECT game, seq, at, outputs FROM events WHERE tbl = ? AND outputs LIKE ?"
             " ORDER BY game, seq",
             (table, '%"game_ended"%'),
         ):
-            out.append({"game": game, "seq": seq, "outputs": json.loads(outputs)})
+            out.append({"game": game, "seq": seq, "at": at, "outputs": json.loads(outputs)})
         return out
 
     def stored_events(self, table: str, game: int, *, until: float) -> list[dict[str, Any]]:

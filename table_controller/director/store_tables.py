@@ -132,6 +132,7 @@ class TableStatus:
             out.append(
                 {
                     "table": name,
+                    "name": st.get("name"),  # as the table's config writes it, if sent
                     "online": bool(online),
                     "status_at": status_at,
                     "every": every,
