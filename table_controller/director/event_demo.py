@@ -138,6 +138,26 @@ def player_names(seed: int, tables: int) -> list[str]:
     return names[: 4 * tables]
 
 
+def run_folder(base: Path, stamp: str) -> Path:
+    """A new folder for this run in ``base``, named after ``stamp`` (its start): an
+    earlier run's folder is never reused, whatever its name."""
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 100):
+            folder = base / (stamp if n == 1 else f"{stamp}-{n}")
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        raise EventDemoError(
+            f"cannot keep the event in {exc.filename or base} ({exc.strerror}): give a "
+            "folder you can write with --folder DIR"
+        ) from None
+    raise EventDemoError(f"{base} has too many runs named {stamp}: give another --folder")
+
+
 def check_request(tables: int, port: int, renege: Collection[int]) -> None:
     """The demo's numbers, refused in words before anything starts."""
     if not 1 <= tables <= MAX_TABLES:
@@ -269,7 +289,7 @@ class EventDemo:
                 "installed: run `make setup-director` in the project's folder (or "
                 "`sudo apt-get install mosquitto`), then run the command again"
             )
-        self.folder = self._new_folder()
+        self.folder = run_folder(self.base, time.strftime("%Y-%m-%d_%H%M%S"))
         try:
             self._start_director_store()
             self._start_broker(mosquitto)
@@ -279,24 +299,6 @@ class EventDemo:
         except BaseException:
             self.stop()
             raise
-
-    def _new_folder(self) -> Path:
-        stamp = time.strftime("%Y-%m-%d_%H%M%S")
-        try:
-            self.base.mkdir(parents=True, exist_ok=True)
-            for n in range(100):
-                folder = self.base / (stamp if n == 0 else f"{stamp}-{n + 1}")
-                try:
-                    folder.mkdir(mode=0o700)
-                except FileExistsError:
-                    continue
-                return folder
-        except OSError as exc:
-            raise EventDemoError(
-                f"cannot keep the event in {exc.filename or self.base} ({exc.strerror}): "
-                "give a folder you can write with --folder DIR"
-            ) from None
-        raise EventDemoError(f"{self.base} has too many runs started this second: try again")
 
     def _start_director_store(self) -> None:
         from table_controller.director.events_admin import EventsAdmin
@@ -564,4 +566,5 @@ __all__ = [
     "event_demo_folder",
     "find_mosquitto",
     "player_names",
+    "run_folder",
 ]
