@@ -141,11 +141,12 @@ def commands() -> Iterator[list[Command]]:
         c.close()
 
 
-def ours(folder: Path) -> list[int]:
-    """Running processes whose command line names ``folder`` (the broker, the tables)."""
+def ours(folder: Path, but: int = 0) -> list[int]:
+    """Running processes whose command line names ``folder`` (the broker, the tables),
+    but the command itself (``but``)."""
     found = []
     for d in Path("/proc").iterdir():
-        if d.name.isdigit():
+        if d.name.isdigit() and int(d.name) != but:
             try:
                 line = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
@@ -240,6 +241,24 @@ def test_the_command_runs_an_event_and_ctrl_c_stops_everything(
     assert not (folder / "director.sqlite-wal").exists()  # the store was closed
 
 
+@pytest.mark.slow(budget=20)
+def test_ctrl_c_while_it_starts_leaves_nothing_running(
+    tmp_path: Path, commands: list[Command]
+) -> None:
+    c = Command("--tables", "1", "--port", "0", "--folder", str(tmp_path), "--fast")
+    commands.append(c)
+    wait_until(
+        "the broker runs",
+        lambda: bool(ours(tmp_path, but=c.proc.pid)) or c.proc.poll() is not None,
+        GUARD,
+    )
+    c.proc.send_signal(signal.SIGINT)
+    assert c.proc.wait(GUARD) == 130
+    wait_until("the output is read", lambda: "Stopped before the event started" in c.text, 10)
+    assert "Traceback" not in "".join(c.err)
+    assert not ours(tmp_path)
+
+
 def test_each_run_keeps_a_folder_of_its_own(tmp_path: Path) -> None:
     first = run_folder(tmp_path, "2026-05-01_190000")
     (first / "director.sqlite").write_text("the first event")
@@ -296,3 +315,12 @@ def test_a_taken_port_is_said_with_the_option_to_change_it(tmp_path: Path) -> No
     # What had started (the broker) is stopped again; the run's folder is kept.
     assert not ours(tmp_path)
     assert [p.is_dir() for p in tmp_path.iterdir()] == [True]
+
+
+def test_without_the_director_s_packages_it_says_which_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "paho", None)  # as if the [director] extra was left out
+    code, err = run_cli("--tables", "1", "--folder", str(tmp_path))
+    assert code == 2 and "the director's feed (MQTT)" in err and "make setup-director" in err
+    assert list(tmp_path.iterdir()) == []

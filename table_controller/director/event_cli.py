@@ -98,12 +98,21 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     )
     out.flush()
     stop = threading.Event()
+
+    def interrupted(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGINT, signal.SIGTERM):  # even where a shell left SIGINT ignored
+        signal.signal(sig, interrupted)
     try:
         demo.start()  # Ctrl-C here stops what had started (start cleans up) and ends
     except EventDemoError as exc:
         return _error(str(exc))
     except KeyboardInterrupt:
-        out.write("\nStopped before the event started.\n")
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+        demo.stop()  # start() stopped what it had started; nothing is left (twice is safe)
+        out.write(f"\nStopped before the event started; what it had made is in {demo.folder}\n")
         return 130
 
     def asked(signum: int, frame: Any) -> None:
