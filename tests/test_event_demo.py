@@ -259,6 +259,21 @@ def test_ctrl_c_while_it_starts_leaves_nothing_running(
     assert not ours(tmp_path)
 
 
+@pytest.mark.slow(budget=20)
+def test_a_demo_killed_outright_leaves_nothing_running(
+    tmp_path: Path, commands: list[Command]
+) -> None:
+    """SIGKILL (no clean-up runs): the tables see their input close, the broker gets its
+    parent-death signal; each ends by itself."""
+    c = Command("--tables", "1", "--port", "0", "--folder", str(tmp_path), "--fast")
+    commands.append(c)
+    wait_until("it runs", lambda: "Ctrl-C stops it" in c.text or c.proc.poll() is not None, GUARD)
+    assert len(ours(tmp_path, but=c.proc.pid)) == 2  # the broker and the table
+    c.proc.kill()
+    c.proc.wait(GUARD)
+    wait_until("the broker and the table end", lambda: not ours(tmp_path), GUARD)
+
+
 def test_each_run_keeps_a_folder_of_its_own(tmp_path: Path) -> None:
     first = run_folder(tmp_path, "2026-05-01_190000")
     (first / "director.sqlite").write_text("the first event")

@@ -150,7 +150,7 @@ def add_commands(subparsers: Any) -> None:
     event = subparsers.add_parser(
         "event",
         help=help_of("event"),
-        description="A whole event on this machine, to see it working (docs/director.md).",
+        description='A whole event on this machine, to see it working (README, "See an event").',
     )
     sub = event.add_subparsers(dest="event_command", required=True, metavar="COMMAND")
     demo = sub.add_parser(
