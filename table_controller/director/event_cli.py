@@ -161,7 +161,9 @@ def add_commands(subparsers: Any) -> None:
         "a progressive event; print the dashboard's address and a director's login. "
         "Ctrl-C stops everything.",
     )
-    demo.add_argument("--tables", type=int, default=4, metavar="N", help="how many (default 4)")
+    demo.add_argument(
+        "--tables", type=int, default=4, metavar="N", help="how many tables (default 4, at most 12)"
+    )
     demo.add_argument("--port", type=int, default=8090, help="the dashboard's port (default 8090)")
     demo.add_argument(
         "--folder",
@@ -169,7 +171,9 @@ def add_commands(subparsers: Any) -> None:
         help="keep each run in a dated folder in DIR (default: "
         "~/.local/state/table-controller/event-demo)",
     )
-    demo.add_argument("--seed", type=int, help="the seating's and the deals' seed")
+    demo.add_argument(
+        "--seed", type=int, help="the seating's and the deals' seed (default: a new one each time)"
+    )
     demo.add_argument(
         "--renege",
         type=int,

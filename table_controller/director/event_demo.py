@@ -37,9 +37,16 @@ import urllib.request
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from table_controller.errors import TableControllerError
+
+if TYPE_CHECKING:  # loaded in start(), once the director's packages are known to be there
+    from table_controller.director.events_admin import EventsAdmin
+    from table_controller.director.service import DirectorService
+    from table_controller.director.store import DirectorStore
+    from table_controller.director.web import DirectorPage
+    from table_controller.feed.broker import BrokerFiles
 
 EVENT = "event-demo"  # the event's name in the topics: euchre/event-demo/tables/...
 TOPIC = "euchre"
@@ -263,9 +270,12 @@ class EventDemo:
         self.public_url: str | None = None
         self.login: tuple[str, str] | None = None
         self.broker_port: int | None = None
-        self.store: Any = None  # the director's DirectorStore
-        self.service: Any = None
-        self.page: Any = None
+        self.store: DirectorStore | None = None
+        self.admin: EventsAdmin | None = None  # the event: its rounds and standings
+        self.service: DirectorService | None = None
+        self.page: DirectorPage | None = None
+        self._broker_files: BrokerFiles | None = None
+        self._private_key = b""
         self._broker: subprocess.Popen[bytes] | None = None
         self._loop: _Loop | None = None
         self._served = False
@@ -322,13 +332,14 @@ class EventDemo:
         self.admin.create(WHO, "progressive", self.names, rounds=self.rounds, reason="the demo")
         for r in range(1, self.rounds + 1):
             places = {t.id: str(t.number) for t in self.tables}
-            self.admin.assign_round(WHO, r, places, reason=f"round {r}: Table k plays table k")
+            self.admin.assign_round(WHO, r, places, reason=f"round {r}: tables by number")
         self._private_key = private
 
     def seating(self, round_no: int) -> list[dict[str, str]]:
         """Each table's players in a round (seat letter -> name), as the chart seats them."""
         from table_controller.director.formats import ProgressiveEvent
 
+        assert self.admin is not None, "seated once start() has created the event"
         event = self.admin.state.event
         assert isinstance(event, ProgressiveEvent)
         people = self.admin.state.people
@@ -382,7 +393,8 @@ class EventDemo:
         from table_controller.director.web import DashboardError, DirectorPage
         from table_controller.feed.broker import DIRECTOR_USER
 
-        assert self.broker_port is not None
+        assert self.broker_port is not None and self._broker_files is not None
+        assert self.store is not None
         self.service = DirectorService(
             self.store,
             BrokerConfig(
@@ -418,6 +430,7 @@ class EventDemo:
         from table_controller.table.config_toml import to_toml
 
         assert self.folder is not None and self.broker_port is not None
+        assert self._broker_files is not None
         secrets_dir = self._broker_files.folder / "secrets"
         here = self.folder / "tables" / table.id
         data: dict[str, Any] = {
@@ -475,6 +488,7 @@ class EventDemo:
             )
 
     def _wait_for_tables(self) -> None:
+        assert self.store is not None and self.service is not None
         want = {t.id for t in self.tables}
         deadline = time.monotonic() + self.start_timeout
         while True:
@@ -530,7 +544,7 @@ class EventDemo:
             self.service.stop()
             self.service = None
         if self._loop is not None:
-            if self._served:
+            if self._served and self.page is not None:
                 with contextlib.suppress(Exception):
                     self._loop.call(self.page.stop())
                 self._served = False
