@@ -44,6 +44,10 @@ GROUPS: dict[str, tuple[str, str]] = {
         "table_controller.feed.feed_cli",
         "the director's feed: the broker's configuration and the director's keys",
     ),
+    "event": (
+        "table_controller.director.event_cli",
+        "see an event working: a broker, the director's dashboard and simulated tables",
+    ),
     "kiosk": (
         "table_controller.kiosk.kiosk_cli",
         "the kiosk: visitors play real cards, bots fill the empty seats",

@@ -35,6 +35,7 @@ FOR_COMMAND: dict[str, str] = {
     "cube": "pi",
     "director": "director",
     "feed": "director",
+    "event": "director",
 }
 INCLUDES: dict[str, tuple[str, ...]] = {"pi": ("feed",), "director": ("feed",)}
 

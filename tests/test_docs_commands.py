@@ -86,6 +86,7 @@ SERVICES: list[tuple[str, str]] = [
     (r"table-controller (run|demo)\b(?!.*--hands)", r"http://"),
     (r"table-controller kiosk\b(?! pin)", r"http://"),
     (r"table-controller director\b(?! (keys|add-login))", r"https?://"),
+    (r"table-controller event demo\b", r"Ctrl-C stops it"),
     (r"table-controller vision live\b", r'"view"|"frame"'),
 ]
 

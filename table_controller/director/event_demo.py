@@ -1,0 +1,584 @@
+"""The event demo: a whole event on this machine, for a director to watch and try.
+
+``EventDemo`` starts what an event runs on, as it runs at a venue: a real mosquitto
+(its files written by ``feed.broker``: a user and a password per table and for the
+director, an access list), the director's service and dashboard on SQLite with its
+signing key, a director's login, and N simulated tables (``event_table``: the real
+table with a simulated camera, lights and trump cube, each in a process of its own
+logging in to the broker with its own user and checking rulings with the director's
+public key). The director's event is a progressive one (``director.formats``): its
+chart seats each round's players at the tables, and each table's game is that round's
+result, so the standings are the event's.
+
+Each run keeps everything in a dated folder of its own (the broker's files, the
+director's database and keys, each table's configuration, log and output), so a
+second run never touches a first one's event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import pwd
+import random
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Collection, Coroutine, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from table_controller.errors import TableControllerError
+
+if TYPE_CHECKING:  # loaded in start(), once the director's packages are known to be there
+    from table_controller.director.events_admin import EventsAdmin
+    from table_controller.director.service import DirectorService
+    from table_controller.director.store import DirectorStore
+    from table_controller.director.web import DirectorPage
+    from table_controller.feed.broker import BrokerFiles
+
+EVENT = "event-demo"  # the event's name in the topics: euchre/event-demo/tables/...
+TOPIC = "euchre"
+RULES = "td-progressive"  # scored for each player: the progressive event's results
+DEFAULT_PORT = 8090
+MAX_TABLES = 12
+ROUNDS = 3
+LOGIN = "director"
+WHO = "event demo"  # who made the event's changes, in its history
+TABLE_SEED_STEP = 1009  # between one table's seed and the next's
+CHILD = "table_controller.director.event_table"  # the module each table's process runs
+STOP_WAIT = 20.0  # seconds a table has to stop before it is killed
+
+# The players' first names: table k's four come from here, shuffled by the seed.
+NAMES = (
+    "Ada", "Ben", "Cora", "Dev", "Elsa", "Finn", "Gwen", "Hugo", "Iris", "Jack", "Kira",
+    "Liam", "Maya", "Noah", "Opal", "Pete", "Quinn", "Rosa", "Sam", "Tess", "Umar", "Vera",
+    "Walt", "Xena", "Yuri", "Zoe", "Abe", "Bea", "Cal", "Dot", "Eli", "Fay", "Gus", "Hana",
+    "Ivan", "June", "Karl", "Lena", "Milo", "Nina", "Otto", "Pia", "Ray", "Sara", "Theo",
+    "Uma", "Vic", "Wren",
+)  # fmt: skip
+
+
+class EventDemoError(TableControllerError, RuntimeError):
+    """The demo cannot start or run as asked: what went wrong, and what to do."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """``demo``: frames in real time, as a person watches; ``fast``: as fast as they
+    render, with a short event (the tests)."""
+
+    fast: bool
+
+
+DEMO = Pace(fast=False)
+FAST = Pace(fast=True)
+
+
+@dataclass
+class DemoTable:
+    """One simulated table: its number, id and name, its seed, whether its players
+    renege, its page's port, and its process once started."""
+
+    number: int
+    seed: int
+    renege: bool
+    page_port: int
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        return f"table-{self.number}"
+
+    @property
+    def name(self) -> str:
+        return f"Table {self.number}"
+
+    @property
+    def page_url(self) -> str:
+        return f"http://127.0.0.1:{self.page_port}/"
+
+
+def event_demo_folder(environ: Mapping[str, str]) -> Path:
+    """Where the event demo keeps its runs by default (beside the table demo's logs)."""
+    state = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", "~")) / ".local/state")
+    return Path(state).expanduser() / "table-controller" / "event-demo"
+
+
+def find_mosquitto(environ: Mapping[str, str]) -> str | None:
+    """mosquitto on ``PATH``, or in the ``sbin`` folder beside a ``bin`` folder on it
+    (Debian installs it in /usr/sbin, which a user's PATH often leaves out)."""
+    path = environ.get("PATH", "")
+    found = shutil.which("mosquitto", path=path)
+    if found:
+        return found
+    for entry in path.split(os.pathsep):
+        p = Path(entry)
+        if p.name == "bin":
+            candidate = p.parent / "sbin" / "mosquitto"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def player_names(seed: int, tables: int) -> list[str]:
+    """Four first names a table, from ``NAMES``, in the seed's order."""
+    names = list(NAMES)
+    random.Random(seed).shuffle(names)
+    return names[: 4 * tables]
+
+
+def run_folder(base: Path, stamp: str) -> Path:
+    """A new folder for this run in ``base``, named after ``stamp`` (its start): an
+    earlier run's folder is never reused, whatever its name."""
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 100):
+            folder = base / (stamp if n == 1 else f"{stamp}-{n}")
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        raise EventDemoError(
+            f"cannot keep the event in {exc.filename or base} ({exc.strerror}): give a "
+            "folder you can write with --folder DIR"
+        ) from None
+    raise EventDemoError(f"{base} has too many runs named {stamp}: give another --folder")
+
+
+def check_request(tables: int, port: int, renege: Collection[int]) -> None:
+    """The demo's numbers, refused in words before anything starts."""
+    if not 1 <= tables <= MAX_TABLES:
+        raise EventDemoError(
+            f"--tables {tables}: give a number of tables from 1 to {MAX_TABLES} "
+            "(each is a simulated table with its own camera: 2 to 4 suit a laptop)"
+        )
+    if not 0 <= port < 65536:
+        raise EventDemoError(f"--port {port}: give a port number, e.g. --port {DEFAULT_PORT}")
+    wrong = sorted(k for k in renege if not 1 <= k <= tables)
+    if wrong:
+        raise EventDemoError(
+            f"--renege {' '.join(map(str, wrong))}: there is no such table; the tables are "
+            f"numbered 1 to {tables}"
+        )
+
+
+def require_extras() -> None:
+    """The director's packages (MQTT, signing, logins), said in words when missing."""
+    from table_controller.extras import require
+
+    for module in ("paho", "cryptography", "argon2"):
+        require(module, "director")
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """For a child started with it (Linux): SIGTERM when the thread that started it
+    ends, so a demo killed outright leaves no broker behind. The library is loaded
+    here, before the fork: the child only makes the one call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def set_it() -> None:
+        prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+    return set_it
+
+
+class _Loop:
+    """An asyncio loop on a thread of its own: the dashboard's, as the director runs it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="dashboard")
+        self.thread.start()
+
+    def call(self, coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+class EventDemo:
+    """A whole event on this machine (see the module's docstring). ``start()`` returns
+    once the dashboard answers and every table has said it is online; ``stop()`` ends
+    the tables, the director and the broker (and is safe to call twice). Call
+    ``start()`` from a thread that lives as long as the demo (the main thread): the
+    broker and the tables end with it if the process dies."""
+
+    def __init__(
+        self,
+        tables: int = 4,
+        *,
+        port: int = DEFAULT_PORT,
+        folder: Path | None = None,
+        seed: int = 0,
+        renege: Collection[int] = (),
+        pace: Pace = DEMO,
+        rounds: int = ROUNDS,
+        hands: int | None = None,
+        environ: Mapping[str, str] | None = None,
+        python: str = sys.executable,
+        start_timeout: float = 180.0,
+    ) -> None:
+        check_request(tables, port, renege)
+        if not 1 <= rounds <= 20:
+            raise EventDemoError(f"--rounds {rounds}: give a number of rounds from 1 to 20")
+        if hands is not None and not 1 <= hands <= 100:
+            raise EventDemoError(f"--hands {hands}: give a number of hands from 1 to 100")
+        self.environ = dict(os.environ if environ is None else environ)
+        self.base = folder if folder is not None else event_demo_folder(self.environ)
+        self.port = port
+        self.seed = seed
+        self.pace = pace
+        self.rounds = rounds
+        self.hands = hands  # hands a round (None: the preset's 8)
+        self.python = python
+        self.start_timeout = start_timeout
+        self.tables = [
+            DemoTable(k, seed + TABLE_SEED_STEP * k, k in renege, 0) for k in range(1, tables + 1)
+        ]
+        self.names = player_names(seed, tables)
+        self.folder: Path | None = None  # this run's own folder, once started
+        self.dashboard_url: str | None = None
+        self.public_url: str | None = None
+        self.login: tuple[str, str] | None = None
+        self.broker_port: int | None = None
+        self.store: DirectorStore | None = None
+        self.admin: EventsAdmin | None = None  # the event: its rounds and standings
+        self.service: DirectorService | None = None
+        self.page: DirectorPage | None = None
+        self._broker_files: BrokerFiles | None = None
+        self._private_key = b""
+        self._broker: subprocess.Popen[bytes] | None = None
+        self._loop: _Loop | None = None
+        self._served = False
+        self._outputs: list[IO[bytes]] = []
+
+    # --- starting ----------------------------------------------------------------------
+
+    def __enter__(self) -> EventDemo:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        require_extras()
+        mosquitto = find_mosquitto(self.environ)
+        if mosquitto is None:
+            raise EventDemoError(
+                "mosquitto (the MQTT broker the tables send their games through) is not "
+                "installed: run `make setup-director` in the project's folder (or "
+                "`sudo apt-get install mosquitto`), then run the command again"
+            )
+        self.folder = run_folder(self.base, time.strftime("%Y-%m-%d_%H%M%S"))
+        try:
+            self._start_director_store()
+            self._start_broker(mosquitto)
+            self._start_dashboard()
+            self._start_tables()
+            self._wait_for_tables()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_director_store(self) -> None:
+        from table_controller.director.events_admin import EventsAdmin
+        from table_controller.director.store import DirectorStore
+        from table_controller.feed.broker import write_private
+        from table_controller.feed.signing import new_keys
+
+        assert self.folder is not None
+        keys = self.folder / "director"
+        keys.mkdir(mode=0o700)
+        private, public = new_keys()
+        write_private(keys / "director.key", private)
+        (keys / "director.pub").write_bytes(public)
+        options = {} if self.hands is None else {"hands_per_game": self.hands}
+        database = self.folder / "director.sqlite"
+        self.store = DirectorStore(database, rules_name=RULES, options=options)
+        password = secrets.token_urlsafe(12)
+        self.store.add_login(LOGIN, password)
+        self.login = (LOGIN, password)
+        self.admin = EventsAdmin(self.store)
+        self.admin.create(WHO, "progressive", self.names, rounds=self.rounds, reason="the demo")
+        for r in range(1, self.rounds + 1):
+            places = {t.id: str(t.number) for t in self.tables}
+            self.admin.assign_round(WHO, r, places, reason=f"round {r}: tables by number")
+        self._private_key = private
+
+    def seating(self, round_no: int) -> list[dict[str, str]]:
+        """Each table's players in a round (seat letter -> name), as the chart seats them."""
+        from table_controller.director.formats import ProgressiveEvent
+
+        assert self.admin is not None, "seated once start() has created the event"
+        event = self.admin.state.event
+        assert isinstance(event, ProgressiveEvent)
+        people = self.admin.state.people
+        return [{s: people.name(p) for s, p in t.items()} for t in event.seating(round_no)]
+
+    def _start_broker(self, mosquitto: str) -> None:
+        from table_controller.feed.broker import RunAs, write_broker_config
+        from table_controller.feed.messages import Topics
+
+        assert self.folder is not None
+        port = free_port()
+        me = pwd.getpwuid(os.geteuid()).pw_name
+        files = write_broker_config(
+            self.folder / "broker",
+            Topics.of(TOPIC, EVENT),
+            [t.id for t in self.tables],
+            port=port,
+            bind="127.0.0.1",
+            persistence=False,
+            run_as=RunAs(me),  # the files stay ours: mosquitto runs as us, even as root
+        )
+        self._broker_files = files
+        log = (files.folder / "mosquitto.log").open("ab")
+        self._outputs.append(log)
+        self._broker = subprocess.Popen(
+            [mosquitto, "-c", str(files.folder / "mosquitto.conf")],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches us, and we stop it last
+            preexec_fn=_parent_death_signal(),  # started before any thread of ours
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self._broker.poll() is not None:
+                said = (files.folder / "mosquitto.log").read_text(errors="replace")[-600:]
+                raise EventDemoError(
+                    f"mosquitto stopped as it started:\n{said}\nits files are in "
+                    f"{files.folder}; check that mosquitto runs (`mosquitto -h`)"
+                )
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    self.broker_port = port
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise EventDemoError(f"mosquitto did not listen on port {port} within 30 s")
+
+    def _start_dashboard(self) -> None:
+        from table_controller.director.service import BrokerConfig, DirectorService
+        from table_controller.director.web import DashboardError, DirectorPage
+        from table_controller.feed.broker import DIRECTOR_USER
+
+        assert self.broker_port is not None and self._broker_files is not None
+        assert self.store is not None
+        self.service = DirectorService(
+            self.store,
+            BrokerConfig(
+                host="127.0.0.1",
+                port=self.broker_port,
+                username=DIRECTOR_USER,
+                password=self._broker_files.passwords[DIRECTOR_USER],
+                client_id=DIRECTOR_USER,
+            ),
+            prefix=f"{TOPIC}/{EVENT}",
+            private_key=self._private_key,
+        )
+        self.page = DirectorPage(self.store, self.service, title="Event demo", admin=self.admin)
+        self._loop = _Loop()
+        try:
+            self.dashboard_url = self._loop.call(self.page.start("127.0.0.1", self.port))
+        except DashboardError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise EventDemoError(
+                    f"port {self.port} is taken (another program, or an event demo already "
+                    f"running, uses it): give another with --port, e.g. --port {self.port + 1}"
+                ) from None
+            raise EventDemoError(str(exc.strerror or exc)) from None
+        self._served = True
+        self.public_url = self.page.public_url
+        self.service.start()
+        with urllib.request.urlopen(self.dashboard_url, timeout=30) as answer:
+            answer.read()  # the dashboard answers
+
+    def _table_config(self, table: DemoTable, round_no: int) -> Path:
+        """The table's configuration for one round: its players as the chart seats them."""
+        from table_controller.table.config import parse_config
+        from table_controller.table.config_toml import to_toml
+
+        assert self.folder is not None and self.broker_port is not None
+        assert self._broker_files is not None
+        secrets_dir = self._broker_files.folder / "secrets"
+        here = self.folder / "tables" / table.id
+        data: dict[str, Any] = {
+            "table": {"name": table.name, "gpio": "mock", "log": f"{table.id}.sqlite"},
+            "rules": {
+                "preset": RULES,
+                "options": {} if self.hands is None else {"hands_per_game": self.hands},
+            },
+            "players": self.seating(round_no)[table.number - 1],
+            "camera": {"source": "synthetic"},
+            "cube": {"port": "emulator"},
+            "web": {"host": "127.0.0.1", "port": table.page_port},
+            "feed": {
+                "enabled": True,
+                "broker": "127.0.0.1",
+                "port": self.broker_port,
+                "topic": TOPIC,
+                "event": EVENT,
+                "username": table.id,
+                "password_file": str(secrets_dir / f"{table.id}.password"),
+                "director_key": str(self.folder / "director" / "director.pub"),
+                "heartbeat": 5.0,
+            },
+        }
+        path = here / f"round-{round_no}.toml"
+        path.write_text(to_toml(parse_config(data, here, str(path))), encoding="utf-8")
+        return path
+
+    def _start_tables(self) -> None:
+        assert self.folder is not None
+        env = dict(self.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        for table in self.tables:
+            here = self.folder / "tables" / table.id
+            here.mkdir(parents=True)
+            table.page_port = free_port()
+            plan = {
+                "rounds": [str(self._table_config(table, r)) for r in range(1, self.rounds + 1)],
+                "seed": table.seed,
+                "renege": table.renege,
+                "fast": self.pace.fast,
+                "watch_stdin": True,
+            }
+            (here / "plan.json").write_text(json.dumps(plan, indent=2), encoding="utf-8")
+            out = (here / "output.txt").open("ab")
+            self._outputs.append(out)
+            table.process = subprocess.Popen(
+                [self.python, "-m", CHILD, str(here / "plan.json")],
+                stdin=subprocess.PIPE,  # closed by us, or by our end: the table stops
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=here,
+                env=env,
+                start_new_session=True,  # Ctrl-C reaches us; we stop the tables first
+            )
+
+    def _wait_for_tables(self) -> None:
+        assert self.store is not None and self.service is not None
+        want = {t.id for t in self.tables}
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            online = {t["table"] for t in self.store.tables() if t["online"]}
+            if want <= online:
+                return
+            for t in self.tables:
+                assert t.process is not None
+                if t.process.poll() is not None:
+                    raise EventDemoError(
+                        f"{t.name} stopped as it started; what it said:\n{self.said(t)}"
+                    )
+            if time.monotonic() > deadline:
+                missing = ", ".join(sorted(want - online))
+                problem = self.service.problem or "no answer from them"
+                raise EventDemoError(
+                    f"{missing} did not reach the director within {self.start_timeout:g} s "
+                    f"({problem}); their output is in {self.folder}/tables/"
+                )
+            time.sleep(0.1)
+
+    def said(self, table: DemoTable, chars: int = 2000) -> str:
+        """The end of what ``table``'s process printed (its output file)."""
+        assert self.folder is not None
+        path = self.folder / "tables" / table.id / "output.txt"
+        try:
+            return path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    # --- stopping ----------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """The tables first (each sends what it holds and says it is offline), then the
+        director (its store closed), then the broker."""
+        for t in self.tables:
+            if t.process is not None and t.process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    t.process.send_signal(signal.SIGTERM)
+        for t in self.tables:
+            if t.process is None:
+                continue
+            try:
+                t.process.wait(STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                t.process.kill()
+                t.process.wait(10)
+            if t.process.stdin is not None:
+                with contextlib.suppress(OSError):
+                    t.process.stdin.close()
+            t.process = None
+        if self.service is not None:
+            self.service.stop()
+            self.service = None
+        if self._loop is not None:
+            if self._served and self.page is not None:
+                with contextlib.suppress(Exception):
+                    self._loop.call(self.page.stop())
+                self._served = False
+            self._loop.close()
+            self._loop = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self._broker is not None:
+            if self._broker.poll() is None:
+                self._broker.terminate()
+                try:
+                    self._broker.wait(10)
+                except subprocess.TimeoutExpired:
+                    self._broker.kill()
+                    self._broker.wait(10)
+            self._broker = None
+        for out in self._outputs:
+            out.close()
+        self._outputs = []
+
+
+__all__ = [
+    "DEFAULT_PORT",
+    "DEMO",
+    "FAST",
+    "MAX_TABLES",
+    "NAMES",
+    "DemoTable",
+    "EventDemo",
+    "EventDemoError",
+    "Pace",
+    "event_demo_folder",
+    "find_mosquitto",
+    "player_names",
+    "run_folder",
+]
