@@ -135,6 +135,7 @@ class Sheet:
     problems: list[str] = field(default_factory=list)
     events: int = 0
     game: Game | None = None
+    named: bool = False  # a renege's sentence names the player ("Hal (South)")
 
 
 def replay_sheet(log: EventLog, game: int) -> Sheet:
@@ -152,13 +153,19 @@ Evidence = Callable[[int], bytes | None]  # an event's seq -> its camera image (
 
 
 def replay_game(
-    record: GameRecord, events: Sequence[LoggedEvent], problems: Sequence[str], image: Evidence
+    record: GameRecord,
+    events: Sequence[LoggedEvent],
+    problems: Sequence[str],
+    image: Evidence,
+    *,
+    named: bool = False,
 ) -> Sheet:
     """A game replayed with its rules, hand by hand, from its events wherever they are
     kept: a table's log (``replay_sheet``) or the director's store (the results'
     export). ``problems``: the events that could not be read; ``image``: an event's
-    evidence picture by its seq."""
-    sheet = Sheet(record)
+    evidence picture by its seq; ``named``: a renege's sentence names the player, not
+    only the seat."""
+    sheet = Sheet(record, named=named)
     sheet.problems += problems
     try:
         rules = preset(record.rules_name, record.options)
@@ -224,12 +231,13 @@ def _apply(
                     _image(image, laid.get(out.proof)),
                 )
             )
-        notes.append(Note("renege", f"Renege: {renege_sentence(out)}", images))
+        who = _who(sheet.record, out.seat) if sheet.named else None
+        notes.append(Note("renege", f"Renege: {renege_sentence(out, who)}", images))
     elif isinstance(out, RenegeSpotted):
         notes.append(
             Note(
                 "renege",
-                renege_sentence(out),
+                renege_sentence(out, _who(sheet.record, out.seat) if sheet.named else None),
                 [("the card played", _image(image, seq))] if has_evidence else [],
             )
         )
