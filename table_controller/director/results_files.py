@@ -343,30 +343,48 @@ def check_folder(out: Path) -> None:
 
 
 def write_all(out: Path, files: dict[str, bytes]) -> list[Path]:
-    """Write ``files`` into ``out``: each made in full in a temporary folder there, then
-    all renamed into place; on any failure nothing new is left in ``out``."""
+    """Write ``files`` into ``out``, all or nothing: each is made in full (and synced) in
+    a temporary folder there; then the old files are set aside and the new ones renamed
+    into place. Should anything fail, the old files are put back and nothing new is
+    left, so OUT never holds a mix of two exports or a file cut short."""
     check_folder(out)
+    for name in files:
+        if (out / name).is_dir():
+            raise ExportError(
+                f"{out / name} is a folder: move it away, or give --out another folder"
+            )
     try:
         temp = Path(tempfile.mkdtemp(prefix=".export-", dir=out))
     except OSError as exc:
         raise ExportError(
             f"{out} cannot be written in ({exc.strerror}): give --out a folder you can write in"
         ) from None
+    set_aside: list[str] = []
+    placed: list[str] = []
     try:
         for name, data in files.items():
             with open(temp / name, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-        written = []
         for name in files:
+            if (out / name).exists():
+                os.replace(out / name, temp / f"old-{name}")
+                set_aside.append(name)
             os.replace(temp / name, out / name)
-            written.append(out / name)
-        return written
+            placed.append(name)
+        return [out / name for name in files]
     except OSError as exc:
+        for name in placed:
+            with contextlib.suppress(OSError):
+                (out / name).unlink()
+        for name in set_aside:
+            with contextlib.suppress(OSError):
+                os.replace(temp / f"old-{name}", out / name)
         raise ExportError(
-            f"the results could not be written in {out} ({exc.strerror}): check the disk "
-            "(free space, permissions), then run the command again"
+            f"the results could not be written in {out} ({exc.strerror or exc}): check the "
+            "disk (free space, permissions), then run the command again; the files there "
+            "before are as they were"
         ) from None
     finally:
         with contextlib.suppress(OSError):
