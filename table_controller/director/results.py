@@ -77,6 +77,12 @@ class GameResult:
         notes = [*self.sheet.notes, *(n for h in self.sheet.hands for n in h.notes)]
         return sum(1 for n in notes if n.kind == "renege" and n.text.startswith("Renege:"))
 
+    @property
+    def individual(self) -> dict[Seat, int] | None:
+        """Each player's points (a progressive game's own scores), or None."""
+        totals = next((h.individual for h in reversed(self.sheet.hands) if h.individual), None)
+        return None if totals is None else dict(zip(Seat, totals, strict=True))
+
     def player(self, seat: Seat) -> str:
         return self.players.get(seat) or ""
 

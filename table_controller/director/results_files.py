@@ -145,7 +145,7 @@ class SheetView:
 
     heading: str
     subheading: str
-    seats: list[tuple[str, str]]
+    seats: list[tuple[str, str, str]]  # seat, player, the player's points (progressive)
     first_dealer: str
     notes: list[Note]
     heads: list[str]
@@ -191,7 +191,7 @@ def sheet_view(g: GameResult) -> SheetView:
     return SheetView(
         heading=heading,
         subheading=subheading,
-        seats=[(SEAT_NAMES[s], g.player(s) or "not recorded") for s in Seat],
+        seats=[(SEAT_NAMES[s], g.player(s) or "not recorded", _points(g, s)) for s in Seat],
         first_dealer=sheet.first_dealer,
         notes=sheet.notes,
         heads=heads,
@@ -202,6 +202,11 @@ def sheet_view(g: GameResult) -> SheetView:
         problems=sheet.problems,
         signatures=[g.team(Team.NS), g.team(Team.EW), "Tournament director"],
     )
+
+
+def _points(g: GameResult, seat: Seat) -> str:
+    points = (g.individual or {}).get(seat)
+    return "" if points is None else f"{points} point{'s' * (points != 1)}"
 
 
 def _name(g: GameResult, seat: Seat) -> str:
