@@ -67,14 +67,17 @@ def renege_game() -> Game:
     return game
 
 
-def build_event(path: Path, *, players: list[str] = PLAYERS, event: bool = True) -> DirectorStore:
-    """The store of a two-round progressive event: each round, table-1 ("Maple") and
-    table-2 ("Table 2") each play a real game; the renege game is table-1's round 1."""
+def build_event(
+    path: str | Path, *, players: list[str] = PLAYERS, event: bool = True, rounds: int = 2
+) -> DirectorStore:
+    """The store (a SQLite file or a PostgreSQL URL) of a progressive event whose first
+    two rounds' games come from the feed: each round, table-1 ("Maple") and table-2
+    ("Table 2") each play a real game; the renege game is table-1's round 1."""
     store = DirectorStore(path, rules_name="td-progressive")
     games = {"renege": renege_game(), "clean": progressive_game(2, False)}
     admin = EventsAdmin(store)
     if event:
-        admin.create("ann", "progressive", players, rounds=2)
+        admin.create("ann", "progressive", players, rounds=rounds)
     plan = {1: {"table-1": "1", "table-2": "2"}, 2: {"table-1": "2", "table-2": "1"}}
     played = {
         (1, "table-1"): "renege",

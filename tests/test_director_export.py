@@ -23,9 +23,12 @@ from export_event import EVENT, START, TABLES, build_event, progressive_game, re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from postgres import Postgres
 
 from table_controller.cli import main
 from table_controller.director import results_files
+from table_controller.director.events_admin import EventsAdmin
+from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.results import dates_text
 from table_controller.director.results_files import CSV_ENCODING, RESULTS_HEADS, csv_text
 from table_controller.director.store import DirectorStore
@@ -82,6 +85,11 @@ def ended_scores(messages: tuple[dict[str, Any], ...]) -> tuple[int, int]:
     return int(ns), int(ew)
 
 
+def ended_individual(messages: tuple[dict[str, Any], ...]) -> list[int]:
+    ended = [o for m in messages for o in m["outputs"] if o.get("event") == "game_ended"]
+    return [int(x) for x in ended[0]["individual"]]
+
+
 def the_renege() -> RenegeProven:
     rules = preset("td-progressive", {"hands_per_game": 2})
     game = Game(rules)
@@ -111,6 +119,8 @@ def test_results_csv_has_a_row_per_game_with_names_scores_and_reneges(exported: 
         assert (int(r["North-South score"]), int(r["East-West score"])) == ended_scores(messages)
         assert r["Reneges"] == ("1" if messages is renege else "0")
         assert r["Hands"] == "2" and r["Status"] == "finished" and r["Event"] == EVENT
+        points = [int(r[f"{seat} points"]) for seat in ("North", "East", "South", "West")]
+        assert points == ended_individual(messages)
         assert r["Winner"].startswith(("North-South (", "East-West ("))
     people = {r[s] for r in rows for s in ("North", "East", "South", "West")}
     assert people == set(PLAYERS)  # each name exactly as typed: accents, quotes, a comma
@@ -126,8 +136,6 @@ def test_standings_csv_has_every_player_best_first(exported: Path, event_store: 
     assert all(r["Rounds played"] == "2" for r in rows)
     store = DirectorStore(event_store, rules_name="td-progressive")
     try:
-        from table_controller.director.events_admin import EventsAdmin
-
         expected = {s["name"]: s["total"] for s in EventsAdmin(store).summary()["standings"]}
     finally:
         store.close()
@@ -352,3 +360,48 @@ def test_games_without_an_event_are_exported_with_team_standings(tmp_path: Path)
     booklet = pages_text(tmp_path / "out" / "booklet.pdf")
     assert "No event has been created on the dashboard" in booklet[1]
     assert booklet[2].startswith("Results Games")
+
+
+@pytest.mark.slow(budget=120)
+def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> None:
+    """A round whose tables had no camera: the director typed its results from the
+    score cards; they are rows of results.csv and of the round's table in the booklet."""
+    database = tmp_path / "director.sqlite"
+    store = build_event(database, players=PLAYERS, rounds=3)
+    try:
+        admin = EventsAdmin(store)
+        for place, points in (("1", [5, 3, 5, 3]), ("2", [2, 7, 2, 7])):
+            ended = {"event": "game_ended", "scores": [points[0], points[1]], "individual": points}
+            admin.record("ann", 3, place, ended, "score card")
+        event = admin.state.event
+        assert isinstance(event, ProgressiveEvent)
+        seating = [{s: admin.state.people.name(p) for s, p in t.items()} for t in event.tables(3)]
+    finally:
+        store.close()
+    code, _ = run("--database", str(database), "--out", str(tmp_path / "out"))
+    assert code == 0
+    rows = read_csv(tmp_path / "out" / "results.csv")
+    assert [r["Round"] for r in rows] == ["1", "1", "2", "2", "3", "3"]
+    by_hand = rows[4:]
+    assert all(r["Status"] == "recorded by the director" and r["Game"] == "" for r in by_hand)
+    assert [r["Table"] for r in by_hand] == ["Table 1", "Table 2"]  # no feed table assigned
+    for r, seats, points in zip(by_hand, seating, ([5, 3, 5, 3], [2, 7, 2, 7]), strict=True):
+        assert [r[w] for w in ("North", "East", "South", "West")] == [seats[s] for s in "NESW"]
+        assert [int(r[f"{w} points"]) for w in ("North", "East", "South", "West")] == points
+    booklet = pages_text(tmp_path / "out" / "booklet.pdf")
+    assert "3 rounds, 2 tables, 4 games" in booklet[0]
+    assert "Round 3" in booklet[2] and booklet[2].count("by hand") == 2
+
+
+@pytest.mark.slow(budget=120)
+def test_the_same_results_from_postgresql(
+    exported: Path, postgres: Postgres, tmp_path: Path
+) -> None:
+    """The same event kept on PostgreSQL exports the same CSV files, byte for byte."""
+    url = postgres.new_database()
+    build_event(url, players=PLAYERS).close()
+    code, _ = run("--database", url, "--out", str(tmp_path), "--event", EVENT)
+    assert code == 0
+    for name in ("standings.csv", "results.csv"):
+        assert (tmp_path / name).read_bytes() == (exported / name).read_bytes(), name
+    assert len(pages_text(tmp_path / "booklet.pdf")) == 7

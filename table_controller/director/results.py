@@ -104,6 +104,22 @@ class GameResult:
 
 
 @dataclass
+class RecordedResult:
+    """A result the director entered by hand for a round's table, with no game from the
+    feed behind it (a table without a camera, a score card): listed with the games."""
+
+    round: int
+    place: str  # the format's table number
+    title: str  # the feed table that was assigned there, by name, else "Table N"
+    ns: str  # the North-South side (players or team) in words
+    ew: str
+    scores: tuple[int, int] | None  # a team result's points; None for a progressive one
+    winner: str  # the winning side in words, "" for none
+    individual: dict[Seat, int] | None = None  # a progressive result's seats' points
+    players: dict[Seat, str] = field(default_factory=dict)
+
+
+@dataclass
 class Standings:
     """The standings as a table: its headings and rows (words and numbers)."""
 
@@ -122,6 +138,11 @@ class Results:
     games: list[GameResult]
     standings: Standings
     rounds: int = 0  # the event's number of rounds (0: none, or a bracket)
+    recorded: list[RecordedResult] = field(default_factory=list)
+
+    def recorded_in(self, heading: str) -> list[RecordedResult]:
+        """The results entered by hand in the round ``by_round`` heads ``heading``."""
+        return [r for r in self.recorded if heading == f"Round {r.round}"]
 
     def by_round(self) -> list[tuple[str, list[GameResult]]]:
         """Each round's games (by table), then the games no round took."""
@@ -130,6 +151,9 @@ class Results:
         for r in rounds:
             games = [g for g in self.games if g.round == r]
             out.append((f"Round {r}", sorted(games, key=lambda g: (natural(g.title), g.game))))
+        for r in sorted({x.round for x in self.recorded} - set(rounds)):
+            out.append((f"Round {r}", []))
+        out.sort(key=lambda item: natural(item[0]))
         rest = [g for g in self.games if g.round is None]
         if rest:
             out.append(("Games not placed in a round" if rounds else "Games", rest))
@@ -189,6 +213,7 @@ def collect(store: DirectorStore, event_name: str) -> Results:
         games=games,
         standings=standings(state, games),
         rounds=rounds,
+        recorded=[] if state is None else recorded_by_hand(state, games, names),
     )
 
 
@@ -290,6 +315,58 @@ def game_rounds(store: DirectorStore) -> dict[tuple[str, int], tuple[int, str]]:
                     out[(table, int(game_text))] = (r, str(place))
                     break
         before = state
+    return out
+
+
+def recorded_by_hand(
+    state: EventState, games: list[GameResult], names: Mapping[str, str]
+) -> list[RecordedResult]:
+    """The event's results with no game from the feed behind them: entered by hand."""
+    ev = state.event
+    fed = {(g.round, g.place) for g in games if g.round is not None}
+    out: list[RecordedResult] = []
+    if not isinstance(ev, ProgressiveEvent | RoundsEvent):
+        return out
+    people = state.people
+    for round_no in sorted(int(r) for r in ev.results):
+        feed = {p: t for t, p in state.assign.get(round_no, {}).items()}
+        for place in sorted(int(p) for p in ev.results[round_no]):
+            if (round_no, str(place)) in fed:
+                continue
+            table = feed.get(str(place))
+            title = names.get(table, table) if table else f"Table {place}"
+            if isinstance(ev, ProgressiveEvent):
+                seats = ev.tables(round_no)[place - 1]
+                players = {Seat.parse(s): people.name(pid) for s, pid in seats.items()}
+                points = {Seat.parse(s): int(v) for s, v in ev.results[round_no][place].items()}
+                out.append(
+                    RecordedResult(
+                        round_no,
+                        str(place),
+                        str(title),
+                        f"{players[Seat.N]} & {players[Seat.S]}",
+                        f"{players[Seat.E]} & {players[Seat.W]}",
+                        None,
+                        "",
+                        points,
+                        players,
+                    )
+                )
+            else:
+                a, b = ev.tables(round_no)[place - 1]
+                res = ev.results[round_no][place]
+                sides = (team_words(state, a), team_words(state, b))
+                out.append(
+                    RecordedResult(
+                        round_no,
+                        str(place),
+                        str(title),
+                        sides[0],
+                        sides[1],
+                        (int(res.points[0]), int(res.points[1])),
+                        sides[res.winner],
+                    )
+                )
     return out
 
 
@@ -398,12 +475,14 @@ __all__ = [
     "FORMAT_WORDS",
     "GameResult",
     "NoGames",
+    "RecordedResult",
     "Results",
     "Standings",
     "collect",
     "dates_text",
     "game_rounds",
     "natural",
+    "recorded_by_hand",
     "standings",
     "table_names",
 ]

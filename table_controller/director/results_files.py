@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.director.results import GameResult, Results
+from table_controller.director.results import GameResult, RecordedResult, Results
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
@@ -55,6 +55,10 @@ RESULTS_HEADS = [
     "West",
     "North-South score",
     "East-West score",
+    "North points",  # a progressive game's own scores, each player's
+    "East points",
+    "South points",
+    "West points",
     "Winner",
     "Hands",
     "Reneges",
@@ -89,12 +93,13 @@ def csv_text(heads: Sequence[str], rows: Sequence[Sequence[str | int]]) -> str:
 
 
 def results_rows(results: Results) -> list[list[str | int]]:
-    """One row per game: results.csv."""
+    """One row per game, and per result the director entered by hand: results.csv."""
     rows: list[list[str | int]] = []
-    for _, games in results.by_round():
+    for heading, games in results.by_round():
         for g in games:
             ns, ew = g.scores
             winner = g.winner
+            individual = g.individual or {}
             rows.append(
                 [
                     results.event,
@@ -104,11 +109,30 @@ def results_rows(results: Results) -> list[list[str | int]]:
                     *(g.player(s) for s in Seat),
                     ns,
                     ew,
+                    *(individual.get(s, "") for s in Seat),
                     "" if winner is None else g.team(winner),
                     g.hands,
                     g.reneges,
                     g.status,
                     _when(g.started),
+                ]
+            )
+        for r in results.recorded_in(heading):
+            points = r.individual or {}
+            rows.append(
+                [
+                    results.event,
+                    r.round,
+                    r.title,
+                    "",
+                    *(r.players.get(s, "") for s in Seat),
+                    *(r.scores or ("", "")),
+                    *(points.get(s, "") for s in Seat),
+                    r.winner,
+                    "",
+                    "",
+                    "recorded by the director",
+                    "",
                 ]
             )
     return rows
@@ -229,7 +253,8 @@ def _final(g: GameResult) -> str:
 # --- the PDFs ----------------------------------------------------------------------------------
 
 
-def round_rows(games: list[GameResult]) -> list[list[str | int]]:
+def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[list[str | int]]:
+    """A round's results table in the booklet: its games, then what was entered by hand."""
     rows: list[list[str | int]] = []
     for g in games:
         ns, ew = g.scores
@@ -247,6 +272,19 @@ def round_rows(games: list[GameResult]) -> list[list[str | int]]:
                 g.reneges,
             ]
         )
+    for r in recorded:
+        a, b = r.scores if r.scores is not None else ("", "")
+        if r.individual:  # progressive: each player's points, in the names
+            points = r.individual
+            ns_words = (
+                f"{r.players[Seat.N]} {points[Seat.N]} & {r.players[Seat.S]} {points[Seat.S]}"
+            )
+            ew_words = (
+                f"{r.players[Seat.E]} {points[Seat.E]} & {r.players[Seat.W]} {points[Seat.W]}"
+            )
+        else:
+            ns_words, ew_words = r.ns, r.ew
+        rows.append([r.title, "by hand", ns_words, ew_words, a, b, r.winner, "", ""])
     return rows
 
 
@@ -296,7 +334,10 @@ def booklet_html(results: Results, paper: str) -> str:
         counts=counts,
         standings=results.standings,
         standings_numeric=numeric,
-        rounds=[(heading, round_rows(games)) for heading, games in results.by_round()],
+        rounds=[
+            (heading, round_rows(games, results.recorded_in(heading)))
+            for heading, games in results.by_round()
+        ],
         round_heads=ROUND_HEADS,
         round_numeric=(1, 4, 5, 7, 8),
         sheets=[sheet_view(g) for _, games in results.by_round() for g in games],
