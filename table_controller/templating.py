@@ -15,11 +15,20 @@ from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 
 def data_uri(png: bytes) -> str:
     """A PNG inline, so a page needs no file beside it (and fetches nothing)."""
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def red_suits(text: object) -> Markup:
+    """The text escaped, its ♥ and ♦ in red (``<span class="red">``), as on the cards."""
+    out = str(escape(text))
+    for suit in ("♥", "♦"):
+        out = out.replace(suit, f'<span class="red">{suit}</span>')
+    return Markup(out)  # every part escaped above
 
 
 @cache
@@ -35,6 +44,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["data_uri"] = data_uri
+    env.filters["red_suits"] = red_suits
     return env
 
 
@@ -43,4 +53,4 @@ def render(name: str, **context: Any) -> str:
     return environment().get_template(name).render(**context)
 
 
-__all__ = ["data_uri", "environment", "render"]
+__all__ = ["data_uri", "environment", "red_suits", "render"]

@@ -36,6 +36,7 @@ from table_controller.rules.codec import decode_input
 from table_controller.rules.events import RenegeProven
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
+from table_controller.templating import red_suits
 from table_controller.words import renege_sentence
 
 # Names a person may type: a comma and quotes, an accent, markup that must stay text.
@@ -156,6 +157,12 @@ def test_odd_names_round_trip_through_the_csv(names: list[str]) -> None:
     for i, (row, name) in enumerate(zip(back[1:], names, strict=True)):
         formula = name.startswith(("=", "+", "-", "@", "\t", "\r"))
         assert row == [("'" + name) if formula else name, str(i)]
+
+
+def test_suits_are_red_and_names_stay_text_in_the_pages() -> None:
+    assert str(red_suits("<b>J♥</b> & 10♣")) == (
+        '&lt;b&gt;J<span class="red">♥</span>&lt;/b&gt; &amp; 10♣'
+    )
 
 
 # --- the PDFs -----------------------------------------------------------------------------
