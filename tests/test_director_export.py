@@ -27,9 +27,9 @@ from postgres import Postgres
 
 from table_controller.cli import main
 from table_controller.director import results_files
-from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.formats import ProgressiveEvent
-from table_controller.director.results import dates_text
+from table_controller.director.events_admin import EventsAdmin, create, record, team_words
+from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsEvent
+from table_controller.director.results import dates_text, standings
 from table_controller.director.results_files import CSV_ENCODING, RESULTS_HEADS, csv_text
 from table_controller.director.store import DirectorStore
 from table_controller.rules.codec import decode_input
@@ -412,3 +412,33 @@ def test_the_same_results_from_postgresql(
     for name in ("standings.csv", "results.csv"):
         assert (tmp_path / name).read_bytes() == (exported / name).read_bytes(), name
     assert len(pages_text(tmp_path / "booklet.pdf")) == 7
+
+
+# --- the standings of each format (pure) ------------------------------------------------------
+
+
+def test_standings_of_a_team_rounds_event_and_of_a_bracket() -> None:
+    teams = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds: Gus, Hal"]
+    state = create("rounds", teams, rounds=1)
+    ev = state.event
+    assert isinstance(ev, RoundsEvent)
+    record(state, 1, "1", {"scores": [10, 6], "winner": "NS"})
+    record(state, 1, "2", {"scores": [4, 10], "winner": "EW"})
+    table = standings(state, [])
+    assert table.heads == ["Place", "Team", "Points", "Wins", "Rounds played", "Average", "Final"]
+    winners = {team_words(state, ev.tables(1)[0][0]), team_words(state, ev.tables(1)[1][1])}
+    assert {row[1] for row in table.rows[:2]} == winners  # names with their players
+    assert [row[2] for row in table.rows] == [10, 10, 6, 4]
+    bracket = create("bracket", teams, rounds=1, best_of=1)
+    b = bracket.event
+    assert isinstance(b, Bracket)
+    for m in b.rounds[0]:
+        assert m.top is not None
+        b.record_game(m.id, m.top)
+    final = b.rounds[1][0]
+    assert final.bottom is not None
+    b.record_game(final.id, final.bottom)
+    rows = standings(bracket, []).rows
+    assert [r[0] for r in rows] == [1, 2, 3, 3]
+    assert rows[0][1] == team_words(bracket, final.bottom) and rows[0][2] == "champion"
+    assert rows[1][1] == team_words(bracket, str(final.top))
