@@ -12,6 +12,7 @@ import os
 import sqlite3
 import string
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +33,13 @@ from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsE
 from table_controller.director.results import dates_text, standings
 from table_controller.director.results_files import CSV_ENCODING, RESULTS_HEADS, csv_text
 from table_controller.director.store import DirectorStore
-from table_controller.rules.codec import decode_input
-from table_controller.rules.events import RenegeProven
+from table_controller.rules.codec import decode_input, encode
+from table_controller.rules.events import HandDealt, RenegeProven
 from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import preset
 from table_controller.templating import red_suits
+from table_controller.transcript import parse_lines
 from table_controller.words import renege_sentence
 
 # Names a person may type: a comma and quotes, an accent, markup that must stay text.
@@ -442,3 +445,35 @@ def test_standings_of_a_team_rounds_event_and_of_a_bracket() -> None:
     assert [r[0] for r in rows] == [1, 2, 3, 3]
     assert rows[0][1] == team_words(bracket, final.bottom) and rows[0][2] == "champion"
     assert rows[1][1] == team_words(bracket, str(final.top))
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_whole_game_to_ten_fits_one_page(tmp_path: Path, paper: str) -> None:
+    """The bundled game to 10 (td-tournament, every hand of it) as a table sends it:
+    its score sheet is one page on either paper, signature lines included."""
+    text = resources.files("table_controller").joinpath("examples", "td-tournament-game.jsonl")
+    script = parse_lines(text.read_text().splitlines())
+    game = Game(preset("td-tournament"))
+    database = tmp_path / "director.sqlite"
+    store = DirectorStore(database)
+    try:
+        store.add_status(
+            {"table": "club-3", "online": True, "at": START, "name": "Club table 3",
+             "players": {"N": "Ann", "E": "Bob", "S": "Cy", "W": "Di"}}
+        )  # fmt: skip
+        for seq, event in enumerate(script.events, start=1):
+            outputs = [encode(o) for o in game.push(event)]
+            sent = HandDealt(event.upcard) if isinstance(event, HandDealt) else event
+            store.add_event(
+                {"table": "club-3", "game": 1, "seq": seq, "at": START + seq, "source": "camera",
+                 "input": encode(sent), "outputs": outputs, "evidence": False}
+            )  # fmt: skip
+    finally:
+        store.close()
+    assert game.phase is Phase.OVER
+    code, _ = run("--database", str(database), "--out", str(tmp_path / "out"), "--paper", paper)
+    assert code == 0
+    pages = pages_text(tmp_path / "out" / "score-sheets.pdf")
+    assert len(pages) == 1
+    assert "Club table 3" in pages[0] and "Signature: Tournament director" in pages[0]
+    assert "Final score: North-South (Ann & Cy)" in pages[0]

@@ -173,7 +173,7 @@ class SheetView:
     first_dealer: str
     notes: list[Note]
     heads: list[str]
-    numeric: tuple[int, ...]
+    classes: list[str]  # each column's CSS class: "num" (right-aligned), "keep" (no wrap)
     rows: list[tuple[list[str], list[Note]]]
     endings: list[str]
     final: str
@@ -193,8 +193,10 @@ def sheet_view(g: GameResult) -> SheetView:
     )
     several = any(h.game != 1 for h in sheet.hands)
     heads = ["Game"] if several else []
-    heads += ["Hand", "Dealer", "Upcard", "Trump", "Maker", "Alone", "Tricks NS–EW", "Result"]
-    heads += ["Points NS–EW", "Score NS–EW"]
+    heads += ["Hand", "Dealer", "Upcard", "Trump", "Maker", "Alone", "Tricks\nNS–EW", "Result"]
+    heads += ["Points\nNS–EW", "Score\nNS–EW"]
+    classes = ["num"] if several else []
+    classes += ["num", "", "keep", "keep", "", "", "num keep", "", "num keep", "num keep"]
     rows: list[tuple[list[str], list[Note]]] = []
     for h in sheet.hands:
         cells = [str(h.game)] if several else []
@@ -211,7 +213,6 @@ def sheet_view(g: GameResult) -> SheetView:
             "" if h.scores is None else f"{h.scores[0]}–{h.scores[1]}",
         ]
         rows.append((cells, h.notes))
-    first = len(heads) - 4
     return SheetView(
         heading=heading,
         subheading=subheading,
@@ -219,7 +220,7 @@ def sheet_view(g: GameResult) -> SheetView:
         first_dealer=sheet.first_dealer,
         notes=sheet.notes,
         heads=heads,
-        numeric=(first, first + 2, first + 3),
+        classes=classes,
         rows=rows,
         endings=sheet.endings,
         final=_final(g),
