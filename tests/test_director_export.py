@@ -38,7 +38,7 @@ from table_controller.rules.events import HandDealt, RenegeProven
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import preset
-from table_controller.templating import red_suits
+from table_controller.templating import data_uri, red_suits
 from table_controller.transcript import parse_lines
 from table_controller.words import renege_sentence
 
@@ -477,3 +477,23 @@ def test_a_whole_game_to_ten_fits_one_page(tmp_path: Path, paper: str) -> None:
     assert len(pages) == 1
     assert "Club table 3" in pages[0] and "Signature: Tournament director" in pages[0]
     assert "Final score: North-South (Ann & Cy)" in pages[0]
+
+
+def test_the_pdf_fetches_nothing_but_the_pictures_inside_it(tmp_path: Path) -> None:
+    """A page that names a file (as a name a table sent could try to) prints without it:
+    only ``data:`` pictures are taken, the same picture as a file is refused."""
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(picture, format="PNG")
+    (tmp_path / "secret.png").write_bytes(picture.getvalue())
+
+    def images(html: str) -> int:
+        pdf = pdfium.PdfDocument(results_files.pdf(html))
+        try:
+            return len(list(pdf[0].get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,))))
+        finally:
+            pdf.close()
+
+    inside = f'<p>x</p><img src="{data_uri(picture.getvalue())}">'
+    assert images(inside) == 1
+    assert images(f'<p>x</p><img src="{(tmp_path / "secret.png").as_uri()}">') == 0
+    assert images('<p>x</p><img src="http://127.0.0.1:9/x.png">') == 0
