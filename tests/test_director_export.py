@@ -30,8 +30,10 @@ from table_controller.cli import main
 from table_controller.director import results_files
 from table_controller.director.events_admin import EventsAdmin, create, record, team_words
 from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsEvent
-from table_controller.director.results import dates_text, standings
-from table_controller.director.results_files import CSV_ENCODING, RESULTS_HEADS, csv_text
+from table_controller.director.results import dates_text
+from table_controller.director.results_csv import CSV_ENCODING, RESULTS_HEADS, csv_text
+from table_controller.director.results_pdf import pdf
+from table_controller.director.results_standings import standings
 from table_controller.director.store import DirectorStore
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import HandDealt, RenegeProven
@@ -271,7 +273,7 @@ def test_a_database_that_is_not_the_directors(
     out = tmp_path / "out"
     err = refused(capsys, "--database", str(foreign), "--out", str(out))
     assert "is not a director's store" in err
-    assert list(out.iterdir()) == []
+    assert not out.exists()
     err = refused(capsys, "--database", str(tmp_path / "missing.sqlite"), "--out", str(out))
     assert "missing.sqlite: no such file" in err and "--database" in err
     assert not (tmp_path / "missing.sqlite").exists()  # not made by looking for it
@@ -287,7 +289,7 @@ def test_an_event_with_no_games_yet_writes_nothing(
     out = tmp_path / "out"
     err = refused(capsys, "--database", str(database), "--out", str(out))
     assert "holds no game yet" in err and "once the first game has been played" in err
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # not even the folder
 
 
 def test_an_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -487,11 +489,11 @@ def test_the_pdf_fetches_nothing_but_the_pictures_inside_it(tmp_path: Path) -> N
     (tmp_path / "secret.png").write_bytes(picture.getvalue())
 
     def images(html: str) -> int:
-        pdf = pdfium.PdfDocument(results_files.pdf(html))
+        printed = pdfium.PdfDocument(pdf(html))
         try:
-            return len(list(pdf[0].get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,))))
+            return len(list(printed[0].get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,))))
         finally:
-            pdf.close()
+            printed.close()
 
     inside = f'<p>x</p><img src="{data_uri(picture.getvalue())}">'
     assert images(inside) == 1

@@ -24,7 +24,7 @@ from table_controller.errors import TableControllerError
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
 
-PAPERS_CHOICES = ("a4", "letter")  # results_files.PAPERS, without importing it here
+PAPERS_CHOICES = ("a4", "letter")  # results_pdf.PAPERS, without importing it here
 DEFAULTS: dict[str, dict[str, Any]] = {
     "broker": {
         "host": "localhost",
@@ -303,13 +303,8 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """``director export``: the event's standings and results (CSV), score sheets and
     booklet (PDF), into ``--out`` (docs/director.md, "Exporting results")."""
-    from table_controller.director.results import NoGames, collect
-    from table_controller.director.results_files import (
-        ExportError,
-        check_folder,
-        export_files,
-        write_all,
-    )
+    from table_controller.director.results import ExportError, NoGames, collect
+    from table_controller.director.results_files import check_folder, export_files, write_all
     from table_controller.director.store import DirectorStore, StoreError
     from table_controller.extras import require
 
@@ -317,7 +312,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         s = load_settings(args)
         require("weasyprint", "director")  # before anything is read or written
         folder = Path(args.out)
-        check_folder(folder)
+        check_folder(folder, make=False)  # said before the work, made only to write in
         database = s.database()
         if not database.startswith(URL_SCHEMES) and not Path(database).is_file():
             raise SettingsError(

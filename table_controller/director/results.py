@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.director.events_admin import EventState, team_words
-from table_controller.director.events_admin import standings as event_standings
-from table_controller.director.formats import Bracket, FormatError, ProgressiveEvent, RoundsEvent
+from table_controller.director.formats import FormatError, ProgressiveEvent, RoundsEvent
+from table_controller.director.results_standings import Standings, standings
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
@@ -120,15 +120,6 @@ class RecordedResult:
 
 
 @dataclass
-class Standings:
-    """The standings as a table: its headings and rows (words and numbers)."""
-
-    heads: list[str]
-    rows: list[list[str | int]] = field(default_factory=list)
-    note: str = ""  # what they are, when not the event's format
-
-
-@dataclass
 class Results:
     """Everything the export writes."""
 
@@ -162,6 +153,10 @@ class Results:
 
 class NoGames(TableControllerError, ValueError):
     """The store holds no game yet: nothing to export."""
+
+
+class ExportError(TableControllerError, RuntimeError):
+    """The results cannot be printed or written: why, and what to do."""
 
 
 def collect(store: DirectorStore, event_name: str) -> Results:
@@ -370,85 +365,6 @@ def recorded_by_hand(
     return out
 
 
-def standings(state: EventState | None, games: list[GameResult]) -> Standings:
-    """The event's standings in its format's words; before an event is created, each
-    team (two players who sat together) by games won, then points."""
-    ev = None if state is None else state.event
-    if state is not None and isinstance(ev, ProgressiveEvent):
-        rows = event_standings(state)
-        return Standings(
-            ["Place", "Player", "Points", "Rounds won", "Rounds played"],
-            [
-                [r["place"], r["name"], r["total"], r["rounds_won"], r["rounds_played"]]
-                for r in rows
-            ],
-        )
-    if state is not None and isinstance(ev, RoundsEvent):
-        rows = event_standings(state)
-        return Standings(
-            ["Place", "Team", "Points", "Wins", "Rounds played", "Average", "Final"],
-            [
-                [
-                    r["place"],
-                    r["name"],
-                    r["points"],
-                    r["wins"],
-                    r["rounds_played"],
-                    f"{r['average']:.2f}",
-                    r["final"] or "",
-                ]
-                for r in rows
-            ],
-        )
-    if state is not None and isinstance(ev, Bracket):
-        return _bracket_standings(state, ev)
-    return _team_standings(games)
-
-
-def _bracket_standings(state: EventState, ev: Bracket) -> Standings:
-    """The champion first, the final's loser second, then each round's losers sharing
-    a place (3, 5, 9, ...); a team still playing has no place yet."""
-    last = len(ev.rounds)
-    rows: list[list[str | int]] = []
-    champion = ev.champion()
-    if champion is not None:
-        rows.append([1, team_words(state, champion), "champion"])
-    for r in range(last, 0, -1):
-        for m in ev.rounds[r - 1]:
-            if m.winner is None or m.bye:
-                continue
-            loser = m.bottom if m.winner == m.top else m.top
-            if loser is not None:
-                rows.append([2 ** (last - r) + 1, team_words(state, loser), f"lost {m.id}"])
-    return Standings(["Place", "Team", "How"], rows)
-
-
-def _team_standings(games: list[GameResult]) -> Standings:
-    teams: dict[str, list[int]] = {}  # team -> [games, won, points]
-    for g in games:
-        if not g.finished:
-            continue
-        for side, team in enumerate((Team.NS, Team.EW)):
-            names = [g.players[s] for s in team.seats if g.players.get(s)]
-            who = " & ".join(sorted(names)) or f"{g.title}, {g.team(team)}"
-            row = teams.setdefault(who, [0, 0, 0])
-            row[0] += 1
-            row[1] += g.winner is team
-            row[2] += g.scores[side]
-    order = sorted(teams.items(), key=lambda kv: (-kv[1][1], -kv[1][2], kv[0]))
-    rows: list[list[str | int]] = []
-    place, last = 0, None
-    for i, (who, (played, won, points)) in enumerate(order, start=1):
-        if (won, points) != last:
-            place, last = i, (won, points)
-        rows.append([place, who, won, points, played])
-    return Standings(
-        ["Place", "Team", "Games won", "Points", "Games played"],
-        rows,
-        note="No event has been created on the dashboard: teams by games won, then points.",
-    )
-
-
 def natural(text: str) -> tuple[tuple[int, int | str], ...]:
     """A key that puts "Table 2" before "Table 10"."""
     return tuple(
@@ -456,6 +372,16 @@ def natural(text: str) -> tuple[tuple[int, int | str], ...]:
         for part in re.split(r"(\d+)", text)
         if part
     )
+
+
+def when_text(at: float, *, words: bool = False) -> str:
+    """A time as a spreadsheet sorts it (2026-09-21 14:13), or as a sheet says it."""
+    if at <= 0:
+        return ""
+    t = time.localtime(at)
+    if words:
+        return f"{t.tm_mday} {time.strftime('%B %Y, %H:%M', t)}"
+    return time.strftime("%Y-%m-%d %H:%M", t)
 
 
 def dates_text(times: list[float]) -> str:
@@ -473,16 +399,16 @@ def dates_text(times: list[float]) -> str:
 
 __all__ = [
     "FORMAT_WORDS",
+    "ExportError",
     "GameResult",
     "NoGames",
     "RecordedResult",
     "Results",
-    "Standings",
     "collect",
     "dates_text",
     "game_rounds",
     "natural",
     "recorded_by_hand",
-    "standings",
     "table_names",
+    "when_text",
 ]
