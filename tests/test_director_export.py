@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import sqlite3
 import string
 import sys
@@ -198,7 +199,10 @@ def test_score_sheets_one_page_a_game_with_players_the_renege_and_signatures(
         assert sentence.split(" did not follow ", 1)[1] in named
     for name in PLAYERS:  # markup stays text: "<i>Di</i>" is printed as typed
         assert any(name in p for p in pages), name
-    assert not any(code in " ".join(pages) for code in (" JH ", "hand_scored", "renege_proven"))
+    everything = " ".join(pages)
+    assert not re.search(r"\b(?:[9TJQKA]|10)[CDHS]\b", everything)  # no card codes ("JH")
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", everything)  # nor codes ("hand_scored")
+    assert "♥" in everything and "♣" in everything  # card faces and suits, as printed
 
 
 @pytest.mark.slow(budget=120)

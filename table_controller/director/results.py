@@ -1,12 +1,13 @@
 """The event's results as people read them: every game the tables sent, replayed into
 hands, with its round, its table's name and its players; and the standings.
 
-Why a module of its own: the export (``results_files``: CSV, score sheets, the booklet)
-needs the games in words, not as the store keeps them. A game is never taken from a
-table's say-so: it is the replay of its stored events under its rules (the same replay
-as the table's own score sheet, ``table.export.replay_game``), so a sheet shows what
-the rules decided. Which round a game was is read from the event's history: the version
-of the event that took the game's result says which round and place it went to.
+Why a module of its own: the export (``results_csv``, ``results_pdf``, written by
+``results_files``) needs the games in words, not as the store keeps them. A game is
+never taken from a table's say-so: it is the replay of its stored events under its rules
+(the same replay as the table's own score sheet, ``table.export.replay_game``), so a
+sheet shows what the rules decided. Which round a game was is read from the event's
+history: the version of the event that took the game's result says which round and
+place it went to.
 """
 
 from __future__ import annotations
