@@ -147,8 +147,8 @@ def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[
             [
                 g.title,
                 g.game,
-                _pair(g, Team.NS),
-                _pair(g, Team.EW),
+                _pair(g, Team.NS, points=True),
+                _pair(g, Team.EW, points=True),
                 ns,
                 ew,
                 "" if winner is None else _pair(g, winner),
@@ -172,8 +172,13 @@ def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[
     return rows
 
 
-def _pair(g: GameResult, team: Team) -> str:
-    names = [g.players[s] for s in team.seats if g.players.get(s)]
+def _pair(g: GameResult, team: Team, *, points: bool = False) -> str:
+    """A side by its players ("Ann & Hal"); with ``points``, a progressive game's own
+    points after each name ("Ann 1 & Hal 1")."""
+    own = (g.individual or {}) if points else {}
+    names = [
+        g.players[s] + (f" {own[s]}" if s in own else "") for s in team.seats if g.players.get(s)
+    ]
     return " & ".join(names) or ("North-South" if team is Team.NS else "East-West")
 
 
