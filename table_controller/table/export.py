@@ -5,6 +5,11 @@ Both are built from the log alone by replaying the game with the rules it was pl
 under, so they show what the table decided, never a second opinion. A row the log can
 no longer read, or an event the rules refuse, is noted in the export and skipped: the
 rest of the game is still exported.
+
+The replay into hands (``replay_game``) takes a game's events from wherever they are
+kept, so the director's results (``director.results``) print the same sheet from the
+director's store; the page itself is a Jinja2 template (``templates/score_sheet.html``),
+autoescaped, since every name on it is text someone typed.
 """
 
 from __future__ import annotations
