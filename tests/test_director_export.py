@@ -296,6 +296,29 @@ def test_an_event_with_no_games_yet_writes_nothing(
     assert not out.exists()  # not even the folder
 
 
+def test_an_event_with_results_entered_by_hand_only(tmp_path: Path) -> None:
+    """Tables with no camera: no game in the store, the results typed from the score
+    cards. They are the event's results all the same."""
+    database = tmp_path / "director.sqlite"
+    store = DirectorStore(database, rules_name="td-progressive")
+    try:
+        admin = EventsAdmin(store)
+        admin.create("ann", "progressive", PLAYERS, rounds=1)
+        for place in ("1", "2"):
+            ended = {"event": "game_ended", "scores": [6, 4], "individual": [6, 4, 6, 4]}
+            admin.record("ann", 1, place, ended, "score card")
+    finally:
+        store.close()
+    code, _ = run("--database", str(database), "--out", str(tmp_path / "out"))
+    assert code == 0
+    rows = read_csv(tmp_path / "out" / "results.csv")
+    assert [r["Status"] for r in rows] == ["recorded by the director"] * 2
+    standings = read_csv(tmp_path / "out" / "standings.csv")
+    assert sorted(int(r["Points"]) for r in standings) == [4, 4, 4, 4, 6, 6, 6, 6]
+    (sheets,) = pages_text(tmp_path / "out" / "score-sheets.pdf")  # no game: one page, saying so
+    assert "No table sent a game: every result was entered by hand" in sheets
+
+
 def test_an_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     database = tmp_path / "director.sqlite"
     DirectorStore(database).close()
@@ -405,7 +428,7 @@ def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> No
         assert [r[w] for w in ("North", "East", "South", "West")] == [seats[s] for s in "NESW"]
         assert [int(r[f"{w} points"]) for w in ("North", "East", "South", "West")] == points
     booklet = pages_text(tmp_path / "out" / "booklet.pdf")
-    assert "3 rounds, 2 tables, 4 games" in booklet[0]
+    assert "3 rounds, 2 tables, 4 games, 2 results entered by hand" in booklet[0]
     assert "Round 3" in booklet[2] and booklet[2].count("by hand") == 2
 
 

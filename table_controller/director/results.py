@@ -194,10 +194,12 @@ def collect(store: DirectorStore, event_name: str) -> Results:
             games.append(
                 GameResult(table, names[table], game, started, players, sheet, round_no, place)
             )
-    if not games:
+    recorded = [] if state is None else recorded_by_hand(state, games, names)
+    if not games and not recorded:
         raise NoGames(
-            f"{store.name} holds no game yet ({len(names)} tables heard from): nothing to "
-            "export; export once the first game has been played"
+            f"{store.name} holds no game yet ({len(names)} tables heard from) and no "
+            "result entered by hand: nothing to export; export once the first game has "
+            "been played"
         )
     ev = state.event if state is not None else None
     fmt = "" if ev is None else FORMAT_WORDS[ev.to_json()["format"]]
@@ -209,7 +211,7 @@ def collect(store: DirectorStore, event_name: str) -> Results:
         games=games,
         standings=standings(state, games),
         rounds=rounds,
-        recorded=[] if state is None else recorded_by_hand(state, games, names),
+        recorded=recorded,
     )
 
 

@@ -209,6 +209,9 @@ def booklet_html(results: Results, paper: str) -> str:
     tables = len({g.table for g in results.games})
     games = len(results.games)
     counts = f"{tables} table{'s' * (tables != 1)}, {games} game{'s' * (games != 1)}"
+    if results.recorded:
+        n = len(results.recorded)
+        counts += f", {n} result{'s' * (n != 1)} entered by hand"
     if results.rounds:
         counts = f"{results.rounds} rounds, " + counts
     heads = results.standings.heads
