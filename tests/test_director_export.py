@@ -412,6 +412,9 @@ def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> No
         for place, points in (("1", [5, 3, 5, 3]), ("2", [2, 7, 2, 7])):
             ended = {"event": "game_ended", "scores": [points[0], points[1]], "individual": points}
             admin.record("ann", 3, place, ended, "score card")
+        # Round 1's first table came from the feed; the director corrects its score card.
+        fixed = {"event": "game_ended", "scores": [9, 9], "individual": [9, 9, 9, 9]}
+        admin.record("ann", 1, "1", fixed, "the score card says 9 each")
         event = admin.state.event
         assert isinstance(event, ProgressiveEvent)
         seating = [{s: admin.state.people.name(p) for s, p in t.items()} for t in event.tables(3)]
@@ -420,16 +423,21 @@ def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> No
     code, _ = run("--database", str(database), "--out", str(tmp_path / "out"))
     assert code == 0
     rows = read_csv(tmp_path / "out" / "results.csv")
-    assert [r["Round"] for r in rows] == ["1", "1", "2", "2", "3", "3"]
-    by_hand = rows[4:]
+    assert [r["Round"] for r in rows] == ["1", "1", "1", "2", "2", "3", "3"]
+    corrected = rows[2]  # the game as played stays; the correction is a row of its own
+    assert corrected["Status"] == "corrected by the director" and corrected["Table"] == "Maple"
+    assert [corrected[f"{w} points"] for w in ("North", "East", "South", "West")] == ["9"] * 4
+    assert rows[0]["Table"] == "Maple" and rows[0]["Status"] == "finished"
+    by_hand = rows[5:]
     assert all(r["Status"] == "recorded by the director" and r["Game"] == "" for r in by_hand)
     assert [r["Table"] for r in by_hand] == ["Table 1", "Table 2"]  # no feed table assigned
     for r, seats, points in zip(by_hand, seating, ([5, 3, 5, 3], [2, 7, 2, 7]), strict=True):
         assert [r[w] for w in ("North", "East", "South", "West")] == [seats[s] for s in "NESW"]
         assert [int(r[f"{w} points"]) for w in ("North", "East", "South", "West")] == points
     booklet = pages_text(tmp_path / "out" / "booklet.pdf")
-    assert "3 rounds, 2 tables, 4 games, 2 results entered by hand" in booklet[0]
+    assert "3 rounds, 2 tables, 4 games, 3 results entered by hand" in booklet[0]
     assert "Round 3" in booklet[2] and booklet[2].count("by hand") == 2
+    assert booklet[2].count("corrected") == 1
 
 
 @pytest.mark.slow(budget=120)

@@ -118,6 +118,7 @@ class RecordedResult:
     winner: str  # the winning side in words, "" for none
     individual: dict[Seat, int] | None = None  # a progressive result's seats' points
     players: dict[Seat, str] = field(default_factory=dict)
+    how: str = "recorded by the director"  # or "corrected by the director" (a game's)
 
 
 @dataclass
@@ -319,9 +320,10 @@ def game_rounds(store: DirectorStore) -> dict[tuple[str, int], tuple[int, str]]:
 def recorded_by_hand(
     state: EventState, games: list[GameResult], names: Mapping[str, str]
 ) -> list[RecordedResult]:
-    """The event's results with no game from the feed behind them: entered by hand."""
+    """The event's results that no game from the feed shows: entered by hand (no game
+    behind them), or a game's result the director corrected (it differs from the game)."""
     ev = state.event
-    fed = {(g.round, g.place) for g in games if g.round is not None}
+    fed = {(g.round, g.place): g for g in games if g.round is not None}
     out: list[RecordedResult] = []
     if not isinstance(ev, ProgressiveEvent | RoundsEvent):
         return out
@@ -329,43 +331,45 @@ def recorded_by_hand(
     for round_no in sorted(int(r) for r in ev.results):
         feed = {p: t for t, p in state.assign.get(round_no, {}).items()}
         for place in sorted(int(p) for p in ev.results[round_no]):
-            if (round_no, str(place)) in fed:
-                continue
             table = feed.get(str(place))
-            title = names.get(table, table) if table else f"Table {place}"
+            title = str(names.get(table, table) if table else f"Table {place}")
             if isinstance(ev, ProgressiveEvent):
                 seats = ev.tables(round_no)[place - 1]
                 players = {Seat.parse(s): people.name(pid) for s, pid in seats.items()}
                 points = {Seat.parse(s): int(v) for s, v in ev.results[round_no][place].items()}
-                out.append(
-                    RecordedResult(
-                        round_no,
-                        str(place),
-                        str(title),
-                        f"{players[Seat.N]} & {players[Seat.S]}",
-                        f"{players[Seat.E]} & {players[Seat.W]}",
-                        None,
-                        "",
-                        points,
-                        players,
-                    )
+                found = RecordedResult(
+                    round_no,
+                    str(place),
+                    title,
+                    f"{players[Seat.N]} & {players[Seat.S]}",
+                    f"{players[Seat.E]} & {players[Seat.W]}",
+                    None,
+                    "",
+                    points,
+                    players,
                 )
             else:
                 a, b = ev.tables(round_no)[place - 1]
                 res = ev.results[round_no][place]
                 sides = (team_words(state, a), team_words(state, b))
-                out.append(
-                    RecordedResult(
-                        round_no,
-                        str(place),
-                        str(title),
-                        sides[0],
-                        sides[1],
-                        (int(res.points[0]), int(res.points[1])),
-                        sides[res.winner],
-                    )
+                scores = (int(res.points[0]), int(res.points[1]))
+                found = RecordedResult(
+                    round_no, str(place), title, sides[0], sides[1], scores, sides[res.winner]
                 )
+            game = fed.get((round_no, str(place)))
+            if game is not None:
+                if _same(found, game):
+                    continue  # the game shows it
+                found.how = "corrected by the director"
+            out.append(found)
     return out
+
+
+def _same(result: RecordedResult, game: GameResult) -> bool:
+    """Does the event hold the game's own result (not a director's correction)?"""
+    if result.individual is not None:
+        return result.individual == game.individual
+    return result.scores == game.scores
 
 
 def natural(text: str) -> tuple[tuple[int, int | str], ...]:

@@ -99,7 +99,7 @@ def results_rows(results: Results) -> list[list[str | int]]:
                     r.winner,
                     "",
                     "",
-                    "recorded by the director",
+                    r.how,
                     "",
                 ]
             )

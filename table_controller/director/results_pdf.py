@@ -168,7 +168,8 @@ def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[
             )
         else:
             ns_words, ew_words = r.ns, r.ew
-        rows.append([r.title, "by hand", ns_words, ew_words, a, b, r.winner, "", ""])
+        how = "by hand" if r.how.startswith("recorded") else "corrected"
+        rows.append([r.title, how, ns_words, ew_words, a, b, r.winner, "", ""])
     return rows
 
 
