@@ -48,6 +48,13 @@ if wants pi &&
 fi
 # The director's broker; the feed is tested against a real one too.
 if wants director; then [ -x /usr/sbin/mosquitto ] || apt_install mosquitto; fi
+# The director's PDF results (WeasyPrint) lay text out with the system's Pango, in a font
+# that has the suits' symbols (DejaVu).
+if wants director; then
+    { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libpangoft2-1\.0\.so\.0' ||
+        apt_install libpango-1.0-0 libpangoft2-1.0-0
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || apt_install fonts-dejavu-core
+fi
 if wants; then  # the tests alone
     # The live table page is tested in Debian's chromium, headless (Playwright drives it).
     [ -x /usr/bin/chromium ] || apt_install chromium

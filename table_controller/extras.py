@@ -25,6 +25,7 @@ MODULES: dict[str, tuple[str, str]] = {
     "reportlab": ("print", "printing PDFs (decks, stickers, the calibration mat)"),
     "psycopg": ("director", "the director's store on PostgreSQL"),
     "argon2": ("director", "the directors' logins"),
+    "weasyprint": ("director", "the director's PDF results (score sheets, the booklet)"),
 }
 
 # The extra a command's users install (a Pi table, the director), when it holds the one a

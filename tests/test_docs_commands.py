@@ -85,7 +85,7 @@ FIXTURES: dict[str, str] = {
 SERVICES: list[tuple[str, str]] = [
     (r"table-controller (run|demo)\b(?!.*--hands)", r"http://"),
     (r"table-controller kiosk\b(?! pin)", r"http://"),
-    (r"table-controller director\b(?! (keys|add-login))", r"https?://"),
+    (r"table-controller director\b(?! (keys|add-login|export))", r"https?://"),
     (r"table-controller event demo\b", r"Ctrl-C stops it"),
     (r"table-controller vision live\b", r'"view"|"frame"'),
 ]
@@ -117,6 +117,13 @@ EXITS_HERE: list[tuple[str, int, str]] = [
         1,
         "the example names the Pi's camera, pins and cube, which this machine has not: "
         "`config check` says what it found and exits 1",
+    ),
+    (
+        r"table-controller director export\b",
+        2,
+        "the page's director has heard from no table here, so its store holds no game: "
+        "export says there is nothing to export yet and exits 2 (tests/"
+        "test_director_export.py exports a real event)",
     ),
 ]
 

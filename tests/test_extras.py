@@ -73,6 +73,7 @@ def test_every_module_named_is_in_the_extra_pyproject_puts_it_in() -> None:
         "reportlab": "reportlab",
         "psycopg": "psycopg",
         "argon2": "argon2-cffi",
+        "weasyprint": "weasyprint",
     }
     assert set(distribution) == set(MODULES)
     for module, (extra, _) in MODULES.items():

@@ -23,6 +23,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[1]
 # Modules of the extras' packages and of the test tools: none is in the core's install.
 EXTRA_MODULES = ("reportlab", "paho", "cryptography", "psycopg", "argon2", "mpremote", "pyzbar")
+EXTRA_MODULES += ("weasyprint",)
 EXTRA_MODULES += ("playwright", "pyspiel", "scipy", "mypy", "pytest")
 
 
@@ -61,6 +62,9 @@ def test_the_wheel_carries_what_the_commands_read(wheel: Path) -> None:
         "table_controller/examples/td-tournament-game.jsonl",
         "table_controller/web/static/page.html",
         "table_controller/py.typed",
+        "table_controller/templates/score_sheet.html",  # `log export --sheet`
+        "table_controller/templates/booklet.html",  # `director export`
+        "table_controller/templates/results.css",
     ):
         assert needed in names, f"the wheel lacks {needed}"
     assert not any(n.startswith(("tests/", "bench/")) for n in names)
@@ -99,7 +103,10 @@ def link_core(wheel: Path, into: Path) -> None:
 def test_the_core_leaves_the_extras_out(wheel: Path) -> None:
     core = core_distributions(wheel)
     assert {"numpy", "opencv-python-headless", "starlette", "gpiozero", "pyserial"} <= core
+    assert "jinja2" in core  # the table's score sheet is a template
     for extra in ("reportlab", "paho-mqtt", "psycopg", "argon2-cffi", "mpremote", "playwright"):
+        assert extra not in core, extra
+    for extra in ("weasyprint", "fonttools"):  # the director's PDFs
         assert extra not in core, extra
     assert "open-spiel" not in core and "scipy" not in core and "mypy" not in core
 
@@ -180,3 +187,16 @@ def test_the_demo_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Trick 5:" in done.stdout
     assert (elsewhere / "logs" / "demo.sqlite").exists()
+    # The score sheet is a template the wheel carries, rendered by the core's Jinja2.
+    sheet = elsewhere / "sheet.html"
+    log = str(elsewhere / "logs" / "demo.sqlite")
+    done = subprocess.run(
+        [str(fresh / "bin" / "table-controller"), "log", "export", log, "--sheet", str(sheet)],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Final score" in sheet.read_text() or "Game in progress" in sheet.read_text()

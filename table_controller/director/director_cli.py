@@ -24,6 +24,7 @@ from table_controller.errors import TableControllerError
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
 
+PAPERS_CHOICES = ("a4", "letter")  # results_pdf.PAPERS, without importing it here
 DEFAULTS: dict[str, dict[str, Any]] = {
     "broker": {
         "host": "localhost",
@@ -299,6 +300,40 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    """``director export``: the event's standings and results (CSV), score sheets and
+    booklet (PDF), into ``--out`` (docs/director.md, "Exporting results")."""
+    from table_controller.director.results import ExportError, NoGames, collect
+    from table_controller.director.results_files import check_folder, export_files, write_all
+    from table_controller.director.store import DirectorStore, StoreError
+    from table_controller.extras import require
+
+    try:
+        s = load_settings(args)
+        require("weasyprint", "director")  # before anything is read or written
+        folder = Path(args.out)
+        check_folder(folder, make=False)  # said before the work, made only to write in
+        database = s.database()
+        if not database.startswith(URL_SCHEMES) and not Path(database).is_file():
+            raise SettingsError(
+                f"{database}: no such file: give the director's store with --database "
+                "(the file `table-controller director` writes, director.sqlite by default)"
+            )
+        store = DirectorStore(database, rules_name=str(s.get("event", "rules")))
+        try:
+            name = str(s.get("event", "name")) or "Euchre tournament"
+            files = export_files(collect(store, name), args.paper)
+        finally:
+            store.close()
+        written = write_all(folder, files)
+    except (SettingsError, StoreError, NoGames, ExportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        out.write(f"{path}\n")
+    return 0
+
+
 def _settings_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="DIRECTOR.toml", help="the director's settings file")
     p.add_argument(
@@ -348,6 +383,23 @@ def add_commands(subparsers: Any) -> None:
     keys.add_argument("--out", default=".", metavar="DIR", help="where to write them")
     keys.add_argument("--force", action="store_true", help="replace an existing pair")
     keys.set_defaults(func=cmd_keys)
+    export = sub.add_parser(
+        "export",
+        help="write the results: standings and results (CSV), score sheets and a booklet (PDF)",
+        description="Write standings.csv, results.csv, score-sheets.pdf and booklet.pdf "
+        "into DIR from the director's store.",
+    )
+    export.add_argument("--out", required=True, metavar="DIR", help="the folder to write in")
+    export.add_argument("--event", help="the event's name, on every page (default: the config's)")
+    export.add_argument("--rules", help="the event's rule preset (default td-tournament)")
+    export.add_argument(
+        "--paper",
+        choices=sorted(PAPERS_CHOICES),
+        default="a4",
+        help="the PDFs' paper: a4 (default) or letter",
+    )
+    _settings_flags(export)
+    export.set_defaults(func=cmd_export)
 
 
 __all__ = ["Settings", "SettingsError", "add_commands", "load_settings"]

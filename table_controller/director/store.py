@@ -119,6 +119,7 @@ class DirectorStore:
         self.add_format_state = self.formats.add_format_state
         self.format_state = self.formats.format_state
         self.format_history = self.formats.format_history
+        self.format_versions = self.formats.format_versions
 
     def close(self) -> None:
         self.core.close()

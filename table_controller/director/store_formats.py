@@ -46,6 +46,17 @@ class Formats:
         rows = self._core.rows("SELECT state FROM format_state ORDER BY id DESC LIMIT 1")
         return dict(json.loads(rows[0][0])) if rows else None
 
+    def format_versions(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every version of the event, oldest first: (its action, the whole state). The
+        results' export reads which round a game's result went to from the version
+        that took it."""
+        return [
+            (str(action), dict(json.loads(state)))
+            for action, state in self._core.rows(
+                "SELECT action, state FROM format_state ORDER BY id"
+            )
+        ]
+
     def format_history(self) -> list[dict[str, Any]]:
         """Every change to the event's format: who, when, what, why (oldest first)."""
         keys = ("version", "at", "who", "action", "reason")

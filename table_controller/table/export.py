@@ -5,18 +5,22 @@ Both are built from the log alone by replaying the game with the rules it was pl
 under, so they show what the table decided, never a second opinion. A row the log can
 no longer read, or an event the rules refuse, is noted in the export and skipped: the
 rest of the game is still exported.
+
+The replay into hands (``replay_game``) takes a game's events from wherever they are
+kept, so the director's results (``director.results``) print the same sheet from the
+director's store; the page itself is a Jinja2 template (``templates/score_sheet.html``),
+autoescaped, since every name on it is text someone typed.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from html import escape
 
 from table_controller.cards import Card, Suit
-from table_controller.event_log import EventLog, GameRecord
+from table_controller.event_log import EventLog, GameRecord, LoggedEvent
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -42,6 +46,7 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat, Team
+from table_controller.templating import render
 from table_controller.transcript import header
 from table_controller.words import (
     FIRST_DEALER_WORDS,
@@ -135,19 +140,43 @@ class Sheet:
     problems: list[str] = field(default_factory=list)
     events: int = 0
     game: Game | None = None
+    named: bool = False  # a renege's sentence names the player ("Hal (South)")
 
 
 def replay_sheet(log: EventLog, game: int) -> Sheet:
     """The logged game replayed with its rules, hand by hand."""
-    record = log.game(game)
-    sheet = Sheet(record)
+    events, problems = log.readable_events(game)
+    return replay_game(
+        log.game(game),
+        events,
+        [str(p) for p in problems],
+        lambda seq: log.evidence(game, seq),
+    )
+
+
+Evidence = Callable[[int], bytes | None]  # an event's seq -> its camera image (PNG)
+
+
+def replay_game(
+    record: GameRecord,
+    events: Sequence[LoggedEvent],
+    problems: Sequence[str],
+    image: Evidence,
+    *,
+    named: bool = False,
+) -> Sheet:
+    """A game replayed with its rules, hand by hand, from its events wherever they are
+    kept: a table's log (``replay_sheet``) or the director's store (the results'
+    export). ``problems``: the events that could not be read; ``image``: an event's
+    evidence picture by its seq; ``named``: a renege's sentence names the player, not
+    only the seat."""
+    sheet = Sheet(record, named=named)
+    sheet.problems += problems
     try:
         rules = preset(record.rules_name, record.options)
     except RulesError as exc:
         sheet.problems.append(f"the game's rules cannot be used: {exc}")
         return sheet
-    events, problems = log.readable_events(game)
-    sheet.problems += [str(p) for p in problems]
     # Skipped as the table skipped them at every start (resume.py).
     replayed = replay(rules, [e.event for e in events], on_error=OnError.SKIP)
     sheet.game = replayed.game
@@ -167,14 +196,13 @@ def replay_sheet(log: EventLog, game: int) -> Sheet:
                 sheet.hands.append(HandLine(number, out.hand, out.dealer, out.upcard))
             elif isinstance(out, GameEnded):
                 number = out.game + 1  # a match goes on with the next game
-            _apply(sheet, log, game, logged.seq, logged.has_evidence, out, laid)
+            _apply(sheet, image, logged.seq, logged.has_evidence, out, laid)
     return sheet
 
 
 def _apply(
     sheet: Sheet,
-    log: EventLog,
-    game: int,
+    image: Evidence,
     seq: int,
     has_evidence: bool,
     out: OutputEvent,
@@ -195,26 +223,27 @@ def _apply(
     elif isinstance(out, RenegeProven):
         images = [
             (
-                f"{out.seat} played {out.played.pretty} on {out.suit.word} in trick {out.trick}",
-                _image(log, game, laid.get(out.played)),
+                f"{_who(sheet.record, out.seat)} played the {out.played.pretty} in trick "
+                f"{out.trick}, {suit_text(out.suit)} led",
+                _image(image, laid.get(out.played)),
             ),
         ]
         if out.proof_trick != out.trick:  # the proof was played, not known from the hand
             images.append(
                 (
-                    f"{out.seat} later played {out.proof.pretty} (trick {out.proof_trick})",
-                    _image(log, game, laid.get(out.proof)),
+                    f"{_who(sheet.record, out.seat)} later played the {out.proof.pretty} "
+                    f"in trick {out.proof_trick}",
+                    _image(image, laid.get(out.proof)),
                 )
             )
-        notes.append(Note("renege", f"Renege: {renege_sentence(out)}", images))
+        who = _who(sheet.record, out.seat) if sheet.named else None
+        notes.append(Note("renege", f"Renege: {renege_sentence(out, who)}", images))
     elif isinstance(out, RenegeSpotted):
         notes.append(
             Note(
                 "renege",
-                renege_sentence(out),
-                [(f"the card played (event {seq})", _image(log, game, seq))]
-                if has_evidence
-                else [],
+                renege_sentence(out, _who(sheet.record, out.seat) if sheet.named else None),
+                [("the card played", _image(image, seq))] if has_evidence else [],
             )
         )
     elif isinstance(out, IrregularityFound):
@@ -224,9 +253,7 @@ def _apply(
                 "irregularity",
                 f"{IRREGULARITY_WORDS[out.kind]}{who}: {out.detail}; "
                 f"remedy: {REMEDY_WORDS[out.remedy]}",
-                [(f"what the camera saw (event {seq})", _image(log, game, seq))]
-                if has_evidence
-                else [],
+                [("what the camera saw", _image(image, seq))] if has_evidence else [],
             )
         )
     elif isinstance(out, PenaltyScored):
@@ -273,8 +300,14 @@ def _apply(
         )
 
 
-def _image(log: EventLog, game: int, seq: int | None) -> bytes | None:
-    return None if seq is None else log.evidence(game, seq)
+def _image(image: Evidence, seq: int | None) -> bytes | None:
+    return None if seq is None else image(seq)
+
+
+def _who(record: GameRecord, seat: Seat) -> str:
+    """A seat as a person reads it: "Di (West)", or "West" when no name was recorded."""
+    name = record.players.get(seat)
+    return f"{name} ({SEAT_NAMES[seat]})" if name else SEAT_NAMES[seat]
 
 
 def _team(record: GameRecord, team: Team) -> str:
@@ -285,70 +318,49 @@ def _team(record: GameRecord, team: Team) -> str:
 
 # --- the score sheet ------------------------------------------------------------------
 
-_CSS = """
-body { font-family: sans-serif; margin: 2em; color: #111; }
-h1 { font-size: 1.5em; margin-bottom: 0.2em; }
-table.hands { border-collapse: collapse; width: 100%; margin: 1em 0; }
-table.hands th, table.hands td { border: 1px solid #888; padding: 0.25em 0.5em;
-  text-align: left; vertical-align: top; }
-table.hands th { background: #eee; }
-tr.notes td { background: #fff8e6; }
-.note p { margin: 0.3em 0; }
-.note.renege p { font-weight: bold; color: #a00; }
-figure { display: inline-block; margin: 0.3em 1em 0.3em 0; vertical-align: top; }
-figure img { min-width: 8em; max-width: 18em; max-height: 12em; border: 1px solid #444;
-  image-rendering: pixelated; }
-figcaption { font-size: 0.85em; }
-.problems { color: #a00; }
-.final { font-size: 1.2em; font-weight: bold; }
-@media print {
-  body { margin: 0.5cm; font-size: 10pt; }
-  tr, figure { page-break-inside: avoid; }
-  table.hands th { background: none; }
-}
-"""
-
 
 def score_sheet_html(log: EventLog, game: int) -> str:
     """A self-contained printable HTML page: the table, the players, the rules, every
-    hand, reneges and irregularities with the camera's images, and the final score."""
+    hand, reneges and irregularities with the camera's images, and the final score
+    (templates/score_sheet.html, autoescaped: every name is the table's text)."""
     sheet = replay_sheet(log, game)
     record = sheet.record
-    title = f"{log.table}: game {game}"
+    return render(
+        "score_sheet.html",
+        title=f"{log.table}: game {game}",
+        table=log.table,
+        game=game,
+        started=started_text(record.started),
+        rules=rules_text(record),
+        players=[(SEAT_NAMES[s], n) for s, n in _players(record)],
+        sheet=sheet,
+        hands=hands_table(sheet),
+        final=final_text(sheet),
+        source=str(log.path),
+    )
+
+
+def rules_text(record: GameRecord) -> str:
+    """The rules a game was played under, as the sheet names them."""
     rules = PRESETS.get(record.rules_name)
-    rules_text = record.rules_name + (f" ({rules.title})" if rules else "")
+    text = record.rules_name + (f" ({rules.title})" if rules else "")
     if record.options:
-        rules_text += "; options: " + ", ".join(
+        text += "; options: " + ", ".join(
             f"{k} = {json.dumps(v)}" for k, v in sorted(record.options.items())
         )
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{escape(log.table)}</h1>",
-        f"<p>Game {game}, started {escape(started_text(record.started))}. "
-        f"Rules: {escape(rules_text)}.</p>",
-        "<p>Players: "
-        + (", ".join(f"{SEAT_NAMES[s]} {escape(n)}" for s, n in _players(record)) or "not recorded")
-        + (f". First dealer: {escape(sheet.first_dealer)}" if sheet.first_dealer else "")
-        + ".</p>",
-    ]
-    parts += [_note_html(n) for n in sheet.notes]
-    parts.append(_hands_html(sheet))
-    parts += [f"<p>{escape(e)}</p>" for e in sheet.endings]
-    parts.append(f'<p class="final">{escape(_final(sheet))}</p>')
-    if sheet.problems:
-        parts.append('<div class="problems"><h2>Not replayed</h2><ul>')
-        parts += [f"<li>{escape(p)}</li>" for p in sheet.problems]
-        parts.append("</ul></div>")
-    parts.append(
-        f"<p><small>{sheet.events} events from {escape(str(log.path))}; "
-        "exported by table-controller.</small></p></body></html>"
-    )
-    return "\n".join(parts) + "\n"
+    return text
 
 
-def _hands_html(sheet: Sheet) -> str:
+@dataclass
+class HandsTable:
+    """The hands as the sheet's table draws them: its headings, and each hand's cells
+    with the notes (reneges, penalties) that go under it."""
+
+    heads: list[str]
+    rows: list[tuple[list[str], list[Note]]]
+
+
+def hands_table(sheet: Sheet) -> HandsTable:
     several = any(h.game != 1 for h in sheet.hands)
     bidding = any(h.bid is not None for h in sheet.hands)
     progressive = any(h.individual is not None for h in sheet.hands)
@@ -357,9 +369,7 @@ def _hands_html(sheet: Sheet) -> str:
     heads += ["Bid"] if bidding else []
     heads += ["Tricks NS-EW", "Result", "Points NS-EW", "Score NS-EW"]
     heads += ["Players N E S W"] if progressive else []
-    rows = ['<table class="hands"><thead><tr>']
-    rows += [f"<th>{h}</th>" for h in heads]
-    rows.append("</tr></thead><tbody>")
+    rows: list[tuple[list[str], list[Note]]] = []
     for h in sheet.hands:
         cells = [str(h.game)] if several else []
         cells += [
@@ -380,33 +390,8 @@ def _hands_html(sheet: Sheet) -> str:
         ]
         if progressive:
             cells.append(" ".join(str(x) for x in h.individual) if h.individual else "")
-        rows.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
-        if h.notes:
-            rows.append(
-                f'<tr class="notes"><td colspan="{len(heads)}">'
-                + "".join(_note_html(n) for n in h.notes)
-                + "</td></tr>"
-            )
-    rows.append("</tbody></table>")
-    return "\n".join(rows)
-
-
-def _note_html(note: Note) -> str:
-    html = f'<div class="note {escape(note.kind)}"><p>{escape(note.text)}</p>'
-    if note.images:
-        html += '<div class="evidence">'
-        for caption, png in note.images:
-            if png is None:
-                html += f"<figure><figcaption>{escape(caption)}: no image recorded</figcaption>"
-            else:
-                data = base64.b64encode(png).decode("ascii")
-                html += (
-                    f'<figure><img src="data:image/png;base64,{data}" alt="{escape(caption)}">'
-                    f"<figcaption>{escape(caption)}</figcaption>"
-                )
-            html += "</figure>"
-        html += "</div>"
-    return html + "</div>"
+        rows.append((cells, h.notes))
+    return HandsTable(heads, rows)
 
 
 def _seat_name(record: GameRecord, seat: Seat) -> str:
@@ -420,7 +405,7 @@ def _pair(pair: tuple[int, int] | None, *, signed: bool = False) -> str:
     return f"{pair[0]:+d} / {pair[1]:+d}" if signed else f"{pair[0]} - {pair[1]}"
 
 
-def _final(sheet: Sheet) -> str:
+def final_text(sheet: Sheet) -> str:
     state = sheet.game
     if state is None:
         return "The game could not be replayed."

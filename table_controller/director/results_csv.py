@@ -1,0 +1,125 @@
+"""The event's results as CSV: ``results.csv`` (one row per game, and per result the
+director entered by hand) and ``standings.csv``.
+
+UTF-8 with a byte-order mark, comma-separated, CRLF, a text cell quoted when it must be
+(RFC 4180): Excel opens a CSV by double-click in the computer's own code page unless a
+BOM says UTF-8 (then "Zoë" and "♥" survive), and LibreOffice Calc reads the BOM and
+preselects UTF-8. A cell a person typed that starts with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return is written with a leading ``'`` (OWASP's advice on CSV
+injection): a player called ``=HYPERLINK(...)`` stays a name in a spreadsheet.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+from table_controller.director.results import Results, when_text
+from table_controller.seats import Seat
+
+CSV_ENCODING = "utf-8-sig"  # UTF-8 with a BOM: see the module's docstring
+RESULTS_HEADS = [
+    "Event",
+    "Round",
+    "Table",
+    "Game",
+    "North",
+    "East",
+    "South",
+    "West",
+    "North-South score",
+    "East-West score",
+    "North points",  # a progressive game's own scores, each player's
+    "East points",
+    "South points",
+    "West points",
+    "Winner",
+    "Hands",
+    "Reneges",
+    "Status",
+    "Started",
+]
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: str | int) -> str | int:
+    """A cell as written: a number as it is; text that a spreadsheet would take for a
+    formula, with a leading ``'``."""
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
+
+
+def csv_text(heads: Sequence[str], rows: Sequence[Sequence[str | int]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, dialect="excel", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(heads)
+    for row in rows:
+        writer.writerow([safe_cell(c) for c in row])
+    return out.getvalue()
+
+
+def results_rows(results: Results) -> list[list[str | int]]:
+    """One row per game, and per result the director entered by hand: results.csv."""
+    rows: list[list[str | int]] = []
+    for heading, games in results.by_round():
+        for g in games:
+            ns, ew = g.scores
+            winner = g.winner
+            individual = g.individual or {}
+            rows.append(
+                [
+                    results.event,
+                    "" if g.round is None else g.round,
+                    g.title,
+                    g.game,
+                    *(g.player(s) for s in Seat),
+                    ns,
+                    ew,
+                    *(individual.get(s, "") for s in Seat),
+                    "" if winner is None else g.team(winner),
+                    g.hands,
+                    g.reneges,
+                    g.status,
+                    when_text(g.started),
+                ]
+            )
+        for r in results.recorded_in(heading):
+            points = r.individual or {}
+            rows.append(
+                [
+                    results.event,
+                    r.round,
+                    r.title,
+                    "",
+                    *(r.players.get(s, "") for s in Seat),
+                    *(r.scores or ("", "")),
+                    *(points.get(s, "") for s in Seat),
+                    r.winner,
+                    "",
+                    "",
+                    r.how,
+                    "",
+                ]
+            )
+    return rows
+
+
+def results_csv(results: Results) -> bytes:
+    return csv_text(RESULTS_HEADS, results_rows(results)).encode(CSV_ENCODING)
+
+
+def standings_csv(results: Results) -> bytes:
+    return csv_text(results.standings.heads, results.standings.rows).encode(CSV_ENCODING)
+
+
+__all__ = [
+    "CSV_ENCODING",
+    "RESULTS_HEADS",
+    "csv_text",
+    "results_csv",
+    "results_rows",
+    "safe_cell",
+    "standings_csv",
+]
