@@ -2,7 +2,8 @@
 the real server: the felt fills the screen it is on, names wrap only between words (or
 shrink to fit), the page speaks in words (no event names, no card codes) through a whole
 simulated game, tricks are counted, the end of a game is announced big and held until
-the next deal, and the camera's evidence opens large. Screenshots: docs/images/."""
+the next deal, and the camera's evidence opens large. Screenshots: test-artifacts/
+(docs/images/ holds copies)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from table_controller.web.announce import game_over
 from table_controller.web.server import TablePage
 from table_controller.web.view import table_view
 
-IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+# Screenshots go to test-artifacts/; docs/images/ holds copies (a test never writes docs).
+IMAGES = Path(__file__).resolve().parents[1] / "test-artifacts"
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 LONG = {
     Seat.N: "Marie-Christine Vandenberghe",
