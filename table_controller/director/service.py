@@ -18,6 +18,14 @@ memory, read from the store for a table first heard of, published when they move
 most every ``mark_every`` seconds a table) and all again every ``mark_refresh`` seconds
 and on every connect (a broker restarted from an old save may hold older ones).
 
+A broker killed and restarted from an old save has no session for the director: until
+the director subscribes again it drops what the tables send (they come back within
+seconds of the broker, and may be first). The director's connect then says so
+(``session_present`` false), and its marks carry ``since``, the time of that connect: a
+table that heard an earlier one sends again from the mark at once, rather than after
+its ``resend_after`` of a mark that does not move (docs/benchmarks.md, "The store on
+PostgreSQL": the 10 s stall). The director tries to reconnect every second.
+
 Rulings are signed with the director's private key (``feed.signing``), name the game
 and hand of the table's last status, and are stored and audited before they are
 published. A table away when one is sent never gets it (its sessions are clean), and a
@@ -151,6 +159,8 @@ class DirectorService:
         self._mark_sent: dict[str, float] = {}
         self._mark_dirty: set[str] = set()
         self._refreshed = 0.0
+        # When the broker last had no session for the director (None: not known; it kept it).
+        self.since: float | None = None
         self._resend_after = resend_after
         self._owed: set[str] | None = None  # tables with rulings not answered (None: unread)
         self._owed_lock = threading.Lock()
@@ -168,7 +178,8 @@ class DirectorService:
             c.username_pw_set(self.broker.username, self.broker.password)
         if self.broker.tls_ca is not None:
             c.tls_set(ca_certs=self.broker.tls_ca)
-        c.reconnect_delay_set(min_delay=1, max_delay=10)
+        # Every second: what the tables send before the director is back is dropped.
+        c.reconnect_delay_set(min_delay=1, max_delay=1)
         c.max_inflight_messages_set(100)
         c.on_socket_open = self._on_socket_open
         c.on_connect = self._on_connect
@@ -281,7 +292,7 @@ class DirectorService:
         now = self._clock()
         self._mark_sent[table] = now
         payload = messages.received_message(
-            table=table, games=games, at=now, every=self._mark_refresh
+            table=table, games=games, at=now, every=self._mark_refresh, since=self.since
         )
         self._client.publish(
             f"{self.prefix}/tables/{table}/received", json.dumps(payload), qos=1, retain=True
@@ -337,6 +348,12 @@ class DirectorService:
                 (f"{base}/evidence/#", 1),
             ]
         )
+        if not flags.session_present:
+            # The broker holds nothing for the director (a first start, or a broker that
+            # lost it): what the tables sent before the subscription above was dropped.
+            # The marks published from now on (after it: the broker takes them in order)
+            # say so, and the tables send again from them.
+            self.since = self._clock()
         # connected is set on SUBACK: from then on nothing sent to the tables' topics is missed
 
     def _on_subscribe(

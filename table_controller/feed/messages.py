@@ -8,6 +8,7 @@ are taken out before anything leaves the table (``secret_free``).
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -174,15 +175,23 @@ def status_message(
 
 
 def received_message(
-    *, table: str, games: Mapping[int, int], at: float, every: float
+    *,
+    table: str,
+    games: Mapping[int, int],
+    at: float,
+    every: float,
+    since: float | None = None,
 ) -> dict[str, Any]:
     """The director's mark (retained on ``received``): ``games`` is, per game, the highest
     seq stored with every seq before it stored too; ``game``/``seq`` the last position
     the director holds with nothing missing before it, as far as it can tell (a game is
     taken as complete once the next game's first event is stored: the table checks
-    that against its own log with ``games``). Republished every ``every`` seconds."""
+    that against its own log with ``games``). Republished every ``every`` seconds.
+    ``since``: when (the director's clock) the broker last had no session for the
+    director, so dropped whatever was sent to it before then; a table that heard an
+    earlier ``since`` sends again from the mark at once (docs/feed.md, "Delivery")."""
     game, seq = director_position(games)
-    return {
+    out: dict[str, Any] = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -191,6 +200,9 @@ def received_message(
         "at": at,
         "every": every,
     }
+    if since is not None:
+        out["since"] = since
+    return out
 
 
 def director_position(games: Mapping[int, int]) -> tuple[int, int]:
@@ -217,6 +229,15 @@ def parse_received(payload: Mapping[str, Any], *, table: str) -> tuple[dict[int,
     games = {int(g): int(s) for g, s in raw.items()}
     every = float(payload.get("every") or 0.0)
     return games, every
+
+
+def received_since(payload: Mapping[str, Any]) -> float | None:
+    """A mark's ``since`` (see ``received_message``), None when it has none (a director
+    that does not know it, or an earlier version)."""
+    since = payload.get("since")
+    if isinstance(since, bool) or not isinstance(since, (int, float)):
+        return None
+    return float(since) if math.isfinite(since) else None
 
 
 def offline_message(*, table: str, at: float) -> dict[str, Any]:
@@ -257,6 +278,7 @@ __all__ = [
     "parse_received",
     "public_outputs",
     "received_message",
+    "received_since",
     "secret_free",
     "status_message",
     "table_id",
