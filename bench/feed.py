@@ -400,7 +400,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     mosq_cpu = 0.0
-    listening = 0.0  # when the restarted broker listened
+    restarted = 0.0  # when the broker was started again
     for step, when in sorted(plan.items(), key=lambda kv: kv[1]):
         time.sleep(max(0.0, when - time.time()))
         print(f"  {time.time() - start:5.1f} s: {step}", flush=True)
@@ -411,8 +411,8 @@ def run(args: argparse.Namespace) -> int:
             mosq_cpu += proc_cpu(broker.proc.pid)
             broker.kill()
         elif step == "restart":
+            restarted = time.time()
             broker.start()
-            listening = time.time()
         else:
             relay.up()
     logged = 0
@@ -545,8 +545,8 @@ def run(args: argparse.Namespace) -> int:
             f"their table was cut off: {len(late)}, stored a median "
             f"{statistics.median(late):.1f} s later (max {max(late):.1f} s)"
         )
-    after = [t - listening for t in subscribed if t >= listening]
-    back = f"{after[0]:.2f} s after the broker" if after else "never"
+    after = [t - restarted for t in subscribed if t >= restarted]
+    back = f"{after[0]:.2f} s after the broker was started" if after else "never"
     print(f"resends from the director's mark after a stall: {resends}")
     print(
         "sent again from the director's mark at once, the broker having lost the "

@@ -270,6 +270,67 @@ def test_the_director_back_after_the_tables_has_what_they_sent_meanwhile(
         director_net.cut()
 
 
+def test_a_director_behind_its_store_is_waited_for_not_resent_to(event: Event) -> None:
+    """The director's writer held (a slow store) while the table's events arrive: the
+    director has them, queued, and its marks, still coming, say how far behind it is
+    (``behind``). The table waits that much longer than ``resend_after`` (2 s; the
+    clock moved on 6 s) and sends nothing again; released, every event is stored once."""
+    clock = waiting.ShiftedClock()
+    svc = DirectorService(
+        event.store,
+        BrokerConfig(
+            host="127.0.0.1",
+            port=event.broker.port,
+            username="director",
+            password=event.passwords["director"],
+            client_id="director-recovery",
+        ),
+        prefix=TOPICS.prefix,
+        clock=clock,
+        mark_every=0.1,
+        mark_refresh=0.5,
+    )
+    held, release = threading.Event(), threading.Event()
+    store_all = svc._store_all
+
+    def slow(batch: Any) -> Any:  # a store that takes as long as the test says
+        held.set()
+        release.wait(WAIT)
+        return store_all(batch)
+
+    svc.start()
+    wait_until("the director subscribed", svc.connected.is_set)
+    settings = event.settings("table-1", resend_after=2.0)
+    p = Playing(event.folder / "t.sqlite", settings, seed=41, every=0.02, clock=clock).start()
+    try:
+        p.until(30)
+        wait_until("stored", lambda: len(stored(event.store, "table-1")) >= 20)
+        svc._store_all = slow  # type: ignore[method-assign]
+        wait_until("the writer held", held.is_set)
+        p.until(20)
+        p.pause()
+        last = max(logged(p.path))
+        box = Outbox(p.path)
+        wait_until("the broker took them all", lambda: box.cursor() >= last)
+        box.close()
+        wait_until("the director has them, queued", lambda: svc.arrived >= svc.received + 20)
+        # Three times resend_after, the director's marks coming all along (a step at a
+        # time: a mark not heard for twice its period would mean the director was away).
+        for _ in range(24):
+            clock.advance(0.25)
+            step = clock()
+            wait_until("a mark heard", lambda s=step: (p.pub._mark_heard or 0.0) > s)  # type: ignore[misc]
+        assert svc.behind(clock()) >= 6.0
+        assert p.pub.resends == 0  # waited for: the director has them
+        release.set()
+        every_event_once(event.store, "table-1", p.path)
+        assert p.pub.resends == 0
+    finally:
+        release.set()
+        p.stop()
+        svc.stop()
+
+
 def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
     event: Event,
 ) -> None:

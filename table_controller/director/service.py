@@ -85,6 +85,7 @@ class _Inbound:
     mid: int
     qos: int
     session: int
+    at: float = 0.0  # when it arrived (the director's clock): how far behind the writer is
 
 
 @dataclass
@@ -161,6 +162,7 @@ class DirectorService:
         self._refreshed = 0.0
         # When the broker last had no session for the director (None: not known; it kept it).
         self.since: float | None = None
+        self._waiting_since: float | None = None  # the oldest message not yet stored came then
         self._resend_after = resend_after
         self._owed: set[str] | None = None  # tables with rulings not answered (None: unread)
         self._owed_lock = threading.Lock()
@@ -292,11 +294,23 @@ class DirectorService:
         now = self._clock()
         self._mark_sent[table] = now
         payload = messages.received_message(
-            table=table, games=games, at=now, every=self._mark_refresh, since=self.since
+            table=table,
+            games=games,
+            at=now,
+            every=self._mark_refresh,
+            since=self.since,
+            behind=round(self.behind(now), 1),
         )
         self._client.publish(
             f"{self.prefix}/tables/{table}/received", json.dumps(payload), qos=1, retain=True
         )
+
+    def behind(self, now: float) -> float:
+        """How long the oldest message not yet stored has waited (0: none waits). A
+        table whose mark does not move waits that much longer before it sends again:
+        its events are here, in the writer's queue, not lost."""
+        since = self._waiting_since
+        return 0.0 if since is None else max(0.0, now - since)
 
     def _flush_marks(self, now: float, *, every_table: bool = False) -> None:
         """The marks that moved since they were last published, or all of them every
@@ -388,7 +402,8 @@ class DirectorService:
         with self._ack_lock:
             session = self._session
         self.arrived += 1
-        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session))
+        now = self._clock()
+        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now))
 
     # --- the writer -------------------------------------------------------------------
 
@@ -423,6 +438,8 @@ class DirectorService:
         """Store ``batch`` in one transaction, retried while the store cannot commit
         (nothing is acknowledged until it has: the broker keeps it); then acknowledge
         each message on the connection it came on, move the marks, tell the listeners."""
+        if self._waiting_since is None:
+            self._waiting_since = batch[0].at
         while True:
             try:
                 outcome = self._store_all(batch)
@@ -444,6 +461,8 @@ class DirectorService:
                 if m.qos > 0 and m.session == self._session:
                     self._client.ack(m.mid, m.qos)
         self._apply(outcome)
+        # The next message waiting came after this batch's last (none: nothing waits).
+        self._waiting_since = None if self._inbox.empty() else batch[-1].at
         self.batched += len(batch)  # last: a batch counted is acknowledged and told
         self.batches += 1
 

@@ -181,6 +181,7 @@ def received_message(
     at: float,
     every: float,
     since: float | None = None,
+    behind: float = 0.0,
 ) -> dict[str, Any]:
     """The director's mark (retained on ``received``): ``games`` is, per game, the highest
     seq stored with every seq before it stored too; ``game``/``seq`` the last position
@@ -189,7 +190,9 @@ def received_message(
     that against its own log with ``games``). Republished every ``every`` seconds.
     ``since``: when (the director's clock) the broker last had no session for the
     director, so dropped whatever was sent to it before then; a table that heard an
-    earlier ``since`` sends again from the mark at once (docs/feed.md, "Delivery")."""
+    earlier ``since`` sends again from the mark at once (docs/feed.md, "Delivery").
+    ``behind``: how long the oldest message the director has and has not stored yet
+    has waited (its store is slow): the table waits that much longer to resend."""
     game, seq = director_position(games)
     out: dict[str, Any] = {
         "v": VERSION,
@@ -202,6 +205,8 @@ def received_message(
     }
     if since is not None:
         out["since"] = since
+    if behind > 0:
+        out["behind"] = behind
     return out
 
 
@@ -234,10 +239,19 @@ def parse_received(payload: Mapping[str, Any], *, table: str) -> tuple[dict[int,
 def received_since(payload: Mapping[str, Any]) -> float | None:
     """A mark's ``since`` (see ``received_message``), None when it has none (a director
     that does not know it, or an earlier version)."""
-    since = payload.get("since")
-    if isinstance(since, bool) or not isinstance(since, (int, float)):
+    return _number(payload.get("since"))
+
+
+def received_behind(payload: Mapping[str, Any]) -> float:
+    """A mark's ``behind`` in seconds (see ``received_message``), 0 when it has none."""
+    behind = _number(payload.get("behind"))
+    return 0.0 if behind is None or behind < 0 else behind
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(since) if math.isfinite(since) else None
+    return float(value) if math.isfinite(value) else None
 
 
 def offline_message(*, table: str, at: float) -> dict[str, Any]:
@@ -277,6 +291,7 @@ __all__ = [
     "offline_message",
     "parse_received",
     "public_outputs",
+    "received_behind",
     "received_message",
     "received_since",
     "secret_free",

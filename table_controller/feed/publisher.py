@@ -117,6 +117,7 @@ class Publisher:
         self._stuck_since = 0.0
         self.resends = 0  # how many times the worker sent again from the director's mark
         self._since: float | None = None  # the director's ``since`` last heard
+        self._behind = 0.0  # how far behind its store the director last said it was
         self.resumes = 0  # sent again from the mark because the director's ``since`` moved
         self.problem: str | None = "not connected yet"
         self.connected_event = threading.Event()  # set while connected (for tests)
@@ -403,6 +404,7 @@ class Publisher:
             if message.payload:
                 log.warning("feed: the director's received mark cannot be read (%s)", exc)
             return
+        self._behind = messages.received_behind(payload)
         since = messages.received_since(payload)
         # A later ``since``: the broker had no session for the director until then, and
         # dropped what this table sent meanwhile. (An earlier one is an old retained mark.)
@@ -434,7 +436,8 @@ class Publisher:
     def _check_lag(self, now: float) -> None:
         """The director is heard, its mark stuck, and the broker took events after it
         ``resend_after`` seconds ago: they were lost (a broker killed); send them again."""
-        after = self.settings.resend_after
+        # A director behind its store has the events, queued: wait for it that much longer.
+        after = self.settings.resend_after + self._behind
         heard = self._mark_heard
         if not self._acked or heard is None:
             return
