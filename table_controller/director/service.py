@@ -23,8 +23,11 @@ the director subscribes again it drops what the tables send (they come back with
 seconds of the broker, and may be first). The director's connect then says so
 (``session_present`` false), and its marks carry ``since``, the time of that connect: a
 table that heard an earlier one sends again from the mark at once, rather than after
-its ``resend_after`` of a mark that does not move (docs/benchmarks.md, "The store on
-PostgreSQL": the 10 s stall). The director tries to reconnect every second.
+its ``resend_after`` of a mark that does not move (docs/benchmarks.md, "The stall
+after the broker's kill"). The director tries to reconnect every second. Its
+marks also say how long the oldest message it has not yet stored has waited
+(``behind``): a table waits that much longer before it resends, so a slow store is not
+sent everything again on top of what it is storing.
 
 Rulings are signed with the director's private key (``feed.signing``), name the game
 and hand of the table's last status, and are stored and audited before they are
