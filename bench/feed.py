@@ -206,7 +206,7 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     its tables' logs and publishers; logs an event at each table on its schedule from
     ``start_at`` for ``seconds``, then keeps its publishers sending (the drain, the
     resends) until ``finish``. Reports ("ready"), ("played", n, seconds) and ("done",
-    resends, cpu seconds) on ``report``."""
+    resends, resumes, cpu seconds) on ``report``."""
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
     folder = Path(share.folder)
     tables: dict[str, tuple[RulesTable, Publisher]] = {}
@@ -249,10 +249,11 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     report.put(("played", logged, time.time() - start))
     finish.wait()
     resends = sum(pub.resends for _, pub in tables.values())
+    resumes = sum(pub.resumes for _, pub in tables.values())
     for rt, pub in tables.values():
         pub.stop(timeout=1.0)
         rt.close()
-    report.put(("done", resends, time.process_time()))
+    report.put(("done", resends, resumes, time.process_time()))
 
 
 def proc_cpu(pid: int) -> float:
@@ -327,8 +328,16 @@ def run(args: argparse.Namespace) -> int:
         arrivals.append((time.time(), msg.topic, bytes(msg.payload)))
         real_on_message(client, userdata, msg)
 
+    subscribed: list[float] = []  # each time the director subscribed (after its connects)
+    real_on_subscribe = svc._client.on_subscribe
+
+    def on_subscribe(*args: Any) -> None:
+        subscribed.append(time.time())
+        real_on_subscribe(*args)
+
     page._flush = timed_flush  # type: ignore[method-assign]
     svc._client.on_message = on_message
+    svc._client.on_subscribe = on_subscribe
     svc.listen(on_commit)
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
@@ -391,6 +400,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     mosq_cpu = 0.0
+    restarted = 0.0  # when the broker was started again
     for step, when in sorted(plan.items(), key=lambda kv: kv[1]):
         time.sleep(max(0.0, when - time.time()))
         print(f"  {time.time() - start:5.1f} s: {step}", flush=True)
@@ -401,6 +411,7 @@ def run(args: argparse.Namespace) -> int:
             mosq_cpu += proc_cpu(broker.proc.pid)
             broker.kill()
         elif step == "restart":
+            restarted = time.time()
             broker.start()
         else:
             relay.up()
@@ -431,11 +442,12 @@ def run(args: argparse.Namespace) -> int:
     mosq_cpu += proc_cpu(broker.proc.pid)
     time.sleep(0.3)  # the last snapshot
     finish.set()
-    resends = 0
+    resends = resumes = 0
     tables_cpu = 0.0
     for _ in workers:
-        _, r, cpu = report.get(timeout=120)
+        _, r, again, cpu = report.get(timeout=120)
         resends += r
+        resumes += again
         tables_cpu += cpu
     for w in workers:
         w.join(30)
@@ -533,7 +545,13 @@ def run(args: argparse.Namespace) -> int:
             f"their table was cut off: {len(late)}, stored a median "
             f"{statistics.median(late):.1f} s later (max {max(late):.1f} s)"
         )
+    after = [t - restarted for t in subscribed if t >= restarted]
+    back = f"{after[0]:.2f} s after the broker was started" if after else "never"
     print(f"resends from the director's mark after a stall: {resends}")
+    print(
+        "sent again from the director's mark at once, the broker having lost the "
+        f"director's session: {resumes} (the director back {back})"
+    )
     print(
         f"the broker killed -9 and restarted, {cut_id} cut off {cut_wall:g} s: "
         f"{missing} events missing from the store, {differ} different from the log, "

@@ -60,6 +60,8 @@ if wants; then  # the tests alone
     [ -x /usr/bin/chromium ] || apt_install chromium
     # The director's store on PostgreSQL is tested against a real server the tests start.
     compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || apt_install postgresql
+    # The systemd units in hardware/ are checked with systemd-analyze verify.
+    [ -x /usr/bin/systemd-analyze ] || apt_install systemd
 fi
 
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:

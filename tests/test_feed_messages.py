@@ -37,3 +37,23 @@ def test_no_held_card_leaves_the_table() -> None:
     assert "discard" not in ex and "received" not in ex
     spotted = {"event": "renege_spotted", "seat": "N", "held": "9C"}
     assert "held" not in messages.public_outputs([spotted])[0]
+
+
+def test_the_directors_mark_carries_since_and_behind_only_when_it_has_them() -> None:
+    plain = messages.received_message(table="t", games={1: 4}, at=10.0, every=5.0)
+    assert "since" not in plain and "behind" not in plain  # as an earlier version wrote it
+    assert messages.received_since(plain) is None
+    assert messages.received_behind(plain) == 0.0
+    mark = messages.received_message(
+        table="t", games={1: 4}, at=10.0, every=5.0, since=3.5, behind=2.25
+    )
+    assert messages.parse_received(mark, table="t") == ({1: 4}, 5.0)
+    assert messages.received_since(mark) == 3.5
+    assert messages.received_behind(mark) == 2.25
+
+
+def test_a_marks_since_and_behind_that_are_not_numbers_are_left_out() -> None:
+    for bad in (True, "3", None, float("nan"), float("inf"), [1]):
+        assert messages.received_since({"since": bad}) is None
+        assert messages.received_behind({"behind": bad}) == 0.0
+    assert messages.received_behind({"behind": -4}) == 0.0  # never sooner than resend_after

@@ -50,12 +50,12 @@ class Event:
     passwords: dict[str, str]
     store: DirectorStore
 
-    def director(self) -> DirectorService:
+    def director(self, port: int | None = None) -> DirectorService:
         svc = DirectorService(
             self.store,
             BrokerConfig(
                 host="127.0.0.1",
-                port=self.broker.port,
+                port=port or self.broker.port,
                 username="director",
                 password=self.passwords["director"],
                 client_id="director-recovery",
@@ -68,7 +68,9 @@ class Event:
         wait_until("the director subscribed", svc.connected.is_set)
         return svc
 
-    def settings(self, table: str, port: int | None = None) -> FeedSettings:
+    def settings(
+        self, table: str, port: int | None = None, resend_after: float = 1.0
+    ) -> FeedSettings:
         return FeedSettings(
             table=table,
             topics=TOPICS,
@@ -78,25 +80,39 @@ class Event:
             password=self.passwords[table],
             heartbeat=0.5,
             backoff=(0.05, 0.3),
-            resend_after=1.0,
+            resend_after=resend_after,
         )
 
 
-@pytest.fixture
-def event(tmp_path: Path) -> Iterator[Event]:
+@contextlib.contextmanager
+def an_event(tmp_path: Path, store_at: str | Path) -> Iterator[Event]:
     """The event's broker as `feed broker-config` writes it (persistence on, passwords,
-    ACLs), on a free loopback port, and the director's store."""
+    ACLs), on a free loopback port, and the director's store at ``store_at``."""
     folder = tmp_path / "broker"
     files = write_broker_config(folder, TOPICS, TABLES)
     conf = mosquitto_conf(files.folder)
     head, _, rest = conf.partition("\nlistener ")  # its listener's own lines kept under ours
     broker = Mosquitto(files.folder, head + "\n", listener=rest.split("\n", 1)[1]).start()
-    store = DirectorStore(tmp_path / "director.sqlite")
+    store = DirectorStore(store_at)
     try:
         yield Event(files.folder, broker, files.passwords, store)
     finally:
         broker.kill()
         store.close()
+
+
+@pytest.fixture
+def event(tmp_path: Path) -> Iterator[Event]:
+    """An event with the director's store in SQLite."""
+    with an_event(tmp_path, tmp_path / "director.sqlite") as ev:
+        yield ev
+
+
+@pytest.fixture
+def any_event(tmp_path: Path, store_target: str) -> Iterator[Event]:
+    """An event with the director's store in SQLite, then in PostgreSQL."""
+    with an_event(tmp_path, store_target) as ev:
+        yield ev
 
 
 class Playing:
@@ -207,6 +223,114 @@ def test_broker_killed_with_acknowledged_messages_loses_nothing(event: Event) ->
         svc.stop()
 
 
+@pytest.mark.slow(budget=30)  # the broker killed and restarted, the director cut off
+def test_the_director_back_after_the_tables_has_what_they_sent_meanwhile(
+    any_event: Event,
+) -> None:
+    """The broker killed -9 and restarted from its save (older than the director's
+    subscription): the table is back first and sends to a broker that holds no session
+    for the director, so drops it. The director, back later, says so in its marks
+    (``since``), and the table sends again from the mark at once: nothing waits for
+    ``resend_after`` (an hour here: no mark stuck that long makes up for it)."""
+    event = any_event
+    director_net = Proxy(event.broker.port)  # the director's network, cut by the test
+    director_net.up()
+    svc = event.director(port=director_net.port)
+    settings = event.settings("table-1", resend_after=3600.0)
+    p = Playing(event.folder / "t.sqlite", settings, seed=31, every=0.02).start()
+    try:
+        p.until(40)
+        box = Outbox(p.path)
+        wait_until("the table heard the director's mark", lambda: box.safe() > (0, 0))
+        first = svc.since
+        assert first is not None  # the broker had no session for it: its first start
+        event.broker.kill()
+        director_net.cut()  # the director comes back after the table
+        wait_until("the director lost the broker", lambda: not svc.connected.is_set())
+        wait_until("the table lost the broker", lambda: p.pub.problem is not None)
+        p.until(10)
+        event.broker.start()
+        wait_until("the table is back", lambda: p.pub.problem is None)
+        p.until(10)
+        last = max(logged(p.path))
+        wait_until("the broker took events with no director", lambda: box.cursor() >= last)
+        box.close()
+        assert (stored(event.store, "table-1").keys() & {last}) == set()
+        director_net.up()
+        wait_until("the director is back", svc.connected.is_set)
+        assert svc.since is not None and svc.since > first
+        p.until(10)
+        p.pause()
+        every_event_once(event.store, "table-1", p.path)
+        assert p.pub.resumes == 1  # sent again once, on the director's word
+        assert p.pub.resends == 0  # not for a mark stuck resend_after
+    finally:
+        p.stop()
+        svc.stop()
+        director_net.cut()
+
+
+def test_a_director_behind_its_store_is_waited_for_not_resent_to(event: Event) -> None:
+    """The director's writer held (a slow store) while the table's events arrive: the
+    director has them, queued, and its marks, still coming, say how far behind it is
+    (``behind``). The table waits that much longer than ``resend_after`` (2 s; the
+    clock moved on 6 s) and sends nothing again; released, every event is stored once."""
+    clock = waiting.ShiftedClock()
+    svc = DirectorService(
+        event.store,
+        BrokerConfig(
+            host="127.0.0.1",
+            port=event.broker.port,
+            username="director",
+            password=event.passwords["director"],
+            client_id="director-recovery",
+        ),
+        prefix=TOPICS.prefix,
+        clock=clock,
+        mark_every=0.1,
+        mark_refresh=0.5,
+    )
+    held, release = threading.Event(), threading.Event()
+    store_all = svc._store_all
+
+    def slow(batch: Any) -> Any:  # a store that takes as long as the test says
+        held.set()
+        release.wait(WAIT)
+        return store_all(batch)
+
+    svc.start()
+    wait_until("the director subscribed", svc.connected.is_set)
+    settings = event.settings("table-1", resend_after=2.0)
+    p = Playing(event.folder / "t.sqlite", settings, seed=41, every=0.02, clock=clock).start()
+    try:
+        p.until(30)
+        wait_until("stored", lambda: len(stored(event.store, "table-1")) >= 20)
+        svc._store_all = slow  # type: ignore[method-assign]
+        wait_until("the writer held", held.is_set)
+        p.until(20)
+        p.pause()
+        last = max(logged(p.path))
+        box = Outbox(p.path)
+        wait_until("the broker took them all", lambda: box.cursor() >= last)
+        box.close()
+        wait_until("the director has them, queued", lambda: svc.arrived >= svc.received + 20)
+        # Three times resend_after, the director's marks coming all along (a step at a
+        # time: a mark not heard for twice its period would mean the director was away).
+        for _ in range(24):
+            clock.advance(0.25)
+            step = clock()
+            wait_until("a mark heard", lambda s=step: (p.pub._mark_heard or 0.0) > s)  # type: ignore[misc]
+        assert svc.behind(clock()) >= 6.0
+        assert p.pub.resends == 0  # waited for: the director has them
+        release.set()
+        every_event_once(event.store, "table-1", p.path)
+        assert p.pub.resends == 0
+    finally:
+        release.set()
+        p.stop()
+        svc.stop()
+
+
 def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
     event: Event,
 ) -> None:
@@ -229,6 +353,7 @@ def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
         p.pause()
         every_event_once(event.store, "table-1", p.path)
         assert p.pub.resends == 0  # the broker kept them for the director: no resend
+        assert p.pub.resumes == 0  # it kept the director's session: nothing to say
     finally:
         p.stop()
         svc.stop()

@@ -18,6 +18,17 @@ memory, read from the store for a table first heard of, published when they move
 most every ``mark_every`` seconds a table) and all again every ``mark_refresh`` seconds
 and on every connect (a broker restarted from an old save may hold older ones).
 
+A broker killed and restarted from an old save has no session for the director: until
+the director subscribes again it drops what the tables send (they come back within
+seconds of the broker, and may be first). The director's connect then says so
+(``session_present`` false), and its marks carry ``since``, the time of that connect: a
+table that heard an earlier one sends again from the mark at once, rather than after
+its ``resend_after`` of a mark that does not move (docs/benchmarks.md, "The stall
+after the broker's kill"). The director tries to reconnect every second. Its
+marks also say how long the oldest message it has not yet stored has waited
+(``behind``): a table waits that much longer before it resends, so a slow store is not
+sent everything again on top of what it is storing.
+
 Rulings are signed with the director's private key (``feed.signing``), name the game
 and hand of the table's last status, and are stored and audited before they are
 published. A table away when one is sent never gets it (its sessions are clean), and a
@@ -77,6 +88,7 @@ class _Inbound:
     mid: int
     qos: int
     session: int
+    at: float = 0.0  # when it arrived (the director's clock): how far behind the writer is
 
 
 @dataclass
@@ -151,6 +163,9 @@ class DirectorService:
         self._mark_sent: dict[str, float] = {}
         self._mark_dirty: set[str] = set()
         self._refreshed = 0.0
+        # When the broker last had no session for the director (None: not known; it kept it).
+        self.since: float | None = None
+        self._waiting_since: float | None = None  # the oldest message not yet stored came then
         self._resend_after = resend_after
         self._owed: set[str] | None = None  # tables with rulings not answered (None: unread)
         self._owed_lock = threading.Lock()
@@ -168,7 +183,8 @@ class DirectorService:
             c.username_pw_set(self.broker.username, self.broker.password)
         if self.broker.tls_ca is not None:
             c.tls_set(ca_certs=self.broker.tls_ca)
-        c.reconnect_delay_set(min_delay=1, max_delay=10)
+        # Every second: what the tables send before the director is back is dropped.
+        c.reconnect_delay_set(min_delay=1, max_delay=1)
         c.max_inflight_messages_set(100)
         c.on_socket_open = self._on_socket_open
         c.on_connect = self._on_connect
@@ -281,11 +297,23 @@ class DirectorService:
         now = self._clock()
         self._mark_sent[table] = now
         payload = messages.received_message(
-            table=table, games=games, at=now, every=self._mark_refresh
+            table=table,
+            games=games,
+            at=now,
+            every=self._mark_refresh,
+            since=self.since,
+            behind=round(self.behind(now), 1),
         )
         self._client.publish(
             f"{self.prefix}/tables/{table}/received", json.dumps(payload), qos=1, retain=True
         )
+
+    def behind(self, now: float) -> float:
+        """How long the oldest message not yet stored has waited (0: none waits). A
+        table whose mark does not move waits that much longer before it sends again:
+        its events are here, in the writer's queue, not lost."""
+        since = self._waiting_since
+        return 0.0 if since is None else max(0.0, now - since)
 
     def _flush_marks(self, now: float, *, every_table: bool = False) -> None:
         """The marks that moved since they were last published, or all of them every
@@ -337,6 +365,12 @@ class DirectorService:
                 (f"{base}/evidence/#", 1),
             ]
         )
+        if not flags.session_present:
+            # The broker holds nothing for the director (a first start, or a broker that
+            # lost it): what the tables sent before the subscription above was dropped.
+            # The marks published from now on (after it: the broker takes them in order)
+            # say so, and the tables send again from them.
+            self.since = self._clock()
         # connected is set on SUBACK: from then on nothing sent to the tables' topics is missed
 
     def _on_subscribe(
@@ -371,7 +405,8 @@ class DirectorService:
         with self._ack_lock:
             session = self._session
         self.arrived += 1
-        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session))
+        now = self._clock()
+        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now))
 
     # --- the writer -------------------------------------------------------------------
 
@@ -406,6 +441,8 @@ class DirectorService:
         """Store ``batch`` in one transaction, retried while the store cannot commit
         (nothing is acknowledged until it has: the broker keeps it); then acknowledge
         each message on the connection it came on, move the marks, tell the listeners."""
+        if self._waiting_since is None:
+            self._waiting_since = batch[0].at
         while True:
             try:
                 outcome = self._store_all(batch)
@@ -427,6 +464,8 @@ class DirectorService:
                 if m.qos > 0 and m.session == self._session:
                     self._client.ack(m.mid, m.qos)
         self._apply(outcome)
+        # The next message waiting came after this batch's last (none: nothing waits).
+        self._waiting_since = None if self._inbox.empty() else batch[-1].at
         self.batched += len(batch)  # last: a batch counted is acknowledged and told
         self.batches += 1
 

@@ -8,6 +8,7 @@ are taken out before anything leaves the table (``secret_free``).
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -174,15 +175,26 @@ def status_message(
 
 
 def received_message(
-    *, table: str, games: Mapping[int, int], at: float, every: float
+    *,
+    table: str,
+    games: Mapping[int, int],
+    at: float,
+    every: float,
+    since: float | None = None,
+    behind: float = 0.0,
 ) -> dict[str, Any]:
     """The director's mark (retained on ``received``): ``games`` is, per game, the highest
     seq stored with every seq before it stored too; ``game``/``seq`` the last position
     the director holds with nothing missing before it, as far as it can tell (a game is
     taken as complete once the next game's first event is stored: the table checks
-    that against its own log with ``games``). Republished every ``every`` seconds."""
+    that against its own log with ``games``). Republished every ``every`` seconds.
+    ``since``: when (the director's clock) the broker last had no session for the
+    director, so dropped whatever was sent to it before then; a table that heard an
+    earlier ``since`` sends again from the mark at once (docs/feed.md, "Delivery").
+    ``behind``: how long the oldest message the director has and has not stored yet
+    has waited (its store is slow): the table waits that much longer to resend."""
     game, seq = director_position(games)
-    return {
+    out: dict[str, Any] = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -191,6 +203,11 @@ def received_message(
         "at": at,
         "every": every,
     }
+    if since is not None:
+        out["since"] = since
+    if behind > 0:
+        out["behind"] = behind
+    return out
 
 
 def director_position(games: Mapping[int, int]) -> tuple[int, int]:
@@ -217,6 +234,24 @@ def parse_received(payload: Mapping[str, Any], *, table: str) -> tuple[dict[int,
     games = {int(g): int(s) for g, s in raw.items()}
     every = float(payload.get("every") or 0.0)
     return games, every
+
+
+def received_since(payload: Mapping[str, Any]) -> float | None:
+    """A mark's ``since`` (see ``received_message``), None when it has none (a director
+    that does not know it, or an earlier version)."""
+    return _number(payload.get("since"))
+
+
+def received_behind(payload: Mapping[str, Any]) -> float:
+    """A mark's ``behind`` in seconds (see ``received_message``), 0 when it has none."""
+    behind = _number(payload.get("behind"))
+    return 0.0 if behind is None or behind < 0 else behind
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def offline_message(*, table: str, at: float) -> dict[str, Any]:
@@ -256,7 +291,9 @@ __all__ = [
     "offline_message",
     "parse_received",
     "public_outputs",
+    "received_behind",
     "received_message",
+    "received_since",
     "secret_free",
     "status_message",
     "table_id",

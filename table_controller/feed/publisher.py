@@ -11,9 +11,12 @@ killed forgets what it took since its last save. So every connect sends from the
 director's mark, in order; and while connected, when the director's own mark (it comes
 every few seconds) says, ``resend_after`` seconds into a stall, that it still lacks
 events the broker took that long before, the worker sends again from the mark. The
-director's store keeps one copy of each (table, game, seq). The broker being down
-never stops the table: the events wait in the log, the FEED fault says so, and it
-clears when the backlog starts flowing again.
+director's mark also says (``since``) when the broker last had no session for it: a
+broker restarted from an old save drops what a table sends before the director is
+subscribed again, so a ``since`` later than the one heard before means "send again from
+the mark", at once. The director's store keeps one copy of each (table, game, seq).
+The broker being down never stops the table: the events wait in the log, the FEED
+fault says so, and it clears when the backlog starts flowing again.
 """
 
 from __future__ import annotations
@@ -113,6 +116,9 @@ class Publisher:
         self._mark_every = 0.0
         self._stuck_since = 0.0
         self.resends = 0  # how many times the worker sent again from the director's mark
+        self._since: float | None = None  # the director's ``since`` last heard
+        self._behind = 0.0  # how far behind its store the director last said it was
+        self.resumes = 0  # sent again from the mark because the director's ``since`` moved
         self.problem: str | None = "not connected yet"
         self.connected_event = threading.Event()  # set while connected (for tests)
         t = settings.topics
@@ -398,6 +404,13 @@ class Publisher:
             if message.payload:
                 log.warning("feed: the director's received mark cannot be read (%s)", exc)
             return
+        self._behind = messages.received_behind(payload)
+        since = messages.received_since(payload)
+        # A later ``since``: the broker had no session for the director until then, and
+        # dropped what this table sent meanwhile. (An earlier one is an old retained mark.)
+        renewed = since is not None and self._since is not None and since > self._since
+        if since is not None and (self._since is None or since > self._since):
+            self._since = since
         now = self._clock()
         safe = self._outbox.safe_from(games)
         away = self._mark_heard is None or now - self._mark_heard > 2 * max(every, 0.5)
@@ -412,11 +425,19 @@ class Publisher:
         if safe > self._sent:
             self._sent = safe  # the director has these already: no need to send them
             self._fill()
+        elif renewed and self._connected and self._sent > self._safe:
+            log.warning(
+                "feed: the director's broker lost its session; sending again from %s",
+                self._safe,
+            )
+            self.resumes += 1
+            self._send_again(now)
 
     def _check_lag(self, now: float) -> None:
         """The director is heard, its mark stuck, and the broker took events after it
         ``resend_after`` seconds ago: they were lost (a broker killed); send them again."""
-        after = self.settings.resend_after
+        # A director behind its store has the events, queued: wait for it that much longer.
+        after = self.settings.resend_after + self._behind
         heard = self._mark_heard
         if not self._acked or heard is None:
             return
@@ -433,6 +454,10 @@ class Publisher:
             now - self._acked[0][1],
         )
         self.resends += 1
+        self._send_again(now)
+
+    def _send_again(self, now: float) -> None:
+        """Everything after the director's mark, again, in order (stored once there)."""
         self._window.clear()
         self._by_mid.clear()
         self._acked.clear()
