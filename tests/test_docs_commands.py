@@ -19,6 +19,7 @@ Three tables say what differs from a person at a table:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -266,6 +267,7 @@ def _environment(home: Path) -> dict[str, str]:
         XDG_STATE_HOME=str(home / ".state"),
         TABLE_CONTROLLER_CAMERA="synthetic",
         PYTHONUNBUFFERED="1",
+        PYTHONFAULTHANDLER="1",  # a hung service's stacks, when it is aborted (_serve)
     )
     return env
 
@@ -343,7 +345,16 @@ def _serve(text: str, ready: str, folder: Path, env: dict[str, str]) -> str | No
                 return f"not up after {WAIT:.0f} s: {''.join(seen)[-600:]}"
             return f"ended before it was up (exit {code}): {''.join(seen)[-600:]}"
         os.killpg(child.pid, signal.SIGINT)
-        code = child.wait(WAIT)
+        try:
+            code = child.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            # Still running: SIGABRT makes Python's faulthandler (PYTHONFAULTHANDLER, set
+            # below) print every thread's stack, so the failure says where it hung.
+            os.kill(child.pid, signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(WAIT)
+            reader.join(10)
+            return f"still running {WAIT:.0f} s after Ctrl-C; its stacks: {''.join(seen)[-4000:]}"
         if code not in (0, 130, -signal.SIGINT):
             return f"Ctrl-C ended it with exit {code}: {''.join(seen)[-600:]}"
         return None

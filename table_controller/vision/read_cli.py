@@ -90,11 +90,11 @@ def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
     except (CalibrationError, CameraError, ViewError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if view is not None:
-        out.write(json.dumps({"view": view.url}) + "\n")
-        out.flush()
     stop = threading.Event()  # only Ctrl-C ends the wait on a finished source's view
     try:
+        if view is not None:
+            out.write(json.dumps({"view": view.url}) + "\n")
+            out.flush()
         code = _watch(args, out, source, calibration, view)
         if code == 0:
             _ended(source, view, stop)
