@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shlex
 import signal
 import sys
 import threading
@@ -64,12 +65,14 @@ def started_words(demo: EventDemo) -> str:
 
 
 def stopped_words(demo: EventDemo) -> str:
+    from table_controller.director.event_demo import TITLE
+
     folder = demo.folder
     return (
         f"Stopped. Everything was kept in {folder}:\n"
         f"  the director's database: {folder}/director.sqlite\n"
         f"    (results: table-controller director export --database {folder}/director.sqlite "
-        "--out results)\n"
+        f"--event {shlex.quote(TITLE)} --out results)\n"
         f"  each table's configuration and log: {folder}/tables/\n"
         f"  the broker's files: {folder}/broker/\n"
     )

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # loaded in start(), once the director's packages are known t
     from table_controller.feed.broker import BrokerFiles
 
 EVENT = "event-demo"  # the event's name in the topics: euchre/event-demo/tables/...
+TITLE = "Event demo"  # its name where people read it: the dashboard, the exported results
 TOPIC = "euchre"
 RULES = "td-progressive"  # scored for each player: the progressive event's results
 DEFAULT_PORT = 8090
@@ -407,7 +408,7 @@ class EventDemo:
             prefix=f"{TOPIC}/{EVENT}",
             private_key=self._private_key,
         )
-        self.page = DirectorPage(self.store, self.service, title="Event demo", admin=self.admin)
+        self.page = DirectorPage(self.store, self.service, title=TITLE, admin=self.admin)
         self._loop = _Loop()
         try:
             self.dashboard_url = self._loop.call(self.page.start("127.0.0.1", self.port))
