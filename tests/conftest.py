@@ -4,6 +4,7 @@ Hypothesis without its wall-clock checks."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +75,9 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Budgets(), "budgets")
+    # A run started in the background (`pytest &` from a script) has Ctrl-C ignored, and
+    # every child inherits that: a service a test stops with Ctrl-C (`vision live`, the
+    # docs' commands) would then never stop. With a handler here, children start with
+    # the default again (exec resets a handler, not an ignored signal).
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -29,6 +29,9 @@ def left_out(monkeypatch: pytest.MonkeyPatch, package: str, *importers: str) -> 
     """``package`` as if not installed, and ``importers`` (our modules that import it at
     their top) not loaded yet, so the command imports them afresh."""
     monkeypatch.setitem(sys.modules, package, None)
+    for loaded in [m for m in sys.modules if m.startswith(package + ".")]:
+        # An earlier test's import of a submodule would be found without its package.
+        monkeypatch.setitem(sys.modules, loaded, None)
     for name in importers:
         monkeypatch.delitem(sys.modules, name, raising=False)
         parent, _, child = name.rpartition(".")
