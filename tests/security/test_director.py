@@ -117,6 +117,7 @@ DIRECTOR_READS = (
     "api/audit",
     "api/event",
     "api/alerts/1/defaults",
+    "api/alerts/1/detail",
     f"evidence/{TABLE}/1/1.png",
 )
 
@@ -443,7 +444,8 @@ def test_a_status_with_a_bad_every_does_not_break_the_view(tmp_path: Path, every
 
 ROUTES = (
     "", "public", "api/public", "api/me", "api/login", "api/logout", "events", "api/overview",
-    "api/tables/{s}", "api/alerts/{s}", "api/alerts/{s}/defaults", "api/rulings", "api/audit",
+    "api/tables/{s}", "api/alerts/{s}", "api/alerts/{s}/defaults", "api/alerts/{s}/detail",
+    "api/rulings", "api/audit",
     "api/event", "api/event/{s}", "evidence/{s}/{s}/{s}.png", "static/{s}", "{s}",
 )  # fmt: skip
 segment = st.one_of(

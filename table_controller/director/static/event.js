@@ -31,6 +31,12 @@
   function draw(ev) {
     if (!ev) return;
     shown = ev;
+    // No event yet: only the call to create it; its headings come with something to show.
+    const none = !ev.format;
+    $("event-body").hidden = none;
+    $("event-create").hidden = !none;
+    $("event-heading").hidden = none;
+    $("event-create-heading").hidden = !none;
     $("event-kind").textContent = ev.format ? `(${ev.format})` : "(none yet)";
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
@@ -47,7 +53,7 @@
     $("event-unplaced").replaceChildren(...(ev.unplaced || []).map((u) => item("li",
       `${u.table}, game ${u.game}: ${JSON.stringify(u.result.scores)}${u.problem ? " – " + u.problem : ""}`)));
     $("event-history").replaceChildren(...(ev.history || []).map((h) => item("li",
-      `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${h.action}${h.reason ? " – " + h.reason : ""}`)));
+      `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${String(h.action).replace(/_/g, " ")}${h.reason ? " – " + h.reason : ""}`)));
     const roster = ev.roster || {players: []};
     const absent = new Set(roster.absent || []);
     for (const id of ["absent-player", "sub-absent"]) {
@@ -57,6 +63,9 @@
         o.value = p.id; return o;
       }));
       if (keep) sel.value = keep;
+    }
+    for (const id of ["event-seating", "event-next", "event-standings", "event-unplaced", "event-history"]) {
+      $(id + "-heading").hidden = !$(id).children.length;
     }
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
   }
