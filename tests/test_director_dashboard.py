@@ -178,7 +178,13 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
     expect(page.locator("#event-body")).to_be_hidden()
     expect(page.locator("#ruling-form")).to_have_count(0)
     no_codes(visible_text(page))
-    assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 18
+    sizes = page.evaluate(
+        """() => Object.fromEntries(Object.entries({body: "body", title: ".table-card .title",
+            names: ".team .names", points: ".team .points"}).map(([k, s]) =>
+            [k, parseFloat(getComputedStyle(document.querySelector(s)).fontSize)]))"""
+    )
+    assert sizes["body"] >= 18 and sizes["names"] >= 22 and sizes["points"] >= 30, sizes
+    assert sizes["title"] >= 26, sizes
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard.png"))
 

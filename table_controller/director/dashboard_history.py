@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from table_controller.cards import Card, Suit
 from table_controller.director.dashboard_words import (
     TEAM_WORDS,
     face,
@@ -20,9 +21,10 @@ from table_controller.director.dashboard_words import (
     seat_label,
     suit_words,
 )
-from table_controller.rules.events import HandResult, HowChosen, ThrowIn
+from table_controller.rules.events import HandResult, HowChosen, RenegeSpotted, ThrowIn
 from table_controller.rules.presets import PRESETS
 from table_controller.rules.sources import renege_rule, text_title
+from table_controller.seats import Seat
 from table_controller.words import (
     FIRST_DEALER_WORDS,
     RESULT_WORDS,
@@ -105,6 +107,7 @@ OUTPUT_LINES: dict[str, Line] = {
     ),
     "trick_won": lambda o, p: f"Trick {o.get('trick')} won by {seat_label(p, o.get('winner'))}",
     "renege_proven": lambda o, p: _renege_line(o, p),
+    "renege_spotted": lambda o, p: _spotted_line(o, p),
     "irregularity_found": lambda o, p: irregularity_sentence(o, p),
     "hand_scored": lambda o, p: (
         f"Hand {o.get('hand')} "
@@ -129,6 +132,19 @@ def _renege_line(o: Mapping[str, Any], players: Players) -> str:
     if ev is None:
         return "Renege proven"
     return "Renege proven: " + renege_sentence(ev, seat_label(players, ev.seat))
+
+
+def _spotted_line(o: Mapping[str, Any], players: Players) -> str:
+    try:
+        ev = RenegeSpotted(
+            seat=Seat.parse(str(o["seat"])),
+            trick=int(o["trick"]),
+            suit=Suit.parse(str(o["suit"])),
+            held=Card.parse(str(o["held"])),
+        )
+    except (KeyError, TypeError, ValueError):
+        return "Renege spotted"
+    return "Renege spotted: " + renege_sentence(ev, seat_label(players, ev.seat))
 
 
 def input_line(inp: Mapping[str, Any], players: Players) -> str:

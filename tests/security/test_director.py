@@ -43,6 +43,7 @@ from table_controller.director.public import PublicView
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.tls import make_certs
+from table_controller.words import card_face
 
 
 class Clock:
@@ -138,7 +139,8 @@ def test_every_director_read_needs_a_login(director: Director) -> None:
     # Logged in, the same reads answer.
     cookie = log_in(director.url)
     assert get_json(director.url + f"api/tables/{TABLE}", cookie)["table"] == TABLE
-    assert director.held in json.dumps(get_json(director.url + f"api/tables/{TABLE}", cookie))
+    shown = json.dumps(get_json(director.url + f"api/tables/{TABLE}", cookie), ensure_ascii=False)
+    assert card_face(director.held) in shown  # the director sees the held card, in words
     with urllib.request.urlopen(
         urllib.request.Request(director.url + "events", headers={"Cookie": f"{COOKIE}={cookie}"}),
         timeout=WAIT,
