@@ -187,6 +187,10 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
     assert sizes["title"] >= 26, sizes
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard.png"))
+    page.set_viewport_size({"width": 1366, "height": 768})  # a laptop
+    expect(page.locator("#tables [data-table]").first).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "dashboard-laptop.png"))
+    page.set_viewport_size(ROOM)
 
     # The alert's evidence: side by side, each at least 300 px wide, the rule quoted.
     alert.locator(".open-alert").click()

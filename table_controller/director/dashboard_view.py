@@ -26,6 +26,7 @@ from table_controller.director.dashboard_words import (
     seat_label,
     table_title,
     table_words,
+    title_order,
 )
 from table_controller.director.store import DirectorStore
 from table_controller.rules.errors import RulesError
@@ -63,7 +64,8 @@ class DashboardView:
 
     def tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each table of the overview with its words (``title``, ``teams``, ...)."""
-        return [{**t, **table_words(t, self.game_of(t))} for t in tables]
+        shown = [{**t, **table_words(t, self.game_of(t))} for t in tables]
+        return sorted(shown, key=lambda t: title_order(t["title"]))
 
     def alerts(
         self, alerts: list[dict[str, Any]], tables: list[dict[str, Any]]

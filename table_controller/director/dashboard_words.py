@@ -11,6 +11,7 @@ director reads these across a room, so nothing here is ever a code (``choosing_d
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,13 @@ TURN_VERBS = {
 def table_title(table: str, name: Any) -> str:
     """A table as a person reads it: its name from its status, else its id."""
     return name.strip() if isinstance(name, str) and name.strip() else table
+
+
+def title_order(title: str) -> list[tuple[int, int, str]]:
+    """A title's sort key: "Table 2" before "Table 10"."""
+    return [
+        (0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.split(r"(\d+)", title)
+    ]
 
 
 def seat_label(players: Mapping[str, str], seat: Seat | str | None) -> str:
@@ -231,4 +239,5 @@ __all__ = [
     "table_title",
     "table_words",
     "team_names",
+    "title_order",
 ]

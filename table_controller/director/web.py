@@ -51,7 +51,7 @@ from starlette.types import ASGIApp
 from table_controller.cards import Card
 from table_controller.director import event_forms
 from table_controller.director.dashboard_view import DashboardView
-from table_controller.director.dashboard_words import table_title, team_names
+from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
@@ -121,7 +121,7 @@ def table_standings(store: DirectorStore) -> list[dict[str, Any]]:
                     "hands": proj.game.hands_counted,
                 }
             )
-    return rows
+    return sorted(rows, key=lambda r: (title_order(r["title"]), r["game"]))
 
 
 class DirectorPage:

@@ -147,7 +147,7 @@ function draw(snap) {
   }
   if (reload || (openTable && snap.changed.includes(openTable))) showTable(openTable);
   if (watching && snap.changed.includes(watching.table)) checkRuling();
-  if (window.tcEvent) window.tcEvent.draw(snap.event);
+  if (window.tcEvent) window.tcEvent.draw(snap.event, Object.fromEntries(snap.tables.map((t) => [t.table, t.title])));
   document.body.dataset.version = snap.version;
 }
 

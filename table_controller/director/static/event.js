@@ -4,6 +4,8 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   let shown = null;
+  let titles = {}; // a feed table's id -> its name, from the overview
+  const titled = (id) => titles[id] || id;
 
   function item(tag, text) { const e = document.createElement(tag); e.textContent = text; return e; }
 
@@ -21,7 +23,7 @@
   function seatingLines(seat) {
     if (!seat) return [];
     const out = (seat.tables || []).map((t) => item("div",
-      `Table ${t.table}${t.feed ? " (" + t.feed + ")" : ""}: ` +
+      `Table ${t.table}${t.feed ? " (" + titled(t.feed) + ")" : ""}: ` +
       Object.entries(t.seats).map(([k, v]) => `${k} ${v}`).join(", ")));
     if (seat.byes && seat.byes.length) out.push(item("div", "Sitting out: " + seat.byes.join(", ")));
     if (seat.problem) { const p = item("div", seat.problem); p.className = "problem"; out.push(p); }
@@ -51,7 +53,9 @@
         (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
     drawPlayoff(ev);
     $("event-unplaced").replaceChildren(...(ev.unplaced || []).map((u) => item("li",
-      `${u.table}, game ${u.game}: ${JSON.stringify(u.result.scores)}${u.problem ? " – " + u.problem : ""}`)));
+      `${titled(u.table)}, game ${u.game}: ` +
+      ((u.result && Array.isArray(u.result.scores)) ? `North–South ${u.result.scores[0]}, East–West ${u.result.scores[1]}` : "") +
+      (u.problem ? " – " + u.problem : ""))));
     $("event-history").replaceChildren(...(ev.history || []).map((h) => item("li",
       `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${String(h.action).replace(/_/g, " ")}${h.reason ? " – " + h.reason : ""}`)));
     const roster = ev.roster || {players: []};
@@ -185,5 +189,5 @@
     send("public_delay", {seconds: $("delay-seconds").value}); });
 
   // Drawn from the overview the dashboard's stream brings (dashboard.js), once logged in.
-  window.tcEvent = {draw: (ev) => { try { draw(ev); } catch (e) { /* the next one */ } }};
+  window.tcEvent = {draw: (ev, names) => { titles = names || titles; try { draw(ev); } catch (e) { /* the next one */ } }};
 })();
