@@ -250,6 +250,8 @@ def test_a_tables_detail_and_history_are_in_words_with_pictures_in_the_page(
     expect(history).to_contain_text("Ann (North) deals first (first jack)")
     expect(history).to_contain_text("Cy (South) plays the J♥")
     no_codes(visible_text(page))
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-table.png"), full_page=True)
     # No ruling form until the director asks for one at this table.
     expect(page.locator("#ruling-form")).to_have_count(0)
     page.click("#detail-rule")

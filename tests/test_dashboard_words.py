@@ -1,0 +1,140 @@
+"""The director's dashboard in words, without a browser: every event of every rule
+text's transcript as a history line, every alert as a sentence, each table's line of
+the overview; never an event's or a card's code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller import transcript
+from table_controller.director.dashboard_history import (
+    hands_of,
+    history_entry,
+    input_line,
+    output_line,
+)
+from table_controller.director.dashboard_words import (
+    alert_sentence,
+    seat_label,
+    table_title,
+    table_words,
+    title_order,
+)
+from table_controller.rules.codec import encode
+from table_controller.rules.errors import RulesError
+from table_controller.rules.game import Game
+
+TRANSCRIPTS = sorted((Path(__file__).parent / "transcripts").glob("*.jsonl"))
+CODES = re.compile(r"\b[a-z]+_[a-z_]+\b|\b(?:[9TJQKA]|10)[CDHS]\b")
+PLAYERS = {"N": "Ann", "E": "Bo", "S": "Cy", "W": "Di"}
+
+
+def encoded_game(path: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """A transcript through the engine: each accepted input and its outputs, encoded
+    as the feed sends them."""
+    script = transcript.load(path)
+    game = Game(script.rules())
+    out = []
+    for step in script.steps:
+        try:
+            outputs = game.push(step.event)
+        except RulesError:
+            continue
+        out.append((encode(step.event), [encode(o) for o in outputs]))
+    return out
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.stem)
+def test_every_event_of_every_transcript_reads_as_words(path: Path) -> None:
+    for inp, outputs in encoded_game(path):
+        for line in [input_line(inp, PLAYERS), *(output_line(o, PLAYERS) for o in outputs)]:
+            assert line and not CODES.search(line), (inp, outputs, line)
+
+
+def test_a_history_entry_names_the_players_and_links_its_picture() -> None:
+    ev = {
+        "game": 2,
+        "seq": 7,
+        "hand": 1,
+        "evidence": True,
+        "input": {"event": "card_played", "seat": "S", "card": "JH"},
+        "outputs": [
+            {"event": "trick_won", "hand": 1, "trick": 1, "winner": "N", "plays": []},
+        ],
+    }
+    entry = history_entry(ev, PLAYERS, "table-3")
+    assert entry["text"] == "Cy (South) plays the J♥"
+    assert entry["then"] == ["Trick 1 won by Ann (North)"]
+    assert entry["picture"] == "/evidence/table-3/2/7.png"
+
+
+def test_each_events_hand_is_the_hand_it_was_part_of() -> None:
+    events = [
+        {"seq": 1, "outputs": [{"event": "first_dealer_set"}]},
+        {"seq": 2, "outputs": [{"event": "hand_started", "hand": 1}]},
+        {"seq": 3, "outputs": []},
+        {"seq": 4, "outputs": [{"event": "hand_scored", "hand": 1}]},
+        {"seq": 5, "outputs": [{"event": "hand_started", "hand": 2}]},
+    ]
+    assert hands_of(events) == {1: None, 2: 1, 3: 1, 4: 1, 5: 2}
+
+
+def test_alerts_are_sentences_beginning_with_the_tables_name() -> None:
+    renege = {
+        "input": {"event": "card_played", "seat": "S", "card": "TC"},
+        "outputs": [
+            {"event": "renege_proven", "hand": 1, "seat": "S", "trick": 3, "suit": "C",
+             "played": "JH", "proof": "TC", "proof_trick": 5},
+        ],
+    }  # fmt: skip
+    alert = {"kind": "renege_proven", "table": "table-2", "text": "S did not follow C"}
+    assert alert_sentence(alert, "Table 2", PLAYERS, renege) == (
+        "Table 2: Cy (South) did not follow ♣ clubs in trick 3, playing the J♥ while "
+        "holding the 10♣ (the 10♣ was played in trick 5)"
+    )
+    claim = {"input": {"event": "renege_claimed", "by": "N", "against": "E", "trick": 2}}
+    assert alert_sentence({"kind": "renege_claimed", "table": "t"}, "Maple", PLAYERS, claim) == (
+        "Maple: Ann (North) claims Bo (East) reneged in trick 2"
+    )
+    irregular = {
+        "outputs": [
+            {"event": "irregularity_found", "kind": "lead_out_of_turn", "seat": "W",
+             "remedy": "penalty", "detail": "W led out of turn", "card": "9D", "trick": 2},
+        ]
+    }  # fmt: skip
+    said = alert_sentence({"kind": "irregularity_found", "table": "t"}, "T", PLAYERS, irregular)
+    assert said == "T: Lead out of turn by Di (West), the 9♦ in trick 2: penalty"
+    offline = {"kind": "table_offline", "table": "table-4", "text": "table-4 is offline: gone."}
+    assert alert_sentence(offline, "Table 4", {}, None) == "Table 4 is offline: gone."
+    fault = {"kind": "camera_fault", "table": "table-4", "text": "the camera: unplugged"}
+    assert alert_sentence(fault, "Table 4", {}, None) == "Table 4: the camera: unplugged"
+
+
+def test_a_tables_line_in_words_from_its_replayed_game() -> None:
+    (path,) = [p for p in TRANSCRIPTS if p.stem == "003_renege_ends_hand"]
+    script = transcript.load(path)
+    game = Game(script.rules())
+    for step in script.steps[:6]:
+        game.push(step.event)
+    status = {"table": "table-7", "name": "Table 7", "online": True, "players": PLAYERS}
+    words = table_words(status, game)
+    assert words["title"] == "Table 7" and words["online_text"] == "Online"
+    assert [t["names"] for t in words["teams"]] == ["Ann & Cy", "Bo & Di"]
+    assert words["phase_text"] and not CODES.search(words["phase_text"])
+    assert not CODES.search(words["turn_text"]) and not CODES.search(words["trump_text"])
+    # Without a game: the status's phase, in words.
+    idle = table_words({"table": "t-1", "phase": "choosing_dealer", "players": {}}, None)
+    assert idle["phase_text"] == "Choosing the first dealer" and idle["title"] == "t-1"
+    assert [t["names"] for t in idle["teams"]] == ["North–South", "East–West"]
+
+
+def test_names_seats_and_their_order() -> None:
+    assert table_title("table-1", "Table 1") == "Table 1"
+    assert table_title("table-1", None) == table_title("table-1", "  ") == "table-1"
+    assert seat_label(PLAYERS, "E") == "Bo (East)" and seat_label({}, "E") == "East"
+    titles = ["Table 10", "Table 2", "Maple", "Table 1"]
+    assert sorted(titles, key=title_order) == ["Maple", "Table 1", "Table 2", "Table 10"]
