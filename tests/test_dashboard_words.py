@@ -16,6 +16,7 @@ from table_controller.director.dashboard_history import (
     history_entry,
     input_line,
     output_line,
+    renege_evidence,
 )
 from table_controller.director.dashboard_words import (
     alert_sentence,
@@ -138,3 +139,49 @@ def test_names_seats_and_their_order() -> None:
     assert seat_label(PLAYERS, "E") == "Bo (East)" and seat_label({}, "E") == "East"
     titles = ["Table 10", "Table 2", "Maple", "Table 1"]
     assert sorted(titles, key=title_order) == ["Maple", "Table 1", "Table 2", "Table 10"]
+
+
+def renege_events(proof_played: bool) -> list[dict[str, Any]]:
+    """A hand in which South reneges: the J♥ on a club lead, holding the 10♣ (the upcard,
+    South dealing, or a card South plays in trick 2)."""
+    proven = {"event": "renege_proven", "hand": 1, "seat": "S", "trick": 1, "suit": "C",
+              "played": "JH", "proof": "TC", "proof_trick": 2 if proof_played else 1}  # fmt: skip
+    events: list[dict[str, Any]] = [
+        {"seq": 1, "evidence": True, "input": {"event": "hand_dealt", "upcard": "TC"},
+         "outputs": [{"event": "hand_started", "hand": 1, "dealer": "S", "upcard": "TC"}]},
+        {"seq": 2, "evidence": True, "input": {"event": "card_played", "seat": "E", "card": "AC"},
+         "outputs": []},
+        {"seq": 3, "evidence": True, "input": {"event": "card_played", "seat": "S", "card": "JH"},
+         "outputs": [] if proof_played else [proven]},
+    ]  # fmt: skip
+    if proof_played:
+        events.append(
+            {"seq": 4, "evidence": True,
+             "input": {"event": "card_played", "seat": "S", "card": "TC"}, "outputs": [proven]}
+        )  # fmt: skip
+    return events
+
+
+def test_a_reneges_evidence_is_the_play_and_its_proof_with_the_rule() -> None:
+    events = renege_events(proof_played=True)
+    alert = {"table": "table-3", "game": 1, "seq": 4, "kind": "renege_proven"}
+    ev = renege_evidence(alert, events, PLAYERS, "Table 3", "td-tournament")
+    assert ev is not None
+    assert ev["offence"] == {
+        "url": "/evidence/table-3/1/3.png",
+        "caption": "Trick 1: Cy played the J♥",
+        "card": "J♥",
+    }
+    assert ev["proof"]["url"] == "/evidence/table-3/1/4.png"
+    assert ev["proof"]["caption"] == "Proof: trick 2, Cy played the 10♣"
+    assert ev["rule"]["text"].startswith("RENEGE: - There are no exceptions")
+    assert ev["rule"]["source"] == "Tournament director rules"
+    # The proof known in the hand because it was the upcard South picked up: the deal's
+    # picture shows it.
+    known = renege_events(proof_played=False)
+    alert = {**alert, "seq": 3}
+    ev = renege_evidence(alert, known, PLAYERS, "Table 3", "nmu-tournament")
+    assert ev is not None and ev["proof"]["url"] == "/evidence/table-3/1/1.png"
+    assert ev["proof"]["caption"] == "Proof: the 10♣ was the upcard, picked up by Cy"
+    assert ev["rule"]["text"].startswith('22. A "Revoke" (or "Renege")')
+    assert renege_evidence({**alert, "seq": 2}, known, PLAYERS, "T", "td-tournament") is None

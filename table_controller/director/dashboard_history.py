@@ -224,6 +224,22 @@ def _seq_of(
     return None
 
 
+def _upcard_event(
+    events: Sequence[Mapping[str, Any]], hand: int, card: str
+) -> Mapping[str, Any] | None:
+    """The deal of ``hand`` if ``card`` was its upcard (turned face up for everyone)."""
+    for ev in events:
+        for o in ev.get("outputs") or []:
+            if (
+                isinstance(o, dict)
+                and o.get("event") == "hand_started"
+                and o.get("hand") == hand
+                and o.get("upcard") == card
+            ):
+                return ev
+    return None
+
+
 def renege_evidence(
     alert: Mapping[str, Any],
     events: Sequence[Mapping[str, Any]],
@@ -259,6 +275,9 @@ def renege_evidence(
     proof = _seq_of(events, ev.hand, ev.seat.name, ev.proof.code)
     if proof is not None and ev.proof_trick != ev.trick:
         proof_caption = f"Proof: trick {ev.proof_trick}, {who} played the {ev.proof.pretty}"
+    elif (upcard := _upcard_event(events, ev.hand, ev.proof.code)) is not None:
+        proof = upcard  # the dealer picked it up: the deal's picture shows it face up
+        proof_caption = f"Proof: the {ev.proof.pretty} was the upcard, picked up by {who}"
     else:
         proof = None
         proof_caption = f"Proof: the {ev.proof.pretty} was known to be in {who}'s hand"
