@@ -123,8 +123,11 @@ def room(tmp_path: Path) -> Iterator[Room]:
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport=ROOM)
     p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
     yield p
     context.close()
+    assert not errors, f"the page's script failed: {errors}"
 
 
 def visible_text(page: Page) -> str:
@@ -224,6 +227,8 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
     expect(page.locator("#ruling-team")).to_be_visible()
     expect(page.locator("#ruling-team")).to_have_value("")
     expect(page.locator("#ruling-points")).to_have_value("")
+    # What a dismissal would take back is said, not filled in.
+    expect(page.locator("#ruling-hint")).to_contain_text("gave Bo & Di 2 points")
     page.select_option("#ruling-team", "EW")
     page.fill("#ruling-points", "-2")
     page.fill("#ruling-reason", "the 10♣ was misread: it was the 10♠")

@@ -80,7 +80,7 @@ function drawTables(tables) {
     const teams = el("div", {class: "teams"}, ...t.teams.map((team) => el("div", {class: "team", "data-team": team.team},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score)))));
     return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : ""),
-                         "data-table": t.table, "aria-label": t.title, onclick: () => showTable(t.table)},
+                         "data-table": t.table, onclick: () => showTable(t.table)},
       el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
          el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
       teams,
@@ -290,14 +290,28 @@ function rulingForm(box, target) {
   const teamBox = el("label", {class: "field points", hidden: true}, "Team ", team);
   const reasonBox = el("label", {class: "field", hidden: true}, "Reason (required) ", el("textarea", {id: "ruling-reason", rows: "2", placeholder: "why, in a few words"}));
   const send = el("button", {id: "ruling-send", type: "submit", hidden: true}, "Sign and send the ruling");
+  // What a dismissal would take back, said (not filled in): the director decides.
+  const hint = el("p", {id: "ruling-hint", class: "quiet", hidden: true});
+  let hintText = "";
+  if (target.alert !== null) {
+    getJSON(`/api/alerts/${target.alert}/defaults`).then(({ok, data}) => {
+      if (!ok || !data.team) return;
+      const known = teams.find((x) => x.team === data.team);
+      const who = known ? known.names : (data.team === "NS" ? "North–South" : "East–West");
+      hintText = `The renege's penalty gave ${who} ${-data.points} points: dismissing it takes them back (${data.points}).`;
+      hint.textContent = hintText;
+      hint.hidden = kind.value !== "dismiss_renege";
+    });
+  }
   const form = el("form", {id: "ruling-form", "data-table": target.table},
     el("h3", {}, `Ruling at ${target.title}`),
-    el("label", {class: "field"}, "Ruling ", kind), teamBox, pointsBox, reasonBox, send,
+    el("label", {class: "field"}, "Ruling ", kind), hint, teamBox, pointsBox, reasonBox, send,
     el("div", {id: "ruling-result", role: "status"}));
   kind.addEventListener("change", () => {
     const k = kind.value, scored = k === "dismiss_renege" || k === "adjust_score";
     teamBox.hidden = pointsBox.hidden = !scored;
     reasonBox.hidden = send.hidden = !k;
+    hint.hidden = !(k === "dismiss_renege" && hintText);
   });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
