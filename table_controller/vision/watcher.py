@@ -61,7 +61,7 @@ def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) ->
         size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
         interpolation = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
         crop = np.asarray(cv2.resize(crop, size, interpolation=interpolation), dtype=np.uint8)
-    ok, png = cv2.imencode(".png", crop, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    ok, png = cv2.imencode(".png", crop, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:  # pragma: no cover - an empty crop at the image's edge
         return b""
     return bytes(png)
