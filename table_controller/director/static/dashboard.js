@@ -106,7 +106,7 @@ function drawAlerts(alerts) {
       el("p", {class: "text"}, a.sentence),
       el("div", {class: "buttons"},
         el("button", {type: "button", class: "open-alert", onclick: () => openAlert(a.id)},
-           a.category.startsWith("renege") ? "Open the evidence" : "Open"),
+           a.category === "renege_proven" ? "Open the evidence" : "Open"),
         a.state === "open" ? el("button", {type: "button", class: "ack secondary", onclick: () => setAlert(a.id, "acknowledged")}, "Acknowledge") : null,
         el("button", {type: "button", class: "close secondary", onclick: () => setAlert(a.id, "closed")}, "Close")));
     return li;
@@ -197,7 +197,9 @@ async function openAlert(id) {
   }
   $("alert-detail-evidence").replaceChildren(...parts);
   fill($("alert-detail-actions"),
-    a.state === "open" ? el("button", {type: "button", class: "secondary", onclick: async () => { await setAlert(a.id, "acknowledged"); }}, "Acknowledge (I am on it)") : null,
+    a.state === "open" ? el("button", {type: "button", class: "secondary", onclick: async (e) => {
+      const b = e.currentTarget; await setAlert(a.id, "acknowledged"); b.replaceWith(el("span", {class: "quiet"}, "Acknowledged: you are on it.")); }},
+      "Acknowledge (I am on it)") : null,
     el("button", {type: "button", class: "secondary", onclick: async () => { await setAlert(a.id, "closed"); closeAlert(); }}, "Close the alert (no ruling)"),
     el("button", {type: "button", class: "secondary", onclick: () => { closeAlert(); showTable(a.table); }}, `Show ${a.title}`));
   $("alert-detail").hidden = false;
