@@ -12,6 +12,7 @@ import pytest
 
 from table_controller import transcript
 from table_controller.director.dashboard_history import (
+    claimed_trick,
     hands_of,
     history_entry,
     input_line,
@@ -185,3 +186,35 @@ def test_a_reneges_evidence_is_the_play_and_its_proof_with_the_rule() -> None:
     assert ev["proof"]["caption"] == "Proof: the 10♣ was the upcard, picked up by Cy"
     assert ev["rule"]["text"].startswith('22. A "Revoke" (or "Renege")')
     assert renege_evidence({**alert, "seq": 2}, known, PLAYERS, "T", "td-tournament") is None
+
+
+def test_a_renege_claims_trick_is_shown_card_by_card() -> None:
+    plays = [["E", "AC"], ["S", "JH"], ["W", "QC"], ["N", "JS"]]
+    events: list[dict[str, Any]] = [
+        {"seq": 1, "evidence": True, "input": {"event": "hand_dealt", "upcard": "QS"},
+         "outputs": [{"event": "hand_started", "hand": 1, "dealer": "N", "upcard": "QS"}]},
+    ]  # fmt: skip
+    for n, (seat, card) in enumerate(plays):
+        done = n == len(plays) - 1
+        events.append(
+            {"seq": 2 + n, "evidence": True,
+             "input": {"event": "card_played", "seat": seat, "card": card},
+             "outputs": [{"event": "trick_won", "hand": 1, "trick": 1, "winner": "N",
+                          "plays": plays}] if done else []}
+        )  # fmt: skip
+    events.append(
+        {"seq": 6, "evidence": False, "outputs": [],
+         "input": {"event": "renege_claimed", "by": "E", "against": "S", "trick": 1}}
+    )  # fmt: skip
+    alert = {"table": "table-3", "game": 1, "seq": 6, "kind": "renege_claimed"}
+    shown = claimed_trick(alert, events, PLAYERS)
+    assert [p["caption"] for p in shown] == [
+        "Trick 1: Bo (East) led the A♣",
+        "Trick 1: Cy (South) played the J♥",
+        "Trick 1: Di (West) played the Q♣",
+        "Trick 1: Ann (North) played the J♠",
+    ]
+    assert [p["accused"] for p in shown] == [False, True, False, False]
+    assert shown[1]["url"] == "/evidence/table-3/1/3.png"
+    no_trick = {**events[-1], "input": {"event": "renege_claimed", "by": "E", "against": "S"}}
+    assert claimed_trick(alert, [*events[:-1], no_trick], PLAYERS) == []

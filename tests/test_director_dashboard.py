@@ -22,6 +22,7 @@ from test_director_store import TABLE, feed_messages, real_game
 from test_director_web import ARTIFACTS, World, log_in_page
 
 from table_controller.feed.loadgen import RulesTable
+from table_controller.rules.events import RenegeClaimed
 from table_controller.rules.hand import Phase
 
 CODES = re.compile(r"\b[a-z]+_[a-z_]+\b|\b(?:[9TJQKA]|10)[CDHS]\b")  # hand_dealt, JH, 10C
@@ -55,9 +56,12 @@ def status(table: str, name: str, players: list[str], **extra: Any) -> dict[str,
     }
 
 
-def mid_play(folder: Path, table: str, seed: int, plays: int) -> list[dict[str, Any]]:
+def mid_play(
+    folder: Path, table: str, seed: int, plays: int, *, claim: bool = False
+) -> list[dict[str, Any]]:
     """A game of random legal plays (the load generator's table: no camera, so fast),
-    as feed messages, up to ``plays`` cards into its second hand's play."""
+    as feed messages, up to ``plays`` cards into its second hand's play; with ``claim``,
+    then the second player of that hand's first trick is claimed to have reneged."""
     log = folder / f"{table}.sqlite"
     rules_table = RulesTable(log, name=table, seed=seed)
     played = 0
@@ -68,6 +72,15 @@ def mid_play(folder: Path, table: str, seed: int, plays: int) -> list[dict[str, 
         hand = game.hand
         if hand is not None and hand.number == 2 and game.phase is Phase.PLAYING:
             played = sum(len(t.plays) for t in [*hand.tricks, hand.trick] if t is not None)
+    if claim:
+        assert rules_table.game is not None and rules_table.game_no is not None
+        first = rules_table.game.hand.tricks[0] if rules_table.game.hand else None
+        assert first is not None
+        against = first.plays[1][0]  # the second to play, claimed by the next opponent
+        event = RenegeClaimed(against.left, against, 1)
+        rules_table.game.push(event)
+        game_no = rules_table.game_no
+        rules_table.log.append(game_no, rules_table.log.next_seq(game_no), event, source="button")
     rules_table.close()
     messages, _ = feed_messages(log, table)
     return messages
@@ -86,7 +99,7 @@ class Room:
             if table == TABLE:
                 messages, images = real_game()
             else:
-                messages = mid_play(folder, table, seed, 1 + n % 3)
+                messages = mid_play(folder, table, seed, 5 if n == 0 else 1 + n % 3, claim=n == 0)
             messages = [{**m, "table": table} for m in messages]
             self.messages[table] = messages
             publish(self.feed, topic("status", table), status(table, name, players), retain=True)
@@ -172,6 +185,19 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
         "Table 3: Cy (South) did not follow ♣ clubs in trick 1, playing the J♥ while "
         "holding the 10♣ (the 10♣ was played in trick 2)"
     )
+    # A renege claimed: the claim in words, the trick it names card by card.
+    claim = page.locator('#alerts [data-kind="renege_claimed"]')
+    who = r"(Eve|Finn|Gail|Hugo) \((North|East|South|West)\)"
+    expect(claim).to_contain_text(re.compile(f"Table 1: {who} claims {who} reneged in trick 1"))
+    claim.locator(".open-alert").click()
+    trick = page.locator("#alert-detail .evidence-trick figure")
+    expect(trick.first).to_contain_text("Trick 1: ")
+    assert trick.count() in (3, 4)  # 3 when a loner's partner sits out
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-claim.png"))
+    expect(page.locator("#alert-detail .rule-text")).to_contain_text("RENEGE")
+    no_codes(visible_text(page))
+    page.click("#alert-detail-close")
     # A table goes away: its card and an alert say so.
     publish(room.feed, topic("status", "table-4"), {"v": 1, "table": "table-4", "online": False})
     expect(page.locator('#tables [data-table="table-4"]')).to_contain_text("OFFLINE")

@@ -302,7 +302,46 @@ def renege_evidence(
     }
 
 
+def claimed_trick(
+    alert: Mapping[str, Any], events: Sequence[Mapping[str, Any]], players: Players
+) -> list[dict[str, Any]]:
+    """A renege claim's trick, card by card: each play's picture and caption, the
+    accused's marked, for the director to judge the claim (empty without a trick)."""
+    table, game, seq = alert.get("table"), alert.get("game"), alert.get("seq")
+    claim = next((e for e in events if e.get("seq") == seq), None)
+    inp = (claim or {}).get("input") or {}
+    trick = inp.get("trick")
+    if claim is None or not isinstance(trick, int):
+        return []
+    hand = hands_of(events).get(seq)
+    plays: list[Any] = []
+    for ev in events:
+        for o in ev.get("outputs") or []:
+            if (
+                isinstance(o, dict)
+                and o.get("event") == "trick_won"
+                and o.get("hand") == hand
+                and o.get("trick") == trick
+            ):
+                plays = list(o.get("plays") or [])
+    pictures = played_pictures(events, str(table), int(game or 0))
+    out = []
+    for n, play in enumerate(plays):
+        seat, card = str(play[0]), str(play[1])
+        url = pictures.get((hand, seat, card), (None, None))[0]
+        verb = "led" if n == 0 else "played"
+        out.append(
+            {
+                "url": url,
+                "caption": f"Trick {trick}: {seat_label(players, seat)} {verb} the {face(card)}",
+                "accused": seat == inp.get("against"),
+            }
+        )
+    return out
+
+
 __all__ = [
+    "claimed_trick",
     "hands_of",
     "history_entry",
     "input_line",

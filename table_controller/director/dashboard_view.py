@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from table_controller.director.dashboard_history import (
+    claimed_trick,
     history_entry,
     played_pictures,
     renege_evidence,
@@ -121,6 +122,9 @@ class DashboardView:
             evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
         elif alert["kind"] == "renege_claimed":
             evidence = _rule_only(self.store.rules_of(table)[0])
+            if evidence is not None and isinstance(alert.get("game"), int):
+                events = self.store.events(table, alert["game"])
+                evidence["trick"] = claimed_trick(alert, events, players)
         return {**shown, "evidence": evidence}
 
     def table_detail(

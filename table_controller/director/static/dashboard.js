@@ -191,6 +191,11 @@ async function openAlert(id) {
       figure("evidence-proof", ev.proof, "The proof is the hand itself: no picture."));
     parts.push(pair);
   }
+  if (ev && ev.trick && ev.trick.length) { // a claim: the trick it names, card by card
+    const row = el("div", {class: "evidence-pair evidence-trick"});
+    fill(row, ...ev.trick.map((p) => figure("evidence-play" + (p.accused ? " accused" : ""), p, "No picture of this play.")));
+    parts.push(row);
+  }
   if (ev && ev.rule && ev.rule.text) {
     parts.push(el("blockquote", {class: "rule-text"}, el("p", {}, ev.rule.text),
       el("cite", {}, `${ev.rule.source} (the event's rules: ${ev.rule.preset})`)));
