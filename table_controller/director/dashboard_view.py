@@ -33,6 +33,8 @@ from table_controller.director.store import DirectorStore
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import RenegeProven
 from table_controller.rules.game import Game
+from table_controller.rules.presets import PRESETS
+from table_controller.rules.sources import renege_rule, text_title
 from table_controller.words import renege_sentence
 
 EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
@@ -181,9 +183,7 @@ def _renege(
 
 
 def _rule_only(rules_name: str) -> dict[str, Any] | None:
-    from table_controller.rules.presets import PRESETS
-    from table_controller.rules.sources import renege_rule, text_title
-
+    """A claim's panel before its pictures: the rule the event's preset follows."""
     preset = PRESETS.get(rules_name)
     if preset is None:
         return None
