@@ -9,7 +9,9 @@ ones in docs/images are these)."""
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,6 +111,12 @@ class Room:
                     publish(self.feed, topic(f"evidence/{m['game']}/{m['seq']}", table), png)
                     self.images[(table, m["game"], m["seq"])] = png
                 publish(self.feed, topic("events", table), m)
+        # The tables' heartbeats go on, as a table's do (a ruling not yet acknowledged is
+        # sent again when one comes): table 4's stops when it goes offline.
+        self.beating = {t: status(t, n, p) for t, n, p, _ in TABLES}
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._heartbeats, daemon=True)
+        self._beat.start()
         store = world.store
         wait_until(
             "every event and picture stored",
@@ -118,7 +126,20 @@ class Room:
             ),
         )
 
+    def _heartbeats(self) -> None:
+        while not self._stop.wait(2.0):
+            for table, beat in list(self.beating.items()):
+                beat = {**beat, "at": time.time()}
+                self.feed.publish(topic("status", table), json.dumps(beat), qos=1, retain=True)
+
+    def offline(self, table: str) -> None:
+        """The table goes: its heartbeat stops and its last will is published."""
+        self.beating.pop(table, None)
+        publish(self.feed, topic("status", table), {"v": 1, "table": table, "online": False})
+
     def close(self) -> None:
+        self._stop.set()
+        self._beat.join()
         self.feed.loop_stop()
         self.feed.disconnect()
 
@@ -199,7 +220,7 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
     no_codes(visible_text(page))
     page.click("#alert-detail-close")
     # A table goes away: its card and an alert say so.
-    publish(room.feed, topic("status", "table-4"), {"v": 1, "table": "table-4", "online": False})
+    room.offline("table-4")
     expect(page.locator('#tables [data-table="table-4"]')).to_contain_text("OFFLINE")
     expect(page.locator('#alerts [data-kind="offline"]')).to_contain_text("Table 4 is offline")
     # Every section that has nothing to show is not shown: no event yet, only its call.

@@ -343,6 +343,9 @@ async function checkRuling() {
   const w = watching;
   if (!w) return;
   const {ok, data} = await getJSON(`/api/tables/${encodeURIComponent(w.table)}`);
+  // Answers may come back out of order: once the table's answer is shown, an older
+  // reading (still pending) must not replace it.
+  if (watching !== w) return;
   const r = ok && data.rulings.find((x) => x.ruling_id === w.id);
   const out = $("ruling-result");
   if (!r || !out) return;
