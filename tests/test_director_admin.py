@@ -616,7 +616,7 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     expect(page.locator("#event-bracket")).to_contain_text("R2-M1 golds v ?")
     expect(page.locator("#event-done")).to_contain_text("won by Golds (Gus & Hal)")
     expect(page.locator("#event-history")).to_contain_text(
-        "ann: match_corrected – NS and EW swapped on the score card"
+        "ann: match corrected – NS and EW swapped on the score card"
     )
 
 
@@ -716,5 +716,5 @@ def test_director_records_the_final_in_the_page(page: Page, served: Served) -> N
     expect(page.locator("#event-done")).to_contain_text("(corrected; it was the final")
     expect(page.locator("#final-correct")).not_to_be_checked()
     expect(page.locator("#event-history")).to_contain_text(
-        "ann: final_corrected – the tie-break was misread"
+        "ann: final corrected – the tie-break was misread"
     )

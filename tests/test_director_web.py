@@ -212,7 +212,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     log_in_page(page)
     expect(page.locator("#who-name")).to_have_text("ann")
     card = page.locator(f'.table-card[data-table="{TABLE}"]')
-    expect(card).to_contain_text("online")
+    expect(card).to_contain_text("Online")
     expect(page.locator(".table-card")).to_have_count(2)
     # The game arrives while the dashboard is open: the alert comes up live.
     for m in messages:
@@ -227,7 +227,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     )
     # The table's live view and history, with the renege's evidence pictures.
     card.click()
-    expect(page.locator("#detail-name")).to_have_text(TABLE)
+    expect(page.locator("#detail-name")).to_have_text(TABLE)  # no name in its status
     expect(page.locator("#history li")).to_have_count(len(messages))
     expect(page.locator("#detail-reneges .renege")).to_contain_text("did not follow")
     images_shown = page.locator("#detail-reneges img")
@@ -236,21 +236,26 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
         "the pictures loaded",
         lambda: images_shown.first.evaluate("img => img.complete && img.naturalWidth > 0"),
     )
-    # With no reason: refused; with a reason: signed, sent, applied.
-    alert.locator("button.rule").click()
-    expect(page.locator("#ruling-points")).to_have_value("-2")
+    # The ruling, from the alert: the kind first; with no reason: refused; with a
+    # reason: signed, sent, applied.
+    alert.locator("button.open-alert").click()
+    expect(page.locator("#alert-detail")).to_be_visible()
     page.select_option("#ruling-kind", "dismiss_renege")
+    expect(page.locator("#ruling-points")).to_have_value("")  # nothing chosen for them
+    page.select_option("#ruling-team", "EW")
+    page.fill("#ruling-points", "-2")
     page.fill("#ruling-reason", "")
     page.click("#ruling-send")
     expect(page.locator("#ruling-result")).to_contain_text("needs a reason")
     page.fill("#ruling-reason", "the proof card was misread; the player followed suit")
     page.click("#ruling-send")
-    expect(page.locator("#ruling-result")).to_contain_text("Ruling sent to club-night-3")
+    expect(page.locator("#ruling-result")).to_contain_text("applied")
     wait_until("the table's ack", lambda: world.store.rulings()[0]["ack_ok"] is True)
     (sent,) = world.rulings
     assert sent["kind"] == "dismiss_renege" and sent["director"] == "ann"
     assert sent["event"]["event"] == "score_adjusted" and sent["event"]["points"] == -2
     # The alert the ruling answered is closed; the ruling shows as applied.
+    page.click("#alert-detail-close")
     expect(page.locator('#alerts li[data-kind="renege_proven"]')).to_have_count(0)
     card.click()
     expect(page.locator("#detail-rulings")).to_contain_text("applied by the table")
@@ -263,14 +268,12 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
         retain=True,
     )
     expect(card).to_contain_text("OFFLINE")
-    expect(page.locator('#alerts li[data-kind="table_offline"]')).to_have_count(1)
+    expect(page.locator('#alerts li[data-kind="offline"]')).to_have_count(1)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
     # Acknowledged from the dashboard, in the audit under the director's name.
-    page.locator('#alerts li[data-kind="table_offline"] button.ack').click()
-    expect(page.locator('#alerts li[data-kind="table_offline"]')).to_contain_text(
-        "acknowledged (ann)"
-    )
+    page.locator('#alerts li[data-kind="offline"] button.ack').click()
+    expect(page.locator('#alerts li[data-kind="offline"]')).to_contain_text("acknowledged by ann")
     actions = [(a["who"], a["action"]) for a in world.store.audit()]
     assert ("ann", "ruling_sent") in actions and ("ann", "alert_acknowledged") in actions
     assert (f"table {TABLE}", "ruling_applied") in actions

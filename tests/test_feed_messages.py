@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from table_controller.cards import Card
 from table_controller.feed import messages
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import CardsExchanged, DealerDiscarded, HandDealt
 from table_controller.seats import Seat
+from table_controller.table.config import demo_config
+from table_controller.table.simulated import FAST, simulated_table
 
 
 def test_ids_and_topics() -> None:
@@ -57,3 +61,21 @@ def test_a_marks_since_and_behind_that_are_not_numbers_are_left_out() -> None:
         assert messages.received_since({"since": bad}) is None
         assert messages.received_behind({"behind": bad}) == 0.0
     assert messages.received_behind({"behind": -4}) == 0.0  # never sooner than resend_after
+
+
+def test_a_tables_heartbeat_carries_its_name(tmp_path: Path) -> None:
+    """``name`` is what a person reads (the config's ``[table] name``); ``table`` (its
+    id) stays the key. The table's own status gives it."""
+    beat = messages.status_message(
+        table="club-night-3", name="Club Night 3", at=1.0, every=10.0, game=1, hand=2,
+        phase="playing", scores=(0, 2), players={"N": "Ann"}, faults=(), backlog=0,
+    )  # fmt: skip
+    assert (beat["table"], beat["name"]) == ("club-night-3", "Club Night 3")
+    old = messages.status_message(
+        table="t-1", at=1.0, every=10.0, game=None, hand=None, phase=None, scores=(0, 0),
+        players={}, faults=(), backlog=0,
+    )  # fmt: skip
+    assert old["name"] is None
+    config = demo_config(tmp_path)
+    table = simulated_table(config, seed=1, pace=FAST, serve_page=False)
+    assert table.core.status()["name"] == config.name

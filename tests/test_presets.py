@@ -64,3 +64,16 @@ def test_unknown_preset() -> None:
 def test_options_round_trip_as_json() -> None:
     for p in PRESETS.values():
         assert Rules().with_options(p.rules.options()) == p.rules
+
+
+def test_each_rule_texts_renege_rule_is_quoted_word_for_word() -> None:
+    """The dashboard quotes each text's rule on a renege beside the evidence: the quote
+    is the text's own words (white space aside), for every preset's text."""
+    from table_controller.rules.sources import RENEGE_RULES, renege_rule
+
+    assert {p.source for p in PRESETS.values()} <= set(RENEGE_RULES)
+    if not SEEDS.is_dir():
+        pytest.skip("the rule texts are not beside the project")
+    for source, quote in RENEGE_RULES.items():
+        text = " ".join((SEEDS / source).read_text(encoding="utf-8").split())
+        assert renege_rule(source) == quote and " ".join(quote.split()) in text, source

@@ -51,6 +51,10 @@ def test_a_card_laid_becomes_that_seat_s_play_with_evidence() -> None:
     assert seen[0].evidence
     crop = cv2.imdecode(np.frombuffer(seen[0].evidence, np.uint8), cv2.IMREAD_GRAYSCALE)
     assert JH in {s.card for s in family("aruco").read(crop)}
+    # Large enough for the director to judge (the card with a margin of the table,
+    # 320 px at least on its shorter side), small enough to send over MQTT.
+    assert 320 <= min(crop.shape[:2]) <= 480 and max(crop.shape[:2]) <= 2 * min(crop.shape[:2])
+    assert len(seen[0].evidence) < 400_000
 
 
 def test_one_marker_is_enough_and_a_gathered_trick_moves() -> None:

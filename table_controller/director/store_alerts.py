@@ -14,8 +14,14 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from table_controller.director.dashboard_words import (
+    irregularity_sentence,
+    renege_event,
+    seat_label,
+)
 from table_controller.director.store_core import StoreCore
 from table_controller.director.store_db import Database, StoreError
+from table_controller.words import renege_sentence
 
 FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
 ALERT_KINDS = (
@@ -175,26 +181,29 @@ class Alerts:
 
 def event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[str, str]]:
     """The alerts one event raises: a renege claimed (an input), a renege proven or an
-    irregularity found (outputs), in words for the director."""
+    irregularity found (outputs), in words for the director (seats by their names, cards
+    by their faces; the dashboard adds the table's and the players' names)."""
     if inp.get("event") == "renege_claimed":
         trick = inp.get("trick")
         where = f" in trick {trick}" if isinstance(trick, int) else ""
-        yield "renege_claimed", f"{inp.get('by')} claims {inp.get('against')} reneged{where}"
+        yield (
+            "renege_claimed",
+            f"{seat_label({}, inp.get('by'))} claims {seat_label({}, inp.get('against'))} "
+            f"reneged{where}",
+        )
     for o in outputs:
         if not isinstance(o, dict):
             continue
         if o.get("event") == "renege_proven":
-            yield (
-                "renege_proven",
-                (
-                    f"renege proven: {o.get('seat')} did not follow {o.get('suit')} in trick "
-                    f"{o.get('trick')} of hand {o.get('hand')}, playing {o.get('played')} while "
-                    f"holding {o.get('proof')} (shown in trick {o.get('proof_trick')})"
-                ),
+            ev = renege_event(o)
+            text = (
+                f"renege proven in hand {ev.hand}: {renege_sentence(ev)}"
+                if ev is not None
+                else "renege proven (the table's message cannot be read: open the table)"
             )
+            yield "renege_proven", text
         elif o.get("event") == "irregularity_found":
-            detail = o.get("detail")
-            yield "irregularity_found", f"{o.get('kind')} ({o.get('seat')}): {detail}"
+            yield "irregularity_found", irregularity_sentence(o, {})
 
 
 __all__ = ["ALERT_KINDS", "ALERT_STATES", "FAULT_KINDS", "Alerts", "event_alerts"]

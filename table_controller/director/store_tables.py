@@ -143,6 +143,7 @@ class TableStatus:
                     "players": st.get("players") or {},
                     "faults": st.get("faults") or [],
                     "backlog": st.get("backlog"),
+                    "name": st["name"] if isinstance(st.get("name"), str) else None,
                 }
             )
         return out

@@ -50,6 +50,8 @@ from starlette.types import ASGIApp
 
 from table_controller.cards import Card
 from table_controller.director import event_forms
+from table_controller.director.dashboard_view import DashboardView
+from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
@@ -98,6 +100,8 @@ def table_standings(store: DirectorStore) -> list[dict[str, Any]]:
     rounds, 12-hand rounds, brackets) plug in as ``DirectorPage(standings=...)``."""
     rows = []
     for t in store.tables():
+        players = t["players"]
+        names = {team: team_names(players, team) for team in ("NS", "EW")}
         for game in store.games(t["table"]):
             proj = store.projection(t["table"], game)
             ns, ew = proj.game.team_scores()
@@ -105,15 +109,19 @@ def table_standings(store: DirectorStore) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "table": t["table"],
+                    "title": table_title(t["table"], t.get("name")),
                     "game": game,
                     "NS": ns,
                     "EW": ew,
-                    "players": t["players"],
+                    "NS_names": names["NS"],
+                    "EW_names": names["EW"],
+                    "players": players,
                     "winner": None if winner is None else winner.name,
+                    "winner_text": None if winner is None else names[winner.name],
                     "hands": proj.game.hands_counted,
                 }
             )
-    return rows
+    return sorted(rows, key=lambda r: (title_order(r["title"]), r["game"]))
 
 
 class DirectorPage:
@@ -137,6 +145,7 @@ class DirectorPage:
         self.service = service
         self.admin = admin if admin is not None else EventsAdmin(store)
         self.public = PublicView(store, self.admin, delay=public_delay)
+        self.view = DashboardView(store)
         self.throttle = throttle if throttle is not None else LoginThrottle()
         self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
         self._title = title
@@ -169,6 +178,7 @@ class DirectorPage:
             Route("/api/tables/{table}", login(self._table)),
             Route("/api/alerts/{alert}", login(self._alert), methods=["POST"]),
             Route("/api/alerts/{alert}/defaults", login(self._defaults)),
+            Route("/api/alerts/{alert}/detail", login(self._alert_detail)),
             Route("/api/rulings", login(self._ruling), methods=["POST"]),
             Route("/api/audit", login(self._audit)),
             Route("/api/event", login(self._event)),
@@ -241,10 +251,17 @@ class DirectorPage:
         for a in alerts:
             if a["state"] == "open":
                 open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
-        tables = [
-            {**t, "events": counts.get(t["table"], 0), "alerts": open_by_table.get(t["table"], 0)}
-            for t in self.store.tables()
-        ]
+        tables = self.view.tables(
+            [
+                {
+                    **t,
+                    "events": counts.get(t["table"], 0),
+                    "alerts": open_by_table.get(t["table"], 0),
+                }
+                for t in self.store.tables()
+            ]
+        )
+        alerts = self.view.alerts(alerts, tables)
         try:
             standings = self._standings(self.store)
         except Exception as exc:  # the format's code must never take the dashboard down
@@ -504,8 +521,10 @@ class DirectorPage:
                 rules_name=self.store.rules_of(table)[0],
             )
             problem = proj.problem
+        detail = self.view.table_detail(table, game, events, HISTORY)
         return SafeJSON(
             {
+                **detail,
                 "table": table,
                 "games": games,
                 "game": game,
@@ -513,7 +532,6 @@ class DirectorPage:
                 "applied": None if proj is None else proj.applied,
                 "missing": None if proj is None else proj.missing,
                 "problem": problem,
-                "history": events[-HISTORY:],
                 "rulings": self.store.rulings(table),
                 "status": self.store.status_history(table)[-20:],
             }
@@ -537,6 +555,14 @@ class DirectorPage:
         if alert is None:
             raise Refused(404, "there is no such alert", "reload the dashboard")
         return SafeJSON(ruling_defaults(alert, self.store))
+
+    def _alert_detail(self, request: Request) -> Response:
+        """An alert's panel: its sentence, and a renege's evidence and rule, in words."""
+        aid = _number(request.path_params["alert"])
+        alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
+        if alert is None:
+            raise Refused(404, "there is no such alert", "reload the dashboard")
+        return SafeJSON(self.view.alert_detail(alert))
 
     def _audit(self, request: Request) -> Response:
         return SafeJSON(self.store.audit())

@@ -40,6 +40,7 @@ class RulesTable:
 
     def __init__(self, log_path: str | Path, *, name: str, seed: int, rules: str = RULES):
         self.log = EventLog(log_path, table=name)
+        self.name = name
         self.rules = rules
         self.rng = random.Random(seed)
         self.choose = random_choice(self.rng)
@@ -80,6 +81,7 @@ class RulesTable:
         game = self.game
         hand = game.hand or game.last_hand if game is not None else None
         return {
+            "name": self.name,
             "game": self.game_no,
             "hand": hand.number if hand is not None else None,
             "phase": game.phase.name.lower() if game is not None else None,

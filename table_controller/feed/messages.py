@@ -154,12 +154,16 @@ def status_message(
     faults: Sequence[Mapping[str, Any]],
     backlog: int,
     unconfirmed: int | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """The table's heartbeat (retained on ``status``). ``backlog``: events the broker
-    has not acknowledged; ``unconfirmed``: events the director has not yet confirmed."""
+    has not acknowledged; ``unconfirmed``: events the director has not yet confirmed;
+    ``name``: the table's name as its config writes it ("Table 1", "Maple"), what a
+    person reads where ``table`` (the id, ``table-1``) is the key."""
     return {
         "v": VERSION,
         "table": table,
+        "name": name,
         "online": True,
         "at": at,
         "every": every,

@@ -140,7 +140,8 @@ class Publisher:
 
     def set_status(self, status: Mapping[str, Any]) -> None:
         """The table's state for the heartbeat: game, hand, phase, scores, players,
-        faults (messages.status_message's keyword arguments but table, at, every, backlog)."""
+        faults, name (messages.status_message's keyword arguments but table, at, every,
+        backlog)."""
         self._items.put(("status", dict(status)))
 
     def answer(self, ruling_id: str, ok: bool, problem: str | None) -> None:
@@ -483,6 +484,7 @@ class Publisher:
             faults=status.get("faults", ()),
             backlog=self._outbox.backlog(),
             unconfirmed=self._outbox.backlog(self._safe),
+            name=status.get("name"),
         )
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 

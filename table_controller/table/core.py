@@ -339,6 +339,7 @@ class TableCore:
         game = self.game
         hand = game.hand or game.last_hand
         return {
+            "name": self.config.name,
             "game": self.game_no,
             "hand": hand.number if hand is not None else None,
             "phase": game.phase.value,

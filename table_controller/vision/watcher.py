@@ -25,7 +25,11 @@ from table_controller.vision.layout import CARD_H, Calibration
 from table_controller.vision.markers import MarkerFamily
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
 
-EVIDENCE_MM = CARD_H * 1.3  # the side of the square of table kept around a card
+EVIDENCE_MM = CARD_H * 1.8  # the side of the square of table kept around a card: the
+# card, its marker and a margin of the mat and its neighbours, for the director to judge
+EVIDENCE_MIN_PX = 320  # the crop's shorter side, at least (upscaled only when the camera
+# gives fewer pixels): the director reads the card's corner and marker on it
+EVIDENCE_MAX_PX = 480  # and at most (downscaled): a PNG of a few hundred KB over MQTT
 CALM_LOOKS = 15  # a card unread whose place shows no mat this many looks running ...
 CALM_EVERY = 4  # ... is looked at one frame in this many
 
@@ -39,14 +43,27 @@ class Seen:
 
 
 def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) -> bytes:
-    """PNG of the frame around the table point (x, y) mm."""
+    """PNG of the frame around the table point (x, y) mm: the card with a margin of
+    the table around it, its shorter side scaled to between ``EVIDENCE_MIN_PX`` and
+    ``EVIDENCE_MAX_PX`` (enlarged only when the camera gave fewer pixels)."""
     h = EVIDENCE_MM / 2
     square = np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]])
     px = table_to_image(calibration, square)
     height, width = frame.shape[:2]
     x0, y0 = np.clip(np.floor(px.min(axis=0)), 0, [width, height]).astype(int)
     x1, y1 = np.clip(np.ceil(px.max(axis=0)), 0, [width, height]).astype(int)
-    ok, png = cv2.imencode(".png", frame[y0:y1, x0:x1])
+    crop: Image = frame[y0:y1, x0:x1]
+    if crop.size == 0:  # pragma: no cover - the point is off the picture
+        return b""
+    short = min(crop.shape[:2])
+    scale = max(EVIDENCE_MIN_PX / short, 1.0) if short < EVIDENCE_MIN_PX else 1.0
+    if short * scale > EVIDENCE_MAX_PX:
+        scale = EVIDENCE_MAX_PX / short
+    if scale != 1.0:
+        size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
+        interpolation = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
+        crop = np.asarray(cv2.resize(crop, size, interpolation=interpolation), dtype=np.uint8)
+    ok, png = cv2.imencode(".png", crop, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if not ok:  # pragma: no cover - an empty crop at the image's edge
         return b""
     return bytes(png)

@@ -43,6 +43,7 @@ from table_controller.director.public import PublicView
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.tls import make_certs
+from table_controller.words import card_face
 
 
 class Clock:
@@ -117,6 +118,7 @@ DIRECTOR_READS = (
     "api/audit",
     "api/event",
     "api/alerts/1/defaults",
+    "api/alerts/1/detail",
     f"evidence/{TABLE}/1/1.png",
 )
 
@@ -137,7 +139,8 @@ def test_every_director_read_needs_a_login(director: Director) -> None:
     # Logged in, the same reads answer.
     cookie = log_in(director.url)
     assert get_json(director.url + f"api/tables/{TABLE}", cookie)["table"] == TABLE
-    assert director.held in json.dumps(get_json(director.url + f"api/tables/{TABLE}", cookie))
+    shown = json.dumps(get_json(director.url + f"api/tables/{TABLE}", cookie), ensure_ascii=False)
+    assert card_face(director.held) in shown  # the director sees the held card, in words
     with urllib.request.urlopen(
         urllib.request.Request(director.url + "events", headers={"Cookie": f"{COOKIE}={cookie}"}),
         timeout=WAIT,
@@ -443,7 +446,8 @@ def test_a_status_with_a_bad_every_does_not_break_the_view(tmp_path: Path, every
 
 ROUTES = (
     "", "public", "api/public", "api/me", "api/login", "api/logout", "events", "api/overview",
-    "api/tables/{s}", "api/alerts/{s}", "api/alerts/{s}/defaults", "api/rulings", "api/audit",
+    "api/tables/{s}", "api/alerts/{s}", "api/alerts/{s}/defaults", "api/alerts/{s}/detail",
+    "api/rulings", "api/audit",
     "api/event", "api/event/{s}", "evidence/{s}/{s}/{s}.png", "static/{s}", "{s}",
 )  # fmt: skip
 segment = st.one_of(

@@ -1,20 +1,27 @@
-// The director's dashboard: draws the overview pushed over SSE, reads a table's
-// detail on demand, and posts logins, alert changes and rulings as JSON.
+// The director's dashboard: draws the overview pushed over SSE, reads a table's detail
+// and an alert's evidence on demand, and posts logins, alert changes and rulings as
+// JSON. Every word shown comes from the server (title, phase_text, sentence, ...):
+// this script places them and maps no code to words of its own.
 "use strict";
 const $ = (id) => document.getElementById(id);
 let overview = null;
 let openTable = null;
 let counts = {};
+let watching = null; // the ruling just sent: {id, table, title}, until the table answers
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
     if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
+    else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
   return e;
 }
+
+// replaceChildren without the parts that are not there (null: nothing to show)
+function fill(box, ...children) { box.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false)); }
 
 async function post(url, body) {
   const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
@@ -24,8 +31,20 @@ async function post(url, body) {
   return data;
 }
 
+async function getJSON(url) {
+  const r = await fetch(url, {credentials: "same-origin"});
+  let data = {};
+  try { data = await r.json(); } catch (e) { data = {problem: "no answer", fix: "try again"}; }
+  return {ok: r.ok, data};
+}
+
 function words(problemReply) {
   return problemReply.problem + (problemReply.fix ? ": " + problemReply.fix : "");
+}
+
+function titleOf(table) {
+  const t = overview && overview.tables.find((x) => x.table === table);
+  return t ? t.title : table;
 }
 
 // --- login -------------------------------------------------------------------------
@@ -40,7 +59,7 @@ async function refreshMe() {
   if (me.public_port) {
     $("public-link").href = `${location.protocol}//${location.hostname}:${me.public_port}/public`;
   }
-  if (me.director) connect(); else disconnect();
+  if (me.director) connect(); else { disconnect(); closeAlert(); closeRuling(); }
 }
 $("login-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -52,65 +71,60 @@ $("login-form").addEventListener("submit", async (ev) => {
 $("logout").addEventListener("click", async () => { await post("/api/logout"); refreshMe(); });
 
 // --- the overview --------------------------------------------------------------------
+function line(cls, label, text) {
+  return text ? el("div", {class: cls}, label ? el("span", {class: "label"}, label) : null, text) : null;
+}
+
 function drawTables(tables) {
-  const box = $("tables");
-  box.replaceChildren(...tables.map((t) => {
-    const score = t.scores ? `NS ${t.scores[0]} – EW ${t.scores[1]}` : "";
-    const card = el("div", {class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : ""),
-                            "data-table": t.table, onclick: () => showTable(t.table)},
-      el("div", {class: "name"}, t.table),
-      el("div", {class: "online"}, t.online ? "online" : "OFFLINE"),
-      el("div", {class: "hand"}, t.hand ? `game ${t.game}, hand ${t.hand}, ${t.phase || ""}` : (t.phase || "")),
-      el("div", {class: "score"}, score),
-      el("div", {class: "faults"}, (t.faults || []).map((f) => `${f.what}: ${f.problem}`).join("; ")),
-      el("div", {class: "alerts-count"}, t.alerts ? `${t.alerts} open alert(s)` : ""),
-      t.backlog ? el("div", {class: "backlog"}, `${t.backlog} message(s) not yet sent`) : null);
-    return card;
+  $("tables").replaceChildren(...tables.map((t) => {
+    const teams = el("div", {class: "teams"}, ...t.teams.map((team) => el("div", {class: "team", "data-team": team.team},
+      el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score)))));
+    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : ""),
+                         "data-table": t.table, onclick: () => showTable(t.table)},
+      el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
+         el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
+      teams,
+      line("phase", null, [t.phase_text, t.hand_text].filter(Boolean).join(" · ")),
+      line("turn", "Turn: ", t.turn_text),
+      t.trump_text ? el("div", {class: "trump" + (t.trump_red ? " red" : "")}, el("span", {class: "label"}, "Trump: "), t.trump_text) : null,
+      t.alerts ? el("div", {class: "alerts-count"}, t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`) : null,
+      (t.faults || []).length ? el("div", {class: "faults"}, t.faults.map((f) => `${f.what}: ${f.problem}`).join("; ")) : null,
+      t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null);
   }));
-  $("table-count").textContent = `(${tables.length})`;
-  const sel = $("ruling-table");
-  const chosen = sel.value;
-  sel.replaceChildren(...tables.map((t) => el("option", {value: t.table}, t.table)));
-  if (chosen) sel.value = chosen;
+  $("table-count").textContent = tables.length ? `(${tables.length})` : "";
+  $("no-tables").hidden = tables.length > 0;
 }
 
 function drawAlerts(alerts) {
-  $("alert-count").textContent = `(${alerts.filter((a) => a.state === "open").length} open)`;
+  const open = alerts.filter((a) => a.state === "open").length;
+  $("alert-count").textContent = alerts.length ? `(${open} open)` : "";
+  $("no-alerts").hidden = alerts.length > 0;
   $("alerts").replaceChildren(...alerts.map((a) => {
-    const li = el("li", {class: "alert " + a.state, "data-id": a.id, "data-kind": a.kind, "data-table": a.table},
-      el("span", {class: "kind"}, a.kind.replace(/_/g, " ")), " ",
-      el("a", {href: "#", onclick: (e) => { e.preventDefault(); showTable(a.table); }}, a.table), ": ",
-      el("span", {class: "text"}, a.text), " ",
-      el("span", {class: "state"}, a.state + (a.who ? ` (${a.who})` : "")), " ");
-    if (a.state === "open") li.append(el("button", {class: "ack", onclick: () => setAlert(a.id, "acknowledged")}, "Acknowledge"), " ");
-    li.append(el("button", {class: "close", onclick: () => setAlert(a.id, "closed")}, "Close"));
-    if (a.kind === "renege_proven" || a.kind === "renege_claimed") {
-      li.append(" ", el("button", {class: "rule", onclick: () => ruleOn(a)}, "Rule…"));
-    }
+    const li = el("li", {class: "alert " + a.state, "data-alert": a.id, "data-kind": a.category},
+      el("div", {class: "alert-head"}, el("span", {class: "kind"}, a.heading),
+         el("span", {class: "state"}, a.state === "open" ? "" : `${a.state}${a.who ? " by " + a.who : ""}`)),
+      el("p", {class: "text"}, a.sentence),
+      el("div", {class: "buttons"},
+        el("button", {type: "button", class: "open-alert", onclick: () => openAlert(a.id)},
+           a.category === "renege_proven" ? "Open the evidence" : "Open"),
+        a.state === "open" ? el("button", {type: "button", class: "ack secondary", onclick: () => setAlert(a.id, "acknowledged")}, "Acknowledge") : null,
+        el("button", {type: "button", class: "close secondary", onclick: () => setAlert(a.id, "closed")}, "Close")));
     return li;
   }));
 }
 
 async function setAlert(id, state) {
   const r = await post(`/api/alerts/${id}`, {state});
-  if (!r.ok) alert(words(r));
-}
-
-async function ruleOn(a) {
-  $("ruling-table").value = a.table;
-  $("ruling-alert").value = a.id;
-  $("ruling-kind").value = "confirm_renege";
-  const d = await (await fetch(`/api/alerts/${a.id}/defaults`, {credentials: "same-origin"})).json();
-  if (d.team) { $("ruling-team").value = d.team; $("ruling-points").value = d.points; }
-  $("ruling-reason").focus();
+  if (!r.ok) window.alert(words(r));
 }
 
 function drawStandings(rows) {
   const body = $("standings").querySelector("tbody");
-  body.replaceChildren(...rows.map((r) => r.problem ? el("tr", {}, el("td", {colspan: 7, class: "problem"}, r.problem)) :
-    el("tr", {}, el("td", {}, r.table), el("td", {}, String(r.game)),
-       el("td", {}, ["N", "E", "S", "W"].map((s) => (r.players || {})[s]).filter(Boolean).join(", ")), el("td", {}, String(r.NS)),
-       el("td", {}, String(r.EW)), el("td", {}, String(r.hands)), el("td", {}, r.winner || ""))));
+  $("standings-section").hidden = !rows.length;
+  body.replaceChildren(...rows.map((r) => r.problem ? el("tr", {}, el("td", {colspan: 6, class: "problem"}, r.problem)) :
+    el("tr", {}, el("td", {}, r.title || r.table), el("td", {}, String(r.game)),
+       el("td", {}, `${r.NS_names || ""} ${r.NS}`), el("td", {}, `${r.EW_names || ""} ${r.EW}`),
+       el("td", {}, String(r.hands)), el("td", {}, r.winner_text || r.winner || ""))));
 }
 
 function draw(snap) {
@@ -125,50 +139,127 @@ function draw(snap) {
   drawStandings(snap.standings);
   const b = snap.broker;
   $("broker").textContent = b === null ? "not connected to the tables" :
-    (b.connected ? "broker connected" : ("broker: " + (b.problem || "connecting…")));
+    (b.connected ? "" : ("Broker: " + (b.problem || "connecting…")));
   let reload = false;
   for (const t of snap.tables) {
     if (t.table === openTable && counts[t.table] !== t.events) reload = true;
     counts[t.table] = t.events;
   }
   if (reload || (openTable && snap.changed.includes(openTable))) showTable(openTable);
-  if (window.tcEvent) window.tcEvent.draw(snap.event);
+  if (watching && snap.changed.includes(watching.table)) checkRuling();
+  if (window.tcEvent) window.tcEvent.draw(snap.event, Object.fromEntries(snap.tables.map((t) => [t.table, t.title])));
   document.body.dataset.version = snap.version;
 }
 
-// --- a table -------------------------------------------------------------------------
-async function showTable(name) {
-  openTable = name;
-  const r = await fetch(`/api/tables/${encodeURIComponent(name)}`, {credentials: "same-origin"});
-  const d = await r.json();
-  if (!r.ok) { $("detail-summary").textContent = words(d); return; }
-  $("detail-section").hidden = false;
-  $("detail-name").textContent = name;
-  $("detail-game").textContent = d.game ? `game ${d.game}` : "";
-  $("ruling-table").value = name;
-  const v = d.view;
-  if (v) {
-    const trump = v.trump ? ` trump ${v.trump.name || v.trump.suit || ""}` : "";
-    $("detail-summary").textContent = `NS ${v.score.NS} – EW ${v.score.EW}; hand ${v.hand ?? "–"}; ${v.expecting}${trump}` +
-      (d.missing ? ` (waiting for event ${d.missing})` : "") + (d.problem ? ` (${d.problem})` : "");
-    $("detail-seats").replaceChildren(...v.seats.map((s) => el("span", {class: "seat", "data-seat": s.seat},
-      `${s.words}: ${s.name}${s.dealer ? " (dealer)" : ""}${s.card ? " plays " + s.card.text : ""}`)));
-    $("detail-reneges").replaceChildren(...v.reneges.map((rn) => el("div", {class: "renege"},
-      el("div", {}, `Renege ${rn.status}: ${rn.text}`),
-      el("div", {class: "evidence"}, ...rn.evidence.map((e) => el("img", {src: e.url, alt: e.card, title: e.card}))))));
-    $("detail-irregularities").replaceChildren(...v.irregularities.map((i) => el("div", {class: "irregularity"}, `${i.title}: ${i.text}`)));
-  }
-  $("detail-rulings").replaceChildren(...d.rulings.map(rulingLine));
-  $("history").replaceChildren(...d.history.slice().reverse().map((e) => {
-    const outs = e.outputs.map((o) => o.event).join(", ");
-    const li = el("li", {"data-seq": e.seq}, `${e.seq}. ${e.input.event}` +
-      (e.input.seat ? ` ${e.input.seat}` : "") + (e.input.card ? ` ${e.input.card}` : "") + (outs ? ` → ${outs}` : ""));
-    if (e.evidence) li.append(" ", el("a", {href: `/evidence/${encodeURIComponent(name)}/${e.game}/${e.seq}.png`, target: "_blank"}, "picture"));
-    return li;
-  }));
+// --- pictures, large, in the page ----------------------------------------------------
+function showPicture(url, caption) {
+  $("lightbox-image").src = url;
+  $("lightbox-image").alt = caption;
+  $("lightbox-caption").textContent = caption;
+  $("lightbox").hidden = false;
+  $("lightbox-close").focus();
+}
+function closePicture() { $("lightbox").hidden = true; $("lightbox-image").removeAttribute("src"); }
+$("lightbox").addEventListener("click", closePicture);
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  if (!$("lightbox").hidden) closePicture(); else if (!$("alert-detail").hidden) closeAlert();
+});
+
+function figure(cls, pic, fallback) {
+  if (!pic) return null;
+  const body = pic.url ?
+    el("img", {class: cls, src: pic.url, alt: pic.caption, onclick: () => showPicture(pic.url, pic.caption)}) :
+    el("div", {class: `no-picture ${cls}-missing`}, fallback);
+  return el("figure", {class: "evidence-figure"}, body, el("figcaption", {}, pic.caption));
 }
 
-// --- rulings -------------------------------------------------------------------------
+// --- an alert's panel ------------------------------------------------------------------
+let openAlertId = null;
+async function openAlert(id) {
+  openAlertId = id;
+  const {ok, data} = await getJSON(`/api/alerts/${id}/detail`);
+  if (!ok) { window.alert(words(data)); return; }
+  const a = data;
+  $("alert-detail-heading").textContent = `${a.heading}: ${a.title}`;
+  $("alert-detail-sentence").textContent = a.sentence;
+  const ev = a.evidence;
+  const parts = [];
+  if (ev && (ev.offence || ev.proof)) {
+    const pair = el("div", {class: "evidence-pair"});
+    fill(pair, figure("evidence-offence", ev.offence, "No picture of this play was received."),
+      figure("evidence-proof", ev.proof, "The proof is the hand itself: no picture."));
+    parts.push(pair);
+  }
+  if (ev && ev.trick && ev.trick.length) { // a claim: the trick it names, card by card
+    const row = el("div", {class: "evidence-pair evidence-trick"});
+    fill(row, ...ev.trick.map((p) => figure("evidence-play" + (p.accused ? " accused" : ""), p, "No picture of this play.")));
+    parts.push(row);
+  }
+  if (ev && ev.rule && ev.rule.text) {
+    parts.push(el("blockquote", {class: "rule-text"}, el("p", {}, ev.rule.text),
+      el("cite", {}, `${ev.rule.source} (the event's rules: ${ev.rule.preset})`)));
+  }
+  $("alert-detail-evidence").replaceChildren(...parts);
+  fill($("alert-detail-actions"),
+    a.state === "open" ? el("button", {type: "button", class: "secondary", onclick: async (e) => {
+      const b = e.currentTarget; await setAlert(a.id, "acknowledged"); b.replaceWith(el("span", {class: "quiet"}, "Acknowledged: you are on it.")); }},
+      "Acknowledge (I am on it)") : null,
+    el("button", {type: "button", class: "secondary", onclick: async () => { await setAlert(a.id, "closed"); closeAlert(); }}, "Close the alert (no ruling)"),
+    el("button", {type: "button", class: "secondary", onclick: () => { closeAlert(); showTable(a.table); }}, `Show ${a.title}`));
+  $("alert-detail").hidden = false;
+  if (["renege_proven", "renege_claimed", "irregularity"].includes(a.category)) {
+    rulingForm($("alert-detail-ruling"), {table: a.table, title: a.title, alert: a.id});
+  } else {
+    $("alert-detail-ruling").replaceChildren();
+  }
+  $("alert-detail-close").focus();
+}
+function closeAlert() {
+  $("alert-detail").hidden = true;
+  if ($("alert-detail-ruling").contains($("ruling-form"))) closeRuling();
+  openAlertId = null;
+}
+$("alert-detail-close").addEventListener("click", closeAlert);
+
+// --- a table ---------------------------------------------------------------------------
+async function showTable(table) {
+  openTable = table;
+  const {ok, data: d} = await getJSON(`/api/tables/${encodeURIComponent(table)}`);
+  $("detail-section").hidden = false;
+  if (!ok) { $("detail-summary").textContent = words(d); return; }
+  const w = d.words;
+  $("detail-name").textContent = d.title;
+  $("detail-game").textContent = [d.title !== table ? table : "", w.hand_text].filter(Boolean).join(" · ");
+  fill($("detail-summary"),
+    el("div", {class: "teams"}, ...w.teams.map((team) => el("div", {class: "team"},
+      el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score))))),
+    line("phase", null, w.phase_text),
+    line("turn", "Turn: ", w.turn_text),
+    line("trump" + (w.trump_red ? " red" : ""), "Trump: ", w.trump_text),
+    line("dealer", "Dealer: ", w.dealer_text),
+    d.missing ? el("div", {class: "problem"}, `Waiting for the table's event ${d.missing}`) : null,
+    d.problem ? el("div", {class: "problem"}, d.problem) : null);
+  $("detail-seats").replaceChildren(...d.seats.map((s) => el("span", {class: "seat", "data-seat": s.seat}, s.text)));
+  $("detail-reneges").replaceChildren(...d.reneges.map((rn) => el("div", {class: "renege"},
+    el("p", {}, `Renege in hand ${rn.hand}: ${rn.text}`),
+    el("div", {class: "evidence"}, ...rn.pictures.map((p) => el("button", {type: "button", class: "thumb", onclick: () => showPicture(p.url, p.caption)},
+      el("img", {src: p.url, alt: p.caption}), el("span", {}, p.caption)))))));
+  $("detail-rulings-heading").hidden = !d.rulings.length;
+  $("detail-rulings").replaceChildren(...d.rulings.map(rulingLine));
+  $("history-heading").hidden = !d.history.length;
+  $("history").replaceChildren(...d.history.slice().reverse().map((e) => el("li", {"data-seq": e.seq},
+    el("span", {class: "what"}, e.text),
+    e.then.length ? el("span", {class: "then"}, " → " + e.then.join("; ")) : null,
+    e.picture ? el("button", {type: "button", class: "picture secondary", onclick: () => showPicture(e.picture, e.text)}, "picture") : null)));
+}
+$("detail-close").addEventListener("click", () => { $("detail-section").hidden = true; openTable = null;
+  if ($("detail-ruling").contains($("ruling-form"))) closeRuling(); });
+$("detail-rule").addEventListener("click", () => {
+  if (openTable) rulingForm($("detail-ruling"), {table: openTable, title: titleOf(openTable), alert: null});
+});
+
+// --- rulings ---------------------------------------------------------------------------
 // A ruling and where it is: pending (kept, sent again when the table is back),
 // delivered (the table has it), applied, or refused with the table's reason.
 const RULING_STATES = {
@@ -177,31 +268,94 @@ const RULING_STATES = {
   applied: () => "applied by the table",
   refused: (r) => `refused by the table: ${r.ack_problem}`,
 };
+const KINDS = {
+  confirm_renege: "Confirm the renege (the penalty stands)",
+  dismiss_renege: "Dismiss the renege (take the penalty back)",
+  adjust_score: "Adjust the score",
+  void_hand: "Void the hand in play",
+};
 function rulingLine(r) {
   const where = r.game ? ` (game ${r.game}, hand ${r.hand ?? "–"})` : "";
   const state = (RULING_STATES[r.state] || RULING_STATES.pending)(r);
   return el("li", {class: "ruling", "data-state": r.state || "pending", "data-ruling": r.ruling_id},
-    `${r.kind.replace(/_/g, " ")}${where} by ${r.director}: ${r.reason} — `, el("b", {class: "state"}, state));
+    `${KINDS[r.kind] || r.kind}${where} by ${r.director}: ${r.reason} — `, el("b", {class: "state"}, state));
 }
 
-function kindChanged() {
-  const k = $("ruling-kind").value;
-  for (const l of document.querySelectorAll("#ruling-form .points")) l.hidden = !(k === "dismiss_renege" || k === "adjust_score");
+// The form exists only once a director chose an alert or a table; nothing in it is
+// chosen for them: the kind first, then the fields that kind needs.
+function closeRuling() { const f = $("ruling-form"); if (f) f.remove(); }
+function rulingForm(box, target) {
+  closeRuling();
+  const teams = (overview && overview.tables.find((t) => t.table === target.table) || {teams: []}).teams;
+  const kind = el("select", {id: "ruling-kind", required: true},
+    el("option", {value: "", selected: true, disabled: true}, "Choose a ruling…"),
+    ...Object.entries(KINDS).map(([k, text]) => el("option", {value: k}, text)));
+  const team = el("select", {id: "ruling-team"}, el("option", {value: "", selected: true, disabled: true}, "Choose the team…"),
+    ...["NS", "EW"].map((t) => { const known = teams.find((x) => x.team === t);
+      return el("option", {value: t}, known ? `${known.names} (${t === "NS" ? "North–South" : "East–West"})` : (t === "NS" ? "North–South" : "East–West")); }));
+  const pointsBox = el("label", {class: "field points", hidden: true}, "Points (negative takes points away) ", el("input", {id: "ruling-points", type: "number", step: "1"}));
+  const teamBox = el("label", {class: "field points", hidden: true}, "Team ", team);
+  const reasonBox = el("label", {class: "field", hidden: true}, "Reason (required) ", el("textarea", {id: "ruling-reason", rows: "2", placeholder: "why, in a few words"}));
+  const send = el("button", {id: "ruling-send", type: "submit", hidden: true}, "Sign and send the ruling");
+  // What a dismissal would take back, said (not filled in): the director decides.
+  const hint = el("p", {id: "ruling-hint", class: "quiet", hidden: true});
+  let hintText = "";
+  if (target.alert !== null) {
+    getJSON(`/api/alerts/${target.alert}/defaults`).then(({ok, data}) => {
+      if (!ok || !data.team) return;
+      const known = teams.find((x) => x.team === data.team);
+      const who = known ? known.names : (data.team === "NS" ? "North–South" : "East–West");
+      hintText = `The renege's penalty gave ${who} ${-data.points} points: dismissing it takes them back (${data.points}).`;
+      hint.textContent = hintText;
+      hint.hidden = kind.value !== "dismiss_renege";
+    });
+  }
+  const form = el("form", {id: "ruling-form", "data-table": target.table},
+    el("h3", {}, `Ruling at ${target.title}`),
+    el("label", {class: "field"}, "Ruling ", kind), hint, teamBox, pointsBox, reasonBox, send,
+    el("div", {id: "ruling-result", role: "status"}));
+  kind.addEventListener("change", () => {
+    const k = kind.value, scored = k === "dismiss_renege" || k === "adjust_score";
+    teamBox.hidden = pointsBox.hidden = !scored;
+    reasonBox.hidden = send.hidden = !k;
+    hint.hidden = !(k === "dismiss_renege" && hintText);
+  });
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const k = kind.value;
+    const body = {table: target.table, kind: k, reason: $("ruling-reason").value};
+    if (k === "dismiss_renege" || k === "adjust_score") { body.team = team.value; body.points = $("ruling-points").value; }
+    if (target.alert !== null) body.alert = target.alert;
+    const r = await post("/api/rulings", body);
+    const out = $("ruling-result");
+    out.className = r.ok ? "ok" : "bad";
+    if (!r.ok) { out.textContent = words(r); return; }
+    out.textContent = `Sent to ${target.title}, signed by ${r.ruling.director}: waiting for the table to apply it…`;
+    watching = {id: r.ruling.ruling_id, table: target.table, title: target.title};
+    checkRuling();
+  });
+  box.replaceChildren(form);
+  kind.focus();
 }
-$("ruling-kind").addEventListener("change", kindChanged);
-kindChanged();
-$("ruling-form").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const k = $("ruling-kind").value;
-  const body = {table: $("ruling-table").value, kind: k, reason: $("ruling-reason").value};
-  if (k === "dismiss_renege" || k === "adjust_score") { body.team = $("ruling-team").value; body.points = $("ruling-points").value; }
-  if ($("ruling-alert").value) body.alert = Number($("ruling-alert").value);
-  const r = await post("/api/rulings", body);
+
+// The ruling sent is followed until the table answers (applied or refused).
+async function checkRuling() {
+  const w = watching;
+  if (!w) return;
+  const {ok, data} = await getJSON(`/api/tables/${encodeURIComponent(w.table)}`);
+  // Answers may come back out of order: once the table's answer is shown, an older
+  // reading (still pending) must not replace it.
+  if (watching !== w) return;
+  const r = ok && data.rulings.find((x) => x.ruling_id === w.id);
   const out = $("ruling-result");
-  out.className = r.ok ? "ok" : "bad";
-  out.textContent = r.ok ? `Ruling sent to ${r.ruling.table} (${r.ruling.kind.replace(/_/g, " ")}), signed by ${r.ruling.director}` : words(r);
-  if (r.ok) { $("ruling-reason").value = ""; $("ruling-alert").value = ""; if (openTable) showTable(openTable); }
-});
+  if (!r || !out) return;
+  if (r.state === "applied" || r.state === "refused") watching = null;
+  out.className = r.state === "refused" ? "bad" : "ok";
+  out.textContent = r.state === "applied" ? `Ruling applied at ${w.title}.` :
+    r.state === "refused" ? `${w.title} refused the ruling: ${r.ack_problem}` : `Sent to ${w.title}: ${RULING_STATES[r.state || "pending"](r)}`;
+  if (openTable === w.table) showTable(openTable);
+}
+setInterval(() => { if (watching) checkRuling(); }, 2000);
 
 // --- the stream ----------------------------------------------------------------------
 let source = null;

@@ -4,6 +4,8 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   let shown = null;
+  let titles = {}; // a feed table's id -> its name, from the overview
+  const titled = (id) => titles[id] || id;
 
   function item(tag, text) { const e = document.createElement(tag); e.textContent = text; return e; }
 
@@ -21,7 +23,7 @@
   function seatingLines(seat) {
     if (!seat) return [];
     const out = (seat.tables || []).map((t) => item("div",
-      `Table ${t.table}${t.feed ? " (" + t.feed + ")" : ""}: ` +
+      `Table ${t.table}${t.feed ? " (" + titled(t.feed) + ")" : ""}: ` +
       Object.entries(t.seats).map(([k, v]) => `${k} ${v}`).join(", ")));
     if (seat.byes && seat.byes.length) out.push(item("div", "Sitting out: " + seat.byes.join(", ")));
     if (seat.problem) { const p = item("div", seat.problem); p.className = "problem"; out.push(p); }
@@ -31,6 +33,12 @@
   function draw(ev) {
     if (!ev) return;
     shown = ev;
+    // No event yet: only the call to create it; its headings come with something to show.
+    const none = !ev.format;
+    $("event-body").hidden = none;
+    $("event-create").hidden = !none;
+    $("event-heading").hidden = none;
+    $("event-create-heading").hidden = !none;
     $("event-kind").textContent = ev.format ? `(${ev.format})` : "(none yet)";
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
@@ -45,9 +53,11 @@
         (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
     drawPlayoff(ev);
     $("event-unplaced").replaceChildren(...(ev.unplaced || []).map((u) => item("li",
-      `${u.table}, game ${u.game}: ${JSON.stringify(u.result.scores)}${u.problem ? " – " + u.problem : ""}`)));
+      `${titled(u.table)}, game ${u.game}: ` +
+      ((u.result && Array.isArray(u.result.scores)) ? `North–South ${u.result.scores[0]}, East–West ${u.result.scores[1]}` : "") +
+      (u.problem ? " – " + u.problem : ""))));
     $("event-history").replaceChildren(...(ev.history || []).map((h) => item("li",
-      `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${h.action}${h.reason ? " – " + h.reason : ""}`)));
+      `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${String(h.action).replace(/_/g, " ")}${h.reason ? " – " + h.reason : ""}`)));
     const roster = ev.roster || {players: []};
     const absent = new Set(roster.absent || []);
     for (const id of ["absent-player", "sub-absent"]) {
@@ -57,6 +67,9 @@
         o.value = p.id; return o;
       }));
       if (keep) sel.value = keep;
+    }
+    for (const id of ["event-seating", "event-next", "event-standings", "event-unplaced", "event-history"]) {
+      $(id + "-heading").hidden = !$(id).children.length;
     }
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
   }
@@ -176,5 +189,5 @@
     send("public_delay", {seconds: $("delay-seconds").value}); });
 
   // Drawn from the overview the dashboard's stream brings (dashboard.js), once logged in.
-  window.tcEvent = {draw: (ev) => { try { draw(ev); } catch (e) { /* the next one */ } }};
+  window.tcEvent = {draw: (ev, names) => { titles = names || titles; try { draw(ev); } catch (e) { /* the next one */ } }};
 })();
