@@ -103,21 +103,17 @@ def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: EventDe
 
     # The evidence: the offending card's picture and the proof's, both stored.
     def pictures() -> dict[str, Image.Image]:
-        _, table, _ = call(demo, f"api/tables/table-1?game={alert['game']}", cookie=cookie)
-        proving = next(e for e in table["history"] if e["seq"] == alert["seq"])
-        proven = next(o for o in proving["outputs"] if o["event"] == "renege_proven")
+        _, detail, _ = call(demo, f"api/alerts/{alert['id']}/detail", cookie=cookie)
+        evidence = detail.get("evidence") or {}
         found = {}
-        for e in table["history"]:
-            card = e["input"].get("card")
-            if e["input"].get("event") == "card_played" and card in (
-                proven["played"],
-                proven["proof"],
-            ):
-                path = f"evidence/table-1/{alert['game']}/{e['seq']}.png"
-                status, png, _ = call(demo, path, cookie=cookie)
+        for part in ("offence", "proof"):
+            url = (evidence.get(part) or {}).get("url")
+            if url:
+                status, png, _ = call(demo, url.lstrip("/"), cookie=cookie)
                 if status == 200:
-                    found[card] = Image.open(io.BytesIO(png))
-        return found if set(found) == {proven["played"], proven["proof"]} else {}
+                    found[part] = Image.open(io.BytesIO(png))
+        in_hand = "known to be in" in str((evidence.get("proof") or {}).get("caption"))
+        return found if "offence" in found and ("proof" in found or in_hand) else {}
 
     wait_until("both pictures are stored", lambda: bool(pictures()), GUARD)
     assert all(p.format == "PNG" and min(p.size) > 0 for p in pictures().values())
@@ -148,7 +144,6 @@ def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: EventDe
 
 
 @pytest.mark.slow(budget=40)
-@pytest.mark.xfail(reason="waits for the dashboard of issue 19", strict=False)
 def test_the_director_rules_on_a_renege_in_the_dashboard(demo: EventDemo, browser: Browser) -> None:
     assert demo.login is not None and demo.dashboard_url and demo.public_url
     cookie = log_in(demo)

@@ -10,11 +10,11 @@ card; the card is public once the renege is proven).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from table_controller.cards import Card, Suit
+from table_controller.director import dashboard_words
 from table_controller.rules.events import HandResult, Irregularity, Remedy, ThrowIn
 from table_controller.seats import Seat
 from table_controller.words import (
@@ -34,18 +34,9 @@ TEAM_WORDS = {"NS": "North–South", "EW": "East–West"}
 
 
 def table_title(table: Mapping[str, Any]) -> str:
-    """A table as people read it: its status's name, else its id (SPEC: ``title``)."""
-    for key in ("title", "name"):
-        text = table.get(key)
-        if isinstance(text, str) and text.strip():
-            return text.strip()
-    return str(table.get("table") or "")
-
-
-def title_order(title: str) -> tuple[tuple[int, str], ...]:
-    """Tables in the order people count them: "Table 2" before "Table 10"."""
-    return tuple(
-        (int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"(\d+)", title.lower())
+    """A table's row (``title`` or ``name``, and ``table``) as people read it."""
+    return dashboard_words.table_title(
+        str(table.get("table") or ""), table.get("title") or table.get("name")
     )
 
 
@@ -401,5 +392,4 @@ __all__ = [
     "table_title",
     "table_words",
     "team_names",
-    "title_order",
 ]

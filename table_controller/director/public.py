@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from table_controller.director.dashboard_words import title_order
 from table_controller.director.events_admin import EventsAdmin
 from table_controller.director.hall import (
     event_standings,
@@ -43,7 +44,6 @@ from table_controller.director.hall import (
     table_title,
     table_words,
     team_names,
-    title_order,
 )
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.director.dashboard_words import table_title
 from table_controller.director.events_admin import EventState, team_words
 from table_controller.director.formats import FormatError, ProgressiveEvent, RoundsEvent
 from table_controller.director.results_standings import Standings, standings
@@ -235,7 +236,7 @@ def table_names(store: DirectorStore) -> dict[str, str]:
             name = json.loads(status).get("name") if status else None
         except ValueError:
             name = None
-        out[str(table)] = name.strip() if isinstance(name, str) and name.strip() else str(table)
+        out[str(table)] = table_title(str(table), name)
     return out
 
 

@@ -132,7 +132,6 @@ class TableStatus:
             out.append(
                 {
                     "table": name,
-                    "name": st.get("name"),  # as the table's config writes it, if sent
                     "online": bool(online),
                     "status_at": status_at,
                     "every": every,
@@ -143,6 +142,7 @@ class TableStatus:
                     "players": st.get("players") or {},
                     "faults": st.get("faults") or [],
                     "backlog": st.get("backlog"),
+                    # as the table's config writes it, if sent (a person reads it)
                     "name": st["name"] if isinstance(st.get("name"), str) else None,
                 }
             )
