@@ -25,7 +25,6 @@ from table_controller.director.hall import (
     news_text,
     table_standings,
     table_title,
-    title_order,
 )
 from table_controller.director.public import PublicView, delay_text
 from table_controller.director.store import DirectorStore
@@ -51,11 +50,6 @@ def test_a_table_is_read_by_its_name_else_its_id() -> None:
     assert table_title({"table": "table-3", "name": "Maple"}) == "Maple"
     assert table_title({"table": "table-3", "name": None}) == "table-3"
     assert table_title({"table": "table-3", "name": "  "}) == "table-3"
-    assert sorted(["Table 10", "Table 2", "Maple"], key=title_order) == [
-        "Maple",
-        "Table 2",
-        "Table 10",
-    ]
 
 
 def test_news_is_words_and_a_spotted_renege_names_no_card() -> None:
