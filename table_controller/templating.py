@@ -10,17 +10,13 @@ codes.
 
 from __future__ import annotations
 
-import base64
 from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-
-def data_uri(png: bytes) -> str:
-    """A PNG inline, so a page needs no file beside it (and fetches nothing)."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+from table_controller.pictures import data_uri
 
 
 def red_suits(text: object) -> Markup:

@@ -116,7 +116,7 @@ def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: EventDe
         return found if "offence" in found and ("proof" in found or in_hand) else {}
 
     wait_until("both pictures are stored", lambda: bool(pictures()), GUARD)
-    assert all(p.format == "PNG" and min(p.size) > 0 for p in pictures().values())
+    assert all(p.format == "JPEG" and min(p.size) >= 300 for p in pictures().values())
 
     # The table applies the signed ruling, and says so (in the audit log too).
     def applied() -> bool:

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from table_controller.cards import Card, cards
+from table_controller.pictures import JPEG_MAGIC, PNG_MAGIC, data_uri, media_type
 from table_controller.rules.events import CardPlayed
 from table_controller.seats import Seat
 from table_controller.vision.calibration import calibrate
@@ -54,7 +55,11 @@ def test_a_card_laid_becomes_that_seat_s_play_with_evidence() -> None:
     # Large enough for the director to judge (the card with a margin of the table,
     # 320 px at least on its shorter side), small enough to send over MQTT.
     assert 320 <= min(crop.shape[:2]) <= 480 and max(crop.shape[:2]) <= 2 * min(crop.shape[:2])
-    assert len(seen[0].evidence) < 400_000
+    # A photograph kept as JPEG (a sixth of the PNG), still read by the marker reader.
+    assert seen[0].evidence.startswith(JPEG_MAGIC) and len(seen[0].evidence) < 100_000
+    assert media_type(seen[0].evidence) == "image/jpeg"
+    assert data_uri(seen[0].evidence).startswith("data:image/jpeg;base64,")
+    assert media_type(PNG_MAGIC + b"...") == "image/png"  # a log of before: PNG crops
 
 
 def test_one_marker_is_enough_and_a_gathered_trick_moves() -> None:

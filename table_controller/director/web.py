@@ -67,6 +67,7 @@ from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_j
 from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
+from table_controller.pictures import media_type
 from table_controller.rules.errors import RulesError
 from table_controller.web.stream import (
     Broadcast,
@@ -547,7 +548,7 @@ class DirectorPage:
                 f"no evidence image for event {p['seq'][:20]} of game {p['game'][:20]}",
                 "the table may not have sent it yet",
             )
-        return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+        return Response(png, media_type=media_type(png), headers={"Cache-Control": "max-age=86400"})
 
     def _defaults(self, request: Request) -> Response:
         aid = _number(request.path_params["alert"])

@@ -29,7 +29,8 @@ EVIDENCE_MM = CARD_H * 1.8  # the side of the square of table kept around a card
 # card, its marker and a margin of the mat and its neighbours, for the director to judge
 EVIDENCE_MIN_PX = 320  # the crop's shorter side, at least (upscaled only when the camera
 # gives fewer pixels): the director reads the card's corner and marker on it
-EVIDENCE_MAX_PX = 480  # and at most (downscaled): a PNG of a few hundred KB over MQTT
+EVIDENCE_MAX_PX = 480  # and at most (downscaled): a JPEG of tens of KB over MQTT
+EVIDENCE_QUALITY = 92  # JPEG quality: the card's corner and marker stay crisp
 CALM_LOOKS = 15  # a card unread whose place shows no mat this many looks running ...
 CALM_EVERY = 4  # ... is looked at one frame in this many
 
@@ -43,7 +44,7 @@ class Seen:
 
 
 def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) -> bytes:
-    """PNG of the frame around the table point (x, y) mm: the card with a margin of
+    """JPEG of the frame around the table point (x, y) mm: the card with a margin of
     the table around it, its shorter side scaled to between ``EVIDENCE_MIN_PX`` and
     ``EVIDENCE_MAX_PX`` (enlarged only when the camera gave fewer pixels)."""
     h = EVIDENCE_MM / 2
@@ -63,10 +64,12 @@ def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) ->
         size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
         interpolation = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
         crop = np.asarray(cv2.resize(crop, size, interpolation=interpolation), dtype=np.uint8)
-    ok, png = cv2.imencode(".png", crop, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    # JPEG, as a camera's photograph is kept: a 320 px crop is about 20 KB in 0.4 ms,
+    # against 123 KB in 5.6 ms as PNG (docs/benchmarks.md, "The evidence's size").
+    ok, jpeg = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, EVIDENCE_QUALITY])
     if not ok:  # pragma: no cover - an empty crop at the image's edge
         return b""
-    return bytes(png)
+    return bytes(jpeg)
 
 
 @dataclass

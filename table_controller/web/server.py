@@ -28,6 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
+from table_controller.pictures import media_type
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -326,7 +327,9 @@ class TablePage:
                 {"ok": False, "problem": f"no evidence image for event {seq} of game {game}"},
                 status_code=404,
             )
-        return Response(image, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+        return Response(
+            image, media_type=media_type(image), headers={"Cache-Control": "max-age=86400"}
+        )
 
     async def _health(self, request: Request) -> Response:
         snap = self._latest_snapshot or {}
