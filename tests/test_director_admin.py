@@ -5,22 +5,16 @@ history; a bracket advancing from game results; a restarted director loses nothi
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import json
-import shutil
-import tempfile
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+import export_event
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from test_director_store import feed_messages
 from test_director_web import PASSWORD, Served, log_in_page, post
 
 from table_controller.director.event_final import record_final
@@ -28,33 +22,14 @@ from table_controller.director.events_admin import AdminError, EventsAdmin, summ
 from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.web import DirectorPage
-from table_controller.table.config import parse_config
-from table_controller.table.simulated import FAST, simulated_table
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 
 
-@cache
 def progressive_game(seed: int) -> tuple[dict[str, Any], ...]:
     """A real simulated table playing td-progressive (2 hands a game to keep it short),
-    as the feed's event messages."""
-    folder = Path(tempfile.mkdtemp(prefix="admin-game-"))
-    atexit.register(shutil.rmtree, folder, True)  # cached for the session, then removed
-    data = {
-        "table": {"name": "T", "gpio": "mock", "log": "t.sqlite"},
-        "camera": {"source": "synthetic"},
-        "cube": {"port": "emulator"},
-        "web": {"host": "127.0.0.1", "port": 0},
-        "rules": {"preset": "td-progressive", "options": {"hands_per_game": 2}},
-    }
-    table = simulated_table(
-        parse_config(data, folder, "<test>"), seed=seed, pace=FAST, serve_page=False
-    )
-    worker = threading.Thread(target=asyncio.run, args=(asyncio.wait_for(table.run(hands=2), 120),))
-    worker.start()
-    worker.join()
-    messages, _ = feed_messages(folder / "t.sqlite")
-    return tuple(m for m in messages if m["game"] == 1)
+    as the feed's event messages (export_event plays it, once a session)."""
+    return export_event.progressive_game(seed, False)[0]
 
 
 def as_table(
