@@ -60,10 +60,14 @@ function drawTable(t) {
   return box;
 }
 
-// A tile with more than fits (a long trick of long names): the latest news goes first.
+// A tile with more than fits (a long trick of long names): the latest news goes first,
+// then the trump's line where the big suit in the tile's head already shows trump.
 function fitTile(tile) {
-  const news = tile.querySelector(".news");
-  if (news && tile.scrollHeight > tile.clientHeight + 1) news.remove();
+  for (const part of [".news", ".trump"]) {
+    if (tile.scrollHeight <= tile.clientHeight + 1) return;
+    const line = tile.querySelector(part);
+    if (line && (part === ".news" || tile.querySelector(".big-suit"))) line.remove();
+  }
 }
 
 // The standings' rows that fit the box, a page of them turning with the tables.
@@ -130,12 +134,13 @@ function draw() {
   $("tables").hidden = seatingPage;
   if (seatingPage) drawSeating(seating);
   $("tables").replaceChildren(...(seatingPage ? [] : tables.slice(page * per, (page + 1) * per).map(drawTable)));
-  for (const tile of $("tables").children) fitTile(tile);
   $("no-tables").hidden = tables.length > 0 || seatingPage;
   if (!waiting) {
     drawResults(snap.results || []);
     drawStandings(snap.standings);
   }
+  // Last: the standings' and results' widths decide how wide the tiles are.
+  for (const tile of $("tables").children) fitTile(tile);
   document.body.dataset.page = String(page + 1);
   document.body.dataset.pages = String(pages);
 }
