@@ -141,9 +141,9 @@ def test_the_director_without_its_extra(
     assert "the directors' logins" in err and "make setup-director" in err
 
 
-def test_the_feed_s_keys_without_the_feed_extra(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def feed_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cryptography (the [feed] extra) as if not installed, and the feed's modules that
+    import it not loaded yet."""
     left_out(
         monkeypatch,
         "cryptography",
@@ -151,6 +151,12 @@ def test_the_feed_s_keys_without_the_feed_extra(
         "table_controller.feed.signing",
         "table_controller.feed.tls",
     )
+
+
+def test_the_feed_s_keys_without_the_feed_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feed_left_out(monkeypatch)
     assert run("feed", "keys", "--out", str(tmp_path / "keys")) == 2
     assert "make setup-director" in capsys.readouterr().err
 
@@ -160,13 +166,7 @@ def test_the_feed_s_help_without_the_feed_extra(
 ) -> None:
     """`feed --help` says what the commands do on a core install; only running one that
     signs or makes keys asks for the extra."""
-    left_out(
-        monkeypatch,
-        "cryptography",
-        "table_controller.feed.feed_cli",
-        "table_controller.feed.signing",
-        "table_controller.feed.tls",
-    )
+    feed_left_out(monkeypatch)
     for argv in (["feed", "--help"], ["feed", "tls-certs", "--help"]):
         with pytest.raises(SystemExit) as done:
             run(*argv)
