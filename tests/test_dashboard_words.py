@@ -20,7 +20,10 @@ from table_controller.director.dashboard_history import (
     renege_evidence,
 )
 from table_controller.director.dashboard_words import (
+    CLOCK_LIMIT,
     alert_sentence,
+    clock_texts,
+    clock_words,
     seat_label,
     table_title,
     table_words,
@@ -218,3 +221,19 @@ def test_a_renege_claims_trick_is_shown_card_by_card() -> None:
     assert shown[1]["url"] == "/evidence/table-3/1/3.png"
     no_trick = {**events[-1], "input": {"event": "renege_claimed", "by": "E", "against": "S"}}
     assert claimed_trick(alert, [*events[:-1], no_trick], PLAYERS) == []
+
+
+def test_a_tables_clock_offset_in_words() -> None:
+    """The card says the clock only when it is over the limit; the detail always."""
+    assert clock_words(47.2) == "47 s ahead" and clock_words(-0.24) == "0.2 s behind"
+    assert clock_words(0.01) == "the same"
+    late = table_words({"table": "table-3", "name": "Table 3", "clock_offset": 47.0}, None)
+    assert late["clock_text"] == "Clock 47 s ahead"
+    assert late["clock_detail"] == "Clock: 47 s ahead of the director's"
+    right = table_words({"table": "table-3", "clock_offset": -0.2}, None)
+    assert right["clock_text"] == ""
+    assert right["clock_detail"] == "Clock: 0.2 s behind the director's"
+    assert clock_texts(None) == {"clock_text": "", "clock_detail": ""}
+    assert clock_texts(CLOCK_LIMIT)["clock_text"] == ""  # at the limit: not over it
+    alert = {"kind": "clock", "table": "table-3", "text": "table-3's clock is 47 s ahead"}
+    assert alert_sentence(alert, "Table 3", {}, None) == "Table 3's clock is 47 s ahead"

@@ -492,3 +492,27 @@ def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_i
     svc.handle_batch(batch)  # and back to the fast way, the missing one stored
     assert store.count_events() == 6
     store.close()
+
+
+def test_a_retained_old_heartbeat_raises_no_clock_alert(broker: Mosquitto, tmp_path: Path) -> None:
+    """The broker hands a starting director each table's retained status, however old:
+    its `at` is minutes behind because it waited, not because the table's clock is."""
+    table = client(broker, "table-retained")
+    old = {"v": 1, "table": TABLE, "online": True, "at": time.time() - 600, "every": 5.0}
+    publish(table, topic("status"), old, retain=True)
+    store = DirectorStore(tmp_path / "d.sqlite")
+    svc = DirectorService(store, BrokerConfig(port=broker.port, client_id="d-clock"), prefix=PREFIX)
+    svc.start()
+    try:
+        wait_until("the retained status", lambda: bool(store.tables()))
+        assert store.tables()[0]["clock_offset"] is None
+        assert store.alerts() == []
+        publish(table, topic("status"), {**old, "at": time.time()}, retain=True)  # live
+        wait_until("a live heartbeat", lambda: store.tables()[0]["clock_offset"] is not None)
+        assert abs(store.tables()[0]["clock_offset"]) < 2  # the same machine's clock
+        assert store.alerts() == []
+    finally:
+        svc.stop()
+        table.loop_stop()
+        table.disconnect()
+        store.close()

@@ -408,3 +408,75 @@ def test_a_postgresql_url_that_leads_nowhere_says_what_to_check() -> None:
     assert "secret" not in str(err.value)  # the password is never shown
     with pytest.raises(StoreError, match="cannot be read"):
         DirectorStore("postgresql://ann@127.0.0.1:5432/x?sslmode=sometimes&&=")
+
+
+def test_a_tables_clock_offset_raises_its_alert_and_closes_it(store_target: str) -> None:
+    """The offset is the heartbeat's ``at`` less the director's clock at receipt; three
+    heartbeats over the limit raise one alert, the first one within it closes it."""
+    now = [1000.0]
+    store = DirectorStore(store_target, clock=lambda: now[0])
+
+    def beat(ahead: float) -> list[int]:
+        now[0] += 5  # every heartbeat a full interval after the last
+        return store.add_status(status(at=now[0] + ahead))
+
+    assert beat(0.2) == []
+    assert store.tables()[0]["clock_offset"] == pytest.approx(0.2)
+    assert beat(47) == [] and beat(47) == []  # the smallest of the last few: still 0.2
+    assert store.tables()[0]["clock_offset"] == pytest.approx(0.2)
+    assert beat(47) == [] and beat(47) == []
+    assert len(beat(47)) == 1  # 5 kept: the 0.2 is gone, every one is over the limit
+    assert store.tables()[0]["clock_offset"] == pytest.approx(47)
+    (alert,) = store.alerts()
+    assert alert["kind"] == "clock" and alert["table"] == TABLE
+    assert alert["text"] == (
+        f"{TABLE}'s clock is 47 s ahead of the director's: evidence times and latency "
+        "figures are off. On the table: `sudo timedatectl set-ntp true`, or check its "
+        "network time"
+    )
+    assert beat(48) == []  # one alert while it is open
+    # NTP put it right: the clock went back, so this `at` is older than the last one,
+    # but it comes a heartbeat later: counted, and the alert closes by itself.
+    assert beat(-0.3) == []
+    assert store.alerts() == []
+    assert store.tables()[0]["clock_offset"] == pytest.approx(-0.3)
+    (closed,) = store.alerts(states=("closed",))
+    assert closed["kind"] == "clock" and closed["who"] == "table"
+
+
+def test_a_late_or_retained_heartbeat_raises_no_clock_alert(store_target: str) -> None:
+    now = [1000.0]
+    store = DirectorStore(store_target, clock=lambda: now[0])
+    for _ in range(3):
+        now[0] += 5
+        store.add_status(status(at=now[0] + 0.1))
+    last = now[0] + 0.1
+    # A heartbeat held 30 s somewhere: one late sample does not move the offset.
+    now[0] += 5
+    assert store.add_status(status(at=now[0] - 30)) == []
+    # The broker's retained copy after a restart (old, because it waited): not counted.
+    now[0] += 600
+    assert store.add_status(status(at=last), retained=True) == []
+    # The same heartbeat again, not flagged as retained: its `at` is not newer.
+    assert store.add_status(status(at=last)) == []
+    assert store.alerts() == []
+    assert store.tables()[0]["clock_offset"] == pytest.approx(0.1)
+    # What the broker held while the director was away comes all at once: the last
+    # (the freshest) stands for them all, and one sample never raises an alert.
+    now[0] += 600
+    for late in (50, 40, 30, 20, 10, 3):
+        assert store.add_status(status(at=now[0] - late)) == []
+    now[0] += 5
+    assert store.add_status(status(at=now[0] + 0.1)) == []  # a live one: within again
+    assert store.alerts() == []
+    assert store.tables()[0]["clock_offset"] == pytest.approx(0.1)
+
+
+def test_the_clock_offset_is_taken_at_receipt_not_when_stored(store_target: str) -> None:
+    now = [1000.0]
+    store = DirectorStore(store_target, clock=lambda: now[0])
+    # Received at 990, stored at 1000 (a busy writer): the table's clock is right.
+    store.add_status(status(at=990.5), received=990.0)
+    assert store.tables()[0]["clock_offset"] == pytest.approx(0.5)
+    # The history keeps the table's message as it was sent.
+    assert "clock_offset" not in store.status_history(TABLE)[-1]["status"]

@@ -39,6 +39,7 @@ ALERT_CATEGORY = {
     "table_offline": "offline",
     "camera_fault": "fault",
     "cube_fault": "fault",
+    "clock": "clock",
 }
 ALERT_HEADINGS = {
     "renege_proven": "Renege proven",
@@ -46,7 +47,13 @@ ALERT_HEADINGS = {
     "irregularity": "Irregularity",
     "offline": "Table offline",
     "fault": "Camera or cube fault",
+    "clock": "Table clock off",
 }
+# How far a table's clock may be from the director's (seconds) before it is alerted and
+# shown on the table's card: evidence times and latency figures are read against the
+# director's clock, and a second or two is within what a person notices; NTP keeps a Pi
+# within milliseconds, so beyond this its network time is off.
+CLOCK_LIMIT = 2.0
 TEAM_SEATS = {"NS": ("N", "S"), "EW": ("E", "W")}
 TEAM_WORDS = {"NS": "North–South", "EW": "East–West"}
 # What the player whose turn it is does, by phase.
@@ -145,7 +152,37 @@ def table_words(t: Mapping[str, Any], game: Game | None) -> dict[str, Any]:
         "trump_red": trump_red,
         "hand_text": ", ".join(where),
         "online_text": "Online" if t.get("online") else "OFFLINE",
+        **clock_texts(t.get("clock_offset")),
     }
+
+
+def clock_words(offset: float) -> str:
+    """A clock offset as a person says it: "47 s ahead", "0.2 s behind" (tenths under
+    ten seconds, where they matter; whole seconds above, where they do not)."""
+    size = abs(offset)
+    amount = f"{size:.1f}" if size < 10 else f"{size:.0f}"
+    if amount in ("0.0", "-0.0"):
+        return "the same"
+    return f"{amount} s {'ahead' if offset > 0 else 'behind'}"
+
+
+def clock_compared(offset: float) -> str:
+    """The offset against the director's clock: "47 s ahead of the director's", "0.2 s
+    behind the director's", "the same as the director's"."""
+    said = clock_words(offset)
+    if said == "the same":
+        return "the same as the director's"
+    return f"{said} of the director's" if offset > 0 else f"{said} the director's"
+
+
+def clock_texts(offset: Any) -> dict[str, str]:
+    """``clock_text`` for the table's card, only when over ``CLOCK_LIMIT`` (a card
+    shows what needs doing), and ``clock_detail`` for the table's detail, always once
+    known ("" before the table's first heartbeat)."""
+    if type(offset) not in (int, float):
+        return {"clock_text": "", "clock_detail": ""}
+    card = f"Clock {clock_words(float(offset))}" if abs(offset) > CLOCK_LIMIT else ""
+    return {"clock_text": card, "clock_detail": f"Clock: {clock_compared(float(offset))}"}
 
 
 def _int(values: Any, i: int) -> int:
@@ -199,7 +236,7 @@ def alert_sentence(
         for o in event.get("outputs") or []:
             if o.get("event") == "irregularity_found":
                 return f"{title}: {irregularity_sentence(o, players)}"
-    if kind == "table_offline" and text.startswith(table):
+    if kind in ("table_offline", "clock") and table and text.startswith(table):
         return title + text[len(table) :]
     return f"{title}: {text}" if text else title
 
@@ -230,7 +267,11 @@ def suit_words(code: Any) -> str:
 __all__ = [
     "ALERT_CATEGORY",
     "ALERT_HEADINGS",
+    "CLOCK_LIMIT",
     "alert_sentence",
+    "clock_compared",
+    "clock_texts",
+    "clock_words",
     "face",
     "irregularity_sentence",
     "renege_event",

@@ -89,6 +89,7 @@ class _Inbound:
     qos: int
     session: int
     at: float = 0.0  # when it arrived (the director's clock): how far behind the writer is
+    retain: bool = False  # the broker's retained copy (sent on subscribing), not a new one
 
 
 @dataclass
@@ -406,7 +407,9 @@ class DirectorService:
             session = self._session
         self.arrived += 1
         now = self._clock()
-        self._inbox.put(_Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now))
+        self._inbox.put(
+            _Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now, msg.retain)
+        )
 
     # --- the writer -------------------------------------------------------------------
 
@@ -478,7 +481,7 @@ class DirectorService:
         with self.store.batch():
             for m in batch:
                 try:
-                    self._take(m.topic, m.payload, outcome)
+                    self._take(m.topic, m.payload, outcome, m.at or None, m.retain)
                 except StoreUnavailable:
                     raise
                 except Exception:
@@ -505,11 +508,12 @@ class DirectorService:
 
     # --- messages ---------------------------------------------------------------------
 
-    def handle(self, topic: str, payload: bytes) -> None:
+    def handle(self, topic: str, payload: bytes, *, retained: bool = False) -> None:
         """Store one message from the broker (its own transaction) and tell the
-        listeners; raises ``StoreError`` for a message that cannot be stored."""
+        listeners; raises ``StoreError`` for a message that cannot be stored.
+        ``retained``: the broker's retained copy (as paho's flag says)."""
         outcome = _Outcome([], {})
-        self._take(topic, payload, outcome)
+        self._take(topic, payload, outcome, retained=retained)
         self._apply(outcome)
 
     def handle_batch(self, messages_: list[tuple[str, bytes]]) -> None:
@@ -517,8 +521,17 @@ class DirectorService:
         (a bad one logged and skipped), then tell the listeners once per table."""
         self._apply(self._store_all([_Inbound(t, p, 0, 0, -1) for t, p in messages_]))
 
-    def _take(self, topic: str, payload: bytes, outcome: _Outcome) -> None:
-        """Store one message; what it changed goes into ``outcome``, for after the commit."""
+    def _take(
+        self,
+        topic: str,
+        payload: bytes,
+        outcome: _Outcome,
+        received: float | None = None,
+        retained: bool = False,
+    ) -> None:
+        """Store one message; what it changed goes into ``outcome``, for after the commit.
+        ``received``: when it arrived (a status's clock offset is taken against it, not
+        against when the writer got to it); ``retained``: the broker's retained copy."""
         tell = outcome.tell
         rest = topic[len(self.prefix) + 1 :] if topic.startswith(self.prefix + "/") else ""
         parts = rest.split("/")
@@ -550,7 +563,7 @@ class DirectorService:
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "status":
-            alerts = self.store.add_status(body)
+            alerts = self.store.add_status(body, received=received, retained=retained)
             if body.get("online") is True:
                 outcome.online.add(table)
             tell[("status", table)] = None

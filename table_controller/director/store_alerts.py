@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from table_controller.director.dashboard_words import (
+    CLOCK_LIMIT,
+    clock_compared,
     irregularity_sentence,
     renege_event,
     seat_label,
@@ -31,6 +33,7 @@ ALERT_KINDS = (
     "table_offline",
     "camera_fault",
     "cube_fault",
+    "clock",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
 
@@ -127,6 +130,32 @@ class Alerts:
         return self.raise_alert(
             conn, f"table_offline:{table}:{at}", "table_offline", table, text, at
         )
+
+    def clock(
+        self, conn: Database, table: str, offset: float, at: float, now: float, *, sure: bool
+    ) -> int | None:
+        """The table's clock offset (seconds, + ahead): beyond ``CLOCK_LIMIT`` one alert
+        (unless one is open already); within it, the open one is closed, by itself, as
+        a fault the table no longer reports is. The text begins with the table's id,
+        which the dashboard replaces with its name. ``sure``: enough samples to raise
+        one (a single late heartbeat is not a wrong clock); closing needs only one."""
+        if abs(offset) <= CLOCK_LIMIT:
+            self.close_alerts(
+                conn, table, "clock", f"the table's clock is within {CLOCK_LIMIT:g} s", now
+            )
+            return None
+        open_ = conn.execute(
+            "SELECT 1 FROM alerts WHERE tbl = ? AND kind = 'clock' AND state != 'closed'",
+            (table,),
+        ).one()
+        if open_ or not sure:
+            return None
+        text = (
+            f"{table}'s clock is {clock_compared(offset)}: evidence times and"
+            " latency figures are off. On the table: `sudo timedatectl set-ntp true`, or"
+            " check its network time"
+        )
+        return self.raise_alert(conn, f"clock:{table}:{at}", "clock", table, text, at)
 
     def raise_alert(
         self,

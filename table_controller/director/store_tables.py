@@ -22,6 +22,38 @@ from table_controller.director.store_db import Database, StoreError
 from table_controller.seats import Seat
 
 MAX_EVERY = 3600.0  # the longest heartbeat interval a status may give (seconds)
+CLOCK_SAMPLES = 5  # the heartbeats a table's clock offset is taken over
+CLOCK_RAISE_AFTER = 3  # the samples, all over the limit, before a clock alert
+
+
+def clock_offset(samples: list[list[float]]) -> float | None:
+    """The table's clock offset (seconds, + ahead) from its last few samples
+    (``[received, offset]``): the offset of smallest magnitude.
+
+    Each offset is the heartbeat's ``at`` (the table's clock) minus the director's clock
+    when it arrived. The network's delay (milliseconds on a hall's LAN) is small against
+    the seconds that matter (``CLOCK_LIMIT``), but a message the broker held (a
+    reconnect, a busy writer) arrives late and looks seconds *behind*. Smallest
+    magnitude rather than the median: a late message never raises an alert while one
+    sample is on time, and a clock put right (`timedatectl set-ntp true` steps it)
+    closes the alert at its first heartbeat, where a median would wait for half the
+    samples. A clock truly off is off in every sample, so it is still seen."""
+    if not samples:
+        return None
+    return min((s[1] for s in samples), key=abs)
+
+
+def _samples(value: Any) -> list[list[float]]:
+    """The samples kept in a stored status, any that cannot be read left out."""
+    out = []
+    for s in value if isinstance(value, list) else []:
+        if (
+            isinstance(s, list)
+            and len(s) == 2
+            and all(type(x) in (int, float) and math.isfinite(x) for x in s)
+        ):
+            out.append([float(s[0]), float(s[1])])
+    return out
 
 
 class TableStatus:
@@ -49,10 +81,19 @@ class TableStatus:
             self.seen(db, table, now, at_once=True)
         self._batch_seen.clear()
 
-    def add_status(self, msg: Mapping[str, Any]) -> list[int]:
+    def add_status(
+        self, msg: Mapping[str, Any], *, received: float | None = None, retained: bool = False
+    ) -> list[int]:
         """Store a status (a heartbeat or the last will): the table's current picture,
-        its history, and the alerts it raises or clears (offline, camera, cube)."""
+        its history, and the alerts it raises or clears (offline, camera, cube, clock).
+
+        ``received``: when it arrived (the director's clock; default now), against which
+        the table's ``at`` gives its clock offset (``clock_offset``). A heartbeat
+        ``retained`` by the broker, or one whose ``at`` is not newer than the last one
+        counted, waited somewhere: its ``at`` says nothing of the table's clock now, so
+        it is not counted (no false clock alert after a restart)."""
         clock = self._core.clock
+        timed = type(msg.get("at")) in (int, float) and math.isfinite(msg["at"])
         try:
             table = str(msg["table"])
             online = bool(msg.get("online", False))
@@ -67,13 +108,43 @@ class TableStatus:
         if type(every) not in (int, float) or not 0 < every <= MAX_EVERY:
             every = None  # not a heartbeat interval: the table is not timed out on it
         now = clock()
+        received = now if received is None else received
         raised: list[int] = []
-        text = json.dumps(finite(dict(msg)), sort_keys=True)
+        history = json.dumps(finite(dict(msg)), sort_keys=True)
         with self._core.tx() as conn:
+            row = conn.execute("SELECT status FROM tables WHERE name = ?", (table,)).one()
+            before = json.loads(row[0]) if row and row[0] else {}
+            samples = _samples(before.get("clock_samples"))
+            was: Any = before.get("clock_at")
+            last_at = float(was) if isinstance(was, (int, float)) else None
+            counted = online and timed and not retained
+            if counted and samples and last_at is not None:
+                # The same heartbeat again (at == last), or an older one come late, is
+                # not counted; unless it comes as a new one would (half an interval or
+                # more after the last): the table's clock was put back.
+                gap = received - samples[-1][0]
+                counted = at > last_at or (at < last_at and gap >= (every or 2.0) / 2)
+            if counted:
+                sample = [received, at - received]
+                if samples and received - samples[-1][0] < (every or 2.0) / 2:
+                    # Heartbeats arriving together (what the broker held for the director
+                    # while it was away): the last is the freshest, the others only late.
+                    samples[-1] = sample
+                else:
+                    samples = [*samples, sample][-CLOCK_SAMPLES:]
+            offset = clock_offset(samples)
+            # The director's own keys beside the table's: the offset's samples, and the
+            # table's time of the last one counted.
+            kept = {
+                "clock_samples": samples,
+                "clock_offset": offset,
+                "clock_at": at if counted else last_at,
+            }
+            text = json.dumps(finite({**dict(msg), **kept}), sort_keys=True)
             self.seen(conn, table, now, at_once=True)  # its row is updated below
             conn.execute(
                 "INSERT INTO status_history (tbl, at, online, payload) VALUES (?, ?, ?, ?)",
-                (table, at, int(online), text),
+                (table, at, int(online), history),
             )
             rules = msg.get("rules")
             conn.execute(
@@ -95,6 +166,12 @@ class TableStatus:
                     conn, table, "table_offline", "the table is back online", now
                 )
                 raised += self._alerts.faults(conn, table, msg.get("faults"), at, now)
+                if counted and offset is not None:
+                    alert = self._alerts.clock(
+                        conn, table, offset, at, now, sure=len(samples) >= CLOCK_RAISE_AFTER
+                    )
+                    if alert is not None:
+                        raised.append(alert)
             else:
                 why = "the table went offline (its last will)"
                 alert = self._alerts.offline(conn, table, why, at)
@@ -142,6 +219,8 @@ class TableStatus:
                     "players": st.get("players") or {},
                     "faults": st.get("faults") or [],
                     "backlog": st.get("backlog"),
+                    # seconds the table's clock is ahead (+) of the director's, or None
+                    "clock_offset": st.get("clock_offset"),
                     # as the table's config writes it, if sent (a person reads it)
                     "name": st["name"] if isinstance(st.get("name"), str) else None,
                 }
@@ -178,4 +257,4 @@ class TableStatus:
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
 
 
-__all__ = ["MAX_EVERY", "TableStatus"]
+__all__ = ["CLOCK_RAISE_AFTER", "CLOCK_SAMPLES", "MAX_EVERY", "TableStatus", "clock_offset"]

@@ -89,7 +89,8 @@ function drawTables(tables) {
       t.trump_text ? el("div", {class: "trump" + (t.trump_red ? " red" : "")}, el("span", {class: "label"}, "Trump: "), t.trump_text) : null,
       t.alerts ? el("div", {class: "alerts-count"}, t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`) : null,
       (t.faults || []).length ? el("div", {class: "faults"}, t.faults.map((f) => `${f.what}: ${f.problem}`).join("; ")) : null,
-      t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null);
+      t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null,
+      line("clock", null, t.clock_text));
   }));
   $("table-count").textContent = tables.length ? `(${tables.length})` : "";
   $("no-tables").hidden = tables.length > 0;
@@ -238,6 +239,7 @@ async function showTable(table) {
     line("turn", "Turn: ", w.turn_text),
     line("trump" + (w.trump_red ? " red" : ""), "Trump: ", w.trump_text),
     line("dealer", "Dealer: ", w.dealer_text),
+    line("clock", null, w.clock_detail),
     d.missing ? el("div", {class: "problem"}, `Waiting for the table's event ${d.missing}`) : null,
     d.problem ? el("div", {class: "problem"}, d.problem) : null);
   $("detail-seats").replaceChildren(...d.seats.map((s) => el("span", {class: "seat", "data-seat": s.seat}, s.text)));
