@@ -51,7 +51,7 @@ class Attract:
         self.game = demo
         self.shown = Shown(
             table=table.config.name,
-            players={s: f"{BOT_NAMES[int(s)]} (bot)" for s in SEATS},
+            players={s: BOT_NAMES[int(s)] for s in SEATS},  # each marked by its BOT badge
         )
 
     def start(self) -> None:

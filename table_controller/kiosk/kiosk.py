@@ -82,12 +82,6 @@ class KioskError(TableControllerError, ValueError):
     """A configuration the kiosk cannot run with, and what to change."""
 
 
-def _without_bot(name: str) -> str:
-    """A bot's name on its seat, where the page's badge says it is a bot: "Ada"."""
-    short = re.sub(r"\s*\(bot\)$", "", name)
-    return short or name
-
-
 def bot_names(config: TableConfig, bots: tuple[Seat, ...]) -> dict[Seat, str]:
     """The players' names with the bots' seats named as bots, with their level: "Ada
     (strong bot)"; a name the config gave a bot's seat is kept, marked as a bot."""
@@ -154,10 +148,12 @@ class Kiosk:
     def attach(self, table: Table) -> None:
         self._table = table
         table.sinks.annotate = self.annotate
-        # On the page, where a BOT tag marks them, the bots' names stay short: "Ada (bot)".
+        # On the page, where a BOT badge marks them, the bots go by their names alone
+        # ("Ada"), in the coach's and the results' sentences too; the log keeps "Ada
+        # (strong bot)", so a score sheet says who played.
         level = f" ({self.settings.bot_level} bot)"
         players = table.config.players
-        table.shown.players = {s: n.replace(level, " (bot)") for s, n in players.items()}
+        table.shown.players = {s: n.replace(level, "") or n for s, n in players.items()}
 
     # --- games -----------------------------------------------------------------------
 
@@ -478,16 +474,13 @@ class Kiosk:
         for shown_seat in snapshot["seats"]:
             if shown_seat["seat"] in bots:  # named once, marked by the page's badge
                 shown_seat["bot"] = True
-                shown_seat["name"] = _without_bot(shown_seat["name"])
         snapshot["actions"] = [
             a for a in snapshot["actions"] if not attract and Seat.parse(a["seat"]) in self.visitors
         ]
         if taught["title"] and not attract:
             snapshot["expecting"] = taught["title"]
         else:  # the bots by name alone: "Cog (South) to play"
-            snapshot["expecting"] = waiting_for(
-                game, {s: _without_bot(n) for s, n in names.items()}
-            )
+            snapshot["expecting"] = waiting_for(game, names)
         snapshot["kiosk"] = {
             "mode": self.mode,
             "visitors": sorted(s.name for s in self.visitors),
