@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_director_web import log_in
 from waiting import wait_until
 
 from table_controller.cli import main
@@ -41,19 +42,6 @@ from table_controller.director.web import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = 240.0  # seconds: only a hang takes this long
-
-
-def log_in(url: str, name: str, password: str) -> str:
-    """The session cookie /api/login gives for the printed login."""
-    req = urllib.request.Request(
-        url + "api/login",
-        json.dumps({"name": name, "password": password}).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req, timeout=30) as r:
-        cookie = r.headers["Set-Cookie"]
-    return str(cookie.split(";")[0].split("=", 1)[1])
 
 
 def overview(url: str, cookie: str) -> dict[str, Any]:

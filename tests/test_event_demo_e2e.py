@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, expect
+from test_director_web import log_in as director_login
 from waiting import wait_until
 
 from table_controller.director.event_demo import FAST, EventDemo
@@ -41,10 +42,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EventDemo]:
 
 def log_in(demo: EventDemo) -> str:
     assert demo.login is not None and demo.dashboard_url is not None
-    name, password = demo.login
-    status, _, headers = call(demo, "api/login", {"name": name, "password": password})
-    assert status == 200
-    return str(headers["Set-Cookie"].split(";")[0].split("=", 1)[1])
+    return director_login(demo.dashboard_url, *demo.login)
 
 
 def call(
