@@ -374,6 +374,9 @@ def add_commands(subparsers: Any) -> None:
     d.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
     d.set_defaults(func=cmd_run)
     sub = d.add_subparsers(dest="director_command", metavar="COMMAND")
+    from table_controller.director.fleet_cli import add_start
+
+    add_start(sub)
     login = sub.add_parser("add-login", help="add a director's login (or change its password)")
     login.add_argument("name")
     login.add_argument("--password-file", metavar="FILE", help="read the password from FILE")

@@ -1,0 +1,427 @@
+"""``table-controller director start --folder DIR``: an event's whole director side in
+one folder, with one command.
+
+The first run makes the folder: the director's signing keys, a dashboard login
+``director`` with a random password (printed once, kept nowhere in clear), the store
+(``director.sqlite``), the fleet's broker (``broker/``: mosquitto with its dynamic
+security plugin, so tables are added while the event runs) and ``fleet.json`` (the
+event's name, rules and ports, so a later run needs only ``--folder``). Every run then
+starts the broker, the director's service and the dashboard, and, where they are
+installed, joining tables from the dashboard and the announcement on the network;
+Ctrl-C stops them all, the broker last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import hashlib
+import importlib
+import json
+import os
+import secrets
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.errors import TableControllerError
+
+STATE = "fleet.json"
+TOPIC = "euchre"
+LOGIN = "director"
+DEFAULT_RULES = "td-tournament"
+DEFAULT_WEB_PORT = 8090
+DEFAULT_BROKER_PORT = 1883
+BROKER = "broker"
+
+
+class FleetStartError(TableControllerError, RuntimeError):
+    """The event cannot start as asked: what went wrong, and what to do."""
+
+
+@dataclass
+class FleetFolder:
+    """What ``fleet.json`` keeps: the event as its first run made it."""
+
+    folder: Path
+    event: str
+    rules: str
+    web_port: int
+    broker_port: int
+    topic: str = TOPIC
+    web_host: str = "0.0.0.0"
+
+    @property
+    def prefix(self) -> str:
+        from table_controller.feed.messages import Topics
+
+        return Topics.of(self.topic, self.event).prefix
+
+    @property
+    def database(self) -> Path:
+        return self.folder / "director.sqlite"
+
+    @property
+    def private_key(self) -> Path:
+        return self.folder / "director.key"
+
+    @property
+    def public_key(self) -> Path:
+        return self.folder / "director.pub"
+
+    def save(self) -> None:
+        kept = {k: v for k, v in asdict(self).items() if k != "folder"}
+        (self.folder / STATE).write_text(json.dumps(kept, indent=1) + "\n")
+
+    @classmethod
+    def load(cls, folder: Path) -> FleetFolder:
+        path = folder / STATE
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            return cls(folder=folder, **kept)
+        except (OSError, ValueError, TypeError) as exc:
+            raise FleetStartError(
+                f"{path} cannot be read ({exc}): it says which event this folder holds; "
+                "restore it from a copy, or start the event in a new --folder"
+            ) from None
+
+
+def _check_port(port: int, flag: str) -> int:
+    if not (0 if flag == "--web-port" else 1) <= port < 65536:
+        raise FleetStartError(f"{flag} {port}: give a port number, e.g. {flag} 8090")
+    return port
+
+
+def _check_event(event: str) -> str:
+    from table_controller.feed.messages import NAME_ALLOWED, name_problem
+
+    event = event.strip()
+    if not event or name_problem(event) is not None:
+        raise FleetStartError(
+            f"--event {event!r}: the event's name may hold {NAME_ALLOWED} (it is part of "
+            "the tables' topics)"
+        )
+    return event
+
+
+def _check_rules(rules: str) -> str:
+    from table_controller.rules.errors import RulesError
+    from table_controller.rules.presets import preset
+
+    try:
+        preset(rules, {})
+    except RulesError as exc:
+        raise FleetStartError(f"--rules {rules}: {exc}") from None
+    return rules
+
+
+def open_folder(
+    folder: Path,
+    *,
+    event: str | None,
+    rules: str | None,
+    web_port: int | None,
+    broker_port: int | None,
+) -> tuple[FleetFolder, bool]:
+    """The folder's event (made the first time): ``(it, whether this run made it)``.
+    A later run keeps the event's name and, unless given again, its rules and ports
+    (the tables that joined know the broker's port)."""
+    folder = folder.expanduser().resolve()
+    if (folder / STATE).is_file():
+        kept = FleetFolder.load(folder)
+        if event is not None and _check_event(event) != kept.event:
+            raise FleetStartError(
+                f"{folder} holds the event {kept.event!r}: leave --event out to run it, or "
+                f"give a new --folder for the event {event!r}"
+            )
+        changed = False
+        for name, value in (("rules", rules), ("web_port", web_port), ("broker_port", broker_port)):
+            if value is not None and value != getattr(kept, name):
+                setattr(kept, name, value)
+                changed = True
+        if changed:
+            _check_rules(kept.rules)
+            kept.save()
+        return kept, False
+    if folder.exists() and any(folder.iterdir()):
+        raise FleetStartError(
+            f"{folder} holds other files and no event ({STATE} is missing): give a new "
+            "or empty folder with --folder"
+        )
+    made = FleetFolder(
+        folder=folder,
+        event=_check_event(event if event is not None else folder.name),
+        rules=_check_rules(rules or DEFAULT_RULES),
+        web_port=_check_port(DEFAULT_WEB_PORT if web_port is None else web_port, "--web-port"),
+        broker_port=_check_port(
+            DEFAULT_BROKER_PORT if broker_port is None else broker_port, "--broker-port"
+        ),
+    )
+    return made, True
+
+
+def first_run(made: FleetFolder) -> str:
+    """The folder's keys, store and login; the login's password (shown once)."""
+    from table_controller.director.store import DirectorStore
+    from table_controller.feed.broker import write_private
+    from table_controller.feed.signing import new_keys
+
+    try:
+        made.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FleetStartError(
+            f"cannot make {made.folder} ({exc.strerror}): give a folder you can write with --folder"
+        ) from None
+    private, public = new_keys()
+    write_private(made.private_key, private)
+    made.public_key.write_bytes(public)
+    password = secrets.token_urlsafe(12)
+    store = DirectorStore(made.database, rules_name=made.rules)
+    try:
+        store.add_login(LOGIN, password)
+    finally:
+        store.close()
+    return password
+
+
+def key_fingerprint(public_pem: bytes) -> str:
+    """The director key's fingerprint as tables show it (SPEC: "AB12-CD34")."""
+    digits = hashlib.sha256(public_pem).hexdigest()[:8].upper()
+    return f"{digits[:4]}-{digits[4:]}"
+
+
+@dataclass
+class FleetParts:
+    """Joining from the dashboard (``fleet``, for ``DirectorPage``) and the announcement
+    on the network (``announce(web_port)``), each None when not installed, with why."""
+
+    fleet: Any | None = None
+    announce: Callable[[int], AbstractContextManager[Any]] | None = None
+    missing: list[str] = field(default_factory=list)
+
+
+def _module(name: str) -> Any | None:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and name.startswith(exc.name):
+            return None  # that part is not installed
+        raise
+
+
+def _fleet_parts(
+    ev: FleetFolder,
+    *,
+    store: Any,
+    service: Any,
+    credentials: Any,
+    broker_port: int,
+) -> FleetParts:
+    """Where the fleet's parts are wired in: ``director.fleet.Fleet`` (approving tables
+    on the dashboard) and ``fleet.discovery.announce`` (tables finding the director),
+    as SPEC.md names them. A part not installed is left out, and said."""
+    parts = FleetParts()
+    public_pem = ev.public_key.read_bytes()
+    fleet_module = _module("table_controller.director.fleet")
+    if fleet_module is None:
+        parts.missing.append("approving tables from the dashboard (director.fleet)")
+    else:
+        parts.fleet = fleet_module.Fleet(
+            store=store,
+            credentials=credentials,
+            event=ev.event,
+            topic=ev.topic,
+            prefix=ev.prefix,
+            broker_port=broker_port,
+            public_pem=public_pem,
+            private_pem=ev.private_key.read_bytes(),
+            rules=ev.rules,
+            options={},
+            publish=getattr(service, "publish", None),
+        )
+    discovery = _module("table_controller.fleet.discovery")
+    if discovery is None:
+        parts.missing.append("the announcement on the network (fleet.discovery)")
+    else:
+        fingerprint = getattr(discovery, "key_fingerprint", key_fingerprint)(public_pem)
+
+        def announce(web_port: int) -> AbstractContextManager[Any]:
+            return discovery.announce(  # type: ignore[no-any-return]
+                event=ev.event,
+                web_port=web_port,
+                broker_port=broker_port,
+                key_fingerprint=fingerprint,
+            )
+
+        parts.announce = announce
+    return parts
+
+
+@contextlib.contextmanager
+def _running_broker(ev: FleetFolder) -> Iterator[Any]:
+    """The fleet's broker, from its files (written each run: the port may change)."""
+    from table_controller.director.event_demo import find_mosquitto
+    from table_controller.feed.broker_process import BrokerProcess
+    from table_controller.feed.dynsec import write_fleet_broker
+
+    mosquitto = find_mosquitto(os.environ)
+    if mosquitto is None:
+        raise FleetStartError(
+            "mosquitto (the MQTT broker the tables send their games through) is not "
+            "installed: install Debian's package `mosquitto` (`sudo apt-get install "
+            "mosquitto`), then run the command again"
+        )
+    files = write_fleet_broker(ev.folder / BROKER, port=ev.broker_port, prefix=ev.prefix)
+    broker = BrokerProcess(files.conf, files.port, mosquitto).start()
+    try:
+        yield files
+    finally:
+        broker.stop()
+
+
+def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
+    lines = [f"The event {ev.event!r} keeps everything in {ev.folder}:"]
+    if password is not None:
+        lines += [
+            f"  Log in to the dashboard as {LOGIN}, password {password}",
+            "  (shown only now, kept nowhere in clear: write it down; to change it, "
+            f"`table-controller director add-login {LOGIN} --database {ev.database}`)",
+        ]
+    lines += [
+        f"  the results and the log of the event: {ev.database}",
+        f"  the director's signing key: {ev.private_key} (keep it secret), its public "
+        f"key {ev.public_key}",
+        f"  the broker's files and log: {ev.folder / BROKER} (mosquitto.conf, mosquitto.log)",
+        f"The broker listens for the tables on port {ev.broker_port}.",
+    ]
+    out.write("\n".join(lines) + "\n")
+    out.flush()
+
+
+def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        from table_controller.director.event_demo import require_extras
+
+        require_extras()
+        ev, made = open_folder(
+            Path(args.folder),
+            event=args.event,
+            rules=args.rules,
+            web_port=None if args.web_port is None else _check_port(args.web_port, "--web-port"),
+            broker_port=None
+            if args.broker_port is None
+            else _check_port(args.broker_port, "--broker-port"),
+        )
+        from table_controller.feed.dynsec import find_plugin
+
+        find_plugin()  # before anything is made
+        password = first_run(ev) if made else None
+        if made:
+            ev.save()
+        _say(out, ev, password)
+        return _run(ev, out)
+    except TableControllerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(ev: FleetFolder, out: TextIO) -> int:
+    from table_controller.director.service import BrokerConfig, DirectorService
+    from table_controller.director.store import DirectorStore
+    from table_controller.director.web import DashboardError, DirectorPage
+    from table_controller.feed.dynsec import DynsecAdmin
+
+    with _running_broker(ev) as files:
+        store = DirectorStore(ev.database, rules_name=ev.rules)
+        try:
+            service = DirectorService(
+                store,
+                BrokerConfig(
+                    host="127.0.0.1",
+                    port=files.port,
+                    username=files.director_user,
+                    password=files.director_password(),
+                    client_id=files.director_user,
+                ),
+                prefix=ev.prefix,
+                private_key=ev.private_key.read_bytes(),
+            )
+            parts = _fleet_parts(
+                ev,
+                store=store,
+                service=service,
+                credentials=DynsecAdmin.of(files, prefix=ev.prefix),
+                broker_port=files.port,
+            )
+            extra = {} if parts.fleet is None else {"fleet": parts.fleet}
+            page = DirectorPage(store, service, title=ev.event, **extra)
+            try:
+                asyncio.run(_serve(ev, page, service, parts, out))
+            except DashboardError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise FleetStartError(
+                        f"the dashboard's port {ev.web_port} is taken (another program, or "
+                        "this event already running, uses it): stop that one, or give "
+                        f"another with --web-port, e.g. --web-port {ev.web_port + 1}"
+                    ) from None
+                raise FleetStartError(str(exc.strerror or exc)) from None
+        finally:
+            store.close()
+    out.write("Stopped: the dashboard, the director's service and the broker.\n")
+    return 0
+
+
+async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, out: TextIO) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    url = await page.start(ev.web_host, ev.web_port)
+    try:
+        service.start()
+        web_port = int(url.rstrip("/").rsplit(":", 1)[1])
+        with contextlib.ExitStack() as stack:
+            if parts.announce is not None:
+                stack.enter_context(parts.announce(web_port))
+            out.write(f"The dashboard: {url}\nThe public view: {page.public_url}\n")
+            if parts.announce is not None:
+                out.write(f"Tables on this network find the event as {ev.event!r}.\n")
+            for what in parts.missing:
+                out.write(f"note: not in this version: {what}.\n")
+            out.write("Press Ctrl-C to stop.\n")
+            out.flush()
+            await stop.wait()
+    finally:
+        service.stop()
+        await page.stop()
+
+
+def add_start(sub: Any) -> None:
+    """``director start``, added to the ``director`` command's subcommands."""
+    p = sub.add_parser(
+        "start",
+        help="run an event from one folder: the broker, the service and the dashboard",
+        description="The first run makes DIR (the director's keys, a dashboard login whose "
+        "password is printed once, the store, the broker's files); every run starts the "
+        "broker, the director's service and the dashboard, until Ctrl-C.",
+    )
+    p.add_argument("--folder", required=True, metavar="DIR", help="the event's folder")
+    p.add_argument("--event", help="the event's name (first run; default: the folder's name)")
+    p.add_argument(
+        "--web-port", type=int, help=f"the dashboard's port (default {DEFAULT_WEB_PORT})"
+    )
+    p.add_argument(
+        "--broker-port", type=int, help=f"the broker's port (default {DEFAULT_BROKER_PORT})"
+    )
+    p.add_argument("--rules", help=f"the event's rule preset (default {DEFAULT_RULES})")
+    p.set_defaults(func=cmd_start)
+
+
+__all__ = ["FleetFolder", "FleetParts", "FleetStartError", "add_start", "cmd_start"]

@@ -1,0 +1,162 @@
+"""``table-controller director start --folder DIR`` as a director runs it: the first run
+makes the folder and prints the login once, a later run reuses it (the tables added
+kept), Ctrl-C stops everything, and nothing is left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from mosquitto import free_port
+from test_director_web import log_in
+from test_feed_dynsec import log_in as broker_log_in
+
+from table_controller.cli import main
+from table_controller.feed.dynsec import DynsecAdmin, FleetBroker
+
+EVENT = "Spring Open"
+DIRECTOR_START = [sys.executable, "-m", "table_controller.cli", "director", "start"]
+
+
+class Director:
+    """``director start`` in a process of its own; its output read line by line."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [*DIRECTOR_START, "--folder", str(folder), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.said: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def wait_for(self, pattern: str) -> re.Match[str]:
+        """The first line (from here on) matching ``pattern``; fails if it ends first."""
+        while True:
+            line = self.lines.get(timeout=120)  # only against a hang
+            if line is None:
+                raise AssertionError("it stopped:\n" + "".join(self.said))
+            self.said.append(line)
+            if found := re.search(pattern, line):
+                return found
+
+    def interrupt(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        code = self.proc.wait(60)
+        while (line := self.lines.get(timeout=60)) is not None:
+            self.said.append(line)
+        return code
+
+
+def running_with(folder: Path) -> list[int]:
+    """The processes whose command line names ``folder`` (the broker's conf is in it)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(folder) in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("", port))
+        except OSError:
+            return False
+    return True
+
+
+def admin_of(folder: Path, port: int) -> DynsecAdmin:
+    broker = folder / "broker"
+    files = FleetBroker(
+        conf=broker / "mosquitto.conf",
+        port=port,
+        director_user="director",
+        director_password_file=broker / "secrets" / "director.password",
+        admin_user="director-admin",
+        admin_password_file=broker / "secrets" / "director-admin.password",
+        dynsec=broker / "dynamic-security.json",
+    )
+    prefix = "euchre/" + EVENT
+    return DynsecAdmin.of(files, prefix=prefix)
+
+
+@pytest.mark.slow(budget=60)
+def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> None:
+    folder = tmp_path / "spring"
+    web, broker = free_port(), free_port()
+    first = Director(folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker))
+    password = first.wait_for(r"as director, password (\S+)")[1]
+    url = first.wait_for(r"The dashboard: (\S+)")[1]
+    first.wait_for("Press Ctrl-C to stop")
+    assert log_in(url, "director", password)
+    admin = admin_of(folder, broker)
+    table_password = admin.add_table("table-1")
+    second_try = Director(folder)  # the same event twice: its ports are taken
+    assert second_try.proc.wait(60) == 2
+    second_try.interrupt()
+    assert f"port {broker} is taken" in "".join(second_try.said)
+    assert first.interrupt() == 0, "".join(first.said)
+    out = "".join(first.said)
+    assert str(folder / "director.sqlite") in out and "Stopped" in out
+    assert running_with(folder) == [] and port_free(broker) and port_free(web)
+    for private in (
+        folder / "director.key",
+        folder / "broker" / "secrets" / "director.password",
+        folder / "broker" / "dynamic-security.json",
+    ):
+        assert private.stat().st_mode & 0o077 == 0, private
+    assert json.loads((folder / "fleet.json").read_text())["broker_port"] == broker
+
+    second = Director(folder)  # the ports and the event as the first run kept them
+    url_again = second.wait_for(r"The dashboard: (\S+)")[1]
+    second.wait_for("Press Ctrl-C to stop")
+    assert url_again == url
+    assert "password" not in "".join(second.said)
+    assert log_in(url, "director", password)
+    assert admin.tables() == ["table-1"]
+    table = broker_log_in(broker, "table-1", table_password)
+    table.close()
+    assert not table.connacks[0].is_failure
+    assert second.interrupt() == 0, "".join(second.said)
+    assert running_with(folder) == [] and port_free(broker)
+
+
+def test_what_cannot_start_is_said_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["director", "start", "--folder", str(tmp_path / "a"), "--event", "May/June"]) == 2
+    assert "the event's name may hold" in capsys.readouterr().err
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    assert main(["director", "start", "--folder", str(busy)]) == 2
+    assert "holds other files and no event" in capsys.readouterr().err
+    assert main(["director", "start", "--folder", str(tmp_path / "b"), "--rules", "nope"]) == 2
+    assert "--rules nope" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
