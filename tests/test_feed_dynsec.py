@@ -295,3 +295,35 @@ def test_requests_from_several_threads_take_turns(fleet: Fleet) -> None:
         t.join()
     assert fleet.admin.tables() == sorted(passwords)
     assert os.path.getsize(fleet.files.dynsec) > 0
+
+
+def test_the_directors_service_publishes_a_tables_retained_config(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    from table_controller.director.service import BrokerConfig, DirectorService
+    from table_controller.director.store import DirectorStore
+
+    password = fleet.admin.add_table("table-2")
+    store = DirectorStore(tmp_path / "director.sqlite")
+    files = fleet.files
+    login = BrokerConfig(
+        host="127.0.0.1",
+        port=files.port,
+        username="director",
+        password=files.director_password(),
+        client_id="director",
+    )
+    service = DirectorService(store, login, prefix=PREFIX)
+    service.start()
+    try:
+        wait_until("the director is connected", service.connected.is_set)
+        service.publish(tables_topic("table-2", "config"), '{"seq": 1}', True)
+        with pytest.raises(ValueError, match="not one of the event's topics"):
+            service.publish("elsewhere/x", "{}")
+        table = log_in(files.port, "table-2", password)
+        assert table.subscribe(tables_topic("table-2", "config"))
+        assert table.next() == (tables_topic("table-2", "config"), b'{"seq": 1}')
+        table.close()
+    finally:
+        service.stop()
+        store.close()

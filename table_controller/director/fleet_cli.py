@@ -28,9 +28,14 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.errors import TableControllerError
+
+if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
+    from table_controller.director.service import DirectorService
+    from table_controller.director.store import DirectorStore
+    from table_controller.feed.dynsec import TableCredentials
 
 STATE = "fleet.json"
 TOPIC = "euchre"
@@ -218,9 +223,9 @@ def _module(name: str) -> Any | None:
 def _fleet_parts(
     ev: FleetFolder,
     *,
-    store: Any,
-    service: Any,
-    credentials: Any,
+    store: DirectorStore,
+    service: DirectorService,
+    credentials: TableCredentials,
     broker_port: int,
 ) -> FleetParts:
     """Where the fleet's parts are wired in: ``director.fleet.Fleet`` (approving tables
@@ -243,7 +248,7 @@ def _fleet_parts(
             private_pem=ev.private_key.read_bytes(),
             rules=ev.rules,
             options={},
-            publish=getattr(service, "publish", None),
+            publish=service.publish,
         )
     discovery = _module("table_controller.fleet.discovery")
     if discovery is None:
@@ -388,11 +393,16 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
         service.start()
         web_port = int(url.rstrip("/").rsplit(":", 1)[1])
         with contextlib.ExitStack() as stack:
+            announced = None
             if parts.announce is not None:
-                stack.enter_context(parts.announce(web_port))
+                try:
+                    stack.enter_context(parts.announce(web_port))
+                    announced = f"Tables on this network find the event as {ev.event!r}.\n"
+                except TableControllerError as exc:  # tables can still be given the address
+                    announced = f"note: {exc}\n"
             out.write(f"The dashboard: {url}\nThe public view: {page.public_url}\n")
-            if parts.announce is not None:
-                out.write(f"Tables on this network find the event as {ev.event!r}.\n")
+            if announced is not None:
+                out.write(announced)
             for what in parts.missing:
                 out.write(f"note: not in this version: {what}.\n")
             out.write("Press Ctrl-C to stop.\n")
