@@ -389,26 +389,28 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     url = await page.start(ev.web_host, ev.web_port)
+    announcement: AbstractContextManager[Any] | None = None
     try:
         service.start()
-        web_port = int(url.rstrip("/").rsplit(":", 1)[1])
-        with contextlib.ExitStack() as stack:
-            announced = None
-            if parts.announce is not None:
-                try:
-                    stack.enter_context(parts.announce(web_port))
-                    announced = f"Tables on this network find the event as {ev.event!r}.\n"
-                except TableControllerError as exc:  # tables can still be given the address
-                    announced = f"note: {exc}\n"
-            out.write(f"The dashboard: {url}\nThe public view: {page.public_url}\n")
-            if announced is not None:
-                out.write(announced)
-            for what in parts.missing:
-                out.write(f"note: not in this version: {what}.\n")
-            out.write("Press Ctrl-C to stop.\n")
-            out.flush()
-            await stop.wait()
+        said = f"The dashboard: {url}\nThe public view: {page.public_url}\n"
+        if parts.announce is not None:
+            # Off the dashboard's loop: zeroconf's calls wait on a loop of their own.
+            web_port = int(url.rstrip("/").rsplit(":", 1)[1])
+            wanted = parts.announce(web_port)
+            try:
+                await asyncio.to_thread(wanted.__enter__)
+                announcement = wanted
+                said += f"Tables on this network find the event as {ev.event!r}.\n"
+            except (TableControllerError, OSError) as exc:  # tables can be given the address
+                said += f"note: {exc}\n"
+        for what in parts.missing:
+            said += f"note: not in this version: {what}.\n"
+        out.write(said + "Press Ctrl-C to stop.\n")
+        out.flush()
+        await stop.wait()
     finally:
+        if announcement is not None:
+            await asyncio.to_thread(announcement.__exit__, None, None, None)
         service.stop()
         await page.stop()
 
