@@ -19,6 +19,7 @@ import pytest
 from mosquitto import free_port
 from test_director_web import log_in
 from test_feed_dynsec import log_in as broker_log_in
+from waiting import wait_until
 
 from table_controller.cli import main
 from table_controller.feed.dynsec import DynsecAdmin, FleetBroker
@@ -160,3 +161,67 @@ def test_what_cannot_start_is_said_in_words(
     assert main(["director", "start", "--folder", str(tmp_path / "b"), "--rules", "nope"]) == 2
     assert "--rules nope" in capsys.readouterr().err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow(budget=60)
+def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: Path) -> None:
+    """The whole director side as ``director start`` wires it: a table asks, the
+    director approves its code, the table logs in to the broker with what it was given;
+    removed, it is dropped and refused."""
+    pytest.importorskip("table_controller.director.fleet", reason="joining: branch fleet-join")
+    from table_controller.fleet import discovery
+    from table_controller.fleet.join import join
+    from test_director_web import get_json, post
+
+    folder = tmp_path / "spring"
+    web, broker = free_port(), free_port()
+    director = Director(
+        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker)
+    )
+    password = director.wait_for(r"as director, password (\S+)")[1]
+    url = director.wait_for(r"The dashboard: (\S+)")[1]
+    director.wait_for("Press Ctrl-C to stop")
+    try:
+        cookie = log_in(url, "director", password)
+        found = discovery.parse_director(f"127.0.0.1:{web}")
+        assert (found.event, found.broker_port) == (EVENT, broker)
+        codes: list[str] = []
+        joined: list[object] = []
+        stop = threading.Event()
+
+        def run() -> None:
+            joined.append(
+                join(
+                    tmp_path / "table",
+                    director=found,
+                    on_code=lambda code, _f: codes.append(code),
+                    on_words=lambda _w: None,
+                    stop=stop,
+                    sleep=lambda _s: stop.wait(0.02),
+                )
+            )
+
+        asking = threading.Thread(target=run, daemon=True)
+        asking.start()
+        wait_until("the table shows its code", lambda: codes != [])
+        [asked] = get_json(url + "api/fleet/requests", cookie)["requests"]
+        form = {"request": asked["request"], "code": codes[0], "name": "Table 7"}
+        assert post(url + "api/fleet/approve", form, cookie) == (
+            200,
+            {"table": "table-7", "name": "Table 7"},
+        )
+        asking.join(60)
+        [m] = joined
+        table = broker_log_in(broker, m.username, m.password)  # type: ignore[attr-defined]
+        assert not table.connacks[0].is_failure
+        assert table.subscribe(f"euchre/{EVENT}/tables/table-7/config")
+        status, _ = post(url + "api/fleet/remove", {"table": "table-7"}, cookie)
+        assert status == 200
+        wait_until("the removed table is dropped", lambda: bool(table.disconnects))
+        table.close()
+        again = broker_log_in(broker, m.username, m.password)  # type: ignore[attr-defined]
+        again.close()
+        assert again.connacks[0].getName() == "Not authorized"
+    finally:
+        assert director.interrupt() == 0, "".join(director.said)
+    assert running_with(folder) == []
