@@ -658,10 +658,8 @@ class DirectorService:
                 self._publish_ruling(table, ruling_id, payload)
 
     def publish(self, topic: str, payload: bytes | str, retain: bool = False) -> None:
-        """Publish on the event's topics, qos 1 (the fleet's orders; a table's config
-        retained): ``Fleet.publish``. Queued while the broker is away."""
-        if not topic.startswith(f"{self.prefix}/"):
-            raise ValueError(f"{topic!r} is not one of the event's topics ({self.prefix}/...)")
+        """Publish on the director's own connection (qos 1): an order to a table, its
+        config retained (``Fleet.publish``). Queued by paho while the broker is away."""
         info = self._client.publish(topic, payload, qos=1, retain=retain)
         if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             log.error("a message on %s could not be queued (%s)", topic, info.rc)
