@@ -149,7 +149,7 @@ def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> 
 
 
 def test_what_cannot_start_is_said_in_words(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["director", "start", "--folder", str(tmp_path / "a"), "--event", "May/June"]) == 2
     assert "the event's name may hold" in capsys.readouterr().err
@@ -160,7 +160,10 @@ def test_what_cannot_start_is_said_in_words(
     assert "holds other files and no event" in capsys.readouterr().err
     assert main(["director", "start", "--folder", str(tmp_path / "b"), "--rules", "nope"]) == 2
     assert "--rules nope" in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no mosquitto on it
+    assert main(["director", "start", "--folder", str(tmp_path / "c")]) == 2
+    assert "install Debian's package `mosquitto`" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in ("a", "b", "c"))
 
 
 @pytest.mark.slow(budget=60)

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import contextlib
 import errno
-import hashlib
 import importlib
 import json
 import os
@@ -195,12 +194,6 @@ def first_run(made: FleetFolder) -> str:
     return password
 
 
-def key_fingerprint(public_pem: bytes) -> str:
-    """The director key's fingerprint as tables show it (SPEC: "AB12-CD34")."""
-    digits = hashlib.sha256(public_pem).hexdigest()[:8].upper()
-    return f"{digits[:4]}-{digits[4:]}"
-
-
 @dataclass
 class FleetParts:
     """Joining from the dashboard (``fleet``, for ``DirectorPage``) and the announcement
@@ -254,7 +247,7 @@ def _fleet_parts(
     if discovery is None:
         parts.missing.append("the announcement on the network (fleet.discovery)")
     else:
-        fingerprint = getattr(discovery, "key_fingerprint", key_fingerprint)(public_pem)
+        fingerprint = discovery.key_fingerprint(public_pem)
 
         def announce(web_port: int) -> AbstractContextManager[Any]:
             return discovery.announce(  # type: ignore[no-any-return]
@@ -269,19 +262,11 @@ def _fleet_parts(
 
 
 @contextlib.contextmanager
-def _running_broker(ev: FleetFolder) -> Iterator[Any]:
+def _running_broker(ev: FleetFolder, mosquitto: str) -> Iterator[Any]:
     """The fleet's broker, from its files (written each run: the port may change)."""
-    from table_controller.director.event_demo import find_mosquitto
     from table_controller.feed.broker_process import BrokerProcess
     from table_controller.feed.dynsec import write_fleet_broker
 
-    mosquitto = find_mosquitto(os.environ)
-    if mosquitto is None:
-        raise FleetStartError(
-            "mosquitto (the MQTT broker the tables send their games through) is not "
-            "installed: install Debian's package `mosquitto` (`sudo apt-get install "
-            "mosquitto`), then run the command again"
-        )
     files = write_fleet_broker(ev.folder / BROKER, port=ev.broker_port, prefix=ev.prefix)
     broker = BrokerProcess(files.conf, files.port, mosquitto).start()
     try:
@@ -323,26 +308,34 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             if args.broker_port is None
             else _check_port(args.broker_port, "--broker-port"),
         )
+        from table_controller.director.event_demo import find_mosquitto
         from table_controller.feed.dynsec import find_plugin
 
-        find_plugin()  # before anything is made
+        mosquitto = find_mosquitto(os.environ)  # both said before anything is made
+        if mosquitto is None:
+            raise FleetStartError(
+                "mosquitto (the MQTT broker the tables send their games through) is not "
+                "installed: install Debian's package `mosquitto` (`sudo apt-get install "
+                "mosquitto`), then run the command again"
+            )
+        find_plugin()
         password = first_run(ev) if made else None
         if made:
             ev.save()
         _say(out, ev, password)
-        return _run(ev, out)
+        return _run(ev, mosquitto, out)
     except TableControllerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
 
-def _run(ev: FleetFolder, out: TextIO) -> int:
+def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
     from table_controller.director.service import BrokerConfig, DirectorService
     from table_controller.director.store import DirectorStore
     from table_controller.director.web import DashboardError, DirectorPage
     from table_controller.feed.dynsec import DynsecAdmin
 
-    with _running_broker(ev) as files:
+    with _running_broker(ev, mosquitto) as files:
         store = DirectorStore(ev.database, rules_name=ev.rules)
         try:
             service = DirectorService(
