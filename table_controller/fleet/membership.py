@@ -90,7 +90,9 @@ def load(folder: Path) -> Membership | None:
         f"remove this table and delete {folder}"
     )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {"not": "a membership"}  # said by _checked below
         data["password"] = (folder / PASSWORD).read_text(encoding="utf-8").strip()
         data["director_key"] = (folder / DIRECTOR_KEY).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
@@ -100,8 +102,6 @@ def load(folder: Path) -> Membership | None:
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise MembershipError(f"{path} cannot be read ({exc}): {fix}") from None
-    if not isinstance(data, dict):
-        raise MembershipError(f"{path} is not a membership: {fix}")
     try:
         return _checked(data)
     except MembershipError as exc:
