@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,16 +112,16 @@ def two_hosts() -> Iterator[dict[str, str]]:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-def _python(ns: str, code: str, **kw: object) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _python(ns: str, code: str, args: tuple[str, ...] | list[str] = ()) -> subprocess.Popen[str]:
+    """``code`` run by this Python in namespace ``ns`` (the tests' helpers importable)."""
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}
     return subprocess.Popen(
-        ["ip", "netns", "exec", ns, sys.executable, "-c", textwrap.dedent(code)],
+        ["ip", "netns", "exec", ns, sys.executable, "-c", textwrap.dedent(code), *args],
         env=env,
         text=True,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        **kw,  # type: ignore[call-overload]
     )
 
 
@@ -161,3 +164,81 @@ def test_a_table_finds_the_director_on_another_host(two_hosts: dict[str, str]) -
     finally:
         director.communicate("", timeout=30)
     assert director.returncode == 0, director.stderr
+
+
+DIRECTOR = """
+    import json, sys, time, pathlib
+    from test_fleet_join import Director
+    from test_director_web import post
+    from table_controller.fleet.discovery import announce, key_fingerprint
+
+    pathlib.Path(sys.argv[1]).mkdir()
+    d = Director(pathlib.Path(sys.argv[1]), host="0.0.0.0")  # every address, not loopback
+    with announce(event="Spring Open", web_port=d.port, broker_port=1883,
+                  key_fingerprint=key_fingerprint(d.public)):
+        while not d.fleet.requests.waiting():
+            time.sleep(0.05)
+        [asked] = d.fleet.requests.waiting()
+        print(json.dumps(asked), flush=True)
+        code = sys.stdin.readline().strip()  # the code the table shows, read by the test
+        status, body = post(d.url + "api/fleet/approve",
+                            {"request": asked["request"], "code": code, "name": "Table 4"},
+                            d.cookie)
+        print(json.dumps({"status": status, "body": body, "port": d.port}), flush=True)
+        sys.stdin.read()
+    d.close()
+"""
+
+TABLE = """
+    import dataclasses, json, pathlib, sys
+    from table_controller.fleet.join import join
+    m = join(pathlib.Path(sys.argv[1]),
+             on_code=lambda code, found: print(json.dumps({"code": code, "host": found.host}),
+                                               flush=True),
+             on_words=lambda words: None)
+    print(json.dumps(dataclasses.asdict(m)), flush=True)
+"""
+
+
+def _line(proc: subprocess.Popen[str], what: str) -> Any:
+    """The next JSON line ``proc`` prints; fails with its errors if it stops first."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    line = proc.stdout.readline() if ready else ""
+    if not line:
+        proc.kill()
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"{what}: nothing printed; its errors:\n{err[-3000:]}")
+    return json.loads(line)
+
+
+@pytest.mark.slow(budget=60)
+def test_a_table_joins_a_director_it_found_on_another_host(
+    two_hosts: dict[str, str], tmp_path: Path
+) -> None:
+    """Nothing given to the table: it finds the director, shows its code, the director
+    approves it, and the table keeps what it was given."""
+    director = _python(two_hosts["a"], DIRECTOR, args=[str(tmp_path / "director")])
+    table = _python(two_hosts["b"], TABLE, args=[str(tmp_path / "fleet")])
+    try:
+        assert director.stdin is not None
+        shown = _line(table, "the table's code")
+        assert shown["host"] == "10.213.77.1"
+        asked = _line(director, "the request the director sees")
+        assert asked["address"] == "10.213.77.2" and asked["code"] == shown["code"]
+        director.stdin.write(shown["code"] + "\n")
+        director.stdin.flush()
+        approved = _line(director, "the approval")
+        assert approved["status"] == 200
+        assert approved["body"] == {"table": "table-4", "name": "Table 4"}
+        m = _line(table, "the table's membership")
+        assert (m["table"], m["name"], m["username"]) == ("table-4", "Table 4", "table-4")
+        assert m["password"] == "password-table-4-1"
+        assert (m["director_host"], m["director_port"]) == ("10.213.77.1", approved["port"])
+        for p in (tmp_path / "fleet").iterdir():
+            assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
+        assert table.wait(30) == 0
+    finally:
+        for proc in (table, director):
+            if proc.poll() is None:
+                proc.communicate("", timeout=30)

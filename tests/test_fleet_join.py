@@ -7,6 +7,7 @@ is gone, and saying so."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import random
@@ -53,10 +54,23 @@ class Credentials:
         return sorted(self.logins)
 
 
-class Director:
-    """A dashboard in fleet mode on a free loopback port, ann logged in."""
+class ServedOn(Served):
+    """The dashboard served as ``Served`` does, on ``host`` (every address: "0.0.0.0")."""
 
-    def __init__(self, folder: Path, requests: JoinRequests | None = None) -> None:
+    def __init__(self, page: DirectorPage, host: str) -> None:
+        self.page = page
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.url = self.call(page.start(host, 0))
+
+
+class Director:
+    """A dashboard in fleet mode on a free port (of loopback, or ``host``), ann logged in."""
+
+    def __init__(
+        self, folder: Path, requests: JoinRequests | None = None, host: str = "127.0.0.1"
+    ) -> None:
         self.store = DirectorStore(folder / "director.sqlite")
         self.store.add_login("ann", PASSWORD)
         self.private, self.public = new_keys()
@@ -76,7 +90,8 @@ class Director:
             publish=lambda t, p, r: self.published.append((t, p, r)),
             requests=requests or JoinRequests(),
         )
-        self.served = Served(DirectorPage(self.store, fleet=self.fleet, title="Spring Open"))
+        page = DirectorPage(self.store, fleet=self.fleet, title="Spring Open")
+        self.served = ServedOn(page, host)
         self.url = self.served.url
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
         self.cookie = log_in(self.url)
@@ -404,3 +419,13 @@ def test_a_dashboard_not_in_fleet_mode_says_so(tmp_path: Path) -> None:
     finally:
         served.close()
         store.close()
+
+
+def test_a_table_waiting_long_says_it_still_waits(director: Director, tmp_path: Path) -> None:
+    ticks = iter(range(0, 10**9, 61))  # a minute and a second between looks at the clock
+    table = Table(tmp_path / "fleet", director.found(), clock=lambda: float(next(ticks)))
+    wait_until("reminded", lambda: any("still waiting for the director" in w for w in table.words))
+    table.stop.set()
+    table.done()
+    assert isinstance(table.error, JoinStopped)
+    assert table_key(tmp_path / "fleet")  # the key kept: the next try shows the same code

@@ -36,6 +36,7 @@ MAX_PAUSE = 10.0
 GROWTH = 1.5
 HTTP_TIMEOUT = 10.0
 FIND_TIMEOUT = 5.0
+REMIND = 60.0  # seconds between "still waiting" words
 Sleep = Callable[[float], None]
 Finder = Callable[[float], list[Found]]
 
@@ -104,7 +105,12 @@ def join(
     on_code(code, found)
     on_words(f"waiting for the director to approve code {code}")
     pause = FIRST_PAUSE
+    since = said = clock()
     while True:
+        if clock() - said >= REMIND:
+            said = clock()
+            minutes = round((said - since) / 60)
+            on_words(f"still waiting for the director to approve code {code} ({minutes} min)")
         _pause(wait, stop, pause)
         pause = min(MAX_PAUSE, pause * GROWTH)
         status, body = asker.get(f"/api/fleet/join/{request}")
