@@ -429,3 +429,34 @@ def test_a_table_waiting_long_says_it_still_waits(director: Director, tmp_path: 
     table.done()
     assert isinstance(table.error, JoinStopped)
     assert table_key(tmp_path / "fleet")  # the key kept: the next try shows the same code
+
+
+def test_two_tables_showing_one_code_are_flagged_and_not_approved(
+    director: Director,
+) -> None:
+    from test_fleet_requests import same_code_keys
+
+    a, b = same_code_keys()
+    asked = [post(director.url + "api/fleet/join", join_body(k))[1] for k in (a, b)]
+    assert asked[0]["code"] == asked[1]["code"]
+    assert [r["same_code"] for r in director.waiting()] == [True, True]
+    status, body = post(
+        director.url + "api/fleet/approve",
+        {"request": asked[0]["request"], "code": asked[0]["code"], "name": "Table 1"},
+        director.cookie,
+    )
+    assert status == 409 and "show the same code" in body["problem"]
+    assert "refuse the one you do not recognise" in body["fix"]
+    assert director.credentials.logins == {}
+    status, _ = post(
+        director.url + "api/fleet/refuse", {"request": asked[1]["request"]}, director.cookie
+    )
+    assert status == 200
+    status, body = post(
+        director.url + "api/fleet/approve",
+        {"request": asked[0]["request"], "code": asked[0]["code"], "name": "Table 1"},
+        director.cookie,
+    )
+    assert (status, body) == (200, {"table": "table-1", "name": "Table 1"})
+    status, answer = get_status(director.url + f"api/fleet/join/{asked[1]['request']}")
+    assert answer == {"state": "refused", "reason": "the director refused this table"}

@@ -220,6 +220,8 @@ class Fleet:
     options: dict[str, Any]
     publish: Publish | None = None
     requests: JoinRequests = field(default_factory=JoinRequests)
+    # One approval or removal at a time: two at once could both find a name free.
+    changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 __all__ = [

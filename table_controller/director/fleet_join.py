@@ -35,6 +35,13 @@ def approve(
 ) -> dict[str, str]:
     """Approve ``request`` named ``name`` when ``code`` is the one the table shows:
     ``{"table": id, "name": name}``; FleetError (404, 409, 400, 503) in words."""
+    with fleet.changing:
+        return _approve(fleet, request, code, name, who=who, now=now)
+
+
+def _approve(
+    fleet: Fleet, request: str, code: str, name: str, *, who: str, now: float
+) -> dict[str, str]:
     r = fleet.requests.get(request)
     if r is None:
         raise FleetError(
@@ -120,6 +127,11 @@ def refuse(fleet: Fleet, request: str, reason: str) -> None:
 def remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]:
     """Table ``table`` removed: its broker login deleted, marked removed (audited), its
     retained config cleared. ``{"removed": id}``; FleetError (404, 503) in words."""
+    with fleet.changing:
+        return _remove(fleet, table, who=who, now=now)
+
+
+def _remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]:
     known = fleet.store.fleet_table(table)
     if known is None or known["removed_at"] is not None:
         raise FleetError(404, f"there is no approved table {table[:80]!r}", "reload the fleet page")
