@@ -99,6 +99,20 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
         )
     players = ", ".join(f"{seat.name} {name}" for seat, name in config.players.items())
     first = f", first dealer {config.first_dealer.name}" if config.first_dealer else ""
+    if config.fleet is not None:  # the director gives them
+        given = f"given by the event's director (joined in {config.fleet.folder})"
+        log = "named after the table" if not config.fleet.own_log else str(config.log)
+        return [
+            ("table", given),
+            ("log", log),
+            ("rules", given + first),
+            ("players", given),
+            ("camera", camera),
+            ("cube", cube),
+            ("pins", f"{pins}, {config.pins.led_wiring.value} lights; gpio {config.gpio}"),
+            ("page", f"{web.host}:{port} ({reach}), {operator}"),
+            ("feed", "the event's broker, as the director gives it when the table joins"),
+        ]
     return [
         ("table", config.name),
         ("log", str(config.log)),

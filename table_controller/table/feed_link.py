@@ -14,7 +14,7 @@ from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
 
 if TYPE_CHECKING:
-    from table_controller.feed.publisher import Publisher
+    from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
 
@@ -26,6 +26,9 @@ class FeedLink:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.publisher: Publisher | None = None
+        # The director's config and commands (a fleet's table: table/fleet_run.py), called
+        # on the publisher's thread; None: the table does not listen for them.
+        self.on_order: OrderListener | None = None
         self._tasks: set[asyncio.Future[None]] = set()
 
     def start(self) -> None:
@@ -46,7 +49,9 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
-        self.publisher = Publisher(settings, table.config.log, on_ruling=ruling, on_state=state)
+        self.publisher = Publisher(
+            settings, table.config.log, on_ruling=ruling, on_state=state, on_order=self.on_order
+        )
         self.status(new_events=True)
         self.publisher.start()
 
