@@ -90,7 +90,7 @@ def local_config(base: Path) -> TableConfig:
         "camera": {"source": "synthetic", "lost_after": 5.0, "drift_check": 0},
         "cube": {"port": "none"},
         "web": {"host": "127.0.0.1", "port": 0},
-        "feed": {"heartbeat": 1.0},
+        "feed": {"heartbeat": 5.0},
         "fleet": {"folder": "fleet"},
     }
     return parse_config(data, base, "<test>")
@@ -227,6 +227,9 @@ def test_configs_from_the_centre_apply_between_games(
         refused = next(a for a in answers(sub) if a[0] == 9)
         assert refused[1] == "refused" and "signature does not match" in str(refused[2])
         assert run.runner.seq == 2 and run.runner.pending is None
+        # The director saw the table with its new players, and never offline meanwhile.
+        wait_for("the table's status with round 2's players", lambda: _players(fleet) == ROUND_2)
+        assert [a for a in fleet.store.alerts() if a["kind"] == "table_offline"] == []
     finally:
         run.close()
         sub.close()
@@ -239,6 +242,11 @@ def test_configs_from_the_centre_apply_between_games(
 def _state(fleet: Fleet, seq: int) -> str | None:
     state = fleet.store.fleet_config_state(TABLE)
     return None if state is None or state["seq"] != seq else str(state["state"])
+
+
+def _players(fleet: Fleet) -> dict[str, str] | None:
+    found = [t["players"] for t in fleet.store.tables() if t["table"] == TABLE]
+    return found[0] if found else None
 
 
 def _now() -> float:

@@ -29,6 +29,7 @@ class FeedLink:
         # The director's config and commands (a fleet's table: table/fleet_run.py), called
         # on the publisher's thread; None: the table does not listen for them.
         self.on_order: OrderListener | None = None
+        self.offline_at_stop = True  # False: started again at once (fleet_run.py)
         self._tasks: set[asyncio.Future[None]] = set()
 
     def start(self) -> None:
@@ -58,7 +59,7 @@ class FeedLink:
     async def stop(self) -> None:
         """What the broker can still take, then offline."""
         if self.publisher is not None:
-            await asyncio.to_thread(self.publisher.stop)
+            await asyncio.to_thread(self.publisher.stop, offline=self.offline_at_stop)
 
     def status(self, *, new_events: bool = False) -> None:
         """The heartbeat's contents, and a nudge when the log has new events."""

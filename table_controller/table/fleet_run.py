@@ -129,12 +129,15 @@ class FleetRun:
             table_stop = asyncio.Event()
             running = asyncio.create_task(table.run(stop=table_stop, hands=hands))
             waiting = asyncio.create_task(self._until_apply(table, stop))
+            done: set[asyncio.Task[None]] = set()
             try:
                 done, _ = await asyncio.wait(
                     {running, waiting}, return_when=asyncio.FIRST_COMPLETED
                 )
             finally:
                 waiting.cancel()
+                if waiting in done and not stop.is_set():
+                    table.feed.offline_at_stop = False  # back at once: no gap at the director
                 table_stop.set()
                 await running  # a table that failed says why, here
             if stop.is_set() or self.pending is None or waiting not in done:
