@@ -253,3 +253,38 @@ def _now() -> float:
     import time
 
     return time.time()
+
+
+@pytest.mark.slow(budget=90)
+def test_table_controller_run_of_a_fleet_table_takes_the_config(
+    tmp_path: Path, director: tuple[Mosquitto, DirectorService, Fleet]
+) -> None:
+    """The command the table's service runs: a table.toml with [fleet], as a process of
+    its own, plays with the players the director pushed and answers over the broker."""
+    import signal
+    import subprocess
+    import sys
+
+    from table_controller.table.config import to_toml
+
+    broker, _service, fleet = director
+    joined(tmp_path / "fleet", broker.port, KEYS[1])
+    path = tmp_path / "table.toml"
+    path.write_text(to_toml(local_config(tmp_path)))
+    sub = Subscriber(broker.port, f"{TOPICS.table(TABLE)}/fleet/#")
+    wait_for("the answers' subscriber", sub.subscribed.is_set)
+    push(fleet, TABLE, name="Table 7", players=ROUND_1, round=1)
+    argv = [sys.executable, "-m", "table_controller.cli", "run", "--config", str(path), "--fast"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log_path = tmp_path / "fleet" / f"{TABLE}.sqlite"
+    try:
+        wait_for("config 1 applied", lambda: (1, "applied", None) in answers(sub))
+        wait_for("the director stored it", lambda: _state(fleet, 1) == "applied")
+        wait_for("a game with round 1's players", lambda: ROUND_1 in games(log_path))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=GUARD)
+        sub.close()
+    assert proc.returncode == 0, err
+    assert "The table page:" in out
+    assert json.loads((tmp_path / "fleet" / "config.json").read_text())["seq"] == 1
