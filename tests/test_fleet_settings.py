@@ -61,6 +61,10 @@ def test_fleet_mode_needs_no_name_rules_players_or_broker(tmp_path: Path) -> Non
     assert "name =" not in path.read_text() and "[fleet]" in path.read_text()
     again = load_config(path)
     assert again.fleet == config.fleet and again.camera == config.camera
+    # `config check` of a table not joined yet: a good file, its folder made by joining.
+    out = io.StringIO()
+    assert main(["config", "check", str(path)], out=out) in (0, 1)
+    assert "given by the event's director" in out.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -677,6 +677,8 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
     if secret is not None and (bad := secret_file_problem(secret, "feed.password_file")):
         problems.append(bad)
     log = config.log
+    if config.fleet is not None and not config.fleet.own_log:
+        return problems  # the log goes in the fleet's folder, which joining makes
     if log.is_dir():
         problems.append(
             ConfigProblem(

@@ -100,8 +100,10 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
     players = ", ".join(f"{seat.name} {name}" for seat, name in config.players.items())
     first = f", first dealer {config.first_dealer.name}" if config.first_dealer else ""
     if config.fleet is not None:  # the director gives them
-        given = f"given by the event's director (joined in {config.fleet.folder})"
-        log = "named after the table" if not config.fleet.own_log else str(config.log)
+        folder = config.fleet.folder
+        given = f"given by the event's director (kept in {folder} once the table joins)"
+        own = config.fleet.own_log
+        log = str(config.log) if own else f"in {folder}, named after the table's id"
         return [
             ("table", given),
             ("log", log),
