@@ -12,6 +12,7 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_accounts``: directors' logins, sessions and the audit log;
 - ``store_formats``: the event's format state;
 - ``store_fleet``: the tables approved in fleet mode.
+- ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -40,6 +41,7 @@ from table_controller.director.store_core import Clock, StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
 from table_controller.director.store_fleet import FleetTables
+from table_controller.director.store_fleet_config import FleetConfigs
 from table_controller.director.store_formats import Formats
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
@@ -77,6 +79,7 @@ class DirectorStore:
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.fleet = FleetTables(core)
+        self.fleet_configs = FleetConfigs(core)
 
         # The store's methods as callers know them: each part's own (no code here).
         self.batch = core.batch
@@ -128,6 +131,10 @@ class DirectorStore:
         self.fleet_remove = self.fleet.fleet_remove
         self.fleet_tables = self.fleet.fleet_tables
         self.fleet_table = self.fleet.fleet_table
+        # the configs pushed to the fleet's tables
+        self.fleet_config_add = self.fleet_configs.fleet_config_add
+        self.fleet_config_answer = self.fleet_configs.fleet_config_answer
+        self.fleet_config_state = self.fleet_configs.fleet_config_state
 
     def close(self) -> None:
         self.core.close()

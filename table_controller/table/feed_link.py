@@ -14,7 +14,7 @@ from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
 
 if TYPE_CHECKING:
-    from table_controller.feed.publisher import Publisher
+    from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
 
@@ -26,6 +26,10 @@ class FeedLink:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.publisher: Publisher | None = None
+        # The director's config and commands (a fleet's table: table/fleet_run.py), called
+        # on the publisher's thread; None: the table does not listen for them.
+        self.on_order: OrderListener | None = None
+        self.offline_at_stop = True  # False: started again at once (fleet_run.py)
         self._tasks: set[asyncio.Future[None]] = set()
 
     def start(self) -> None:
@@ -46,14 +50,16 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
-        self.publisher = Publisher(settings, table.config.log, on_ruling=ruling, on_state=state)
+        self.publisher = Publisher(
+            settings, table.config.log, on_ruling=ruling, on_state=state, on_order=self.on_order
+        )
         self.status(new_events=True)
         self.publisher.start()
 
     async def stop(self) -> None:
         """What the broker can still take, then offline."""
         if self.publisher is not None:
-            await asyncio.to_thread(self.publisher.stop)
+            await asyncio.to_thread(self.publisher.stop, offline=self.offline_at_stop)
 
     def status(self, *, new_events: bool = False) -> None:
         """The heartbeat's contents, and a nudge when the log has new events."""
