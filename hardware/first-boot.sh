@@ -8,6 +8,11 @@
 # the director and shows its join code. Run it again at any time: what is done already is
 # left as it is (the table's file is never overwritten). docs/fleet.md tells the story.
 #
+# The layout hardware/table-controller-fleet.service and an update (fleet/update.py)
+# expect: the project in /opt/table-controller with its .venv, the release that runs in
+# releases/VERSION named by the link current, all owned by the service's user (an update
+# writes there); what the table is given and writes in /var/lib/table-controller.
+#
 # ROOT=DIR puts every file under DIR instead of / and leaves the machine itself alone (no
 # packages, user or systemd): the tests install into a folder that way. PYTHON names the
 # Python that installs the release there (default: the project's own environment's).
@@ -59,24 +64,24 @@ system() {
     fi
 }
 
-# --- 1. the project, copied to /opt/table-controller/src ----------------------------------
-if [ "$src" = "$opt/src" ]; then
-    say "the project is already in $opt/src"
+# --- 1. the project, copied to /opt/table-controller --------------------------------------
+if [ "$src" = "$opt" ]; then
+    say "the project is already in $opt"
 else
-    say "copying the project (version $version) to $opt/src"
-    run mkdir -p "$opt/src"
+    say "copying the project (version $version) to $opt"
+    run mkdir -p "$opt"
     if $dry; then
-        say "would copy $src to $opt/src (less .venv, .git, test-artifacts and caches)"
+        say "would copy $src to $opt (less .venv, .git, test-artifacts and caches)"
     else
         tar -C "$src" --exclude=./.venv --exclude=./.git --exclude=./test-artifacts \
-            --exclude=./build --exclude=./dist --exclude='*.egg-info' --exclude='__pycache__' \
-            --exclude='*.sqlite' -cf - . | tar -C "$opt/src" -xf -
+            --exclude=./build --exclude=./dist --exclude=./table.toml --exclude='*.egg-info' --exclude='__pycache__' \
+            --exclude='*.sqlite' -cf - . | tar -C "$opt" -xf -
     fi
 fi
 
 # --- 2. the system packages and the Python packages (make setup-pi) -----------------------
 say "installing the system packages and the table's Python packages (minutes, the first time)"
-system bash "$opt/src/scripts/setup.sh" "$opt/.venv" pi
+system bash "$opt/scripts/setup.sh" "$opt/.venv" pi
 
 # --- 3. the release that runs: releases/VERSION, and current pointing at it ----------------
 release="$opt/releases/$version"
@@ -89,7 +94,7 @@ else
     fi
     run rm -rf "$release.partial"
     run "$python" -m pip install --quiet --no-deps --no-build-isolation --no-index \
-        --target "$release.partial" "$opt/src"
+        --target "$release.partial" "$opt"
     run mv "$release.partial" "$release"
 fi
 if [ -L "$opt/current" ]; then
@@ -112,11 +117,8 @@ for group in gpio video dialout; do
         say "this machine has no group $group (a Raspberry Pi has): skipped"
     fi
 done
-# An update (as the service's user) adds releases and moves current.
-system chown -R "$user:$user" "$opt/releases"
-system chown -h "$user:$user" "$opt/current"
-system chgrp "$user" "$opt"
-system chmod 775 "$opt"
+# An update, run by the service as its user, adds releases and moves current.
+system chown -R "$user:$user" "$opt"
 
 # --- 5. the table's own file: the example, in fleet mode ----------------------------------
 fleet_block="

@@ -49,7 +49,7 @@ def test_a_dry_run_says_each_step_and_changes_nothing(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     said = done.stdout
     for step in (
-        "would run: bash /opt/table-controller/src/scripts/setup.sh /opt/table-controller/.venv pi",
+        "would run: bash /opt/table-controller/scripts/setup.sh /opt/table-controller/.venv pi",
         "would run: ln -s releases/0.1.0 /opt/table-controller/current",
         "would write /etc/table-controller/table.toml",
         'folder = "/var/lib/table-controller/fleet"',
