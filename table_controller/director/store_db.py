@@ -67,6 +67,9 @@ TABLES = (
     # The event's format (events_admin.py): every change a new row, the last one current.
     "CREATE TABLE IF NOT EXISTS format_state (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
     " who TEXT NOT NULL, action TEXT NOT NULL, reason TEXT, state TEXT NOT NULL)",
+    # Fleet mode (store_fleet.py): the tables the director approved, removed ones marked.
+    "CREATE TABLE IF NOT EXISTS fleet_tables (id TEXT PRIMARY KEY, name TEXT, host TEXT,"
+    " address TEXT, version TEXT, key TEXT, approved_at REAL, removed_at REAL)",
 )
 # Tables no one may change or empty once written: what the trigger says when refused.
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}

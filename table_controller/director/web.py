@@ -49,10 +49,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from table_controller.cards import Card
-from table_controller.director import event_forms
+from table_controller.director import event_forms, fleet_web
 from table_controller.director.dashboard_view import DashboardView
 from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
+from table_controller.director.fleet import Fleet
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
@@ -141,8 +142,10 @@ class DirectorPage:
         admin: EventsAdmin | None = None,
         public_delay: float | None = None,
         throttle: LoginThrottle | None = None,
+        fleet: Fleet | None = None,
     ) -> None:
         self.store = store
+        self.fleet = fleet
         self.service = service
         self.admin = admin if admin is not None else EventsAdmin(store)
         self.public = PublicView(store, self.admin, delay=public_delay)
@@ -186,6 +189,8 @@ class DirectorPage:
             Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
         ]
+        if fleet is not None:  # fleet mode: tables ask to join, directors approve them
+            director += fleet_web.routes(fleet, login, self._director)
         public: list[BaseRoute] = [
             Route("/public", self._public_index),
             Route("/api/public", self._public),
