@@ -111,7 +111,7 @@ class JoinDisplay(Closing):
         """How the join is going, in words (shown under the code)."""
         log.info("%s", words)
         if self.page is not None:
-            self.page.update(words=words)
+            self.page.update(words=words[:1].upper() + words[1:])
 
     def close(self) -> None:
         """Stop showing: the page stops, the lights go dark, the cube is blank again."""
