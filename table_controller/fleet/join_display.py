@@ -126,9 +126,10 @@ class JoinDisplay(Closing):
             self._cube_thread.join(timeout=10)
             self._cube_thread = None
         if self.cube is not None:
-            with contextlib.suppress(Exception):
-                self.cube.show(CubeState())
-                self.cube.wait_shown(2)
+            if self.cube.is_connected:  # blank again; a cube not there is not waited for
+                with contextlib.suppress(Exception):
+                    self.cube.show(CubeState())
+                    self.cube.wait_shown(2)
             self.cube.close()
             self.cube = None
         if self._own_emulator and self.emulator is not None:
