@@ -27,7 +27,9 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -146,6 +148,21 @@ class Hosts:
         return proc
 
     run = popen  # SPEC's name
+
+    def wait_listening(self, host: int, port: int, timeout: float = 120.0) -> None:
+        """Until something in ``host`` accepts TCP connections on ``port`` from the test's
+        namespace; ``timeout`` only guards against a hang."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.create_connection((self.address(host), port), timeout=2):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"nothing listens on {self.address(host)}:{port} after {timeout:.0f} s"
+                    ) from None
+                time.sleep(0.05)
 
     def close(self) -> None:
         """Stops the processes started here and removes every namespace; safe to repeat."""

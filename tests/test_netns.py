@@ -95,6 +95,7 @@ def test_the_test_reaches_a_hosts_web_server(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        net.wait_listening(1, 8000)
         page = _get(f"http://{net.address(1)}:8000/hello.txt", time.monotonic() + 120)
         assert page == b"a table's page\n"
         # The host is not the test's own namespace: its server is not on this loopback.
