@@ -11,6 +11,7 @@ from pathlib import Path
 
 import netns
 import pytest
+from playwright.sync_api import Browser, expect
 
 pytestmark = pytest.mark.skipif(netns.skip_reason() is not None, reason=str(netns.skip_reason()))
 
@@ -77,8 +78,9 @@ def _get(url: str, deadline: float) -> bytes:
             time.sleep(0.05)
 
 
-def test_the_test_reaches_a_hosts_web_server(tmp_path: Path) -> None:
+def test_the_test_reaches_a_hosts_web_server(tmp_path: Path, browser: Browser) -> None:
     (tmp_path / "hello.txt").write_text("a table's page\n")
+    (tmp_path / "index.html").write_text("<!doctype html><title>t</title><h1>Table 1</h1>")
     with netns.hosts(1) as net:
         net.popen(
             1,
@@ -98,6 +100,10 @@ def test_the_test_reaches_a_hosts_web_server(tmp_path: Path) -> None:
         net.wait_listening(1, 8000)
         page = _get(f"http://{net.address(1)}:8000/hello.txt", time.monotonic() + 120)
         assert page == b"a table's page\n"
+        tab = browser.new_page()  # Chromium, in the test's namespace, too
+        tab.goto(f"http://{net.address(1)}:8000/")
+        expect(tab.locator("h1")).to_have_text("Table 1")
+        tab.close()
         # The host is not the test's own namespace: its server is not on this loopback.
         names = net.namespace(1), net.hub
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
