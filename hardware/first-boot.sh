@@ -121,34 +121,46 @@ done
 system chown -R "$user:$user" "$opt"
 
 # --- 5. the table's own file: the example, in fleet mode ----------------------------------
+# The director gives a fleet's table its name, rules, players and broker, so the file
+# keeps only what is the table's own (pins, camera, calibration, cube, page): the
+# example less [table] name and log, [rules], [players], and [feed]'s broker and login.
 fleet_block="
 [fleet]                     # a table of an event's fleet (docs/fleet.md): it joins the director
-folder = \"$state/fleet\"   # what the director gives it: secret, the service's own"
+folder = \"$state/fleet\"   # what the director gives it and its event log: the table's own"
+fleet_example() {
+    awk -v state="$state" '
+        /^\[/ { section = $1 }
+        section == "[rules]" || section == "[rules.options]" || section == "[players]" { next }
+        section == "[table]" && /^(name|log) *=/ { next }
+        section == "[feed]" && /^[a-z_]+ *=/ && !/^(heartbeat|public_delay|tls_ca) *=/ { next }
+        section == "[camera]" && /^calibration *=/ {
+            sub(/"calibration\/table.json"/, "\"" state "/calibration/table.json\"")
+        }
+        section == "[web]" && /^host *=/ {
+            $0 = "host = \"0.0.0.0\"            # every machine on the network: the join code from a phone"
+        }
+        { print }
+    ' "$src/examples/table.toml"
+    printf '%s\n' "$fleet_block"
+}
 if [ -f "$config" ]; then
     if grep -q '^\[fleet\]' "$config"; then
         say "$config is there already, in fleet mode: kept as it is"
     else
-        say "$config is there already: adding [fleet] to it"
-        if $dry; then say "would add to $config:$fleet_block"
-        else printf '%s\n' "$fleet_block" >>"$config"
-        fi
+        say "$config is there already, not in fleet mode: kept as it is (the table runs on its own; docs/fleet.md says how to make it a fleet's table)"
     fi
 else
     say "writing $config from the example, in fleet mode"
-    text="$(cat "$src/examples/table.toml")"
-    for pair in \
-        "log = \"table-1.sqlite\"|log = \"$state/table.sqlite\"" \
-        "calibration = \"calibration/table.json\"|calibration = \"$state/calibration/table.json\"" \
-        "host = \"127.0.0.1\"|host = \"0.0.0.0\""; do
-        old="${pair%%|*}" new="${pair#*|}"
-        [[ "$text" == *"$old"* ]] || fail "the example table.toml no longer has '$old': update this script"
-        text="${text/"$old"/"$new"}"
+    text="$(fleet_example)"
+    for want in "folder = \"$state/fleet\"" "calibration = \"$state/calibration/table.json\"" \
+        'host = "0.0.0.0"'; do
+        [[ "$text" == *"$want"* ]] || fail "the example table.toml has changed ('$want' not made): update this script"
     done
     if $dry; then
-        say "would write $config: the example with [table] log and [camera] calibration in $state, the page open to the network ([web] host = \"0.0.0.0\"), and:$fleet_block"
+        say "would write $config: the example less what the director gives (name, rules, players, broker), its calibration in $state, the page open to the network ([web] host = \"0.0.0.0\"), and:$fleet_block"
     else
         mkdir -p "$etc"
-        printf '%s\n%s\n' "$text" "$fleet_block" >"$config.partial"
+        printf '%s\n' "$text" >"$config.partial"
         chmod 644 "$config.partial"
         mv "$config.partial" "$config"
     fi

@@ -38,7 +38,7 @@ WAIT = 120.0  # only against a hang
 def table_file(folder: Path) -> Path:
     path = folder / "table.toml"
     path.write_text(
-        '[table]\nname = "Table"\ngpio = "mock"\n[camera]\nsource = "synthetic"\n'
+        '[table]\ngpio = "mock"\n[camera]\nsource = "synthetic"\n'
         f'[cube]\nport = "none"\n[web]\nhost = "127.0.0.1"\nport = {free_port()}\n'
         '[fleet]\nfolder = "fleet"\n'
     )
