@@ -5,6 +5,7 @@ keeps the table's own file, and shellcheck's reading of it."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -12,15 +13,21 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from table_controller.table.config import parse_config
+from table_controller.table.config import TableConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "hardware" / "first-boot.sh"
 UNIT = ROOT / "hardware" / "table-controller-fleet.service"
 STATE = "/var/lib/table-controller"
+# The table's config reads [fleet] once issue 20's config part (fleet-config) is merged.
+needs_fleet_config = pytest.mark.skipif(
+    "fleet" not in {f.name for f in dataclasses.fields(TableConfig)},
+    reason="the table's config does not read [fleet] yet (merge fleet-config)",
+)
 
 
 def first_boot(*args: str, root: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -64,66 +71,76 @@ def test_a_dry_run_says_each_step_and_changes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.slow(budget=60)  # the release built and installed by pip, twice
-def test_it_installs_a_table_into_a_root_and_a_second_run_changes_nothing(
-    tmp_path: Path,
-) -> None:
-    done = first_boot(root=tmp_path)
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """first-boot.sh run once into a folder standing for a Pi's root: (root, what it said)."""
+    root = tmp_path_factory.mktemp("pi")
+    done = first_boot(root=root)
     assert done.returncode == 0, done.stdout + done.stderr
-    opt = tmp_path / "opt" / "table-controller"
+    return root, done.stdout
+
+
+@pytest.mark.slow(budget=60)  # the release built and installed by pip, then all again
+def test_it_installs_a_table_into_a_root_and_a_second_run_changes_nothing(
+    installed: tuple[Path, str],
+) -> None:
+    root, said = installed
+    opt = root / "opt" / "table-controller"
     # The release that runs, where an update finds it, and importable from there.
     assert os.readlink(opt / "current") == "releases/0.1.0"
     found = subprocess.run(
-        [sys.executable, "-c", "import table_controller; print(table_controller.__file__)"],
+        [sys.executable, "-P", "-c", "import table_controller; print(table_controller.__file__)"],
         env={**os.environ, "PYTHONPATH": str(opt / "current")},
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=root,
     )
     assert found.stdout.strip() == str(opt / "current" / "table_controller" / "__init__.py")
     assert (opt / "current" / "table_controller" / "web" / "static" / "join.html").is_file()
+    assert (opt / "scripts" / "setup.sh").is_file()  # the project, for make setup-pi
     # The unit, as hardware/ has it; the machine itself left alone under ROOT.
-    unit = tmp_path / "etc" / "systemd" / "system" / "table-controller.service"
+    unit = root / "etc" / "systemd" / "system" / "table-controller.service"
     assert unit.read_text() == UNIT.read_text()
-    assert (
-        "left out (ROOT=" in done.stdout
-        and "systemctl enable --now table-controller" in done.stdout
-    )
-    # The table's file: the example, in fleet mode, its writable files in the state folder.
-    config = tmp_path / "etc" / "table-controller" / "table.toml"
-    data = tomllib.loads(config.read_text())
+    assert "left out (ROOT=" in said
+    assert "systemctl enable --now table-controller" in said
+    # The table's file: only what is the table's own, and [fleet].
+    data = tomllib.loads((root / "etc" / "table-controller" / "table.toml").read_text())
     assert data["fleet"] == {"folder": f"{STATE}/fleet"}
-    assert data["table"]["log"] == f"{STATE}/table.sqlite"
+    assert "rules" not in data and "players" not in data
+    assert not {"name", "log"} & set(data["table"])
+    assert set(data["feed"]) <= {"tls_ca", "heartbeat", "public_delay"}
     assert data["camera"]["calibration"] == f"{STATE}/calibration/table.json"
     assert data["web"]["host"] == "0.0.0.0"  # the join code's page, from a phone too
-    local = parse_config({k: v for k, v in data.items() if k != "fleet"}, config.parent)
-    assert local.log == Path(f"{STATE}/table.sqlite")
+    assert data["seats"]["N"]["led"] == [17, 27, 22]  # the example's pins
     # Again: nothing changes, and it says what is there already.
-    before = snapshot(tmp_path)
-    again = first_boot(root=tmp_path)
+    before = snapshot(root)
+    again = first_boot(root=root)
     assert again.returncode == 0, again.stderr
-    assert snapshot(tmp_path) == before
+    assert snapshot(root) == before
     assert "release 0.1.0 is installed already" in again.stdout
     assert "in fleet mode: kept as it is" in again.stdout
     assert "the service is installed already" in again.stdout
 
 
+@needs_fleet_config
+def test_the_table_reads_its_file_as_a_fleets_table(installed: tuple[Path, str]) -> None:
+    root, _ = installed
+    config = load_config(root / "etc" / "table-controller" / "table.toml")
+    fleet: Any = getattr(config, "fleet", None)
+    assert fleet is not None and Path(fleet.folder) == Path(f"{STATE}/fleet")
+    assert config.web.host == "0.0.0.0" and config.web.port == 8080
+
+
 @pytest.mark.slow(budget=40)
-def test_a_table_file_of_its_own_is_kept_and_given_fleet_mode(tmp_path: Path) -> None:
+def test_a_table_file_of_its_own_is_kept_as_it_is(tmp_path: Path) -> None:
     config = tmp_path / "etc" / "table-controller" / "table.toml"
     config.parent.mkdir(parents=True)
-    own = (
-        (ROOT / "examples" / "table.toml")
-        .read_text()
-        .replace("led = [17, 27, 22]", "led = [5, 6, 7]")
-    )
+    own = (ROOT / "examples" / "table.toml").read_text().replace("[17, 27, 22]", "[5, 6, 7]")
     config.write_text(own)
     done = first_boot(root=tmp_path)
     assert done.returncode == 0, done.stderr
-    text = config.read_text()
-    assert text.startswith(own)  # its pins kept
-    assert tomllib.loads(text)["fleet"] == {"folder": f"{STATE}/fleet"}
-    assert "adding [fleet] to it" in done.stdout
+    assert config.read_text() == own
+    assert "not in fleet mode: kept as it is" in done.stdout
 
 
 def test_it_refuses_an_unknown_option_in_words() -> None:

@@ -133,7 +133,8 @@ def test_ctrl_c_ends_a_join_in_words(director: Director, tmp_path: Path) -> None
 
 def test_a_table_not_in_a_fleet_is_told_what_to_add(tmp_path: Path) -> None:
     config = tmp_path / "table.toml"
-    config.write_text(table_file(tmp_path).read_text().replace('[fleet]\nfolder = "fleet"\n', ""))
+    alone = table_file(tmp_path).read_text().replace('[fleet]\nfolder = "fleet"\n', "")
+    config.write_text(alone.replace("[table]\n", '[table]\nname = "Table 1"\n'))
     done = subprocess.run(
         [sys.executable, "-m", "table_controller.cli", "join", "--config", str(config)],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
