@@ -9,11 +9,13 @@ import dataclasses
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mosquitto import free_port
@@ -22,7 +24,9 @@ from test_fleet_join import Director, director  # noqa: F401  (the fixture)
 from waiting import wait_until
 
 from table_controller.fleet import membership
-from table_controller.table.config import TableConfig
+from table_controller.fleet.discovery import key_fingerprint
+from table_controller.fleet.join_display import join_showing
+from table_controller.table.config import TableConfig, parse_config
 
 # The table's config reads [fleet] (issue 20's config part, branch fleet-config): until
 # that is merged, a table cannot be in a fleet and these wait for it.
@@ -147,3 +151,49 @@ def test_a_table_not_in_a_fleet_is_told_what_to_add(tmp_path: Path) -> None:
         'add these two lines to it, then join again (docs/fleet.md):\n[fleet]\nfolder = "fleet"'
         in done.stderr
     )
+
+
+def test_join_showing_shows_the_code_until_the_director_approves(
+    director: Director,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """What `join` and the service run, in this process: the page shows the code while
+    the table waits, and the port is free again once it has joined."""
+    config = parse_config(
+        {
+            "table": {"name": "Table", "gpio": "mock"},
+            "camera": {"source": "synthetic"},
+            "cube": {"port": "none"},
+            "web": {"host": "127.0.0.1", "port": free_port()},
+        },
+        tmp_path,
+    )
+    said: list[str] = []
+    result: list[Any] = []
+    joining = threading.Thread(
+        target=lambda: result.append(
+            join_showing(config, tmp_path / "fleet", director=director.found(), say=said.append)
+        ),
+        daemon=True,
+    )
+    joining.start()
+    wait_until("the director sees the request", lambda: len(director.waiting()) == 1)
+    [asked] = director.waiting()
+    wait_until("the code said", lambda: any(w.startswith("Join code") for w in said))
+    assert f"Join code {asked['code']}: on the dashboard's Fleet page" in "\n".join(said)
+    url = next(w for w in said if "shown on this table's page" in w).rsplit(" ", 1)[1]
+    with urllib.request.urlopen(url, timeout=10) as page:
+        html = page.read().decode()
+    assert "Joining Spring Open" in html and key_fingerprint(director.public) in html
+    assert "Waiting for the director to approve code" in html
+    status, _ = post(
+        director.url + "api/fleet/approve",
+        {"request": asked["request"], "code": asked["code"], "name": "Table 4"},
+        director.cookie,
+    )
+    assert status == 200
+    joining.join(WAIT)
+    assert not joining.is_alive() and result[0].name == "Table 4"
+    assert said[-1] == "Joined Spring Open as Table 4"
+    with socket.create_server(("127.0.0.1", config.web.port)):
+        pass  # the page's port is free for the table's own page

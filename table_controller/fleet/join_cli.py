@@ -53,8 +53,8 @@ def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
 
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.fleet import discovery, membership
-    from table_controller.fleet.join import JoinStopped, join
-    from table_controller.fleet.join_display import JoinDisplay
+    from table_controller.fleet.join import JoinStopped
+    from table_controller.fleet.join_display import join_showing
     from table_controller.table.config import load_config
 
     config = load_config(args.config)
@@ -69,36 +69,19 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     found = discovery.parse_director(args.director) if args.director else None
 
     def say(words: str) -> None:
-        out.write(words[:1].upper() + words[1:] + "\n")
+        out.write(words + "\n")
         out.flush()
 
     stop = threading.Event()
-    with stopped_by_signals(stop), JoinDisplay(config) as display:
-        for problem in display.problems:
-            say(f"note: {problem}")
-        if display.url is not None:
-            say(f"The join code is shown on this table's page: {display.url}")
-
-        def on_code(code: str, director: discovery.Found) -> None:
-            display.show_code(code, director.event, director.key_fingerprint)
-            say(
-                f"Join code {code}: on the dashboard's Fleet page, the director approves this "
-                f"code and names the table (check that the director's key is "
-                f"{director.key_fingerprint} there)"
-            )
-
-        def on_words(words: str) -> None:
-            display.say(words)
-            say(words)
-
-        try:
-            joined = join(folder, director=found, on_code=on_code, on_words=on_words, stop=stop)
-        except JoinStopped:
-            say(
-                "Stopped before the director approved this table. Join again at any time: "
-                "the table shows the same code."
-            )
-            return 130
+    try:
+        with stopped_by_signals(stop):
+            joined = join_showing(config, folder, director=found, stop=stop, say=say)
+    except JoinStopped:
+        say(
+            "Stopped before the director approved this table. Join again at any time: "
+            "the table shows the same code."
+        )
+        return 130
     say(
         f"This table is {joined.name} of {joined.event}. Start it: table-controller run "
         f"--config {args.config} (on a table set up by first-boot.sh: sudo systemctl "

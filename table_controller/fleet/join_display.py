@@ -29,10 +29,13 @@ from table_controller.table.devices import pin_factory_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from table_controller.devices.cube import TrumpCube
     from table_controller.devices.emulator import CubeEmulator
     from table_controller.devices.seat_leds import SeatLeds
+    from table_controller.fleet.discovery import Found
+    from table_controller.fleet.membership import Membership
 
 log = logging.getLogger(__name__)
 
@@ -197,4 +200,42 @@ class JoinDisplay(Closing):
                 return
 
 
-__all__ = ["ALERT_SECONDS", "SCORES_SECONDS", "JoinDisplay", "cube_states"]
+def join_showing(
+    config: TableConfig,
+    folder: Path,
+    *,
+    director: Found | None = None,
+    stop: threading.Event | None = None,
+    say: Callable[[str], None] | None = None,
+) -> Membership:
+    """``fleet.join.join`` with the code shown on ``config``'s page, lights and cube
+    while it waits; ``say`` hears every sentence for a person (a terminal, the
+    journal). The table's devices are free again when it returns (or raises)."""
+    from table_controller.fleet.join import join
+
+    def tell(words: str) -> None:
+        if say is not None:
+            say(words[:1].upper() + words[1:])
+
+    with JoinDisplay(config) as display:
+        for problem in display.problems:
+            tell(f"note: {problem}")
+        if display.url is not None:
+            tell(f"The join code is shown on this table's page: {display.url}")
+
+        def on_code(code: str, found: Found) -> None:
+            display.show_code(code, found.event, found.key_fingerprint)
+            tell(
+                f"Join code {code}: on the dashboard's Fleet page, the director approves "
+                f"this code and names the table (the director's key there is "
+                f"{found.key_fingerprint})"
+            )
+
+        def on_words(words: str) -> None:
+            display.say(words)
+            tell(words)
+
+        return join(folder, director=director, on_code=on_code, on_words=on_words, stop=stop)
+
+
+__all__ = ["ALERT_SECONDS", "SCORES_SECONDS", "JoinDisplay", "cube_states", "join_showing"]
