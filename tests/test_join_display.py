@@ -137,13 +137,11 @@ def test_the_page_shows_the_code_across_a_room(tmp_path: Path, browser: Browser)
         display.say("Found the director of Spring Open at 10.0.0.5")
         expect(page.locator("#words")).to_have_text("Found the director of Spring Open at 10.0.0.5")
         display.show_code("4719", "Spring Open", "AB12-CD34")
-        display.say("Waiting for the director to approve this table")
+        display.say("waiting for the director to approve code 4719")
         expect(page.locator("h1")).to_have_text("Joining Spring Open")
         expect(page.locator("#code")).to_have_text("4719")
         expect(page.locator("#key")).to_have_text("AB12-CD34")
-        expect(page.locator("#words")).to_have_text(
-            "Waiting for the director to approve this table"
-        )
+        expect(page.locator("#words")).to_have_text("Waiting for the director to approve code 4719")
         box = page.locator("#code").bounding_box()
         assert box is not None and box["height"] >= 0.25 * 720  # a quarter of the screen
         assert "_" not in page.locator("body").inner_text()

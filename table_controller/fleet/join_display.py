@@ -227,8 +227,8 @@ def join_showing(
             display.show_code(code, found.event, found.key_fingerprint)
             tell(
                 f"Join code {code}: on the dashboard's Fleet page, the director approves "
-                f"this code and names the table (the director's key there is "
-                f"{found.key_fingerprint})"
+                f"this code and names the table (the director's key: {found.key_fingerprint}, "
+                "the same on every table of the event)"
             )
 
         def on_words(words: str) -> None:
