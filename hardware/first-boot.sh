@@ -172,8 +172,11 @@ if cmp -s "$src/hardware/table-controller-fleet.service" "$unit"; then
 else
     say "installing the service: $unit"
     run install -D -m 644 "$src/hardware/table-controller-fleet.service" "$unit"
+    unit_changed=true
 fi
 system systemctl daemon-reload
+# A service already running with the unit it had: started again with the new one.
+if ${unit_changed:-false}; then system systemctl try-restart table-controller; fi
 system systemctl enable --now table-controller
 
 if $dry; then
