@@ -60,6 +60,10 @@ if wants; then  # the tests alone
     [ -x /usr/bin/chromium ] || apt_install chromium
     # The director's store on PostgreSQL is tested against a real server the tests start.
     compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || apt_install postgresql
+    # The fleet's tests put tables in network namespaces of their own (tests/netns.py).
+    command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || apt_install iproute2
+    # hardware/first-boot.sh is checked with shellcheck.
+    [ -x /usr/bin/shellcheck ] || apt_install shellcheck
     # The systemd units in hardware/ are checked with systemd-analyze verify.
     [ -x /usr/bin/systemd-analyze ] || apt_install systemd
 fi

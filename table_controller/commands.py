@@ -36,6 +36,10 @@ GROUPS: dict[str, tuple[str, str]] = {
         "table_controller.table.run_cli",
         "run the table: camera, seat lights and buttons, cube, the page",
     ),
+    "join": (
+        "table_controller.fleet.join_cli",
+        "join the event of the director on this network (the table shows a code to approve)",
+    ),
     "director": (
         "table_controller.director.director_cli",
         "the tournament director's service and dashboard",

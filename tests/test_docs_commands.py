@@ -65,6 +65,11 @@ NOT_HERE: list[tuple[str, str]] = [
     ),
     (r"seats test(?!.*--simulated)", "needs the Pi's GPIO pins and the seats wired to them"),
     (
+        r"table-controller join\b",
+        "needs a director on the network to approve the table (tests/test_join_cli.py joins "
+        "one to a real dashboard)",
+    ),
+    (
         r"postgresql://",
         "needs the venue's PostgreSQL server (tests/test_director_store.py "
         "runs the same commands against one it starts)",
@@ -80,6 +85,8 @@ FIXTURES: dict[str, str] = {
     "LOG": "table.sqlite",
     "/etc/euchre": "keys",
     "picamera2": "synthetic",  # this machine's camera is the synthetic table
+    # the project as the reader cloned it (docs/fleet.md): its first-boot script, dry run
+    "table-controller/hardware/first-boot.sh": str(ROOT / "hardware" / "first-boot.sh"),
 }
 
 # (pattern, what it prints once it is up): started, waited for, then stopped by Ctrl-C.

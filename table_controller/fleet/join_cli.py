@@ -1,0 +1,116 @@
+"""``table-controller join``: a table asks the director of the event on its network to
+join, shows its code (its page, seat lights and cube: join_display.py) until the
+director approves it on the dashboard, and keeps what the director gives it in its fleet
+folder. The service does the same at its first start; this is the step by hand (where
+multicast is blocked: ``--director HOST[:PORT]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.commands import help_of
+from table_controller.errors import TableControllerError
+
+DOCS = "docs/fleet.md"
+FLEET_FIX = '[fleet]\nfolder = "fleet"'
+
+
+class NotInFleet(TableControllerError):
+    """The table's file has no [fleet] table: where to write it."""
+
+
+def fleet_folder(config: Any) -> Path:
+    """The folder of the table's ``[fleet] folder`` (the table's config reads it)."""
+    fleet = getattr(config, "fleet", None)
+    folder = getattr(fleet, "folder", None)
+    if folder is None:
+        raise NotInFleet(
+            f"{config.source or 'the table config'} does not make this table one of an "
+            f"event's fleet: add these two lines to it, then join again ({DOCS}):\n{FLEET_FIX}"
+        )
+    return Path(folder)
+
+
+@contextlib.contextmanager
+def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C and SIGTERM set ``stop`` (the join then ends between two questions)."""
+    old = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.fleet import discovery, membership
+    from table_controller.fleet.join import JoinStopped
+    from table_controller.fleet.join_display import join_showing
+    from table_controller.table.config import load_config
+
+    config = load_config(args.config)
+    folder = fleet_folder(config)
+    have = membership.load(folder)
+    if have is not None:
+        out.write(
+            f"This table has joined {have.event} already, as {have.name}. To join another "
+            f"event, the director removes it first; then delete {folder} and join again.\n"
+        )
+        return 0
+    found = discovery.parse_director(args.director) if args.director else None
+
+    def say(words: str) -> None:
+        out.write(words + "\n")
+        out.flush()
+
+    stop = threading.Event()
+    try:
+        with stopped_by_signals(stop):
+            joined = join_showing(config, folder, director=found, stop=stop, say=say)
+    except JoinStopped:
+        say(
+            "Stopped before the director approved this table. Join again at any time: "
+            "the table shows the same code."
+        )
+        return 130
+    say(
+        f"This table is {joined.name} of {joined.event}. Start it: table-controller run "
+        f"--config {args.config} (on a table set up by first-boot.sh: sudo systemctl "
+        "restart table-controller)"
+    )
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``join`` to a ``table-controller`` parser's subparsers."""
+    p = subparsers.add_parser(
+        "join",
+        help=help_of("join"),
+        description=(
+            "Ask the director of the event on this network to join it: the table shows "
+            "a four-digit code on its page, seat lights and cube until the director "
+            f"approves it on the dashboard's Fleet page ({DOCS})."
+        ),
+    )
+    p.add_argument(
+        "--config", default="table.toml", metavar="FILE", help="the table's TOML file (table.toml)"
+    )
+    p.add_argument(
+        "--director",
+        metavar="HOST[:PORT]",
+        help="the director's address, where the network does not carry the director's "
+        "announcement (multicast blocked); PORT: the dashboard's, 8090 unless changed",
+    )
+    p.set_defaults(func=cmd_join)
+
+
+__all__ = ["NotInFleet", "add_commands", "cmd_join", "fleet_folder"]
