@@ -245,3 +245,61 @@ def test_the_command_line_boot_and_status(
     assert "no update pending" in capsys.readouterr().out
     assert update.main(["rollback", "--root", str(tmp_path)]) == 2
     assert "no earlier release" in capsys.readouterr().err
+
+
+UNIT = Path(__file__).parents[1] / "hardware" / "table-controller-fleet.service"
+
+
+def unit_lines(root: Path) -> dict[str, list[str]]:
+    """The fleet unit's settings, with its folder and its Python made this test's."""
+    text = UNIT.read_text().replace("/opt/table-controller/.venv/bin/python", sys.executable)
+    text = text.replace("/opt/table-controller", str(root))
+    out: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not line.startswith("#"):
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def test_the_fleet_unit_runs_the_current_release_and_restarts_on_75(tmp_path: Path) -> None:
+    unit = unit_lines(tmp_path)
+    assert f"PYTHONPATH={tmp_path}/current" in unit["Environment"]
+    assert unit["RestartForceExitStatus"] == [str(update.RESTART_STATUS)]
+    assert unit["SuccessExitStatus"] == [str(update.RESTART_STATUS)]
+    [start] = unit["ExecStart"]
+    argv = start.split()
+    assert argv[1:4] == ["-P", "-m", "table_controller"]
+    repo = str(Path(__file__).parents[1])
+    done = subprocess.run(
+        [*argv[:-2], "--help"],
+        env={**os.environ, "PYTHONPATH": repo},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "--config" in done.stdout, done.stderr
+
+
+def test_the_fleet_units_check_before_start_rolls_back(tmp_path: Path) -> None:
+    releases = Releases(tmp_path)
+    for v in ("1.0", "1.1"):
+        (releases.folder / v / "table_controller").mkdir(parents=True)
+    releases.switch("1.0")
+    update.switch_for_restart(releases, "1.1", order="o-1", now=1.0)
+    [pre] = unit_lines(tmp_path)["ExecStartPre"]
+    argv = pre.lstrip("-").split()
+    assert argv[1:3] == ["-I", "-m"]  # isolated: never the release it judges
+    # -I ignores PYTHONPATH; this test's checkout is not the installed copy, so it is named.
+    argv.remove("-I")
+    repo = str(Path(__file__).parents[1])
+    said = []
+    for _start in range(2):
+        done = subprocess.run(
+            argv, env={**os.environ, "PYTHONPATH": repo}, capture_output=True, text=True,
+            timeout=120, check=True,
+        )  # fmt: skip
+        said.append(done.stdout.strip())
+    assert said[0] == "starting version 1.1 for the first time"
+    assert "went back to 1.0" in said[1]
+    assert releases.version_of(releases.current) == "1.0"
