@@ -217,9 +217,11 @@ def test_only_a_table_controller_wheel_is_released(tmp_path: Path) -> None:
 # --- the runner in the director's process ------------------------------------------------
 
 
-def test_the_runner_takes_up_a_release_and_sends_signed_orders(tmp_path: Path) -> None:
+def test_the_runner_takes_up_a_release_and_sends_signed_orders(
+    tmp_path: Path, store_target: str
+) -> None:
     private, public = new_keys()
-    store = DirectorStore(str(tmp_path / "director.sqlite"))
+    store = DirectorStore(store_target)
     now = [1000.0]
     for table in ("table-1", "table-2"):
         store.add_status(
@@ -256,4 +258,21 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(tmp_path: Path) -
         "euchre/cup/tables/table-2/commands",
     ]
     assert "Table 1 runs version 2.0." in fleet_update.status_words(tmp_path)
+    store.close()
+
+
+def test_the_latest_word_of_each_table_is_kept(store_target: str) -> None:
+    from table_controller.director.store_fleet_updates import FleetUpdates
+
+    store = DirectorStore(store_target)
+    updates = FleetUpdates(store.core)
+    assert updates.add("table-1", {"id": "u-1", "state": "installing", "at": 5.0}, 6.0)
+    assert not updates.add("table-1", {"id": "u-1", "state": "downloading", "at": 4.0}, 7.0)
+    assert not updates.add("table-1", {"state": "exploded"}, 7.0)
+    assert updates.add("table-2", {"state": "refused", "problem": "x" * 10_000}, 8.0) is False
+    assert FleetUpdates(store.core).latest("table-1") == {
+        "id": "u-1", "state": "installing", "version": None, "running": None,
+        "problem": None, "at": 5.0, "received": 6.0,
+    }  # fmt: skip
+    assert list(updates.all()) == ["table-1"]
     store.close()
