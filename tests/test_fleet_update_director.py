@@ -5,6 +5,7 @@ the table's own download; the runner with a real store and signed orders."""
 from __future__ import annotations
 
 import asyncio
+import io
 import http.client
 import threading
 from collections.abc import Iterator
@@ -276,3 +277,20 @@ def test_the_latest_word_of_each_table_is_kept(store_target: str) -> None:
     }  # fmt: skip
     assert list(updates.all()) == ["table-1"]
     store.close()
+
+
+def test_the_release_command(tmp_path: Path) -> None:
+    from table_controller.cli import main
+
+    wheel = make_wheel(tmp_path / "built", "2.0")
+    out = io.StringIO()
+    folder = tmp_path / "event"
+    assert main(["director", "release", str(wheel), "--folder", str(folder)], out) == 0
+    assert "Version 2.0 is in" in out.getvalue()
+    assert (folder / "releases" / wheel.name).read_bytes() == wheel.read_bytes()
+    out = io.StringIO()
+    assert main(["director", "release", "--status", "--folder", str(folder)], out) == 0
+    assert "waiting for the director to take it up" in out.getvalue()
+    bad = tmp_path / "notes.txt"
+    bad.write_text("x")
+    assert main(["director", "release", str(bad), "--folder", str(folder)], io.StringIO()) == 2
