@@ -4,6 +4,7 @@ root, switched with the symlink, smoke-tested in a child process, rolled back.""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -303,3 +304,38 @@ def test_the_fleet_units_check_before_start_rolls_back(tmp_path: Path) -> None:
     assert said[0] == "starting version 1.1 for the first time"
     assert "went back to 1.0" in said[1]
     assert releases.version_of(releases.current) == "1.0"
+
+
+@pytest.mark.slow(budget=180)
+def test_the_real_package_as_two_releases(tmp_path: Path) -> None:
+    """This checkout built twice as wheels (its version patched in a copy), each checked
+    against this environment's packages, installed, smoke-tested and switched to."""
+    repo = Path(__file__).parents[1]
+    wheels = []
+    for version in ("0.1.1", "0.1.2"):
+        src = tmp_path / f"src-{version}"
+        src.mkdir()
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy(repo / name, src / name)
+        shutil.copytree(
+            repo / "table_controller", src / "table_controller",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )  # fmt: skip
+        init = src / "table_controller" / "__init__.py"
+        init.write_text(
+            init.read_text().replace('__version__ = "', f'__version__ = "{version}"  # ')
+        )
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
+             "-q", "-w", str(tmp_path / "wheels")],
+            check=True, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )  # fmt: skip
+        [built] = (tmp_path / "wheels").glob(f"table_controller-{version}-*.whl")
+        wheels.append(built)
+    releases = Releases(tmp_path / "root")
+    for wheel in wheels:
+        w = update.prepare(releases, wheel, sha256=update.sha256_of(wheel), extras=("pi",))
+        update.switch_for_restart(releases, w.version, order=None, now=1.0)
+        assert run_current(releases) == w.version
+    assert releases.rollback() == "0.1.1"
+    assert run_current(releases) == "0.1.1"
