@@ -10,7 +10,8 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_tables``: each table's status, its history, its going offline;
 - ``store_alerts``: the alert queue; ``store_rulings``: rulings and their delivery;
 - ``store_accounts``: directors' logins, sessions and the audit log;
-- ``store_formats``: the event's format state.
+- ``store_formats``: the event's format state;
+- ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -38,6 +39,7 @@ from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Al
 from table_controller.director.store_core import Clock, StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
+from table_controller.director.store_fleet_config import FleetConfigs
 from table_controller.director.store_formats import Formats
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
@@ -74,6 +76,7 @@ class DirectorStore:
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
+        self.fleet_configs = FleetConfigs(core)
 
         # The store's methods as callers know them: each part's own (no code here).
         self.batch = core.batch
@@ -120,6 +123,10 @@ class DirectorStore:
         self.format_state = self.formats.format_state
         self.format_history = self.formats.format_history
         self.format_versions = self.formats.format_versions
+        # the configs pushed to the fleet's tables
+        self.fleet_config_add = self.fleet_configs.fleet_config_add
+        self.fleet_config_answer = self.fleet_configs.fleet_config_answer
+        self.fleet_config_state = self.fleet_configs.fleet_config_state
 
     def close(self) -> None:
         self.core.close()
