@@ -5,8 +5,8 @@ the table's own download; the runner with a real store and signed orders."""
 from __future__ import annotations
 
 import asyncio
-import io
 import http.client
+import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +17,7 @@ import uvicorn
 from fleet_wheels import make_wheel
 from starlette.applications import Starlette
 
-from table_controller.director import fleet_update
+from table_controller.director import fleet_replies, fleet_update
 from table_controller.director.fleet_update import Release, Rollout, UpdateRunner
 from table_controller.director.store import DirectorStore
 from table_controller.feed.orders import verify_order
@@ -245,12 +245,12 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(
     assert order["version"] == "2.0" and order["url"].endswith("2.0-py3-none-any.whl")
 
     # The table's progress arrives through fleet_replies' "update" entry.
-    fleet_update.handle(store, "table-1", "update", {"id": order["id"], "state": "installing",
+    fleet_replies.handle(store, "table-1", "update", {"id": order["id"], "state": "installing",
                         "at": now[0]}, now[0])  # fmt: skip
-    fleet_update.handle(store, "table-1", "update", {"state": "nonsense"}, now[0])
+    fleet_replies.handle(store, "table-1", "update", {"state": "nonsense"}, now[0])
     runner.step()
     assert "Table 1: installing" in fleet_update.status_words(tmp_path)
-    fleet_update.handle(store, "table-1", "update", {"id": order["id"], "state": "running",
+    fleet_replies.handle(store, "table-1", "update", {"id": order["id"], "state": "running",
                         "at": now[0] + 1}, now[0])  # fmt: skip
     runner.step()
     runner.step()

@@ -106,8 +106,8 @@ def routes(folder: Path) -> list[Route]:
     return [Route(URL, wheel, methods=["GET", "HEAD"])]
 
 
-def handle(store: Any, table: str, kind: str, body: Mapping[str, Any], now: float) -> None:
-    """director/fleet_replies.py's ``"update"`` entry: keep the table's latest word."""
+def update_progress(store: Any, table: str, body: Mapping[str, Any], now: float) -> None:
+    """director/fleet_replies.py's ``"update"`` handler: keep the table's latest word."""
     if not FleetUpdates(store.core).add(table, body, now):
         log.info("fleet: an update message from %s was not one the director reads", table)
 
@@ -377,7 +377,7 @@ __all__ = [
     "Rollout",
     "UpdateRunner",
     "add_release",
-    "handle",
     "routes",
     "status_words",
+    "update_progress",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ STATES = frozenset(
     {"waiting", "downloading", "installing", "restarting", "running", "refused", "rolled-back"}
 )
 MAX_BODY = 8 * 1024
+_MADE: weakref.WeakSet[StoreCore] = weakref.WeakSet()  # stores whose table exists
 
 
 class FleetUpdates:
@@ -31,8 +33,10 @@ class FleetUpdates:
 
     def __init__(self, core: StoreCore) -> None:
         self._core = core
-        with core.tx() as conn:
-            conn.execute(TABLE)
+        if core not in _MADE:
+            with core.tx() as conn:
+                conn.execute(TABLE)
+            _MADE.add(core)
 
     def add(self, table: str, body: Mapping[str, Any], now: float) -> bool:
         """Keep ``body`` (checked) as ``table``'s latest word; False when it is not one
