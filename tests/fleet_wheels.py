@@ -5,11 +5,19 @@ folder, so the real package of the test process is untouched."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
+import http.client
+import threading
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+
+from table_controller.director import fleet_update
 
 GOOD_INIT = '__version__ = "{version}"\n'
 BROKEN_INIT = 'raise ImportError("this release is broken on purpose")\n'
@@ -52,3 +60,34 @@ def make_wheel(
             z.writestr(name, data)
         z.writestr(f"{info}/RECORD", record)
     return path
+
+
+class Served:
+    """The director's release route (GET /fleet/release/{file}) over real HTTP."""
+
+    def __init__(self, folder: Path) -> None:
+        app = Starlette(routes=fleet_update.routes(folder))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error")
+        )
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            self.thread.join(0.01)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("GET", path)
+        r = conn.getresponse()
+        body = r.read()
+        conn.close()
+        return r.status, body
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)

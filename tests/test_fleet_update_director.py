@@ -4,18 +4,13 @@ the table's own download; the runner with a real store and signed orders."""
 
 from __future__ import annotations
 
-import asyncio
-import http.client
 import io
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from fleet_wheels import make_wheel
-from starlette.applications import Starlette
+from fleet_wheels import Served, make_wheel
 
 from table_controller.director import fleet_replies, fleet_update
 from table_controller.director.fleet_update import Release, Rollout, UpdateRunner
@@ -157,34 +152,12 @@ def test_an_offline_table_is_waited_for_before_its_order() -> None:
 # --- the wheel served by the director ----------------------------------------------------
 
 
-class Served:
-    def __init__(self, folder: Path) -> None:
-        app = Starlette(routes=fleet_update.routes(folder))
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error")
-        )
-        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
-        self.thread.start()
-        while not self.server.started:
-            self.thread.join(0.01)
-        self.port = self.server.servers[0].sockets[0].getsockname()[1]
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        conn.request("GET", path)
-        r = conn.getresponse()
-        body = r.read()
-        conn.close()
-        return r.status, body
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Served, Path]]:
     folder = tmp_path / "director"
     s = Served(folder)
     yield s, folder
-    s.server.should_exit = True
-    s.thread.join(10)
+    s.close()
 
 
 def test_the_wheel_is_served_by_name_only(served: tuple[Served, Path], tmp_path: Path) -> None:

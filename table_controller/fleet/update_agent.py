@@ -139,6 +139,7 @@ class UpdateAgent:
         installed: update.Installed = update.installed_version,
         run: update.Runner = update.run_process,
         confirm_within: float = CONFIRM_WITHIN,
+        director_key: bytes | None = None,
     ) -> None:
         self.releases = releases
         self.table = table
@@ -153,6 +154,8 @@ class UpdateAgent:
         self._installed = installed
         self._run = run
         self._confirm_within = confirm_within
+        self._director_key = director_key
+        self._seen: list[str] = []
         self._lock = threading.Lock()
         self._order: dict[str, Any] | None = None
         self._ready: str | None = None  # a version installed and tested, not yet switched to
@@ -164,6 +167,28 @@ class UpdateAgent:
         )
 
     # --- from the feed (any thread) -----------------------------------------------------
+
+    def on_order(self, topic_kind: str, payload: dict[str, Any]) -> None:
+        """An order from the feed, unverified (Publisher's ``on_order``): an ``update``
+        command signed by the director's key for this table is taken; anything else is
+        another part's."""
+        from table_controller.feed import orders
+
+        if topic_kind != orders.COMMANDS or payload.get("kind") != "update":
+            return
+        if self._director_key is None:
+            return
+        try:
+            order = orders.verify_order(
+                payload, self._director_key, table=self.table, kind=orders.COMMANDS,
+                now=self._clock(), seen=self._seen,
+            )  # fmt: skip
+        except orders.OrderRejected as e:
+            log.warning("update: an order was refused: %s", e)
+            self._tell(payload, "refused", str(e))
+            return
+        self._seen = [*self._seen, str(order["id"])][-50:]
+        self.take(order)
 
     def take(self, order: Mapping[str, Any]) -> None:
         """A verified ``update`` order: done now if no game is in progress, else held."""
