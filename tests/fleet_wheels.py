@@ -66,6 +66,7 @@ class Served:
     """The director's release route (GET /fleet/release/{file}) over real HTTP."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         app = Starlette(routes=fleet_update.routes(folder))
         self.server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error")
