@@ -267,3 +267,24 @@ def test_the_release_command(tmp_path: Path) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("x")
     assert main(["director", "release", str(bad), "--folder", str(folder)], io.StringIO()) == 2
+
+
+def test_serve_updates_runs_the_runner_until_stopped(tmp_path: Path) -> None:
+    import threading
+
+    import waiting
+
+    private, _ = new_keys()
+    store = DirectorStore(str(tmp_path / "director.sqlite"))
+    store.add_status({"table": "table-1", "online": True, "at": 1.0, "phase": "over"})
+    sent: list[str] = []
+    stop = threading.Event()
+    found = fleet_update.serve_updates(
+        tmp_path, store, prefix="euchre/cup", private_pem=private,
+        publish=lambda t, p, r: sent.append(t), stop=stop,
+    )  # fmt: skip
+    assert [r.path for r in found] == ["/fleet/release/{file}"]  # type: ignore[attr-defined]
+    fleet_update.add_release(tmp_path, make_wheel(tmp_path / "built", "2.0"), now=5.0)
+    waiting.wait_until("the order sent", lambda: sent == ["euchre/cup/tables/table-1/commands"])
+    stop.set()
+    store.close()

@@ -355,6 +355,23 @@ class UpdateRunner:
         self._publish(self.topics.commands(table), json.dumps(signed), False)
 
 
+def serve_updates(
+    folder: Path,
+    store: Any,
+    *,
+    prefix: str,
+    private_pem: bytes,
+    publish: Publish,
+    stop: threading.Event,
+) -> list[Route]:
+    """The director's whole side, for ``director start``: the runner stepping in a
+    thread of its own until ``stop``, and the routes the dashboard serves the wheels on
+    (no login: add them to ``DirectorPage``'s)."""
+    runner = UpdateRunner(folder, store, prefix=prefix, private_pem=private_pem, publish=publish)
+    threading.Thread(target=runner.run, args=(stop,), name="fleet-updates", daemon=True).start()
+    return routes(folder)
+
+
 def status_words(folder: Path) -> str:
     """The rollout's state as ``director release --status`` prints it."""
     state = update.read_json(releases_folder(folder) / STATE)
@@ -378,6 +395,7 @@ __all__ = [
     "UpdateRunner",
     "add_release",
     "routes",
+    "serve_updates",
     "status_words",
     "update_progress",
 ]
