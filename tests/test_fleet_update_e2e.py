@@ -155,3 +155,65 @@ def test_a_table_run_from_no_release_folder_is_not_updated() -> None:
     assert release_root("/opt/table-controller/releases/1.1/table_controller/__init__.py") == (
         Path("/opt/table-controller")
     )
+
+
+class FakeFeed:
+    """A table's feed as FleetRunUpdates reads it (the publisher's send and connection)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        self.connected_event = threading.Event()
+        self.publisher = self
+
+    def send(self, kind: str, body: dict[str, Any]) -> None:
+        self.sent.append((kind, body))
+
+
+def test_the_updates_of_a_fleet_run_follow_its_current_table(
+    tmp_path: Path, world: dict[str, Any]
+) -> None:
+    from types import SimpleNamespace
+
+    from table_controller.feed.orders import sign_order
+    from table_controller.table.fleet_update_link import FleetRunUpdates
+
+    private, public = new_keys()
+    served = world["served"]
+    releases = Releases(tmp_path / "opt")
+    wheel = make_wheel(served.folder / "releases", "1.1")
+    host, port = served.url.removeprefix("http://").split(":")
+    member = SimpleNamespace(
+        table=TABLE, director_key=public.decode(), director_host=host, director_port=int(port)
+    )
+    state = {"phase": "playing", "hand": 2}
+    table: Any = SimpleNamespace(feed=FakeFeed(), core=SimpleNamespace(status=lambda: state))
+    current: list[Any] = [None]
+    restarts: list[int] = []
+    updates = FleetRunUpdates(
+        member, current=lambda: current[0], root=releases.root, running="1.0",
+        restart=lambda: restarts.append(1), extras=(),
+    )  # fmt: skip
+    assert updates.agent is not None
+    order = sign_order(
+        {"kind": "update", "table": TABLE, "id": "u-1", "at": __import__("time").time(),
+         "version": "1.1", "url": f"/fleet/release/{wheel.name}",
+         "sha256": update.sha256_of(wheel)},
+        private,
+    )  # fmt: skip
+    updates.on_command(table, order)
+    updates.agent.step()  # no table yet: not known to be between games
+    assert restarts == []
+    current[0] = table
+    updates.agent.step()  # a game in play: it waits, and says so
+    assert [b["state"] for _, b in table.feed.sent] == []  # said while no feed: lost
+    updates.agent._clock = lambda: 2e9  # a minute on: said again
+    updates.agent.step()
+    assert [b["state"] for _, b in table.feed.sent] == ["waiting"]
+    state.update(phase="over")
+    updates.agent.step()
+    assert [b["state"] for _, b in table.feed.sent][-1] == "restarting" and restarts == [1]
+    assert releases.version_of(releases.current) == "1.1"
+
+    forged = dict(order, id="u-2", version="6.6")
+    updates.on_command(table, forged)
+    assert "signature does not match" in table.feed.sent[-1][1]["problem"]

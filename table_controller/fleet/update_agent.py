@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 MAX_WHEEL_BYTES = 100 * 1024 * 1024  # this project's wheel is a few MB
 DOWNLOAD_SECONDS = 60.0  # per read: a director that stops answering
 CONFIRM_WITHIN = 300.0  # a new release that has not reached the director by then goes back
+WAITING_AGAIN = 60.0  # a table waiting for its game's end says so again this often
 
 
 def between_games(status: Mapping[str, Any]) -> bool:
@@ -119,7 +120,9 @@ def restart_now(grace: float = 1.0) -> None:
 
 class UpdateAgent:
     """One table's updates. ``take`` (any thread) an order already verified
-    (feed/orders.py); ``connected`` when the feed is up and its heartbeat sent;
+    (feed/orders.py), or ``on_order`` one to verify with ``director_key``;
+    ``connected`` when the feed is up and its heartbeat sent (or ``is_connected``,
+    asked at each step);
     ``step`` (or ``run`` in a thread) does the work. ``status`` gives the table's
     ``TableCore.status()``; ``send`` publishes on ``fleet(table, "update")``."""
 
@@ -140,6 +143,7 @@ class UpdateAgent:
         run: update.Runner = update.run_process,
         confirm_within: float = CONFIRM_WITHIN,
         director_key: bytes | None = None,
+        is_connected: Callable[[], bool] | None = None,
     ) -> None:
         self.releases = releases
         self.table = table
@@ -155,11 +159,12 @@ class UpdateAgent:
         self._run = run
         self._confirm_within = confirm_within
         self._director_key = director_key
+        self._is_connected = is_connected
         self._seen: list[str] = []
         self._lock = threading.Lock()
         self._order: dict[str, Any] | None = None
         self._ready: str | None = None  # a version installed and tested, not yet switched to
-        self._waiting_told: str | None = None
+        self._waiting_told: tuple[str, float] | None = None  # (order id, when)
         self._connected = False
         pending = update.read_json(releases.root / update.PENDING)
         self._unconfirmed_since = (
@@ -210,7 +215,7 @@ class UpdateAgent:
         with self._lock:
             order, connected = self._order, self._connected
             self._connected = False
-        if connected:
+        if connected or (self._is_connected is not None and self._is_connected()):
             self._confirm()
         since = self._unconfirmed_since
         if since is not None and self._clock() - since > self._confirm_within:
@@ -247,8 +252,10 @@ class UpdateAgent:
     def _work(self, order: dict[str, Any]) -> None:
         version = str(order.get("version"))
         if not between_games(self._status()):
-            if self._waiting_told != order.get("id"):
-                self._waiting_told = str(order.get("id"))
+            told, now = self._waiting_told, self._clock()
+            # Said again now and then: a word sent while the feed was down is dropped.
+            if told is None or told[0] != order.get("id") or now - told[1] >= WAITING_AGAIN:
+                self._waiting_told = (str(order.get("id")), now)
                 self._tell(order, "waiting", None)
             return
         try:

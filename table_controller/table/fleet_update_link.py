@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import table_controller
 from table_controller.fleet.update import Releases
@@ -24,6 +24,20 @@ from table_controller.fleet.update_agent import UpdateAgent
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import Publisher
+    from table_controller.table.app import Table
+
+
+class Member(Protocol):
+    """What the updates need of the table's membership (fleet/membership.py)."""
+
+    @property
+    def table(self) -> str: ...
+    @property
+    def director_key(self) -> str: ...
+    @property
+    def director_host(self) -> str: ...
+    @property
+    def director_port(self) -> int: ...
 
 
 def release_root(package_file: str | None = None) -> Path | None:
@@ -110,4 +124,68 @@ def _no_releases(publisher: Publisher, table: str) -> Callable[[str, dict[str, A
     return refuse
 
 
-__all__ = ["attach", "release_root"]
+class FleetRunUpdates:
+    """The updates of a fleet's table run by table/fleet_run.py's ``FleetRun``, whose
+    ``Table`` (and so its feed) is made again at each new config: ``current()`` gives
+    the one running (``lambda: run.table``). Give ``on_command`` to the FleetRun (with
+    the camera's), then ``start(stop)``. ``agent`` is None when the table runs from no
+    release folder (an update order is then refused in words)."""
+
+    def __init__(
+        self,
+        member: Member,
+        *,
+        current: Callable[[], Table | None],
+        root: Path | None = None,
+        running: str = table_controller.__version__,
+        **agent: Any,
+    ) -> None:
+        self.member = member
+        self.current = current
+        root = root if root is not None else release_root()
+        self.agent: UpdateAgent | None = None
+        if root is not None:
+            self.agent = UpdateAgent(
+                Releases(root), table=member.table, running=running,
+                base_url=f"http://{_host(member.director_host)}:{member.director_port}",
+                send=self._send, status=self._status, is_connected=self._connected,
+                director_key=member.director_key.encode(), **agent,
+            )  # fmt: skip
+
+    def on_command(self, table: Table, payload: dict[str, Any]) -> None:
+        """FleetRun's ``on_command`` (in the loop): an update command taken, checked."""
+        if self.agent is not None:
+            self.agent.on_order("commands", payload)
+        elif payload.get("kind") == "update" and table.feed.publisher is not None:
+            _no_releases(table.feed.publisher, self.member.table)("commands", payload)
+
+    def start(self, stop: threading.Event) -> None:
+        if self.agent is not None:
+            threading.Thread(
+                target=self.agent.run, args=(stop,), name="fleet-update", daemon=True
+            ).start()
+
+    def _publisher(self) -> Publisher | None:
+        table = self.current()
+        return table.feed.publisher if table is not None else None
+
+    def _send(self, body: dict[str, Any]) -> None:
+        publisher = self._publisher()
+        if publisher is not None:
+            publisher.send("update", body)
+
+    def _status(self) -> Mapping[str, Any]:
+        table = self.current()
+        # No table running yet: not known to be between games, so no switch.
+        return table.core.status() if table is not None else {"phase": "starting"}
+
+    def _connected(self) -> bool:
+        publisher = self._publisher()
+        return publisher is not None and publisher.connected_event.is_set()
+
+
+def _host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+__all__ = ["FleetRunUpdates", "attach", "release_root"]
