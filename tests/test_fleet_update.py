@@ -339,3 +339,26 @@ def test_the_real_package_as_two_releases(tmp_path: Path) -> None:
         assert run_current(releases) == w.version
     assert releases.rollback() == "0.1.1"
     assert run_current(releases) == "0.1.1"
+
+
+def test_the_extras_a_table_uses_are_those_it_has_every_package_of() -> None:
+    provides = ["feed", "pi", "print"]
+    requires = [
+        "numpy>=1.0",
+        "paho-mqtt>=2.0; extra == 'feed'",
+        "table-controller[feed]; extra == 'pi'",
+        "mpremote>=1.22; extra == 'pi'",
+        "reportlab>=4.0; extra == 'print'",
+    ]
+    have = {"numpy": "2.0", "paho-mqtt": "2.2.0", "mpremote": "1.29.0"}
+    used = update.extras_in_use(installed=have.get, provides=provides, requires=requires)
+    assert used == ("feed", "pi")
+    have["mpremote"] = "1.0"  # too old: this table is no Pi's
+    assert update.extras_in_use(installed=have.get, provides=provides, requires=requires) == (
+        "feed",
+    )
+    # This environment, from the installed metadata: every extra it has all of.
+    import importlib.metadata
+
+    provided = importlib.metadata.metadata("table-controller").get_all("Provides-Extra") or []
+    assert set(update.extras_in_use()) <= set(provided)

@@ -167,15 +167,53 @@ def read_wheel(path: Path) -> Wheel:
     )
 
 
+def extras_in_use(
+    *,
+    installed: Installed = installed_version,
+    provides: Sequence[str] | None = None,
+    requires: Sequence[str] | None = None,
+) -> tuple[str, ...]:
+    """The running release's extras whose packages are all installed here: what this
+    table uses (a Pi: pi and feed), which a new release must find again. ``provides``
+    and ``requires``: the running release's (default: read from its metadata)."""
+    if provides is None or requires is None:
+        try:
+            meta = importlib.metadata.metadata(PROJECT)
+        except importlib.metadata.PackageNotFoundError:
+            return ("feed",)  # run from a checkout: a fleet's table has its feed
+        provides = meta.get_all("Provides-Extra") or []
+        requires = meta.get_all("Requires-Dist") or []
+    reqs = [Requirement(r) for r in requires]
+    used = []
+    for extra in provides:
+        own = [
+            r for r in reqs
+            if r.marker is not None and r.marker.evaluate({"extra": extra})
+            and not r.marker.evaluate({"extra": ""})
+            and canonicalize_name(r.name) != canonicalize_name(PROJECT)
+        ]  # fmt: skip
+        if all(_satisfied(r, installed) for r in own):
+            used.append(str(canonicalize_name(extra)))
+    return tuple(used)
+
+
+def _satisfied(req: Requirement, installed: Installed) -> bool:
+    have = installed(req.name)
+    return have is not None and req.specifier.contains(have, prereleases=True)
+
+
 def missing_requirements(
     wheel: Wheel,
     *,
-    extras: Iterable[str] = ("feed",),
+    extras: Iterable[str] | None = None,
     installed: Installed = installed_version,
     python: str | None = None,
 ) -> list[str]:
-    """Each package the release needs (its core and ``extras``) that this table lacks or
-    has at another version, in words ("paho-mqtt>=3.0 (installed: 2.2.0)")."""
+    """Each package the release needs (its core and ``extras``, by default those this
+    table uses: ``extras_in_use``) that this table lacks or has at another version, in
+    words ("paho-mqtt>=3.0 (installed: 2.2.0)")."""
+    if extras is None:
+        extras = extras_in_use(installed=installed)
     wanted: set[str] = {canonicalize_name(e) for e in extras}
     needs: list[Requirement] = []
     # An extra that names the project's own other extras ("table-controller[feed]").
@@ -376,7 +414,7 @@ def prepare(
     wheel_path: Path,
     *,
     sha256: str,
-    extras: Iterable[str] = ("feed",),
+    extras: Iterable[str] | None = None,
     installed: Installed = installed_version,
     run: Runner = run_process,
 ) -> Wheel:

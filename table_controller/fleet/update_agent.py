@@ -138,7 +138,7 @@ class UpdateAgent:
         restart: Callable[[], None] = restart_now,
         clock: Callable[[], float] = time.time,
         fetch: Callable[[str, Path], Path] = download,
-        extras: Iterable[str] = ("feed",),
+        extras: Iterable[str] | None = None,
         installed: update.Installed = update.installed_version,
         run: update.Runner = update.run_process,
         confirm_within: float = CONFIRM_WITHIN,
@@ -154,7 +154,7 @@ class UpdateAgent:
         self._restart = restart
         self._clock = clock
         self._fetch = fetch
-        self._extras = tuple(extras)
+        self._extras = None if extras is None else tuple(extras)
         self._installed = installed
         self._run = run
         self._confirm_within = confirm_within
