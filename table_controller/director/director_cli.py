@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_controller.commands import help_of
+from table_controller.director import fleet_update_cli
 from table_controller.director.store_db import URL_SCHEMES
 from table_controller.errors import TableControllerError
 from table_controller.safe_toml import TOMLLimitError
@@ -386,6 +387,7 @@ def add_commands(subparsers: Any) -> None:
     keys.add_argument("--out", default=".", metavar="DIR", help="where to write them")
     keys.add_argument("--force", action="store_true", help="replace an existing pair")
     keys.set_defaults(func=cmd_keys)
+    fleet_update_cli.add_command(sub)
     export = sub.add_parser(
         "export",
         help="write the results: standings and results (CSV), score sheets and a booklet (PDF)",

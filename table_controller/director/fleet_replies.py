@@ -4,6 +4,8 @@ its transaction, so an answer is stored before the broker forgets it).
 
 - ``config``: a table's answer to a config order (director/fleet_config.py):
   ``{"table","seq","state":"applied"|"waiting"|"refused","problem","at"}``.
+- ``update``: a table's progress on an update order (director/fleet_update.py):
+  ``{"table","id","version","running","state","problem","at"}``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from table_controller.director.fleet_update import update_progress
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_db import StoreError
 from table_controller.director.store_fleet_config import CONFIG_STATES
@@ -37,7 +40,7 @@ def config_answer(store: DirectorStore, table: str, body: Mapping[str, Any], now
         log.info("%s answered config %s, which this director did not send", table, seq)
 
 
-HANDLERS: dict[str, Handler] = {"config": config_answer}
+HANDLERS: dict[str, Handler] = {"config": config_answer, "update": update_progress}
 
 
 def handle(

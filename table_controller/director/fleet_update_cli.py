@@ -1,0 +1,41 @@
+"""``table-controller director release``: the command's parser, kept free of the
+feed's packages (the parser is built for every command; fleet_update imports them)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def cmd_release(args: Any, out: TextIO) -> int:
+    """``table-controller director release [WHEEL] --folder DIR [--status]``."""
+    from table_controller.director.fleet_update import add_release, releases_folder, status_words
+
+    folder = Path(args.folder)
+    if args.status or args.wheel is None:
+        out.write(status_words(folder) + "\n")
+        return 0
+    release = add_release(folder, Path(args.wheel), now=time.time())
+    out.write(
+        f"Version {release.version} is in {releases_folder(folder)} and the director "
+        "updates the tables one at a time, each when its game is over.\n"
+        f"Follow it with: table-controller director release --status --folder {folder}\n"
+    )
+    return 0
+
+
+def add_command(sub: Any) -> None:
+    """``director release`` under the ``director`` command group's subparsers."""
+    p = sub.add_parser(
+        "release",
+        help="move every table to a new release (a wheel), one table at a time",
+        description="Copy WHEEL (table_controller-VERSION-py3-none-any.whl) into the "
+        "director's folder and update every approved table to it, one at a time, each "
+        "between games; the director started with `director start --folder DIR` does it. "
+        "Without WHEEL, or with --status, say how the last update goes.",
+    )
+    p.add_argument("wheel", nargs="?", metavar="WHEEL", help="the release's wheel file")
+    p.add_argument("--folder", required=True, metavar="DIR", help="the director's folder")
+    p.add_argument("--status", action="store_true", help="how the last update goes")
+    p.set_defaults(func=cmd_release)
