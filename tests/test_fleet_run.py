@@ -76,6 +76,7 @@ def joined(folder: Path, port: int, director_pub: bytes) -> None:
         "rules": "td-progressive",
         "options": {"hands_per_game": 2},
         "director_host": "127.0.0.1",
+        "director_port": 8090,
     }
     (folder / "membership.json").write_text(json.dumps(member))
     (folder / "director.pub").write_bytes(director_pub)

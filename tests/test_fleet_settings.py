@@ -41,6 +41,7 @@ MEMBER = {
     "rules": "td-progressive",
     "options": {"hands_per_game": 4},
     "director_host": "10.0.0.2",
+    "director_port": 8090,
 }
 
 
@@ -91,12 +92,8 @@ def test_the_configuration_run_is_the_file_the_membership_and_the_config(tmp_pat
     local = parse_config({**LOCAL, "feed": {"heartbeat": 2.0}}, tmp_path)
     folder = tmp_path / "fleet"
     assert load_membership(folder) is None
-    with pytest.raises(
-        FleetError, match="has not joined an event yet: run `table-controller join`"
-    ):
-        ensure_membership(local, folder)
     joined(folder)
-    member = ensure_membership(local, folder)
+    member = ensure_membership(local, folder, say=print)  # joined: no join asked
     before = build(local, member, None)
     assert (before.name, before.rules_name, before.players[Seat.N]) == (
         "Table 7",
@@ -136,17 +133,15 @@ def test_the_configuration_run_is_the_file_the_membership_and_the_config(tmp_pat
     assert load_applied(folder) is None  # damaged: the director's retained one comes again
 
 
-def test_run_of_a_table_that_has_not_joined_says_to_join(
+def test_run_of_a_table_with_a_damaged_membership_says_what_to_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "table.toml"
     path.write_text(to_toml(parse_config(LOCAL, tmp_path)))
-    assert main(["run", "--config", str(path)], out=io.StringIO()) == 2
-    err = capsys.readouterr().err
-    assert "this table has not joined an event yet: run `table-controller join`" in err
     (tmp_path / "fleet").mkdir()
     (tmp_path / "fleet" / "membership.json").write_text(json.dumps({"table": "table-7"}))
     (tmp_path / "fleet" / "director.pub").write_text("PEM")
     (tmp_path / "fleet" / "broker.password").write_text("x")
     assert main(["run", "--config", str(path)], out=io.StringIO()) == 2
-    assert "lacks 'name'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "membership.json is damaged" in err and "delete" in err

@@ -219,6 +219,8 @@ class Fleet:
     rules: str
     options: dict[str, Any]
     publish: Publish | None = None
+    # Called (table id, name) once a table is approved: its first config is pushed.
+    on_approved: Callable[[str, str], None] | None = None
     requests: JoinRequests = field(default_factory=JoinRequests)
     # One approval or removal at a time: two at once could both find a name free.
     changing: threading.Lock = field(default_factory=threading.Lock, repr=False)

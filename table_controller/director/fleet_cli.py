@@ -17,12 +17,12 @@ import argparse
 import asyncio
 import contextlib
 import errno
-import importlib
 import json
 import os
 import secrets
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
@@ -196,21 +196,13 @@ def first_run(made: FleetFolder) -> str:
 
 @dataclass
 class FleetParts:
-    """Joining from the dashboard (``fleet``, for ``DirectorPage``) and the announcement
-    on the network (``announce(web_port)``), each None when not installed, with why."""
+    """Joining from the dashboard (``fleet``, for ``DirectorPage``), the announcement on
+    the network (``announce(web_port)``) and the routes the releases are served on."""
 
-    fleet: Any | None = None
-    announce: Callable[[int], AbstractContextManager[Any]] | None = None
-    missing: list[str] = field(default_factory=list)
-
-
-def _module(name: str) -> Any | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
-            return None  # that part is not installed
-        raise
+    fleet: Any
+    announce: Callable[[int], AbstractContextManager[Any]]
+    fingerprint: str
+    routes: list[Any] = field(default_factory=list)
 
 
 def _fleet_parts(
@@ -220,45 +212,63 @@ def _fleet_parts(
     service: DirectorService,
     credentials: TableCredentials,
     broker_port: int,
+    stop: threading.Event,
 ) -> FleetParts:
-    """Where the fleet's parts are wired in: ``director.fleet.Fleet`` (approving tables
-    on the dashboard) and ``fleet.discovery.announce`` (tables finding the director),
-    as SPEC.md names them. A part not installed is left out, and said."""
-    parts = FleetParts()
+    """The fleet's parts, wired: ``Fleet`` (approving tables on the dashboard), the
+    announcement (tables finding the director) and the updates' runner and routes."""
+    from table_controller.director.fleet import Fleet
+    from table_controller.director.fleet_update import serve_updates
+    from table_controller.fleet import discovery
+
     public_pem = ev.public_key.read_bytes()
-    fleet_module = _module("table_controller.director.fleet")
-    if fleet_module is None:
-        parts.missing.append("approving tables from the dashboard (director.fleet)")
-    else:
-        parts.fleet = fleet_module.Fleet(
-            store=store,
-            credentials=credentials,
+    private_pem = ev.private_key.read_bytes()
+    fleet = Fleet(
+        store=store,
+        credentials=credentials,
+        event=ev.event,
+        topic=ev.topic,
+        prefix=ev.prefix,
+        broker_port=broker_port,
+        public_pem=public_pem,
+        private_pem=private_pem,
+        rules=ev.rules,
+        options={},
+        publish=service.publish,
+    )
+    fingerprint = discovery.key_fingerprint(public_pem)
+
+    def announce(web_port: int) -> AbstractContextManager[Any]:
+        return discovery.announce(
             event=ev.event,
-            topic=ev.topic,
-            prefix=ev.prefix,
+            web_port=web_port,
             broker_port=broker_port,
-            public_pem=public_pem,
-            private_pem=ev.private_key.read_bytes(),
-            rules=ev.rules,
-            options={},
-            publish=service.publish,
+            key_fingerprint=fingerprint,
         )
-    discovery = _module("table_controller.fleet.discovery")
-    if discovery is None:
-        parts.missing.append("the announcement on the network (fleet.discovery)")
-    else:
-        fingerprint = discovery.key_fingerprint(public_pem)
 
-        def announce(web_port: int) -> AbstractContextManager[Any]:
-            return discovery.announce(  # type: ignore[no-any-return]
-                event=ev.event,
-                web_port=web_port,
-                broker_port=broker_port,
-                key_fingerprint=fingerprint,
-            )
+    routes = serve_updates(
+        ev.folder,
+        store,
+        prefix=ev.prefix,
+        private_pem=private_pem,
+        publish=service.publish,
+        stop=stop,
+    )
+    return FleetParts(fleet=fleet, announce=announce, fingerprint=fingerprint, routes=routes)
 
-        parts.announce = announce
-    return parts
+
+def attach_config(page: Any, fleet: Any) -> None:
+    """Configs from the centre: each table's first on approval, then the event's
+    seating whenever it changes (``fleet_config``)."""
+    from table_controller.director.fleet_config import attach
+
+    store = fleet.store
+
+    def name_of(table_id: str) -> str | None:
+        t = store.fleet_table(table_id)
+        return None if t is None or t["removed_at"] is not None else str(t["name"])
+
+    pusher = attach(page.admin, fleet, name_of)
+    fleet.on_approved = lambda table_id, name: pusher.welcome(page.admin, table_id, name)
 
 
 @contextlib.contextmanager
@@ -350,15 +360,19 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
                 prefix=ev.prefix,
                 private_key=ev.private_key.read_bytes(),
             )
+            stop_updates = threading.Event()
             parts = _fleet_parts(
                 ev,
                 store=store,
                 service=service,
                 credentials=DynsecAdmin.of(files, prefix=ev.prefix),
                 broker_port=files.port,
+                stop=stop_updates,
             )
-            extra = {} if parts.fleet is None else {"fleet": parts.fleet}
-            page = DirectorPage(store, service, title=ev.event, **extra)
+            page = DirectorPage(
+                store, service, title=ev.event, fleet=parts.fleet, extra_routes=parts.routes
+            )
+            attach_config(page, parts.fleet)
             try:
                 asyncio.run(_serve(ev, page, service, parts, out))
             except DashboardError as exc:
@@ -369,6 +383,8 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
                         f"another with --web-port, e.g. --web-port {ev.web_port + 1}"
                     ) from None
                 raise FleetStartError(str(exc.strerror or exc)) from None
+            finally:
+                stop_updates.set()
         finally:
             store.close()
     out.write("Stopped: the dashboard, the director's service and the broker.\n")
@@ -386,18 +402,19 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
     try:
         service.start()
         said = f"The dashboard: {url}\nThe public view: {page.public_url}\n"
-        if parts.announce is not None:
-            # Off the dashboard's loop: zeroconf's calls wait on a loop of their own.
-            web_port = int(url.rstrip("/").rsplit(":", 1)[1])
-            wanted = parts.announce(web_port)
-            try:
-                await asyncio.to_thread(wanted.__enter__)
-                announcement = wanted
-                said += f"Tables on this network find the event as {ev.event!r}.\n"
-            except (TableControllerError, OSError) as exc:  # tables can be given the address
-                said += f"note: {exc}\n"
-        for what in parts.missing:
-            said += f"note: not in this version: {what}.\n"
+        # Off the dashboard's loop: zeroconf's calls wait on a loop of their own.
+        web_port = int(url.rstrip("/").rsplit(":", 1)[1])
+        wanted = parts.announce(web_port)
+        try:
+            await asyncio.to_thread(wanted.__enter__)
+            announcement = wanted
+            said += (
+                f"Tables on this network find the event as {ev.event!r}; each shows the "
+                f"director's key {parts.fingerprint} while it joins.\n"
+            )
+        except (TableControllerError, OSError) as exc:  # tables can be given the address
+            said += f"note: {exc}\n"
+        said += f"Approve joining tables on the Fleet page: {url.rstrip('/')}/fleet\n"
         out.write(said + "Press Ctrl-C to stop.\n")
         out.flush()
         await stop.wait()

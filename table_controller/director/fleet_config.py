@@ -158,6 +158,13 @@ class RoundPush:
                 log.warning("round %s's seating not pushed to %s: %s", rnd, table_id, exc)
                 return
 
+    def welcome(self, admin: EventsAdmin, table_id: str, name: str) -> None:
+        """A table just approved: its first config, with the players the current round
+        seats at it if it seats any (a table approved mid-event), else none yet."""
+        with admin.lock:
+            players, rnd = seated(admin.state).get(table_id, ({}, None))
+        push(self.fleet, table_id, name=name, players=players, round=rnd, clock=self.clock)
+
 
 def attach(
     admin: EventsAdmin,

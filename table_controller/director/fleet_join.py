@@ -113,6 +113,11 @@ def _approve(
     except StoreError as exc:
         raise FleetError(503, str(exc), "nothing was approved; try again") from None
     fleet.requests.approve(r, base64.b64encode(sealed).decode())
+    if fleet.on_approved is not None:
+        try:  # approved all the same: the config goes when the event changes next
+            fleet.on_approved(tid, name)
+        except Exception:
+            log.exception("the first config of %s could not be pushed", tid)
     return {"table": tid, "name": name}
 
 

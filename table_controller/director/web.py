@@ -35,7 +35,7 @@ import json
 import logging
 import math
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
 
@@ -143,6 +143,7 @@ class DirectorPage:
         public_delay: float | None = None,
         throttle: LoginThrottle | None = None,
         fleet: Fleet | None = None,
+        extra_routes: Sequence[BaseRoute] = (),
     ) -> None:
         self.store = store
         self.fleet = fleet
@@ -191,6 +192,7 @@ class DirectorPage:
         ]
         if fleet is not None:  # fleet mode: tables ask to join, directors approve them
             director += fleet_web.routes(fleet, login, self._director)
+        director += extra_routes  # served without a login (the fleet's releases)
         public: list[BaseRoute] = [
             Route("/public", self._public_index),
             Route("/api/public", self._public),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -49,13 +50,31 @@ TableMaker = Callable[[TableConfig, "float | None"], "Table"]  # (config, new_ga
 CommandTaker = Callable[["Table", dict[str, Any]], None]
 
 
-def ensure_membership(config: TableConfig, folder: Path) -> MembershipLike:
-    """The table's membership of an event, joining first when it has none (the join
-    step is fleet/join.py's, wired in by the integrator: until then, a clear refusal)."""
+def ensure_membership(
+    config: TableConfig, folder: Path, *, say: Callable[[str], None]
+) -> MembershipLike:
+    """The table's membership of an event, joining first when it has none: the first
+    boot of a table's service asks the director itself, showing its code on the page,
+    the seat lights and the cube until the director approves it (Ctrl-C or SIGTERM
+    stop the wait, in words)."""
     member = load_membership(folder)
     if member is not None:
         return member
-    raise FleetError("this table has not joined an event yet: run `table-controller join`")
+    from table_controller.fleet.join import JoinError, JoinStopped
+    from table_controller.fleet.join_cli import stopped_by_signals
+    from table_controller.fleet.join_display import join_showing
+
+    stop = threading.Event()
+    try:
+        with stopped_by_signals(stop):
+            return join_showing(config, folder, stop=stop, say=say)
+    except JoinStopped:
+        raise FleetError(
+            "stopped before the director approved this table: start it again to go on "
+            "joining (it shows the same code)"
+        ) from None
+    except JoinError as exc:
+        raise FleetError(str(exc)) from None
 
 
 def between_games(table: Table) -> bool:

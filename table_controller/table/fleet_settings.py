@@ -15,21 +15,18 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from table_controller.errors import TableControllerError
+from table_controller.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
+from table_controller.fleet.membership import PASSWORD as PASSWORD_FILE
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.config import DEFAULT_PLAYERS, FeedConfig, TableConfig
 
 CONFIG_FILE = "config.json"
-MEMBERSHIP_FILE = "membership.json"
-PASSWORD_FILE = "broker.password"
-DIRECTOR_KEY_FILE = "director.pub"
-JOIN = "run `table-controller join`"
 
 
 class FleetError(TableControllerError, RuntimeError):
@@ -61,63 +58,15 @@ class MembershipLike(Protocol):
     def director_host(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class Membership:
-    """The membership as ``join`` leaves it in the folder: ``membership.json`` with the
-    director's key in ``director.pub`` and the broker's password in ``broker.password``.
-    (A reader of this part's own until fleet/membership.py's is merged in.)"""
+def load_membership(folder: Path) -> MembershipLike | None:
+    """The membership ``join`` left in ``folder`` (fleet/membership.py), None when the
+    table has not joined yet; FleetError in words when it is there but cannot be read."""
+    from table_controller.fleet.membership import MembershipError, load
 
-    table: str
-    name: str
-    username: str
-    password: str
-    broker_port: int
-    topic: str
-    event: str
-    rules: str
-    options: Mapping[str, Any]
-    director_key: str
-    director_host: str
-
-
-def load_membership(folder: Path) -> Membership | None:
-    """The membership kept in ``folder``, None when the table has not joined yet;
-    FleetError in words when it is there but cannot be read."""
-    path = folder / MEMBERSHIP_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        password = (folder / PASSWORD_FILE).read_text(encoding="utf-8").strip()
-        key = (folder / DIRECTOR_KEY_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        if exc.filename == str(path):
-            return None
-        raise FleetError(
-            f"this table's membership of the event is incomplete ({exc.filename} is "
-            f"missing): remove {folder} and {JOIN} again"
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise FleetError(
-            f"this table's membership in {folder} cannot be read ({exc}): remove the "
-            f"folder and {JOIN} again"
-        ) from None
-    try:
-        return Membership(
-            table=str(data["table"]),
-            name=str(data["name"]),
-            username=str(data["username"]),
-            password=password,
-            broker_port=int(data["broker_port"]),
-            topic=str(data["topic"]),
-            event=str(data["event"]),
-            rules=str(data["rules"]),
-            options=dict(data.get("options") or {}),
-            director_key=key,
-            director_host=str(data["director_host"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FleetError(
-            f"this table's membership {path} lacks {exc}: remove {folder} and {JOIN} again"
-        ) from None
+        return load(folder)
+    except MembershipError as exc:
+        raise FleetError(str(exc)) from None
 
 
 def build(
@@ -205,7 +154,6 @@ def save_applied(folder: Path, order: Mapping[str, Any]) -> None:
 __all__ = [
     "CONFIG_FILE",
     "FleetError",
-    "Membership",
     "MembershipLike",
     "build",
     "load_applied",

@@ -115,12 +115,20 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
         return Table(table_config, **more)
 
     try:
-        member = ensure_membership(config, config.fleet.folder)
+        member = ensure_membership(config, config.fleet.folder, say=_say_to(out))
         runner = FleetRun(config, member, make_table=make_table)
         asyncio.run(serve_fleet(runner, out, hands=args.hands))
     except (FleetError, LogError, SimulationError, PageError) as exc:
         return _error(str(exc))
     return 0
+
+
+def _say_to(out: TextIO) -> Callable[[str], None]:
+    def say(words: str) -> None:
+        out.write(words + "\n")
+        out.flush()
+
+    return say
 
 
 # --- demo ------------------------------------------------------------------------------
