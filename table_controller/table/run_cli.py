@@ -107,9 +107,12 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
             more["new_game_after"] = new_game_after
         if synthetic:
             pace = FAST if args.fast else DEMO
-            return simulated_table(
+            table = simulated_table(
                 table_config, seed=args.seed, renege=args.renege, pace=pace, **more
             )
+            if new_game_after is None:  # no round seats anyone here yet: no one plays
+                table.players = table.new_players = None
+            return table
         from table_controller.table.app import Table
 
         return Table(table_config, **more)
