@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
+from table_controller.table.fleet_status import calibration_at, fleet_status, package_version
 from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
 
@@ -27,6 +28,12 @@ class FeedLink:
         self.table = table
         self.publisher: Publisher | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        self.version = package_version()
+        # The fleet view's extras (table/fleet_status.py): a calibration made while the
+        # table runs (wall clock; else the file's saved time), the director's config
+        # applied (None until fleet mode applies one: table/fleet_run.py sets it).
+        self.calibrated_at: float | None = None
+        self.config_seq: int | None = None
 
     def start(self) -> None:
         """Send the log to the director's broker."""
@@ -59,9 +66,21 @@ class FeedLink:
         """The heartbeat's contents, and a nudge when the log has new events."""
         if self.publisher is None:
             return
-        self.publisher.set_status(self.table.core.status())
+        self.publisher.set_status({**self.table.core.status(), "fleet": self.fleet()})
         if new_events:
             self.publisher.notify()
+
+    def fleet(self) -> dict[str, Any]:
+        """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it."""
+        table = self.table
+        return fleet_status(
+            version=self.version,
+            faults=table.health.faults,
+            cube=table.config.cube is not None,
+            disk_free=table.disk_free_bytes,
+            calibration=calibration_at(table.config.camera.calibration, self.calibrated_at),
+            config_seq=self.config_seq,
+        )
 
     async def forward(self, rulings: asyncio.Queue[InputEvent]) -> None:
         """Rulings handed to the table directly (tests, a director at the table)."""
