@@ -10,7 +10,8 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_tables``: each table's status, its history, its going offline;
 - ``store_alerts``: the alert queue; ``store_rulings``: rulings and their delivery;
 - ``store_accounts``: directors' logins, sessions and the audit log;
-- ``store_formats``: the event's format state.
+- ``store_formats``: the event's format state;
+- ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -38,6 +39,7 @@ from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Al
 from table_controller.director.store_core import Clock, StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
+from table_controller.director.store_fleet_pictures import FleetPictures
 from table_controller.director.store_formats import Formats
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
@@ -74,6 +76,7 @@ class DirectorStore:
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
+        self.pictures = FleetPictures(core)
 
         # The store's methods as callers know them: each part's own (no code here).
         self.batch = core.batch
@@ -120,6 +123,12 @@ class DirectorStore:
         self.format_state = self.formats.format_state
         self.format_history = self.formats.format_history
         self.format_versions = self.formats.format_versions
+        # the fleet view's camera pictures
+        self.fleet_asked = self.pictures.fleet_asked
+        self.fleet_picture_add = self.pictures.fleet_picture_add
+        self.fleet_picture = self.pictures.fleet_picture
+        self.fleet_pictures = self.pictures.fleet_pictures
+        self.last_events = self.pictures.last_events
 
     def close(self) -> None:
         self.core.close()
