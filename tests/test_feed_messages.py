@@ -19,6 +19,9 @@ def test_ids_and_topics() -> None:
     assert t.events("t-1") == "euchre/may/tables/t-1/events"
     assert t.evidence("t-1", 2, 7) == "euchre/may/tables/t-1/evidence/2/7"
     assert messages.Topics.of("euchre", "").prefix == "euchre/event"
+    assert t.config("t-1") == "euchre/may/tables/t-1/config"
+    assert t.commands("t-1") == "euchre/may/tables/t-1/commands"
+    assert t.fleet("t-1", "camera") == "euchre/may/tables/t-1/fleet/camera"
 
 
 def test_no_held_card_leaves_the_table() -> None:

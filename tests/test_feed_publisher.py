@@ -269,3 +269,56 @@ def test_forged_and_stale_rulings_are_refused_with_ok_false(ruled: Any) -> None:
     assert answers["forged"]["ok"] is False and "signature" in answers["forged"]["problem"]
     assert answers["stale"]["ok"] is False and "ago" in answers["stale"]["problem"]
     assert got == []
+
+
+# --- the director's orders and the table's answers (feed/orders.py) ---------------------
+
+
+def test_orders_reach_on_order_and_send_answers_on_the_fleet_topic(tmp_path: Path) -> None:
+    """A retained config waiting at the broker and a command sent later both reach
+    ``on_order`` (with their topic's kind); ``send`` answers on ``fleet(table, kind)``."""
+    table = "club-night-3"
+    with EventLog(tmp_path / "t.sqlite", table="Club Night 3") as log:
+        log.start_game("td-tournament", {}, {s: s.name for s in Seat})
+    with Mosquitto(tmp_path / "broker") as broker:
+        director = mqtt.Client(CallbackAPIVersion.VERSION2)
+        director.connect("127.0.0.1", broker.port)
+        director.loop_start()
+        config = {"kind": "config", "table": table, "seq": 1}
+        director.publish(
+            TOPICS.config(table), json.dumps(config), qos=1, retain=True
+        ).wait_for_publish(60)
+        got: list[tuple[str, dict[str, Any]]] = []
+        settings = FeedSettings(table=table, topics=TOPICS, port=broker.port)
+        pub = Publisher(settings, tmp_path / "t.sqlite", on_order=lambda k, p: got.append((k, p)))
+        sub = Subscriber(broker.port, f"{TOPICS.table(table)}/fleet/#")
+        pub.send("config", {"seq": 0})  # not connected yet: dropped, with a log line
+        pub.start()
+        try:
+            wait_for("the publisher connected", pub.connected_event.is_set)
+            wait_for("the retained config", lambda: got == [("config", config)])
+            command = {"kind": "camera-view", "table": table, "id": "k-1"}
+            director.publish(TOPICS.commands(table), json.dumps(command), qos=1)
+            director.publish(TOPICS.commands(table), b"not json", qos=1)
+            wait_for("the command", lambda: len(got) == 2)
+            assert got[1] == ("commands", command)
+            wait_for("the subscriber subscribed", sub.subscribed.is_set)
+            pub.send("config", {"table": table, "seq": 1, "state": "applied"})
+            wait_for("the ack", lambda: len(sub.got) == 1)
+            topic, body = sub.got[0]
+            assert (
+                topic
+                == TOPICS.fleet(table, "config")
+                == f"{TOPICS.prefix}/tables/{table}/fleet/config"
+            )
+            assert json.loads(body) == {"table": table, "seq": 1, "state": "applied"}
+            # A cleared retained config (the table removed) is no order.
+            director.publish(TOPICS.config(table), b"", qos=1, retain=True).wait_for_publish(60)
+            director.publish(TOPICS.commands(table), json.dumps(command), qos=1)
+            wait_for("the command again", lambda: len(got) == 3)
+            assert [k for k, _ in got] == ["config", "commands", "commands"]
+        finally:
+            pub.stop()
+            sub.close()
+            director.disconnect()
+            director.loop_stop()

@@ -92,6 +92,18 @@ class Topics:
         """The director's mark of what it holds from this table (retained)."""
         return f"{self.table(table)}/received"
 
+    def config(self, table: str) -> str:
+        """The director's signed config for this table (retained; feed/orders.py)."""
+        return f"{self.table(table)}/config"
+
+    def commands(self, table: str) -> str:
+        """The director's signed commands to this table (not retained)."""
+        return f"{self.table(table)}/commands"
+
+    def fleet(self, table: str, kind: str) -> str:
+        """The table's answers about itself (``config`` acks, ``camera``, ``update``)."""
+        return f"{self.table(table)}/fleet/{kind}"
+
     @property
     def all_tables(self) -> str:
         """What the director subscribes to: every table's every topic."""

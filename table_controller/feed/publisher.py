@@ -46,6 +46,7 @@ from table_controller.feed.tls import refused
 log = logging.getLogger(__name__)
 
 StateListener = Callable[[str | None, str], None]  # (problem or None when well, what to do)
+OrderListener = Callable[[str, dict[str, Any]], None]  # ("config" | "commands", payload)
 BROKER_FIX = (
     "check that the director's broker is running and the network cable or Wi-Fi; the table "
     "keeps playing and sends everything when the broker is back"
@@ -81,7 +82,9 @@ class _Sent:
 class Publisher:
     """Sends one table's log to the broker. ``notify()`` after each durable append;
     ``set_status()`` with the table's state for the heartbeat; ``answer()`` a ruling.
-    ``on_ruling`` and ``on_state`` are called from the worker thread."""
+    ``on_ruling``, ``on_state`` and ``on_order`` (the director's config and commands,
+    unverified: feed/orders.py verifies them) are called from the worker thread;
+    ``send()`` answers the director on ``fleet(table, kind)``."""
 
     def __init__(
         self,
@@ -90,12 +93,14 @@ class Publisher:
         *,
         on_ruling: Callable[[Ruling], None] | None = None,
         on_state: StateListener | None = None,
+        on_order: OrderListener | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
         self.log_path = Path(log_path)
         self.on_ruling = on_ruling
         self.on_state = on_state
+        self.on_order = on_order
         self._clock = clock
         self._items: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -127,6 +132,11 @@ class Publisher:
         self._rulings_topic = t.rulings(settings.table)
         self._acks_topic = t.acks(settings.table)
         self._received_topic = t.received(settings.table)
+        # The director's orders (feed/orders.py): its topic's kind by topic.
+        self._order_topics = {
+            t.config(settings.table): "config",
+            t.commands(settings.table): "commands",
+        }
 
     # --- from the table (any thread) ---------------------------------------------------
 
@@ -147,6 +157,12 @@ class Publisher:
     def answer(self, ruling_id: str, ok: bool, problem: str | None) -> None:
         """The table applied the ruling (ok) or could not (problem)."""
         self._items.put(("answer", ruling_id, ok, problem))
+
+    def send(self, kind: str, payload: Mapping[str, Any]) -> None:
+        """Publish ``payload`` on ``fleet(table, kind)`` (qos 1): a config ack, a camera
+        view, an update's progress. Dropped, with a log line, when not connected: the
+        sender repeats (a config is acked again when its retained order comes again)."""
+        self._items.put(("send", kind, dict(payload)))
 
     def stop(self, timeout: float = 3.0) -> None:
         """Send what can be sent within ``timeout``, leave the offline status, close."""
@@ -221,6 +237,8 @@ class Publisher:
             _, ruling_id, ok, problem = item
             self._pending_rulings.discard(ruling_id)
             self._ack(ruling_id, ok, problem)
+        elif kind == "send":
+            self._send(item[1], item[2])
         elif item[1] is not self._client:
             return  # from a connection already given up
         elif kind == "connack":
@@ -232,6 +250,8 @@ class Publisher:
         elif kind == "message":
             if item[2].topic == self._received_topic:
                 self._on_mark(item[2])
+            elif item[2].topic in self._order_topics:
+                self._on_order(item[2])
             else:
                 self._on_ruling(item[2])
 
@@ -297,7 +317,10 @@ class Publisher:
         self._safe = self._outbox.safe()
         self._sent = self._safe  # the broker may have lost what it took: the director says
         self._stuck_since = self._clock()
-        client.subscribe([(self._rulings_topic, 1), (self._received_topic, 1)])
+        topics = [(self._rulings_topic, 1), (self._received_topic, 1)]
+        if self.on_order is not None:
+            topics += [(topic, 1) for topic in self._order_topics]
+        client.subscribe(topics)
         self._next_beat = 0.0
         self._state(None, "")
         self._beat()
@@ -489,6 +512,31 @@ class Publisher:
         )
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 
+    # --- the director's orders and the table's answers about itself -----------------------
+
+    def _on_order(self, message: mqtt.MQTTMessage) -> None:
+        """A config or a command, handed on unverified (the receiver verifies it)."""
+        kind = self._order_topics[message.topic]
+        if not message.payload:
+            return  # a retained config cleared (the table was removed)
+        try:
+            payload = json.loads(message.payload)
+        except (ValueError, UnicodeDecodeError):
+            payload = None
+        if not isinstance(payload, dict):
+            log.warning("feed: an order on %s is not a JSON object; ignored", message.topic)
+            return
+        if self.on_order is not None:
+            self.on_order(kind, payload)
+
+    def _send(self, kind: str, payload: dict[str, Any]) -> None:
+        client = self._client
+        if client is None or not self._connected:
+            log.info("feed: not connected; the %s answer is dropped (it is sent again)", kind)
+            return
+        topic = self.settings.topics.fleet(self.settings.table, kind)
+        client.publish(topic, json.dumps(payload), qos=1)
+
     # --- rulings ---------------------------------------------------------------------------
 
     def _on_ruling(self, message: mqtt.MQTTMessage) -> None:
@@ -550,7 +598,7 @@ class Publisher:
         client.publish(self._acks_topic, json.dumps(payload), qos=1)
 
 
-__all__ = ["BROKER_FIX", "FeedSettings", "Publisher", "settings_from_config"]
+__all__ = ["BROKER_FIX", "FeedSettings", "OrderListener", "Publisher", "settings_from_config"]
 
 
 def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | None]:
