@@ -41,7 +41,7 @@ def clock_time(at: float) -> str:
 
 
 def ago(seconds: float) -> str:
-    """"5 s ago", "3 min ago", "2 h ago": how long since, as a person says it."""
+    """How long since, as a person says it: "5 s ago", "3 min ago", "2 h ago"."""
     s = max(0.0, seconds)
     if s < 90:
         return f"{s:.0f} s ago"
@@ -50,11 +50,15 @@ def ago(seconds: float) -> str:
     return f"{s / 3600:.0f} h ago"
 
 
+def number(value: Any) -> float | None:
+    """A stored number (a time, an offset), None when it is not one."""
+    return float(value) if type(value) in (int, float) else None
+
+
 def when(at: Any, now: float) -> str:
-    """"14:02 (3 min ago)", or "" when ``at`` is not a time."""
-    if type(at) not in (int, float):
-        return ""
-    return f"{clock_time(float(at))} ({ago(now - float(at))})"
+    """The moment and how long ago: "14:02 (3 min ago)"; "" when ``at`` is not a time."""
+    t = number(at)
+    return "" if t is None else f"{clock_time(t)} ({ago(now - t)})"
 
 
 def disk_words(mb: Any) -> str:
@@ -89,8 +93,9 @@ def lag_words(t: Mapping[str, Any], last_event: float | None, now: float) -> tup
 
 
 def config_words(state: Mapping[str, Any] | None, seq: Any) -> str:
-    """"Config 3 applied" from the director's record of the table's answer (H3's
-    ``fleet_config_state``) or, without one, from the table's own heartbeat."""
+    """The config's state, "Config 3 applied", from the director's record of the
+    table's answer (H3's ``fleet_config_state``) or, without one, from the table's own
+    heartbeat."""
     if state:
         n = state.get("seq")
         said = CONFIG_WORDS.get(str(state.get("state")), str(state.get("state") or "sent"))
@@ -106,24 +111,23 @@ def picture_words(kind: str, p: Mapping[str, Any] | None, now: float) -> dict[st
     """One picture's state for the page: what to say, and whether there is one."""
     if not p:
         return {"text": "", "picture": False, "waiting": False, "ok": None, "at": None}
-    asked, at = p.get("asked_at"), p.get("at")
-    waiting = type(asked) in (int, float) and (type(at) not in (int, float) or asked > at)
-    if kind == "recalibrate":
-        if type(at) in (int, float):
-            text = (
-                f"Recalibrated at {when(at, now)}"
-                if p.get("ok")
-                else f"Recalibration failed at {when(at, now)}: {p.get('problem') or 'no reason given'}"
-            )
-        else:
-            text = ""
-    else:
-        text = f"Camera view taken at {when(at, now)}" if type(at) in (int, float) else ""
-    if waiting:
-        asked_text = (
-            "Asked to recalibrate" if kind == "recalibrate" else "Asked for the camera view"
+    asked, at = number(p.get("asked_at")), number(p.get("at"))
+    waiting = asked is not None and (at is None or asked > at)
+    text = ""
+    if at is not None and kind == "recalibrate":
+        why = p.get("problem") or "no reason given"
+        text = (
+            f"Recalibrated at {when(at, now)}"
+            if p.get("ok")
+            else f"Recalibration failed at {when(at, now)}: {why}"
         )
-        text = f"{asked_text} at {clock_time(float(asked))}: waiting for the table" + (
+    elif at is not None:
+        text = f"Camera view taken at {when(at, now)}"
+        if p.get("ok") is False and p.get("problem"):
+            text = f"No camera view at {when(at, now)}: {p['problem']}"
+    if asked is not None and waiting:
+        said = "Asked to recalibrate" if kind == "recalibrate" else "Asked for the camera view"
+        text = f"{said} at {clock_time(asked)}: waiting for the table" + (
             f". {text}" if text else ""
         )
     return {
@@ -167,9 +171,7 @@ class FleetView:
             tid = str(row["id"])
             t = statuses.get(tid, {"table": tid})
             state = config_state(tid) if callable(config_state) else None
-            out.append(
-                self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now)
-            )
+            out.append(self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now))
         return sorted(out, key=lambda r: title_order(r["title"]))
 
     def table(
@@ -198,8 +200,8 @@ class FleetView:
                 text = "Working" if said == "ok" else str(said)
                 text = "Not fitted" if said == "not fitted" else text
             device_rows.append({"device": key, "label": label, "text": text, "ok": ok})
-        offset = t.get("clock_offset")
-        clock_ok = type(offset) not in (int, float) or abs(offset) <= CLOCK_LIMIT
+        offset = number(t.get("clock_offset"))
+        clock_ok = offset is None or abs(offset) <= CLOCK_LIMIT
         lag, stuck = lag_words(t, last_event, now) if heard else ("no heartbeat yet", False)
         version = fleet.get("version") or approved.get("version")
         calibration = (fleet.get("calibration") or {}).get("at")
@@ -220,8 +222,8 @@ class FleetView:
             "devices": device_rows,
             "disk_text": disk_words(fleet.get("disk_free_mb")),
             "clock_text": (
-                f"Clock {clock_compared(float(offset))}"
-                if type(offset) in (int, float)
+                f"Clock {clock_compared(offset)}"
+                if offset is not None
                 else "Clock not compared yet"
             ),
             "clock_ok": clock_ok,
@@ -250,6 +252,7 @@ __all__ = [
     "config_words",
     "disk_words",
     "lag_words",
+    "number",
     "picture_words",
     "when",
 ]

@@ -53,6 +53,8 @@ from table_controller.director import event_forms
 from table_controller.director.dashboard_view import DashboardView
 from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
+from table_controller.director.fleet_camera import CameraCommands
+from table_controller.director.fleet_view_web import FleetWeb
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
@@ -141,6 +143,7 @@ class DirectorPage:
         admin: EventsAdmin | None = None,
         public_delay: float | None = None,
         throttle: LoginThrottle | None = None,
+        camera_commands: CameraCommands | None = None,
     ) -> None:
         self.store = store
         self.service = service
@@ -169,6 +172,17 @@ class DirectorPage:
             *icon_routes(),
         ]
         login = self._login_required
+        if camera_commands is None and service is not None:
+            camera_commands = CameraCommands(
+                store, service.private_key, service.prefix, service.publish
+            )
+        self.fleet_view = FleetWeb(
+            store,
+            director=self._director,
+            commands=camera_commands,
+            title=title,
+            on_change=lambda: self.changed("fleet", ""),
+        )
         director: list[BaseRoute] = [
             Route("/", self._index),
             Route("/api/me", self._me),
@@ -185,6 +199,7 @@ class DirectorPage:
             Route("/api/event", login(self._event)),
             Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
+            *self.fleet_view.routes(login),
         ]
         public: list[BaseRoute] = [
             Route("/public", self._public_index),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
     from table_controller.feed.publisher import Publisher
     from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
+
+log = logging.getLogger(__name__)
 
 
 class FeedLink:
@@ -34,6 +38,9 @@ class FeedLink:
         # applied (None until fleet mode applies one: table/fleet_run.py sets it).
         self.calibrated_at: float | None = None
         self.config_seq: int | None = None
+        # Who hears the director's orders (feed/orders.py), in the loop, each taking the
+        # kinds it knows: the camera commands (table/fleet_commands.py), the config, ...
+        self.order_handlers: list[Callable[[str, dict[str, Any]], None]] = []
 
     def start(self) -> None:
         """Send the log to the director's broker."""
@@ -53,7 +60,23 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
-        self.publisher = Publisher(settings, table.config.log, on_ruling=ruling, on_state=state)
+        def order(kind: str, payload: dict[str, Any]) -> None:  # the publisher's thread
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._on_order, kind, payload)
+
+        self.publisher = Publisher(
+            settings, table.config.log, on_ruling=ruling, on_state=state, on_order=order
+        )
+        if settings.director_key is not None:
+            from table_controller.table.fleet_commands import FleetCommands
+
+            commands = FleetCommands(
+                table,
+                table_id=settings.table,
+                public_pem=settings.director_key,
+                send=self.publisher.send,
+            )
+            self.order_handlers.append(commands.on_order)
         self.status(new_events=True)
         self.publisher.start()
 
@@ -87,6 +110,13 @@ class FeedLink:
         while True:
             event = await rulings.get()
             self.table.submit(event, "director")
+
+    def _on_order(self, kind: str, payload: dict[str, Any]) -> None:
+        for handler in list(self.order_handlers):
+            try:
+                handler(kind, payload)
+            except Exception:  # one part's fault never stops the others, nor the table
+                log.exception("feed: an order's handler failed")
 
     def _state(self, problem: str | None, fix: str) -> None:
         health = self.table.health
