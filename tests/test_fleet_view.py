@@ -10,7 +10,6 @@ import asyncio
 import base64
 import json
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -196,8 +195,8 @@ def test_the_latest_picture_of_each_kind_is_kept(store: DirectorStore) -> None:
 
 
 class Director:
-    """The director's service on a real broker, with its key, and its camera commands;
-    the tables' camera answers stored as the director's fleet handler stores them."""
+    """The director's service on a real broker, with its key, and its camera commands
+    (the service stores the tables' answers: fleet_replies); a listener counts them."""
 
     def __init__(self, folder: Path, broker: Mosquitto) -> None:
         self.private, self.public = new_keys()
@@ -212,7 +211,6 @@ class Director:
         self.service.start()
         assert self.service.connected.wait(WAIT)
         self.commands = CameraCommands(self.store, self.private, PREFIX, self.service.publish)
-        # The tables' answers on fleet/camera, into the store (fleet_replies' handler).
         self.answers: list[dict[str, Any]] = []
         subscribed = threading.Event()
         self.listener = client(broker, "fleet-answers")
@@ -222,9 +220,7 @@ class Director:
         assert subscribed.wait(WAIT)
 
     def _answer(self, c: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        body = json.loads(msg.payload)
-        self.answers.append(body)
-        camera_reply(self.store, msg.topic.split("/")[-3], body, time.time())
+        self.answers.append(json.loads(msg.payload))
 
     def close(self) -> None:
         self.listener.loop_stop()
@@ -300,14 +296,26 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
             forged = CameraCommands(store, new_keys()[0], PREFIX, director.service.publish)
             forged.ask("table-7", "camera-view", who="mallory")
             commands.ask("table-7", "camera-view", who="ann")
-            await asyncio.to_thread(wait_until, "the camera view", lambda: bool(director.answers))
+            await asyncio.to_thread(
+                wait_until,
+                "the camera view stored",
+                lambda: (
+                    store.fleet_picture("table-7", "camera-view") is not None
+                    and len(director.answers) >= 1
+                ),
+            )
             picture = store.fleet_picture("table-7", "camera-view")
             assert picture is not None and picture.startswith(JPEG_MAGIC)
             assert director.answers[0]["ok"] is True
 
             commands.ask("table-7", "recalibrate", who="ann")
             await asyncio.to_thread(
-                wait_until, "the recalibration", lambda: len(director.answers) >= 2
+                wait_until,
+                "the recalibration stored",
+                lambda: (
+                    store.fleet_picture("table-7", "recalibrate") is not None
+                    and len(director.answers) >= 2
+                ),
             )
             assert len(director.answers) == 2  # the forged order had no answer
             answer = director.answers[1]

@@ -19,6 +19,7 @@ the match, NS the match's top entrant. A game no assignment covers is kept as
 from __future__ import annotations
 
 import copy
+import logging
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 
 KINDS = ("progressive", "rounds", "bracket")
+log = logging.getLogger(__name__)
 
 
 class AdminError(TableControllerError, ValueError):
@@ -462,6 +464,9 @@ class EventsAdmin:
     def __init__(self, store: DirectorStore) -> None:
         self.store = store
         self._lock = threading.RLock()
+        # Told (action, the event as saved) after each saved change, in the lock: the
+        # fleet's tables get the current round's seating this way (fleet_config.py).
+        self.listeners: list[Callable[[str, EventState], None]] = []
         saved = store.format_state()
         try:
             self.state = EventState() if saved is None else EventState.from_json(saved)
@@ -483,6 +488,11 @@ class EventsAdmin:
                 raise AdminError(str(exc)) from None
             self.store.add_format_state(who, action, reason, trial.to_json())
             self.state = trial
+            for listener in list(self.listeners):
+                try:
+                    listener(action, trial)
+                except Exception:  # the change is saved: a listener's trouble is its own
+                    log.exception("a listener of the event's changes failed on %s", action)
             return result
 
     def _need_event(self, s: EventState) -> Event:

@@ -101,7 +101,11 @@ def config_words(state: Mapping[str, Any] | None, seq: Any) -> str:
         said = CONFIG_WORDS.get(str(state.get("state")), str(state.get("state") or "sent"))
         text = f"Config {n} {said}" if n is not None else f"Config {said}"
         problem = state.get("problem")
-        return f"{text}: {problem}" if problem else text
+        text = f"{text}: {problem}" if problem else text
+        applied = state.get("applied")
+        if state.get("state") != "applied" and type(applied) is int:
+            text += f" (config {applied} applied)"
+        return text
     if type(seq) is int:
         return f"Config {seq} applied"
     return "No config from the director yet"

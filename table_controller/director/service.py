@@ -56,6 +56,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from table_controller.director import fleet_replies
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
@@ -573,6 +574,10 @@ class DirectorService:
             self.store.add_ack(body)
             tell[("ack", table)] = None
             tell[("ruling", table)] = None
+        elif kind == "fleet" and len(parts) == 4:  # what a fleet's table says of itself
+            now = received if received is not None else self._clock()
+            fleet_replies.handle(self.store, table, parts[3], body, now)
+            tell[("fleet", table)] = None
 
     def _tell(self, what: str, table: str) -> None:
         for listener in list(self._listeners):

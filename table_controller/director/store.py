@@ -11,7 +11,8 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_alerts``: the alert queue; ``store_rulings``: rulings and their delivery;
 - ``store_accounts``: directors' logins, sessions and the audit log;
 - ``store_formats``: the event's format state;
-- ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for.
+- ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
+- ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -39,6 +40,7 @@ from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Al
 from table_controller.director.store_core import Clock, StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
+from table_controller.director.store_fleet_config import FleetConfigs
 from table_controller.director.store_fleet_pictures import FleetPictures
 from table_controller.director.store_formats import Formats
 from table_controller.director.store_projections import Projection, Projections
@@ -77,6 +79,7 @@ class DirectorStore:
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.pictures = FleetPictures(core)
+        self.fleet_configs = FleetConfigs(core)
 
         # The store's methods as callers know them: each part's own (no code here).
         self.batch = core.batch
@@ -129,6 +132,10 @@ class DirectorStore:
         self.fleet_picture = self.pictures.fleet_picture
         self.fleet_pictures = self.pictures.fleet_pictures
         self.last_events = self.pictures.last_events
+        # the configs pushed to the fleet's tables
+        self.fleet_config_add = self.fleet_configs.fleet_config_add
+        self.fleet_config_answer = self.fleet_configs.fleet_config_answer
+        self.fleet_config_state = self.fleet_configs.fleet_config_state
 
     def close(self) -> None:
         self.core.close()

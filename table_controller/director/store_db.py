@@ -57,6 +57,10 @@ TABLES = (
     # last published, how often, when the table said it has it.
     "CREATE TABLE IF NOT EXISTS ruling_sends (ruling_id TEXT PRIMARY KEY,"
     " tbl TEXT NOT NULL, sent_at REAL NOT NULL, sends INTEGER NOT NULL, delivered_at REAL)",
+    # The configs pushed to the fleet's tables (store_fleet_config.py), with each answer.
+    "CREATE TABLE IF NOT EXISTS fleet_configs (tbl TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " payload TEXT NOT NULL, sent_at REAL NOT NULL, state TEXT NOT NULL, problem TEXT,"
+    " answered_at REAL, PRIMARY KEY (tbl, seq))",
     "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
     " who TEXT NOT NULL, action TEXT NOT NULL, tbl TEXT, ruling_id TEXT, reason TEXT,"
     " detail TEXT NOT NULL)",
