@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.fleet_config import FleetConfigError, RoundPush, push, seated
+from table_controller.director.fleet_config import (
+    FleetConfigError,
+    RoundPush,
+    attach,
+    push,
+    seated,
+)
 from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
@@ -137,6 +143,21 @@ def test_the_current_round_is_pushed_to_the_tables_it_seats(tmp_path: Path) -> N
     assert len(fleet.sent) == 4
     assert got["table-1"]["players"] == names_at(2, 2) and got["table-1"]["seq"] == 2
     assert got["table-2"]["players"] == names_at(2, 1) and got["table-2"]["round"] == 2
+
+
+def test_attached_the_fleet_gets_the_seating_at_once_then_each_change(tmp_path: Path) -> None:
+    store = DirectorStore(tmp_path / "d.sqlite", rules_name="td-progressive")
+    admin = EventsAdmin(store)
+    admin.create("ann", "progressive", PLAYERS, rounds=2)
+    admin.assign_round("ann", 1, {"table-1": "1"})  # before the fleet was on
+    fleet = Fleet(store)
+    attach(admin, fleet, {"table-1": "Table 1"}.get, clock=lambda: NOW)
+    assert [o["table"] for _, o, _ in fleet.sent] == ["table-1"]
+    admin.assign_round("ann", 1, {"table-1": "2"})
+    assert [o["seq"] for _, o, _ in fleet.sent] == [1, 2]
+    assert fleet.sent[-1][1]["players"] == seated(admin.state)["table-1"][0]
+    attach(admin, fleet, {"table-1": "Table 1"}.get)  # a restarted director: nothing new
+    assert len(fleet.sent) == 2
 
 
 def test_a_listener_that_fails_does_not_take_the_change_back(tmp_path: Path) -> None:

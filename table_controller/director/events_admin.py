@@ -463,7 +463,7 @@ class EventsAdmin:
 
     def __init__(self, store: DirectorStore) -> None:
         self.store = store
-        self._lock = threading.RLock()
+        self._lock = self.lock = threading.RLock()  # ``lock``: for a listener's first look
         # Told (action, the event as saved) after each saved change, in the lock: the
         # fleet's tables get the current round's seating this way (fleet_config.py).
         self.listeners: list[Callable[[str, EventState], None]] = []

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from table_controller.director.events_admin import EventState, current_round
+from table_controller.director.events_admin import EventsAdmin, EventState, current_round
 from table_controller.director.formats import FormatError, ProgressiveEvent, RoundsEvent
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
@@ -159,6 +159,22 @@ class RoundPush:
                 return
 
 
+def attach(
+    admin: EventsAdmin,
+    fleet: FleetLike,
+    name_of: Callable[[str], str | None],
+    *,
+    clock: Callable[[], float] = time.time,
+) -> RoundPush:
+    """Push the event's seating to the fleet from now on, and now (what changed while
+    the director was down, or before the fleet was on)."""
+    pusher = RoundPush(fleet, name_of, clock=clock)
+    admin.listeners.append(pusher)
+    with admin.lock:
+        pusher("start", admin.state)
+    return pusher
+
+
 def _same(
     payload: Mapping[str, Any],
     fleet: FleetLike,
@@ -175,4 +191,4 @@ def _same(
     )
 
 
-__all__ = ["FleetConfigError", "FleetLike", "Publish", "RoundPush", "push", "seated"]
+__all__ = ["FleetConfigError", "FleetLike", "Publish", "RoundPush", "attach", "push", "seated"]

@@ -365,6 +365,7 @@ class DirectorService:
                 (f"{base}/status", 1),
                 (f"{base}/acks", 1),
                 (f"{base}/evidence/#", 1),
+                (f"{base}/fleet/#", 1),  # what a fleet's table says of itself
             ]
         )
         if not flags.session_present:

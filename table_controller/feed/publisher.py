@@ -125,6 +125,7 @@ class Publisher:
         self._behind = 0.0  # how far behind its store the director last said it was
         self.resumes = 0  # sent again from the mark because the director's ``since`` moved
         self.problem: str | None = "not connected yet"
+        self._leave_offline = True
         self.connected_event = threading.Event()  # set while connected (for tests)
         t = settings.topics
         self._events_topic = t.events(settings.table)
@@ -164,10 +165,13 @@ class Publisher:
         sender repeats (a config is acked again when its retained order comes again)."""
         self._items.put(("send", kind, dict(payload)))
 
-    def stop(self, timeout: float = 3.0) -> None:
-        """Send what can be sent within ``timeout``, leave the offline status, close."""
+    def stop(self, timeout: float = 3.0, *, offline: bool = True) -> None:
+        """Send what can be sent within ``timeout``, leave the offline status, close.
+        ``offline`` False: a table started again at once (a fleet's table taking its
+        new config) leaves its online status, so the director sees no gap."""
         if self._thread is None:
             return
+        self._leave_offline = offline
         self._items.put(("stop", self._clock() + timeout))
         self._thread.join(timeout + 5.0)
         self._thread = None
@@ -349,7 +353,7 @@ class Publisher:
 
     def _close(self) -> None:
         client = self._client
-        if client is not None and self._connected:
+        if client is not None and self._connected and self._leave_offline:
             offline = messages.offline_message(table=self.settings.table, at=self._clock())
             info = client.publish(self._status_topic, json.dumps(offline), qos=1, retain=True)
             with contextlib.suppress(Exception):

@@ -81,6 +81,32 @@ class FeedConfig:
     public_delay: float = 0.0  # seconds the public view of this table is held back
 
 
+@dataclass(frozen=True)
+class FleetConfig:
+    """``[fleet]``: the table belongs to an event's fleet (docs/fleet.md). It joins the
+    event's director once (its membership is kept in ``folder``), then takes its name,
+    rules, players and broker from the director (table/fleet_run.py); the file keeps
+    only what is this table's own: pins, camera, calibration, cube, page."""
+
+    folder: Path
+    own_log: bool = False  # [table] log written: else the log is named after the table's id
+
+
+# What the director gives a fleet's table, so its file must not say it too.
+FLEET_GIVES_TABLE = ("name",)
+FLEET_GIVES_FEED = (
+    "enabled",
+    "broker",
+    "port",
+    "topic",
+    "event",
+    "username",
+    "password",
+    "password_file",
+    "director_key",
+)
+FLEET_NAME = "Fleet table"  # until the director's name for it is known (never run with it)
+
 BOT_LEVELS = ("strong", "rule-of-thumb")
 
 
@@ -115,6 +141,7 @@ class TableConfig:
     disk_min_free_mb: int = 200
     first_dealer: Seat | None = None
     kiosk: KioskConfig = KioskConfig()
+    fleet: FleetConfig | None = None  # [fleet]: name, rules, players, feed from the director
     source: Path | None = field(default=None, compare=False)  # the file it was read from
 
 
@@ -150,6 +177,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "walk_away",
         "attract_after",
     ),
+    "fleet": ("folder",),
 }
 _CUBE_TIMES: tuple[str, ...] = (
     "link_timeout",
@@ -246,13 +274,17 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
                 key, f"{key} is {describe(value)}", f"write it as a table: [{key}] on its own line"
             )
     table = r.table(data, "table")
-    name = r.text(table, "table.name", None, limit=NAME_MAX)
+    fleet = _fleet(r, data)
+    name = FLEET_NAME if fleet is not None else r.text(table, "table.name", None, limit=NAME_MAX)
     if name is not None and (bad := name_problem(name)) is not None:
         r.add("table.name", bad, 'write a plain name, e.g. "Club Night 3"')
     gpio = r.choice(table, "table.gpio", "auto", GPIO_CHOICES)
     disk = r.whole(table, "table.disk_min_free_mb", 200, low=0)
     first = r.seat(table, "table.first_dealer")
-    log = r.path(table, "table.log", f"{_slug(name or '')}.sqlite")
+    default_log = f"{_slug(name or '')}.sqlite"
+    if fleet is not None:  # named after the table's id once it has joined (fleet_run.py)
+        default_log = str(fleet.folder / "table.sqlite")
+    log = r.path(table, "table.log", default_log)
     rules_name, options, rules = _rules(r, r.table(data, "rules"))
     players = _players(r, r.table(data, "players"))
     camera = _camera(r, r.table(data, "camera"))
@@ -280,7 +312,44 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
         disk_min_free_mb=disk,
         first_dealer=first,
         kiosk=kiosk,
+        fleet=fleet,
     )
+
+
+def _fleet(r: Reader, data: Mapping[str, Any]) -> FleetConfig | None:
+    """``[fleet]``, and a problem for each key the director gives such a table."""
+    if "fleet" not in data:
+        return None
+    t = r.table(data, "fleet")
+    folder = r.path(t, "fleet.folder", "fleet")
+    fix_end = "or remove [fleet] to run this table on its own"
+    table = data.get("table")
+    for key in FLEET_GIVES_TABLE:
+        if isinstance(table, Mapping) and key in table:
+            r.add(
+                f"table.{key}",
+                f"a fleet's table is given its {key} by the event's director",
+                f"remove {key} from [table], {fix_end}",
+            )
+    for section in ("rules", "players"):
+        if section in data:
+            r.add(
+                section,
+                f"a fleet's table is given its {section} by the event's director",
+                f"remove [{section}], {fix_end}",
+            )
+    feed = data.get("feed")
+    given = [k for k in FLEET_GIVES_FEED if isinstance(feed, Mapping) and k in feed]
+    if given:
+        r.add(
+            "feed." + given[0],
+            f"a fleet's table is given its broker, user, password and the director's key "
+            f"when it joins ([feed] {', '.join(given)})",
+            f"keep only heartbeat, public_delay or tls_ca under [feed], {fix_end}",
+        )
+    if folder is None:
+        return None
+    return FleetConfig(folder=folder, own_log=isinstance(table, Mapping) and "log" in table)
 
 
 def _slug(name: str) -> str:
@@ -608,6 +677,8 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
     if secret is not None and (bad := secret_file_problem(secret, "feed.password_file")):
         problems.append(bad)
     log = config.log
+    if config.fleet is not None and not config.fleet.own_log:
+        return problems  # the log goes in the fleet's folder, which joining makes
     if log.is_dir():
         problems.append(
             ConfigProblem(
@@ -642,6 +713,7 @@ __all__ = [
     "ConfigError",
     "ConfigProblem",
     "FeedConfig",
+    "FleetConfig",
     "KioskConfig",
     "TableConfig",
     "WebConfig",

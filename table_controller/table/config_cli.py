@@ -99,6 +99,22 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
         )
     players = ", ".join(f"{seat.name} {name}" for seat, name in config.players.items())
     first = f", first dealer {config.first_dealer.name}" if config.first_dealer else ""
+    if config.fleet is not None:  # the director gives them
+        folder = config.fleet.folder
+        given = f"given by the event's director (kept in {folder} once the table joins)"
+        own = config.fleet.own_log
+        log = str(config.log) if own else f"in {folder}, named after the table's id"
+        return [
+            ("table", given),
+            ("log", log),
+            ("rules", given + first),
+            ("players", given),
+            ("camera", camera),
+            ("cube", cube),
+            ("pins", f"{pins}, {config.pins.led_wiring.value} lights; gpio {config.gpio}"),
+            ("page", f"{web.host}:{port} ({reach}), {operator}"),
+            ("feed", "the event's broker, as the director gives it when the table joins"),
+        ]
     return [
         ("table", config.name),
         ("log", str(config.log)),

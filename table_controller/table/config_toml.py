@@ -102,19 +102,22 @@ def to_toml(config: TableConfig) -> str:
         out.extend(f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None)
         out.append("")
 
+    fleet = config.fleet
     section(
         "table",
         {
-            "name": config.name,
-            "log": str(config.log),
+            "name": None if fleet else config.name,
+            "log": None if fleet and not fleet.own_log else str(config.log),
             "gpio": config.gpio,
             "disk_min_free_mb": config.disk_min_free_mb,
             "first_dealer": config.first_dealer.name if config.first_dealer else None,
         },
     )
-    section("rules", {"preset": config.rules_name})
-    section("rules.options", {k: "none" if v is None else v for k, v in config.options.items()})
-    section("players", {s.name: n for s, n in config.players.items()})
+    if fleet is None:  # a fleet's table is given them by the director
+        section("rules", {"preset": config.rules_name})
+        options = {k: "none" if v is None else v for k, v in config.options.items()}
+        section("rules.options", options)
+        section("players", {s.name: n for s, n in config.players.items()})
     c = config.camera
     cal = str(c.calibration) if c.calibration else None
     section(
@@ -129,7 +132,11 @@ def to_toml(config: TableConfig) -> str:
     cube = dataclasses.asdict(config.cube) if config.cube else {"port": "none"}
     section("cube", cube)
     section("web", dataclasses.asdict(config.web))
-    section("feed", dataclasses.asdict(config.feed))
+    feed = dataclasses.asdict(config.feed)
+    if fleet is not None:
+        feed = {k: v for k, v in feed.items() if k in ("heartbeat", "public_delay", "tls_ca")}
+        section("fleet", {"folder": str(fleet.folder)})
+    section("feed", feed)
     k = config.kiosk
     kiosk = {**dataclasses.asdict(k), "visitors": [s.name for s in k.visitors]}
     section("kiosk", kiosk)

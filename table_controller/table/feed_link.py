@@ -17,7 +17,7 @@ from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
 
 if TYPE_CHECKING:
-    from table_controller.feed.publisher import Publisher
+    from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
 
@@ -31,6 +31,10 @@ class FeedLink:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.publisher: Publisher | None = None
+        # The director's config and commands (a fleet's table: table/fleet_run.py), called
+        # on the publisher's thread; None: the table does not listen for them.
+        self.on_order: OrderListener | None = None
+        self.offline_at_stop = True  # False: started again at once (fleet_run.py)
         self._tasks: set[asyncio.Future[None]] = set()
         self.version = package_version()
         # The fleet view's extras (table/fleet_status.py): a calibration made while the
@@ -61,6 +65,8 @@ class FeedLink:
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
         def order(kind: str, payload: dict[str, Any]) -> None:  # the publisher's thread
+            if self.on_order is not None:  # a fleet's table: its config (fleet_run.py)
+                self.on_order(kind, payload)
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_order, kind, payload)
 
@@ -83,7 +89,7 @@ class FeedLink:
     async def stop(self) -> None:
         """What the broker can still take, then offline."""
         if self.publisher is not None:
-            await asyncio.to_thread(self.publisher.stop)
+            await asyncio.to_thread(self.publisher.stop, offline=self.offline_at_stop)
 
     def status(self, *, new_events: bool = False) -> None:
         """The heartbeat's contents, and a nudge when the log has new events."""

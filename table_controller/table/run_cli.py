@@ -62,6 +62,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     options: dict[str, Any] = {"on_ack": _acker(out) if ack else None}
     if args.narrate:
         options["on_step"] = Narrator(out).step
+    if config.fleet is not None:
+        return _run_fleet(config, args, out, options)
     try:
         if config.camera.source.split(",")[0] == "synthetic":
             pace = FAST if args.fast else DEMO
@@ -82,6 +84,41 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
         asyncio.run(_serve(table, out, hands=args.hands, quiet=ack))
     except PageError as exc:
+        return _error(str(exc))
+    return 0
+
+
+def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict[str, Any]) -> int:
+    """``run`` of a table with ``[fleet]``: its name, rules, players and broker from the
+    event's director (table/fleet_run.py), joining first when it has not joined yet."""
+    import asyncio
+
+    from table_controller.event_log import LogError
+    from table_controller.table.fleet_run import FleetRun, ensure_membership, serve_fleet
+    from table_controller.table.fleet_settings import FleetError
+    from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
+    from table_controller.web.server import PageError
+
+    synthetic = config.camera.source.split(",")[0] == "synthetic"
+
+    def make_table(table_config: Any, new_game_after: float | None) -> Any:
+        more = dict(options)
+        if new_game_after is not None:
+            more["new_game_after"] = new_game_after
+        if synthetic:
+            pace = FAST if args.fast else DEMO
+            return simulated_table(
+                table_config, seed=args.seed, renege=args.renege, pace=pace, **more
+            )
+        from table_controller.table.app import Table
+
+        return Table(table_config, **more)
+
+    try:
+        member = ensure_membership(config, config.fleet.folder)
+        runner = FleetRun(config, member, make_table=make_table)
+        asyncio.run(serve_fleet(runner, out, hands=args.hands))
+    except (FleetError, LogError, SimulationError, PageError) as exc:
         return _error(str(exc))
     return 0
 
