@@ -94,7 +94,7 @@ def lag_words(t: Mapping[str, Any], last_event: float | None, now: float) -> tup
 
 def config_words(state: Mapping[str, Any] | None, seq: Any) -> str:
     """The config's state, "Config 3 applied", from the director's record of the
-    table's answer (H3's ``fleet_config_state``) or, without one, from the table's own
+    table's answer (the store's ``fleet_config_state``) or, without one, from the table's own
     heartbeat."""
     if state:
         n = state.get("seq")
@@ -143,38 +143,41 @@ def picture_words(kind: str, p: Mapping[str, Any] | None, now: float) -> dict[st
     }
 
 
-def approved_tables(store: DirectorStore) -> list[dict[str, Any]] | None:
-    """The tables the director approved (H2's ``fleet_tables``), or None when this store
-    has no fleet yet: then every table that reported is shown."""
-    fleet_tables = getattr(store, "fleet_tables", None)
-    if not callable(fleet_tables):
-        return None
-    return [dict(t) for t in fleet_tables()]
+def approved_tables(store: DirectorStore) -> list[dict[str, Any]]:
+    """The tables the director approved and did not remove (store_fleet.py)."""
+    return [dict(t) for t in store.fleet_tables()]
 
 
 class FleetView:
-    """Builds the fleet page's data from ``store``; ``clock`` is the director's."""
+    """Builds the fleet page's data from ``store``; ``clock`` is the director's.
+    ``fleet_mode``: the tables shown are the approved ones (a table approved and not yet
+    heard from is shown too); else every table that reported (a director run with
+    hand-written table configs)."""
 
-    def __init__(self, store: DirectorStore, *, clock: Clock = time.time) -> None:
+    def __init__(
+        self, store: DirectorStore, *, fleet_mode: bool = False, clock: Clock = time.time
+    ) -> None:
         self.store = store
+        self.fleet_mode = fleet_mode
         self.clock = clock
 
     def tables(self) -> list[dict[str, Any]]:
         store, now = self.store, self.clock()
         statuses = {t["table"]: t for t in store.tables()}
-        approved = approved_tables(store)
-        if approved is None:  # no fleet: the tables the store knows
+        if self.fleet_mode:
+            rows = [
+                {"id": a["id"], "name": a.get("name"), "approved": a}
+                for a in approved_tables(store)
+            ]
+        else:  # no fleet: the tables the store knows
             rows = [{"id": tid, "name": t.get("name")} for tid, t in statuses.items()]
-        else:
-            rows = [{"id": a["id"], "name": a.get("name"), "approved": a} for a in approved]
         pictures = store.fleet_pictures()
         last = store.last_events()
-        config_state = getattr(store, "fleet_config_state", None)
         out = []
         for row in rows:
             tid = str(row["id"])
             t = statuses.get(tid, {"table": tid})
-            state = config_state(tid) if callable(config_state) else None
+            state = store.fleet_config_state(tid)
             out.append(self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now))
         return sorted(out, key=lambda r: title_order(r["title"]))
 

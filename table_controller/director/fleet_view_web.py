@@ -33,7 +33,8 @@ Wrap = Callable[[Any], Any]  # the dashboard's login_required
 class FleetWeb:
     """The fleet view over ``store``; ``commands`` None: the page shows the tables but
     says why it cannot ask them for pictures. ``director(request)``: the logged-in
-    director's name, or None."""
+    director's name, or None. ``fleet_mode``: the tables are the approved ones (and
+    tables may ask to join); else every table that reported."""
 
     def __init__(
         self,
@@ -42,10 +43,12 @@ class FleetWeb:
         director: Callable[[Request], str | None],
         commands: CameraCommands | None,
         title: str,
+        fleet_mode: bool = False,
         on_change: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
-        self.view = FleetView(store)
+        self.fleet_mode = fleet_mode
+        self.view = FleetView(store, fleet_mode=fleet_mode)
         self.commands = commands
         self._director = director
         self._title = title
@@ -79,7 +82,7 @@ class FleetWeb:
             {
                 "title": self._title,
                 "tables": self.view.tables(),
-                "joining": approved_tables(self.store) is not None,
+                "joining": self.fleet_mode,
                 "commands_problem": self._commands_problem(),
             },
             headers={"Cache-Control": "no-store"},
@@ -142,9 +145,8 @@ class FleetWeb:
         return SafeJSON({"ok": True, "order": order["id"]})
 
     def _known(self, table: str) -> bool:
-        approved = approved_tables(self.store)
-        if approved is not None:
-            return any(t.get("id") == table for t in approved)
+        if self.fleet_mode:
+            return any(t.get("id") == table for t in approved_tables(self.store))
         return any(t["table"] == table for t in self.store.tables())
 
 

@@ -11,6 +11,7 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_alerts``: the alert queue; ``store_rulings``: rulings and their delivery;
 - ``store_accounts``: directors' logins, sessions and the audit log;
 - ``store_formats``: the event's format state;
+- ``store_fleet``: the tables approved in fleet mode;
 - ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
 - ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
 
@@ -40,6 +41,7 @@ from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Al
 from table_controller.director.store_core import Clock, StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
+from table_controller.director.store_fleet import FleetTables
 from table_controller.director.store_fleet_config import FleetConfigs
 from table_controller.director.store_fleet_pictures import FleetPictures
 from table_controller.director.store_formats import Formats
@@ -78,6 +80,7 @@ class DirectorStore:
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
+        self.fleet = FleetTables(core)
         self.pictures = FleetPictures(core)
         self.fleet_configs = FleetConfigs(core)
 
@@ -126,6 +129,11 @@ class DirectorStore:
         self.format_state = self.formats.format_state
         self.format_history = self.formats.format_history
         self.format_versions = self.formats.format_versions
+        # fleet mode's approved tables
+        self.fleet_approve = self.fleet.fleet_approve
+        self.fleet_remove = self.fleet.fleet_remove
+        self.fleet_tables = self.fleet.fleet_tables
+        self.fleet_table = self.fleet.fleet_table
         # the fleet view's camera pictures
         self.fleet_asked = self.pictures.fleet_asked
         self.fleet_picture_add = self.pictures.fleet_picture_add

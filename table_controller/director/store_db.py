@@ -74,6 +74,9 @@ TABLES = (
     # The latest camera picture of each kind per table (store_fleet_pictures.py).
     "CREATE TABLE IF NOT EXISTS fleet_pictures (tbl TEXT NOT NULL, kind TEXT NOT NULL,"
     " asked_at REAL, at REAL, ok INTEGER, problem TEXT, jpeg BLOB, PRIMARY KEY (tbl, kind))",
+    # Fleet mode (store_fleet.py): the tables the director approved, removed ones marked.
+    "CREATE TABLE IF NOT EXISTS fleet_tables (id TEXT PRIMARY KEY, name TEXT, host TEXT,"
+    " address TEXT, version TEXT, key TEXT, approved_at REAL, removed_at REAL)",
 )
 # Tables no one may change or empty once written: what the trigger says when refused.
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}

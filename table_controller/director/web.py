@@ -49,10 +49,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from table_controller.cards import Card
-from table_controller.director import event_forms
+from table_controller.director import event_forms, fleet_web
 from table_controller.director.dashboard_view import DashboardView
 from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
+from table_controller.director.fleet import Fleet
 from table_controller.director.fleet_camera import CameraCommands
 from table_controller.director.fleet_view_web import FleetWeb
 from table_controller.director.logins import LoginThrottle
@@ -143,9 +144,11 @@ class DirectorPage:
         admin: EventsAdmin | None = None,
         public_delay: float | None = None,
         throttle: LoginThrottle | None = None,
+        fleet: Fleet | None = None,
         camera_commands: CameraCommands | None = None,
     ) -> None:
         self.store = store
+        self.fleet = fleet
         self.service = service
         self.admin = admin if admin is not None else EventsAdmin(store)
         self.public = PublicView(store, self.admin, delay=public_delay)
@@ -172,7 +175,9 @@ class DirectorPage:
             *icon_routes(),
         ]
         login = self._login_required
-        if camera_commands is None and service is not None:
+        if camera_commands is None and fleet is not None and fleet.publish is not None:
+            camera_commands = CameraCommands(store, fleet.private_pem, fleet.prefix, fleet.publish)
+        elif camera_commands is None and service is not None:
             camera_commands = CameraCommands(
                 store, service.private_key, service.prefix, service.publish
             )
@@ -181,6 +186,7 @@ class DirectorPage:
             director=self._director,
             commands=camera_commands,
             title=title,
+            fleet_mode=fleet is not None,
             on_change=lambda: self.changed("fleet", ""),
         )
         director: list[BaseRoute] = [
@@ -201,6 +207,8 @@ class DirectorPage:
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
             *self.fleet_view.routes(login),
         ]
+        if fleet is not None:  # fleet mode: tables ask to join, directors approve them
+            director += fleet_web.routes(fleet, login, self._director)
         public: list[BaseRoute] = [
             Route("/public", self._public_index),
             Route("/api/public", self._public),

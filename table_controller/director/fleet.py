@@ -1,0 +1,235 @@
+"""Fleet mode at the director's: what approving tables needs (``Fleet``), and the tables
+asking to join, waiting for the director (``JoinRequests``).
+
+Anyone on the network may ask to join, without a login: that is what lets a table with
+nothing typed into it ask. So the waiting requests are kept in memory only, each with
+the address it came from, at most ``cap`` at once (50), at most ``per_address`` new
+ones from one address in ``window`` seconds, each forgotten ``expiry`` seconds (15
+minutes) after it was made. Nothing is given to a request until a logged-in director
+approves the code the table shows (director/fleet_join.py); two waiting requests that
+show the same code are both flagged, so the director never approves a stranger's
+request thinking it is the table in front of them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from table_controller.director.store import DirectorStore
+from table_controller.errors import TableControllerError
+from table_controller.fleet.sealing import code_of
+
+CAP = 50
+PER_ADDRESS = 10
+WINDOW = 60.0
+EXPIRY = 15 * 60.0
+Clock = Callable[[], float]
+Publish = Callable[[str, bytes | str, bool], None]  # (topic, payload, retain)
+
+
+class TableCredentials(Protocol):
+    """The broker's per-table logins (feed/dynsec.py's ``DynsecAdmin``)."""
+
+    def add_table(self, table_id: str) -> str:
+        """Make (or renew) the table's broker login; its new password."""
+        ...
+
+    def remove_table(self, table_id: str) -> None:
+        """The table's login deleted: its connection kicked, its password refused."""
+        ...
+
+    def tables(self) -> list[str]: ...
+
+
+class FleetError(TableControllerError):
+    """A fleet request refused: its HTTP status, what went wrong and what to do."""
+
+    def __init__(self, status: int, what: str, fix: str) -> None:
+        super().__init__(f"{what}: {fix}")
+        self.status = status
+        self.what = what
+        self.fix = fix
+
+
+@dataclass
+class JoinRequest:
+    """One table's request to join, as the director sees it."""
+
+    request: str  # its id: random, what the table polls
+    key: bytes  # the table's X25519 public key
+    code: str
+    host: str
+    address: str
+    version: str
+    asked_at: float
+    state: str = "waiting"  # waiting | approved | refused
+    sealed: str | None = None  # base64, once approved
+    reason: str | None = None  # once refused
+    done_at: float | None = None
+
+    def answer(self) -> dict[str, Any]:
+        """What the table's poll is told (``GET /api/fleet/join/{rid}``)."""
+        if self.state == "approved":
+            return {"state": "approved", "sealed": self.sealed}
+        if self.state == "refused":
+            return {"state": "refused", "reason": self.reason}
+        return {"state": "waiting"}
+
+
+class JoinRequests:
+    """The requests to join, in memory (thread-safe): waiting ones until approved,
+    refused or expired; answered ones until the table had time to fetch the answer."""
+
+    def __init__(
+        self,
+        *,
+        cap: int = CAP,
+        per_address: int = PER_ADDRESS,
+        window: float = WINDOW,
+        expiry: float = EXPIRY,
+        clock: Clock = time.time,
+    ) -> None:
+        self.cap = cap
+        self.per_address = per_address
+        self.window = window
+        self.expiry = expiry
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._requests: dict[str, JoinRequest] = {}
+        self._asked: dict[str, deque[float]] = {}
+
+    def ask(self, key: bytes, *, host: str, address: str, version: str) -> JoinRequest:
+        """A table's request (the same key waiting already: that request again, so a
+        table that restarts keeps its place); FleetError when too many are waiting or
+        this address asked too often."""
+        now = self.clock()
+        with self._lock:
+            self._forget(now)
+            for r in self._requests.values():
+                if r.key == key and r.state == "waiting":
+                    r.host, r.address, r.version = host, address, version
+                    return r
+            times = self._asked.setdefault(address, deque())
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if len(times) >= self.per_address:
+                raise FleetError(
+                    429,
+                    f"this address ({address}) asked to join {len(times)} times in the last "
+                    f"{self.window:.0f} s",
+                    "wait a minute; a table asks again by itself",
+                )
+            waiting = sum(1 for r in self._requests.values() if r.state == "waiting")
+            if waiting >= self.cap:
+                raise FleetError(
+                    503,
+                    f"{waiting} tables are already waiting to join, as many as the director "
+                    "takes at once",
+                    "the director approves the waiting tables first; this table asks again",
+                )
+            times.append(now)
+            r = JoinRequest(
+                request=secrets.token_urlsafe(18),
+                key=key,
+                code=code_of(key),
+                host=host,
+                address=address,
+                version=version,
+                asked_at=now,
+            )
+            self._requests[r.request] = r
+            return r
+
+    def get(self, request: str) -> JoinRequest | None:
+        with self._lock:
+            self._forget(self.clock())
+            return self._requests.get(request)
+
+    def waiting(self) -> list[dict[str, Any]]:
+        """The waiting requests, oldest first, as the dashboard lists them;
+        ``same_code``: another waiting request shows the same code."""
+        with self._lock:
+            self._forget(self.clock())
+            rows = sorted(
+                (r for r in self._requests.values() if r.state == "waiting"),
+                key=lambda r: r.asked_at,
+            )
+        codes = [r.code for r in rows]
+        return [
+            {
+                "request": r.request,
+                "code": r.code,
+                "host": r.host,
+                "address": r.address,
+                "version": r.version,
+                "asked_at": r.asked_at,
+                "same_code": codes.count(r.code) > 1,
+            }
+            for r in rows
+        ]
+
+    def same_code(self, request: JoinRequest) -> bool:
+        """Another waiting request shows ``request``'s code."""
+        with self._lock:
+            return any(
+                r.code == request.code and r.state == "waiting" and r is not request
+                for r in self._requests.values()
+            )
+
+    def approve(self, request: JoinRequest, sealed: str) -> None:
+        with self._lock:
+            request.state, request.sealed, request.done_at = "approved", sealed, self.clock()
+
+    def refuse(self, request: JoinRequest, reason: str) -> None:
+        with self._lock:
+            request.state, request.reason, request.done_at = "refused", reason, self.clock()
+
+    def _forget(self, now: float) -> None:
+        """Requests past their time: waiting ones ``expiry`` after they were made,
+        answered ones ``expiry`` after the answer (lock held)."""
+        for rid, r in list(self._requests.items()):
+            since = r.asked_at if r.done_at is None else r.done_at
+            if now - since > self.expiry:
+                del self._requests[rid]
+        for address, times in list(self._asked.items()):
+            if not times or times[-1] <= now - self.window:
+                del self._asked[address]
+
+
+@dataclass
+class Fleet:
+    """Fleet mode: the director's store, the broker's table logins, what a new table is
+    given (the event, its topics, the broker's port, the director's key, the rules) and
+    how the director publishes (``publish``: None when not connected)."""
+
+    store: DirectorStore
+    credentials: TableCredentials
+    event: str
+    topic: str
+    prefix: str
+    broker_port: int
+    public_pem: bytes
+    private_pem: bytes
+    rules: str
+    options: dict[str, Any]
+    publish: Publish | None = None
+    requests: JoinRequests = field(default_factory=JoinRequests)
+    # One approval or removal at a time: two at once could both find a name free.
+    changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+__all__ = [
+    "CAP",
+    "EXPIRY",
+    "Fleet",
+    "FleetError",
+    "JoinRequest",
+    "JoinRequests",
+    "TableCredentials",
+]
