@@ -132,21 +132,21 @@ def test_the_fleet_view_says_every_tables_machine_in_words(store: DirectorStore)
         "Trump cube": "Working",
     }
     assert maple["disk_text"] == "12.0 GB free"
-    assert maple["clock_text"] == "Clock the same as the director's" and maple["clock_ok"]
+    assert maple["clock_text"] == "The same as the director's" and maple["clock_ok"]
     assert maple["config_text"] == "Config 3 applied"
     assert maple["calibration_text"].startswith("Last calibrated ")
     assert maple["calibration_text"].endswith("(11 min ago)")
-    assert maple["lag_text"] == "Feed: every event sent, no event yet" and maple["lag_ok"]
+    assert maple["lag_text"] == "Every event sent, no event yet" and maple["lag_ok"]
     cam = next(d for d in ten["devices"] if d["device"] == "camera")
     assert cam == {
         "device": "camera",
         "label": "Camera",
-        "text": "the camera cannot be opened: no such device",
+        "text": "The camera cannot be opened: no such device",
         "ok": False,
     }
     assert next(d for d in ten["devices"] if d["device"] == "cube")["text"] == "Not fitted"
-    assert ten["clock_text"] == "Clock 4.0 s ahead of the director's" and not ten["clock_ok"]
-    assert ten["lag_text"] == "Feed: 7 events not yet sent, no event yet" and not ten["lag_ok"]
+    assert ten["clock_text"] == "4.0 s ahead of the director's" and not ten["clock_ok"]
+    assert ten["lag_text"] == "7 events not yet sent, no event yet" and not ten["lag_ok"]
     assert ten["disk_text"] == "300 MB free" and ten["calibration_text"] == "Not calibrated yet"
     text = json.dumps(tables)
     assert "table-2" not in text.replace('"table": "table-2"', "")  # the id only as a key

@@ -61,6 +61,11 @@ def when(at: Any, now: float) -> str:
     return "" if t is None else f"{clock_time(t)} ({ago(now - t)})"
 
 
+def sentence(text: str) -> str:
+    """Words shown on their own, as a sentence begins: "No picture from the camera"."""
+    return text[:1].upper() + text[1:]
+
+
 def disk_words(mb: Any) -> str:
     if type(mb) is not int:
         return "not known"
@@ -204,8 +209,7 @@ class FleetView:
                 text, ok = "not reported", None
             else:
                 ok = said in ("ok", "not fitted")
-                text = "Working" if said == "ok" else str(said)
-                text = "Not fitted" if said == "not fitted" else text
+                text = "Working" if said == "ok" else sentence(str(said))
             device_rows.append({"device": key, "label": label, "text": text, "ok": ok})
         offset = number(t.get("clock_offset"))
         clock_ok = offset is None or abs(offset) <= CLOCK_LIMIT
@@ -214,9 +218,9 @@ class FleetView:
         calibration = (fleet.get("calibration") or {}).get("at")
         name = row.get("name") or t.get("name")
         fix = [
-            f"{f.get('what', '')}: {f.get('problem', '')}: {f.get('fix', '')}"
+            f"To put {f['what']} right: {f['fix']}"
             for f in t.get("faults") or []
-            if isinstance(f, dict)
+            if isinstance(f, dict) and f.get("what") and f.get("fix")
         ]
         return {
             "table": tid,
@@ -229,12 +233,10 @@ class FleetView:
             "devices": device_rows,
             "disk_text": disk_words(fleet.get("disk_free_mb")),
             "clock_text": (
-                f"Clock {clock_compared(offset)}"
-                if offset is not None
-                else "Clock not compared yet"
+                sentence(clock_compared(offset)) if offset is not None else "Not compared yet"
             ),
             "clock_ok": clock_ok,
-            "lag_text": f"Feed: {lag}",
+            "lag_text": sentence(lag),
             "lag_ok": not stuck,
             "config_text": config_words(config_state, fleet.get("config_seq")),
             "calibration_text": (
@@ -261,5 +263,6 @@ __all__ = [
     "lag_words",
     "number",
     "picture_words",
+    "sentence",
     "when",
 ]

@@ -79,7 +79,7 @@ function card(t, commandsOk) {
     el("dl", {}, ...devices,
        ...row("Disk", t.disk_text, null),
        ...row("Clock", t.clock_text, t.clock_ok),
-       ...row("Feed", t.lag_text.replace(/^Feed: /, ""), t.lag_ok),
+       ...row("Feed", t.lag_text, t.lag_ok),
        ...row("Config", t.config_text, null),
        ...row("Calibration", t.calibration_text, null)),
     t.faults.length ? el("ul", {class: "faults"}, ...t.faults.map((f) => el("li", {}, f))) : null,
@@ -125,6 +125,14 @@ function requestForm(q, name) {
     q.same_code ? el("span", {class: "same-code"}, "Two tables show this code: check which one you are approving, or refuse both and let them ask again.") : null,
     el("label", {}, "Name ", input),
     el("button", {type: "submit", class: "approve"}, "Approve"),
+    el("button", {type: "button", class: "refuse secondary", onclick: async () => {
+      if (!window.confirm(`Refuse the table showing ${q.code}? It is told it was refused and may ask again.`)) return;
+      problem.textContent = "";
+      const r = await call("POST", "/api/fleet/refuse", {request: q.request, reason: "refused by the director"});
+      if (!r.ok) { problem.textContent = words(r.data); return; }
+      lastRequests = "";
+      refresh();
+    }}, "Refuse"),
     problem);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
