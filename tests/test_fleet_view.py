@@ -332,6 +332,27 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
                 ),
             )
             assert table.health.fault(Device.CALIBRATION) is None
+
+            # A lens covered: the recalibration fails in words, the file is kept.
+            saved = (tmp_path / "calibration.json").read_bytes()
+            world.covered = True
+            seen = table.camera.frames
+            await asyncio.to_thread(
+                wait_until, "a covered frame", lambda: table.camera.frames > seen + 1
+            )
+            commands.ask("table-7", "recalibrate", who="ann")
+            await asyncio.to_thread(
+                wait_until, "the failed recalibration", lambda: len(director.answers) >= 3
+            )
+            failed = director.answers[2]
+            assert failed["ok"] is False and "corner markers" in failed["problem"], failed
+            assert failed["jpeg"]  # what the camera saw
+            assert (tmp_path / "calibration.json").read_bytes() == saved
+            await asyncio.to_thread(
+                wait_until,
+                "the failure stored",
+                lambda: store.fleet_pictures()["table-7"]["recalibrate"]["ok"] is False,
+            )
         finally:
             stop.set()
             await asyncio.wait_for(task, WAIT)
