@@ -106,8 +106,9 @@ def test_the_heartbeat_carries_the_fleet_part_only_when_given() -> None:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[DirectorStore]:
-    s = DirectorStore(tmp_path / "director.sqlite", clock=lambda: NOW)
+def store(store_target: str) -> Iterator[DirectorStore]:
+    """The director's store, on SQLite and on PostgreSQL."""
+    s = DirectorStore(store_target, clock=lambda: NOW)
     yield s
     s.close()
 
