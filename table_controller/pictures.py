@@ -9,6 +9,7 @@ asks its bytes what it is rather than trusting the name.
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 JPEG_MAGIC = b"\xff\xd8\xff"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -24,4 +25,22 @@ def data_uri(picture: bytes) -> str:
     return f"data:{media_type(picture)};base64," + base64.b64encode(picture).decode("ascii")
 
 
-__all__ = ["JPEG_MAGIC", "PNG_MAGIC", "data_uri", "media_type"]
+def encode_jpeg(image: Any, *, quality: int = 80, max_side: int = 1280) -> bytes:
+    """A camera frame (BGR or grey) as JPEG, no side over ``max_side`` pixels: a whole
+    frame sent to the director (the fleet view's camera view) stays a few hundred kB.
+    ValueError when it cannot be encoded."""
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = max_side / max(h, w)
+    if scale < 1:
+        image = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("the picture could not be encoded as JPEG")
+    return bytes(buf)
+
+
+__all__ = ["JPEG_MAGIC", "PNG_MAGIC", "data_uri", "encode_jpeg", "media_type"]

@@ -6,6 +6,8 @@ its transaction, so an answer is stored before the broker forgets it).
   ``{"table","seq","state":"applied"|"waiting"|"refused","problem","at"}``.
 - ``update``: a table's progress on an update order (director/fleet_update.py):
   ``{"table","id","version","running","state","problem","at"}``.
+- ``camera``: a table's camera view or recalibration (director/fleet_camera.py):
+  ``{"table","id","kind":"camera-view"|"recalibrate","ok","problem","jpeg","at"}``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from table_controller.director.fleet_camera import camera_reply
 from table_controller.director.fleet_update import update_progress
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_db import StoreError
@@ -40,7 +43,11 @@ def config_answer(store: DirectorStore, table: str, body: Mapping[str, Any], now
         log.info("%s answered config %s, which this director did not send", table, seq)
 
 
-HANDLERS: dict[str, Handler] = {"config": config_answer, "update": update_progress}
+HANDLERS: dict[str, Handler] = {
+    "config": config_answer,
+    "camera": camera_reply,
+    "update": update_progress,
+}
 
 
 def handle(

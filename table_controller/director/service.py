@@ -663,9 +663,15 @@ class DirectorService:
                 self.store.ruling_sent(ruling_id, table)
                 self._publish_ruling(table, ruling_id, payload)
 
+    @property
+    def private_key(self) -> bytes | None:
+        """The director's signing key (PEM), None when it has none: orders are signed
+        with it too (the fleet's camera commands)."""
+        return self._key
+
     def publish(self, topic: str, payload: bytes | str, retain: bool = False) -> None:
-        """Publish on the director's own connection (qos 1): an order to a table, its
-        config retained (``Fleet.publish``). Queued by paho while the broker is away."""
+        """Publish on the director's own connection (qos 1): an order to a table. Queued
+        by paho while the broker is away; dropped with a log line if it cannot be."""
         info = self._client.publish(topic, payload, qos=1, retain=retain)
         if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             log.error("a message on %s could not be queued (%s)", topic, info.rc)

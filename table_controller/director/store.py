@@ -11,7 +11,8 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_alerts``: the alert queue; ``store_rulings``: rulings and their delivery;
 - ``store_accounts``: directors' logins, sessions and the audit log;
 - ``store_formats``: the event's format state;
-- ``store_fleet``: the tables approved in fleet mode.
+- ``store_fleet``: the tables approved in fleet mode;
+- ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
 - ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
@@ -42,6 +43,7 @@ from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_events import FeedEvents
 from table_controller.director.store_fleet import FleetTables
 from table_controller.director.store_fleet_config import FleetConfigs
+from table_controller.director.store_fleet_pictures import FleetPictures
 from table_controller.director.store_formats import Formats
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
@@ -79,6 +81,7 @@ class DirectorStore:
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.fleet = FleetTables(core)
+        self.pictures = FleetPictures(core)
         self.fleet_configs = FleetConfigs(core)
 
         # The store's methods as callers know them: each part's own (no code here).
@@ -131,6 +134,12 @@ class DirectorStore:
         self.fleet_remove = self.fleet.fleet_remove
         self.fleet_tables = self.fleet.fleet_tables
         self.fleet_table = self.fleet.fleet_table
+        # the fleet view's camera pictures
+        self.fleet_asked = self.pictures.fleet_asked
+        self.fleet_picture_add = self.pictures.fleet_picture_add
+        self.fleet_picture = self.pictures.fleet_picture
+        self.fleet_pictures = self.pictures.fleet_pictures
+        self.last_events = self.pictures.last_events
         # the configs pushed to the fleet's tables
         self.fleet_config_add = self.fleet_configs.fleet_config_add
         self.fleet_config_answer = self.fleet_configs.fleet_config_answer

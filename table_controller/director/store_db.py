@@ -71,6 +71,9 @@ TABLES = (
     # The event's format (events_admin.py): every change a new row, the last one current.
     "CREATE TABLE IF NOT EXISTS format_state (id INTEGER PRIMARY KEY, at REAL NOT NULL,"
     " who TEXT NOT NULL, action TEXT NOT NULL, reason TEXT, state TEXT NOT NULL)",
+    # The latest camera picture of each kind per table (store_fleet_pictures.py).
+    "CREATE TABLE IF NOT EXISTS fleet_pictures (tbl TEXT NOT NULL, kind TEXT NOT NULL,"
+    " asked_at REAL, at REAL, ok INTEGER, problem TEXT, jpeg BLOB, PRIMARY KEY (tbl, kind))",
     # Fleet mode (store_fleet.py): the tables the director approved, removed ones marked.
     "CREATE TABLE IF NOT EXISTS fleet_tables (id TEXT PRIMARY KEY, name TEXT, host TEXT,"
     " address TEXT, version TEXT, key TEXT, approved_at REAL, removed_at REAL)",

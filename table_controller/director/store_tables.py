@@ -223,6 +223,10 @@ class TableStatus:
                     "clock_offset": st.get("clock_offset"),
                     # as the table's config writes it, if sent (a person reads it)
                     "name": st["name"] if isinstance(st.get("name"), str) else None,
+                    # the fleet view's: events the director has not confirmed, the
+                    # table's machine (version, devices, disk, calibration, config)
+                    "unconfirmed": st.get("unconfirmed"),
+                    "fleet": st["fleet"] if isinstance(st.get("fleet"), dict) else None,
                 }
             )
         return out

@@ -54,6 +54,8 @@ from table_controller.director.dashboard_view import DashboardView
 from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.fleet import Fleet
+from table_controller.director.fleet_camera import CameraCommands
+from table_controller.director.fleet_view_web import FleetWeb
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
@@ -144,6 +146,7 @@ class DirectorPage:
         throttle: LoginThrottle | None = None,
         fleet: Fleet | None = None,
         extra_routes: Sequence[BaseRoute] = (),
+        camera_commands: CameraCommands | None = None,
     ) -> None:
         self.store = store
         self.fleet = fleet
@@ -173,6 +176,20 @@ class DirectorPage:
             *icon_routes(),
         ]
         login = self._login_required
+        if camera_commands is None and fleet is not None and fleet.publish is not None:
+            camera_commands = CameraCommands(store, fleet.private_pem, fleet.prefix, fleet.publish)
+        elif camera_commands is None and service is not None:
+            camera_commands = CameraCommands(
+                store, service.private_key, service.prefix, service.publish
+            )
+        self.fleet_view = FleetWeb(
+            store,
+            director=self._director,
+            commands=camera_commands,
+            title=title,
+            fleet_mode=fleet is not None,
+            on_change=lambda: self.changed("fleet", ""),
+        )
         director: list[BaseRoute] = [
             Route("/", self._index),
             Route("/api/me", self._me),
@@ -189,6 +206,7 @@ class DirectorPage:
             Route("/api/event", login(self._event)),
             Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
+            *self.fleet_view.routes(login),
         ]
         if fleet is not None:  # fleet mode: tables ask to join, directors approve them
             director += fleet_web.routes(fleet, login, self._director)

@@ -167,12 +167,16 @@ def status_message(
     backlog: int,
     unconfirmed: int | None = None,
     name: str | None = None,
+    fleet: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The table's heartbeat (retained on ``status``). ``backlog``: events the broker
     has not acknowledged; ``unconfirmed``: events the director has not yet confirmed;
     ``name``: the table's name as its config writes it ("Table 1", "Maple"), what a
-    person reads where ``table`` (the id, ``table-1``) is the key."""
-    return {
+    person reads where ``table`` (the id, ``table-1``) is the key. ``fleet``: what the
+    director's fleet view shows of the table's own machine (``table/fleet_status.py``:
+    version, each device in words, disk free, last calibration, config applied); left
+    out when None, so a table that does not send it reads as before."""
+    out = {
         "v": VERSION,
         "table": table,
         "name": name,
@@ -188,6 +192,9 @@ def status_message(
         "backlog": backlog,
         "unconfirmed": backlog if unconfirmed is None else unconfirmed,
     }
+    if fleet is not None:
+        out["fleet"] = dict(fleet)
+    return out
 
 
 def received_message(

@@ -512,6 +512,7 @@ class Publisher:
             backlog=self._outbox.backlog(),
             unconfirmed=self._outbox.backlog(self._safe),
             name=status.get("name"),
+            fleet=status.get("fleet"),
         )
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 

@@ -124,6 +124,7 @@ class Table:
         self.new_game_after = new_game_after
         self.check_every = check_every
         self.hands_played = 0
+        self.disk_free_bytes: int | None = None  # at the last check (the fleet view's)
         self.cube_suit: Suit | None = None  # the suit the trump cube shows, for calls
         self.log = EventLog(config.log, table=config.name)
         # Appends wait for fsync in a thread of their own, one at a time, in order.
@@ -380,6 +381,9 @@ class Table:
                 Device.DISK, f"cannot read the free space ({exc})", DISK_FIX, now
             )
         else:
+            if self.disk_free_bytes is None or abs(free - self.disk_free_bytes) >= 1 << 24:
+                self.disk_free_bytes = free  # told in the heartbeat from the next one
+                self.feed.status()
             wanted = self.config.disk_min_free_mb * 1024 * 1024
             if free < wanted:
                 self.health.raise_fault(

@@ -102,6 +102,8 @@ class CameraWatch:
         self.watcher: CardWatcher | None = None
         self._thread: ThreadPoolExecutor | None = None
         self.frames = 0  # frames read since the table started
+        self.last_frame: Frame | None = None  # the latest frame read (the fleet's view)
+        self.last_read_at: float | None = None  # when it was read (``clock``)
         self.opened = 0  # times a source was opened
         self._next_calibration = 0.0
         self._next_drift = 0.0
@@ -117,6 +119,20 @@ class CameraWatch:
 
     def _in_thread(self, call: Callable[..., T], *args: Any) -> asyncio.Future[T]:
         return asyncio.get_running_loop().run_in_executor(self._thread, call, *args)
+
+    def in_camera_thread(self, call: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """Run ``call`` in the camera's own thread, between two frames: what changes the
+        calibration or the watcher (a recalibration the director asked for) never races
+        a frame being read. In the loop, while the camera runs."""
+        if self._thread is None:
+            raise RuntimeError("the camera is not running")
+        return self._in_thread(call, *args)
+
+    def use_calibration(self, calibration: Calibration) -> None:
+        """Read cards with ``calibration`` from the next frame (in the camera's thread:
+        ``in_camera_thread``)."""
+        self.calibration = calibration
+        self.watcher = self._make_watcher(calibration)
 
     async def _run(self) -> None:
         while True:
@@ -179,6 +195,7 @@ class CameraWatch:
                 return
             read_at = self._clock()
             self.frames += 1
+            self.last_frame, self.last_read_at = result.frame, read_at
             self.health.clear(Device.CAMERA)
             self._calibration_health(result, read_at)
             for seen in result.seen:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
+from table_controller.table.fleet_status import calibration_at, fleet_status, package_version
 from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
 
@@ -17,6 +20,8 @@ if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.feed.signing import Ruling
     from table_controller.table.app import Table
+
+log = logging.getLogger(__name__)
 
 
 class FeedLink:
@@ -31,6 +36,15 @@ class FeedLink:
         self.on_order: OrderListener | None = None
         self.offline_at_stop = True  # False: started again at once (fleet_run.py)
         self._tasks: set[asyncio.Future[None]] = set()
+        self.version = package_version()
+        # The fleet view's extras (table/fleet_status.py): a calibration made while the
+        # table runs (wall clock; else the file's saved time), the director's config
+        # applied (None until fleet mode applies one: table/fleet_run.py sets it).
+        self.calibrated_at: float | None = None
+        self.config_seq: int | None = None
+        # Who hears the director's orders (feed/orders.py), in the loop, each taking the
+        # kinds it knows: the camera commands (table/fleet_commands.py), the config, ...
+        self.order_handlers: list[Callable[[str, dict[str, Any]], None]] = []
 
     def start(self) -> None:
         """Send the log to the director's broker."""
@@ -50,9 +64,25 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
+        def order(kind: str, payload: dict[str, Any]) -> None:  # the publisher's thread
+            if self.on_order is not None:  # a fleet's table: its config (fleet_run.py)
+                self.on_order(kind, payload)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._on_order, kind, payload)
+
         self.publisher = Publisher(
-            settings, table.config.log, on_ruling=ruling, on_state=state, on_order=self.on_order
+            settings, table.config.log, on_ruling=ruling, on_state=state, on_order=order
         )
+        if settings.director_key is not None:
+            from table_controller.table.fleet_commands import FleetCommands
+
+            commands = FleetCommands(
+                table,
+                table_id=settings.table,
+                public_pem=settings.director_key,
+                send=self.publisher.send,
+            )
+            self.order_handlers.append(commands.on_order)
         self.status(new_events=True)
         self.publisher.start()
 
@@ -65,15 +95,34 @@ class FeedLink:
         """The heartbeat's contents, and a nudge when the log has new events."""
         if self.publisher is None:
             return
-        self.publisher.set_status(self.table.core.status())
+        self.publisher.set_status({**self.table.core.status(), "fleet": self.fleet()})
         if new_events:
             self.publisher.notify()
+
+    def fleet(self) -> dict[str, Any]:
+        """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it."""
+        table = self.table
+        return fleet_status(
+            version=self.version,
+            faults=table.health.faults,
+            cube=table.config.cube is not None,
+            disk_free=table.disk_free_bytes,
+            calibration=calibration_at(table.config.camera.calibration, self.calibrated_at),
+            config_seq=self.config_seq,
+        )
 
     async def forward(self, rulings: asyncio.Queue[InputEvent]) -> None:
         """Rulings handed to the table directly (tests, a director at the table)."""
         while True:
             event = await rulings.get()
             self.table.submit(event, "director")
+
+    def _on_order(self, kind: str, payload: dict[str, Any]) -> None:
+        for handler in list(self.order_handlers):
+            try:
+                handler(kind, payload)
+            except Exception:  # one part's fault never stops the others, nor the table
+                log.exception("feed: an order's handler failed")
 
     def _state(self, problem: str | None, fix: str) -> None:
         health = self.table.health

@@ -141,6 +141,7 @@ class FleetRun:
             seated = self.applied is not None and self.applied.get("round") is not None
             table = self.make_table(config, NEVER if seated else None)
             table.feed.on_order = self._from_publisher
+            table.feed.config_seq = self.seq  # the fleet view's "Config 3 applied"
             if fresh:
                 _fresh_game(table)
             self.table = table
