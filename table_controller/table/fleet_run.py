@@ -187,11 +187,9 @@ class FleetRun:
     def take(self, kind: str, payload: Mapping[str, Any]) -> None:
         """One order from the director (in the loop): a command handed on, a config
         checked, kept and answered."""
-        if kind != "config":
+        if kind != "config":  # the camera's are the feed's own (table/fleet_commands.py)
             if self.on_command is not None and self.table is not None:
                 self.on_command(self.table, dict(payload))
-            else:
-                log.warning("fleet: a command from the director is not taken by this table")
             return
         held = [o["seq"] for o in (self.applied, self.pending) if o is not None]
         try:

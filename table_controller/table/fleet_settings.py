@@ -57,6 +57,9 @@ class MembershipLike(Protocol):
     @property
     def director_host(self) -> str: ...
 
+    @property
+    def director_port(self) -> int: ...
+
 
 def load_membership(folder: Path) -> MembershipLike | None:
     """The membership ``join`` left in ``folder`` (fleet/membership.py), None when the

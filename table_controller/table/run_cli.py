@@ -92,10 +92,12 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
     """``run`` of a table with ``[fleet]``: its name, rules, players and broker from the
     event's director (table/fleet_run.py), joining first when it has not joined yet."""
     import asyncio
+    import threading
 
     from table_controller.event_log import LogError
     from table_controller.table.fleet_run import FleetRun, ensure_membership, serve_fleet
     from table_controller.table.fleet_settings import FleetError
+    from table_controller.table.fleet_update_link import FleetRunUpdates
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
     from table_controller.web.server import PageError
 
@@ -119,8 +121,15 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
 
     try:
         member = ensure_membership(config, config.fleet.folder, say=_say_to(out))
-        runner = FleetRun(config, member, make_table=make_table)
-        asyncio.run(serve_fleet(runner, out, hands=args.hands))
+        runner: FleetRun | None = None
+        updates = FleetRunUpdates(member, current=lambda: None if runner is None else runner.table)
+        runner = FleetRun(config, member, make_table=make_table, on_command=updates.on_command)
+        stop_updates = threading.Event()
+        updates.start(stop_updates)
+        try:
+            asyncio.run(serve_fleet(runner, out, hands=args.hands))
+        finally:
+            stop_updates.set()
     except (FleetError, LogError, SimulationError, PageError) as exc:
         return _error(str(exc))
     return 0
