@@ -70,6 +70,11 @@ NOT_HERE: list[tuple[str, str]] = [
         "one to a real dashboard)",
     ),
     (
+        r"pip wheel\b|director release dist/",
+        "builds a release from the project's folder and hands it out "
+        "(tests/test_fleet_update_director.py builds two and releases them)",
+    ),
+    (
         r"postgresql://",
         "needs the venue's PostgreSQL server (tests/test_director_store.py "
         "runs the same commands against one it starts)",
@@ -93,7 +98,7 @@ FIXTURES: dict[str, str] = {
 SERVICES: list[tuple[str, str]] = [
     (r"table-controller (run|demo)\b(?!.*--hands)", r"http://"),
     (r"table-controller kiosk\b(?! pin)", r"http://"),
-    (r"table-controller director\b(?! (keys|add-login|export))", r"https?://"),
+    (r"table-controller director\b(?! (keys|add-login|export|release))", r"https?://"),
     (r"table-controller event demo\b", r"Ctrl-C stops it"),
     (r"table-controller vision live\b", r'"view"|"frame"'),
 ]

@@ -71,6 +71,7 @@ class Director:
 def world(tmp_path: Path) -> Iterator[dict[str, Any]]:
     with Mosquitto(tmp_path / "broker") as broker:
         store = DirectorStore(str(tmp_path / "director.sqlite"))
+        store.fleet_approve(TABLE, "Table 1", "pi", "10.0.0.1", "0.1.0", "a2V5", 1.0)
         director = Director(broker.port, store)
         served = Served(tmp_path / "event")
         waiting.wait_until("the director subscribed", director.subscribed.is_set, GUARD)

@@ -25,8 +25,8 @@ from waiting import wait_until
 
 from table_controller.fleet import membership
 from table_controller.fleet.discovery import key_fingerprint
-from table_controller.fleet.join_display import join_showing
 from table_controller.table.config import TableConfig, parse_config
+from table_controller.table.join_display import join_showing
 
 # The table's config reads [fleet] (issue 20's config part, branch fleet-config): until
 # that is merged, a table cannot be in a fleet and these wait for it.

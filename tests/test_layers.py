@@ -8,9 +8,9 @@
   or IO;
 - the devices know pins and bytes, not the game: nothing from the rules or the table;
 - the groups are layered: the rules, the event log, the parts that stand alone
-  (devices, vision, bots, feed, web), the table, what runs a table (kiosk, director),
-  the command line; each imports only from below it, and parts at one level not from
-  each other.
+  (devices, vision, bots, feed, web), a table's place in a fleet (joining, updates), the
+  table, what runs a table (kiosk, director), the command line; each imports only from
+  below it, and parts at one level not from each other.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ LAYERS: list[set[str]] = [
     {"rules"},
     {"event_log"},
     {"devices", "vision", "bots", "feed", "web"},
+    {"fleet"},
     {"table"},
     {"kiosk", "director"},
     {"cli"},

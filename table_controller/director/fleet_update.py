@@ -339,12 +339,7 @@ class UpdateRunner:
         that reported."""
         from table_controller.director.dashboard_words import title_order
 
-        listed = getattr(self.store, "fleet_tables", None)
-        rows = (
-            [(str(t["id"]), str(t.get("name") or t["id"])) for t in listed()]
-            if callable(listed)
-            else [(str(t["table"]), str(t.get("name") or t["table"])) for t in self.store.tables()]
-        )
+        rows = [(str(t["id"]), str(t.get("name") or t["id"])) for t in self.store.fleet_tables()]
         return sorted(rows, key=lambda r: title_order(r[1]))
 
     def heartbeat(self, table: str) -> Mapping[str, Any] | None:

@@ -61,8 +61,8 @@ def ensure_membership(
     if member is not None:
         return member
     from table_controller.fleet.join import JoinError, JoinStopped
-    from table_controller.fleet.join_cli import stopped_by_signals
-    from table_controller.fleet.join_display import join_showing
+    from table_controller.table.join_cli import stopped_by_signals
+    from table_controller.table.join_display import join_showing
 
     stop = threading.Event()
     try:

@@ -54,8 +54,8 @@ def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.fleet import discovery, membership
     from table_controller.fleet.join import JoinStopped
-    from table_controller.fleet.join_display import join_showing
     from table_controller.table.config import load_config
+    from table_controller.table.join_display import join_showing
 
     config = load_config(args.config)
     folder = fleet_folder(config)
