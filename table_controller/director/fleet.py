@@ -19,10 +19,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
+from table_controller.feed.dynsec import TableCredentials
 from table_controller.fleet.sealing import code_of
 
 CAP = 50
@@ -31,20 +32,6 @@ WINDOW = 60.0
 EXPIRY = 15 * 60.0
 Clock = Callable[[], float]
 Publish = Callable[[str, bytes | str, bool], None]  # (topic, payload, retain)
-
-
-class TableCredentials(Protocol):
-    """The broker's per-table logins (feed/dynsec.py's ``DynsecAdmin``)."""
-
-    def add_table(self, table_id: str) -> str:
-        """Make (or renew) the table's broker login; its new password."""
-        ...
-
-    def remove_table(self, table_id: str) -> None:
-        """The table's login deleted: its connection kicked, its password refused."""
-        ...
-
-    def tables(self) -> list[str]: ...
 
 
 class FleetError(TableControllerError):

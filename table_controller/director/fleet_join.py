@@ -151,15 +151,10 @@ def _remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]
     fleet.store.fleet_remove(table, now, who=who)
     if fleet.publish is not None:
         try:  # an empty retained payload deletes the retained message
-            fleet.publish(config_topic(fleet.prefix, table), b"", True)
+            fleet.publish(Topics(fleet.prefix).config(table), b"", True)
         except Exception:  # the table is removed all the same: its login is gone
             log.exception("the retained config of %s could not be cleared", table)
     return {"removed": table}
 
 
-def config_topic(prefix: str, table: str) -> str:
-    """The table's retained config topic (``Topics.config``)."""
-    return f"{Topics(prefix).table(table)}/config"
-
-
-__all__ = ["MAX_NAME", "approve", "config_topic", "refuse", "remove"]
+__all__ = ["MAX_NAME", "approve", "refuse", "remove"]
