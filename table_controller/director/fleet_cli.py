@@ -415,6 +415,7 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
         except (TableControllerError, OSError) as exc:  # tables can be given the address
             said += f"note: {exc}\n"
         said += f"Approve joining tables on the Fleet page: {url.rstrip('/')}/fleet\n"
+        said += _where_tables_reach(ev.web_host, web_port)
         out.write(said + "Press Ctrl-C to stop.\n")
         out.flush()
         await stop.wait()
@@ -423,6 +424,24 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
             await asyncio.to_thread(announcement.__exit__, None, None, None)
         service.stop()
         await page.stop()
+
+
+def _where_tables_reach(host: str, web_port: int) -> str:
+    """This machine's addresses on the network: what a table is given with `join
+    --director` where multicast does not reach it."""
+    from table_controller.fleet.discovery import local_addresses
+
+    if host not in ("0.0.0.0", "::"):
+        return ""
+    found = [f"{a}:{web_port}" for a in local_addresses()]
+    if not found:
+        return "note: this machine has no network address yet: tables cannot reach it.\n"
+    return (
+        "Where multicast does not reach a table, give it this machine's address: "
+        f"`table-controller join --director {found[0]}`"
+        + (f" (or {', '.join(found[1:])})" if found[1:] else "")
+        + ".\n"
+    )
 
 
 def add_start(sub: Any) -> None:
