@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import errno
 import json
 import os
@@ -34,7 +33,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Collection, Coroutine, Mapping
+from collections.abc import Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -191,23 +190,6 @@ def require_extras() -> None:
         require(module, "director")
 
 
-def _parent_death_signal() -> Callable[[], None] | None:
-    """For a child started with it (Linux): SIGTERM when the thread that started it
-    ends, so a demo killed outright leaves no broker behind. The library is loaded
-    here, before the fork: the child only makes the one call."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-    def set_it() -> None:
-        prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-    return set_it
-
-
 class _Loop:
     """An asyncio loop on a thread of its own: the dashboard's, as the director runs it."""
 
@@ -348,6 +330,7 @@ class EventDemo:
 
     def _start_broker(self, mosquitto: str) -> None:
         from table_controller.feed.broker import RunAs, write_broker_config
+        from table_controller.feed.broker_process import parent_death_signal
         from table_controller.feed.messages import Topics
 
         assert self.folder is not None
@@ -371,7 +354,7 @@ class EventDemo:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C reaches us, and we stop it last
-            preexec_fn=_parent_death_signal(),  # started before any thread of ours
+            preexec_fn=parent_death_signal(),  # started before any thread of ours
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

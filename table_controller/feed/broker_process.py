@@ -28,9 +28,10 @@ class BrokerStartError(TableControllerError, RuntimeError):
     """The broker did not start: why, in words, and what to do."""
 
 
-def _parent_death_signal() -> Callable[[], None] | None:
+def parent_death_signal() -> Callable[[], None] | None:
     """For the broker (Linux): SIGTERM when the thread that started it ends, so a
-    director killed outright leaves no broker behind (as ``event_demo`` does)."""
+    director (or the event demo) killed outright leaves no broker behind. The library is
+    loaded here, before the fork: the child only makes the one call."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -101,7 +102,7 @@ class BrokerProcess:
                 stdout=self._out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # Ctrl-C reaches the director, which stops it last
-                preexec_fn=_parent_death_signal(),
+                preexec_fn=parent_death_signal(),
             )
         except OSError as exc:
             self.stop()

@@ -16,11 +16,12 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from table_controller.errors import TableControllerError
 from table_controller.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
 from table_controller.fleet.membership import PASSWORD as PASSWORD_FILE
+from table_controller.fleet.membership import Membership
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
@@ -33,32 +34,8 @@ class FleetError(TableControllerError, RuntimeError):
     """The fleet's table cannot run as it is: what is wrong and what to do."""
 
 
-class MembershipLike(Protocol):
-    """What this table holds of the event it joined (fleet/membership.py's Membership)."""
-
-    @property
-    def table(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def username(self) -> str: ...
-    @property
-    def broker_port(self) -> int: ...
-    @property
-    def topic(self) -> str: ...
-    @property
-    def event(self) -> str: ...
-    @property
-    def rules(self) -> str: ...
-    @property
-    def options(self) -> Mapping[str, Any]: ...
-    @property
-    def director_key(self) -> str: ...
-    @property
-    def director_host(self) -> str: ...
-
-    @property
-    def director_port(self) -> int: ...
+# What this table holds of the event it joined (``join`` wrote it).
+MembershipLike = Membership
 
 
 def load_membership(folder: Path) -> MembershipLike | None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import table_controller
+from table_controller.fleet.membership import Membership
 from table_controller.fleet.update import Releases
 from table_controller.fleet.update_agent import UpdateAgent
 
@@ -27,17 +28,7 @@ if TYPE_CHECKING:
     from table_controller.table.app import Table
 
 
-class Member(Protocol):
-    """What the updates need of the table's membership (fleet/membership.py)."""
-
-    @property
-    def table(self) -> str: ...
-    @property
-    def director_key(self) -> str: ...
-    @property
-    def director_host(self) -> str: ...
-    @property
-    def director_port(self) -> int: ...
+Member = Membership  # what the updates need of it: the table, the director's key and address
 
 
 def release_root(package_file: str | None = None) -> Path | None:

@@ -9,17 +9,6 @@ let openTable = null;
 let counts = {};
 let watching = null; // the ruling just sent: {id, table, title}, until the table answers
 
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
 // replaceChildren without the parts that are not there (null: nothing to show)
 function fill(box, ...children) { box.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false)); }
 

@@ -8,17 +8,6 @@ let lastTables = "";
 let lastRequests = "";
 let tableNames = [];
 
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v; else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
 function words(reply) {
   if (!reply || !reply.problem) return "no answer from the director: check that it still runs, then try again";
   return reply.problem + (reply.fix ? ": " + reply.fix : "");
