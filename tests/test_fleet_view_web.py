@@ -6,7 +6,7 @@ machine's state, a device's fault is shown in words, "Show the camera" and
 broker to the page, and a table is removed. Tables here are MQTT clients that answer
 as a table does (the real table's side is tests/test_fleet_view.py); their pictures are
 a simulated table's camera frame, calibrated with the vision's own code.
-The screenshot is docs/images/fleet.png (1920x1080)."""
+The screenshot is test-artifacts/fleet.png (1920x1080; docs/images/fleet.png is a copy)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pytest
 from mosquitto import Mosquitto
 from playwright.sync_api import Browser, Page, expect
 from test_director_service import PREFIX, WAIT, client, publish, start_broker, wait_until
-from test_director_web import PASSWORD, Served, log_in, log_in_page, post
+from test_director_web import ARTIFACTS, PASSWORD, Served, log_in, log_in_page, post
 from test_fleet_join import Credentials
 
 from table_controller.director import fleet_config
@@ -42,7 +42,6 @@ from table_controller.table.world import World, WorldCamera
 from table_controller.vision.calibration import calibrate, overlay
 from table_controller.vision.synthetic import Effects
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
 GB = 1024**3
 
 
@@ -329,8 +328,8 @@ def test_the_fleet_page_approves_tables_shows_their_health_and_their_camera(
         "the recalibration's picture is drawn",
         lambda: bool(recal.evaluate("i => i.complete && i.naturalWidth > 0")),
     )
-    DOCS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS / "fleet.png"))
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "fleet.png"))
 
     # Removing a table: asked first, then its login is gone and its card too.
     page.once("dialog", lambda d: d.accept())
