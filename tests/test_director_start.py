@@ -22,6 +22,7 @@ from test_feed_dynsec import log_in as broker_log_in
 from waiting import wait_until
 
 from table_controller.cli import main
+from table_controller.director.fleet_cli import open_folder, parse_options
 from table_controller.feed.dynsec import DynsecAdmin, FleetBroker
 
 EVENT = "Spring Open"
@@ -148,6 +149,27 @@ def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> 
     assert running_with(folder) == [] and port_free(broker)
 
 
+def test_rule_options_are_kept_and_given_again_replace_the_kept(tmp_path: Path) -> None:
+    """`--option` (the event's rules, as every table is sent them): numbers, yes/no and
+    words; kept in fleet.json, replaced when given again, checked against the preset."""
+    folder = tmp_path / "cup"
+    ev, made = open_folder(
+        folder, event="Cup", rules="td-progressive", web_port=None, broker_port=None,
+        options=parse_options(["points-to-win=none", "hands_per_game=8"]),
+    )  # fmt: skip
+    assert made and ev.options == {"points_to_win": None, "hands_per_game": 8}
+    folder.mkdir()  # as the first run does
+    ev.save()
+    again, made = open_folder(folder, event=None, rules=None, web_port=None, broker_port=None)
+    assert not made and again.options == ev.options
+    changed, _ = open_folder(
+        folder, event=None, rules=None, web_port=None, broker_port=None,
+        options=parse_options(["hands_per_game=4", "points_to_win=none"]),
+    )  # fmt: skip
+    assert json.loads((folder / "fleet.json").read_text())["options"]["hands_per_game"] == 4
+    assert changed.options["hands_per_game"] == 4
+
+
 def test_what_cannot_start_is_said_in_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,6 +182,12 @@ def test_what_cannot_start_is_said_in_words(
     assert "holds other files and no event" in capsys.readouterr().err
     assert main(["director", "start", "--folder", str(tmp_path / "b"), "--rules", "nope"]) == 2
     assert "--rules nope" in capsys.readouterr().err
+    start_b = ["director", "start", "--folder", str(tmp_path / "b")]
+    assert main([*start_b, "--option", "points_to_wn=11"]) == 2
+    said = capsys.readouterr().err
+    assert "--option points_to_wn=11" in said and "did you mean 'points_to_win'" in said
+    assert main([*start_b, "--option", "points_to_win"]) == 2
+    assert "give NAME=VALUE" in capsys.readouterr().err
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no mosquitto on it
     assert main(["director", "start", "--folder", str(tmp_path / "c")]) == 2
     assert "install Debian's package `mosquitto`" in capsys.readouterr().err
@@ -171,10 +199,10 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
     """The whole director side as ``director start`` wires it: a table asks, the
     director approves its code, the table logs in to the broker with what it was given;
     removed, it is dropped and refused."""
-    pytest.importorskip("table_controller.director.fleet", reason="joining: branch fleet-join")
+    from test_director_web import get_json, post
+
     from table_controller.fleet import discovery
     from table_controller.fleet.join import join
-    from test_director_web import get_json, post
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()

@@ -19,11 +19,12 @@ import contextlib
 import errno
 import json
 import os
+import re
 import secrets
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,6 +61,7 @@ class FleetFolder:
     broker_port: int
     topic: str = TOPIC
     web_host: str = "0.0.0.0"
+    options: dict[str, Any] = field(default_factory=dict)  # the preset's, changed
 
     @property
     def prefix(self) -> str:
@@ -114,15 +116,41 @@ def _check_event(event: str) -> str:
     return event
 
 
-def _check_rules(rules: str) -> str:
+def _check_rules(rules: str, options: Mapping[str, Any] | None = None) -> str:
     from table_controller.rules.errors import RulesError
     from table_controller.rules.presets import preset
 
     try:
-        preset(rules, {})
+        preset(rules, options or {})
     except RulesError as exc:
-        raise FleetStartError(f"--rules {rules}: {exc}") from None
+        given = " ".join(f"--option {k}={v}" for k, v in (options or {}).items())
+        raise FleetStartError(f"--rules {rules} {given}".strip() + f": {exc}") from None
     return rules
+
+
+def parse_options(given: Sequence[str]) -> dict[str, Any] | None:
+    """``--option points_to_win=11`` (repeated) as the preset's options: numbers as
+    numbers, true/false as yes/no, none as empty (as table.toml's "none"), the rest as
+    text; None when none was given."""
+    if not given:
+        return None
+    options: dict[str, Any] = {}
+    for text in given:
+        name, sep, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not name or not value.strip():
+            raise FleetStartError(
+                f"--option {text!r}: give NAME=VALUE, e.g. --option points_to_win=11 "
+                "(`table-controller rules show PRESET` lists them)"
+            )
+        value = value.strip()
+        low = value.lower()
+        options[name] = (
+            int(value)
+            if re.fullmatch(r"-?\d+", value)
+            else {"true": True, "false": False, "none": None}.get(low, value)
+        )
+    return options
 
 
 def open_folder(
@@ -132,10 +160,12 @@ def open_folder(
     rules: str | None,
     web_port: int | None,
     broker_port: int | None,
+    options: dict[str, Any] | None = None,
 ) -> tuple[FleetFolder, bool]:
     """The folder's event (made the first time): ``(it, whether this run made it)``.
     A later run keeps the event's name and, unless given again, its rules and ports
-    (the tables that joined know the broker's port)."""
+    (the tables that joined know the broker's port) and rule options (given again, they
+    replace the ones kept: the tables take them from their next game)."""
     folder = folder.expanduser().resolve()
     if (folder / STATE).is_file():
         kept = FleetFolder.load(folder)
@@ -145,12 +175,18 @@ def open_folder(
                 f"give a new --folder for the event {event!r}"
             )
         changed = False
-        for name, value in (("rules", rules), ("web_port", web_port), ("broker_port", broker_port)):
+        given = (
+            ("rules", rules),
+            ("web_port", web_port),
+            ("broker_port", broker_port),
+            ("options", options),
+        )
+        for name, value in given:
             if value is not None and value != getattr(kept, name):
                 setattr(kept, name, value)
                 changed = True
         if changed:
-            _check_rules(kept.rules)
+            _check_rules(kept.rules, kept.options)
             kept.save()
         return kept, False
     if folder.exists() and any(folder.iterdir()):
@@ -161,7 +197,8 @@ def open_folder(
     made = FleetFolder(
         folder=folder,
         event=_check_event(event if event is not None else folder.name),
-        rules=_check_rules(rules or DEFAULT_RULES),
+        rules=_check_rules(rules or DEFAULT_RULES, options),
+        options=dict(options or {}),
         web_port=_check_port(DEFAULT_WEB_PORT if web_port is None else web_port, "--web-port"),
         broker_port=_check_port(
             DEFAULT_BROKER_PORT if broker_port is None else broker_port, "--broker-port"
@@ -232,7 +269,7 @@ def _fleet_parts(
         public_pem=public_pem,
         private_pem=private_pem,
         rules=ev.rules,
-        options={},
+        options=dict(ev.options),
         publish=service.publish,
     )
     fingerprint = discovery.key_fingerprint(public_pem)
@@ -299,6 +336,9 @@ def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
         f"key {ev.public_key}",
         f"  the broker's files and log: {ev.folder / BROKER} (mosquitto.conf, mosquitto.log)",
         f"The broker listens for the tables on port {ev.broker_port}.",
+        f"The rules: {ev.rules}"
+        + "".join(f", {k.replace('_', ' ')} {v}" for k, v in sorted(ev.options.items()))
+        + " (every table is sent them; `--rules` and `--option` change them).",
     ]
     out.write("\n".join(lines) + "\n")
     out.flush()
@@ -317,6 +357,7 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             broker_port=None
             if args.broker_port is None
             else _check_port(args.broker_port, "--broker-port"),
+            options=parse_options(args.option),
         )
         from table_controller.director.event_demo import find_mosquitto
         from table_controller.feed.dynsec import find_plugin
@@ -462,6 +503,13 @@ def add_start(sub: Any) -> None:
         "--broker-port", type=int, help=f"the broker's port (default {DEFAULT_BROKER_PORT})"
     )
     p.add_argument("--rules", help=f"the event's rule preset (default {DEFAULT_RULES})")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule option of the preset, changed (repeat it), e.g. --option points_to_win=11",
+    )
     p.set_defaults(func=cmd_start)
 
 
