@@ -330,3 +330,40 @@ def test_every_table_carries_its_title_in_the_overview(room: Room) -> None:
         assert t["phase_text"] and not CODES.search(t["phase_text"])
     (renege,) = [a for a in snap["alerts"] if a["kind"] == "renege_proven"]
     assert renege["category"] == "renege_proven" and renege["sentence"].startswith("Table 3: ")
+
+
+@pytest.mark.slow(budget=60)
+def test_a_picture_that_arrives_after_the_alert_is_opened_is_shown(
+    tmp_path: Path, page: Page
+) -> None:
+    """A renege's alert can come before its pictures (they travel on topics of their
+    own): the panel opened early says the picture has not been received, and shows it
+    when it comes, leaving the ruling form as the director left it."""
+    world = World(tmp_path)
+    feed = client(world.broker, "late-feed")
+    try:
+        messages, images = real_game()
+        messages = [{**m, "table": TABLE} for m in messages]
+        publish(feed, topic("status", TABLE), status(TABLE, "Table 3", ["Ann", "Bo", "Cy", "Di"]))
+        for m in messages:
+            publish(feed, topic("events", TABLE), m)
+        wait_until("the events stored", lambda: world.store.count_events() == len(messages))
+        page.goto(world.served.url)
+        log_in_page(page)
+        alert = page.locator('#alerts [data-kind="renege_proven"]')
+        expect(alert).to_have_count(1)
+        alert.locator(".open-alert").click()
+        expect(page.locator("#alert-detail .evidence-offence-missing")).to_contain_text(
+            "has not been received yet"
+        )
+        page.locator("#ruling-form").evaluate("f => f.dataset.mark = 'the one opened'")
+        for (game, seq), png in images.items():
+            publish(feed, topic(f"evidence/{game}/{seq}", TABLE), png)
+        offence = page.locator("#alert-detail img.evidence-offence")
+        expect(offence).to_be_visible(timeout=60_000)  # a hang guard: it comes at once
+        expect(page.locator("#alert-detail .evidence-offence-missing")).to_have_count(0)
+        expect(page.locator("#ruling-form")).to_have_attribute("data-mark", "the one opened")
+    finally:
+        feed.loop_stop()
+        feed.disconnect()
+        world.close()

@@ -165,8 +165,8 @@ def test_the_director_rules_on_a_renege_in_the_dashboard(demo: EventDemo, browse
         # The offending play and the proof side by side, each large enough to read.
         offence = page.locator("#alert-detail img.evidence-offence")
         proof = page.locator("#alert-detail img.evidence-proof")
-        for img in (offence, proof):
-            expect(img).to_be_visible(timeout=10_000)
+        for img in (offence, proof):  # a picture may come after the alert: shown then
+            expect(img).to_be_visible(timeout=GUARD * 1000)
             page.wait_for_function(
                 "i => i.complete && i.naturalWidth > 0", arg=img.element_handle()
             )

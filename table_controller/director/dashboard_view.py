@@ -10,6 +10,7 @@ replays, which cost nothing to read.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -38,6 +39,9 @@ from table_controller.rules.sources import renege_rule, text_title
 from table_controller.words import renege_sentence
 
 EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
+
+
+_EVIDENCE_URL = re.compile(r"^/evidence/([^/]+)/(\d+)/(\d+)\.png$")
 
 
 class DashboardView:
@@ -127,7 +131,20 @@ class DashboardView:
             if evidence is not None and isinstance(alert.get("game"), int):
                 events = self.store.events(table, alert["game"])
                 evidence["trick"] = claimed_trick(alert, events, players)
+        if evidence is not None:
+            self._received_only(evidence)
         return {**shown, "evidence": evidence}
+
+    def _received_only(self, evidence: dict[str, Any]) -> None:
+        """A picture the table has not sent yet (it travels apart from its event) has no
+        address: its place says "waiting", and the page asks again when it comes."""
+        pictures = [evidence.get("offence"), evidence.get("proof"), *(evidence.get("trick") or [])]
+        for p in pictures:
+            url = p.get("url") if isinstance(p, dict) else None
+            m = _EVIDENCE_URL.match(url) if isinstance(url, str) else None
+            if p is not None and m and self.store.evidence(m[1], int(m[2]), int(m[3])) is None:
+                p["url"] = None
+                p["waiting"] = True
 
     def table_detail(
         self, table: str, game: int, events: list[dict[str, Any]], history: int

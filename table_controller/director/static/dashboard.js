@@ -137,6 +137,7 @@ function draw(snap) {
   }
   if (reload || (openTable && snap.changed.includes(openTable))) showTable(openTable);
   if (watching && snap.changed.includes(watching.table)) checkRuling();
+  if (openAlertId !== null && openAlertWaiting && snap.changed.includes(openAlertTable)) refreshEvidence();
   if (window.tcEvent) window.tcEvent.draw(snap.event, Object.fromEntries(snap.tables.map((t) => [t.table, t.title])));
   document.body.dataset.version = snap.version;
 }
@@ -160,36 +161,60 @@ function figure(cls, pic, fallback) {
   if (!pic) return null;
   const body = pic.url ?
     el("img", {class: cls, src: pic.url, alt: pic.caption, onclick: () => showPicture(pic.url, pic.caption)}) :
-    el("div", {class: `no-picture ${cls}-missing`}, fallback);
+    el("div", {class: `no-picture ${cls}-missing`},
+      pic.waiting ? "The picture has not been received yet: it is shown here as soon as it is." : fallback);
   return el("figure", {class: "evidence-figure"}, body, el("figcaption", {}, pic.caption));
 }
 
 // --- an alert's panel ------------------------------------------------------------------
 let openAlertId = null;
-async function openAlert(id) {
-  openAlertId = id;
-  const {ok, data} = await getJSON(`/api/alerts/${id}/detail`);
-  if (!ok) { window.alert(words(data)); return; }
-  const a = data;
-  $("alert-detail-heading").textContent = `${a.heading}: ${a.title}`;
-  $("alert-detail-sentence").textContent = a.sentence;
-  const ev = a.evidence;
+let openAlertTable = null;
+let openAlertWaiting = false; // a picture not received yet: drawn again when its table changes
+
+// The alert's pictures and rule; whether a picture is still missing.
+function evidenceParts(ev) {
   const parts = [];
+  let missing = false;
+  const fig = (cls, pic, fallback) => { if (pic && pic.waiting) missing = true; return figure(cls, pic, fallback); };
   if (ev && (ev.offence || ev.proof)) {
     const pair = el("div", {class: "evidence-pair"});
-    fill(pair, figure("evidence-offence", ev.offence, "No picture of this play was received."),
-      figure("evidence-proof", ev.proof, "The proof is the hand itself: no picture."));
+    fill(pair, fig("evidence-offence", ev.offence, "No picture of this play was received."),
+      fig("evidence-proof", ev.proof, "The proof is the hand itself: no picture."));
     parts.push(pair);
   }
   if (ev && ev.trick && ev.trick.length) { // a claim: the trick it names, card by card
     const row = el("div", {class: "evidence-pair evidence-trick"});
-    fill(row, ...ev.trick.map((p) => figure("evidence-play" + (p.accused ? " accused" : ""), p, "No picture of this play.")));
+    fill(row, ...ev.trick.map((p) => fig("evidence-play" + (p.accused ? " accused" : ""), p, "No picture of this play.")));
     parts.push(row);
   }
   if (ev && ev.rule && ev.rule.text) {
     parts.push(el("blockquote", {class: "rule-text"}, el("p", {}, ev.rule.text),
       el("cite", {}, `${ev.rule.source} (the event's rules: ${ev.rule.preset})`)));
   }
+  return {parts, missing};
+}
+
+// A picture arrived after the panel opened: only the pictures are drawn again (the
+// ruling form, and what the director typed in it, stay).
+async function refreshEvidence() {
+  const id = openAlertId;
+  const {ok, data} = await getJSON(`/api/alerts/${id}/detail`);
+  if (!ok || id !== openAlertId) return;
+  const {parts, missing} = evidenceParts(data.evidence);
+  openAlertWaiting = missing;
+  $("alert-detail-evidence").replaceChildren(...parts);
+}
+
+async function openAlert(id) {
+  openAlertId = id;
+  const {ok, data} = await getJSON(`/api/alerts/${id}/detail`);
+  if (!ok) { window.alert(words(data)); return; }
+  const a = data;
+  openAlertTable = a.table;
+  $("alert-detail-heading").textContent = `${a.heading}: ${a.title}`;
+  $("alert-detail-sentence").textContent = a.sentence;
+  const {parts, missing} = evidenceParts(a.evidence);
+  openAlertWaiting = missing;
   $("alert-detail-evidence").replaceChildren(...parts);
   fill($("alert-detail-actions"),
     a.state === "open" ? el("button", {type: "button", class: "secondary", onclick: async (e) => {
@@ -209,6 +234,8 @@ function closeAlert() {
   $("alert-detail").hidden = true;
   if ($("alert-detail-ruling").contains($("ruling-form"))) closeRuling();
   openAlertId = null;
+  openAlertTable = null;
+  openAlertWaiting = false;
 }
 $("alert-detail-close").addEventListener("click", closeAlert);
 
