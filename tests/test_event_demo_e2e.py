@@ -166,7 +166,11 @@ def test_the_director_rules_on_a_renege_in_the_dashboard(demo: EventDemo, browse
         offence = page.locator("#alert-detail img.evidence-offence")
         proof = page.locator("#alert-detail img.evidence-proof")
         for img in (offence, proof):  # a picture may come after the alert: shown then
-            expect(img).to_be_visible(timeout=GUARD * 1000)
+            try:
+                expect(img).to_be_visible(timeout=GUARD * 1000)
+            except AssertionError:  # say what the dashboard was given, to find why
+                detail = call(demo, f"api/alerts/{alert['id']}/detail", cookie=cookie)[1]
+                raise AssertionError(f"no picture shown; the panel's data: {detail}") from None
             page.wait_for_function(
                 "i => i.complete && i.naturalWidth > 0", arg=img.element_handle()
             )
