@@ -3,6 +3,7 @@
 
     nice .venv/bin/python bench/solver.py                 # 200 deals per shape
     nice .venv/bin/python bench/solver.py --deals 50 --shapes euchre bid
+    nice .venv/bin/python bench/solver.py --pure     # the pure-Python fallback instead
 
 Each deal is dealt in full and solved from the first lead: ``ns_tricks`` (the value) and
 ``move_values`` (every first card's value, what the strong bot asks). Shapes: every
@@ -77,8 +78,9 @@ def main() -> None:
     ap.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=list(SHAPES))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-baseline", action="store_true", help="time today's solver only")
+    ap.add_argument("--pure", action="store_true", help="today's pure-Python engine, not the C")
     args = ap.parse_args()
-    engine = getattr(search, "ENGINE", "python")
+    engine = "python" if args.pure else search.ENGINE
     print(f"# bench/solver.py --deals {args.deals} --seed {args.seed}  (new solver: {engine})")
     print(f"{'shape':14} {'baseline med':>12} {'p90':>8} {'new med':>9} {'p90':>8} {'ratio':>6}")
     all_base: list[float] = []
@@ -88,7 +90,7 @@ def main() -> None:
         base_t: list[float] = []
         new_t: list[float] = []
         for deal in deals(shape, args.deals, args.seed):
-            tn, answer = timed(search.Solver, deal)
+            tn, answer = timed(lambda t, o: search.Solver(t, o, compiled=not args.pure), deal)
             new_t.append(tn)
             if not args.no_baseline:
                 tb, expected = timed(solver_baseline.Solver, deal)

@@ -9,6 +9,11 @@ It counts the tricks the north-south team takes from here. Points in every prese
 non-decreasing function of the makers' tricks for the makers (and the opposite for the
 defenders), so the trick count's minimax is the points' minimax: the solver never needs
 to know the scoring.
+
+Two engines answer the same questions: ``_solver.c``, compiled when the package is
+installed on a machine with a C compiler (setup.py), and this module's pure Python, the
+fallback. ``Solver`` uses the compiled one when it was built (``ENGINE`` says which);
+tests/test_bots_search.py checks that the two agree.
 """
 
 from __future__ import annotations
@@ -16,11 +21,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Final
 
 from table_controller.cards import DECK, Card, Suit, effective_table, power
 from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
+
+_compiled: ModuleType | None
+try:
+    from table_controller.bots import _solver as _compiled
+except ImportError:  # no C compiler where it was installed: the pure solver
+    _compiled = None
+
+ENGINE: Final = "python" if _compiled is None else "c"
 
 _Table = tuple[tuple[int, ...], ...]
 
@@ -50,6 +64,11 @@ _RANK: Final = tuple(
     )
     for t in range(5)
 )
+# _STRENGTH[t][c]: the card's place in its effective suit from the bottom (1 the lowest).
+_STRENGTH: Final = tuple(
+    tuple(len(_ORDER[t][_EFF[t][c]]) - _ORDER[t][_EFF[t][c]].index(c) for c in range(24))
+    for t in range(5)
+)
 
 
 def mask_of(cards: Sequence[Card] | frozenset[Card] | set[Card]) -> int:
@@ -63,9 +82,10 @@ class OutOfTime(TableControllerError):
     """A solve passed its deadline: its answer is unknown (the bot plays without it)."""
 
 
-class Solver:
-    """Solves deals for one trump and one seat sitting out (or none). Reuse it for the
-    samples of one decision: the transposition table is per deal, cleared by ``solve``.
+class PythonSolver:
+    """Solves deals for one trump and one seat sitting out (or none), in pure Python.
+    Reuse it for the samples of one decision: the transposition table is per deal,
+    cleared by each question.
 
     A solve given a ``deadline`` (on ``clock``) raises OutOfTime once past it: most
     solves take a few milliseconds, but one from the first lead of a six-card hand
@@ -139,6 +159,23 @@ class Solver:
                 out[DECK[c]] = out[DECK[self._representative(h, seat, tr, c)]]
         return out
 
+    def ns_reach(
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        target: int,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
+    ) -> bool:
+        """Whether north-south take at least ``target`` tricks from here (the trick in
+        play included): a null-window search, stopped as soon as that is decided, so
+        cheaper than ``ns_tricks`` (bidding asks "does the maker reach 3, 5, the bid?")."""
+        self.tt.clear()
+        self.deadline = deadline
+        tr = [(int(s), int(c)) for s, c in plays]
+        return self._ab(list(hands), int(leader), tr, target - 1, target) >= target
+
     # --- the search ----------------------------------------------------------------
 
     def _legal(self, hand: int, plays: list[tuple[int, int]]) -> int:
@@ -187,13 +224,16 @@ class Solver:
                 prev_mine = is_mine
         moves.sort(key=lambda c: -rank[c])
         if plays:
-            # following: the cheapest card first when the trick cannot be won anyway
-            best = max(plays, key=lambda p: self._key(p[1], plays[0][1]))[1]
-            bk = self._key(best, plays[0][1])
+            # following: the cheapest card first when partner holds the trick or it
+            # cannot be won; else the cheapest winner first, then the cheapest loser
             lead = plays[0][1]
+            holder, bk = max(plays, key=lambda p: self._key(p[1], lead))
+            bk = self._key(bk, lead)
             winners = [c for c in moves if self._key(c, lead) > bk]
-            if not winners:
+            if holder % 2 == seat % 2 or not winners:
                 moves.reverse()
+            elif len(winners) < len(moves):
+                moves = winners[::-1] + moves[len(winners) :][::-1]
         return moves
 
     def _key(self, card: int, lead: int) -> int:
@@ -284,3 +324,87 @@ class Solver:
             s = self.next[s]
             seats.append(s)
         return seats
+
+
+class Solver(PythonSolver):
+    """The solver the bots use: the compiled engine when it was built, else the pure one
+    (``compiled=False`` asks for the pure one, for the tests that compare them). The same
+    questions, the same answers."""
+
+    def __init__(
+        self,
+        trump: Suit | None,
+        sitting_out: Seat | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        *,
+        compiled: bool = True,
+    ) -> None:
+        super().__init__(trump, sitting_out, clock)
+        self.engine = _compiled if compiled else None
+        t = 4 if trump is None else int(trump)
+        orders = b"".join(bytes([*o, *[255] * (8 - len(o))]) for o in _ORDER[t])
+        trump_byte = 255 if trump is None else int(trump)
+        self.config = bytes([*_EFF[t], *_STRENGTH[t], *orders, *self.next, trump_byte, self.active])
+
+    def _solve(
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        plays: Sequence[tuple[Seat, Card]],
+        alpha: int,
+        beta: int,
+        deadline: float,
+    ) -> int:
+        assert self.engine is not None
+        h0, h1, h2, h3 = hands
+        trick = bytes(x for s, c in plays for x in (int(s), int(c)))
+        got = self.engine.solve(
+            self.config, h0, h1, h2, h3, int(leader), trick, alpha, beta, self.clock, deadline
+        )
+        if got is None:
+            raise OutOfTime
+        return int(got)
+
+    def ns_tricks(
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
+    ) -> int:
+        if self.engine is None:
+            return super().ns_tricks(hands, leader, plays, deadline=deadline)
+        return self._solve(hands, leader, plays, -1, 99, deadline)
+
+    def ns_reach(
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        target: int,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
+    ) -> bool:
+        if self.engine is None:
+            return super().ns_reach(hands, leader, target, plays, deadline=deadline)
+        return self._solve(hands, leader, plays, target - 1, target, deadline) >= target
+
+    def move_values(
+        self,
+        hands: Sequence[int],
+        leader: Seat,
+        plays: Sequence[tuple[Seat, Card]] = (),
+        *,
+        deadline: float = math.inf,
+    ) -> dict[Card, int]:
+        if self.engine is None:
+            return super().move_values(hands, leader, plays, deadline=deadline)
+        h0, h1, h2, h3 = hands
+        trick = bytes(x for s, c in plays for x in (int(s), int(c)))
+        got = self.engine.values(
+            self.config, h0, h1, h2, h3, int(leader), trick, self.clock, deadline
+        )
+        if got is None:
+            raise OutOfTime
+        return {DECK[c]: v for c, v in enumerate(got) if v != 255}
