@@ -128,8 +128,7 @@ class PythonSolver:
         deadline: float = math.inf,
     ) -> int:
         """North-south's tricks from here (the trick in play included)."""
-        self.tt.clear()
-        self.deadline = deadline
+        self._start(deadline)
         return self._ab(list(hands), int(leader), [(int(s), int(c)) for s, c in plays], -1, 99)
 
     def move_values(
@@ -142,8 +141,7 @@ class PythonSolver:
     ) -> dict[Card, int]:
         """For each legal card of the seat to play: north-south's tricks from here after
         it (equivalent cards get the same value)."""
-        self.tt.clear()
-        self.deadline = deadline
+        self._start(deadline)
         h = list(hands)
         tr = [(int(s), int(c)) for s, c in plays]
         seat = int(leader) if not tr else self.next[tr[-1][0]]
@@ -171,12 +169,18 @@ class PythonSolver:
         """Whether north-south take at least ``target`` tricks from here (the trick in
         play included): a null-window search, stopped as soon as that is decided, so
         cheaper than ``ns_tricks`` (bidding asks "does the maker reach 3, 5, the bid?")."""
-        self.tt.clear()
-        self.deadline = deadline
+        self._start(deadline)
         tr = [(int(s), int(c)) for s, c in plays]
         return self._ab(list(hands), int(leader), tr, target - 1, target) >= target
 
     # --- the search ----------------------------------------------------------------
+
+    def _start(self, deadline: float) -> None:
+        """A new question: a new table, and none at all once past the deadline."""
+        self.tt.clear()
+        self.deadline = deadline
+        if deadline != math.inf and self.clock() > deadline:
+            raise OutOfTime
 
     def _legal(self, hand: int, plays: list[tuple[int, int]]) -> int:
         if not plays:
