@@ -155,6 +155,4 @@ def test_a_solve_past_its_deadline_is_given_up_and_the_solver_still_works() -> N
         now[0] = 10.0
         with pytest.raises(OutOfTime):
             solver.move_values(masks, Seat.N, deadline=5.0)
-        with pytest.raises(OutOfTime):
-            solver.ns_reach(masks, Seat.N, 3, deadline=5.0)
         assert solver.ns_tricks(masks, Seat.N) == solver.ns_tricks(masks, Seat.N, deadline=11.0)

@@ -319,8 +319,6 @@ static int setup(S *s, PyObject *args, int *leader, int *extra1, int *extra2, in
         memset(tt, 0, TT_SIZE * sizeof(Entry));
         generation = 1;
     }
-    /* a solve past its deadline before it starts is given up at once */
-    if (s->clock != NULL && look_at_clock(s) == 2) return -1;
     return 0;
 }
 
