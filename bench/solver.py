@@ -114,6 +114,8 @@ def row(name: str, base: list[float], new: list[float]) -> str:
 
     bm, b9 = q(base)
     nm, n9 = q(new)
+    if not base:
+        return f"{name:14} {'-':>12} {'-':>8} {nm:7.2f}ms {n9:6.2f}ms"
     return f"{name:14} {bm:10.2f}ms {b9:6.2f}ms {nm:7.2f}ms {n9:6.2f}ms {bm / nm:5.1f}x"
 
 

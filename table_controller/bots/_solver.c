@@ -184,8 +184,23 @@ static int ab(S *s, int leader, int np, int alpha, int beta) {
             }
             return win_seat % 2 == 0 ? 1 : 0;
         }
-        k1 = (uint64_t)s->h[0] | (uint64_t)s->h[1] << 24 | (uint64_t)leader << 48;
-        k2 = (uint64_t)s->h[2] | (uint64_t)s->h[3] << 24;
+        /* the key: each hand with the cards still out moved to the top of their suit, so
+         * positions that differ only in which lower cards are gone share an entry */
+        uint32_t norm[4] = {0, 0, 0, 0};
+        uint32_t live = s->h[0] | s->h[1] | s->h[2] | s->h[3];
+        for (int su = 0; su < 4; su++) {
+            int pos = 0;
+            for (int i = 0; i < 8; i++) {
+                int c = s->order[su][i];
+                if (c == 255) break;
+                if (!(live >> c & 1)) continue;
+                uint32_t to = 1u << s->order[su][pos++];
+                for (int st = 0; st < 4; st++)
+                    if (s->h[st] >> c & 1) norm[st] |= to;
+            }
+        }
+        k1 = (uint64_t)norm[0] | (uint64_t)norm[1] << 24 | (uint64_t)leader << 48;
+        k2 = (uint64_t)norm[2] | (uint64_t)norm[3] << 24;
         e = &tt[mix(k1, k2) >> (64 - TT_BITS)];
         int lo = 0, hi = left;
         if (e->gen == generation && e->k1 == k1 && e->k2 == k2) {
