@@ -10,7 +10,8 @@ Each deal is dealt in full and solved from the first lead: ``ns_tricks`` (the va
 preset's trump and sitting-out shapes: Euchre (5 cards, 4 out of play), Euchre alone (one
 seat out), Bid Euchre with a trump and with no trump (6 cards, all 24 dealt), Bid Euchre
 alone. Prints the median and 90th percentile time of a solve, the ratio baseline / new,
-and fails if the two solvers disagree on any answer.
+and fails if the two solvers disagree on any answer; then each question alone (ns_tricks,
+ns_reach for 3 of 5 or 4 of 6 tricks, move_values) by the new solver.
 """
 
 from __future__ import annotations
@@ -102,8 +103,35 @@ def main() -> None:
         all_new += new_t
         print(row(shape, base_t, new_t))
     print(row("all", all_base, all_new))
+    print(questions(args, engine))
     if wrong:
         sys.exit(f"{wrong} deals solved differently by the two solvers")
+
+
+def questions(args: argparse.Namespace, engine: str) -> str:
+    """Each question alone, new solver, over every shape's deals: what bidding pays."""
+    times: dict[str, list[float]] = {"ns_tricks": [], "ns_reach": [], "move_values": []}
+    for shape in args.shapes:
+        size = SHAPES[shape][0]
+        for trump, out, hands, leader in deals(shape, args.deals, args.seed):
+            solver = search.Solver(trump, out, compiled=not args.pure)
+            target = 3 if size == 5 else 4  # the makers' 3 of 5; a bid of 4 of 6
+            t0 = time.perf_counter()
+            solver.ns_tricks(hands, leader)
+            t1 = time.perf_counter()
+            solver.ns_reach(hands, leader, target)
+            t2 = time.perf_counter()
+            solver.move_values(hands, leader)
+            t3 = time.perf_counter()
+            times["ns_tricks"].append(t1 - t0)
+            times["ns_reach"].append(t2 - t1)
+            times["move_values"].append(t3 - t2)
+    parts = [
+        f"{name} {statistics.median(ts) * 1e3:.3f} ms (p90 "
+        f"{statistics.quantiles(ts, n=10)[-1] * 1e3:.3f})"
+        for name, ts in times.items()
+    ]
+    return f"# {engine}, each question alone, median: " + "; ".join(parts)
 
 
 def row(name: str, base: list[float], new: list[float]) -> str:
