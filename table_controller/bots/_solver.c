@@ -7,8 +7,9 @@
  * at trick boundaries keyed on the cards each seat still holds and the leader.
  *
  * The tables for one trump come from Python (``config``): they are search.py's, so the two
- * solvers cannot disagree about which card wins. The GIL is held throughout, so one table
- * shared by every solve is safe; a solve starts a new generation rather than clearing it.
+ * solvers cannot disagree about which card wins. The GIL is held throughout but for the
+ * clock (a Python function), so one table serves every solve: each solve has a generation
+ * of its own and reads only its own entries, rather than clearing the table.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -42,6 +43,8 @@ typedef struct {
     PyObject *clock;
     double deadline;
     int stop; /* 1: out of time, 2: the clock raised */
+    uint32_t gen; /* this solve's entries: another thread's solve (while the clock, a Python
+                     function, let it run) writes entries of its own generation */
 } S;
 
 static inline int popcount(uint32_t x) { return __builtin_popcount(x); }
@@ -77,7 +80,7 @@ static inline uint32_t legal_of(const S *s, uint32_t hand, int np) {
 }
 
 /* One card of each run of equivalent cards (adjacent in their suit among the cards still
- * out, in one hand), in the order worth trying first. Returns how many. */
+ * out, in one hand), in the order worth trying first. Returns how many (<= 24). */
 static int moves_of(const S *s, int seat, int np, uint32_t legal, int *out) {
     uint32_t live = s->h[0] | s->h[1] | s->h[2] | s->h[3];
     for (int i = s->ply - np; i < s->ply; i++) live |= 1u << s->pcard[i];
@@ -96,7 +99,7 @@ static int moves_of(const S *s, int seat, int np, uint32_t legal, int *out) {
         }
     }
     /* strongest first (trumps above the rest): insertion sort, n <= 6 */
-    int key[8];
+    int key[24];
     for (int i = 0; i < n; i++) {
         int c = out[i];
         key[i] = (s->eff[c] == s->trump ? 32 : 0) + s->strength[c];
@@ -133,7 +136,7 @@ static int moves_of(const S *s, int seat, int np, uint32_t legal, int *out) {
             }
         } else if (winners < n) {
             /* the cheapest winner first (the last seat needs no more), then the rest */
-            int tmp[8], m = 0;
+            int tmp[24], m = 0;
             for (int i = winners - 1; i >= 0; i--) tmp[m++] = out[i];
             for (int i = n - 1; i >= winners; i--) tmp[m++] = out[i];
             for (int i = 0; i < n; i++) out[i] = tmp[i];
@@ -203,7 +206,7 @@ static int ab(S *s, int leader, int np, int alpha, int beta) {
         k2 = (uint64_t)norm[2] | (uint64_t)norm[3] << 24;
         e = &tt[mix(k1, k2) >> (64 - TT_BITS)];
         int lo = 0, hi = left;
-        if (e->gen == generation && e->k1 == k1 && e->k2 == k2) {
+        if (e->gen == s->gen && e->k1 == k1 && e->k2 == k2) {
             lo = e->lo;
             hi = e->hi;
         }
@@ -219,7 +222,7 @@ static int ab(S *s, int leader, int np, int alpha, int beta) {
     uint32_t legal = legal_of(s, s->h[seat], np);
     int maximising = seat % 2 == 0;
     int best = maximising ? -1 : 99;
-    int moves[8];
+    int moves[24];
     int n = moves_of(s, seat, np, legal, moves);
     for (int i = 0; i < n; i++) {
         int c = moves[i];
@@ -245,7 +248,7 @@ static int ab(S *s, int leader, int np, int alpha, int beta) {
     }
     if (e != NULL) {
         int lo = 0, hi = 99;
-        if (e->gen == generation && e->k1 == k1 && e->k2 == k2) {
+        if (e->gen == s->gen && e->k1 == k1 && e->k2 == k2) {
             lo = e->lo;
             hi = e->hi;
         }
@@ -258,7 +261,7 @@ static int ab(S *s, int leader, int np, int alpha, int beta) {
         }
         e->k1 = k1;
         e->k2 = k2;
-        e->gen = generation;
+        e->gen = s->gen;
         e->lo = (int8_t)lo;
         e->hi = (int8_t)hi;
     }
@@ -334,6 +337,7 @@ static int setup(S *s, PyObject *args, int *leader, int *extra1, int *extra2, in
         memset(tt, 0, TT_SIZE * sizeof(Entry));
         generation = 1;
     }
+    s->gen = generation;
     return 0;
 }
 
@@ -366,7 +370,7 @@ static PyObject *values(PyObject *self, PyObject *args) {
     uint32_t legal = legal_of(&s, s.h[seat], np);
     unsigned char out[24];
     memset(out, 255, 24);
-    int moves[8];
+    int moves[24];
     int n = moves_of(&s, seat, np, legal, moves);
     for (int i = 0; i < n; i++) {
         int c = moves[i];
