@@ -139,7 +139,10 @@ def test_the_compiled_engine_is_built_where_a_compiler_is() -> None:
     headers = Path(sysconfig.get_paths()["include"], "Python.h")
     if not (shutil.which("cc") or shutil.which("gcc")) or not headers.exists():
         pytest.skip("no C compiler or no Python headers: the pure solver is the one")
-    assert search.ENGINE == "c", "run `pip install -e .` (or make setup) to build it"
+    assert search.ENGINE == "c", (
+        "build it: `make setup` (pip install -e .), or in a worktree sharing another's "
+        "virtual environment `python setup.py build_ext --inplace`"
+    )
 
 
 def test_a_solve_past_its_deadline_is_given_up_and_the_solver_still_works() -> None:
