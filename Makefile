@@ -61,4 +61,4 @@ bench: $(STAMP)-test
 	$(BIN)/python bench/table.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis table_controller/bots/_solver.*.so
