@@ -25,7 +25,7 @@ HOLDS_director := feed
 HOLDS_test     := feed pi print director
 
 .PRECIOUS: $(STAMP)-%
-$(STAMP)-%: pyproject.toml constraints.txt scripts/setup.sh
+$(STAMP)-%: pyproject.toml setup.py constraints.txt scripts/setup.sh table_controller/bots/_solver.c
 	@bash scripts/setup.sh $(VENV) $*
 	@touch $@ $(STAMP)-core $(foreach set,$(HOLDS_$*),$(STAMP)-$(set))
 
@@ -61,4 +61,4 @@ bench: $(STAMP)-test
 	$(BIN)/python bench/table.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis table_controller/bots/_solver.*.so

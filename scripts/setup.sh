@@ -68,6 +68,19 @@ if wants; then  # the tests alone
     [ -x /usr/bin/systemd-analyze ] || apt_install systemd
 fi
 
+# The bots' double-dummy solver is compiled at install (setup.py; table_controller/bots/_solver.c)
+# with the system's C compiler and Python's headers; without them the install still works
+# and the bots fall back to the same solver in pure Python, many times slower.
+if ! command -v cc >/dev/null 2>&1 ||
+    ! "$python" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    if command -v apt-get >/dev/null 2>&1; then
+        apt_install gcc libc6-dev python3-dev
+    else
+        say "no C compiler or Python headers: the bots' solver will run in pure Python (slower)"
+    fi
+fi
+
 # On a Raspberry Pi the camera library (picamera2) comes from Raspberry Pi OS, not PyPI:
 # install it there and let the virtual environment see the system's packages.
 venv_flags=()
