@@ -60,7 +60,8 @@ class StrongBot:
         self.samples_taken = 0  # in the last decision, for the benchmark
         # why a decision was the rule of thumb's, not searched (for the benchmark)
         self.fallbacks: collections.Counter[str] = collections.Counter()
-        # the searched decisions by kind ("play", "bid"), fallbacks included
+        # the decisions searched by kind ("play", "bid"; fallbacks included), and the
+        # bids left to the rule of thumb with no other sensible call
         self.decisions: collections.Counter[str] = collections.Counter()
 
     def choose(self, view: SeatView, rng: random.Random) -> InputEvent:
@@ -69,7 +70,6 @@ class StrongBot:
             self.decisions["play"] += 1
             return self.play(view, rng)
         if self.bid_by_search and phase in SEARCHED:
-            self.decisions["bid"] += 1
             return self.bid(view, rng)
         return self.fallback.choose(view, rng)
 
@@ -81,7 +81,9 @@ class StrongBot:
         legal = plausible(view, view.game.legal_events(), default)
         self.samples_taken = 0
         if len(legal) <= 1:
+            self.decisions["bid, one sensible call"] += 1
             return default
+        self.decisions["bid"] += 1
         weighed = weigh_calls(
             view,
             legal,
