@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from table_controller.bots import Bot
 from table_controller.bots.match import MatchResult, play_match
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
-from table_controller.bots.strong import DEFAULT_BUDGET, StrongBot
+from table_controller.bots.strong import DEFAULT_BUDGET, MIN_DEALS, OVERRULE, StrongBot
 from table_controller.rules.presets import PRESETS, Rules, preset
 
 BOTS = ("strong", "strong-rule-of-thumb-bids", "rule-of-thumb", "openspiel-ismcts")
@@ -45,7 +45,7 @@ class Stop(Exception):
 
 def make_bot(kind: str, rules: Rules, args: argparse.Namespace) -> Bot:
     if kind == "strong":
-        return StrongBot(budget=args.budget)
+        return StrongBot(budget=args.budget, overrule=args.overrule, min_deals=args.min_deals)
     if kind == "strong-rule-of-thumb-bids":
         return StrongBot(budget=args.budget, bid_by_search=False)
     if kind == "rule-of-thumb":
@@ -60,6 +60,13 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=1000, help="deals per preset (each twice)")
     ap.add_argument("--presets", nargs="*", default=list(PRESETS))
     ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="strong bot, s")
+    ap.add_argument(
+        "--overrule",
+        type=float,
+        default=OVERRULE,
+        help="strong bot: standard errors a bid must gain",
+    )
+    ap.add_argument("--min-deals", type=int, default=MIN_DEALS, help="strong bot: deals for a bid")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--a", choices=BOTS, default="strong", help="the bot measured")
     ap.add_argument("--opponent", choices=BOTS, default="rule-of-thumb")
@@ -73,7 +80,7 @@ def main() -> None:
     print(
         f"# bench/bots.py --hands {args.hands} --budget {args.budget} --seed {args.seed} "
         f"--a {args.a} --opponent {args.opponent} --simulations {args.simulations} "
-        f"--minutes {args.minutes}"
+        f"--minutes {args.minutes} --overrule {args.overrule} --min-deals {args.min_deals}"
     )
     for name in args.presets:
         rules = preset(name)

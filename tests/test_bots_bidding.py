@@ -6,6 +6,7 @@ step), so each result depends only on the code, never on the machine's speed."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable
 
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from table_controller.bots.bidding import SEARCHED, plausible, weigh_calls
+from table_controller.bots.bidding import SEARCHED, Weighed, plausible, weigh_calls
 from table_controller.bots.knowledge import SeatView, seat_view
 from table_controller.bots.match import play_hand
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
@@ -210,3 +211,14 @@ def test_a_bid_does_not_depend_on_hidden_hands(seed: int, name: str) -> None:
         for g in (game, other)
     ]
     assert calls[0] == calls[1]
+
+
+def test_the_gain_is_paired_deal_by_deal() -> None:
+    """The same deals for both calls: a call always one point better gains 1 with no
+    error; one better on average but not on every deal has an error to beat."""
+    a, b, c = Passed(Seat.E), OrderedUp(Seat.E), OrderedUp(Seat.E, True)
+    rounds = [(1.0, [0.0, 1.0, 4.0]), (1.0, [2.0, 3.0, -2.0]), (0.5, [-2.0, -1.0, 4.0])]
+    weighed = Weighed({}, 3, "", rounds, [a, b, c])
+    assert weighed.gain(b, a) == (1.0, 0.0)
+    mean, se = weighed.gain(c, a)
+    assert mean == pytest.approx((4.0 - 4.0 + 3.0) / 2.5) and 0.0 < se < math.inf

@@ -20,9 +20,10 @@ call that leads to the same play.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from table_controller.bots.knowledge import SeatView, knowledge
 from table_controller.bots.rule_of_thumb import (
@@ -68,6 +69,23 @@ class Weighed:
     values: dict[InputEvent, float]
     deals: int
     why: str = ""
+    rounds: list[tuple[float, list[float]]] = field(default_factory=list)  # (weight, values)
+    calls: list[InputEvent] = field(default_factory=list)  # the order of a round's values
+
+    def gain(self, call: InputEvent, base: InputEvent) -> tuple[float, float]:
+        """The weighted mean gain of ``call`` over ``base`` deal by deal, and its
+        standard error (the same deals for both: the luck of the cards cancels)."""
+        i, j = self.calls.index(call), self.calls.index(base)
+        total = sum(w for w, _ in self.rounds)
+        n = len(self.rounds)
+        if n == 0 or total == 0.0:
+            return 0.0, math.inf
+        diffs = [(w, v[i] - v[j]) for w, v in self.rounds]
+        mean = sum(w * d for w, d in diffs) / total
+        if n < 2:
+            return mean, math.inf
+        var = sum(w * (d - mean) ** 2 for w, d in diffs) / total * n / (n - 1)
+        return mean, math.sqrt(var / n)
 
 
 REACH = 3.0  # a call is weighed if the hand's point count is this close to making it
@@ -152,6 +170,7 @@ def weigh_calls(
     past = hand_events(game)
     sim = _Simulator(rules, me, clock, hard)
     totals = dict.fromkeys(candidates, 0.0)
+    rounds: list[tuple[float, list[float]]] = []
     weights = 0.0
     deals = 0
     spent = 0.0  # on the rounds so far
@@ -176,11 +195,13 @@ def weigh_calls(
         for call, v in zip(candidates, values, strict=True):
             totals[call] += w * v
         weights += w
+        rounds.append((w, values))
         deals += 1
         spent += clock() - now
     if weights == 0.0:
         return Weighed({}, deals, why or "no deal solved in time")
-    return Weighed({c: t / weights for c, t in totals.items()}, deals, why)
+    means = {c: t / weights for c, t in totals.items()}
+    return Weighed(means, deals, why, rounds, list(candidates))
 
 
 class _Simulator:

@@ -37,6 +37,7 @@ from table_controller.seats import SEATS, Team
 
 DEFAULT_BUDGET = 0.045  # seconds per card played; median decision stays under 70 ms
 HARD_FACTOR = 1.4  # no solve runs past this many budgets from the decision's start
+OVERRULE = 1.0  # standard errors a call must gain over the rule of thumb's to replace it
 MIN_DEALS = 3  # a bid weighed on fewer deals is the rule of thumb's
 
 
@@ -49,12 +50,14 @@ class StrongBot:
         *,
         bid_by_search: bool = True,
         min_deals: int = MIN_DEALS,
+        overrule: float = OVERRULE,
     ) -> None:
         self.budget = budget
         self.max_samples = max_samples
         self.clock = clock
         self.bid_by_search = bid_by_search
         self.min_deals = min_deals
+        self.overrule = overrule
         self.name = "strong" if bid_by_search else "strong-rule-of-thumb-bids"
         self.fallback = RuleOfThumbBot()
         self.samples_taken = 0  # in the last decision, for the benchmark
@@ -98,10 +101,16 @@ class StrongBot:
             self.fallbacks["bid: " + (weighed.why or "too few deals weighed in time")] += 1
             return default
         values = weighed.values
-        best = max(values.values())
-        if values.get(default, -1e9) >= best - 1e-9:
-            return default
-        return max(legal, key=lambda e: values[e])
+        if default not in values:  # not among the legal events (cannot happen)
+            return max(legal, key=lambda e: values[e])
+        # the best call that gains on the rule of thumb's by ``overrule`` standard errors
+        for call in sorted(legal, key=lambda e: -values[e]):
+            if values[call] <= values[default] + 1e-9:
+                break
+            mean, se = weighed.gain(call, default)
+            if mean > self.overrule * se:
+                return call
+        return default
 
     def play(self, view: SeatView, rng: random.Random) -> CardPlayed:
         start = self.clock()
