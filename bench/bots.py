@@ -64,7 +64,7 @@ def main() -> None:
         "--overrule",
         type=float,
         default=OVERRULE,
-        help="strong bot: standard errors a bid must gain",
+        help="strong bot: SEs a bid must gain",
     )
     ap.add_argument("--min-deals", type=int, default=MIN_DEALS, help="strong bot: deals for a bid")
     ap.add_argument("--seed", type=int, default=1)
