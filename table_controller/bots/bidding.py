@@ -9,7 +9,8 @@ with every hand open, lets the other seats (and this one, later) bid by the rule
 thumb, has the dealer discard and the 004 shooter exchange by the rule of thumb, and
 solves the card play double-dummy (search.py). The tricks become this hand's points
 under the preset's scoring, from the seat's side; a hand thrown in (everyone passed)
-scores 0 and is the next deal's. The call with the best weighted mean wins.
+scores 0 and is the next deal's. ``StrongBot.bid`` takes the call with the best weighted
+mean when its gain over the rule of thumb's call, deal by deal, is clear (``Weighed.gain``).
 
 Every candidate is weighed on the same deals (one round of all candidates per deal,
 and a round cut short by the deadline is dropped), so the comparison is not a luck of
