@@ -2,6 +2,8 @@
 
     nice .venv/bin/python bench/bots.py --hands 10000            # the full figure
     nice .venv/bin/python bench/bots.py --hands 1000 --presets bicycle-head-to-head
+    nice .venv/bin/python bench/bots.py --hands 500 --presets bicycle-head-to-head \
+        --opponent strong-rule-of-thumb-bids       # bidding by search against without
     nice -n 19 .venv/bin/python bench/bots.py --opponent openspiel-ismcts \
         --presets bicycle-head-to-head --minutes 14          # against OpenSpiel's ISMCTS
 
@@ -12,7 +14,9 @@ over ``--hands`` deals (or as many as ``--minutes`` allows), each played both wa
 hand with a 95% confidence interval; and the time of every decision by kind (median and
 99th percentile, wall clock on this machine). ``--a`` picks the first bot (default the
 strong bot; ``--a rule-of-thumb --opponent openspiel-ismcts`` measures OpenSpiel's bot
-against the rule-of-thumb bot).
+against the rule-of-thumb bot; ``strong-rule-of-thumb-bids`` is the strong bot bidding
+by the rule of thumb, as before issue 21). For each strong bot: how often each kind of
+decision it searches (bid, play) fell back to the rule of thumb, and why.
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from table_controller.bots import Bot
 from table_controller.bots.match import MatchResult, play_match
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
-from table_controller.bots.strong import DEFAULT_BUDGET, StrongBot
+from table_controller.bots.strong import DEFAULT_BUDGET, MIN_DEALS, OVERRULE, StrongBot
 from table_controller.rules.presets import PRESETS, Rules, preset
 
-BOTS = ("strong", "rule-of-thumb", "openspiel-ismcts")
+BOTS = ("strong", "strong-rule-of-thumb-bids", "rule-of-thumb", "openspiel-ismcts")
 
 
 class Stop(Exception):
@@ -41,7 +45,9 @@ class Stop(Exception):
 
 def make_bot(kind: str, rules: Rules, args: argparse.Namespace) -> Bot:
     if kind == "strong":
-        return StrongBot(budget=args.budget)
+        return StrongBot(budget=args.budget, overrule=args.overrule, min_deals=args.min_deals)
+    if kind == "strong-rule-of-thumb-bids":
+        return StrongBot(budget=args.budget, bid_by_search=False)
     if kind == "rule-of-thumb":
         return RuleOfThumbBot()
     from table_controller.bots.openspiel_bot import OpenSpielBot  # needs pyspiel
@@ -54,6 +60,13 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=1000, help="deals per preset (each twice)")
     ap.add_argument("--presets", nargs="*", default=list(PRESETS))
     ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="strong bot, s")
+    ap.add_argument(
+        "--overrule",
+        type=float,
+        default=OVERRULE,
+        help="strong bot: SEs a bid must gain",
+    )
+    ap.add_argument("--min-deals", type=int, default=MIN_DEALS, help="strong bot: deals for a bid")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--a", choices=BOTS, default="strong", help="the bot measured")
     ap.add_argument("--opponent", choices=BOTS, default="rule-of-thumb")
@@ -67,7 +80,7 @@ def main() -> None:
     print(
         f"# bench/bots.py --hands {args.hands} --budget {args.budget} --seed {args.seed} "
         f"--a {args.a} --opponent {args.opponent} --simulations {args.simulations} "
-        f"--minutes {args.minutes}"
+        f"--minutes {args.minutes} --overrule {args.overrule} --min-deals {args.min_deals}"
     )
     for name in args.presets:
         rules = preset(name)
@@ -106,6 +119,10 @@ def main() -> None:
             fallbacks = getattr(bot, "fallbacks", None)
             if fallbacks is not None:
                 print(f"  {bot.name} left to the rule-of-thumb bot: {dict(fallbacks)}")
+            decisions = getattr(bot, "decisions", None)
+            for kind, n in sorted((decisions or {}).items()):
+                fell = sum(v for k, v in (fallbacks or {}).items() if k.startswith(kind + ": "))
+                print(f"  {bot.name} {kind} fallbacks: {fell}/{n} ({100 * fell / max(n, 1):.2f} %)")
         for kind, values in sorted(times.items()):
             values.sort()
             p99 = values[min(len(values) - 1, int(len(values) * 0.99))]

@@ -188,7 +188,7 @@ def test_the_strong_bot_without_time_plays_the_rule_of_thumb_card() -> None:
             else:
                 assert bot.samples_taken == 1
                 searched += 1
-    assert gave_up >= 1 and bot.fallbacks["no sample solved in time"] == gave_up
+    assert gave_up >= 1 and bot.fallbacks["play: no sample solved in time"] == gave_up
     assert searched >= 1  # the last tricks solve within the first 256 nodes
 
 

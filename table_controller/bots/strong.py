@@ -8,7 +8,13 @@ its ``SeatView``. Within a per-decision time budget it takes as many samples as 
 the first sample may run to ``HARD_FACTOR`` times the budget and is then given up (a
 six-card solve from the first lead can take far longer), so no decision overruns by
 much: with no sample solved, or a deal it cannot sample (contradictory constraints), it
-plays the rule-of-thumb card. Bidding, the discard and the exchange are the rule-of-thumb bot's.
+plays the rule-of-thumb card.
+
+It bids by search too (bidding.py; ``bid_by_search=False`` bids by the rule of thumb, as
+before issue 21): every legal call weighed on the same sampled deals, within the same
+budget and hard limit; with fewer than ``min_deals`` deals weighed it makes the
+rule-of-thumb call and counts the fallback. The discard and the 004 exchange are the
+rule-of-thumb bot's.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import random
 import time
 from collections.abc import Callable
 
+from table_controller.bots.bidding import SEARCHED, plausible, weigh_calls
 from table_controller.bots.knowledge import SeatView, knowledge
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, play_card
 from table_controller.bots.sampling import sample_deal, weight
@@ -30,29 +37,80 @@ from table_controller.seats import SEATS, Team
 
 DEFAULT_BUDGET = 0.045  # seconds per card played; median decision stays under 70 ms
 HARD_FACTOR = 1.4  # no solve runs past this many budgets from the decision's start
+OVERRULE = 1.0  # standard errors a call must gain over the rule of thumb's to replace it
+MIN_DEALS = 3  # a bid weighed on fewer deals is the rule of thumb's
 
 
 class StrongBot:
-    name = "strong"
-
     def __init__(
         self,
         budget: float = DEFAULT_BUDGET,
         max_samples: int = 60,
         clock: Callable[[], float] = time.perf_counter,
+        *,
+        bid_by_search: bool = True,
+        min_deals: int = MIN_DEALS,
+        overrule: float = OVERRULE,
     ) -> None:
         self.budget = budget
         self.max_samples = max_samples
         self.clock = clock
+        self.bid_by_search = bid_by_search
+        self.min_deals = min_deals
+        self.overrule = overrule
+        self.name = "strong" if bid_by_search else "strong-rule-of-thumb-bids"
         self.fallback = RuleOfThumbBot()
         self.samples_taken = 0  # in the last decision, for the benchmark
-        # why a card was the rule of thumb's, not searched (for the benchmark)
+        # why a decision was the rule of thumb's, not searched (for the benchmark)
         self.fallbacks: collections.Counter[str] = collections.Counter()
+        # the decisions searched by kind ("play", "bid"; fallbacks included), and the
+        # bids left to the rule of thumb with no other sensible call
+        self.decisions: collections.Counter[str] = collections.Counter()
 
     def choose(self, view: SeatView, rng: random.Random) -> InputEvent:
-        if view.game.phase is not Phase.PLAYING:
-            return self.fallback.choose(view, rng)
-        return self.play(view, rng)
+        phase = view.game.phase
+        if phase is Phase.PLAYING:
+            self.decisions["play"] += 1
+            return self.play(view, rng)
+        if self.bid_by_search and phase in SEARCHED:
+            return self.bid(view, rng)
+        return self.fallback.choose(view, rng)
+
+    def bid(self, view: SeatView, rng: random.Random) -> InputEvent:
+        """The call with the best expected points over sampled deals (bidding.py); the
+        rule of thumb's among equals, and when too few deals were weighed."""
+        start = self.clock()
+        default = self.fallback.choose(view, rng)
+        legal = plausible(view, view.game.legal_events(), default)
+        self.samples_taken = 0
+        if len(legal) <= 1:
+            self.decisions["bid, one sensible call"] += 1
+            return default
+        self.decisions["bid"] += 1
+        weighed = weigh_calls(
+            view,
+            legal,
+            rng,
+            clock=self.clock,
+            budget=self.budget - (self.clock() - start),
+            hard=start + self.budget * HARD_FACTOR,
+            max_deals=self.max_samples,
+        )
+        self.samples_taken = weighed.deals
+        if weighed.deals < self.min_deals:
+            self.fallbacks["bid: " + (weighed.why or "too few deals weighed in time")] += 1
+            return default
+        values = weighed.values
+        if default not in values:  # not among the legal events (cannot happen)
+            return max(legal, key=lambda e: values[e])
+        # the best call that gains on the rule of thumb's by ``overrule`` standard errors
+        for call in sorted(legal, key=lambda e: -values[e]):
+            if values[call] <= values[default] + 1e-9:
+                break
+            mean, se = weighed.gain(call, default)
+            if mean > self.overrule * se:
+                return call
+        return default
 
     def play(self, view: SeatView, rng: random.Random) -> CardPlayed:
         start = self.clock()
@@ -96,7 +154,7 @@ class StrongBot:
             self.samples_taken += 1
             slowest = max(slowest, self.clock() - now)
         if weights == 0.0:
-            self.fallbacks[why] += 1
+            self.fallbacks["play: " + why] += 1
             return CardPlayed(me, default)
         best = max(totals.values())
         # among the cards as good as the best (to rounding), the rule of thumb's choice

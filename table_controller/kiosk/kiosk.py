@@ -133,7 +133,11 @@ class Kiosk:
         self.cover = CoverWatch(covered_after)
         # One worker thread works out the bots' and the demo's moves.
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="kiosk-bot")
-        bot = StrongBot(budget=k.think_time) if k.bot_level == "strong" else RuleOfThumbBot()
+        bot = (
+            StrongBot(budget=k.think_time, bid_by_search=k.bid_by_search)
+            if k.bot_level == "strong"
+            else RuleOfThumbBot()
+        )
         self.bots = KioskBots(self, bot, self._pool)
         self.attract = Attract(self, demo_step, self._pool)
         self._last_visitor = 0.0

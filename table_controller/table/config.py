@@ -117,7 +117,8 @@ class KioskConfig:
 
     visitors: tuple[Seat, ...] = (Seat.S,)
     bot_level: str = "strong"  # "strong" | "rule-of-thumb"
-    think_time: float = 0.05  # seconds a strong bot may think per card
+    think_time: float = 0.05  # seconds a strong bot may think per card (and per bid)
+    bid_by_search: bool = True  # a strong bot bids by search; false: by the rule of thumb
     bot_pace: float = 1.5  # seconds a bot waits before it acts, so visitors can follow
     pin_hash: str = ""  # `table-controller kiosk pin`; empty: the kiosk will not start
     walk_away: float = 180.0  # seconds with no visitor action: the game ends
@@ -172,6 +173,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "visitors",
         "bot_level",
         "think_time",
+        "bid_by_search",
         "bot_pace",
         "pin_hash",
         "walk_away",
@@ -633,6 +635,7 @@ def _kiosk(r: Reader, t: Mapping[str, Any]) -> KioskConfig:
         visitors=visitors,
         bot_level=r.choice(t, "kiosk.bot_level", d.bot_level, BOT_LEVELS),
         think_time=r.number(t, "kiosk.think_time", d.think_time, low=0.0, high=10.0),
+        bid_by_search=r.boolean(t, "kiosk.bid_by_search", d.bid_by_search),
         bot_pace=r.number(t, "kiosk.bot_pace", d.bot_pace, low=0.0, high=30.0),
         pin_hash=pin_hash,
         walk_away=walk_away,

@@ -82,6 +82,7 @@ public_delay = 0.0          # seconds the public view of this table is held back
 visitors = ["S"]            # the seats visitors sit at (one to three); bots play the others
 bot_level = "strong"        # "strong" (samples and solves) or "rule-of-thumb"
 think_time = 0.05           # seconds a strong bot may think per card
+bid_by_search = true        # a strong bot bids by search (false: by the rule of thumb)
 bot_pace = 1.5              # seconds a bot waits before acting, so visitors can follow
 pin_hash = ""               # the operator's PIN: `table-controller kiosk pin` prints this
 walk_away = 180.0           # seconds with no visitor action: the game ends (it stays logged)
