@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_bots_play import decisions, rehide
 
 from table_controller.bots.bidding import SEARCHED, Weighed, plausible, weigh_calls
 from table_controller.bots.knowledge import SeatView, seat_view
@@ -31,7 +32,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.presets import PRESETS, preset
 from table_controller.seats import SEATS, Seat
 from table_controller.simulate import deal
-from tests.test_bots_play import decisions, rehide
 
 STEP = 0.0005  # seconds a reading of the driven clock advances it
 
