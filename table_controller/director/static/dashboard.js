@@ -143,15 +143,6 @@ function draw(snap) {
 }
 
 // --- pictures, large, in the page ----------------------------------------------------
-function showPicture(url, caption) {
-  $("lightbox-image").src = url;
-  $("lightbox-image").alt = caption;
-  $("lightbox-caption").textContent = caption;
-  $("lightbox").hidden = false;
-  $("lightbox-close").focus();
-}
-function closePicture() { $("lightbox").hidden = true; $("lightbox-image").removeAttribute("src"); }
-$("lightbox").addEventListener("click", closePicture);
 document.addEventListener("keydown", (e) => {
   if (e.key !== "Escape") return;
   if (!$("lightbox").hidden) closePicture(); else if (!$("alert-detail").hidden) closeAlert();

@@ -11,3 +11,18 @@ function el(tag, attrs, ...children) {
   for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
   return e;
 }
+
+// A picture shown large in the page's #lightbox (a click anywhere, or Escape, closes it).
+function showPicture(url, caption) {
+  const image = document.getElementById("lightbox-image");
+  image.src = url;
+  image.alt = caption;
+  document.getElementById("lightbox-caption").textContent = caption;
+  document.getElementById("lightbox").hidden = false;
+  document.getElementById("lightbox-close").focus();
+}
+function closePicture() {
+  document.getElementById("lightbox").hidden = true;
+  document.getElementById("lightbox-image").removeAttribute("src");
+}
+document.getElementById("lightbox").addEventListener("click", closePicture);

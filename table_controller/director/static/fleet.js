@@ -167,15 +167,6 @@ async function refresh() {
   drawRequests(q.data.requests || []);
 }
 
-function showPicture(url, caption) {
-  $("lightbox-image").src = url;
-  $("lightbox-image").alt = caption;
-  $("lightbox-caption").textContent = caption;
-  $("lightbox").hidden = false;
-  $("lightbox-close").focus();
-}
-function closePicture() { $("lightbox").hidden = true; $("lightbox-image").removeAttribute("src"); }
-$("lightbox").addEventListener("click", closePicture);
 document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !$("lightbox").hidden) closePicture(); });
 
 refresh();
