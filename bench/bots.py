@@ -4,6 +4,8 @@
     nice .venv/bin/python bench/bots.py --hands 1000 --presets bicycle-head-to-head
     nice .venv/bin/python bench/bots.py --hands 500 --presets bicycle-head-to-head \
         --opponent strong-rule-of-thumb-bids       # bidding by search against without
+    nice .venv/bin/python bench/bots.py --hands 5000 --presets nmu-tournament \
+        --opponent strong-before                   # today's strong bot against issue 21's
     nice -n 19 .venv/bin/python bench/bots.py --opponent openspiel-ismcts \
         --presets bicycle-head-to-head --minutes 14          # against OpenSpiel's ISMCTS
 
@@ -15,8 +17,10 @@ hand with a 95% confidence interval; and the time of every decision by kind (med
 99th percentile, wall clock on this machine). ``--a`` picks the first bot (default the
 strong bot; ``--a rule-of-thumb --opponent openspiel-ismcts`` measures OpenSpiel's bot
 against the rule-of-thumb bot; ``strong-rule-of-thumb-bids`` is the strong bot bidding
-by the rule of thumb, as before issue 21). For each strong bot: how often each kind of
-decision it searches (bid, play) fell back to the rule of thumb, and why.
+by the rule of thumb, with today's solver; ``strong-before`` is the strong bot as issue
+21 found it: the rule-of-thumb bids and the solver before it, bench/solver_baseline.py).
+For each strong bot: how often each kind of decision it searches (bid, play) fell back
+to the rule of thumb, and why.
 """
 
 from __future__ import annotations
@@ -36,7 +40,13 @@ from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import DEFAULT_BUDGET, MIN_DEALS, OVERRULE, StrongBot
 from table_controller.rules.presets import PRESETS, Rules, preset
 
-BOTS = ("strong", "strong-rule-of-thumb-bids", "rule-of-thumb", "openspiel-ismcts")
+BOTS = (
+    "strong",
+    "strong-rule-of-thumb-bids",
+    "strong-before",
+    "rule-of-thumb",
+    "openspiel-ismcts",
+)
 
 
 class Stop(Exception):
@@ -48,6 +58,16 @@ def make_bot(kind: str, rules: Rules, args: argparse.Namespace) -> Bot:
         return StrongBot(budget=args.budget, overrule=args.overrule, min_deals=args.min_deals)
     if kind == "strong-rule-of-thumb-bids":
         return StrongBot(budget=args.budget, bid_by_search=False)
+    if kind == "strong-before":  # the strong bot as issue 21 found it
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import solver_baseline  # type: ignore[import-not-found]
+
+        return StrongBot(
+            budget=args.budget,
+            bid_by_search=False,
+            solver=solver_baseline.Solver,
+            name="strong-before",
+        )
     if kind == "rule-of-thumb":
         return RuleOfThumbBot()
     from table_controller.bots.openspiel_bot import OpenSpielBot  # needs pyspiel

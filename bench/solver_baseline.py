@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from table_controller.bots.search import OutOfTime  # the one the strong bot catches
 from table_controller.cards import DECK, Card, Suit, effective_table, power
-from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
 
 _Table = tuple[tuple[int, ...], ...]
@@ -57,10 +57,6 @@ def mask_of(cards: Sequence[Card] | frozenset[Card] | set[Card]) -> int:
     for c in cards:
         m |= 1 << c
     return m
-
-
-class OutOfTime(TableControllerError):
-    """A solve passed its deadline: its answer is unknown (the bot plays without it)."""
 
 
 class Solver:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -13,8 +14,9 @@ from table_controller.bots.knowledge import ViewKeeper, knowledge, seat_view, se
 from table_controller.bots.match import next_event, play_match
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, play_card
 from table_controller.bots.sampling import sample_deal
+from table_controller.bots.search import Solver
 from table_controller.bots.strong import StrongBot
-from table_controller.cards import effective_table
+from table_controller.cards import Suit, effective_table
 from table_controller.rules.events import (
     CardPlayed,
     CardsExchanged,
@@ -190,6 +192,28 @@ def test_the_strong_bot_without_time_plays_the_rule_of_thumb_card() -> None:
                 searched += 1
     assert gave_up >= 1 and bot.fallbacks["play: no sample solved in time"] == gave_up
     assert searched >= 1  # the last tricks solve within the first 256 nodes
+
+
+def test_the_strong_bot_plays_by_the_solver_it_is_given() -> None:
+    """The benchmark's ``strong-before`` passes the solver before issue 21; the bot asks
+    the factory it was given for each card's solver, with the hand's trump and seat out."""
+    asked: list[tuple[Suit | None, Seat | None]] = []
+
+    def factory(trump: Suit | None, out: Seat | None, clock: Callable[[], float]) -> Solver:
+        asked.append((trump, out))
+        return Solver(trump, out, clock, compiled=False)
+
+    bot = StrongBot(budget=0.002, max_samples=3, clock=lambda: 0.0, solver=factory)
+    played = 0
+    for game, _ in decisions("bicycle-head-to-head", 11, RuleOfThumbBot()):
+        me = game.to_act
+        if game.phase is Phase.PLAYING and me is not None and len(game.legal_events()) > 1:
+            assert game.hand is not None
+            event = bot.choose(seat_view(game, me), random.Random(1))
+            assert event in game.legal_events() and bot.samples_taken == 3
+            assert asked[-1] == (game.hand.trump, game.hand.sitting_out)
+            played += 1
+    assert played >= 1 and len(asked) == played
 
 
 def test_a_match_scores_both_ways_round() -> None:
