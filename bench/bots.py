@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # solver_baseline, for strong-before
 
 from table_controller.bots import Bot
 from table_controller.bots.match import MatchResult, play_match
@@ -59,7 +60,6 @@ def make_bot(kind: str, rules: Rules, args: argparse.Namespace) -> Bot:
     if kind == "strong-rule-of-thumb-bids":
         return StrongBot(budget=args.budget, bid_by_search=False)
     if kind == "strong-before":  # the strong bot as issue 21 found it
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         import solver_baseline  # type: ignore[import-not-found]
 
         return StrongBot(
