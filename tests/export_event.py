@@ -112,8 +112,17 @@ def build_event(
                 }
             )
             base = messages[0]["at"]
+            # the game's own rules and players, as a table's log sends them with seq 1
+            record = {
+                "rules": "td-progressive",
+                "options": {"hands_per_game": 2},
+                "players": seats,
+            }
             for m in messages:
-                store.add_event({**m, "table": table, "game": round_no, "at": at + m["at"] - base})
+                first = {"record": record} if m["seq"] == 1 else {}
+                store.add_event(
+                    {**m, **first, "table": table, "game": round_no, "at": at + m["at"] - base}
+                )
                 admin.on_stored("event", table)
             for (_, seq), png in images.items():
                 store.add_evidence(table, round_no, seq, png)

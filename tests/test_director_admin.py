@@ -670,9 +670,8 @@ def test_director_records_the_final_in_the_page(page: Page, served: Served) -> N
     expect(page.locator("#event-final-result .champion")).to_have_text(
         "Champion: Greens (Ed & Flo)"
     )
-    expect(page.locator("#event-standings li").first).to_have_text(
-        "1. Greens (Ed & Flo) – 8 points, 1 wins – champion"
-    )
+    first = page.locator("#event-standings tbody tr").first.locator("td")
+    expect(first).to_have_text(["1", "Greens (Ed & Flo)", "8", "1", "1", "8.00", "champion"])
     expect(page.locator("#event-problem")).to_have_text("")
     expect(page.locator("#event-history")).to_contain_text("ann: final – score card")
     # Entered again: refused, saying how to correct it; then corrected.

@@ -136,7 +136,7 @@ def test_results_csv_has_a_row_per_game_with_names_scores_and_reneges(exported: 
 @pytest.mark.slow(budget=120)
 def test_standings_csv_has_every_player_best_first(exported: Path, event_store: Path) -> None:
     rows = read_csv(exported / "standings.csv")
-    assert list(rows[0]) == ["Place", "Player", "Points", "Rounds won", "Rounds played"]
+    assert list(rows[0]) == ["Place", "Tied", "Player", "Points", "Rounds won", "Rounds played"]
     assert {r["Player"] for r in rows} == set(PLAYERS)
     points = [int(r["Points"]) for r in rows]
     assert points == sorted(points, reverse=True) and rows[0]["Place"] == "1"
@@ -394,7 +394,7 @@ def test_games_without_an_event_are_exported_with_team_standings(tmp_path: Path)
     rows = read_csv(tmp_path / "out" / "results.csv")
     assert len(rows) == 4 and all(r["Round"] == "" for r in rows)
     standings = read_csv(tmp_path / "out" / "standings.csv")
-    assert list(standings[0]) == ["Place", "Team", "Games won", "Points", "Games played"]
+    assert list(standings[0]) == ["Place", "Tied", "Team", "Games won", "Points", "Games played"]
     assert sum(int(r["Games won"]) for r in standings) == 4  # one winner a game
     booklet = pages_text(tmp_path / "out" / "booklet.pdf")
     assert "No event has been created on the dashboard" in booklet[1]
@@ -423,19 +423,25 @@ def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> No
     code, _ = run("--database", str(database), "--out", str(tmp_path / "out"))
     assert code == 0
     rows = read_csv(tmp_path / "out" / "results.csv")
-    assert [r["Round"] for r in rows] == ["1", "1", "1", "2", "2", "3", "3"]
-    corrected = rows[2]  # the game as played stays; the correction is a row of its own
-    assert corrected["Status"] == "corrected by the director" and corrected["Table"] == "Maple"
+    assert [r["Round"] for r in rows] == ["1", "1", "2", "2", "3", "3"]
+    # The director's correction is the game's, never a second result: the row shows the
+    # points that count, and says what the table recorded, who changed it and why.
+    corrected = rows[0]
+    assert corrected["Table"] == "Maple" and corrected["Game"] == "1"
+    assert corrected["Status"] == "finished, corrected by the director"
     assert [corrected[f"{w} points"] for w in ("North", "East", "South", "West")] == ["9"] * 4
-    assert rows[0]["Table"] == "Maple" and rows[0]["Status"] == "finished"
-    by_hand = rows[5:]
+    assert "the table recorded" in corrected["Correction"]
+    assert "ann corrected it" in corrected["Correction"]
+    assert "the score card says 9 each" in corrected["Correction"]
+    assert rows[1]["Status"] == "finished" and rows[1]["Correction"] == ""
+    by_hand = rows[4:]
     assert all(r["Status"] == "recorded by the director" and r["Game"] == "" for r in by_hand)
     assert [r["Table"] for r in by_hand] == ["Table 1", "Table 2"]  # no feed table assigned
     for r, seats, points in zip(by_hand, seating, ([5, 3, 5, 3], [2, 7, 2, 7]), strict=True):
         assert [r[w] for w in ("North", "East", "South", "West")] == [seats[s] for s in "NESW"]
         assert [int(r[f"{w} points"]) for w in ("North", "East", "South", "West")] == points
     booklet = pages_text(tmp_path / "out" / "booklet.pdf")
-    assert "3 rounds, 2 tables, 4 games, 3 results entered by hand" in booklet[0]
+    assert "3 rounds, 2 tables, 4 games, 2 results entered by hand" in booklet[0]
     assert "Round 3" in booklet[2] and booklet[2].count("by hand") == 2
     assert booklet[2].count("corrected") == 1
 
@@ -479,7 +485,7 @@ def test_standings_of_a_team_rounds_event_and_of_a_bracket() -> None:
     assert final.bottom is not None
     b.record_game(final.id, final.bottom)
     rows = standings(bracket, []).rows
-    assert [r[0] for r in rows] == [1, 2, 3, 3]
+    assert [r[0] for r in rows] == [1, 2, "=3", "=3"]  # a shared place is said as a tie
     assert rows[0][1] == team_words(bracket, final.bottom) and rows[0][2] == "champion"
     assert rows[1][1] == team_words(bracket, str(final.top))
 

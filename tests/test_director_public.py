@@ -156,7 +156,7 @@ def test_director_creates_an_event_marks_an_absentee_sees_seating(
     page.click("#event-create-button")
     expect(page.locator("#event-kind")).to_have_text("(progressive)")
     expect(page.locator("#event-seating div")).to_have_count(2)
-    expect(page.locator("#event-standings li")).to_have_count(8)
+    expect(page.locator("#event-standings tbody tr")).to_have_count(8)
     page.select_option("#absent-player", "cy")
     page.fill("#absent-reason", "stuck in traffic")
     page.click("#absent-button")
@@ -178,7 +178,7 @@ def test_director_creates_an_event_marks_an_absentee_sees_seating(
     expect(page.locator("#event-problem")).to_contain_text("needs a reason")
     page.fill("#result-reason", "score card")
     page.click("#result-button")
-    expect(page.locator("#event-standings li").first).to_contain_text("4 points")
+    expect(page.locator("#event-standings tbody tr").first).to_contain_text("4")
     # The public page shows the standings too.
     page.goto(served.url + "public")
     expect(page.locator("#standings li")).to_have_count(8)  # Zed plays for Cy's points

@@ -396,7 +396,6 @@ def add_commands(subparsers: Any) -> None:
     )
     export.add_argument("--out", required=True, metavar="DIR", help="the folder to write in")
     export.add_argument("--event", help="the event's name, on every page (default: the config's)")
-    export.add_argument("--rules", help="the event's rule preset (default td-tournament)")
     export.add_argument(
         "--paper",
         choices=sorted(PAPERS_CHOICES),

@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.director.formats import (
     Bracket,
@@ -58,6 +58,12 @@ class EventState:
     taken: list[str] = field(default_factory=list)  # "table:game:seq" results already used
     unplaced: list[dict[str, Any]] = field(default_factory=list)
     public_delay: float = 0.0
+    # The event's rules, kept when it is created (the preset's name and its options):
+    # the papers and any game whose table sent none are scored under them.
+    rules: EventRules | None = None
+    # The director's "results final" (``results_final``): who, when, and the signed
+    # digest of the results confirmed; None while they are provisional.
+    final: dict[str, Any] | None = None
 
     @property
     def people(self) -> Roster:
@@ -73,6 +79,8 @@ class EventState:
             "taken": list(self.taken),
             "unplaced": list(self.unplaced),
             "public_delay": self.public_delay,
+            "rules": None if self.rules is None else dict(self.rules),
+            "final": None if self.final is None else dict(self.final),
         }
 
     @classmethod
@@ -88,7 +96,25 @@ class EventState:
             taken=[str(k) for k in obj.get("taken") or []],
             unplaced=list(obj.get("unplaced") or []),
             public_delay=float(obj.get("public_delay") or 0.0),
+            rules=_event_rules(obj.get("rules")),
+            final=dict(obj["final"]) if isinstance(obj.get("final"), Mapping) else None,
         )
+
+
+class EventRules(TypedDict):
+    """The event's rules: a preset's name and the director's options."""
+
+    name: str
+    options: dict[str, Any]
+
+
+def _event_rules(raw: Any) -> EventRules | None:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+        return None
+    options = raw.get("options")
+    return EventRules(
+        name=raw["name"], options=dict(options) if isinstance(options, Mapping) else {}
+    )
 
 
 # --- creating an event (pure) -------------------------------------------------------------
@@ -513,6 +539,9 @@ class EventsAdmin:
         reason: str | None = None,
     ) -> None:
         new = create(kind, lines, rounds=rounds, best_of=best_of)
+        # The event's rules are what the director's store was started with (--rules,
+        # --option, [event] rules): kept with the event, so its papers need no flag.
+        new.rules = EventRules(name=self.store.rules_name, options=dict(self.store.options))
 
         def edit(s: EventState) -> None:
             new.public_delay, new.taken = s.public_delay, s.taken  # old games stay old

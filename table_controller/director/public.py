@@ -33,18 +33,17 @@ from typing import Any
 from table_controller.director.dashboard_words import title_order
 from table_controller.director.events_admin import EventsAdmin
 from table_controller.director.hall import (
-    event_standings,
+    bracket_rows,
     news_text,
-    result_row,
     round_text,
     seat_names,
     seating_words,
     standings_heading,
-    table_standings,
     table_title,
     table_words,
     team_names,
 )
+from table_controller.director.results_view import ResultsSource, hall_results, hall_standings
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
@@ -130,9 +129,12 @@ class PublicView:
         *,
         delay: float | None = None,
         clock: Callable[[], float] = time.time,
+        results: ResultsSource | None = None,
     ) -> None:
         self.store = store
         self.admin = admin
+        # The standings and the games ended: the results model, as the papers print them.
+        self.results = results if results is not None else ResultsSource(store, "")
         self._delay = delay
         self._clock = clock
         self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -150,10 +152,7 @@ class PublicView:
         delay = self.delay(asked_delay)
         until = self._clock() - delay
         tables = []
-        results: list[dict[str, Any]] = []
-        tallies = []
         titles: dict[str, str] = {}
-        counts = self.store.event_counts()
         for t in self.store.tables():
             titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
@@ -161,11 +160,8 @@ class PublicView:
                 continue
             pic = {**pic, **table_words(pic, titles[t["table"]])}
             tables.append(pic)
-            ended = self._ended(t["table"], pic, until, counts.get(t["table"], 0))
-            results += ended
-            tallies.append(_tally(pic, ended))
         tables.sort(key=lambda t: title_order(t["title"]))
-        results.sort(key=lambda r: r["at"], reverse=True)
+        model = self.results.results()
         event: dict[str, Any] = {"format": None}
         if self.admin is not None:
             full = self.admin.summary()
@@ -181,8 +177,9 @@ class PublicView:
                     "champion",
                 )
             }
-        fallback = event.get("format") is None
-        rows = table_standings(tallies) if fallback else event_standings(event)
+        rows: list[Any] = [] if model is None else list(hall_standings(model))
+        if event.get("format") == "bracket" and not rows:
+            rows = bracket_rows(event)
         return {
             "standings": {"heading": standings_heading(event), "rows": rows},
             "delay": delay,
@@ -191,28 +188,9 @@ class PublicView:
             "at": until,
             "tables": tables,
             "seating": seating_words(event, titles),
-            "results": [{k: v for k, v in r.items() if k != "_ended"} for r in results][:RESULTS],
+            "results": [] if model is None else list(hall_results(model, until, RESULTS)),
             "event": event,
         }
-
-    def _ended(
-        self, table: str, pic: dict[str, Any], until: float, count: int
-    ) -> list[dict[str, Any]]:
-        """The games ``table`` ended by ``until``, newest last, in the hall's words;
-        ``count`` the table's events stored (the store is read again when it grows)."""
-        known = self._ended_games.get(table)
-        if known is None or known[0] != count:
-            known = (count, self.store.ended_games(table))
-            self._ended_games[table] = known
-        rows = []
-        for e in known[1]:
-            if e.get("at") is None or e["at"] > until:
-                continue
-            for out in e["outputs"]:
-                if isinstance(out, dict) and out.get("event") == "game_ended":
-                    row = result_row(table, pic["title"], out, pic["team_names"], e["at"])
-                    rows.append({**row, "_ended": out})
-        return rows
 
     def _table(self, table: str, until: float) -> dict[str, Any] | None:
         games = self.store.games(table)
@@ -231,7 +209,7 @@ class PublicView:
         return None
 
     def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
-        name, options = self.store.rules_of(table)
+        name, options = self.store.rules_of(table, game)
         try:
             g = Game(preset(name, options))
         except RulesError:
@@ -257,22 +235,6 @@ class PublicView:
         pic["game"] = game
         pic["problem"] = problem
         return pic
-
-
-def _tally(pic: dict[str, Any], ended: list[dict[str, Any]]) -> dict[str, Any]:
-    """A table's games won and points, for the standings before an event's format."""
-    won = {"NS": 0, "EW": 0}
-    points = {"NS": 0, "EW": 0}
-    for row in ended:
-        out = row["_ended"]
-        if out.get("winner") in won:
-            won[out["winner"]] += 1
-        for team, p in zip(("NS", "EW"), out.get("scores") or [], strict=False):
-            points[team] += int(p)
-    if pic.get("phase") != "over":  # the game in play (an ended one is counted above)
-        for team in points:
-            points[team] += int((pic.get("score") or {}).get(team) or 0)
-    return {"title": pic["title"], "teams": pic["team_names"], "won": won, "points": points}
 
 
 def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -1,17 +1,26 @@
-"""The event's results as people read them: every game the tables sent, replayed into
-hands, with its round, its table's name and its players; and the standings.
+"""The event's results: the one model every screen and paper renders.
 
-Why a module of its own: the export (``results_csv``, ``results_pdf``, written by
-``results_files``) needs the games in words, not as the store keeps them. A game is
-never taken from a table's say-so: it is the replay of its stored events under its rules
-(the same replay as the table's own score sheet, ``table.export.replay_game``), so a
-sheet shows what the rules decided. Which round a game was is read from the event's
-history: the version of the event that took the game's result says which round and
-place it went to.
+Each game the tables sent, with its round and place, its table's name, its players, its
+team and individual points, its status and winner, its reneges, rulings and the
+director's corrections; the results entered by hand; and the standings in the event's
+format. The dashboard, the hall screen, results.csv, standings.csv, the score sheets and
+the booklet all draw this (``collect``), and none derives a result of its own.
+
+Where each fact comes from, so that every output says what the tables recorded:
+- a game's rules and players: its table's log (``store_games``, sent with the game's
+  first event); for a table that sent none, the event's rules and its statuses;
+- whether it is over, and its score: the table's own ``game_ended`` (the table's log
+  says so); the hands come from the replay of its stored events under its rules (the
+  same replay as the table's own score sheet, ``table.export.replay_game``), and a
+  replay that disagrees with the table is said as a problem, never hidden;
+- its round and place: the version of the event that took the game's result;
+- a correction: a later version in which the director changed that place's result
+  (before, after, who, why, when), shown on the game, never as a second result.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -21,13 +30,14 @@ from typing import Any
 
 from table_controller.director.dashboard_words import table_title
 from table_controller.director.events_admin import EventState, team_words
-from table_controller.director.formats import FormatError, ProgressiveEvent, RoundsEvent
+from table_controller.director.formats import Bracket, FormatError, ProgressiveEvent, RoundsEvent
 from table_controller.director.results_standings import Standings, standings
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.hand import Phase
+from table_controller.rules.presets import PRESETS
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Evidence, Sheet, replay_game
 from table_controller.words import SEAT_NAMES
@@ -39,9 +49,33 @@ FORMAT_WORDS = {
 }
 
 
+@dataclass(frozen=True)
+class Correction:
+    """The director changed a game's result: what the table recorded, what stands now,
+    who changed it, why and when."""
+
+    before: str
+    after: str
+    who: str
+    why: str
+    at: float
+    scores: tuple[int, int] | None = None  # the team points that stand now
+    individual: dict[Seat, int] | None = None  # a progressive game's, each seat's
+
+    @property
+    def words(self) -> str:
+        """The correction in one line: what the table recorded, what stands, who and why."""
+        when = when_text(self.at)
+        why = f": {self.why}" if self.why else ""
+        return (
+            f"the table recorded {self.before}; {self.who} corrected it to {self.after} "
+            f"at {when}{why}"
+        )
+
+
 @dataclass
 class GameResult:
-    """One game a table sent, replayed: what its results row and score sheet show."""
+    """One game a table sent: what its results row and score sheet show."""
 
     table: str  # the table's id (the store's key)
     title: str  # the table's name as people read it ("Maple"), else its id
@@ -51,23 +85,65 @@ class GameResult:
     sheet: Sheet
     round: int | None = None  # the event's round this game's result went to
     place: str | None = None  # the format's table number, or a bracket's match
+    ended: dict[str, Any] | None = None  # the table's own game_ended (its log's word)
+    ended_at: float | None = None  # when the table recorded it
+    correction: Correction | None = None
+    rulings: list[str] = field(default_factory=list)  # each ruling applied, in words
 
     @property
     def scores(self) -> tuple[int, int]:
+        if self.ended is not None:
+            pair = self.ended.get("scores")
+            if isinstance(pair, list | tuple) and len(pair) == 2:
+                return int(pair[0]), int(pair[1])
         state = self.sheet.game
         return (0, 0) if state is None else state.team_scores()
 
     @property
     def finished(self) -> bool:
-        state = self.sheet.game
-        return state is not None and state.phase is Phase.OVER
+        """Over when the table's log says so (its ``game_ended``), not before."""
+        return self.ended is not None
 
     @property
     def winner(self) -> Team | None:
-        state = self.sheet.game
-        if state is None or state.phase is not Phase.OVER:
+        if self.ended is None:
             return None
-        return state.match_winner
+        side = self.ended.get("winner")
+        return Team[side] if side in ("NS", "EW") else None
+
+    @property
+    def counted_scores(self) -> tuple[int, int]:
+        """The team points that count: the director's correction's, else the table's."""
+        if self.correction is not None and self.correction.scores is not None:
+            return self.correction.scores
+        return self.scores
+
+    @property
+    def counted_individual(self) -> dict[Seat, int] | None:
+        """Each player's points that count: the correction's, else the table's."""
+        if self.correction is not None and self.correction.individual is not None:
+            return self.correction.individual
+        return self.individual
+
+    @property
+    def problem(self) -> str | None:
+        """The replay under the game's rules disagrees with the table's log: said, so a
+        score sheet that does not add up to the result is never handed out unexplained."""
+        state = self.sheet.game
+        if state is None:
+            return "its events could not be replayed"
+        over = state.phase is Phase.OVER
+        if over != self.finished:
+            return (
+                "the table's log says the game is over, but its events replay to a game in progress"
+                if self.finished
+                else "its events replay to a game over, but the table has not said so"
+            )
+        if self.finished and state.team_scores() != self.scores:
+            ns, ew = state.team_scores()
+            said = f"{self.scores[0]} to {self.scores[1]}"
+            return f"its events replay to {ns} to {ew}, the table said {said}"
+        return None
 
     @property
     def hands(self) -> int:
@@ -82,6 +158,10 @@ class GameResult:
     @property
     def individual(self) -> dict[Seat, int] | None:
         """Each player's points (a progressive game's own scores), or None."""
+        if self.ended is not None:
+            given = self.ended.get("individual")
+            if isinstance(given, list | tuple) and len(given) == 4:
+                return {s: int(v) for s, v in zip(Seat, given, strict=True)}
         totals = next((h.individual for h in reversed(self.sheet.hands) if h.individual), None)
         return None if totals is None else dict(zip(Seat, totals, strict=True))
 
@@ -100,9 +180,21 @@ class GameResult:
 
     @property
     def status(self) -> str:
-        if self.sheet.game is None:
+        """The game's state in words: finished or in progress, and corrected."""
+        if self.sheet.game is None and not self.finished:
             return "could not be replayed"
-        return "finished" if self.finished else "in progress"
+        words = "finished" if self.finished else "in progress"
+        return words + (", corrected by the director" if self.correction else "")
+
+    @property
+    def result_words(self) -> str:
+        """The game's own result, as the table recorded it ("Ann 5, Bo 3, ..." for a
+        progressive game; "North-South 10, East-West 6" otherwise)."""
+        points = self.individual
+        if points is not None:
+            return ", ".join(f"{self.players.get(s) or SEAT_NAMES[s]} {points[s]}" for s in Seat)
+        ns, ew = self.scores
+        return f"{self.team(Team.NS)} {ns}, {self.team(Team.EW)} {ew}"
 
 
 @dataclass
@@ -133,6 +225,14 @@ class Results:
     standings: Standings
     rounds: int = 0  # the event's number of rounds (0: none, or a bracket)
     recorded: list[RecordedResult] = field(default_factory=list)
+    rules: str = ""  # the event's rules in words ("" before an event is created)
+    over: bool = False  # every round's (or the bracket's) result is in
+    final: FinalMark | None = None  # the director's "results final", if these are they
+
+    @property
+    def state_words(self) -> str:
+        """ "final" once the director confirmed exactly these results, else "provisional"."""
+        return "final" if self.final is not None else "provisional"
 
     def recorded_in(self, heading: str) -> list[RecordedResult]:
         """The results entered by hand in the round ``by_round`` heads ``heading``."""
@@ -154,6 +254,17 @@ class Results:
         return out
 
 
+@dataclass(frozen=True)
+class FinalMark:
+    """The director's confirmation that the results are final: who, when, and the
+    digest of the results confirmed (signed with the director's key, when it has one)."""
+
+    who: str
+    at: float
+    digest: str
+    signature: str = ""
+
+
 class NoGames(TableControllerError, ValueError):
     """The store holds no game yet: nothing to export."""
 
@@ -162,20 +273,28 @@ class ExportError(TableControllerError, RuntimeError):
     """The results cannot be printed or written: why, and what to do."""
 
 
-def collect(store: DirectorStore, event_name: str) -> Results:
-    """The event's results from ``store``: every game of every table, replayed."""
+def collect(store: DirectorStore, event_name: str, *, empty_ok: bool = False) -> Results:
+    """The event's results from ``store``: every game of every table, as its table
+    recorded it, with the director's corrections, and the standings. With no game and no
+    result yet: ``NoGames`` (an export of nothing), or with ``empty_ok`` (the screens)
+    the event's standings before its first result."""
     names = table_names(store)
     state = _event_state(store)
     rounds_of = game_rounds(store)
+    rulings = _rulings(store)
     games: list[GameResult] = []
     for table in sorted(names, key=lambda t: natural(names[t])):
         players_of = _players_by_game(store, table)
-        rules_name, options = store.rules_of(table)
         for game in store.games(table):
             stored = store.events(table, game)
             events: list[LoggedEvent] = []
             problems: list[str] = []
+            ended: dict[str, Any] | None = None
+            ended_at: float | None = None
             for e in stored:
+                for out in e["outputs"] or []:
+                    if isinstance(out, dict) and out.get("event") == "game_ended":
+                        ended, ended_at = dict(out), float(e["at"])
                 try:
                     inp = decode_input(e["input"])
                 except (CodecError, ValueError, TypeError) as exc:
@@ -183,7 +302,7 @@ def collect(store: DirectorStore, event_name: str) -> Results:
                     continue
                 events.append(LoggedEvent(game, e["seq"], inp, e["source"], e["at"], e["evidence"]))
             started = float(stored[0]["at"]) if stored else 0.0
-            players = players_of.get(game) or players_of.get(0) or {}
+            rules_name, options, players = _setup_of(store, state, table, game, players_of)
             record = GameRecord(game, rules_name, options, players, started)
             sheet = replay_game(
                 record,
@@ -194,10 +313,24 @@ def collect(store: DirectorStore, event_name: str) -> Results:
             )
             round_no, place = rounds_of.get((table, game), (None, None))
             games.append(
-                GameResult(table, names[table], game, started, players, sheet, round_no, place)
+                GameResult(
+                    table,
+                    names[table],
+                    game,
+                    started,
+                    players,
+                    sheet,
+                    round_no,
+                    place,
+                    ended=ended,
+                    ended_at=ended_at,
+                    rulings=rulings.get((table, game), []),
+                )
             )
     recorded = [] if state is None else recorded_by_hand(state, games, names)
-    if not games and not recorded:
+    if state is not None:
+        mark_corrections(store, state, games)
+    if not games and not recorded and not empty_ok:
         raise NoGames(
             f"{store.name} holds no game yet ({len(names)} tables heard from) and no "
             "result entered by hand: nothing to export; export once the first game has "
@@ -206,7 +339,7 @@ def collect(store: DirectorStore, event_name: str) -> Results:
     ev = state.event if state is not None else None
     fmt = "" if ev is None else FORMAT_WORDS[ev.to_json()["format"]]
     rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
-    return Results(
+    results = Results(
         event=event_name,
         format=fmt,
         dates=dates_text([g.started for g in games]),
@@ -214,7 +347,87 @@ def collect(store: DirectorStore, event_name: str) -> Results:
         standings=standings(state, games),
         rounds=rounds,
         recorded=recorded,
+        rules=_rules_words(state),
+        over=state is not None and event_over(state),
     )
+    results.final = final_mark(state, results)
+    return results
+
+
+def _setup_of(
+    store: DirectorStore,
+    state: EventState | None,
+    table: str,
+    game: int,
+    players_of: Mapping[int, dict[Seat, str]],
+) -> tuple[str, dict[str, Any], dict[Seat, str]]:
+    """A game's rules and players: its table's log's (sent with its first event), else
+    the event's rules (else the table's status's, else the store's) and its statuses."""
+    players = players_of.get(game) or players_of.get(0) or {}
+    setup = store.game_setup(table, game)
+    if setup is not None:
+        return setup.rules, dict(setup.options), dict(setup.players) or players
+    if state is not None and state.rules is not None:
+        return state.rules["name"], dict(state.rules["options"]), players
+    rules_name, options = store.rules_of(table)
+    return rules_name, options, players
+
+
+def rules_text(name: str, options: Mapping[str, Any]) -> str:
+    """The rules as a person reads them: the preset's title and its options in words
+    ("Tournament director rules, progressive event; hands per game: 2")."""
+    found = PRESETS.get(name)
+    text = found.title if found is not None else name
+    words = [
+        f"{k.replace('_', ' ')}: {'yes' if v is True else 'no' if v is False else v}"
+        for k, v in sorted(options.items())
+    ]
+    return text + ("; " + ", ".join(words) if words else "")
+
+
+def _rules_words(state: EventState | None) -> str:
+    if state is None or state.rules is None:
+        return ""
+    return rules_text(state.rules["name"], state.rules["options"])
+
+
+_RULING_KINDS = {
+    "confirm_renege": "the director upheld the renege",
+    "dismiss_renege": "the director dismissed the renege",
+    "adjust_score": "the director adjusted the score",
+    "void_hand": "the director voided the hand",
+}
+
+
+def _ruling_words(kind: str, payload: Mapping[str, Any]) -> str:
+    """A ruling in words: what changed first ("East-West −2: the director dismissed
+    the renege"), for the papers' list of a game's rulings."""
+    what = _RULING_KINDS.get(kind, "the director ruled")
+    raw = payload.get("event")
+    event: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    hand = payload.get("hand")
+    if kind == "void_hand" and isinstance(hand, int):
+        what = f"the director voided hand {hand}"
+    team, points = event.get("team"), event.get("points")
+    if team in ("NS", "EW") and isinstance(points, int):
+        side = "North-South" if team == "NS" else "East-West"
+        sign = "+" if points >= 0 else "−"
+        return f"{side} {sign}{abs(points)}: {what}"
+    return what[0].upper() + what[1:]
+
+
+def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[str]]:
+    """Each game's rulings the table applied, in words, oldest first."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for r in store.rulings():
+        game = r.get("game")
+        if not isinstance(game, int) or r.get("state") != "applied":
+            continue
+        words = _ruling_words(str(r["kind"]), r["payload"])
+        reason = str(r.get("reason") or "").strip()
+        line = f"{words} ({r['director']}: {reason})" if reason else words
+        out.setdefault((str(r["table"]), game), []).append(line)
+    return out
 
 
 def _evidence(store: DirectorStore, table: str, game: int) -> Evidence:
@@ -321,10 +534,11 @@ def game_rounds(store: DirectorStore) -> dict[tuple[str, int], tuple[int, str]]:
 def recorded_by_hand(
     state: EventState, games: list[GameResult], names: Mapping[str, str]
 ) -> list[RecordedResult]:
-    """The event's results that no game from the feed shows: entered by hand (no game
-    behind them), or a game's result the director corrected (it differs from the game)."""
+    """The event's results that no game from the feed stands behind: entered by hand
+    (a table without a camera, a score card). A result the director changed for a game
+    is that game's correction (``mark_corrections``), never a second result."""
     ev = state.event
-    fed = {(g.round, g.place): g for g in games if g.round is not None}
+    fed = {(g.round, g.place) for g in games if g.round is not None}
     out: list[RecordedResult] = []
     if not isinstance(ev, ProgressiveEvent | RoundsEvent):
         return out
@@ -332,45 +546,177 @@ def recorded_by_hand(
     for round_no in sorted(int(r) for r in ev.results):
         feed = {p: t for t, p in state.assign.get(round_no, {}).items()}
         for place in sorted(int(p) for p in ev.results[round_no]):
+            if (round_no, str(place)) in fed:
+                continue
             table = feed.get(str(place))
             title = str(names.get(table, table) if table else f"Table {place}")
             if isinstance(ev, ProgressiveEvent):
                 seats = ev.tables(round_no)[place - 1]
                 players = {Seat.parse(s): people.name(pid) for s, pid in seats.items()}
                 points = {Seat.parse(s): int(v) for s, v in ev.results[round_no][place].items()}
-                found = RecordedResult(
-                    round_no,
-                    str(place),
-                    title,
-                    f"{players[Seat.N]} & {players[Seat.S]}",
-                    f"{players[Seat.E]} & {players[Seat.W]}",
-                    None,
-                    "",
-                    points,
-                    players,
+                out.append(
+                    RecordedResult(
+                        round_no,
+                        str(place),
+                        title,
+                        f"{players[Seat.N]} & {players[Seat.S]}",
+                        f"{players[Seat.E]} & {players[Seat.W]}",
+                        None,
+                        "",
+                        points,
+                        players,
+                    )
                 )
             else:
                 a, b = ev.tables(round_no)[place - 1]
                 res = ev.results[round_no][place]
                 sides = (team_words(state, a), team_words(state, b))
                 scores = (int(res.points[0]), int(res.points[1]))
-                found = RecordedResult(
-                    round_no, str(place), title, sides[0], sides[1], scores, sides[res.winner]
+                out.append(
+                    RecordedResult(
+                        round_no, str(place), title, sides[0], sides[1], scores, sides[res.winner]
+                    )
                 )
-            game = fed.get((round_no, str(place)))
-            if game is not None:
-                if _same(found, game):
-                    continue  # the game shows it
-                found.how = "corrected by the director"
-            out.append(found)
     return out
 
 
-def _same(result: RecordedResult, game: GameResult) -> bool:
-    """Does the event hold the game's own result (not a director's correction)?"""
-    if result.individual is not None:
-        return result.individual == game.individual
-    return result.scores == game.scores
+def _event_words(state: EventState, game: GameResult, value: Any) -> str:
+    """A place's result as the event's JSON holds it, in the game's own words."""
+    if isinstance(value, Mapping) and "points" in value:  # a team round's result
+        points = value["points"]
+        return f"{game.team(Team.NS)} {points[0]}, {game.team(Team.EW)} {points[1]}"
+    if isinstance(value, Mapping):  # progressive: seat -> points
+        return ", ".join(
+            f"{game.players.get(s) or SEAT_NAMES[s]} {value.get(s.name, 0)}" for s in Seat
+        )
+    if isinstance(value, list):  # a bracket match's games: each game's winner
+        return "games won by " + (
+            ", ".join(team_words(state, str(w)) for w in value) if value else "nobody yet"
+        )
+    return "no result"
+
+
+def _as_table_gave(ev: Any, game: GameResult, round_no: int, place: str) -> bool:
+    """Does the event now hold the game's own result (a change put back)?"""
+    if isinstance(ev, ProgressiveEvent):
+        current = ev.results.get(round_no, {}).get(int(place))
+        return (
+            current is not None
+            and game.individual is not None
+            and {Seat.parse(s): int(v) for s, v in current.items()} == game.individual
+        )
+    if isinstance(ev, RoundsEvent):
+        result = ev.results.get(round_no, {}).get(int(place))
+        return result is not None and tuple(result.points) == game.scores
+    return False
+
+
+def mark_corrections(store: DirectorStore, state: EventState, games: list[GameResult]) -> None:
+    """Each game whose place's result the director changed after its table sent it
+    carries the correction: the table's result, the one that stands, who, why, when."""
+    ev = state.event
+    if ev is None:
+        return
+    placed = {(g.round, g.place): g for g in games if g.round is not None and g.place}
+    if not placed:
+        return
+    last: dict[tuple[int, str], dict[str, Any]] = {}
+    before: dict[str, Any] = {}
+    for change in store.format_changes():
+        now = change["state"].get("event") or {}
+        if change["action"] in ("result", "match_corrected"):
+            for round_no, place in placed:
+                assert round_no is not None and place is not None
+                old = _place_value(before, round_no, place)
+                if _place_value(now, round_no, place) != old and old is not None:
+                    last[(round_no, place)] = change
+        before = now
+    for (round_no, place), change in last.items():
+        game = placed[(round_no, place)]
+        value = _place_value(before, round_no, place)
+        if _as_table_gave(ev, game, round_no, place):
+            continue  # changed, then put back as the table had it
+        scores, individual = _values(value)
+        game.correction = Correction(
+            before=game.result_words,
+            after=_event_words(state, game, value),
+            who=str(change["who"]),
+            why=str(change.get("reason") or ""),
+            at=float(change["at"]),
+            scores=scores,
+            individual=individual,
+        )
+
+
+def _values(value: Any) -> tuple[tuple[int, int] | None, dict[Seat, int] | None]:
+    """A place's result from the event's JSON: team points, or each seat's points."""
+    if isinstance(value, Mapping) and "points" in value:
+        points = value["points"]
+        return (int(points[0]), int(points[1])), None
+    if isinstance(value, Mapping):
+        return None, {s: int(value.get(s.name, 0)) for s in Seat}
+    return None, None
+
+
+def event_over(state: EventState) -> bool:
+    """Every round's result is in (a bracket: its champion is known)."""
+    ev = state.event
+    if isinstance(ev, ProgressiveEvent):
+        return all(not ev.missing(r) for r in range(1, ev.rounds + 1))
+    if isinstance(ev, RoundsEvent):
+        return ev.complete() and ev.champion() is not None
+    if isinstance(ev, Bracket):
+        return ev.champion() is not None
+    return False
+
+
+def results_digest(results: Results) -> str:
+    """A digest of what the papers say: every game's result and the standings. The
+    director confirms these as final; any later change makes them provisional again."""
+    facts = {
+        "games": [
+            [
+                g.table,
+                g.game,
+                g.round,
+                g.place,
+                sorted((s.name, n) for s, n in g.players.items()),
+                list(g.scores),
+                None if g.individual is None else [g.individual[s] for s in Seat],
+                None if g.winner is None else g.winner.name,
+                g.finished,
+                None if g.correction is None else g.correction.after,
+            ]
+            for g in results.games
+        ],
+        "recorded": [
+            [
+                r.round,
+                r.place,
+                r.ns,
+                r.ew,
+                r.scores,
+                r.winner,
+                sorted((s.name, v) for s, v in (r.individual or {}).items()),
+            ]
+            for r in results.recorded
+        ],
+        "standings": [results.standings.heads, results.standings.rows],
+    }
+    text = json.dumps(facts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def final_mark(state: EventState | None, results: Results) -> FinalMark | None:
+    """The director's "results final", if it confirmed exactly these results."""
+    if state is None or state.final is None:
+        return None
+    f = state.final
+    if f.get("digest") != results_digest(results):
+        return None
+    return FinalMark(
+        str(f.get("who", "")), float(f.get("at", 0)), str(f["digest"]), str(f.get("signature", ""))
+    )
 
 
 def natural(text: str) -> tuple[tuple[int, int | str], ...]:

@@ -39,6 +39,8 @@ RESULTS_HEADS = [
     "Reneges",
     "Status",
     "Started",
+    "Correction",  # the table's own result, who corrected it, when and why
+    "Rulings",
 ]
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -65,9 +67,9 @@ def results_rows(results: Results) -> list[list[str | int]]:
     rows: list[list[str | int]] = []
     for heading, games in results.by_round():
         for g in games:
-            ns, ew = g.scores
+            ns, ew = g.counted_scores
             winner = g.winner
-            individual = g.individual or {}
+            individual = g.counted_individual or {}
             rows.append(
                 [
                     results.event,
@@ -83,6 +85,8 @@ def results_rows(results: Results) -> list[list[str | int]]:
                     g.reneges,
                     g.status,
                     when_text(g.started),
+                    "" if g.correction is None else g.correction.words,
+                    "; ".join(g.rulings),
                 ]
             )
         for r in results.recorded_in(heading):
@@ -101,6 +105,8 @@ def results_rows(results: Results) -> list[list[str | int]]:
                     "",
                     r.how,
                     "",
+                    "",
+                    "",
                 ]
             )
     return rows
@@ -111,7 +117,17 @@ def results_csv(results: Results) -> bytes:
 
 
 def standings_csv(results: Results) -> bytes:
-    return csv_text(results.standings.heads, results.standings.rows).encode(CSV_ENCODING)
+    """The standings as the booklet prints them. A shared place ("=3" on the papers) is
+    written as its number with "tied" beside it: a spreadsheet reads "=3" as a formula."""
+    heads, rows = results.standings.heads, results.standings.rows
+    if heads[:1] != ["Place"]:
+        return csv_text(heads, rows).encode(CSV_ENCODING)
+    out: list[list[str | int]] = []
+    for row in rows:
+        place = str(row[0])
+        number: str | int = int(place.lstrip("=")) if place.lstrip("=").isdigit() else place
+        out.append([number, "tied" if place.startswith("=") else "", *row[1:]])
+    return csv_text(["Place", "Tied", *heads[1:]], out).encode(CSV_ENCODING)
 
 
 __all__ = [

@@ -18,11 +18,11 @@ from table_controller.director.results import (
     GameResult,
     RecordedResult,
     Results,
+    rules_text,
     when_text,
 )
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
-from table_controller.rules.presets import PRESETS
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Note
 from table_controller.templating import render
@@ -34,13 +34,7 @@ PAPERS = {"a4": "A4", "letter": "letter"}  # --paper -> CSS @page size
 def rules_words(record: GameRecord) -> str:
     """The rules as a person reads them: the preset's title and its options in words
     ("Tournament director rules, progressive event; hands per game: 2")."""
-    preset = PRESETS.get(record.rules_name)
-    text = preset.title if preset is not None else record.rules_name
-    options = [
-        f"{k.replace('_', ' ')}: {'yes' if v is True else 'no' if v is False else v}"
-        for k, v in sorted(record.options.items())
-    ]
-    return text + ("; " + ", ".join(options) if options else "")
+    return rules_text(record.rules_name, record.options)
 
 
 # --- the score sheets ------------------------------------------------------------------------
@@ -105,7 +99,7 @@ def sheet_view(g: GameResult) -> SheetView:
         heads=heads,
         classes=classes,
         rows=rows,
-        endings=sheet.endings,
+        endings=[*sheet.endings, *_after(g)],
         final=_final(g),
         problems=sheet.problems,
         signatures=[g.team(Team.NS), g.team(Team.EW), "Tournament director"],
@@ -113,7 +107,7 @@ def sheet_view(g: GameResult) -> SheetView:
 
 
 def _points(g: GameResult, seat: Seat) -> str:
-    points = (g.individual or {}).get(seat)
+    points = (g.counted_individual or {}).get(seat)
     return "" if points is None else f"{points} point{'s' * (points != 1)}"
 
 
@@ -123,8 +117,7 @@ def _name(g: GameResult, seat: Seat) -> str:
 
 def _final(g: GameResult) -> str:
     """The final line, the teams named by their players."""
-    state = g.sheet.game
-    if state is None:
+    if g.sheet.game is None and not g.finished:
         return "The game could not be replayed."
     ns, ew = g.scores
     score = f"{g.team(Team.NS)} {ns}, {g.team(Team.EW)} {ew}"
@@ -134,6 +127,22 @@ def _final(g: GameResult) -> str:
     return f"Final score: {score}." + ("" if winner is None else f" Winner: {g.team(winner)}.")
 
 
+def _after(g: GameResult) -> list[str]:
+    """What follows the final line: the director's correction, its rulings, and a replay
+    that disagrees with the table (said, never hidden)."""
+    lines = [f"Ruling: {r}." for r in g.rulings]
+    if g.correction is not None:
+        c = g.correction
+        lines.append(
+            f"Corrected by {c.who} on {when_text(c.at, words=True)}: the table recorded "
+            f"{c.before}; the result that counts is {c.after}."
+            + (f" Reason: {c.why}." if c.why else "")
+        )
+    if g.problem:
+        lines.append(f"Check this game: {g.problem}.")
+    return lines
+
+
 # --- the booklet and the printing -------------------------------------------------------------
 
 
@@ -141,12 +150,12 @@ def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[
     """A round's results table in the booklet: its games, then what was entered by hand."""
     rows: list[list[str | int]] = []
     for g in games:
-        ns, ew = g.scores
+        ns, ew = g.counted_scores
         winner = g.winner
         rows.append(
             [
                 g.title,
-                g.game,
+                f"{g.game}, corrected" if g.correction else g.game,
                 _pair(g, Team.NS, points=True),
                 _pair(g, Team.EW, points=True),
                 ns,
@@ -176,7 +185,7 @@ def round_rows(games: list[GameResult], recorded: list[RecordedResult]) -> list[
 def _pair(g: GameResult, team: Team, *, points: bool = False) -> str:
     """A side by its players ("Ann & Hal"); with ``points``, a progressive game's own
     points after each name ("Ann 1 & Hal 1")."""
-    own = (g.individual or {}) if points else {}
+    own = (g.counted_individual or {}) if points else {}
     names = [
         g.players[s] + (f" {own[s]}" if s in own else "") for s in team.seats if g.players.get(s)
     ]
@@ -188,8 +197,8 @@ ROUND_HEADS = [
     "Game",
     "North-South",
     "East-West",
-    "NS",
-    "EW",
+    "N–S",
+    "E–W",
     "Winner",
     "Hands",
     "Reneges",
@@ -201,6 +210,7 @@ def score_sheets_html(results: Results, paper: str) -> str:
         "score_sheets.html",
         title=f"{results.event}: score sheets",
         event=results.event,
+        mark="Final results" if results.final is not None else "Provisional results",
         paper=PAPERS[paper],
         sheets=[sheet_view(g) for _, games in results.by_round() for g in games],
     )
@@ -215,6 +225,17 @@ def booklet_html(results: Results, paper: str) -> str:
         counts += f", {n} result{'s' * (n != 1)} entered by hand"
     if results.rounds:
         counts = f"{results.rounds} rounds, " + counts
+    if results.final is not None:
+        status = (
+            f"Final results, confirmed by {results.final.who} on "
+            f"{when_text(results.final.at, words=True)}"
+        )
+    elif results.over:
+        status = (
+            "Provisional results: every round is in; the director has not yet confirmed them final"
+        )
+    else:
+        status = "Provisional results: the event is still being played"
     heads = results.standings.heads
     numeric = tuple(i for i, h in enumerate(heads) if h not in ("Player", "Team", "How", "Final"))
     return render(
@@ -225,6 +246,10 @@ def booklet_html(results: Results, paper: str) -> str:
         dates=results.dates,
         format=results.format,
         counts=counts,
+        status=status,
+        mark="Final results" if results.final is not None else "Provisional results",
+        rules=results.rules,
+        final=results.final is not None,
         standings=results.standings,
         standings_numeric=numeric,
         rounds=[

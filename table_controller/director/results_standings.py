@@ -33,7 +33,17 @@ class Standings:
 
 def standings(state: EventState | None, games: list[GameResult]) -> Standings:
     """The event's standings in its format's words; before an event is created, each
-    team (two players who sat together) by games won, then points."""
+    team (two players who sat together) by games won, then points. A place shared by
+    several is written as a tie ("=3") wherever the standings are shown."""
+    table = _standings(state, games)
+    places = [r[0] for r in table.rows]
+    for row in table.rows:
+        if places.count(row[0]) > 1:
+            row[0] = f"={row[0]}"
+    return table
+
+
+def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
     ev = None if state is None else state.event
     if state is not None and isinstance(ev, ProgressiveEvent):
         rows = event_standings(state)
@@ -95,7 +105,7 @@ def _team_standings(games: list[GameResult]) -> Standings:
             row = teams.setdefault(who, [0, 0, 0])
             row[0] += 1
             row[1] += g.winner is team
-            row[2] += g.scores[side]
+            row[2] += g.counted_scores[side]
     order = sorted(teams.items(), key=lambda kv: (-kv[1][1], -kv[1][2], kv[0]))
     rows: list[list[str | int]] = []
     place, last = 0, None

@@ -45,6 +45,7 @@ from table_controller.director.store_fleet import FleetTables
 from table_controller.director.store_fleet_config import FleetConfigs
 from table_controller.director.store_fleet_pictures import FleetPictures
 from table_controller.director.store_formats import Formats
+from table_controller.director.store_games import GameSetups
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
 from table_controller.director.store_tables import MAX_EVERY, TableStatus
@@ -75,8 +76,11 @@ class DirectorStore:
         self.name = core.db.name  # a path, or a URL without its password
         self.alerting = Alerts(core)
         self.table_status = TableStatus(core, self.alerting)
-        self.projections = Projections(core, rules_name, self.options)
-        self.feed = FeedEvents(core, self.table_status, self.alerting, self.projections)
+        self.setups = GameSetups(core)
+        self.projections = Projections(core, rules_name, self.options, self.setups)
+        self.feed = FeedEvents(
+            core, self.table_status, self.alerting, self.projections, self.setups
+        )
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
@@ -101,6 +105,7 @@ class DirectorStore:
         # the games' replays
         self.projection = self.projections.projection
         self.rules_of = self.projections.rules_of
+        self.game_setup = self.setups.setup
         # the tables' status
         self.add_status = self.table_status.add_status
         self.check_silent = self.table_status.check_silent
@@ -129,6 +134,7 @@ class DirectorStore:
         self.format_state = self.formats.format_state
         self.format_history = self.formats.format_history
         self.format_versions = self.formats.format_versions
+        self.format_changes = self.formats.format_changes
         # fleet mode's approved tables
         self.fleet_approve = self.fleet.fleet_approve
         self.fleet_remove = self.fleet.fleet_remove

@@ -43,6 +43,10 @@ TABLES = (
     " seq INTEGER NOT NULL, at REAL NOT NULL, source TEXT NOT NULL, input TEXT NOT NULL,"
     " outputs TEXT NOT NULL, hand INTEGER, evidence INTEGER NOT NULL, received REAL NOT NULL,"
     " PRIMARY KEY (tbl, game, seq)) WITHOUT ROWID",
+    # Each game's rules and players as its table's log holds them (store_games.py).
+    "CREATE TABLE IF NOT EXISTS game_setups (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
+    " rules TEXT NOT NULL, options TEXT NOT NULL, players TEXT NOT NULL,"
+    " PRIMARY KEY (tbl, game))",
     "CREATE TABLE IF NOT EXISTS status_history (tbl TEXT NOT NULL, at REAL NOT NULL,"
     " online INTEGER NOT NULL, payload TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS evidence (tbl TEXT NOT NULL, game INTEGER NOT NULL,"

@@ -20,6 +20,7 @@ from typing import Any
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
+from table_controller.director.store_games import GameSetups, parse_record
 from table_controller.director.store_projections import Projections
 from table_controller.director.store_tables import TableStatus
 from table_controller.rules.codec import CodecError, decode_input
@@ -32,9 +33,15 @@ class FeedEvents:
     alerts (``alerts``) and, once committed, advances its game (``projections``)."""
 
     def __init__(
-        self, core: StoreCore, tables: TableStatus, alerts: Alerts, projections: Projections
+        self,
+        core: StoreCore,
+        tables: TableStatus,
+        alerts: Alerts,
+        projections: Projections,
+        setups: GameSetups,
     ) -> None:
         self._core = core
+        self._setups = setups
         self._tables = tables
         self._alerts = alerts
         self._projections = projections
@@ -69,6 +76,7 @@ class FeedEvents:
             raise StoreError(f"an event message has hand {hand!r}: a hand is a number")
         if "\x00" in table + source:
             raise StoreError("an event message's table or source holds a NUL character")
+        setup = parse_record(msg.get("record")) if seq == 1 else None
         now = clock()
         with self._core.lock:  # the commit and what follows it, with no reader in between
             with self._core.tx(checked=True) as conn:
@@ -91,6 +99,8 @@ class FeedEvents:
                 if cur.rowcount == 0:
                     return False, []
                 self._tables.seen(conn, table, now)
+                if setup is not None:
+                    self._setups.write(conn, table, game, setup)
                 raised = self._alerts.raise_for_event(conn, table, game, seq, inp, outputs, at)
             # its input, to advance the projection without reading it back
             self._projections.written(table, game, seq, inp)

@@ -57,6 +57,19 @@ class Formats:
             )
         ]
 
+    def format_changes(self) -> list[dict[str, Any]]:
+        """Every version of the event with who made it, when and why, oldest first: the
+        results read a director's correction of a game from them."""
+        keys = ("at", "who", "action", "reason", "state")
+        out = []
+        for row in self._core.rows(
+            "SELECT at, who, action, reason, state FROM format_state ORDER BY id"
+        ):
+            d = dict(zip(keys, row, strict=True))
+            d["state"] = json.loads(d["state"])
+            out.append(d)
+        return out
+
     def format_history(self) -> list[dict[str, Any]]:
         """Every change to the event's format: who, when, what, why (oldest first)."""
         keys = ("version", "at", "who", "action", "reason")

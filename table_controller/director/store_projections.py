@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.director.store_core import StoreCore
+from table_controller.director.store_games import GameSetups
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
@@ -41,8 +42,15 @@ class Projections:
     """Every game asked for so far, replayed and kept up to date. ``rules_name`` and
     ``options``: the event's rules, for a table whose status named none."""
 
-    def __init__(self, core: StoreCore, rules_name: str, options: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        core: StoreCore,
+        rules_name: str,
+        options: Mapping[str, Any],
+        setups: GameSetups | None = None,
+    ) -> None:
         self.rules_name = rules_name
+        self._setups = setups
         self.options = dict(options)
         self._core = core
         self._lock = core.lock
@@ -53,8 +61,12 @@ class Projections:
         self._deferred: list[tuple[str, int]] = []  # asked for inside an open batch
         core.on_batch(after_commit=self._after_commit, after_rollback=self._forget)
 
-    def rules_of(self, table: str) -> tuple[str, dict[str, Any]]:
-        """The table's rules: what its status said (``rules``), else the event's."""
+    def rules_of(self, table: str, game: int | None = None) -> tuple[str, dict[str, Any]]:
+        """A game's rules: what its table's log holds for it (``store_games``), else
+        what the table's status said (``rules``), else the event's."""
+        setup = None if game is None or self._setups is None else self._setups.setup(table, game)
+        if setup is not None:
+            return setup.rules, dict(setup.options)
         rows = self._rows("SELECT rules FROM tables WHERE name = ?", (table,))
         if rows and rows[0][0]:
             r = json.loads(rows[0][0])
@@ -68,7 +80,7 @@ class Projections:
         with self._lock:
             proj = self._projections.get((table, game))
             if proj is None:
-                name, options = self.rules_of(table)
+                name, options = self.rules_of(table, game)
                 proj = Projection(table, game, Game(preset(name, options)))
                 self._projections[(table, game)] = proj
                 self._advance(table, game)

@@ -51,13 +51,13 @@ from starlette.types import ASGIApp
 from table_controller.cards import Card
 from table_controller.director import event_forms, fleet_web
 from table_controller.director.dashboard_view import DashboardView
-from table_controller.director.dashboard_words import table_title, team_names, title_order
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.fleet import Fleet
 from table_controller.director.fleet_camera import CameraCommands
 from table_controller.director.fleet_view_web import FleetWeb
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
+from table_controller.director.results_view import ResultsSource
 from table_controller.director.service import DirectorService, RulingError, ruling_defaults
 from table_controller.director.store import (
     ALERT_STATES,
@@ -87,7 +87,6 @@ HASHING = 2  # logins hashed at once (Argon2id's memory each): more wait their t
 MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
 HISTORY = 400  # the most recent events shown in a table's history
 STORE_RETRY = 2.0  # seconds between tries at the overview while the database is down
-Standings = Callable[[DirectorStore], list[dict[str, Any]]]
 Handler = Callable[[Request], Awaitable[Response]]
 Endpoint = Callable[[Request], Response]  # a plain def: Starlette runs it in a worker thread
 
@@ -96,36 +95,6 @@ log = logging.getLogger(__name__)
 
 class DashboardError(TableControllerError, OSError):
     """The dashboard could not be served: which address, and what to do."""
-
-
-def table_standings(store: DirectorStore) -> list[dict[str, Any]]:
-    """Standings until the event's format is chosen: each table's games as stored,
-    scores and winner. The format's own standings (``director.formats``: progressive
-    rounds, 12-hand rounds, brackets) plug in as ``DirectorPage(standings=...)``."""
-    rows = []
-    for t in store.tables():
-        players = t["players"]
-        names = {team: team_names(players, team) for team in ("NS", "EW")}
-        for game in store.games(t["table"]):
-            proj = store.projection(t["table"], game)
-            ns, ew = proj.game.team_scores()
-            winner = proj.game.match_winner
-            rows.append(
-                {
-                    "table": t["table"],
-                    "title": table_title(t["table"], t.get("name")),
-                    "game": game,
-                    "NS": ns,
-                    "EW": ew,
-                    "NS_names": names["NS"],
-                    "EW_names": names["EW"],
-                    "players": players,
-                    "winner": None if winner is None else winner.name,
-                    "winner_text": None if winner is None else names[winner.name],
-                    "hands": proj.game.hands_counted,
-                }
-            )
-    return sorted(rows, key=lambda r: (title_order(r["title"]), r["game"]))
 
 
 class DirectorPage:
@@ -138,7 +107,6 @@ class DirectorPage:
         service: DirectorService | None = None,
         *,
         title: str = "Tournament director",
-        standings: Standings = table_standings,
         coalesce: float = 0.05,
         heartbeat: float = HEARTBEAT,
         admin: EventsAdmin | None = None,
@@ -152,12 +120,12 @@ class DirectorPage:
         self.fleet = fleet
         self.service = service
         self.admin = admin if admin is not None else EventsAdmin(store)
-        self.public = PublicView(store, self.admin, delay=public_delay)
+        self.results = ResultsSource(store, title)
+        self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)
         self.view = DashboardView(store)
         self.throttle = throttle if throttle is not None else LoginThrottle()
         self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
         self._title = title
-        self._standings = standings
         self._coalesce = coalesce
         self._pages = Broadcast(heartbeat, 1000)
         self._version = 0
@@ -203,6 +171,7 @@ class DirectorPage:
             Route("/api/alerts/{alert}/detail", login(self._alert_detail)),
             Route("/api/rulings", login(self._ruling), methods=["POST"]),
             Route("/api/audit", login(self._audit)),
+            Route("/api/results/final", login(self._results_final), methods=["POST"]),
             Route("/api/event", login(self._event)),
             Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
@@ -289,16 +258,17 @@ class DirectorPage:
         )
         alerts = self.view.alerts(alerts, tables)
         try:
-            standings = self._standings(self.store)
+            results: dict[str, Any] = dict(self.results.view())
         except Exception as exc:  # the format's code must never take the dashboard down
-            log.exception("the standings could not be computed")
-            standings = [{"problem": f"the standings could not be computed ({exc})"}]
+            log.exception("the results could not be computed")
+            results = {"problem": f"the results could not be computed ({exc})"}
         return {
             "version": self._version,
             "title": self._title,
             "tables": tables,
             "alerts": alerts,
-            "standings": standings,
+            "results": results,
+            "standings": results.get("games", []),
             "changed": changed or [],
             "store_problem": None,
             "event": self.admin.summary(),
@@ -663,6 +633,20 @@ class DirectorPage:
         self.changed("ruling", "")
         return SafeJSON({"ok": True, "ruling": payload})
 
+    async def _results_final(self, request: Request) -> Response:
+        who, _ = await self._form(request)
+        key = None if self.service is None else self.service.private_key
+        if key is None and self.fleet is not None:
+            key = self.fleet.private_pem
+        try:
+            done = await run_in_threadpool(self.results.confirm_final, self.admin, who, key)
+        except AdminError as exc:
+            raise Refused(400, str(exc), "check the results, then confirm again") from None
+        except StoreError as exc:
+            raise Refused(503, str(exc), "nothing was changed; try again") from None
+        self.changed("event", "")
+        return SafeJSON({"ok": True, "done": done})
+
     async def _event_change(self, request: Request) -> Response:
         who, body = await self._form(request)
         action = request.path_params["action"]
@@ -711,4 +695,4 @@ async def _store_down(request: Request, exc: Exception) -> Response:
     return _problem(503, str(exc), "wait for the database to be back; the page tries again")
 
 
-__all__ = ["COOKIE", "DashboardError", "DirectorPage", "Standings", "table_standings"]
+__all__ = ["COOKIE", "DashboardError", "DirectorPage"]

@@ -137,9 +137,12 @@ def event_message(
     outputs: Sequence[Mapping[str, Any]],
     hand: int | None,
     evidence: bool,
+    record: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One logged input event, as sent on ``events``; (table, game, seq) is its key."""
-    return {
+    """One logged input event, as sent on ``events``; (table, game, seq) is its key.
+    ``record``: the game's rules, options and players as the table's log holds them
+    (``outbox.GameSent``), sent with each game's first event; left out when None."""
+    out = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -151,6 +154,9 @@ def event_message(
         "hand": hand,
         "evidence": evidence,
     }
+    if record is not None:
+        out["record"] = dict(record)
+    return out
 
 
 def status_message(

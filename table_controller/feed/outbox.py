@@ -32,7 +32,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.errors import TableControllerError
 from table_controller.rules.codec import decode_input, encode
@@ -42,6 +42,18 @@ from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay
 
 Position = tuple[int, int]  # (game, seq); (0, 0) is before the first event
+
+
+class GameSent(TypedDict):
+    """What the table's log says a game is played under and by: its preset, options and
+    players (seat letter -> name). Sent with the game's first event, so the director
+    replays the game under the rules the table played, never a guess of its own."""
+
+    rules: str
+    options: dict[str, Any]
+    players: dict[str, str]
+
+
 BUSY_TIMEOUT_MS = 5000
 
 _SCHEMA = (
@@ -70,6 +82,7 @@ class Pending:
     outputs: list[dict[str, Any]]
     hand: int | None
     evidence: bytes | None
+    record: GameSent | None = None  # the game's rules and players: with its first event
 
     @property
     def position(self) -> Position:
@@ -213,6 +226,20 @@ class Outbox:
             outputs=outputs,
             hand=hand,
             evidence=bytes(png) if png is not None else None,
+            record=self._record(game) if seq == 1 else None,
+        )
+
+    def _record(self, game_no: int) -> GameSent | None:
+        row = self._one("SELECT rules, options, players FROM games WHERE game = ?", (game_no,))
+        if row is None:
+            return None
+        options, players = _loaded_json(row[1]), _loaded_json(row[2])
+        return GameSent(
+            rules=str(row[0]),
+            options=dict(options) if isinstance(options, dict) else {},
+            players=(
+                {str(k): str(v) for k, v in players.items()} if isinstance(players, dict) else {}
+            ),
         )
 
     def _replay_at(self, game_no: int, seq: int) -> _Replay:
@@ -284,6 +311,13 @@ class Outbox:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _loaded_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
 
 
 def _loaded(text: str) -> Any:

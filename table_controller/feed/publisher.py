@@ -395,6 +395,7 @@ class Publisher:
                 outputs=p.outputs,
                 hand=p.hand,
                 evidence=p.evidence is not None,
+                record=p.record,
             )
             self._track(client.publish(self._events_topic, json.dumps(payload), qos=1), sent)
             self._window.append(sent)

@@ -156,6 +156,12 @@ def position_problem(ruling: Ruling, *, game: int, hand: int | None) -> str | No
     return None
 
 
+def sign_statement(statement: Mapping[str, Any], private_pem: bytes) -> str:
+    """A director's signed statement that is not a ruling (the results confirmed final):
+    the Ed25519 signature of its canonical JSON, in base64, for the audit."""
+    return base64.b64encode(_private_key(private_pem).sign(canonical(statement))).decode("ascii")
+
+
 def sign(ruling: Ruling, private_pem: bytes) -> dict[str, Any]:
     """The payload to publish: the ruling's fields, ``"v": 1`` and ``"sig"``."""
     _check_shape(ruling)

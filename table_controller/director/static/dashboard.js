@@ -58,6 +58,7 @@ $("login-form").addEventListener("submit", async (ev) => {
   refreshMe();
 });
 $("logout").addEventListener("click", async () => { await post("/api/logout"); refreshMe(); });
+$("results-final-button").addEventListener("click", confirmFinal);
 
 // --- the overview --------------------------------------------------------------------
 function line(cls, label, text) {
@@ -108,13 +109,39 @@ async function setAlert(id, state) {
   if (!r.ok) window.alert(words(r));
 }
 
-function drawStandings(rows) {
+// The games and the standings, as the results model gives them (results_view.py): the
+// same rows, points and places as results.csv and the booklet.
+function drawResults(res) {
+  const games = res ? res.games : [];
+  $("standings-section").hidden = !games.length && !(res && res.problem);
   const body = $("standings").querySelector("tbody");
-  $("standings-section").hidden = !rows.length;
-  body.replaceChildren(...rows.map((r) => r.problem ? el("tr", {}, el("td", {colspan: 6, class: "problem"}, r.problem)) :
-    el("tr", {}, el("td", {}, r.title || r.table), el("td", {}, String(r.game)),
-       el("td", {}, `${r.NS_names || ""} ${r.NS}`), el("td", {}, `${r.EW_names || ""} ${r.EW}`),
-       el("td", {}, String(r.hands)), el("td", {}, r.winner_text || r.winner || ""))));
+  if (res && res.problem) { body.replaceChildren(el("tr", {}, el("td", {colspan: 7, class: "problem"}, res.problem))); return; }
+  body.replaceChildren(...games.map((g) => {
+    const status = [g.status, g.correction, ...g.rulings, g.problem].filter(Boolean);
+    return el("tr", {"data-table": g.table, "data-game": g.game === null ? "" : String(g.game)},
+      el("td", {}, g.round === null ? "" : String(g.round)), el("td", {}, g.title),
+      el("td", {}, g.game === null ? "entered by hand" : String(g.game)),
+      el("td", {}, g.ns_points === null ? g.ns : `${g.ns}: ${g.ns_points}`),
+      el("td", {}, g.ew_points === null ? g.ew : `${g.ew}: ${g.ew_points}`),
+      el("td", {}, g.winner || "none"), el("td", {}, status.join(". ")));
+  }));
+  const st = res ? res.standings : null;
+  $("event-standings-heading").textContent = st && st.rows.length ? st.heading : "Standings";
+  $("event-standings").querySelector("thead tr").replaceChildren(...(st ? st.heads : []).map((h) => el("th", {}, h)));
+  $("event-standings").querySelector("tbody").replaceChildren(...(st ? st.rows : []).map((r) =>
+    el("tr", {}, ...r.map((c) => el("td", {}, String(c))))));
+  $("event-standings-note").textContent = st ? st.note : "";
+  const state = !res || !st.rows.length ? "" : res.final ? res.final :
+    res.over ? "Every result is in. These standings are provisional until you confirm them final." :
+    "Provisional: the event is still being played.";
+  $("results-state").textContent = state;
+  $("results-final-button").hidden = !(res && res.over && res.state !== "final");
+}
+
+async function confirmFinal() {
+  if (!window.confirm("Confirm these results final? The papers printed from now on say \"final\". A later correction makes them provisional again.")) return;
+  const r = await post("/api/results/final", {});
+  if (!r.ok) window.alert(words(r));
 }
 
 function draw(snap) {
@@ -126,7 +153,7 @@ function draw(snap) {
   overview = snap;
   drawTables(snap.tables);
   drawAlerts(snap.alerts);
-  drawStandings(snap.standings);
+  drawResults(snap.results);
   const b = snap.broker;
   $("broker").textContent = b === null ? "not connected to the tables" :
     (b.connected ? "" : ("Broker: " + (b.problem || "connecting…")));

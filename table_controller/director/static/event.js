@@ -22,9 +22,12 @@
 
   function seatingLines(seat) {
     if (!seat) return [];
-    const out = (seat.tables || []).map((t) => item("div",
-      `Table ${t.table}${t.feed ? " (" + titled(t.feed) + ")" : ""}: ` +
-      Object.entries(t.seats).map(([k, v]) => `${k} ${v}`).join(", ")));
+    const seatWords = {N: "North", E: "East", S: "South", W: "West", NS: "North–South", EW: "East–West"};
+    const out = (seat.tables || []).map((t) => {
+      const at = t.feed && titled(t.feed) !== `Table ${t.table}` ? ` (played at ${titled(t.feed)})` : "";
+      return item("div", `Table ${t.table}${at}: ` +
+        Object.entries(t.seats).map(([k, v]) => `${seatWords[k] || k} ${v}`).join(", "));
+    });
     if (seat.byes && seat.byes.length) out.push(item("div", "Sitting out: " + seat.byes.join(", ")));
     if (seat.problem) { const p = item("div", seat.problem); p.className = "problem"; out.push(p); }
     return out;
@@ -43,11 +46,6 @@
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
     $("event-next").replaceChildren(...seatingLines(ev.next));
-    $("event-standings").replaceChildren(...(ev.standings || []).map((s) => item("li",
-      `${s.place}. ${s.name || s.team || s.player}` +
-      (s.total !== undefined ? ` – ${s.total} points, ${s.rounds_won} rounds won` : "") +
-      (s.points !== undefined ? ` – ${s.points} points, ${s.wins} wins` : "") +
-      (s.final ? ` – ${s.final}` : ""))));
     $("event-bracket").replaceChildren(...(ev.bracket || []).map((r) => item("div",
       `${r.name}: ` + r.matches.map((m) => `${m.id} ${m.top || "?"} v ${m.bottom || (m.bye ? "bye" : "?")}` +
         (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
@@ -68,7 +66,7 @@
       }));
       if (keep) sel.value = keep;
     }
-    for (const id of ["event-seating", "event-next", "event-standings", "event-unplaced", "event-history"]) {
+    for (const id of ["event-seating", "event-next", "event-unplaced", "event-history"]) {
       $(id + "-heading").hidden = !$(id).children.length;
     }
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
