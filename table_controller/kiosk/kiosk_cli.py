@@ -14,6 +14,7 @@ import asyncio
 import getpass
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -54,10 +55,7 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
                 visitors=not args.no_visitor,
                 **options,
             )
-            out.write(
-                "The simulated kiosk: a simulated visitor plays real cards at S, bots play\n"
-                f"N, E and W. The operator's PIN is {DEMO_PIN}. Ctrl-C stops it.\n"
-            )
+            out.write(simulated_banner(config, visitor=not args.no_visitor))
         else:
             if not args.config:
                 return error("give the table's config (--config FILE), or --simulated")
@@ -83,6 +81,34 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
         out.write("The operator closed the kiosk.\n")
     out.write(f"The log: {config.log}\n")
     return 0
+
+
+def simulated_banner(config: TableConfig, *, visitor: bool) -> str:
+    """What ``kiosk --simulated`` says it runs: a simulated visitor and the bots, or (with
+    ``--no-visitor``) nobody at the visitors' seats and the bots' demo hands."""
+    from table_controller.seats import SEATS
+    from table_controller.words import SEAT_NAMES
+
+    visitors = config.kiosk.visitors
+    at = _and([SEAT_NAMES[s] for s in visitors])
+    bots = _and([SEAT_NAMES[s] for s in SEATS if s not in visitors])
+    if visitor:
+        told = (
+            f"The simulated kiosk: a simulated visitor plays real cards at {at}, bots play {bots}."
+        )
+    else:
+        told = (
+            f"The simulated kiosk with no visitor: nobody sits at {at}, so the attract mode "
+            "plays: bots in all four seats play demo hands on the page (not logged). A touch "
+            f"on the page starts a real game that waits for a visitor at {at}; nobody comes, "
+            f"so after {config.kiosk.walk_away:g} s it ends and the demo plays again."
+        )
+    told += f" The operator's PIN is {DEMO_PIN}. Ctrl-C stops it."
+    return textwrap.fill(told, width=88) + "\n"
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def simulated_config(folder: Path, *, port: int = 0, fast: bool = False) -> TableConfig:
@@ -141,7 +167,11 @@ def add_commands(subparsers: Any) -> None:
     )
     kiosk.add_argument("--config", metavar="FILE", help="the table's TOML file")
     kiosk.add_argument("--simulated", action="store_true", help="the simulated kiosk")
-    kiosk.add_argument("--no-visitor", action="store_true", help="(simulated) nobody comes")
+    kiosk.add_argument(
+        "--no-visitor",
+        action="store_true",
+        help="(simulated) nobody comes: bots in all four seats play the attract mode's demo",
+    )
     kiosk.add_argument("--renege", action="store_true", help="(simulated) the visitor reneges")
     kiosk.add_argument("--seed", type=int, default=0, help="(simulated) the seed")
     kiosk.add_argument(
@@ -157,4 +187,4 @@ def add_commands(subparsers: Any) -> None:
     kiosk.set_defaults(func=cmd_kiosk)
 
 
-__all__ = ["add_commands", "cmd_kiosk", "simulated_config"]
+__all__ = ["add_commands", "cmd_kiosk", "simulated_banner", "simulated_config"]

@@ -15,14 +15,18 @@ from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
 from table_controller.rules.events import (
+    IrregularityFound,
     OutputEvent,
+    Remedy,
     RenegeProven,
     RenegeSpotted,
     TrickWon,
+    TrumpSet,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import RenegePenalty
+from table_controller.rules.scoring import RenegeCost, renege_cost
 from table_controller.seats import Seat
 from table_controller.words import renege_sentence
 
@@ -99,6 +103,7 @@ def renege_words(
     game: Game,
     names: Mapping[Seat, str],
     visitors: Collection[Seat],
+    recent: Sequence[OutputEvent] = (),
 ) -> str:
     """A renege explained: the sentence every screen uses (words.py), then the rule,
     a word on the left bower where it is the catch, and what follows."""
@@ -119,18 +124,38 @@ def renege_words(
         text += (
             f" (The {played.pretty} is the left bower: it is trump, not a {played.suit.word[:-1]}.)"
         )
-    rules = game.rules
     if isinstance(event, RenegeSpotted):
         text += f" Take the card back and play a {suit.word[:-1]} now."
-    elif rules.renege_penalty is RenegePenalty.AWARD_AND_END:
-        text += (
-            f" The penalty: the other side scores {rules.renege_points} points and the hand ends."
-        )
-    elif rules.renege_penalty is RenegePenalty.DEDUCT:
-        text += f" The penalty: {rules.renege_points} points off the reneging side's score."
     else:
-        text += " It is reported to the players to settle."
+        text += " " + penalty_words(renege_cost(game.rules, _played_alone(game, event, recent)))
     return text
+
+
+def penalty_words(cost: RenegeCost) -> str:
+    """The penalty in words, from the same answer the score was kept by."""
+    alone = " in a hand played alone" if cost.loner and cost.points else ""
+    if cost.penalty is RenegePenalty.AWARD_AND_END:
+        return f"The penalty{alone}: the other side scores {cost.points} points and the hand ends."
+    if cost.penalty is RenegePenalty.DEDUCT:
+        return f"The penalty{alone}: {cost.points} points off the reneging side's score."
+    return "It is reported to the players to settle."
+
+
+def _played_alone(game: Game, event: RenegeProven, recent: Sequence[OutputEvent]) -> bool:
+    """Whether the renege's hand is played alone, as the engine scored it: from the
+    hand itself; when a new game of a match has already begun, from the hand's calls."""
+    for hand in (game.hand, game.last_hand):
+        if hand is not None and hand.number == event.hand:
+            return hand.alone
+    alone = False
+    for out in recent:
+        if isinstance(out, TrumpSet):
+            alone = out.alone
+        elif isinstance(out, IrregularityFound) and out.remedy is Remedy.LONER_CANCELLED:
+            alone = False
+        elif out is event:
+            break
+    return alone
 
 
 @dataclass(frozen=True)
@@ -184,7 +209,7 @@ def coach(
         if not trick_won and isinstance(out, TrickWon):
             trick_won = why_won(out.plays, game.trump or _last_trump(game), names)
         if not renege and isinstance(out, RenegeProven | RenegeSpotted):
-            renege = renege_words(out, game, names, visitors)
+            renege = renege_words(out, game, names, visitors, recent)
     return {
         "title": title,
         "lines": lines,
@@ -340,4 +365,4 @@ def _played_in(game: Game, seat: Seat, number: int) -> Card | None:
     return None
 
 
-__all__ = ["coach", "left_bower_note", "renege_words", "why_won"]
+__all__ = ["coach", "left_bower_note", "penalty_words", "renege_words", "why_won"]

@@ -1200,15 +1200,14 @@ class Game:
                 proof.proof_trick,
             )
         )
-        rules = self.rules
-        points = rules.renege_points_loner if hand.alone else rules.renege_points
+        cost = scoring.renege_cost(self.rules, hand.alone)
         offenders = proof.seat.team
-        if rules.renege_penalty is RenegePenalty.AWARD_AND_END:
-            self._end_hand_with(hand, offenders.other, points, HandResult.RENEGE, out)
+        if cost.penalty is RenegePenalty.AWARD_AND_END:
+            self._end_hand_with(hand, offenders.other, cost.points, HandResult.RENEGE, out)
             return True
-        if rules.renege_penalty is RenegePenalty.DEDUCT:
-            self._add_points(offenders, -points)
-            out.append(self._penalty_scored(offenders, -points, HandResult.RENEGE))
+        if cost.penalty is RenegePenalty.DEDUCT:
+            self._add_points(offenders, -cost.points)
+            out.append(self._penalty_scored(offenders, -cost.points, HandResult.RENEGE))
         return False
 
     def _on_claim(self, ev: RenegeClaimed, out: Out) -> None:

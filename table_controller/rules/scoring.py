@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from table_controller.rules.events import HandResult
-from table_controller.rules.presets import Rules, Win
+from table_controller.rules.presets import RenegePenalty, Rules, Win
 from table_controller.seats import SEATS, Seat, Team
 
 
@@ -17,6 +19,31 @@ def euchre_hand(rules: Rules, maker_tricks: int, alone: bool) -> tuple[HandResul
             return HandResult.MARCH, rules.points_loner_march if alone else rules.points_march, 0
         return HandResult.MADE, rules.points_loner_made if alone else rules.points_made, 0
     return HandResult.EUCHRED, 0, rules.points_euchre_loner if alone else rules.points_euchre
+
+
+@dataclass(frozen=True, slots=True)
+class RenegeCost:
+    """What one proven renege costs in a hand. The engine scores it and every sentence
+    about it (the kiosk's coach) says it from this one answer, so the two cannot differ."""
+
+    penalty: RenegePenalty
+    points: int  # to the other side (award), off the offenders (deduct); 0 if reported
+    loner: bool  # the loner rate applied
+
+
+def renege_cost(rules: Rules, loner: bool) -> RenegeCost:
+    """The penalty for a renege in a hand, ``loner`` when the hand is played alone.
+
+    000 s3.3: "two points removed from their score (4 if occuring during a loner hand)";
+    001 s22: "2 points to the team it occurred against ... (4 pts ... if on a loner)";
+    003 RENEGE: "the non-offending team scores two points ... during a Loner attempt, ...
+    4 points"; 002 and 004 set no penalty (reported). Whoever reneges, the maker's side or
+    the defenders, the rate is the hand's. Only a maker goes alone in this engine: 003
+    forbids defending loners and no other text has them."""
+    if rules.renege_penalty is RenegePenalty.REPORTED:
+        return RenegeCost(rules.renege_penalty, 0, loner)
+    points = rules.renege_points_loner if loner else rules.renege_points
+    return RenegeCost(rules.renege_penalty, points, loner)
 
 
 def is_shoot(amount: int) -> bool:
