@@ -22,7 +22,7 @@ from table_controller.director.results import (
 )
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
-from table_controller.rules.presets import PRESETS
+from table_controller.rules.option_words import rules_words as event_rules_words
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Note
 from table_controller.templating import render
@@ -33,14 +33,8 @@ PAPERS = {"a4": "A4", "letter": "letter"}  # --paper -> CSS @page size
 
 def rules_words(record: GameRecord) -> str:
     """The rules as a person reads them: the preset's title and its options in words
-    ("Tournament director rules, progressive event; hands per game: 2")."""
-    preset = PRESETS.get(record.rules_name)
-    text = preset.title if preset is not None else record.rules_name
-    options = [
-        f"{k.replace('_', ' ')}: {'yes' if v is True else 'no' if v is False else v}"
-        for k, v in sorted(record.options.items())
-    ]
-    return text + ("; " + ", ".join(options) if options else "")
+    ("Tournament director rules, progressive event; hands a game: 2 hands")."""
+    return event_rules_words(record.rules_name, record.options)
 
 
 # --- the score sheets ------------------------------------------------------------------------
