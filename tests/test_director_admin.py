@@ -568,7 +568,7 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     page.fill("#playoff-reason", "sudden death hand")
     page.click("#playoff-button")
     expect(step).to_have_attribute("data-kind", "final")
-    expect(step).to_contain_text("Final (001 s18): Reds (Ann & Bob) v Greens (Ed & Flo)")
+    expect(step).to_contain_text("Final (rule 18): Reds (Ann & Bob) v Greens (Ed & Flo)")
     expect(page.locator("#event-history")).to_contain_text("ann: playoff – sudden death hand")
     # A bracket: R1-M1's games were entered for the wrong team.
     admin.create("ann", "bracket", TEAMS, rounds=1)

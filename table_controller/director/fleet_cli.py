@@ -323,6 +323,8 @@ def _running_broker(ev: FleetFolder, mosquitto: str) -> Iterator[Any]:
 
 
 def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
+    from table_controller.rules.option_words import rules_words
+
     lines = [f"The event {ev.event!r} keeps everything in {ev.folder}:"]
     if password is not None:
         lines += [
@@ -336,9 +338,8 @@ def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
         f"key {ev.public_key}",
         f"  the broker's files and log: {ev.folder / BROKER} (mosquitto.conf, mosquitto.log)",
         f"The broker listens for the tables on port {ev.broker_port}.",
-        f"The rules: {ev.rules}"
-        + "".join(f", {k.replace('_', ' ')} {v}" for k, v in sorted(ev.options.items()))
-        + " (every table is sent them; `--rules` and `--option` change them).",
+        f"The rules: {rules_words(ev.rules, ev.options)} (every table is sent them; "
+        "`--rules` and `--option` change them).",
     ]
     out.write("\n".join(lines) + "\n")
     out.flush()
@@ -387,7 +388,7 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
     from table_controller.feed.dynsec import DynsecAdmin
 
     with _running_broker(ev, mosquitto) as files:
-        store = DirectorStore(ev.database, rules_name=ev.rules)
+        store = DirectorStore(ev.database, rules_name=ev.rules, options=ev.options)
         try:
             service = DirectorService(
                 store,

@@ -26,6 +26,7 @@ from table_controller.director.fleet_view import FleetView, approved_tables
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.web_guard import Refused, SafeJSON, read_json
 from table_controller.pictures import media_type
+from table_controller.rules.option_words import rules_words
 
 Wrap = Callable[[Any], Any]  # the dashboard's login_required
 
@@ -83,6 +84,7 @@ class FleetWeb:
                 "title": self._title,
                 "tables": self.view.tables(),
                 "joining": self.fleet_mode,
+                "rules_text": rules_words(self.store.rules_name, self.store.options),
                 "commands_problem": self._commands_problem(),
             },
             headers={"Cache-Control": "no-store"},

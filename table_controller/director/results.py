@@ -37,7 +37,7 @@ from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.hand import Phase
-from table_controller.rules.presets import PRESETS
+from table_controller.rules.option_words import rules_words as option_rules_words
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Evidence, Sheet, replay_game
 from table_controller.words import SEAT_NAMES
@@ -375,14 +375,8 @@ def _setup_of(
 
 def rules_text(name: str, options: Mapping[str, Any]) -> str:
     """The rules as a person reads them: the preset's title and its options in words
-    ("Tournament director rules, progressive event; hands per game: 2")."""
-    found = PRESETS.get(name)
-    text = found.title if found is not None else name
-    words = [
-        f"{k.replace('_', ' ')}: {'yes' if v is True else 'no' if v is False else v}"
-        for k, v in sorted(options.items())
-    ]
-    return text + ("; " + ", ".join(words) if words else "")
+    (``rules.option_words``), on the cover and on every score sheet."""
+    return option_rules_words(name, dict(options))
 
 
 def _rules_words(state: EventState | None) -> str:

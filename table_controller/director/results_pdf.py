@@ -33,7 +33,7 @@ PAPERS = {"a4": "A4", "letter": "letter"}  # --paper -> CSS @page size
 
 def rules_words(record: GameRecord) -> str:
     """The rules as a person reads them: the preset's title and its options in words
-    ("Tournament director rules, progressive event; hands per game: 2")."""
+    ("Tournament director rules, progressive event; hands a game: 2 hands")."""
     return rules_text(record.rules_name, record.options)
 
 

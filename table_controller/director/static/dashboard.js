@@ -265,7 +265,7 @@ async function showTable(table) {
   if (!ok) { $("detail-summary").textContent = words(d); return; }
   const w = d.words;
   $("detail-name").textContent = d.title;
-  $("detail-game").textContent = [d.title !== table ? table : "", w.hand_text].filter(Boolean).join(" · ");
+  $("detail-game").textContent = w.hand_text || "";
   fill($("detail-summary"),
     el("div", {class: "teams"}, ...w.teams.map((team) => el("div", {class: "team"},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score))))),

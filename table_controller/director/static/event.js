@@ -20,13 +20,25 @@
     return data;
   }
 
+  // The words for the codes the event's data carries: seats, formats, changes.
+  const SEATS = {N: "North", E: "East", S: "South", W: "West", NS: "North–South", EW: "East–West"};
+  const FORMATS = {progressive: "progressive", rounds: "12-hand rounds", bracket: "bracket, best of 3"};
+  const ACTIONS = {
+    created: "created the event", absent: "marked a player absent", present: "marked a player present",
+    substitute: "seated a substitute", assigned: "assigned the tables", result: "recorded a result",
+    feed_result: "result received", playoff: "playoff", match_corrected: "match corrected",
+    final: "final", final_corrected: "final corrected", public_delay: "set the hall screen's delay",
+  };
+  // "table table-3" (a change the feed made) -> "Table 3", by the table's name.
+  const whoWords = (who) => String(who).replace(/^table (.+)$/, (_, id) => titled(id));
+
   function seatingLines(seat) {
     if (!seat) return [];
-    const seatWords = {N: "North", E: "East", S: "South", W: "West", NS: "North–South", EW: "East–West"};
+    // "Table 1" where the feed's table of that name plays place 1; else "Place 1 (Maple)".
     const out = (seat.tables || []).map((t) => {
-      const at = t.feed && titled(t.feed) !== `Table ${t.table}` ? ` (played at ${titled(t.feed)})` : "";
-      return item("div", `Table ${t.table}${at}: ` +
-        Object.entries(t.seats).map(([k, v]) => `${seatWords[k] || k} ${v}`).join(", "));
+      const feed = t.feed ? titled(t.feed) : "";
+      const where = feed === `Table ${t.table}` ? feed : `Place ${t.table} (${feed || "no table assigned yet"})`;
+      return item("div", `${where}: ` + Object.entries(t.seats).map(([k, v]) => `${SEATS[k] || k} ${v}`).join(", "));
     });
     if (seat.byes && seat.byes.length) out.push(item("div", "Sitting out: " + seat.byes.join(", ")));
     if (seat.problem) { const p = item("div", seat.problem); p.className = "problem"; out.push(p); }
@@ -42,7 +54,7 @@
     $("event-create").hidden = !none;
     $("event-heading").hidden = none;
     $("event-create-heading").hidden = !none;
-    $("event-kind").textContent = ev.format ? `(${ev.format})` : "(none yet)";
+    $("event-kind").textContent = ev.format ? `(${FORMATS[ev.format] || ev.format})` : "(none yet)";
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
     $("event-next").replaceChildren(...seatingLines(ev.next));
@@ -55,7 +67,8 @@
       ((u.result && Array.isArray(u.result.scores)) ? `North–South ${u.result.scores[0]}, East–West ${u.result.scores[1]}` : "") +
       (u.problem ? " – " + u.problem : ""))));
     $("event-history").replaceChildren(...(ev.history || []).map((h) => item("li",
-      `${new Date(h.at * 1000).toLocaleTimeString()} ${h.who}: ${String(h.action).replace(/_/g, " ")}${h.reason ? " – " + h.reason : ""}`)));
+      `${new Date(h.at * 1000).toLocaleTimeString()} ${whoWords(h.who)}: ` +
+      `${ACTIONS[h.action] || String(h.action).replace(/_/g, " ")}${h.reason ? " – " + h.reason : ""}`)));
     const roster = ev.roster || {players: []};
     const absent = new Set(roster.absent || []);
     for (const id of ["absent-player", "sub-absent"]) {
@@ -70,14 +83,50 @@
       $(id + "-heading").hidden = !$(id).children.length;
     }
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
+    // The rounds' fields follow the event's round until the director changes them.
+    for (const id of ["sub-round", "assign-round", "result-round"]) {
+      const box = $(id);
+      if (ev.round && !box.dataset.touched && document.activeElement !== box) box.value = ev.round;
+    }
+    drawAssign(ev);
+    const bracket = ev.format === "bracket";
+    $("result-place-label").textContent = bracket ? "Match" : "Place";
+    $("result-place").placeholder = bracket ? "e.g. R1-M1" : "e.g. 1";
+    $("result-seats-field").hidden = ev.format !== "progressive";
   }
+
+  // One line a table: "Maple plays at place [1]", the round's assignment filled in.
+  let assignKey = "";
+  function drawAssign(ev) {
+    const ids = Object.keys(titles);
+    const bracket = ev.format === "bracket";
+    const round = $("assign-round").value;
+    const key = JSON.stringify([ids.map(titled), bracket, round, (ev.assign || {})[round] || {}]);
+    $("assign-none").hidden = ids.length > 0;
+    if (key === assignKey) return;
+    assignKey = key;
+    const now = (ev.assign || {})[round] || {};
+    $("assign-rows").replaceChildren(...ids.map((id) => {
+      const input = document.createElement("input");
+      input.dataset.table = id;
+      input.placeholder = bracket ? "e.g. R1-M1" : "e.g. 1";
+      input.value = now[id] || "";
+      const label = item("label", `${titled(id)} plays at ${bracket ? "match" : "place"}`);
+      label.append(input);
+      return label;
+    }));
+  }
+  for (const id of ["sub-round", "assign-round", "result-round"]) {
+    $(id).addEventListener("input", () => { $(id).dataset.touched = "yes"; });
+  }
+  $("assign-round").addEventListener("input", () => { if (shown) drawAssign(shown); });
 
   // The 12-hand rounds' playoff (001 s18 to s20) and a bracket's corrections.
   const STEPS = {
-    final: (p) => `Final (001 s18): ${p.pairs}, ${p.hands} hands`,
-    tie_playoff: (p) => `Playoff (001 s19): ${p.pairs}, ${p.hands} hands, then sudden death if still tied`,
-    round_robin: (p) => `Round-robin playoff (001 s20): ${p.pairs}, ${p.hands} hands each`,
-    sudden_death: (p) => `Sudden death (001 s19): ${p.pairs}, a hand at a time until one leads`,
+    final: (p) => `Final (rule 18): ${p.pairs}, ${p.hands} hands`,
+    tie_playoff: (p) => `Playoff (rule 19): ${p.pairs}, ${p.hands} hands, then sudden death if still tied`,
+    round_robin: (p) => `Round-robin playoff (rule 20): ${p.pairs}, ${p.hands} hands each`,
+    sudden_death: (p) => `Sudden death (rule 19): ${p.pairs}, a hand at a time until one leads`,
   };
   let lastStep = "", lastFinal = "";
 
@@ -170,9 +219,8 @@
                         substitute: $("sub-name").value, credit: $("sub-credit").value}); });
   $("event-assign").addEventListener("submit", (e) => { e.preventDefault();
     const places = {};
-    for (const line of $("assign-places").value.split("\n")) {
-      const [t, p] = line.split("=").map((x) => (x || "").trim());
-      if (t) places[t] = p;
+    for (const input of $("assign-rows").querySelectorAll("input")) {
+      if (input.value.trim()) places[input.dataset.table] = input.value.trim();
     }
     send("assign", {round: $("assign-round").value, places}); });
   $("event-result").addEventListener("submit", (e) => { e.preventDefault();

@@ -155,6 +155,8 @@ async function refresh() {
   $("fleet-problem").hidden = r.ok;
   if (!r.ok) { $("fleet-problem").textContent = words(r.data); return; }
   drawTables(r.data);
+  $("fleet-rules-text").textContent = r.data.rules_text || "";
+  $("fleet-rules").hidden = !r.data.rules_text;
   if (!r.data.joining) {
     $("requests-problem").textContent = "Tables cannot join at this dashboard: start the director with `table-controller director start` to let them ask.";
     $("requests-problem").hidden = false;
