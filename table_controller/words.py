@@ -9,21 +9,26 @@ words here, and a test holds that no member lacks them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from table_controller.cards import Card, Rank, Suit
 from table_controller.rules.codec import event_name
 from table_controller.rules.events import (
     INPUT_EVENTS,
     OUTPUT_EVENTS,
     HandResult,
+    HandVoided,
     HowChosen,
+    InputEvent,
     Irregularity,
     Remedy,
     RenegeProven,
     RenegeSpotted,
+    ScoreAdjusted,
     ThrowIn,
 )
 from table_controller.rules.hand import Phase
-from table_controller.seats import Seat
+from table_controller.seats import Seat, Team
 
 SEAT_NAMES = {Seat.N: "North", Seat.E: "East", Seat.S: "South", Seat.W: "West"}
 RANK_NAMES = {
@@ -35,6 +40,8 @@ RANK_NAMES = {
     Rank.ACE: "Ace",
 }
 SUIT_NAMES = {Suit.C: "Clubs", Suit.D: "Diamonds", Suit.H: "Hearts", Suit.S: "Spades"}
+TEAM_WORDS = {Team.NS: "North–South", Team.EW: "East–West"}
+TEAM_SHORT = {Team.NS: "N–S", Team.EW: "E–W"}  # as the table's score box names the sides
 
 IRREGULARITY_WORDS = {
     Irregularity.BID_OUT_OF_TURN: "Bid out of turn",
@@ -73,6 +80,13 @@ THROW_IN_WORDS = {
     ThrowIn.WRONG_CARD_COUNT: "wrong number of cards",
     ThrowIn.BID_FORFEITED: "the bid was forfeited",
     ThrowIn.VOIDED: "voided by the director",
+}
+# What the director did, by the ruling's kind (feed/signing.py), after "the director".
+RULING_DONE = {
+    "confirm_renege": "upheld the renege",
+    "dismiss_renege": "dismissed the renege",
+    "adjust_score": "adjusted the score",
+    "void_hand": "voided the hand",
 }
 FIRST_DEALER_WORDS = {
     HowChosen.CHOSEN: "chosen",
@@ -213,3 +227,46 @@ def renege_sentence(event: RenegeProven | RenegeSpotted, who: str | None = None)
         f"{event.played.pretty} while holding the {event.proof.pretty} "
         f"({_evidence(event)})"
     )
+
+
+def signed_points(points: int) -> str:
+    """A change of score as a scoreboard reads it: "+2", "−2" (a minus sign, not a dash)."""
+    return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
+
+
+def ruling_change(
+    kind: str,
+    change: InputEvent | None,
+    players: Mapping[Seat, str] | None = None,
+    hand: int | None = None,
+) -> str:
+    """What a director's ruling changed at the table, side and signed points first:
+    "E–W (Bo & Di) −2: the director dismissed the renege". The players at the table
+    read it off the page, so it says the change itself, not only the director's reason
+    (which once was all the page showed). ``change`` is the event the ruling carried."""
+    done = RULING_DONE.get(kind, "made a ruling")
+    if isinstance(change, ScoreAdjusted):
+        side = TEAM_SHORT[change.team]
+        names = [(players or {}).get(s, "").strip() for s in change.team.seats]
+        if all(names) and names != [SEAT_NAMES[s] for s in change.team.seats]:
+            side += f" ({names[0]} & {names[1]})"
+        return f"{side} {signed_points(change.points)}: the director {done}"
+    if isinstance(change, HandVoided):
+        which = f"Hand {hand}" if hand else "The hand"
+        return f"{which} void: the director {done}; the same dealer deals again"
+    if kind == "confirm_renege":
+        return f"The director {done}: its penalty stands, the score does not change"
+    return f"The director {done}: the score does not change"
+
+
+def ruling_announcement(
+    kind: str,
+    change: InputEvent | None,
+    reason: str,
+    players: Mapping[Seat, str] | None = None,
+    hand: int | None = None,
+) -> str:
+    """The table page's notice for an applied ruling: the change, then the reason."""
+    said = ruling_change(kind, change, players, hand)
+    why = reason.strip().rstrip(".")
+    return f"{said}. Reason: {why}" if why else said

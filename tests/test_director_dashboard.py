@@ -3,8 +3,9 @@ simulated tables' games (one with a renege) arrive through a real mosquitto; the
 dashboard names each table, says its score by its players, its phase, whose turn and
 trump in words; the renege alert is a sentence with card faces and opens the two
 pictures side by side, each at least 300 px wide, with the rule quoted; a ruling is
-only offered after login and once an alert is chosen, with nothing chosen for the
-director, and the table applies it. Screenshots: test-artifacts/dashboard*.png (the
+only offered after login and once an alert is chosen, each choice saying what it does
+and what the alert knows filled in (nothing chosen for the director), and the table
+applies it. Screenshots: test-artifacts/dashboard*.png (the
 ones in docs/images are these)."""
 
 from __future__ import annotations
@@ -264,21 +265,31 @@ def test_the_dashboard_for_a_room_and_a_renege_ruled_from_its_alert(room: Room, 
     no_codes(visible_text(page))
     page.screenshot(path=str(ARTIFACTS / "dashboard-alert.png"))
 
-    # The ruling: offered from the alert, nothing chosen: the kind first, then its fields.
+    # The ruling, offered from the alert: nothing is chosen for the director, but each
+    # choice says what it does, and what the alert knows is filled in when it is chosen.
     form = page.locator("#ruling-form")
     expect(form).to_have_count(1)
-    expect(page.locator("#ruling-kind")).to_have_value("")
+    expect(page.locator("#ruling-kind .choice")).to_have_text(
+        [
+            "Uphold: East–West (Bo & Di) keep the 2 points the renege gave them",
+            "Dismiss: East–West (Bo & Di) lose the 2 points the renege gave them (−2)",
+            re.compile("^Adjust the score"),
+            re.compile(r"^Void the hand in play \(game 1, hand \d\)"),
+        ]
+    )
+    expect(page.locator("#ruling-kind input:checked")).to_have_count(0)
+    expect(page.locator("#ruling-where")).to_contain_text("The renege: game 1, hand 1.")
     for field in ("#ruling-team", "#ruling-points", "#ruling-reason", "#ruling-send"):
         expect(page.locator(field)).to_be_hidden()
-    page.select_option("#ruling-kind", "dismiss_renege")
-    expect(page.locator("#ruling-team")).to_be_visible()
-    expect(page.locator("#ruling-team")).to_have_value("")
-    expect(page.locator("#ruling-points")).to_have_value("")
-    # What a dismissal would take back is said, not filled in.
-    expect(page.locator("#ruling-hint")).to_contain_text("gave Bo & Di 2 points")
-    page.select_option("#ruling-team", "EW")
-    page.fill("#ruling-points", "-2")
+    page.check('#ruling-kind input[value="dismiss_renege"]')
+    expect(page.locator("#ruling-team")).to_have_value("EW")
+    expect(page.locator("#ruling-team option:checked")).to_have_text("East–West (Bo & Di)")
+    expect(page.locator("#ruling-points")).to_have_value("-2")
+    expect(page.locator("#ruling-reason")).to_have_value("")  # the why is the director's
+    assert not re.search(r"\b(NS|EW)\b", form.inner_text()), form.inner_text()
+    no_codes(visible_text(page))
     page.fill("#ruling-reason", "the 10♣ was misread: it was the 10♠")
+    form.screenshot(path=str(ARTIFACTS / "dashboard-ruling.png"))
     page.click("#ruling-send")
     expect(page.locator("#ruling-result")).to_contain_text("applied")
     (sent,) = room.world.rulings
@@ -308,7 +319,13 @@ def test_a_tables_detail_and_history_are_in_words_with_pictures_in_the_page(
     expect(page.locator("#ruling-form")).to_have_count(0)
     page.click("#detail-rule")
     expect(page.locator("#detail-ruling #ruling-form")).to_have_count(1)
-    expect(page.locator("#ruling-kind")).to_have_value("")
+    expect(page.locator("#ruling-kind .choice").nth(1)).to_have_text(
+        "Dismiss the renege: give back its penalty (choose the team and the points)"
+    )
+    expect(page.locator("#ruling-kind input:checked")).to_have_count(0)
+    expect(page.locator("#ruling-team option")).to_have_text(
+        ["Choose the team…", "North–South (Ann & Cy)", "East–West (Bo & Di)"]
+    )
     # A picture opens in the page, large.
     history.locator("button.picture").first.click()
     expect(page.locator("#lightbox")).to_be_visible()

@@ -240,10 +240,10 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     # reason: signed, sent, applied.
     alert.locator("button.open-alert").click()
     expect(page.locator("#alert-detail")).to_be_visible()
-    page.select_option("#ruling-kind", "dismiss_renege")
-    expect(page.locator("#ruling-points")).to_have_value("")  # nothing chosen for them
-    page.select_option("#ruling-team", "EW")
-    page.fill("#ruling-points", "-2")
+    page.check('#ruling-kind input[value="dismiss_renege"]')
+    # What the alert knows is filled in: the team the penalty went to, its points back.
+    expect(page.locator("#ruling-team")).to_have_value("EW")
+    expect(page.locator("#ruling-points")).to_have_value("-2")
     page.fill("#ruling-reason", "")
     page.click("#ruling-send")
     expect(page.locator("#ruling-result")).to_contain_text("needs a reason")
@@ -259,6 +259,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     expect(page.locator('#alerts li[data-kind="renege_proven"]')).to_have_count(0)
     card.click()
     expect(page.locator("#detail-rulings")).to_contain_text("applied by the table")
+    expect(page.locator("#detail-rulings")).to_contain_text("Dismissed the renege: East–West")
     expect(page.locator('#detail-rulings .ruling[data-state="applied"]')).to_have_count(1)
     # The table drops off: its card turns offline, an alert comes up.
     publish(

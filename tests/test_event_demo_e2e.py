@@ -184,7 +184,7 @@ def test_the_director_rules_on_a_renege_in_the_dashboard(demo: EventDemo, browse
         # The ruling: chosen, with a reason typed, sent, and applied at the table.
         form = page.locator("#ruling-form")
         expect(form).to_be_visible()
-        page.select_option("#ruling-kind", "confirm_renege")
+        page.check('#ruling-kind input[value="confirm_renege"]')
         page.fill("#ruling-reason", "The pictures show the card played and the one held")
         page.click("#ruling-send")
         expect(page.locator("#ruling-result")).to_contain_text("applied", timeout=60_000)

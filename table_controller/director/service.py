@@ -49,7 +49,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -691,40 +691,14 @@ def _ruling_event(
     if kind == "void_hand":
         return HandVoided(reason)
     if team not in ("NS", "EW"):
-        raise RulingError("say which team the points are for: NS or EW")
+        raise RulingError(
+            "say which team the points are for: choose North–South or East–West in the form"
+        )
     if points is None or isinstance(points, bool) or not isinstance(points, int) or points == 0:
         raise RulingError("say how many points: a whole number, negative to take points away")
-    if kind == "dismiss_renege" and points > 0:
-        raise RulingError(
-            "dismissing a renege gives back the penalty: take the points away from the team "
-            "that was given them (a negative number, e.g. -2)"
-        )
+    # A dismissal gives back the penalty whichever way the rules scored it: points given
+    # to the other side are taken away (-2), points taken from the offenders given back.
     return ScoreAdjusted(Team[team], points, reason)
 
 
-def ruling_defaults(alert: Mapping[str, Any], store: DirectorStore) -> dict[str, Any]:
-    """For a renege alert: the team given the penalty and the points to take back
-    (what "dismiss" undoes), read from the stored event that proved it."""
-    table, game, seq = alert.get("table"), alert.get("game"), alert.get("seq")
-    if not isinstance(table, str) or not isinstance(game, int):
-        return {}
-    for ev in store.events(table, game):
-        if ev["seq"] != seq:
-            continue
-        seat = next(
-            (o.get("seat") for o in ev["outputs"] if o.get("event") == "renege_proven"), None
-        )
-        if seat is None:
-            return {}
-        team = "EW" if seat in ("N", "S") else "NS"
-        for o in ev["outputs"]:
-            if o.get("event") == "hand_scored":
-                pts = o.get("points") or [0, 0]
-                got = pts[0] if team == "NS" else pts[1]
-                if got:
-                    return {"team": team, "points": -int(got)}
-        return {"team": team, "points": -2}
-    return {}
-
-
-__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError", "ruling_defaults"]
+__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError"]

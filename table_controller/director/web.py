@@ -58,7 +58,8 @@ from table_controller.director.fleet_view_web import FleetWeb
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.public import PublicView, PublicViewError, parse_delay
 from table_controller.director.results_view import ResultsSource
-from table_controller.director.service import DirectorService, RulingError, ruling_defaults
+from table_controller.director.ruling_form import ruling_form, ruling_text
+from table_controller.director.service import DirectorService, RulingError
 from table_controller.director.store import (
     ALERT_STATES,
     DirectorStore,
@@ -168,6 +169,7 @@ class DirectorPage:
             Route("/api/tables/{table}", login(self._table)),
             Route("/api/alerts/{alert}", login(self._alert), methods=["POST"]),
             Route("/api/alerts/{alert}/defaults", login(self._defaults)),
+            Route("/api/tables/{table}/ruling", login(self._table_ruling)),
             Route("/api/alerts/{alert}/detail", login(self._alert_detail)),
             Route("/api/rulings", login(self._ruling), methods=["POST"]),
             Route("/api/audit", login(self._audit)),
@@ -528,7 +530,10 @@ class DirectorPage:
                 "applied": None if proj is None else proj.applied,
                 "missing": None if proj is None else proj.missing,
                 "problem": problem,
-                "rulings": self.store.rulings(table),
+                "rulings": [
+                    {**r, "text": ruling_text(r, {s.name: n for s, n in players.items()})}
+                    for r in self.store.rulings(table)
+                ],
                 "status": self.store.status_history(table)[-20:],
             }
         )
@@ -546,11 +551,19 @@ class DirectorPage:
         return Response(png, media_type=media_type(png), headers={"Cache-Control": "max-age=86400"})
 
     def _defaults(self, request: Request) -> Response:
+        """The ruling form opened from an alert: filled with what the alert knows."""
         aid = _number(request.path_params["alert"])
         alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
         if alert is None:
             raise Refused(404, "there is no such alert", "reload the dashboard")
-        return SafeJSON(ruling_defaults(alert, self.store))
+        return SafeJSON(ruling_form(self.store, str(alert["table"]), alert))
+
+    def _table_ruling(self, request: Request) -> Response:
+        """The ruling form opened from a table's detail: its teams and choices in words."""
+        table = request.path_params["table"]
+        if table not in {t["table"] for t in self.store.tables()}:
+            raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
+        return SafeJSON(ruling_form(self.store, table))
 
     def _alert_detail(self, request: Request) -> Response:
         """An alert's panel: its sentence, and a renege's evidence and rule, in words."""

@@ -15,6 +15,7 @@ from table_controller.rules.events import InputEvent
 from table_controller.table.fleet_status import calibration_at, fleet_status, package_version
 from table_controller.table.health import Device
 from table_controller.table.policy import Input, Refusal
+from table_controller.words import ruling_announcement
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher
@@ -147,6 +148,7 @@ class FeedLink:
                 self.publisher.answer(ruling.ruling_id, True, None)
             return
         refusal: Refusal | None = None
+        change: InputEvent | None = None  # what the ruling changes at the table
         if ruling.event is None:
             refusal = core.ruling_refusal(ruling)
         else:
@@ -155,11 +157,15 @@ class FeedLink:
             except (CodecError, ValueError) as exc:
                 refusal = (f"the ruling's event cannot be read ({exc})", "make the ruling again")
             else:
+                change = event
                 table.noticed("director", event)
                 item = Input("director", event, at=table.clock(), ruling=ruling)
                 refusal = await table.ask(item)
         if refusal is None:
-            core.notice("director", None, f"the director ruled: {ruling.reason}", "")
+            said = ruling_announcement(
+                ruling.kind, change, ruling.reason, core.shown.players, ruling.hand
+            )
+            core.notice("director", None, said, "")
             core.changed()
         if self.publisher is not None:
             problem = None if refusal is None else f"{refusal[0]} ({refusal[1]})"

@@ -21,10 +21,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import SEATS, Seat, Team
-from table_controller.words import SEAT_NAMES, card_face, suit_text
-
-TEAM_WORDS = {Team.NS: "North–South", Team.EW: "East–West"}
-TEAM_SHORT = {Team.NS: "N–S", Team.EW: "E–W"}
+from table_controller.words import SEAT_NAMES, TEAM_SHORT, TEAM_WORDS, card_face, suit_text
 
 
 def seat_names(players: Mapping[Seat, str]) -> dict[Seat, str]:

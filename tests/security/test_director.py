@@ -115,6 +115,7 @@ DIRECTOR_READS = (
     "events",
     "api/overview",
     f"api/tables/{TABLE}",
+    f"api/tables/{TABLE}/ruling",
     "api/audit",
     "api/event",
     "api/alerts/1/defaults",
@@ -446,7 +447,8 @@ def test_a_status_with_a_bad_every_does_not_break_the_view(tmp_path: Path, every
 
 ROUTES = (
     "", "public", "api/public", "api/me", "api/login", "api/logout", "events", "api/overview",
-    "api/tables/{s}", "api/alerts/{s}", "api/alerts/{s}/defaults", "api/alerts/{s}/detail",
+    "api/tables/{s}", "api/tables/{s}/ruling", "api/alerts/{s}", "api/alerts/{s}/defaults",
+    "api/alerts/{s}/detail",
     "api/rulings", "api/audit",
     "api/event", "api/event/{s}", "evidence/{s}/{s}/{s}.png", "static/{s}", "{s}",
 )  # fmt: skip

@@ -304,63 +304,68 @@ const RULING_STATES = {
   applied: () => "applied by the table",
   refused: (r) => `refused by the table: ${r.ack_problem}`,
 };
-const KINDS = {
-  confirm_renege: "Confirm the renege (the penalty stands)",
-  dismiss_renege: "Dismiss the renege (take the penalty back)",
-  adjust_score: "Adjust the score",
-  void_hand: "Void the hand in play",
-};
 function rulingLine(r) {
   const where = r.game ? ` (game ${r.game}, hand ${r.hand ?? "–"})` : "";
   const state = (RULING_STATES[r.state] || RULING_STATES.pending)(r);
   return el("li", {class: "ruling", "data-state": r.state || "pending", "data-ruling": r.ruling_id},
-    `${KINDS[r.kind] || r.kind}${where} by ${r.director}: ${r.reason} — `, el("b", {class: "state"}, state));
+    `${r.text}${where} by ${r.director}: ${r.reason} — `, el("b", {class: "state"}, state));
 }
 
-// The form exists only once a director chose an alert or a table; nothing in it is
-// chosen for them: the kind first, then the fields that kind needs.
+// The form exists only once a director chose an alert or a table. Its words come from
+// the server (/api/alerts/ID/defaults, /api/tables/NAME/ruling): what each choice does,
+// the teams by their players, and, from an alert, the team and points a dismissal
+// moves, filled in. The ruling itself is the director's choice; a field the director
+// changed is never filled again when another ruling is chosen.
 function closeRuling() { const f = $("ruling-form"); if (f) f.remove(); }
 function rulingForm(box, target) {
   closeRuling();
-  const teams = (overview && overview.tables.find((t) => t.table === target.table) || {teams: []}).teams;
-  const kind = el("select", {id: "ruling-kind", required: true},
-    el("option", {value: "", selected: true, disabled: true}, "Choose a ruling…"),
-    ...Object.entries(KINDS).map(([k, text]) => el("option", {value: k}, text)));
-  const team = el("select", {id: "ruling-team"}, el("option", {value: "", selected: true, disabled: true}, "Choose the team…"),
-    ...["NS", "EW"].map((t) => { const known = teams.find((x) => x.team === t);
-      return el("option", {value: t}, known ? `${known.names} (${t === "NS" ? "North–South" : "East–West"})` : (t === "NS" ? "North–South" : "East–West")); }));
-  const pointsBox = el("label", {class: "field points", hidden: true}, "Points (negative takes points away) ", el("input", {id: "ruling-points", type: "number", step: "1"}));
-  const teamBox = el("label", {class: "field points", hidden: true}, "Team ", team);
-  const reasonBox = el("label", {class: "field", hidden: true}, "Reason (required) ", el("textarea", {id: "ruling-reason", rows: "2", placeholder: "why, in a few words"}));
-  const send = el("button", {id: "ruling-send", type: "submit", hidden: true}, "Sign and send the ruling");
-  // What a dismissal would take back, said (not filled in): the director decides.
-  const hint = el("p", {id: "ruling-hint", class: "quiet", hidden: true});
-  let hintText = "";
-  if (target.alert !== null) {
-    getJSON(`/api/alerts/${target.alert}/defaults`).then(({ok, data}) => {
-      if (!ok || !data.team) return;
-      const known = teams.find((x) => x.team === data.team);
-      const who = known ? known.names : (data.team === "NS" ? "North–South" : "East–West");
-      hintText = `The renege's penalty gave ${who} ${-data.points} points: dismissing it takes them back (${data.points}).`;
-      hint.textContent = hintText;
-      hint.hidden = kind.value !== "dismiss_renege";
-    });
-  }
   const form = el("form", {id: "ruling-form", "data-table": target.table},
     el("h3", {}, `Ruling at ${target.title}`),
-    el("label", {class: "field"}, "Ruling ", kind), hint, teamBox, pointsBox, reasonBox, send,
+    el("p", {id: "ruling-loading", class: "quiet"}, "Reading what the dashboard knows…"));
+  box.replaceChildren(form);
+  const url = target.alert !== null ? `/api/alerts/${target.alert}/defaults` :
+    `/api/tables/${encodeURIComponent(target.table)}/ruling`;
+  getJSON(url).then(({ok, data}) => {
+    if (!form.isConnected) return; // closed, or another form opened meanwhile
+    if (!ok) { fill($("ruling-loading"), words(data)); return; }
+    rulingFields(form, target, data);
+  });
+}
+
+function rulingFields(form, target, d) {
+  // The choices as a list, each saying what it does: nothing chosen for the director.
+  const kind = el("fieldset", {id: "ruling-kind", class: "choices"}, el("legend", {}, "Choose a ruling"),
+    ...d.kinds.map((k) => el("label", {class: "choice"},
+      el("input", {type: "radio", name: "ruling-kind", value: k.kind, required: true}), k.text)));
+  const chosen = () => { const c = kind.querySelector("input:checked"); return c ? c.value : ""; };
+  const team = el("select", {id: "ruling-team"}, el("option", {value: "", selected: true, disabled: true}, "Choose the team…"),
+    ...d.teams.map((t) => el("option", {value: t.team}, t.text)));
+  const points = el("input", {id: "ruling-points", type: "number", step: "1"});
+  const reason = el("textarea", {id: "ruling-reason", rows: "2", placeholder: "why, in a few words"});
+  const pointsBox = el("label", {class: "field points", hidden: true}, "Points for that team (negative takes points away) ", points);
+  const teamBox = el("label", {class: "field points", hidden: true}, "Team ", team);
+  const reasonBox = el("label", {class: "field", hidden: true}, "Reason (required: it is kept with the ruling) ", reason);
+  const send = el("button", {id: "ruling-send", type: "submit", hidden: true}, "Sign and send the ruling");
+  for (const f of [team, points, reason]) f.addEventListener("input", () => { f.dataset.touched = "1"; });
+  fill(form, form.firstChild,
+    d.where_text ? el("p", {id: "ruling-where", class: "quiet"}, d.where_text) : null,
+    kind, teamBox, pointsBox, reasonBox, send,
     el("div", {id: "ruling-result", role: "status"}));
   kind.addEventListener("change", () => {
-    const k = kind.value, scored = k === "dismiss_renege" || k === "adjust_score";
+    const k = chosen(), scored = k === "dismiss_renege" || k === "adjust_score";
+    const given = d.fill[k] || {};
     teamBox.hidden = pointsBox.hidden = !scored;
     reasonBox.hidden = send.hidden = !k;
-    hint.hidden = !(k === "dismiss_renege" && hintText);
+    if (!team.dataset.touched) team.value = given.team || "";
+    if (!points.dataset.touched) points.value = given.points ?? "";
+    if (!reason.dataset.touched) reason.value = given.reason || "";
+    reason.placeholder = given.placeholder || "why, in a few words";
   });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const k = kind.value;
-    const body = {table: target.table, kind: k, reason: $("ruling-reason").value};
-    if (k === "dismiss_renege" || k === "adjust_score") { body.team = team.value; body.points = $("ruling-points").value; }
+    const k = chosen();
+    const body = {table: target.table, kind: k, reason: reason.value};
+    if (k === "dismiss_renege" || k === "adjust_score") { body.team = team.value; body.points = points.value; }
     if (target.alert !== null) body.alert = target.alert;
     const r = await post("/api/rulings", body);
     const out = $("ruling-result");
@@ -370,8 +375,7 @@ function rulingForm(box, target) {
     watching = {id: r.ruling.ruling_id, table: target.table, title: target.title};
     checkRuling();
   });
-  box.replaceChildren(form);
-  kind.focus();
+  kind.querySelector("input").focus();
 }
 
 // The ruling sent is followed until the table answers (applied or refused).
