@@ -32,6 +32,7 @@ from table_controller.director.dashboard_words import table_title
 from table_controller.director.events_admin import EventState, team_words
 from table_controller.director.formats import Bracket, FormatError, ProgressiveEvent, RoundsEvent
 from table_controller.director.results_standings import Standings, standings
+from table_controller.director.ruling_form import ruling_text
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
@@ -324,7 +325,7 @@ def collect(store: DirectorStore, event_name: str, *, empty_ok: bool = False) ->
                     place,
                     ended=ended,
                     ended_at=ended_at,
-                    rulings=rulings.get((table, game), []),
+                    rulings=_ruling_lines(rulings.get((table, game), []), players),
                 )
             )
     recorded = [] if state is None else recorded_by_hand(state, games, names)
@@ -385,43 +386,25 @@ def _rules_words(state: EventState | None) -> str:
     return rules_text(state.rules["name"], state.rules["options"])
 
 
-_RULING_KINDS = {
-    "confirm_renege": "the director upheld the renege",
-    "dismiss_renege": "the director dismissed the renege",
-    "adjust_score": "the director adjusted the score",
-    "void_hand": "the director voided the hand",
-}
-
-
-def _ruling_words(kind: str, payload: Mapping[str, Any]) -> str:
-    """A ruling in words: what changed first ("East-West −2: the director dismissed
-    the renege"), for the papers' list of a game's rulings."""
-    what = _RULING_KINDS.get(kind, "the director ruled")
-    raw = payload.get("event")
-    event: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    hand = payload.get("hand")
-    if kind == "void_hand" and isinstance(hand, int):
-        what = f"the director voided hand {hand}"
-    team, points = event.get("team"), event.get("points")
-    if team in ("NS", "EW") and isinstance(points, int):
-        side = "North-South" if team == "NS" else "East-West"
-        sign = "+" if points >= 0 else "−"
-        return f"{side} {sign}{abs(points)}: {what}"
-    return what[0].upper() + what[1:]
-
-
-def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[str]]:
-    """Each game's rulings the table applied, in words, oldest first."""
-    out: dict[tuple[str, int], list[str]] = {}
+def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Each game's rulings the table applied, oldest first."""
+    out: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in store.rulings():
         game = r.get("game")
-        if not isinstance(game, int) or r.get("state") != "applied":
-            continue
-        words = _ruling_words(str(r["kind"]), r["payload"])
-        reason = str(r.get("reason") or "").strip()
-        line = f"{words} ({r['director']}: {reason})" if reason else words
-        out.setdefault((str(r["table"]), game), []).append(line)
+        if isinstance(game, int) and r.get("state") == "applied":
+            out.setdefault((str(r["table"]), game), []).append(r)
     return out
+
+
+def _ruling_lines(rulings: list[dict[str, Any]], players: Mapping[Seat, str]) -> list[str]:
+    """A game's rulings in words, as the dashboard lists them, with who and why."""
+    names = {s.name: n for s, n in players.items()}
+    lines = []
+    for r in rulings:
+        reason = str(r.get("reason") or "").strip()
+        said = ruling_text(r, names)
+        lines.append(f"{said} ({r['director']}: {reason})" if reason else said)
+    return lines
 
 
 def _evidence(store: DirectorStore, table: str, game: int) -> Evidence:
