@@ -78,7 +78,7 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A progressive event's dashboard: "Maple" and "Table 2", a renege proven at Maple,
     two rounds of results, the rules with options a director changed."""
     path = tmp_path_factory.mktemp("event") / "director.sqlite"
-    build_event(path).close()
+    build_event(path, rounds=3).close()  # round 3 to come: its seating is shown
     store = DirectorStore(path, rules_name="td-progressive", options=OPTIONS_GIVEN)
     store.add_login("ann", PASSWORD)
     served = Served(DirectorPage(store, None, title="Spring Open"))

@@ -68,11 +68,14 @@ def stopped_words(demo: EventDemo) -> str:
     from table_controller.director.event_demo import TITLE
 
     folder = demo.folder
+    database = shlex.quote(demo.database)
     return (
         f"Stopped. Everything was kept in {folder}:\n"
-        f"  the director's database: {folder}/director.sqlite\n"
-        f"    (results: table-controller director export --database {folder}/director.sqlite "
-        f"--event {shlex.quote(TITLE)} --out results)\n"
+        f"  the director's database: {demo.database}\n"
+        f"    (results: table-controller director export --database {database} "
+        f"--event {shlex.quote(TITLE)} --out results\n"
+        "     they print as provisional until you confirm them final on the dashboard,\n"
+        "     under Standings, once every round is in)\n"
         f"  each table's configuration and log: {folder}/tables/\n"
         f"  the broker's files: {folder}/broker/\n"
     )

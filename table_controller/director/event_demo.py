@@ -229,6 +229,7 @@ class EventDemo:
         environ: Mapping[str, str] | None = None,
         python: str = sys.executable,
         start_timeout: float = 180.0,
+        database: str | None = None,
     ) -> None:
         check_request(tables, port, renege)
         if not 1 <= rounds <= 20:
@@ -242,6 +243,7 @@ class EventDemo:
         self.pace = pace
         self.rounds = rounds
         self.hands = hands  # hands a round (None: the preset's 8)
+        self._database = database  # the director's store (None: director.sqlite in the run)
         self.python = python
         self.start_timeout = start_timeout
         self.tables = [
@@ -306,7 +308,7 @@ class EventDemo:
         write_private(keys / "director.key", private)
         (keys / "director.pub").write_bytes(public)
         options = {} if self.hands is None else {"hands_per_game": self.hands}
-        database = self.folder / "director.sqlite"
+        database = self.database
         self.store = DirectorStore(database, rules_name=RULES, options=options)
         password = secrets.token_urlsafe(12)
         self.store.add_login(LOGIN, password)
@@ -317,6 +319,14 @@ class EventDemo:
             places = {t.id: str(t.number) for t in self.tables}
             self.admin.assign_round(WHO, r, places, reason=f"round {r}: tables by number")
         self._private_key = private
+
+    @property
+    def database(self) -> str:
+        """The director's store: a PostgreSQL URL given, else the run's director.sqlite."""
+        if self._database is not None:
+            return self._database
+        assert self.folder is not None, "the run's folder is made by start()"
+        return str(self.folder / "director.sqlite")
 
     def seating(self, round_no: int) -> list[dict[str, str]]:
         """Each table's players in a round (seat letter -> name), as the chart seats them."""
