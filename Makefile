@@ -47,8 +47,8 @@ test: $(STAMP)-test $(MPY_WASM)
 	$(BIN)/mypy $(TYPED)
 	MICROPYTHON_WASM=$(abspath $(MPY_WASM)) $(BIN)/pytest
 
-# The pinned versions (constraints.txt) against PyPI's vulnerability data. Needs the network
-# to pypi.org, so it is not part of `make test`; run it before a release and after raising
+# The pinned versions (constraints.txt) against the package index's vulnerability data. Needs
+# the network to the package index, so it is not part of `make test`; run it before a release and after raising
 # a version. --strict: a package it cannot look up fails the audit instead of passing unchecked.
 audit: $(STAMP)-core
 	@$(BIN)/python -m pip install -q pip-audit

@@ -46,7 +46,7 @@ class MissingExtra(TableControllerError, RuntimeError):
 
 
 def install_hint(extra: str) -> str:
-    """The commands that install ``extra``: from the project's folder, or from PyPI."""
+    """The commands that install ``extra``: from the project's folder, or from the package index."""
     return (
         f"install them with `make setup-{extra}` in the project's folder "
         f"(or `pip install 'table-controller[{extra}]'`), then run the command again"

@@ -6,32 +6,49 @@ project's commands runs through bash, as typed, in a fresh folder of the page's 
 command that fails, or that the page shows and this file does not know how to run here,
 fails the test with the page and line, so a documented command cannot break silently.
 
-Three tables say what differs from a person at a table:
+Tables say what differs from a person at a table:
 - ``FIXTURES``: the words a page writes for something of the reader's (``GAME.jsonl``,
   ``LOG``, ``PICTURE.png``), each filled with a real file made here;
 - ``SERVICES``: commands that keep running (the table, the kiosk, the director): each is
   started, waited for until it says it is up, then stopped with Ctrl-C, which must end
   it cleanly;
+- ``JOINS``: `table-controller join`, which ends once a director approves the table: a
+  real director is started for it (``director start``), and approves the code the
+  table shows, over the dashboard's API, as a director does on the Fleet page;
+- ``DEFAULT_PORTS``: the ports a command listens on when it names none. Every port a
+  page names (``--port 8090``, ``0.0.0.0:8090``, ``port = 8080`` in a file a command
+  writes) or a command takes by default is run on a free port of this run's, the same
+  one for the same number throughout the page: nothing depends on a fixed port being
+  free on the machine;
 - ``NOT_HERE``: commands that need what this machine has not (the Pi's camera and pins,
   a cube on USB, root's systemd, a PostgreSQL server of the venue's), each with why; and
   the benchmarks and test runs, which `make bench` and `make test` run themselves.
+
+The machine has every extra installed (it cannot uninstall the shared environment's
+packages), so a command could pass here that fails a reader who installed only what the
+page said. So each command's imports are watched (``WATCH_IMPORTS`` below): every
+optional package it imports (table_controller/extras.py ``MODULES``) must be of an extra
+that a `make setup-...` (or `make test`) said before it on the same page installs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
+import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import threading
+import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from docs_running import WAIT, Running, approve, imported, watch_imports
+from mosquitto import free_port
+
+from table_controller.extras import MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -42,7 +59,6 @@ COMMAND = re.compile(
     r"^(\$ )?((\.venv/bin/)?(table-controller|python|pytest)\b|make\b|sudo\b|openssl\b)"
 )
 BIN = Path(sys.executable).parent
-WAIT = 120.0  # seconds a command may take here, on a loaded 2-core machine
 
 # --- what differs here ------------------------------------------------------------------
 
@@ -64,11 +80,6 @@ NOT_HERE: list[tuple[str, str]] = [
         "`kiosk --simulated`, which runs here",
     ),
     (r"seats test(?!.*--simulated)", "needs the Pi's GPIO pins and the seats wired to them"),
-    (
-        r"table-controller join\b",
-        "needs a director on the network to approve the table (tests/test_join_cli.py joins "
-        "one to a real dashboard)",
-    ),
     (
         r"pip wheel\b|director release dist/",
         "builds a release from the project's folder and hands it out "
@@ -98,29 +109,91 @@ FIXTURES: dict[str, str] = {
 SERVICES: list[tuple[str, str]] = [
     (r"table-controller (run|demo)\b(?!.*--hands)", r"http://"),
     (r"table-controller kiosk\b(?! pin)", r"http://"),
-    (r"table-controller director\b(?! (keys|add-login|export|release))", r"https?://"),
+    (r"table-controller director\b(?! (keys|add-login|export|release|config)\b)", r"https?://"),
     (r"table-controller event demo\b", r"Ctrl-C stops it"),
     (r"table-controller vision live\b", r'"view"|"frame"'),
 ]
 
+# What a joining table is named by the director who approves it (``_join``).
+JOINS = r"table-controller join\b"
+JOINED_AS = "Table 1"
 
-def _pin_into_config(folder: Path, printed: str) -> None:
+# The director's dashboard's and broker's ports, where a command names none.
+DIRECTOR_PORTS = (("--web-port", 8090), ("--broker-port", 1883))
+# (pattern, the flags that choose the ports it uses, each with the port it takes by
+# default): where the command names no such flag, it is given one, on this run's port for
+# that default. (`demo`, `kiosk --simulated` and `replay` take a free port by default.)
+DEFAULT_PORTS: list[tuple[str, tuple[tuple[str, int], ...]]] = [
+    (r"table-controller event demo\b", (("--port", 8090),)),
+    (r"table-controller director start\b", DIRECTOR_PORTS),
+    (
+        r"table-controller director\b(?! (start|keys|add-login|export|release|config)\b)",
+        DIRECTOR_PORTS,
+    ),
+]
+# A port a command line names: `--port 8090`, `--web-port=8090`, `--view 8090`,
+# `0.0.0.0:8090`, `[::1]:8090`.
+PORT_IN_COMMAND = re.compile(r"((?:--[\w-]*port|--view)[ =]|[\w\]]:)(\d{2,5})\b")
+# A port a configuration file names (a table's, a director's): `port = 8080`.
+PORT_IN_FILE = re.compile(r"^((?:port|public_port) = )(\d+)\b", re.M)
+
+
+@dataclass
+class Page:
+    """One page's run: its folder, its environment, and the free port that stands for
+    each port it names."""
+
+    folder: Path
+    env: dict[str, str]
+    ports: dict[int, int] = field(default_factory=dict)
+
+    def port(self, documented: int) -> int:
+        if documented == 0:
+            return 0  # a free one already
+        if documented not in self.ports:
+            self.ports[documented] = free_port()
+        return self.ports[documented]
+
+    def on_free_ports(self, text: str) -> str:
+        """``text`` with each port it names, or takes by default, one free here."""
+        text = PORT_IN_COMMAND.sub(lambda m: m[1] + str(self.port(int(m[2]))), text)
+        for pattern, flags in DEFAULT_PORTS:
+            if re.search(pattern, text):
+                for flag, default in flags:
+                    if not re.search(rf"{flag}\b", text):
+                        text += f" {flag} {self.port(default)}"
+        return text
+
+
+def _pin_into_config(page: Page, text: str, printed: str) -> None:
     """Put the line ``kiosk pin`` printed under ``[kiosk]`` in table.toml, as its page
     says to."""
-    config = folder / "table.toml"
+    config = page.folder / "table.toml"
     if not config.exists():
         return  # the page has not made one yet: the PIN is for later
     line = next(x for x in printed.splitlines() if x.startswith("pin_hash = "))
-    text = config.read_text(encoding="utf-8")
+    config_text = config.read_text(encoding="utf-8")
     empty = re.compile(r'^pin_hash = ""', re.M)
-    assert empty.search(text), "table.toml has no empty pin_hash line under [kiosk]"
-    text = empty.sub(line.replace("\\", "\\\\"), text, count=1)
-    config.write_text(text, encoding="utf-8")
+    assert empty.search(config_text), "table.toml has no empty pin_hash line under [kiosk]"
+    config_text = empty.sub(line.replace("\\", "\\\\"), config_text, count=1)
+    config.write_text(config_text, encoding="utf-8")
 
 
-# (pattern, what the reader does with its output next, as the page says).
-AFTER: list[tuple[str, Callable[[Path, str], None]]] = [
+def _free_ports_in_file(page: Page, text: str, printed: str) -> None:
+    """The configuration file the command wrote (``--out FILE``), with each port it names
+    one free here, as for the ports of a command line."""
+    words = shlex.split(text, comments=True)
+    written = page.folder / words[words.index("--out") + 1]
+    config = written.read_text(encoding="utf-8")
+    config = PORT_IN_FILE.sub(lambda m: m[1] + str(page.port(int(m[2]))), config)
+    written.write_text(config, encoding="utf-8")
+
+
+# (pattern, what the reader does with its output next, as the page says, or what differs
+# here from a table's machine).
+AFTER: list[tuple[str, Callable[[Page, str, str], None]]] = [
     (r"table-controller kiosk pin\b", _pin_into_config),
+    (r"config example\b.*--out\b", _free_ports_in_file),
 ]
 
 # (pattern, exit code, why): a command that may end otherwise here than at a table.
@@ -183,6 +256,19 @@ def not_here(text: str) -> str | None:
     return next((why for pattern, why in NOT_HERE if re.search(pattern, text)), None)
 
 
+def _without_comment(text: str) -> str:
+    """The command line less its ``# comment`` (a ``#`` starting a word, out of quotes)."""
+    quote = ""
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or text[i - 1].isspace()):
+            return text[:i].rstrip()
+    return text
+
+
 def _filled(text: str) -> str:
     for word, fixture in FIXTURES.items():
         text = re.sub(rf"(?<![\w./-]){re.escape(word)}(?![\w-])", fixture, text)
@@ -230,10 +316,9 @@ def _fixtures(folder: Path, page: list[Documented], made: Path) -> None:
     mine: set[str] = set()
     if any("calibrate mat" not in c.text and "calibrate" in c.text.split("#")[0] for c in page):
         mine.add("calibration")
-    if any("--out table.toml" in c.text for c in page):
-        mine.add("table.toml")
-    if any("director.toml" in c.text and "keys" in c.text for c in page):
-        mine.add("director.toml")
+    for made_here in ("table.toml", "director.toml"):
+        if any(f"--out {made_here}" in c.text for c in page):
+            mine.add(made_here)
     top = str(made)
     shutil.copytree(
         made,
@@ -280,6 +365,7 @@ def _environment(home: Path) -> dict[str, str]:
         TABLE_CONTROLLER_CAMERA="synthetic",
         PYTHONUNBUFFERED="1",
         PYTHONFAULTHANDLER="1",  # a hung service's stacks, when it is aborted (_serve)
+        PYTHONPATH=str(ROOT),  # this checkout's code, whichever one the venv was made from
     )
     return env
 
@@ -295,86 +381,135 @@ def _service(text: str) -> str | None:
     return next((ready for pattern, ready in SERVICES if re.search(pattern, text)), None)
 
 
-def _run(cmd: Documented, folder: Path, env: dict[str, str]) -> str | None:
+def _run(cmd: Documented, page: Page) -> str | None:
     """Run one command; None when it did what the page says, else what went wrong."""
-    text = _filled(cmd.text)
+    text = page.on_free_ports(_without_comment(_filled(cmd.text)))
+    if re.search(JOINS, text):
+        return _join(text, page)
     ready = _service(text)
-    if ready is None:
-        try:
-            done = subprocess.run(
-                ["bash", "-c", text],
-                cwd=folder,
-                env=env,
-                input=_answers(text),
-                capture_output=True,
-                text=True,
-                timeout=WAIT,
-            )
-        except subprocess.TimeoutExpired:
-            return f"still running after {WAIT:.0f} s"
-        allowed = {0} | {code for pattern, code, _ in EXITS_HERE if re.search(pattern, text)}
-        if done.returncode not in allowed:
-            return f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[-600:]}"
-        for pattern, then in AFTER:
-            if re.search(pattern, text):
-                then(folder, done.stdout)
-        return None
-    return _serve(text, ready, folder, env)
+    if ready is not None:
+        return _serve(text, ready, page.folder, page.env)
+    try:
+        done = subprocess.run(
+            ["bash", "-c", text],
+            cwd=page.folder,
+            env=page.env,
+            input=_answers(text),
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+    except subprocess.TimeoutExpired:
+        return f"still running after {WAIT:.0f} s"
+    allowed = {0} | {code for pattern, code, _ in EXITS_HERE if re.search(pattern, text)}
+    if done.returncode not in allowed:
+        return f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[-600:]}"
+    for pattern, then in AFTER:
+        if re.search(pattern, text):
+            then(page, text, done.stdout)
+    return None
 
 
 def _serve(text: str, ready: str, folder: Path, env: dict[str, str]) -> str | None:
     """Start a service, wait until it prints ``ready``, then Ctrl-C it: it must stop
     cleanly (exit 0, or the shell's 130 for an interrupt)."""
-    child = subprocess.Popen(
-        ["bash", "-c", f"exec {text}"],
-        cwd=folder,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    seen: list[str] = []
-    up = threading.Event()
-
-    def read() -> None:
-        assert child.stdout is not None
-        for line in child.stdout:
-            seen.append(line)
-            if re.search(ready, line):
-                up.set()
-        up.set()  # it ended: the wait is over either way
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    service = Running(text, folder, env)
     try:
-        up.wait(WAIT)
-        if not any(re.search(ready, line) for line in seen):
-            try:
-                code = child.wait(WAIT)  # its output ended: it is ending
-            except subprocess.TimeoutExpired:
-                return f"not up after {WAIT:.0f} s: {''.join(seen)[-600:]}"
-            return f"ended before it was up (exit {code}): {''.join(seen)[-600:]}"
-        os.killpg(child.pid, signal.SIGINT)
-        try:
-            code = child.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            # Still running: SIGABRT makes Python's faulthandler (PYTHONFAULTHANDLER, set
-            # below) print every thread's stack, so the failure says where it hung.
-            os.kill(child.pid, signal.SIGABRT)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                child.wait(WAIT)
-            reader.join(10)
-            return f"still running {WAIT:.0f} s after Ctrl-C; its stacks: {''.join(seen)[-4000:]}"
-        if code not in (0, 130, -signal.SIGINT):
-            return f"Ctrl-C ended it with exit {code}: {''.join(seen)[-600:]}"
-        return None
+        if service.wait_for(ready) is None:
+            code = service.end()  # its output ended: it is ending
+            if code is None:
+                return f"not up after {WAIT:.0f} s: {service.output()}"
+            return f"ended before it was up (exit {code}): {service.output()}"
+        return service.interrupt()
     finally:
-        if child.poll() is None:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-        reader.join(10)
+        service.close()
+
+
+def _join(text: str, page: Page) -> str | None:
+    """`join` against a director started for it: the table shows its code, the director
+    approves it (naming it JOINED_AS), and `join` must then end, saying what it became.
+    The page's ``--director HOST:PORT`` is this director's address."""
+    web, broker = (page.port(default) for _, default in DIRECTOR_PORTS)
+    folder = page.folder / "director-for-join"
+    director = Running(
+        f"table-controller director start --folder {shlex.quote(str(folder))} "
+        f"--event 'Spring Open' --web-port {web} --broker-port {broker}",
+        page.folder,
+        {k: v for k, v in page.env.items() if k != "DOCS_IMPORTS"},  # the laptop's, not `join`'s
+    )
+    try:
+        password = director.wait_for(r"as director, password (\S+)")
+        dashboard = director.wait_for(r"The dashboard: (\S+)")
+        if password is None or dashboard is None or director.wait_for("Ctrl-C") is None:
+            return f"the director for `join` did not start: {director.output()}"
+        text = re.sub(r"--director \S+", f"--director 127.0.0.1:{web}", text)
+        table = Running(text, page.folder, page.env)
+        try:
+            code = table.wait_for(r"^Join code (\d{4})")
+            if code is None:
+                return f"`join` showed no join code (exit {table.end()}): {table.output()}"
+            refused = approve(dashboard[1], "director", password[1], code[1], JOINED_AS)
+            if refused is not None:
+                return refused
+            status = table.end()
+            if status != 0:
+                return f"`join` did not end with exit 0 once approved ({status}): {table.output()}"
+            if f"This table is {JOINED_AS} of Spring Open" not in table.output(4000):
+                return f"`join` did not say what the table became: {table.output()}"
+        finally:
+            table.close()
+        return director.interrupt()
+    finally:
+        director.close()
+
+
+# --- the extras a command needs, said before it ---------------------------------------------
+
+# `make X` on a page: the extras it installs (`make demo`: only the core).
+MAKE = re.compile(r"\bmake\s+(?:-C\s+\S+\s+)?((?:(?:setup-[\w-]+|test|demo)\b\s*)+)")
+
+
+def _extras_holding() -> dict[str, set[str]]:
+    """Each extra of pyproject.toml, and every extra it installs with itself."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        extras: dict[str, list[str]] = tomllib.load(f)["project"]["optional-dependencies"]
+    direct = {
+        name: {x for dep in deps for m in re.finditer(r"table-controller\[([\w,]+)\]", dep)
+               for x in m[1].split(",")}
+        for name, deps in extras.items()
+    }  # fmt: skip
+
+    def every(name: str) -> set[str]:
+        return {name}.union(*(every(x) for x in direct[name]))
+
+    return {name: every(name) for name in extras}
+
+
+HOLDING = _extras_holding()
+
+
+def installed_before(page: Path, line: int) -> set[str]:
+    """The extras the ``make`` commands a page says before ``line`` install (its prose
+    too: "`make setup-director` in the project's folder")."""
+    before = "\n".join(page.read_text(encoding="utf-8").splitlines()[: line - 1])
+    made: set[str] = set()
+    for found in MAKE.finditer(before):
+        for target in found[1].split():
+            extra = "test" if target == "test" else target.removeprefix("setup-")
+            made |= HOLDING.get(extra, set())
+    return made
+
+
+def unsaid_extras(cmd: Documented, modules: set[str]) -> str | None:
+    """What the page must say before ``cmd``, which imported ``modules``, or None."""
+    installed = installed_before(cmd.page, cmd.line)
+    missing = sorted({MODULES[m] for m in modules if MODULES[m][0] not in installed})
+    if not missing:
+        return None
+    return "it needs " + "; ".join(
+        f"`make setup-{extra}` for {purpose}, which the page does not say before it"
+        for extra, purpose in missing
+    )
 
 
 # --- the tests ----------------------------------------------------------------------------
@@ -386,6 +521,9 @@ def test_the_pages_show_commands() -> None:
 
 
 @pytest.mark.slow(budget=40)  # each command as a person runs it, in a process of its own
+# README shows some 25 commands, each guarded by WAIT: pyproject's 300 s for a whole page
+# failed it on a loaded machine with no command hung. Still only against a hang.
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_documented_command_works(page: Path, tmp_path: Path, reader_files: Path) -> None:
     commands = [c for c in documented(page) if not_here(c.text) is None]
@@ -393,12 +531,69 @@ def test_every_documented_command_works(page: Path, tmp_path: Path, reader_files
         pytest.skip("no command of the project's on this page runs here")
     _fixtures(tmp_path, commands, reader_files)
     env = _environment(tmp_path)
+    watch_imports(env, tmp_path / ".watch", set(MODULES))
+    run = Page(tmp_path, env)
     failures = []
-    for cmd in commands:
-        problem = _run(cmd, tmp_path, env)
+    for number, cmd in enumerate(commands):
+        log = tmp_path / ".watch" / f"imports-{number}.txt"
+        run.env = {**env, "DOCS_IMPORTS": str(log)}
+        problem = _run(cmd, run)
+        if problem is None:
+            problem = unsaid_extras(cmd, imported(log))
         if problem is not None:
             failures.append(f"{cmd}\n    -> {problem}")
     assert not failures, "documented commands that fail:\n" + "\n".join(failures)
+
+
+def test_the_extras_a_page_installs_are_read_as_a_person_reads_them(tmp_path: Path) -> None:
+    """The check of the extras, on a page of its own: a `make setup-X` counts from where
+    it is said on, with the extras X holds (pyproject.toml)."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Print one:\n\n```\ntable-controller deck print --out d.pdf\n```\n\n"
+        "```\nmake setup-director setup-print   # once\ntable-controller deck print\n```\n"
+        "and on a table, `make -C table setup-pi`.\n",
+        encoding="utf-8",
+    )
+    first, second = (c for c in documented(page) if c.text.startswith("table-controller"))
+    assert installed_before(page, first.line) == set()
+    assert installed_before(page, second.line) == {"director", "feed", "print"}
+    assert installed_before(page, 99) == {"director", "feed", "print", "pi"}
+    assert unsaid_extras(second, {"reportlab", "paho"}) is None
+    problem = unsaid_extras(first, {"reportlab"})
+    assert problem is not None and "`make setup-print` for printing PDFs" in problem
+    assert HOLDING["test"] >= {"feed", "pi", "print", "director"}
+
+
+def test_a_command_s_optional_imports_are_seen(tmp_path: Path) -> None:
+    """What ``unsaid_extras`` is given: the watched packages a command's Python
+    processes import, its children's too, and none it does not."""
+    env = _environment(tmp_path)
+    watch_imports(env, tmp_path / ".watch", set(MODULES))
+    log = tmp_path / "imports.txt"
+    env["DOCS_IMPORTS"] = str(log)
+    child = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import reportlab'])"
+    script = f"import json, paho.mqtt.client; {child}"
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=WAIT)
+    assert imported(log) == {"paho", "reportlab"}
+
+
+def test_ports_named_or_taken_by_default_are_free_ones(tmp_path: Path) -> None:
+    run = Page(tmp_path, {})
+    live = run.on_free_ports("table-controller vision live --view 0.0.0.0:8090")
+    assert ":8090" not in live and live.endswith(f"0.0.0.0:{run.ports[8090]}")
+    started = run.on_free_ports("table-controller director start --folder x --web-port 8090")
+    assert started.split()[-4:] == [
+        "--web-port", str(run.ports[8090]), "--broker-port", str(run.ports[1883])
+    ]  # fmt: skip
+    assert run.on_free_ports("table-controller event demo") == (
+        f"table-controller event demo --port {run.ports[8090]}"
+    )
+    assert run.on_free_ports("table-controller demo --port 0") == "table-controller demo --port 0"
+    assert "--web-port" not in run.on_free_ports("table-controller director keys")
+    assert _without_comment("table-controller x --event 'A # B'  # a note") == (
+        "table-controller x --event 'A # B'"
+    )
 
 
 def test_every_exception_is_still_needed() -> None:
@@ -409,5 +604,8 @@ def test_every_exception_is_still_needed() -> None:
         assert any(re.search(pattern, t) for t in texts), f"NOT_HERE {pattern!r} is unused"
     for pattern, _ready in SERVICES:
         assert any(re.search(pattern, _filled(t)) for t in texts), f"{pattern!r} is unused"
+    for pattern, _flags in DEFAULT_PORTS:
+        assert any(re.search(pattern, t) for t in texts), f"DEFAULT_PORTS {pattern!r} is unused"
+    assert any(re.search(JOINS, t) and not_here(t) is None for t in texts), "JOINS is unused"
     for word in FIXTURES:
         assert any(word in t for t in texts), f"FIXTURES {word!r} is unused"

@@ -179,3 +179,24 @@ def test_another_missing_module_is_not_hidden(monkeypatch: pytest.MonkeyPatch) -
     left_out(monkeypatch, "numpy", "table_controller.vision.printing")
     with pytest.raises(ModuleNotFoundError):
         run("deck", "print", "--out", "deck.pdf")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("calibrate", "mat", "--out", "mat.pdf"), ("deck", "stickers", "--out", "stickers.pdf")],
+    ids=["calibrate mat", "deck stickers"],
+)
+def test_every_printed_pdf_without_the_print_extra_names_make_setup_print(
+    argv: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """README, docs/deck.md and docs/calibration.md say `make setup-print` before these;
+    one who skipped it is told the same."""
+    left_out(monkeypatch, "reportlab", "table_controller.vision.printing")
+    monkeypatch.chdir(tmp_path)
+    assert run(*argv) == 2
+    err = capsys.readouterr().err
+    assert "make setup-print" in err and "Traceback" not in err
+    assert not (tmp_path / argv[-1]).exists()

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import tomllib
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from waiting import wait_until
 
 from table_controller.fleet import membership
 from table_controller.fleet.discovery import key_fingerprint
-from table_controller.table.config import TableConfig, parse_config
+from table_controller.table.config import TableConfig, example_config, parse_config
+from table_controller.table.config_toml import fleet_example_config
+from table_controller.table.join_cli import fleet_folder
 from table_controller.table.join_display import join_showing
 
 # The table's config reads [fleet] (issue 20's config part, branch fleet-config): until
@@ -147,10 +150,50 @@ def test_a_table_not_in_a_fleet_is_told_what_to_add(tmp_path: Path) -> None:
         timeout=WAIT,
     )
     assert done.returncode == 2
-    assert (
-        'add these two lines to it, then join again (docs/fleet.md):\n[fleet]\nfolder = "fleet"'
-        in done.stderr
+    assert "Change it in these 2 ways, then join again:" in done.stderr
+    assert '1. add these two lines:\n      [fleet]\n      folder = "fleet"\n' in done.stderr
+    assert "2. remove name from [table]: a fleet's table is given its name" in done.stderr
+    assert "`table-controller config example --fleet --out fleet-table.toml`" in done.stderr
+
+
+def test_a_table_of_its_own_is_told_every_change_at_once(tmp_path: Path) -> None:
+    """`config example`'s file, given to `join`: every change it needs in one message
+    (it was five refusals, one change at a time)."""
+    config = tmp_path / "table.toml"
+    config.write_text(example_config(), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "table_controller.cli", "join", "--config", str(config)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
     )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    said = done.stderr
+    assert "Change it in these 5 ways" in said
+    for change in (
+        "[fleet]",
+        "remove name from [table]",
+        "remove [rules]",
+        "remove [players]",
+        "keep only heartbeat, public_delay or tls_ca under [feed]",
+    ):
+        assert change in said, change
+    assert "or remove [fleet]" not in said  # the other way out is not this command's
+
+
+def test_the_fleet_example_joins_as_it_is(tmp_path: Path) -> None:
+    """`config example --fleet`: a file `join` and `run` take as it is (a fleet's table,
+    nothing the director gives), every other key as the table's own example."""
+    config = parse_config(tomllib.loads(fleet_example_config()), tmp_path)
+    assert config.fleet is not None and config.fleet.folder == tmp_path / "fleet"
+    assert fleet_folder(config) == tmp_path / "fleet"
+    alone = parse_config(tomllib.loads(example_config()), tmp_path)
+    assert (config.camera, config.cube, config.pins, config.web, config.kiosk) == (
+        alone.camera, alone.cube, alone.pins, alone.web, alone.kiosk
+    )  # fmt: skip
+    data = tomllib.loads(fleet_example_config())
+    assert "rules" not in data and "players" not in data and "name" not in data["table"]
 
 
 def test_join_showing_shows_the_code_until_the_director_approves(

@@ -378,6 +378,9 @@ def add_commands(subparsers: Any) -> None:
     from table_controller.director.fleet_cli import add_start
 
     add_start(sub)
+    from table_controller.director.settings_example import add_command as add_config
+
+    add_config(sub)
     login = sub.add_parser("add-login", help="add a director's login (or change its password)")
     login.add_argument("name")
     login.add_argument("--password-file", metavar="FILE", help="read the password from FILE")

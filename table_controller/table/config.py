@@ -105,6 +105,7 @@ FLEET_GIVES_FEED = (
     "password_file",
     "director_key",
 )
+FLEET_ALONE = "or remove [fleet] to run this table on its own"  # each fleet problem's other way
 FLEET_NAME = "Fleet table"  # until the director's name for it is known (never run with it)
 
 BOT_LEVELS = ("strong", "rule-of-thumb")
@@ -324,7 +325,7 @@ def _fleet(r: Reader, data: Mapping[str, Any]) -> FleetConfig | None:
         return None
     t = r.table(data, "fleet")
     folder = r.path(t, "fleet.folder", "fleet")
-    fix_end = "or remove [fleet] to run this table on its own"
+    fix_end = FLEET_ALONE
     table = data.get("table")
     for key in FLEET_GIVES_TABLE:
         if isinstance(table, Mapping) and key in table:

@@ -24,6 +24,7 @@ from table_controller.table.config import (
     example_config,
     load_config,
 )
+from table_controller.table.config_toml import fleet_example_config
 from table_controller.table.machine import Machine, look_at
 
 
@@ -129,11 +130,24 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
 
 
 def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
-    text = example_config()
-    if args.out is None:
+    if getattr(args, "fleet", False):
+        then = (
+            "edit its pins, camera and cube, then join the event: "
+            f"`table-controller join --config {args.out}` (docs/fleet.md)"
+        )
+        return write_example(fleet_example_config(), args.out, out, then)
+    then = f"edit it, then `table-controller config check {args.out}`"
+    return write_example(example_config(), args.out, out, then)
+
+
+def write_example(text: str, out_file: str | None, out: TextIO, then: str) -> int:
+    """Print ``text``, or write it to ``out_file`` when it does not exist yet (a file of
+    the reader's is never overwritten), saying ``then``: what to do next. Shared by every
+    ``... config example`` (the table's, the director's)."""
+    if out_file is None:
         out.write(text)
         return 0
-    path = Path(args.out)
+    path = Path(out_file)
     if path.exists():
         print(
             f"error: {path} exists and is kept as it is: give another --out name, "
@@ -146,7 +160,7 @@ def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         print(f"error: cannot write {path} ({exc.strerror}): choose another place", file=sys.stderr)
         return 2
-    out.write(f"wrote {path}: edit it, then `table-controller config check {path}`\n")
+    out.write(f"wrote {path}: {then}\n")
     return 0
 
 
@@ -163,7 +177,13 @@ def add_commands(subparsers: Any) -> None:
     check.set_defaults(func=cmd_check)
     example = sub.add_parser("example", help="print the documented example configuration")
     example.add_argument("--out", metavar="FILE", help="write it to FILE (never overwritten)")
+    example.add_argument(
+        "--fleet",
+        action="store_true",
+        help="a table of an event's fleet, which joins the director (docs/fleet.md): "
+        "without the name, rules, players and broker the director gives",
+    )
     example.set_defaults(func=cmd_example)
 
 
-__all__ = ["add_commands", "summary"]
+__all__ = ["add_commands", "summary", "write_example"]

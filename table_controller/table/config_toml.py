@@ -93,6 +93,47 @@ attract_after = 60.0        # seconds idle before the bots play a demo hand
 """ + DEFAULT_PIN_MAP.toml()
 
 
+# The fleet's example (``config example --fleet``): the director gives a fleet's table
+# its name, rules, players and broker (table/config.py ``_fleet`` refuses them in the
+# file), so the example keeps only what is the table's own, as hardware/first-boot.sh does.
+FLEET_HEADER = """\
+# The configuration of one table of an event's fleet (docs/fleet.md):
+# `table-controller join --config table.toml` asks the event's director to let the table
+# in; once approved, the director gives it its name, rules, players and broker, and
+# `table-controller run --config table.toml` plays. This file keeps only what is the
+# table's own: pins, camera, calibration, cube and page. Check it with
+# `table-controller config check table.toml`; docs/config.md explains every key.
+# Paths are relative to this file's folder. Leave a key out for its default.
+
+[fleet]                     # this table joins an event's director (docs/fleet.md)
+folder = "fleet"            # what the director gives it, and its event log
+"""
+_FLEET_DROPS = {"rules", "rules.options", "players"}  # whole sections the director gives
+_FLEET_FEED_KEEPS = ("heartbeat", "public_delay", "tls_ca")
+
+
+def fleet_example_config() -> str:
+    """The example for a table of an event's fleet, which ``join`` and ``run`` accept
+    as it is: ``example_config()`` less what the director gives, with ``[fleet]``."""
+    out: list[str] = []
+    section = ""
+    body = EXAMPLE.split("\n\n", 1)[1]  # the example's header says another story
+    for line in body.splitlines():
+        if line.startswith("["):
+            section = line.split("]", 1)[0].strip("[")
+            if section == "feed":
+                line = "[feed]                      # the broker comes from the director"
+        key = line.split("=", 1)[0].strip() if "=" in line and line[0].isalpha() else None
+        if section in _FLEET_DROPS:
+            continue
+        if section == "table" and key in ("name", "log"):
+            continue
+        if section == "feed" and key is not None and key not in _FLEET_FEED_KEEPS:
+            continue
+        out.append(line)
+    return FLEET_HEADER + "\n" + "\n".join(out) + "\n"
+
+
 def to_toml(config: TableConfig) -> str:
     """The configuration as a file ``load_config`` reads back to the same configuration
     (paths written absolute), e.g. to start ``run --config`` on a demo table."""

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import signal
 import threading
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,11 +32,49 @@ def fleet_folder(config: Any) -> Path:
     fleet = getattr(config, "fleet", None)
     folder = getattr(fleet, "folder", None)
     if folder is None:
-        raise NotInFleet(
-            f"{config.source or 'the table config'} does not make this table one of an "
-            f"event's fleet: add these two lines to it, then join again ({DOCS}):\n{FLEET_FIX}"
-        )
+        raise NotInFleet(not_in_fleet(config.source))
     return Path(folder)
+
+
+def not_in_fleet(source: Path | None) -> str:
+    """What to change in a table's own file to join an event, every change at once: the
+    ``[fleet]`` to add and each key the director gives that must go (a person fixing one
+    line at a time would be refused once for each)."""
+    name = str(source or "the table config")
+    changes = ["add these two lines:\n" + "\n".join(f"      {x}" for x in FLEET_FIX.splitlines())]
+    changes += [f"{fix}: {problem}" for fix, problem in _fleet_refusals(source)]
+    lines = [
+        f"{name} does not make this table one of an event's fleet ({DOCS}). Change it in "
+        f"{_count(len(changes))}, then join again:"
+    ]
+    lines += [f"  {i}. {change}" for i, change in enumerate(changes, 1)]
+    lines.append(
+        "Or start from a fleet's table file, which joins as it is: `table-controller config "
+        "example --fleet --out fleet-table.toml`, then copy this file's [seats], [camera] "
+        "and [cube] into it."
+    )
+    return "\n".join(lines)
+
+
+def _count(n: int) -> str:
+    return "this one way" if n == 1 else f"these {n} ways"
+
+
+def _fleet_refusals(source: Path | None) -> list[tuple[str, str]]:
+    """(what to do, why) for each key the file would be refused for once in a fleet: the
+    file read again with ``[fleet]`` added, every problem taken at once."""
+    from table_controller.table.config import FLEET_ALONE, ConfigError, parse_config
+
+    if source is None:
+        return []
+    try:
+        data = tomllib.loads(Path(source).read_text(encoding="utf-8"))
+        parse_config({**data, "fleet": {"folder": "fleet"}}, Path(source).parent, str(source))
+    except ConfigError as exc:
+        return [(p.fix.removesuffix(", " + FLEET_ALONE), p.problem) for p in exc.problems]
+    except (OSError, ValueError):
+        return []  # it was read a moment ago: the two lines are the change that matters
+    return []
 
 
 @contextlib.contextmanager
@@ -113,4 +152,4 @@ def add_commands(subparsers: Any) -> None:
     p.set_defaults(func=cmd_join)
 
 
-__all__ = ["NotInFleet", "add_commands", "cmd_join", "fleet_folder"]
+__all__ = ["NotInFleet", "add_commands", "cmd_join", "fleet_folder", "not_in_fleet"]

@@ -1,0 +1,84 @@
+"""``table-controller director config example``: the director's settings file to start
+from, every key explained in a director's words, which ``table-controller director
+--config director.toml`` runs as it is (docs/director.md, "Settings").
+
+The keys are director_cli.py's ``DEFAULTS``; a test holds the example to them, so a key
+added there and not here (or here and not there) is caught. A key with no default (a
+file of the director's that may not exist yet: a password, a key, a certificate) is
+written commented out, with an example value: the file runs before they exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+EXAMPLE = """\
+# The tournament director's settings: `table-controller director --config director.toml`
+# runs the director's service and dashboard with them. docs/director.md ("Settings")
+# explains every key. Every key may be left out for its default; a flag on the command
+# line (shown after each key) wins over this file. Paths are relative to this file's folder.
+# A line starting with # is not read: remove the # to use it.
+
+[event]
+name = "club-night"         # --event: the event's name, as the tables' [feed] event says
+topic = "euchre"            # --topic: the first part of the tables' topics (leave it)
+rules = "td-tournament"     # --rules: the event's rules (`table-controller rules list`)
+
+[director]
+database = "director.sqlite"  # --database: where the results are kept; a file made here,
+                              # or a PostgreSQL server's "postgresql://USER@HOST/DATABASE"
+# key = "director.key"      # --key: the signing key `table-controller director keys`
+                            # makes; without it the dashboard shows, but sends no ruling
+# public_port = 8091        # --public-port: the public view for the hall's screen on a
+                            # port of its own (left out: on the dashboard's, at /public)
+# tls_cert = "dashboard.pem"  # --tls-cert: serve the dashboard over HTTPS ("TLS" in
+# tls_key = "dashboard.key"   # --tls-key: docs/director.md): its certificate and key
+
+[web]                       # the dashboard, in a browser: http://THIS-MACHINE:PORT/
+host = "0.0.0.0"            # --web-host: "0.0.0.0" every machine on the network can open
+                            # it; "127.0.0.1" only this one
+port = 8090                 # --web-port: another number when 8090 is taken
+
+[broker]                    # the MQTT broker the tables send their games through
+host = "localhost"          # --broker: this machine, or the broker's name on the network
+port = 1883                 # --broker-port: 1883, or 8883 with TLS
+client_id = "director"      # --client-id: keep it the same from one start to the next
+# username = "director"     # --broker-user: the director's user on the broker...
+# password_file = "broker/secrets/director.password"  # --broker-password-file: ...and
+                            # the file with its password alone (`feed broker-config` makes it)
+# tls_ca = "tls/ca.crt"     # --tls-ca: the broker's certificate authority, for TLS
+"""
+
+
+def example_settings() -> str:
+    """The documented example: every key of ``DEFAULTS``, commented. It loads."""
+    return EXAMPLE
+
+
+def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.table.config_cli import write_example
+
+    then = (
+        "edit it (every key is explained in it), then start the director: "
+        f"`table-controller director --config {args.out}`"
+    )
+    return write_example(example_settings(), args.out, out, then)
+
+
+def add_command(subparsers: Any) -> None:
+    """Add ``config example`` to the ``director`` command group's subparsers."""
+    config = subparsers.add_parser(
+        "config",
+        help="the director's settings file: print an example to start from",
+        description="The director's settings (TOML); every key is in docs/director.md.",
+    )
+    sub = config.add_subparsers(dest="director_config_command", required=True, metavar="COMMAND")
+    example = sub.add_parser(
+        "example", help="print the director's settings, every key explained, to edit"
+    )
+    example.add_argument("--out", metavar="FILE", help="write it to FILE (never overwritten)")
+    example.set_defaults(func=cmd_example)
+
+
+__all__ = ["EXAMPLE", "add_command", "example_settings"]
