@@ -87,11 +87,13 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     store.close()
 
 
-def logged_in(browser: Browser, url: str, width: int) -> Page:
+def logged_in(
+    browser: Browser, url: str, width: int, name: str = "ann", password: str = PASSWORD
+) -> Page:
     page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
     page.goto(url)
-    page.fill("#login-name", "ann")
-    page.fill("#login-password", PASSWORD)
+    page.fill("#login-name", name)
+    page.fill("#login-password", password)
     page.click("#login-button")
     expect(page.locator("#who")).to_be_visible()
     return page
@@ -216,12 +218,7 @@ def test_director_start_says_its_options_in_words_and_its_fleet_page_fits(
             "ends after its hands); hands a game: 8 ("
         ), rules
         for width in WIDTHS:
-            page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
-            page.goto(url)
-            page.fill("#login-name", "director")
-            page.fill("#login-password", password)
-            page.click("#login-button")
-            expect(page.locator("#who")).to_be_visible()
+            page = logged_in(browser, url, width, "director", password)
             fits(page)
             reads(page)
             page.goto(url + "fleet")

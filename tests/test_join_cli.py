@@ -138,17 +138,22 @@ def test_ctrl_c_ends_a_join_in_words(director: Director, tmp_path: Path) -> None
     assert membership.load(tmp_path / "fleet") is None
 
 
-def test_a_table_not_in_a_fleet_is_told_what_to_add(tmp_path: Path) -> None:
-    config = tmp_path / "table.toml"
-    alone = table_file(tmp_path).read_text().replace('[fleet]\nfolder = "fleet"\n', "")
-    config.write_text(alone.replace("[table]\n", '[table]\nname = "Table 1"\n'))
-    done = subprocess.run(
+def join_alone(config: Path) -> subprocess.CompletedProcess[str]:
+    """``join --config FILE`` with no director: what it says of the file."""
+    return subprocess.run(
         [sys.executable, "-m", "table_controller.cli", "join", "--config", str(config)],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=WAIT,
     )
+
+
+def test_a_table_not_in_a_fleet_is_told_what_to_add(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    alone = table_file(tmp_path).read_text().replace('[fleet]\nfolder = "fleet"\n', "")
+    config.write_text(alone.replace("[table]\n", '[table]\nname = "Table 1"\n'))
+    done = join_alone(config)
     assert done.returncode == 2
     assert "Change it in these 2 ways, then join again:" in done.stderr
     assert '1. add these two lines:\n      [fleet]\n      folder = "fleet"\n' in done.stderr
@@ -161,13 +166,7 @@ def test_a_table_of_its_own_is_told_every_change_at_once(tmp_path: Path) -> None
     (it was five refusals, one change at a time)."""
     config = tmp_path / "table.toml"
     config.write_text(example_config(), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "table_controller.cli", "join", "--config", str(config)],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-    )
+    done = join_alone(config)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     said = done.stderr
     assert "Change it in these 5 ways" in said

@@ -19,12 +19,12 @@ from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
-from test_event_demo_e2e import call, log_in
+from test_event_demo_e2e import call, log_in, renege_alerts
 from waiting import wait_until
 
 from table_controller.cli import main
 from table_controller.director.event_cli import stopped_words
-from table_controller.director.event_demo import FAST, EventDemo
+from table_controller.director.event_demo import FAST, SUBSTITUTE, EventDemo
 from table_controller.event_log import EventLog
 from table_controller.rules.events import GameEnded
 from table_controller.rules.game import Game
@@ -80,7 +80,7 @@ def test_every_screen_and_paper_agrees_with_the_tables_logs(
 ) -> None:
     seed = 2029 if store_target.startswith("postgresql:") else 29  # two different events
     draw = random.Random(seed)
-    tables, rounds, hands = draw.randint(2, 3), draw.randint(1, 2), draw.randint(1, 2)
+    tables, rounds, hands = draw.randint(2, 3), draw.randint(1, 2), 2
     renege = {draw.randint(1, tables)}
     demo = EventDemo(
         tables,
@@ -92,9 +92,38 @@ def test_every_screen_and_paper_agrees_with_the_tables_logs(
         rounds=rounds,
         hands=hands,
         database=store_target,
+        substitute=True,  # the last player is late: "Sam Sub" plays round 1 for them
     )
     with demo:
         cookie = log_in(demo)
+        # The director upholds the first renege at once, from its alert.
+        (reneger,) = renege
+        table_id = f"table-{reneger}"
+        wait_until("a renege alert", lambda: table_id in renege_alerts(demo, cookie), timeout=GUARD)
+        status, answer, _ = call(
+            demo,
+            "api/rulings",
+            {
+                "table": table_id,
+                "kind": "confirm_renege",
+                "reason": "both pictures show it",
+                "alert": renege_alerts(demo, cookie)[table_id]["id"],
+            },
+            cookie,
+        )
+        assert status == 200, answer
+        ruling_id = answer["ruling"]["ruling_id"]
+
+        def ruling_state() -> str:
+            _, table, _ = call(demo, f"api/tables/{table_id}", cookie=cookie)
+            return next(r["state"] for r in table["rulings"] if r["ruling_id"] == ruling_id)
+
+        wait_until(
+            "the table answered the ruling",
+            lambda: ruling_state() in ("applied", "refused"),
+            timeout=GUARD,
+        )
+        applied = ruling_state() == "applied"
 
         def over() -> bool:
             _, view, _ = call(demo, "api/overview", cookie=cookie)
@@ -161,6 +190,12 @@ def test_every_screen_and_paper_agrees_with_the_tables_logs(
             int(row["East-West score"]),
         )
     assert corrected_rows == 1
+    # The ruling: on its game's row, the same words on the dashboard (none if refused).
+    ruled = [r for r in rows if "both pictures show it" in r["Rulings"]]
+    assert len(ruled) == (1 if applied else 0)
+    assert [g["rulings"] for g in shown if g["rulings"]] == [
+        r["Rulings"].split("; ") for r in rows if r["Rulings"]
+    ]
 
     # Every player: standings.csv, the dashboard, the hall and the booklet agree, and
     # each player's points are the sum of their games as they count.
@@ -169,6 +204,7 @@ def test_every_screen_and_paper_agrees_with_the_tables_logs(
         for s in SEATS:
             totals[row[s]] = totals.get(row[s], 0) + int(row[f"{s} points"])
     assert {r["Player"]: int(r["Points"]) for r in standings} == totals
+    assert SUBSTITUTE in totals and any(SUBSTITUTE in r.values() for r in rows if r["Round"] == "1")
     hall = public["standings"]["rows"]
     assert len(standings) == len(standings_shown["rows"]) == len(hall)
     for paper, dash, screen in zip(standings, standings_shown["rows"], hall, strict=True):

@@ -56,6 +56,7 @@ MAX_TABLES = 12
 ROUNDS = 3
 LOGIN = "director"
 WHO = "event demo"  # who made the event's changes, in its history
+SUBSTITUTE = "Sam Sub"  # who plays round 1 for a late player (``substitute=True``)
 TABLE_SEED_STEP = 1009  # between one table's seed and the next's
 CHILD = "table_controller.director.event_table"  # the module each table's process runs
 STOP_WAIT = 20.0  # seconds a table has to stop before it is killed
@@ -230,6 +231,7 @@ class EventDemo:
         python: str = sys.executable,
         start_timeout: float = 180.0,
         database: str | None = None,
+        substitute: bool = False,
     ) -> None:
         check_request(tables, port, renege)
         if not 1 <= rounds <= 20:
@@ -244,6 +246,7 @@ class EventDemo:
         self.rounds = rounds
         self.hands = hands  # hands a round (None: the preset's 8)
         self._database = database  # the director's store (None: director.sqlite in the run)
+        self.substitute = substitute  # the last player is late: a substitute plays round 1
         self.python = python
         self.start_timeout = start_timeout
         self.tables = [
@@ -296,7 +299,7 @@ class EventDemo:
             raise
 
     def _start_director_store(self) -> None:
-        from table_controller.director.events_admin import EventsAdmin
+        from table_controller.director.events_admin import EventsAdmin, slug
         from table_controller.director.store import DirectorStore
         from table_controller.feed.broker import write_private
         from table_controller.feed.signing import new_keys
@@ -315,6 +318,11 @@ class EventDemo:
         self.login = (LOGIN, password)
         self.admin = EventsAdmin(self.store)
         self.admin.create(WHO, "progressive", self.names, rounds=self.rounds, reason="the demo")
+        if self.substitute:
+            late = slug(self.names[-1])
+            self.admin.set_absent(WHO, late, True, "late: a substitute plays round 1")
+            self.admin.substitute(WHO, 1, late, SUBSTITUTE, "substitute", "plays round 1")
+            self.admin.set_absent(WHO, late, False, "here from round 2")
         for r in range(1, self.rounds + 1):
             places = {t.id: str(t.number) for t in self.tables}
             self.admin.assign_round(WHO, r, places, reason=f"round {r}: tables by number")
