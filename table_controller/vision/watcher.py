@@ -83,7 +83,11 @@ class CardWatcher:
         self.last = self.reader.read(frame if grey is None else grey)
         reads = [c.read() for c in self.last]
         awaited = self.hold.awaited()
-        arriving = {c.card for c in self.last if self.tracker.where(c.card) != c.zone}
+        arriving = set()  # read where they are not reported: a CardLaid or CardMoved to be
+        for c, r in zip(self.last, reads, strict=True):
+            where = self.tracker.where(c.card)
+            if where is None or r.placed(where) != where:
+                arriving.add(c.card)
         events = self.tracker.update(index, time, reads, self._empty(frame, reads))
         spots = {c.card: c for c in self.last}
         still = self._still(frame, spots, arriving | set(awaited))
