@@ -55,6 +55,7 @@ class SheetView:
     endings: list[str]
     final: str
     problems: list[str]
+    after: list[str]  # below the final line: rulings, the director's correction, a check
     signatures: list[str]
 
 
@@ -99,9 +100,10 @@ def sheet_view(g: GameResult) -> SheetView:
         heads=heads,
         classes=classes,
         rows=rows,
-        endings=[*sheet.endings, *_after(g)],
+        endings=sheet.endings,
         final=_final(g),
         problems=sheet.problems,
+        after=_after(g),
         signatures=[g.team(Team.NS), g.team(Team.EW), "Tournament director"],
     )
 
