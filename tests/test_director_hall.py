@@ -20,13 +20,11 @@ from hypothesis import strategies as st
 from playwright.sync_api import Browser, Page, expect
 from test_director_web import Served
 
-from table_controller.director.hall import (
-    event_standings,
-    news_text,
-    table_standings,
-    table_title,
-)
+from table_controller.director.hall import news_text, table_title
 from table_controller.director.public import PublicView, delay_text
+from table_controller.director.results import Results
+from table_controller.director.results_standings import Standings
+from table_controller.director.results_view import hall_standings
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.feed.messages import public_outputs
@@ -81,45 +79,30 @@ def test_every_output_of_a_game_reads_without_codes(seed: int, rules: str) -> No
             assert text and "_" not in text and not CODES.search(text), (out, text)
 
 
-def test_standings_before_an_event_rank_the_teams_at_the_tables() -> None:
-    rows = table_standings(
-        [
-            {
-                "title": "Table 1",
-                "teams": {"NS": "Ann & Cy", "EW": "Bo & Di"},
-                "won": {"NS": 1, "EW": 0},
-                "points": {"NS": 12, "EW": 9},
-            },
-            {
-                "title": "Table 2",
-                "teams": {"NS": "Ed & Flo", "EW": "Gus & Hal"},
-                "won": {"NS": 1, "EW": 0},
-                "points": {"NS": 12, "EW": 3},
-            },
-        ]
+def test_the_halls_standings_are_the_papers_said_in_words() -> None:
+    """The hall draws the results model's standings (the booklet's), a line each: the
+    same place (a tie as "=1"), the name, and what the place rests on in words."""
+    before = Standings(
+        ["Place", "Team", "Games won", "Points", "Games played"],
+        [["=1", "Ann & Cy", 1, 12, 1], ["=1", "Ed & Flo", 1, 12, 1], [3, "Bo & Di", 0, 9, 1]],
     )
-    assert [(r["place"], r["name"], r["value"]) for r in rows] == [
-        (1, "Ann & Cy", "1 game"),
-        (1, "Ed & Flo", "1 game"),
-        (3, "Bo & Di", "0 games"),
-        (4, "Gus & Hal", "0 games"),
+    progressive = Standings(
+        ["Place", "Player", "Points", "Rounds won", "Rounds played"],
+        [[1, "Ann", 17, 2, 2], [2, "Bo", 1, 1, 1]],
+    )
+
+    def lines(table: Standings) -> list[tuple[object, ...]]:
+        results = Results("Spring Open", "", "", [], table)
+        return [(r["place"], r["name"], r["detail"], r["value"]) for r in hall_standings(results)]
+
+    assert lines(before) == [
+        ("=1", "Ann & Cy", "1 game won", "12 points"),
+        ("=1", "Ed & Flo", "1 game won", "12 points"),
+        (3, "Bo & Di", "0 games won", "9 points"),
     ]
-    progressive = event_standings(
-        {
-            "format": "progressive",
-            "standings": [
-                {"place": 1, "name": "Ann", "total": 17, "rounds_won": 2, "rounds_played": 2}
-            ],
-        }
-    )
-    assert progressive == [
-        {
-            "place": 1,
-            "name": "Ann",
-            "detail": "2 of 2 rounds won",
-            "value": "17 points",
-            "more": "",
-        }
+    assert lines(progressive) == [
+        (1, "Ann", "2 of 2 rounds won", "17 points"),
+        (2, "Bo", "1 of 1 round won", "1 point"),
     ]
     assert delay_text(0) == "Live" and delay_text(90) == "Shown 1 min 30 s behind play"
 

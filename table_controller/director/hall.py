@@ -10,7 +10,7 @@ card; the card is public once the renege is proven).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from table_controller.cards import Card, Suit
@@ -210,105 +210,7 @@ def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
     }
 
 
-def result_row(
-    table: str, title: str, ended: Mapping[str, Any], teams: Mapping[str, str], at: float
-) -> dict[str, Any]:
-    """A game ended at a table, for "Recent results"."""
-    a, b = [*(ended.get("scores") or []), 0, 0][:2]
-    winner = ended.get("winner")
-    high, low = (b, a) if winner == "EW" else (a, b)  # the winner's first
-    return {
-        "table": table,
-        "title": title,
-        "game": ended.get("game"),
-        "at": at,
-        "winner": teams.get(str(winner)) if winner in TEAMS else None,
-        "score": f"{high}–{low}",
-        "text": game_text(ended, teams),
-    }
-
-
 # --- standings ------------------------------------------------------------------------
-
-
-def _places(rows: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
-    """Places 1, 2, 2, 4 ... for rows sorted best first, equal ``key`` sharing one."""
-    place, last = 0, object()
-    for i, row in enumerate(rows):
-        k = key(row)
-        if k != last:
-            place, last = i + 1, k
-        row["place"] = place
-    return rows
-
-
-def table_standings(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Before an event's format is set: every partnership at a table in play, ranked by
-    games won, then points (games ended and the game in play, as the hall sees them).
-    Each of ``tables``: {"title", "teams": {NS: names}, "won": {NS: n}, "points": {NS: n}}."""
-    rows = []
-    for t in tables:
-        for team in TEAMS:
-            won, points = t["won"].get(team, 0), t["points"].get(team, 0)
-            rows.append(
-                {
-                    "name": t["teams"][team],
-                    "detail": t["title"],
-                    "value": f"{won} {'game' if won == 1 else 'games'}",
-                    "more": f"{points} {'point' if points == 1 else 'points'}",
-                    "_key": (won, points),
-                }
-            )
-    rows.sort(key=lambda r: (-r["_key"][0], -r["_key"][1], r["detail"], r["name"]))
-    rows = _places(rows, lambda r: r["_key"])
-    for r in rows:
-        del r["_key"]
-    return rows
-
-
-def event_standings(event: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The event's standings (``events_admin.summary``) in words, one row a line."""
-    rows: list[dict[str, Any]] = []
-    fmt = event.get("format")
-    for s in event.get("standings") or []:
-        if fmt == "progressive":
-            total, played = s.get("total", 0), s.get("rounds_played", 0)
-            won = s.get("rounds_won", 0)
-            rows.append(
-                {
-                    "place": s.get("place"),
-                    "name": s.get("name") or s.get("player"),
-                    "detail": f"{won} of {played} rounds won" if played else "",
-                    "value": f"{total} {'point' if total == 1 else 'points'}",
-                    "more": "",
-                }
-            )
-        elif fmt == "bracket":
-            rows.append(
-                {
-                    "place": 1,
-                    "name": s.get("name") or s.get("team"),
-                    "detail": "",
-                    "value": "Champion",
-                    "more": "",
-                }
-            )
-        else:
-            points = s.get("points", 0)
-            wins = s.get("wins", 0)
-            final = {"champion": "Champion", "runner-up": "Runner-up"}.get(str(s.get("final")))
-            rows.append(
-                {
-                    "place": s.get("place"),
-                    "name": s.get("name") or s.get("team"),
-                    "detail": final or f"{wins} {'win' if wins == 1 else 'wins'}",
-                    "value": f"{points} {'point' if points == 1 else 'points'}",
-                    "more": "",
-                }
-            )
-    if fmt == "bracket" and not rows:
-        rows = bracket_rows(event)
-    return rows
 
 
 def bracket_rows(event: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -379,16 +281,13 @@ def round_text(event: Mapping[str, Any]) -> str:
 
 __all__ = [
     "bracket_rows",
-    "event_standings",
     "game_text",
     "hand_text",
     "news_text",
-    "result_row",
     "round_text",
     "seat_names",
     "seating_words",
     "standings_heading",
-    "table_standings",
     "table_title",
     "table_words",
     "team_names",
