@@ -138,8 +138,6 @@ class PublicView:
         self._delay = delay
         self._clock = clock
         self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
-        # each table's games ended, read again only when it has sent more events
-        self._ended_games: dict[str, tuple[int, list[dict[str, Any]]]] = {}
 
     def delay(self, asked: float | None = None) -> float:
         """The director's setting (constructor, else the event's), lengthened by ``asked``."""

@@ -274,11 +274,23 @@ class ExportError(TableControllerError, RuntimeError):
     """The results cannot be printed or written: why, and what to do."""
 
 
-def collect(store: DirectorStore, event_name: str, *, empty_ok: bool = False) -> Results:
+Played = tuple[float, dict[str, Any] | None, float | None, Sheet]  # started, ended, when, sheet
+PlayedCache = dict[tuple[str, int], tuple[object, Played]]
+
+
+def collect(
+    store: DirectorStore,
+    event_name: str,
+    *,
+    empty_ok: bool = False,
+    cache: PlayedCache | None = None,
+) -> Results:
     """The event's results from ``store``: every game of every table, as its table
     recorded it, with the director's corrections, and the standings. With no game and no
     result yet: ``NoGames`` (an export of nothing), or with ``empty_ok`` (the screens)
-    the event's standings before its first result."""
+    the event's standings before its first result. ``cache``: each game's replay kept
+    between calls (the screens'), read and replayed again only when its events grew."""
+    sizes = store.game_sizes() if cache is not None else {}
     names = table_names(store)
     state = _event_state(store)
     rounds_of = game_rounds(store)
@@ -287,31 +299,10 @@ def collect(store: DirectorStore, event_name: str, *, empty_ok: bool = False) ->
     for table in sorted(names, key=lambda t: natural(names[t])):
         players_of = _players_by_game(store, table)
         for game in store.games(table):
-            stored = store.events(table, game)
-            events: list[LoggedEvent] = []
-            problems: list[str] = []
-            ended: dict[str, Any] | None = None
-            ended_at: float | None = None
-            for e in stored:
-                for out in e["outputs"] or []:
-                    if isinstance(out, dict) and out.get("event") == "game_ended":
-                        ended, ended_at = dict(out), float(e["at"])
-                try:
-                    inp = decode_input(e["input"])
-                except (CodecError, ValueError, TypeError) as exc:
-                    problems.append(f"event {e['seq']} cannot be read ({exc})")
-                    continue
-                events.append(LoggedEvent(game, e["seq"], inp, e["source"], e["at"], e["evidence"]))
-            started = float(stored[0]["at"]) if stored else 0.0
             rules_name, options, players = _setup_of(store, state, table, game, players_of)
-            record = GameRecord(game, rules_name, options, players, started)
-            sheet = replay_game(
-                record,
-                events,
-                problems,
-                _evidence(store, table, game),
-                named=True,
-            )
+            setup = (rules_name, options, players)
+            played = _played(store, table, game, setup, sizes.get((table, game)), cache)
+            started, ended, ended_at, sheet = played
             round_no, place = rounds_of.get((table, game), (None, None))
             games.append(
                 GameResult(
@@ -353,6 +344,44 @@ def collect(store: DirectorStore, event_name: str, *, empty_ok: bool = False) ->
     )
     results.final = final_mark(state, results)
     return results
+
+
+def _played(
+    store: DirectorStore,
+    table: str,
+    game: int,
+    setup: tuple[str, dict[str, Any], dict[Seat, str]],
+    size: object,
+    cache: PlayedCache | None,
+) -> Played:
+    """A game as its stored events replay under its rules, and the table's own end."""
+    rules_name, options, players = setup
+    key = (size, rules_name, json.dumps(options, sort_keys=True), sorted(players.items()))
+    kept = None if cache is None else cache.get((table, game))
+    if kept is not None and size is not None and kept[0] == key:
+        return kept[1]
+    stored = store.events(table, game)
+    events: list[LoggedEvent] = []
+    problems: list[str] = []
+    ended: dict[str, Any] | None = None
+    ended_at: float | None = None
+    for e in stored:
+        for out in e["outputs"] or []:
+            if isinstance(out, dict) and out.get("event") == "game_ended":
+                ended, ended_at = dict(out), float(e["at"])
+        try:
+            inp = decode_input(e["input"])
+        except (CodecError, ValueError, TypeError) as exc:
+            problems.append(f"event {e['seq']} cannot be read ({exc})")
+            continue
+        events.append(LoggedEvent(game, e["seq"], inp, e["source"], e["at"], e["evidence"]))
+    started = float(stored[0]["at"]) if stored else 0.0
+    record = GameRecord(game, rules_name, options, players, started)
+    sheet = replay_game(record, events, problems, _evidence(store, table, game), named=True)
+    played: Played = (started, ended, ended_at, sheet)
+    if cache is not None:
+        cache[(table, game)] = (key, played)
+    return played
 
 
 def _setup_of(

@@ -14,6 +14,7 @@ from typing import TypedDict
 from table_controller.director.events_admin import AdminError, EventsAdmin, EventState
 from table_controller.director.results import (
     GameResult,
+    PlayedCache,
     RecordedResult,
     Results,
     collect,
@@ -252,6 +253,7 @@ class ResultsSource:
         self._lock = threading.Lock()
         self._key: object = None
         self._results: Results | None = None
+        self._played: PlayedCache = {}  # each game's replay, kept until its events grow
 
     def results(self) -> Results | None:
         """The results now (None: no game and no result yet)."""
@@ -262,7 +264,7 @@ class ResultsSource:
         )
         with self._lock:
             if key != self._key:
-                self._results = collect(self._store, self._title, empty_ok=True)
+                self._results = collect(self._store, self._title, empty_ok=True, cache=self._played)
                 self._key = key
             return self._results
 

@@ -101,6 +101,7 @@ class DirectorStore:
         self.evidence = self.feed.evidence
         self.received_marks = self.feed.received_marks
         self.ended_games = self.feed.ended_games
+        self.game_sizes = self.feed.game_sizes
         self.stored_events = self.feed.stored_events
         # the games' replays
         self.projection = self.projections.projection

@@ -216,6 +216,16 @@ class FeedEvents:
         )
         return bytes(rows[0][0]) if rows else None
 
+    def game_sizes(self) -> dict[tuple[str, int], tuple[int, int]]:
+        """Each (table, game)'s events stored and its highest seq, in one query: the
+        results' screens replay a game again only when these change."""
+        return {
+            (str(t), int(g)): (int(n), int(m))
+            for t, g, n, m in self._core.rows(
+                "SELECT tbl, game, count(*), max(seq) FROM events GROUP BY tbl, game"
+            )
+        }
+
     def ended_games(self, table: str) -> list[dict[str, Any]]:
         """The stored events of ``table`` whose outputs end a game (game_ended), with the
         time the table recorded each (``at``: the hall screen holds results back by it)."""
