@@ -18,6 +18,7 @@ from table_controller.director.events_admin import EventsAdmin
 from table_controller.director.results import collect
 from table_controller.director.results_view import ResultsSource, results_view
 from table_controller.director.store import DirectorStore
+from table_controller.director.store_games import parse_record
 from table_controller.director.web import DirectorPage
 from table_controller.feed.messages import status_message
 from table_controller.seats import Seat
@@ -246,3 +247,18 @@ def test_the_dashboard_confirms_final_over_its_api(tmp_path: Path) -> None:
     finally:
         served.close()
         store.close()
+
+
+def test_a_bad_record_is_dropped() -> None:
+    """A game's record from the feed is checked before it is kept: an unknown preset, a
+    bad option or a shape that is not the record's is dropped (the game is then replayed
+    under the event's rules); a NUL or an endless name never reaches the store."""
+    good = {"rules": "td-progressive", "options": {"hands_per_game": 2}, "players": {"N": "Ann"}}
+    setup = parse_record(good)
+    assert setup is not None and setup.players == {Seat.N: "Ann"}
+    assert parse_record({**good, "rules": "no-such-rules"}) is None
+    assert parse_record({**good, "options": {"hands_per_game": -3}}) is None
+    assert parse_record({**good, "options": ["x"]}) is None
+    assert parse_record("td-progressive") is None and parse_record(None) is None
+    odd = parse_record({**good, "players": {"N": "A\x00n", "E": "x" * 500, "Q": "Bo"}})
+    assert odd is not None and odd.players == {Seat.E: "x" * 80}

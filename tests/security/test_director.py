@@ -449,7 +449,7 @@ ROUTES = (
     "", "public", "api/public", "api/me", "api/login", "api/logout", "events", "api/overview",
     "api/tables/{s}", "api/tables/{s}/ruling", "api/alerts/{s}", "api/alerts/{s}/defaults",
     "api/alerts/{s}/detail",
-    "api/rulings", "api/audit",
+    "api/rulings", "api/audit", "api/results/final",
     "api/event", "api/event/{s}", "evidence/{s}/{s}/{s}.png", "static/{s}", "{s}",
 )  # fmt: skip
 segment = st.one_of(
