@@ -31,11 +31,9 @@ def started_words(demo: EventDemo) -> str:
     """What the director reads once everything runs."""
     assert demo.login is not None and demo.folder is not None
     name, password = demo.login
-    hands = demo.hands or 8
     lines = [
         f"The event demo runs: {len(demo.tables)} simulated "
-        f"{'table plays' if len(demo.tables) == 1 else 'tables play'} a progressive event "
-        f"of {demo.rounds} rounds of {hands} hands.",
+        f"{'table plays' if len(demo.tables) == 1 else 'tables play'} {demo.rules.words}.",
         "",
         f"  The dashboard:    {demo.dashboard_url}",
         f"    log in as {name}, password {password}",
@@ -45,8 +43,21 @@ def started_words(demo: EventDemo) -> str:
     ]
     seats = demo.seating(1)
     for t in demo.tables:
-        who = ", ".join(seats[t.number - 1].values())
+        who = ", ".join(seats[t.number - 1].values()) if t.number <= len(seats) else "waiting"
         lines.append(f"  {t.name} ({who}): {t.page_url}")
+    if demo.kind == "rounds":
+        lines += [
+            "",
+            "Each round is seated from the last one's results (001: the winners stay, the "
+            "losers move on). The final and any tie-break before it are yours to enter on "
+            "the dashboard, under Event.",
+        ]
+    elif demo.kind == "bracket":
+        lines += [
+            "",
+            f"Each match is best of {demo.best_of}; a table takes the next match as soon "
+            "as both its teams are known.",
+        ]
     reneging = [t.name for t in demo.tables if t.renege]
     if reneging:
         lines += [
@@ -95,6 +106,9 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             pace=FAST if args.fast else DEMO,
             rounds=args.rounds,
             hands=args.hands,
+            kind=args.format,
+            points=args.points,
+            best_of=args.best_of,
         )
     except EventDemoError as exc:
         return _error(str(exc))
@@ -164,7 +178,8 @@ def add_commands(subparsers: Any) -> None:
         help="the broker, the director's dashboard and simulated tables playing an event",
         description="Start a broker with its own passwords, the director's service and "
         "dashboard, and simulated tables (camera, lights and trump cube simulated) playing "
-        "a progressive event; print the dashboard's address and a director's login. "
+        "an event (progressive, 12-hand team rounds or a knock-out bracket); print the "
+        "dashboard's address and a director's login. "
         "Ctrl-C stops everything.",
     )
     demo.add_argument(
@@ -188,9 +203,24 @@ def add_commands(subparsers: Any) -> None:
         metavar="TABLE_NUMBER",
         help="a player at these tables reneges once a game (e.g. --renege 2)",
     )
+    demo.add_argument(
+        "--format",
+        choices=("progressive", "rounds", "bracket"),
+        default="progressive",
+        help="progressive (each player scored, 003), rounds (12-hand team rounds, 001) or "
+        "bracket (knock-out, best of three, 000); default progressive",
+    )
     demo.add_argument("--rounds", type=int, default=3, help="the event's rounds (default 3)")
     demo.add_argument(
-        "--hands", type=int, help="hands a round (default 8, as the progressive rules say)"
+        "--hands",
+        type=int,
+        help="hands a round (default: the format's own, 8 progressive, 12 team rounds)",
+    )
+    demo.add_argument(
+        "--points", type=int, help="a bracket's games are to this many points (default 10)"
+    )
+    demo.add_argument(
+        "--best-of", type=int, default=3, help="a bracket's matches: best of N games (default 3)"
     )
     demo.add_argument("--fast", action="store_true", help="as fast as frames render")
     demo.set_defaults(func=cmd_demo)

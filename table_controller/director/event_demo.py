@@ -6,9 +6,11 @@ director, an access list), the director's service and dashboard on SQLite with i
 signing key, a director's login, and N simulated tables (``event_table``: the real
 table with a simulated camera, lights and trump cube, each in a process of its own
 logging in to the broker with its own user and checking rulings with the director's
-public key). The director's event is a progressive one (``director.formats``): its
-chart seats each round's players at the tables, and each table's game is that round's
-result, so the standings are the event's.
+public key). The director's event is one of the rule texts' formats
+(``director.formats``): a progressive event (the default), 12-hand team rounds or a
+knock-out bracket. ``event_seater`` seats each round's (or match's) players at the tables
+as the results make them known, and each table's game is that place's result, so the
+standings are the event's.
 
 Each run keeps everything in a dated folder of its own (the broker's files, the
 director's database and keys, each table's configuration, log and output), so a
@@ -41,6 +43,7 @@ from typing import IO, TYPE_CHECKING, Any
 from table_controller.errors import TableControllerError
 
 if TYPE_CHECKING:  # loaded in start(), once the director's packages are known to be there
+    from table_controller.director.event_seater import FormatRules, Kind, Seater, Seats
     from table_controller.director.events_admin import EventsAdmin
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
@@ -50,7 +53,7 @@ if TYPE_CHECKING:  # loaded in start(), once the director's packages are known t
 EVENT = "event-demo"  # the event's name in the topics: euchre/event-demo/tables/...
 TITLE = "Event demo"  # its name where people read it: the dashboard, the exported results
 TOPIC = "euchre"
-RULES = "td-progressive"  # scored for each player: the progressive event's results
+FORMATS = ("progressive", "rounds", "bracket")  # director.formats' kinds, as --format
 DEFAULT_PORT = 8090
 MAX_TABLES = 12
 ROUNDS = 3
@@ -97,6 +100,7 @@ class DemoTable:
     renege: bool
     page_port: int
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    games: int = 0  # the games it was given to play
 
     @property
     def id(self) -> str:
@@ -232,8 +236,17 @@ class EventDemo:
         start_timeout: float = 180.0,
         database: str | None = None,
         substitute: bool = False,
+        kind: Kind = "progressive",
+        points: int | None = None,
+        best_of: int = 3,
     ) -> None:
         check_request(tables, port, renege)
+        if kind not in FORMATS:
+            raise EventDemoError(f"--format {kind}: give one of {', '.join(FORMATS)}")
+        if points is not None and not 1 <= points <= 100:
+            raise EventDemoError(f"--points {points}: give a number of points from 1 to 100")
+        if best_of < 1 or best_of % 2 == 0:
+            raise EventDemoError(f"--best-of {best_of}: a match is best of 1, 3, 5... games")
         if not 1 <= rounds <= 20:
             raise EventDemoError(f"--rounds {rounds}: give a number of rounds from 1 to 20")
         if hands is not None and not 1 <= hands <= 100:
@@ -244,7 +257,10 @@ class EventDemo:
         self.seed = seed
         self.pace = pace
         self.rounds = rounds
-        self.hands = hands  # hands a round (None: the preset's 8)
+        self.hands = hands  # hands a round (None: the format's own, 8 or 12)
+        self.kind: Kind = kind
+        self.points = points  # a bracket's games are to this many points (None: 10)
+        self.best_of = best_of  # a bracket's matches
         self._database = database  # the director's store (None: director.sqlite in the run)
         self.substitute = substitute  # the last player is late: a substitute plays round 1
         self.python = python
@@ -260,6 +276,7 @@ class EventDemo:
         self.broker_port: int | None = None
         self.store: DirectorStore | None = None
         self.admin: EventsAdmin | None = None  # the event: its rounds and standings
+        self.seater: Seater | None = None  # who plays where, as results come in
         self.service: DirectorService | None = None
         self.page: DirectorPage | None = None
         self._broker_files: BrokerFiles | None = None
@@ -294,11 +311,14 @@ class EventDemo:
             self._start_dashboard()
             self._start_tables()
             self._wait_for_tables()
+            assert self.seater is not None
+            self.seater.start()
         except BaseException:
             self.stop()
             raise
 
     def _start_director_store(self) -> None:
+        from table_controller.director.event_seater import Seater, event_lines
         from table_controller.director.events_admin import EventsAdmin, slug
         from table_controller.director.store import DirectorStore
         from table_controller.feed.broker import write_private
@@ -310,23 +330,35 @@ class EventDemo:
         private, public = new_keys()
         write_private(keys / "director.key", private)
         (keys / "director.pub").write_bytes(public)
-        options = {} if self.hands is None else {"hands_per_game": self.hands}
+        rules = self.rules
         database = self.database
-        self.store = DirectorStore(database, rules_name=RULES, options=options)
+        self.store = DirectorStore(database, rules_name=rules.preset, options=rules.options)
         password = secrets.token_urlsafe(12)
         self.store.add_login(LOGIN, password)
         self.login = (LOGIN, password)
         self.admin = EventsAdmin(self.store)
-        self.admin.create(WHO, "progressive", self.names, rounds=self.rounds, reason="the demo")
+        self.admin.create(
+            WHO,
+            self.kind,
+            event_lines(self.kind, self.names),
+            rounds=self.rounds,
+            best_of=self.best_of,
+            reason="the demo",
+        )
         if self.substitute:
             late = slug(self.names[-1])
             self.admin.set_absent(WHO, late, True, "late: a substitute plays round 1")
             self.admin.substitute(WHO, 1, late, SUBSTITUTE, "substitute", "plays round 1")
             self.admin.set_absent(WHO, late, False, "here from round 2")
-        for r in range(1, self.rounds + 1):
-            places = {t.id: str(t.number) for t in self.tables}
-            self.admin.assign_round(WHO, r, places, reason=f"round {r}: tables by number")
+        self.seater = Seater(self.admin, [(t.id, t.number) for t in self.tables], self._push, WHO)
         self._private_key = private
+
+    @property
+    def rules(self) -> FormatRules:
+        """The rules the event's games are played under (its format's rule text)."""
+        from table_controller.director.event_seater import format_rules
+
+        return format_rules(self.kind, rounds=self.rounds, hands=self.hands, points=self.points)
 
     @property
     def database(self) -> str:
@@ -336,15 +368,28 @@ class EventDemo:
         assert self.folder is not None, "the run's folder is made by start()"
         return str(self.folder / "director.sqlite")
 
-    def seating(self, round_no: int) -> list[dict[str, str]]:
-        """Each table's players in a round (seat letter -> name), as the chart seats them."""
-        from table_controller.director.formats import ProgressiveEvent
+    def seating(self, round_no: int) -> list[Seats]:
+        """Each table's players in a round, where they are known yet (a progressive
+        round; a team event's first round; a bracket's first matches), else none."""
+        from table_controller.director.event_seater import progressive_seats, team_seats
+        from table_controller.director.formats import Bracket, FormatError, ProgressiveEvent
 
         assert self.admin is not None, "seated once start() has created the event"
-        event = self.admin.state.event
-        assert isinstance(event, ProgressiveEvent)
-        people = self.admin.state.people
-        return [{s: people.name(p) for s, p in t.items()} for t in event.seating(round_no)]
+        state = self.admin.state
+        event = state.event
+        if isinstance(event, ProgressiveEvent):
+            return progressive_seats(state, round_no)
+        try:
+            if isinstance(event, Bracket):
+                return [
+                    team_seats(state, m.round, m.top, m.bottom)
+                    for m in event.rounds[round_no - 1]
+                    if m.top is not None and m.bottom is not None and not m.bye
+                ]
+            assert event is not None
+            return [team_seats(state, round_no, a, b) for a, b in event.tables(round_no)]
+        except (FormatError, IndexError):
+            return []
 
     def _start_broker(self, mosquitto: str) -> None:
         from table_controller.feed.broker import RunAs, write_broker_config
@@ -426,8 +471,8 @@ class EventDemo:
         with urllib.request.urlopen(self.dashboard_url, timeout=30) as answer:
             answer.read()  # the dashboard answers
 
-    def _table_config(self, table: DemoTable, round_no: int) -> Path:
-        """The table's configuration for one round: its players as the chart seats them."""
+    def _table_config(self, table: DemoTable, players: Seats) -> Path:
+        """The table's configuration for its next game: these players."""
         from table_controller.table.config import parse_config
         from table_controller.table.config_toml import to_toml
 
@@ -435,13 +480,11 @@ class EventDemo:
         assert self._broker_files is not None
         secrets_dir = self._broker_files.folder / "secrets"
         here = self.folder / "tables" / table.id
+        rules = self.rules
         data: dict[str, Any] = {
             "table": {"name": table.name, "gpio": "mock", "log": f"{table.id}.sqlite"},
-            "rules": {
-                "preset": RULES,
-                "options": {} if self.hands is None else {"hands_per_game": self.hands},
-            },
-            "players": self.seating(round_no)[table.number - 1],
+            "rules": {"preset": rules.preset, "options": dict(rules.options)},
+            "players": players,
             "camera": {"source": "synthetic"},
             "cube": {"port": "emulator"},
             "web": {"host": "127.0.0.1", "port": table.page_port},
@@ -457,20 +500,34 @@ class EventDemo:
                 "heartbeat": 5.0,
             },
         }
-        path = here / f"round-{round_no}.toml"
+        table.games += 1
+        path = here / f"game-{table.games}.toml"
         path.write_text(to_toml(parse_config(data, here, str(path))), encoding="utf-8")
         return path
 
+    def _push(self, table_id: str, players: Seats) -> None:
+        """Tell a running table its next game's players (the seater, as results come)."""
+        table = next(t for t in self.tables if t.id == table_id)
+        path = self._table_config(table, players)
+        process = table.process
+        if process is None or process.stdin is None or process.poll() is not None:
+            return  # it stopped: the demo says so; its log keeps what it played
+        with contextlib.suppress(OSError):
+            process.stdin.write(json.dumps({"play": str(path)}).encode() + b"\n")
+            process.stdin.flush()
+
     def _start_tables(self) -> None:
-        assert self.folder is not None
+        assert self.folder is not None and self.seater is not None
         env = dict(self.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
         for table in self.tables:
-            here = self.folder / "tables" / table.id
-            here.mkdir(parents=True)
+            (self.folder / "tables" / table.id).mkdir(parents=True)
             table.page_port = free_port()
+        first = self.seater.first()
+        for table in self.tables:
+            here = self.folder / "tables" / table.id
             plan = {
-                "rounds": [str(self._table_config(table, r)) for r in range(1, self.rounds + 1)],
+                "rounds": [str(self._table_config(table, p)) for p in first.get(table.id, [])],
                 "seed": table.seed,
                 "renege": table.renege,
                 "fast": self.pace.fast,
@@ -491,7 +548,7 @@ class EventDemo:
 
     def _wait_for_tables(self) -> None:
         assert self.store is not None and self.service is not None
-        want = {t.id for t in self.tables}
+        want = {t.id for t in self.tables if t.games}  # a table with no match yet waits
         deadline = time.monotonic() + self.start_timeout
         while True:
             online = {t["table"] for t in self.store.tables() if t["online"]}
@@ -526,6 +583,8 @@ class EventDemo:
     def stop(self) -> None:
         """The tables first (each sends what it holds and says it is offline), then the
         director (its store closed), then the broker."""
+        if self.seater is not None:
+            self.seater.stop()
         for t in self.tables:
             if t.process is not None and t.process.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -573,6 +632,7 @@ __all__ = [
     "DEFAULT_PORT",
     "DEMO",
     "FAST",
+    "FORMATS",
     "MAX_TABLES",
     "NAMES",
     "DemoTable",

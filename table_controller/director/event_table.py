@@ -2,12 +2,14 @@
 
     python -m table_controller.director.event_table PLAN.json
 
-The plan (written by ``event_demo``) names the table's configuration for each round of
-the event (the same table, log, page and feed; the players the progressive chart seats
-there), its seed, whether its players renege, and its pace. Each round's game is played
-to its end by ``simulated_table``; the result stays on the table's page for the pace's
-pause, then the next round's players sit down (a new game in the same log). After the
-last round the table stays up, showing the final result, until it is stopped.
+The plan (written by ``event_demo``) names the table's configuration for its first
+games (the same table, log, page and feed; the players the event seats there), its
+seed, whether its players renege, and its pace. Each game is played to its end by
+``simulated_table``; its result stays on the table's page for the pace's pause, then the
+next game's players sit down (a new game in the same log). Where the next players come
+from results (a 12-hand round seated from the last one's, a bracket's next game), the
+demo sends their configuration when it is known, as a line ``{"play": PATH}`` on our
+standard input. The last game's result stays up until the table is stopped.
 
 A process of its own, as a real table is: its camera frames are rendered and read on a
 core of their own, it logs in to the broker with its own user, and a table that fails
@@ -37,31 +39,58 @@ def read_plan(path: Path) -> dict[str, Any]:
     return plan
 
 
-async def play(plan: dict[str, Any], stop: asyncio.Event) -> None:
-    """Each round's game at this table, until the last round's is over, then wait."""
+def next_game(line: bytes) -> str | None:
+    """A configuration to play next, from one line the demo wrote on our standard input
+    (``{"play": PATH}``); None for anything else (a line we do not know is ignored)."""
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return None
+    path = said.get("play") if isinstance(said, dict) else None
+    return path if isinstance(path, str) and path else None
+
+
+async def play(plan: dict[str, Any], queue: asyncio.Queue[str], stop: asyncio.Event) -> None:
+    """Each game at this table in turn: the plan's first ones, then each the demo sends
+    once its players are known (a 12-hand round seated from the last one's results, a
+    bracket's next game). A game's result stays up for the pace's pause and until the
+    next game is known; the last one stays up until the table is stopped."""
     from table_controller.table.config import load_config
     from table_controller.table.simulated import DEMO, FAST, simulated_table
 
     pace = FAST if plan.get("fast") else DEMO
-    rounds: list[str] = list(plan["rounds"])
-    for index, config_path in enumerate(rounds):
-        last = index == len(rounds) - 1
+    for config_path in plan.get("rounds", []):
+        queue.put_nowait(str(config_path))
+    index = 0
+    while not stop.is_set():
+        waiting = asyncio.create_task(queue.get())
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not waiting.done():
+            waiting.cancel()
+            return
         table = simulated_table(
-            load_config(config_path),
+            load_config(waiting.result()),
             seed=int(plan["seed"]) + ROUND_SEED_STEP * index,
             renege=bool(plan.get("renege")),
             pace=pace,
             new_game_after=NEVER,
         )
+        index += 1
         table_stop = asyncio.Event()
         running = asyncio.create_task(table.run(stop=table_stop))
 
-        async def game_over(last: bool = last, table: Any = table) -> None:
-            """Set when the game has been over for the pace's pause (never, the last)."""
+        async def game_over(table: Any = table) -> None:
+            """Set when the game has been over for the pace's pause and the next is known."""
             while True:
                 await asyncio.sleep(0.2)
                 over = table.core.over_since if table.started else None
-                if not last and over is not None and table.clock() - over >= pace.new_game_after:
+                if (
+                    over is not None
+                    and table.clock() - over >= pace.new_game_after
+                    and not queue.empty()
+                ):
                     return
 
         ended = asyncio.create_task(game_over())
@@ -73,8 +102,6 @@ async def play(plan: dict[str, Any], stop: asyncio.Event) -> None:
             stopping.cancel()
             table_stop.set()
             await running  # a table that failed says why, here
-        if stop.is_set():
-            return
 
 
 def main(argv: list[str]) -> int:
@@ -86,21 +113,31 @@ def main(argv: list[str]) -> int:
 
     async def run() -> None:
         stop = asyncio.Event()
+        queue: asyncio.Queue[str] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         if plan.get("watch_stdin", False):
+            pending = bytearray()
 
-            def closed() -> None:  # the demo is gone (or closed the pipe to stop us)
+            def readable() -> None:  # a game to play next; or the demo is gone (EOF)
                 with contextlib.suppress(OSError):
-                    if os.read(fd, 4096):
+                    got = os.read(fd, 4096)
+                    if got:
+                        pending.extend(got)
+                        while b"\n" in pending:
+                            line, _, rest = bytes(pending).partition(b"\n")
+                            pending[:] = rest
+                            path = next_game(line)
+                            if path is not None:
+                                queue.put_nowait(path)
                         return
                 loop.remove_reader(fd)
                 stop.set()
 
             fd = sys.stdin.fileno()
-            loop.add_reader(fd, closed)
-        await play(plan, stop)
+            loop.add_reader(fd, readable)
+        await play(plan, queue, stop)
         await stop.wait()
 
     asyncio.run(run())

@@ -229,6 +229,7 @@ class Results:
     rules: str = ""  # the event's rules in words ("" before an event is created)
     over: bool = False  # every round's (or the bracket's) result is in
     final: FinalMark | None = None  # the director's "results final", if these are they
+    round_names: dict[int, str] = field(default_factory=dict)  # a bracket's: "Semi-finals"
 
     @property
     def state_words(self) -> str:
@@ -245,7 +246,8 @@ class Results:
         rounds = sorted({g.round for g in self.games if g.round is not None})
         for r in rounds:
             games = [g for g in self.games if g.round == r]
-            out.append((f"Round {r}", sorted(games, key=lambda g: (natural(g.title), g.game))))
+            heading = self.round_names.get(r, f"Round {r}")
+            out.append((heading, sorted(games, key=lambda g: (natural(g.title), g.game))))
         for r in sorted({x.round for x in self.recorded} - set(rounds)):
             out.append((f"Round {r}", []))
         out.sort(key=lambda item: natural(item[0]))
@@ -341,9 +343,17 @@ def collect(
         recorded=recorded,
         rules=_rules_words(state),
         over=state is not None and event_over(state),
+        round_names=round_names(ev),
     )
     results.final = final_mark(state, results)
     return results
+
+
+def round_names(ev: object) -> dict[int, str]:
+    """A bracket's rounds as players call them ("Final", "Semi-finals", "Round 1")."""
+    if not isinstance(ev, Bracket):
+        return {}
+    return {int(r["round"]): str(r["name"]) for r in ev.printable()}
 
 
 def _played(

@@ -80,6 +80,7 @@ def _bracket_standings(state: EventState, ev: Bracket) -> Standings:
     """The champion first, the final's loser second, then each round's losers sharing
     a place (3, 5, 9, ...); a team still playing has no place yet."""
     last = len(ev.rounds)
+    names = {int(x["round"]): str(x["name"]) for x in ev.printable()}
     rows: list[list[str | int]] = []
     champion = ev.champion()
     if champion is not None:
@@ -90,7 +91,8 @@ def _bracket_standings(state: EventState, ev: Bracket) -> Standings:
                 continue
             loser = m.bottom if m.winner == m.top else m.top
             if loser is not None:
-                rows.append([2 ** (last - r) + 1, team_words(state, loser), f"lost {m.id}"])
+                how = f"lost in the {names[r].lower()}" if r > last - 3 else f"lost in round {r}"
+                rows.append([2 ** (last - r) + 1, team_words(state, loser), how])
     return Standings(["Place", "Team", "How"], rows)
 
 
