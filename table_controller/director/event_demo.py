@@ -316,7 +316,7 @@ class EventDemo:
         password = secrets.token_urlsafe(12)
         self.store.add_login(LOGIN, password)
         self.login = (LOGIN, password)
-        self.admin = EventsAdmin(self.store)
+        self.admin = EventsAdmin(self.store, default_name=TITLE)
         self.admin.create(WHO, "progressive", self.names, rounds=self.rounds, reason="the demo")
         if self.substitute:
             late = slug(self.names[-1])
