@@ -77,7 +77,7 @@ def build_event(
     games = {"renege": renege_game(), "clean": progressive_game(2, False)}
     admin = EventsAdmin(store)
     if event:
-        admin.create("ann", "progressive", players, rounds=rounds)
+        admin.create("ann", "progressive", players, rounds=rounds, name=EVENT)
     plan = {1: {"table-1": "1", "table-2": "2"}, 2: {"table-1": "2", "table-2": "1"}}
     played = {
         (1, "table-1"): "renege",

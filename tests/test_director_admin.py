@@ -503,7 +503,9 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     assert answer["event"]["playoff"]["teams"] == ["reds", "blues"]
     assert store.format_history()[-1]["who"] == "ann"
     # A bracket: a game recorded for the wrong team, corrected.
-    post(url + "api/event/create", {"format": "bracket", "entrants": "\n".join(TEAMS)}, cookie)
+    # a new event in the same store: a name of its own (the first one has results)
+    bracket = {"format": "bracket", "entrants": "\n".join(TEAMS), "name": "The cup"}
+    assert post(url + "api/event/create", bracket, cookie)[0] == 200
     status, answer = post(url + "api/event/correct_match", fix, cookie)
     assert status == 400 and "no game recorded yet" in answer["problem"]
     for _ in range(2):
@@ -571,7 +573,7 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     expect(step).to_contain_text("Final (rule 18): Reds (Ann & Bob) v Greens (Ed & Flo)")
     expect(page.locator("#event-history")).to_contain_text("ann: playoff – sudden death hand")
     # A bracket: R1-M1's games were entered for the wrong team.
-    admin.create("ann", "bracket", TEAMS, rounds=1)
+    admin.create("ann", "bracket", TEAMS, rounds=1, name="The cup")  # another event
     for _ in range(2):
         admin.record("ann", 1, "R1-M1", {"scores": [10, 4], "winner": "NS"}, "score card")
     served.page.changed("event")

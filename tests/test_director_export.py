@@ -253,7 +253,7 @@ def test_letter_paper(event_store: Path, tmp_path: Path) -> None:
         assert len(pdf) == 4
     finally:
         pdf.close()
-    assert "Euchre tournament" in pages_text(tmp_path / "booklet.pdf")[0]  # no --event
+    assert EVENT in pages_text(tmp_path / "booklet.pdf")[0]  # its own name, with no --event
 
 
 # --- bad input --------------------------------------------------------------------------------

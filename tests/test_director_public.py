@@ -183,3 +183,26 @@ def test_director_creates_an_event_marks_an_absentee_sees_seating(
     page.goto(served.url + "public")
     expect(page.locator("#standings li")).to_have_count(8)  # Zed plays for Cy's points
     expect(page.locator("#standings")).to_contain_text("Cy")
+    page.goto(served.url)
+    expect(page.locator("#event-name")).to_have_text("Spring Open")  # the service's name
+    # Next month's event in the same store: the same name is refused, in words.
+    page.click("#event-new")
+    expect(page.locator("#event-create")).to_be_visible()
+    page.fill("#event-entrants", "\n".join(["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]))
+    page.click("#event-create-button")
+    expect(page.locator("#event-problem")).to_contain_text('an event named "Spring Open"')
+    page.fill("#event-name-input", "Spring Open, December")
+    page.click("#event-create-button")
+    expect(page.locator("#event-name")).to_have_text("Spring Open, December")
+    expect(page.locator("#event-create")).to_be_hidden()
+    expect(page.locator("#event-standings tbody tr")).to_have_count(8)
+    page.click("#event-new")
+    page.fill("#event-name-input", "Spring Open")
+    page.fill("#event-entrants", "\n".join(["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Ivy"]))
+    page.click("#event-create-button")
+    expect(page.locator("#event-problem")).to_contain_text("another name")
+    page.fill("#event-name-input", "Spring Open, December")  # unplayed: created again
+    page.click("#event-create-button")
+    expect(page.locator("#event-standings")).to_contain_text("Ivy")
+    page.goto(served.url + "public")  # the hall: the new event's standings, no result yet
+    expect(page.locator("#standings")).not_to_contain_text("Zed")

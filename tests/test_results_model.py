@@ -91,7 +91,7 @@ def test_a_table_that_sends_no_record_is_scored_under_the_events_rules(tmp_path:
     store.close()
     store = DirectorStore(database)  # the export's store: the default rules
     try:
-        (game,) = collect(store, "x").games
+        (game,) = collect(store).games
     finally:
         store.close()
     assert game.finished and game.problem is None

@@ -40,6 +40,7 @@ ALERT_CATEGORY = {
     "camera_fault": "fault",
     "cube_fault": "fault",
     "clock": "clock",
+    "game_reused": "game_reused",
 }
 ALERT_HEADINGS = {
     "renege_proven": "Renege proven",
@@ -48,6 +49,7 @@ ALERT_HEADINGS = {
     "offline": "Table offline",
     "fault": "Camera or cube fault",
     "clock": "Table clock off",
+    "game_reused": "A game number used again",
 }
 # How far a table's clock may be from the director's (seconds) before it is alerted and
 # shown on the table's card: evidence times and latency figures are read against the

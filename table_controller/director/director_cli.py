@@ -302,8 +302,11 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
-    """``director export``: the event's standings and results (CSV), score sheets and
-    booklet (PDF), into ``--out`` (docs/director.md, "Exporting results")."""
+    """``director export``: one event's standings and results (CSV), score sheets and
+    booklet (PDF), into ``--out`` (docs/director.md, "Exporting results"). ``--event``
+    picks the event by its name; the store's only event needs none; a store of several
+    refuses without one, naming each (event_list.py)."""
+    from table_controller.director.event_list import EventChoiceError
     from table_controller.director.results import ExportError, NoGames, collect
     from table_controller.director.results_files import check_folder, export_files, write_all
     from table_controller.director.store import DirectorStore, StoreError
@@ -322,12 +325,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             )
         store = DirectorStore(database, rules_name=str(s.get("event", "rules")))
         try:
-            name = str(s.get("event", "name")) or "Euchre tournament"
-            files = export_files(collect(store, name), args.paper)
+            untitled = str(s.get("event", "name")) or "Euchre tournament"
+            results = collect(store, args.pick, untitled=untitled)
+            files = export_files(results, args.paper)
         finally:
             store.close()
         written = write_all(folder, files)
-    except (SettingsError, StoreError, NoGames, ExportError) as exc:
+    except (SettingsError, StoreError, NoGames, ExportError, EventChoiceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in written:
@@ -398,7 +402,13 @@ def add_commands(subparsers: Any) -> None:
         "into DIR from the director's store.",
     )
     export.add_argument("--out", required=True, metavar="DIR", help="the folder to write in")
-    export.add_argument("--event", help="the event's name, on every page (default: the config's)")
+    export.add_argument(
+        "--event",
+        dest="pick",
+        metavar="NAME",
+        help="which of the store's events to export, by its name (needed when the store "
+        "holds more than one; without it, a store of several lists them)",
+    )
     export.add_argument(
         "--paper",
         choices=sorted(PAPERS_CHOICES),

@@ -336,7 +336,7 @@ class EventDemo:
         password = secrets.token_urlsafe(12)
         self.store.add_login(LOGIN, password)
         self.login = (LOGIN, password)
-        self.admin = EventsAdmin(self.store)
+        self.admin = EventsAdmin(self.store, default_name=TITLE)
         self.admin.create(
             WHO,
             self.kind,

@@ -29,6 +29,7 @@ def _create(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str
         rounds=_int(body.get("rounds"), "rounds", 3),
         best_of=_int(body.get("best_of"), "best of", 3),
         reason=reason,
+        name=str(body.get("name") or ""),
     )
     return None
 

@@ -20,12 +20,21 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from table_controller.director.event_list import (
+    EventChoiceError,
+    check_name,
+    date_name,
+    day_words,
+    name_key,
+    stored_events,
+)
 from table_controller.director.formats import (
     Bracket,
     Event,
@@ -53,6 +62,12 @@ class EventState:
     """The whole event as one JSON-able document (see the module's docstring)."""
 
     event: Event | None = None
+    # The event's name as a director recognises it (the dashboard's, every paper's, and
+    # what ``director export --event`` picks it by) and when it was created: one store
+    # may hold a club's events month after month (event_list.py). "" and 0: an event
+    # created before events had names, named by its creation's date.
+    name: str = ""
+    created: float = 0.0
     roster: Roster = field(default_factory=Roster)  # team formats (progressive: event's)
     assign: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> table -> place
     taken: list[str] = field(default_factory=list)  # "table:game:seq" results already used
@@ -73,6 +88,8 @@ class EventState:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "name": self.name,
+            "created": self.created,
             "event": None if self.event is None else self.event.to_json(),
             "roster": self.roster.to_json(),
             "assign": {str(r): dict(m) for r, m in self.assign.items()},
@@ -86,7 +103,10 @@ class EventState:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> EventState:
         raw = obj.get("event")
+        name, created = obj.get("name"), obj.get("created")
         return cls(
+            name=name if isinstance(name, str) else "",
+            created=float(created) if isinstance(created, int | float) else 0.0,
             event=None if raw is None else load(raw),
             roster=Roster.from_json(obj.get("roster") or {}),
             assign={
@@ -314,8 +334,10 @@ def summary(state: EventState) -> dict[str, Any]:
     if ev is None:
         return {"format": None, "public_delay": state.public_delay}
     rnd = current_round(state)
+    named = state.name or (date_name(state.created) if state.created else "")
     rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
     out: dict[str, Any] = {
+        "name": named,
         "format": ev.to_json()["format"],
         "rounds": rounds,
         "round": rnd,
@@ -487,12 +509,17 @@ class EventsAdmin:
     """The event as the store keeps it. Thread-safe: the feed's thread brings results,
     the dashboard brings the director's changes; each is saved before it is shown."""
 
-    def __init__(self, store: DirectorStore) -> None:
+    def __init__(self, store: DirectorStore, *, default_name: str = "") -> None:
         self.store = store
+        # A new event's name when the director gives none: the director's settings'
+        # event name (``[event] name``, ``--event``: the tables' topics, the dashboard's
+        # title); with none there either, the date it is created.
+        self.default_name = default_name.strip()
         self._lock = self.lock = threading.RLock()  # ``lock``: for a listener's first look
         # Told (action, the event as saved) after each saved change, in the lock: the
         # fleet's tables get the current round's seating this way (fleet_config.py).
         self.listeners: list[Callable[[str, EventState], None]] = []
+        self._since: float | None = None  # the current event's games' start (since())
         saved = store.format_state()
         try:
             self.state = EventState() if saved is None else EventState.from_json(saved)
@@ -537,8 +564,16 @@ class EventsAdmin:
         rounds: int,
         best_of: int = 3,
         reason: str | None = None,
+        name: str | None = None,
     ) -> None:
+        """A new event, named ``name`` (else the default name). Its name must be none of
+        the store's other events': the director picks an event by it (``director export
+        --event``), and the papers print it. Refused rather than made unique: a name
+        the director chose is one they recognise when they print; one changed behind
+        their back is not. An event created again before any game or result (its roster
+        fixed) replaces the current one and may keep its name."""
         new = create(kind, lines, rounds=rounds, best_of=best_of)
+        now = self.store.core.clock()
         # The event's rules are what the director's store was started with (--rules,
         # --option, [event] rules): kept with the event, so its papers need no flag.
         new.rules = EventRules(name=self.store.rules_name, options=dict(self.store.options))
@@ -547,7 +582,37 @@ class EventsAdmin:
             new.public_delay, new.taken = s.public_delay, s.taken  # old games stay old
             s.__dict__.update(new.__dict__)
 
-        self.change(who, "created", reason or f"new {kind} event", edit)
+        with self._lock:  # the name checked and the event saved, with no other between
+            new.name, new.created = self._new_name(name, now), now
+            self.change(who, "created", reason or f"{new.name}: a new {kind} event", edit)
+            self._since = None
+
+    def _new_name(self, given: str | None, now: float) -> str:
+        """The new event's name: given, else the default, else its date; refused when
+        another event in the store has it (event_list.py)."""
+        events = stored_events(self.store)
+        current = events[-1] if events else None
+        others = [e for e in events if e is not current or current.played]
+        text = (given or "").strip() or self.default_name
+        if not text:  # no name anywhere: its date, told apart from another of that day
+            base = date_name(now)
+            text, k = base, 1
+            while any(name_key(e.name) == name_key(text) for e in others):
+                k += 1
+                text = f"{base} ({k})"
+            return text
+        try:
+            text = check_name(text)
+        except EventChoiceError as exc:
+            raise AdminError(str(exc)) from None
+        clash = next((e for e in others if name_key(e.name) == name_key(text)), None)
+        if clash is not None:
+            raise AdminError(
+                f"this store already holds an event named {clash.words}: the papers "
+                f"and `director export --event` tell events apart by their names, so give "
+                f"this one another name, e.g. '{text}, {day_words(now)}'"
+            )
+        return text
 
     def set_absent(self, who: str, player: str, absent: bool, reason: str | None) -> None:
         def edit(s: EventState) -> None:
@@ -629,8 +694,18 @@ class EventsAdmin:
 
     # -- the feed ------------------------------------------------------------------------
 
+    def since(self) -> float:
+        """When the current event's games begin to arrive (event_list.py): a game whose
+        first event arrived earlier is an earlier event's, and never taken into this
+        one (-inf: the store's first event, which holds the games before it too)."""
+        if self._since is None:
+            events = stored_events(self.store)
+            self._since = events[-1].since if events else -math.inf
+        return self._since
+
     def take_results(self, table: str) -> list[str]:
-        """Take every ended game of ``table`` not yet taken (after each stored event)."""
+        """Take every ended game of ``table`` not yet taken (after each stored event)
+        that belongs to the current event (an earlier event's game is left to it)."""
         with self._lock:
             if self.state.event is None:
                 return []
@@ -639,6 +714,10 @@ class EventsAdmin:
                 for e in self.store.ended_games(table)
                 if f"{table}:{e['game']}:{e['seq']}" not in self.state.taken
             ]
+            if fresh and self.since() > -math.inf:
+                arrived = self.store.game_arrivals()
+                since = self.since()
+                fresh = [e for e in fresh if arrived.get((table, e["game"]), 0.0) >= since]
             done: list[str] = []
             for e in fresh:
 
@@ -665,6 +744,9 @@ class EventsAdmin:
     def summary(self) -> dict[str, Any]:
         with self._lock:
             out = summary(self.state)
+        if out.get("format") is not None and not out.get("name"):
+            events = stored_events(self.store)  # an event from before names: its date's
+            out["name"] = events[-1].name if events else ""
         out["history"] = self.store.format_history()[-50:]
         return out
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.director.dashboard_words import table_title
+from table_controller.director.event_list import choose, stored_events
 from table_controller.director.events_admin import EventState, team_words
 from table_controller.director.formats import Bracket, FormatError, ProgressiveEvent, RoundsEvent
 from table_controller.director.results_standings import Standings, standings
@@ -282,25 +283,42 @@ PlayedCache = dict[tuple[str, int], tuple[object, Played]]
 
 def collect(
     store: DirectorStore,
-    event_name: str,
+    event: str | None = None,
     *,
+    latest: bool = False,
+    untitled: str = "Euchre tournament",
     empty_ok: bool = False,
     cache: PlayedCache | None = None,
 ) -> Results:
-    """The event's results from ``store``: every game of every table, as its table
-    recorded it, with the director's corrections, and the standings. With no game and no
-    result yet: ``NoGames`` (an export of nothing), or with ``empty_ok`` (the screens)
-    the event's standings before its first result. ``cache``: each game's replay kept
-    between calls (the screens'), read and replayed again only when its events grew."""
+    """One event's results from ``store``: every game of that event (event_list.py),
+    as its table recorded it, with the director's corrections, its rules and its
+    standings. ``event``: the event's name (needed when the store holds several; an
+    unknown name, or none among several, is ``EventChoiceError`` naming them);
+    ``latest``: the latest event, whatever it is named (the screens). A store with no
+    event created holds only games: they are its results, titled ``event`` or
+    ``untitled``. With
+    no game and no result yet: ``NoGames`` (an export of nothing), or with ``empty_ok``
+    (the screens) the event's standings before its first result. ``cache``: each
+    game's replay kept between calls (the screens'), read again only when its events
+    grew."""
     sizes = store.game_sizes() if cache is not None else {}
+    arrivals = store.game_arrivals()
+    events = stored_events(store, arrivals)
+    chosen = events[-1] if latest and events else choose(events, event, store.name)
     names = table_names(store)
-    state = _event_state(store)
-    rounds_of = game_rounds(store)
+    if chosen is None:  # no event was created: the games, as they are, titled
+        state, first, last, title = _event_state(store), 0, None, event or untitled
+    else:
+        state = _event_state(store, chosen.last)
+        first, last, title = chosen.first, chosen.last, chosen.name
+    rounds_of = game_rounds(store, first, last)
     rulings = _rulings(store)
     games: list[GameResult] = []
     for table in sorted(names, key=lambda t: natural(names[t])):
         players_of = _players_by_game(store, table)
         for game in store.games(table):
+            if chosen is not None and not chosen.holds(arrivals.get((table, game), 0.0)):
+                continue  # another event's game
             rules_name, options, players = _setup_of(store, state, table, game, players_of)
             setup = (rules_name, options, players)
             played = _played(store, table, game, setup, sizes.get((table, game)), cache)
@@ -323,10 +341,11 @@ def collect(
             )
     recorded = [] if state is None else recorded_by_hand(state, games, names)
     if state is not None:
-        mark_corrections(store, state, games)
+        mark_corrections(store, state, games, first, last)
     if not games and not recorded and not empty_ok:
+        where = store.name if chosen is None else f"the event {chosen.name!r} in {store.name}"
         raise NoGames(
-            f"{store.name} holds no game yet ({len(names)} tables heard from) and no "
+            f"{where} holds no game yet ({len(names)} tables heard from) and no "
             "result entered by hand: nothing to export; export once the first game has "
             "been played"
         )
@@ -334,7 +353,7 @@ def collect(
     fmt = "" if ev is None else FORMAT_WORDS[ev.to_json()["format"]]
     rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
     results = Results(
-        event=event_name,
+        event=title,
         format=fmt,
         dates=dates_text([g.started for g in games]),
         games=games,
@@ -502,8 +521,10 @@ def _seats(raw: Any) -> dict[Seat, str]:
 # --- the event: rounds and standings ---------------------------------------------------------
 
 
-def _event_state(store: DirectorStore) -> EventState | None:
-    saved = store.format_state()
+def _event_state(store: DirectorStore, version: int | None = None) -> EventState | None:
+    """The event as last saved (``version``: as saved in that version, an earlier
+    event's last)."""
+    saved = store.format_state() if version is None else store.format_state_before(version + 1)
     if saved is None:
         return None
     try:
@@ -518,12 +539,15 @@ def _place_value(event: Mapping[str, Any], round_no: int, place: str) -> Any:
     return ((event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
 
 
-def game_rounds(store: DirectorStore) -> dict[tuple[str, int], tuple[int, str]]:
-    """(table, game) -> (round, place): from each version of the event that took a
-    game's result (``taken`` grew), the round whose place for that table changed."""
+def game_rounds(
+    store: DirectorStore, first: int = 0, last: int | None = None
+) -> dict[tuple[str, int], tuple[int, str]]:
+    """(table, game) -> (round, place): from each version of the event (those numbered
+    ``first`` to ``last``: one event's) that took a game's result (``taken`` grew), the
+    round whose place for that table changed."""
     out: dict[tuple[str, int], tuple[int, str]] = {}
     before: dict[str, Any] = {}
-    for _action, state in store.format_versions():
+    for _action, state in store.format_versions(first, last):
         taken_before = set(before.get("taken") or [])
         new = [k for k in state.get("taken") or [] if k not in taken_before]
         event = state.get("event") or {}
@@ -627,9 +651,16 @@ def _as_table_gave(ev: Any, game: GameResult, round_no: int, place: str) -> bool
     return False
 
 
-def mark_corrections(store: DirectorStore, state: EventState, games: list[GameResult]) -> None:
+def mark_corrections(
+    store: DirectorStore,
+    state: EventState,
+    games: list[GameResult],
+    first: int = 0,
+    final: int | None = None,
+) -> None:
     """Each game whose place's result the director changed after its table sent it
-    carries the correction: the table's result, the one that stands, who, why, when."""
+    carries the correction: the table's result, the one that stands, who, why, when
+    (read from the event's versions, ``first`` to ``final``)."""
     ev = state.event
     if ev is None:
         return
@@ -638,7 +669,7 @@ def mark_corrections(store: DirectorStore, state: EventState, games: list[GameRe
         return
     last: dict[tuple[int, str], dict[str, Any]] = {}
     before: dict[str, Any] = {}
-    for change in store.format_changes():
+    for change in store.format_changes(first, final):
         now = change["state"].get("event") or {}
         if change["action"] in ("result", "match_corrected"):
             for round_no, place in placed:

@@ -226,7 +226,7 @@ def booklet_html(results: Results, paper: str) -> str:
         n = len(results.recorded)
         counts += f", {n} result{'s' * (n != 1)} entered by hand"
     if results.rounds:
-        counts = f"{results.rounds} rounds, " + counts
+        counts = f"{results.rounds} round{'s' * (results.rounds != 1)}, " + counts
     if results.final is not None:
         status = (
             f"Final results, confirmed by {results.final.who} on "

@@ -244,8 +244,10 @@ EMPTY = ResultsView(
 
 
 class ResultsSource:
-    """The event's results for the screens, computed once per change of the store: the
-    dashboard and the hall ask on every snapshot, and a snapshot follows every event."""
+    """The current event's results for the screens (the store's latest event: an earlier
+    one's games are its own papers', never shown here), computed once per change of the
+    store: the dashboard and the hall ask on every snapshot, and a snapshot follows
+    every event."""
 
     def __init__(self, store: DirectorStore, title: str) -> None:
         self._store = store
@@ -264,7 +266,13 @@ class ResultsSource:
         )
         with self._lock:
             if key != self._key:
-                self._results = collect(self._store, self._title, empty_ok=True, cache=self._played)
+                self._results = collect(
+                    self._store,
+                    latest=True,
+                    untitled=self._title,
+                    empty_ok=True,
+                    cache=self._played,
+                )
                 self._key = key
             return self._results
 

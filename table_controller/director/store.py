@@ -101,6 +101,7 @@ class DirectorStore:
         self.evidence = self.feed.evidence
         self.received_marks = self.feed.received_marks
         self.ended_games = self.feed.ended_games
+        self.game_arrivals = self.feed.game_arrivals
         self.game_sizes = self.feed.game_sizes
         self.stored_events = self.feed.stored_events
         # the games' replays
@@ -136,6 +137,8 @@ class DirectorStore:
         self.format_history = self.formats.format_history
         self.format_versions = self.formats.format_versions
         self.format_changes = self.formats.format_changes
+        self.format_creations = self.formats.format_creations
+        self.format_state_before = self.formats.format_state_before
         # fleet mode's approved tables
         self.fleet_approve = self.fleet.fleet_approve
         self.fleet_remove = self.fleet.fleet_remove

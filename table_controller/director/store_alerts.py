@@ -34,6 +34,7 @@ ALERT_KINDS = (
     "camera_fault",
     "cube_fault",
     "clock",
+    "game_reused",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
 

@@ -13,7 +13,9 @@ them on every snapshot, and counting reads every event stored.
 from __future__ import annotations
 
 import json
+import logging
 import math
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,6 +28,11 @@ from table_controller.director.store_tables import TableStatus
 from table_controller.rules.codec import CodecError, decode_input
 
 _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
+log = logging.getLogger(__name__)
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
 
 
 class FeedEvents:
@@ -97,6 +104,7 @@ class FeedEvents:
                     ),
                 )
                 if cur.rowcount == 0:
+                    self._reused(conn, table, game, seq, inp, at if msg.get("at") else None)
                     return False, []
                 self._tables.seen(conn, table, now)
                 if setup is not None:
@@ -106,6 +114,44 @@ class FeedEvents:
             self._projections.written(table, game, seq, inp)
             self._committed(table, game)
             return True, raised
+
+    def _reused(
+        self,
+        conn: Any,
+        table: str,
+        game: int,
+        seq: int,
+        inp: Mapping[str, Any],
+        at: float | None,
+    ) -> None:
+        """An event whose (table, game, seq) is already held: a redelivery is the same
+        event (the same input, recorded at the same time) and changes nothing. Another
+        one is a different game under a number the store already holds (a table whose
+        log began again at game 1, for a new event in the same store): the store keeps
+        the first and cannot keep this one, so it says so, loudly, once a game."""
+        row = conn.execute(
+            "SELECT at, input FROM events WHERE tbl = ? AND game = ? AND seq = ?",
+            (table, game, seq),
+        ).one()
+        if row is None:
+            return
+        held_at, held_input = float(row[0]), json.loads(row[1])
+        same_time = at is None or abs(held_at - at) < 1e-3
+        if held_input == json.loads(json.dumps(inp)) and same_time:
+            return
+        now = self._core.clock() if at is None else at
+        text = (
+            f"{table} sent a game {game} that is not the game {game} this store holds (its "
+            f"event {seq} differs: recorded {_when(now)}, the one held {_when(held_at)}). "
+            "The store keeps one game of each number a table, so this game's events are "
+            "not stored and it is missing from the results. The table's log began again "
+            "at game 1: give the director a new store for a new event (--database), or "
+            "let the table keep its log so that its games go on numbering"
+        )
+        log.warning("%s", text)
+        self._alerts.raise_alert(
+            conn, f"game_reused:{table}:{game}", "game_reused", table, text, now, game=game, seq=seq
+        )
 
     def add_events(
         self, msgs: Iterable[Mapping[str, Any]]
@@ -223,6 +269,16 @@ class FeedEvents:
             (str(t), int(g)): (int(n), int(m))
             for t, g, n, m in self._core.rows(
                 "SELECT tbl, game, count(*), max(seq) FROM events GROUP BY tbl, game"
+            )
+        }
+
+    def game_arrivals(self) -> dict[tuple[str, int], float]:
+        """When each (table, game)'s first event stored arrived (the director's clock):
+        which of the store's events a game belongs to (``event_list``)."""
+        return {
+            (str(t), int(g)): float(r)
+            for t, g, r in self._core.rows(
+                "SELECT tbl, game, min(received) FROM events GROUP BY tbl, game"
             )
         }
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from table_controller.director.store_core import StoreCore
 
+_LAST = 2**62  # no version is numbered above it (an open end of a range)
+
 
 class Formats:
     """The history of the event's format state; the last version is the current one."""
@@ -46,29 +48,56 @@ class Formats:
         rows = self._core.rows("SELECT state FROM format_state ORDER BY id DESC LIMIT 1")
         return dict(json.loads(rows[0][0])) if rows else None
 
-    def format_versions(self) -> list[tuple[str, dict[str, Any]]]:
-        """Every version of the event, oldest first: (its action, the whole state). The
+    def format_versions(
+        self, first: int = 0, last: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every version of the event (those numbered ``first`` to ``last``: one event
+        of several in the store), oldest first: (its action, the whole state). The
         results' export reads which round a game's result went to from the version
         that took it."""
         return [
             (str(action), dict(json.loads(state)))
             for action, state in self._core.rows(
-                "SELECT action, state FROM format_state ORDER BY id"
+                "SELECT action, state FROM format_state WHERE id >= ? AND id <= ? ORDER BY id",
+                (first, _LAST if last is None else last),
             )
         ]
 
-    def format_changes(self) -> list[dict[str, Any]]:
-        """Every version of the event with who made it, when and why, oldest first: the
-        results read a director's correction of a game from them."""
+    def format_changes(self, first: int = 0, last: int | None = None) -> list[dict[str, Any]]:
+        """Every version of the event (numbered ``first`` to ``last``) with who made it,
+        when and why, oldest first: the results read a director's correction of a game
+        from them."""
         keys = ("at", "who", "action", "reason", "state")
         out = []
         for row in self._core.rows(
-            "SELECT at, who, action, reason, state FROM format_state ORDER BY id"
+            "SELECT at, who, action, reason, state FROM format_state"
+            " WHERE id >= ? AND id <= ? ORDER BY id",
+            (first, _LAST if last is None else last),
         ):
             d = dict(zip(keys, row, strict=True))
             d["state"] = json.loads(d["state"])
             out.append(d)
         return out
+
+    def format_creations(self) -> list[tuple[int, float, dict[str, Any]]]:
+        """Each version that created an event (its number, when, the whole state),
+        oldest first, and the last version's number as ``(last, 0, {})`` after them:
+        where each of the store's events begins and ends (``event_list``)."""
+        rows = self._core.rows(
+            "SELECT id, at, state FROM format_state WHERE action = 'created' ORDER BY id"
+        )
+        out = [(int(i), float(at), dict(json.loads(state))) for i, at, state in rows]
+        last = self._core.rows("SELECT max(id) FROM format_state")
+        out.append((int(last[0][0] or 0), 0.0, {}))
+        return out
+
+    def format_state_before(self, version: int) -> dict[str, Any] | None:
+        """The last version numbered below ``version``: an event's state as it stood
+        when the next one was created."""
+        rows = self._core.rows(
+            "SELECT state FROM format_state WHERE id < ? ORDER BY id DESC LIMIT 1", (version,)
+        )
+        return dict(json.loads(rows[0][0])) if rows else None
 
     def format_history(self) -> list[dict[str, Any]]:
         """Every change to the event's format: who, when, what, why (oldest first)."""

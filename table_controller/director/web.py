@@ -84,6 +84,7 @@ from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
+DEFAULT_TITLE = "Tournament director"  # the dashboard's title with no event name set
 HASHING = 2  # logins hashed at once (Argon2id's memory each): more wait their turn
 MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
 HISTORY = 400  # the most recent events shown in a table's history
@@ -107,7 +108,7 @@ class DirectorPage:
         store: DirectorStore,
         service: DirectorService | None = None,
         *,
-        title: str = "Tournament director",
+        title: str = DEFAULT_TITLE,
         coalesce: float = 0.05,
         heartbeat: float = HEARTBEAT,
         admin: EventsAdmin | None = None,
@@ -120,7 +121,9 @@ class DirectorPage:
         self.store = store
         self.fleet = fleet
         self.service = service
-        self.admin = admin if admin is not None else EventsAdmin(store)
+        if admin is None:  # a new event is named as the service's event, by default
+            admin = EventsAdmin(store, default_name="" if title == DEFAULT_TITLE else title)
+        self.admin = admin
         self.results = ResultsSource(store, title)
         self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)
         self.view = DashboardView(store)

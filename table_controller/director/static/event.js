@@ -4,6 +4,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   let shown = null;
+  let another = false; // the director asked to start a new event beside the current one
   let titles = {}; // a feed table's id -> its name, from the overview
   const titled = (id) => titles[id] || id;
 
@@ -51,9 +52,13 @@
     // No event yet: only the call to create it; its headings come with something to show.
     const none = !ev.format;
     $("event-body").hidden = none;
-    $("event-create").hidden = !none;
+    $("event-create").hidden = !none && !another;
     $("event-heading").hidden = none;
-    $("event-create-heading").hidden = !none;
+    $("event-create-heading").hidden = !none && !another;
+    $("event-create-heading").textContent = none ? "Create the event" :
+      "A new event (the one above keeps its games, for its own papers)";
+    $("event-new").hidden = none || another;
+    $("event-name").textContent = ev.name || "The event";
     $("event-kind").textContent = ev.format ? `(${FORMATS[ev.format] || ev.format})` : "(none yet)";
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
@@ -207,9 +212,11 @@
     const r = await send("correct_match", {match: $("correct-match").value, games: $("correct-games").value,
       reason: $("correct-reason").value});
     if (r.ok) for (const id of ["correct-games", "correct-reason"]) $(id).value = ""; });
-  $("event-create").addEventListener("submit", (e) => { e.preventDefault();
-    send("create", {format: $("event-format").value, rounds: $("event-rounds").value,
-                    entrants: $("event-entrants").value}); });
+  $("event-new").addEventListener("click", () => { another = true; if (shown) draw(shown); });
+  $("event-create").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("create", {format: $("event-format").value, rounds: $("event-rounds").value,
+                    entrants: $("event-entrants").value, name: $("event-name-input").value});
+    if (r.ok) { another = false; $("event-name-input").value = ""; if (shown) draw(shown); } });
   $("event-absent").addEventListener("submit", (e) => { e.preventDefault();
     send("absent", {player: $("absent-player").value, absent: true, reason: $("absent-reason").value}); });
   $("present-button").addEventListener("click", () =>
