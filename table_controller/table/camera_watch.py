@@ -107,6 +107,7 @@ class CameraWatch:
         self.opened = 0  # times a source was opened
         self._next_calibration = 0.0
         self._next_drift = 0.0
+        self._flushed: list[Seen] = []  # events a replaced watcher still held
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -132,6 +133,8 @@ class CameraWatch:
         """Read cards with ``calibration`` from the next frame (in the camera's thread:
         ``in_camera_thread``)."""
         self.calibration = calibration
+        if self.watcher is not None:  # its events waiting for a picture go out first
+            self._flushed += self.watcher.flush()
         self.watcher = self._make_watcher(calibration)
 
     async def _run(self) -> None:
@@ -192,6 +195,9 @@ class CameraWatch:
                 )
                 return
             if result.frame is None:
+                if result.seen and self.last_frame is not None:  # held for their pictures
+                    for seen in result.seen:
+                        self._on_seen(seen, self.last_frame, self._clock())
                 return
             read_at = self._clock()
             self.frames += 1
@@ -229,8 +235,8 @@ class CameraWatch:
 
     def _read(self, source: FrameSource) -> _Read:
         frame = source.read()
-        if frame is None:
-            return _Read(None, [])
+        if frame is None:  # the source ended: what the watcher holds is all there is
+            return _Read(None, self.watcher.flush() if self.watcher is not None else [])
         now = self._clock()
         calibrated = False
         if self.watcher is None:
@@ -240,6 +246,8 @@ class CameraWatch:
             calibrated = True
         assert self.watcher is not None and self.calibration is not None
         seen = self.watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
+        if self._flushed:
+            seen, self._flushed = [*self._flushed, *seen], []
         result = _Read(frame, seen, calibrated=calibrated)
         if self.drift_check > 0 and now >= self._next_drift:
             self._next_drift = now + self.drift_check
