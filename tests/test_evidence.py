@@ -1,6 +1,8 @@
-"""The picture kept of a card laid: taken once the hand is off it, the whole card in it,
-large enough to judge. What it is for, 001 s22: "All revokes must be supported by
-evidence of cards played" (the director judges a renege on these pictures)."""
+"""The picture kept of a card laid: the event goes at once with the picture of its own
+frame; the first later frame in which the card lies still and clear of the hand gives a
+clearer one, the whole card in it, large enough to judge. What it is for, 001 s22: "All
+revokes must be supported by evidence of cards played" (the director judges a renege on
+these pictures)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from table_controller.vision.calibration import calibrate
 from table_controller.vision.camera import Frame, FrameSource
 from table_controller.vision.evidence import (
     EVIDENCE_MIN_PX,
-    EvidenceHold,
+    Clearer,
+    ClearWait,
     Picture,
     crop_box,
 )
@@ -71,11 +74,15 @@ def laying(card: CardPlacement, fractions: list[float], clear: int) -> list[Rend
     return [RENDERER.render(s, seed=100 + n) for n, s in enumerate(scenes)]
 
 
-def feed(watcher: CardWatcher, start: int, rendered: list[Rendered]) -> list[Seen]:
-    seen: list[Seen] = []
+def feed(
+    watcher: CardWatcher, start: int, rendered: list[Rendered]
+) -> list[tuple[int, Seen | Clearer]]:
+    """Each event and clearer picture the frames gave, with the frame that gave it."""
+    out: list[tuple[int, Seen | Clearer]] = []
     for n, r in enumerate(rendered):
-        seen += watcher.process(r.image, start + n, (start + n) / 30)
-    return seen
+        out += [(start + n, s) for s in watcher.process(r.image, start + n, (start + n) / 30)]
+        out += [(start + n, c) for c in watcher.clearer]
+    return out
 
 
 def skin_share(picture: np.ndarray) -> float:
@@ -91,28 +98,29 @@ def decoded(jpeg: bytes) -> np.ndarray:
     return np.asarray(picture)
 
 
-def test_a_card_laid_under_a_hand_is_pictured_whole_once_the_hand_is_off_it() -> None:
+def test_a_card_laid_under_a_hand_goes_at_once_and_its_clear_picture_follows() -> None:
     card = place(JH, "play:S", np.random.default_rng(3))
     watcher, start = watched_mat()
     rendered = laying(card, [0.3, 0.2, 0.1], clear=3)  # frames start .. start + 5
-    seen = feed(watcher, start, rendered)
-    assert [type(s.event) for s in seen] == [CardLaid]
-    laid, evidence, frame = seen[0].event, seen[0].evidence, seen[0].evidence_frame
-    assert isinstance(laid, CardLaid) and evidence and frame is not None
-    # Reported as before, while the hand is still over the card ...
+    out = feed(watcher, start, rendered)
+    assert [type(s) for _, s in out] == [Seen, Clearer]
+    (at, seen), (clear_at, clearer) = out
+    assert isinstance(seen, Seen) and isinstance(clearer, Clearer)
+    laid = seen.event
+    assert isinstance(laid, CardLaid)
+    # Reported as before, at once, while the hand is still over the card: its picture is
+    # that frame's, with the hand in it (the best there is then).
+    assert at == laid.frame == seen.evidence_frame
     assert rendered[laid.frame - start].card("JH").covered > 0
-    # ... but pictured once nothing covers it and nothing moves round it: the hand left
-    # in frame start + 3, and start + 4 shows the same as start + 3.
-    truth = rendered[frame - start]
+    assert seen.evidence and skin_share(decoded(seen.evidence)) > 0.02
+    # The clearer picture, of the same event, from the first frame in which nothing
+    # covers the card and nothing moves round it: the hand left in frame start + 3, and
+    # start + 4 shows the same as start + 3.
+    assert clearer.event == laid and clear_at == clearer.evidence_frame == start + 4
+    truth = rendered[clearer.evidence_frame - start]
     assert truth.scene.hands == () and truth.card("JH").covered == 0
-    assert frame == start + 4
-    picture = decoded(evidence)
+    picture = decoded(clearer.evidence)
     assert skin_share(picture) < 0.001
-    # What the picture of the event's own frame would have been: a hand over the card.
-    box = crop_box(MAT, rendered[laid.frame - start].image.shape, laid.x, laid.y)
-    assert box is not None
-    x0, y0, x1, y1 = box
-    assert skin_share(rendered[laid.frame - start].image[y0:y1, x0:x1]) > 0.02
     # Large enough to judge: at least 480 px on its long side, both markers read in it.
     assert max(picture.shape[:2]) >= EVIDENCE_MIN_PX == 480
     assert max(picture.shape[:2]) <= 2 * min(picture.shape[:2])
@@ -127,30 +135,34 @@ def test_a_card_laid_under_a_hand_is_pictured_whole_once_the_hand_is_off_it() ->
     assert abs(picture.shape[0] / (y1 - y0) - scale) < 0.02  # the box, scaled evenly
     for cx, cy in truth.card("JH").corners:
         assert x0 + 5 <= cx <= x1 - 5 and y0 + 5 <= cy <= y1 - 5
+    # One at most: the card lies clear on, and nothing more comes of it.
+    assert len(watcher.waiting) == 0
+    assert feed(watcher, start + len(rendered), laying(card, [], clear=3)) == []
 
 
-def test_a_card_laid_clear_is_pictured_at_once_and_waits_for_nothing() -> None:
+def test_a_card_laid_clear_is_pictured_at_once_and_watched_no_more() -> None:
     card = place(AS, "play:W", np.random.default_rng(5))
     watcher, start = watched_mat()
-    rendered = laying(card, [], clear=2)
-    seen = feed(watcher, start, rendered)
-    assert [type(s.event) for s in seen] == [CardLaid]
-    assert seen[0].event.frame == seen[0].evidence_frame == start + 1  # the second frame
-    assert len(watcher.hold) == 0
+    out = feed(watcher, start, laying(card, [], clear=4))
+    assert [type(s) for _, s in out] == [Seen]
+    (at, seen) = out[0]
+    assert isinstance(seen, Seen) and seen.evidence
+    assert at == seen.event.frame == seen.evidence_frame == start + 1  # the second frame
+    assert skin_share(decoded(seen.evidence)) < 0.001
+    assert len(watcher.waiting) == 0
 
 
-def test_a_hand_left_on_the_card_holds_its_event_no_longer_than_the_wait() -> None:
+def test_a_hand_left_on_the_card_keeps_its_first_picture() -> None:
     card = place(KD, "play:E", np.random.default_rng(8))
-    watcher, start = watched_mat()
+    watcher = CardWatcher(MAT, evidence_wait=0.5)
+    empty = [RENDERER.render(scene(None), seed).image for seed in range(3)]
+    for i in range(30):
+        watcher.process(empty[i % 3], i, i / 30)
     still = laying(card, [0.35], clear=0)[0]  # the hand stays, not moving
-    frames = [still] * 25
-    seen = feed(watcher, start, frames)
-    assert [type(s.event) for s in seen] == [CardLaid]
-    laid = seen[0].event
-    assert isinstance(laid, CardLaid)
-    released = laid.frame + 15  # 0.5 s at 30 fps: the tracker's within_seconds
-    assert seen[0].evidence and seen[0].evidence_frame == released
-    assert watcher.flush() == []
+    out = feed(watcher, 30, [still] * 25)
+    assert [type(s) for _, s in out] == [Seen]
+    assert isinstance(out[0][1], Seen) and out[0][1].evidence
+    assert len(watcher.waiting) == 0  # watched half a second, then no more
 
 
 def test_a_finger_or_a_sleeve_over_the_card_is_seen_and_the_bare_card_is_clear() -> None:
@@ -169,17 +181,7 @@ def test_a_finger_or_a_sleeve_over_the_card_is_seen_and_the_bare_card_is_clear()
         assert watcher.mat.around(r.image, spot.outline) is (hand is None), hand
 
 
-def test_a_new_source_gives_what_the_watcher_held() -> None:
-    card = place(AS, "play:S", np.random.default_rng(2))
-    watcher, start = watched_mat()
-    seen = feed(watcher, start, laying(card, [0.3, 0.25, 0.2], clear=0))
-    assert seen == [] and len(watcher.hold) == 1  # laid, waiting for the hand to leave
-    flushed = watcher.flush()
-    assert [type(s.event) for s in flushed] == [CardLaid] and flushed[0].evidence
-    assert len(watcher.hold) == 0
-
-
-# --- the order of events, whatever waits -------------------------------------------------
+# --- which cards are watched, and for how long -------------------------------------------
 
 CROP = np.zeros((4, 4, 3), np.uint8)
 
@@ -188,58 +190,56 @@ def laid(card: Card, frame: int) -> CardLaid:
     return CardLaid(card, "play:N", frame, frame / 30, 0.0, 0.0)
 
 
-def test_events_wait_in_order_behind_a_card_waiting_for_its_picture() -> None:
-    hold = EvidenceHold(0.5)
-    hold.add(laid(JH, 1), 1 / 30, Picture(CROP, 1, clear=False), (0.0, 0.0))
-    hold.add(laid(AS, 2), 2 / 30, Picture(CROP, 2, clear=True), (0.0, 0.0))
-    assert hold.release(2 / 30) == []  # AS is ready, but JH was first
-    hold.offer(JH, Picture(CROP, 3, clear=False, both=True))
-    assert hold.release(3 / 30) == []
-    hold.offer(JH, Picture(CROP, 4, clear=True))
-    out = hold.release(4 / 30)
-    assert [(s.event.card, s.evidence_frame) for s in out] == [(JH, 4), (AS, 2)]
-    # A card taken away before it lay clear: its event goes with the best it had.
-    hold.add(laid(KD, 5), 5 / 30, Picture(CROP, 5, clear=False), (0.0, 0.0))
-    hold.offer(KD, Picture(CROP, 6, clear=False, both=True))
-    hold.offer(KD, Picture(CROP, 7, clear=False))  # one marker: not better
-    hold.add(CardRemoved(KD, "play:N", 8, 8 / 30), 8 / 30, None, (0.0, 0.0))
-    out = hold.release(8 / 30)
-    assert [(type(s.event), s.evidence_frame) for s in out] == [(CardLaid, 6), (CardRemoved, None)]
-    # Into a tricks pile, under the next cards: never waited for.
-    hold.add(CardMoved(JH, "play:N", "tricks:N", 9, 0.3), 0.3, Picture(CROP, 9, False), (0, 0))
-    assert [s.evidence_frame for s in hold.release(0.3)] == [9]
+def test_a_card_moved_or_taken_away_before_it_lies_clear_keeps_its_first_picture() -> None:
+    wait = ClearWait(2.0)
+    wait.add(laid(JH, 1), 1 / 30, Picture(CROP, 1, clear=False), (0.0, 0.0))
+    wait.add(laid(AS, 2), 2 / 30, Picture(CROP, 2, clear=True), (0.0, 0.0))
+    assert set(wait.awaited(2 / 30)) == {JH}  # AS was clear at once
+    assert wait.clear(JH, Picture(CROP, 3, clear=False, both=True)) is None
+    clearer = wait.clear(JH, Picture(CROP, 4, clear=True))
+    assert clearer is not None and clearer.event == laid(JH, 1) and clearer.evidence_frame == 4
+    assert wait.clear(JH, Picture(CROP, 5, clear=True)) is None  # one at most
+    wait.add(laid(KD, 6), 6 / 30, Picture(CROP, 6, clear=False), (0.0, 0.0))
+    wait.add(CardRemoved(KD, "play:N", 8, 8 / 30), 8 / 30, None, (0.0, 0.0))
+    assert wait.clear(KD, Picture(CROP, 9, clear=True)) is None
+    # Into a tricks pile, under the next cards: never watched.
+    wait.add(CardMoved(JH, "play:N", "tricks:N", 9, 0.3), 0.3, Picture(CROP, 9, False), (0, 0))
+    assert len(wait) == 0
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from([JH, AS, KD]), st.booleans(), st.booleans()),
-        max_size=20,
+        st.tuples(st.sampled_from([JH, AS, KD]), st.booleans(), st.booleans(), st.booleans()),
+        max_size=30,
     )
 )
-def test_every_event_comes_out_once_in_order(steps: list[tuple[Card, bool, bool]]) -> None:
-    """Laid and removed cards, clear or not, frame after frame: whatever waits, the
-    events come out in the order they came in, each once, none later than the wait."""
-    hold = EvidenceHold(0.1)
-    sent: list[TrackerEvent] = []
-    out: list[Seen] = []
-    for n, (card, clear, remove) in enumerate(steps):
+def test_one_clearer_picture_at_most_an_event_and_only_while_watched(
+    steps: list[tuple[Card, bool, bool, bool]],
+) -> None:
+    """Cards laid and removed, clear or not, frame after frame: a clearer picture comes
+    only for a card laid with a picture that was not clear, once at most, only while
+    no later event about it came and within the wait."""
+    wait = ClearWait(0.1)
+    last: dict[Card, tuple[TrackerEvent, bool]] = {}  # each card's last event, if clear
+    given_for: list[TrackerEvent] = []
+    for n, (card, clear, remove, look) in enumerate(steps):
         time = n / 30
-        for waiting in hold.awaited():
-            hold.offer(waiting, Picture(CROP, n, clear))
+        for watched in wait.awaited(time):
+            if look:
+                clearer = wait.clear(watched, Picture(CROP, n, clear))
+                if clearer is not None:
+                    event, was_clear = last[watched]
+                    assert clearer.event == event and not was_clear
+                    assert isinstance(event, CardLaid) and time - event.time <= 0.1 + 1e-9
+                    given_for.append(event)
         event: TrackerEvent = CardRemoved(card, "play:N", n, time) if remove else laid(card, n)
-        hold.add(event, time, Picture(CROP, n, clear), (0.0, 0.0))
-        sent.append(event)
-        ready = hold.release(time)
-        for s in ready:
-            assert time - s.event.time <= 0.1 + 1 / 30 + 1e-9  # the frame after the wait
-        out += ready
-    out += hold.flush()
-    assert [s.event for s in out] == sent
-    assert all(s.evidence for s in out if isinstance(s.event, CardLaid))
+        wait.add(event, time, Picture(CROP, n, clear), (0.0, 0.0))
+        last[card] = (event, clear)
+    assert len(given_for) == len(set(given_for))
 
 
-# --- the running table's camera: nothing held is lost when the frames end -----------------
+# --- the running table's camera: each clearer picture after its event ---------------------
 
 
 class Frames(FrameSource):
@@ -255,21 +255,26 @@ class Frames(FrameSource):
         return Frame(self.index, self.index / 30, self.images[self.index])
 
 
-def test_the_camera_s_last_frames_give_the_events_still_waiting() -> None:
+def test_the_camera_hands_the_clearer_picture_over_after_its_event() -> None:
     card = place(KD, "play:S", np.random.default_rng(4))
     empty = [RENDERER.render(scene(None), seed).image for seed in range(3)]
-    under = [r.image for r in laying(card, [0.3, 0.25, 0.2], clear=0)]
-    images = [empty[i % 3] for i in range(30)] + under  # ends with the hand still over it
-    seen: list[Seen] = []
+    laid_under = [r.image for r in laying(card, [0.3, 0.25, 0.2], clear=3)]
+    images = [empty[i % 3] for i in range(30)] + laid_under
+    got: list[Seen | Clearer] = []
     watch = CameraWatch(
         lambda: Frames(images),
         health=Health(),
         clock=lambda: 0.0,
-        on_seen=lambda s, frame, at: seen.append(s),
+        on_seen=lambda s, frame, at: got.append(s),
+        on_clearer=lambda c, at: got.append(c),
         calibration=MAT,
         end_with_source=True,
         drift_check=0,
     )
     asyncio.run(watch.run())
-    assert [(type(s.event), s.event.card) for s in seen] == [(CardLaid, KD)]
-    assert seen[0].evidence and seen[0].evidence_frame == 32  # the last frame: the best
+    assert [type(g) for g in got] == [Seen, Clearer]
+    seen, clearer = got
+    assert isinstance(seen, Seen) and isinstance(clearer, Clearer)
+    assert isinstance(seen.event, CardLaid) and seen.event.card == KD
+    assert clearer.event == seen.event and clearer.evidence_frame > seen.event.frame
+    assert skin_share(decoded(clearer.evidence)) < 0.001

@@ -2,17 +2,15 @@
 
 A card is reported laid on the second frame that reads it lying still (tracker.py),
 when the hand that laid it is often still over it: a crop of that frame shows fingers
-over the card. So the watcher does not take the picture then: it waits for the first
-frame in which the card, read where it was laid, lies *clear* (the watcher judges it:
-the mat showing all round it, ``EmptyMat.around``), and takes it from that frame.
-
-The picture travels with its event, logged with it in one write and sent before it, so
-the event waits with it: every event is held, in order, behind a card laid that waits
-for its picture, at most ``wait`` seconds (the tracker's ``within_seconds``, 0.5 s, by
-default). Past that, or when the card is moved or taken away before it lies clear, the
-best frame seen is kept (both markers read before one, the later before the earlier).
-At a table the hand is off the card a few frames after it is laid, so the wait is
-mostly a few frames, and none when the card was laid clear.
+over the card. The event goes at once all the same, with that crop, the best picture
+there is at that moment: nothing in the game waits for a picture. Then the watcher
+keeps an eye on the card: the first frame in which it lies, where it was laid, still
+and *clear* of the hand (the watcher judges it: the mat showing all round it,
+``EmptyMat.around``) gives a ``Clearer`` picture, which the table writes over the first
+one in its log and sends to the director after its event. One at most a card, so the
+traffic stays small; none for a card laid clear (its first picture is), none once the
+card is moved or taken away, and none after ``wait`` seconds (``CLEAR_WAIT``): a card
+that never lies clear keeps its first picture.
 
 The crop holds the whole card with a margin of the table (never cut, unless the card
 lies at the picture's edge), at least ``EVIDENCE_MIN_PX`` on its long side: enlarged
@@ -21,7 +19,6 @@ lies at the picture's edge), at least ``EVIDENCE_MIN_PX`` on its long side: enla
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import cv2
@@ -43,6 +40,7 @@ EVIDENCE_MIN_PX = 480  # the crop's long side, at least (enlarged only when the 
 # gives fewer pixels): the director reads the card's corner and markers on it
 EVIDENCE_MAX_PX = 640  # and at most (reduced): a JPEG of some tens of KB over MQTT
 EVIDENCE_QUALITY = 92  # JPEG quality: the card's corner and markers stay crisp
+CLEAR_WAIT = 2.0  # seconds a card reported under a hand is watched for a clear frame
 PILE_PREFIX = "tricks:"  # a card laid in a pile lies under the next: never clear, not waited for
 
 
@@ -145,94 +143,75 @@ def evidence_crop(
     return b"" if crop is None else encode(crop)
 
 
+@dataclass(frozen=True)
+class Clearer:
+    """A clearer picture (JPEG) of the card of ``event``, reported before with a
+    picture of a frame where the hand was still over it: taken from frame
+    ``evidence_frame``, the first in which the card lay still and clear."""
+
+    event: CardLaid | CardMoved
+    evidence: bytes
+    evidence_frame: int
+
+
 @dataclass
-class _Held:
-    event: TrackerEvent
+class _Awaited:
+    event: CardLaid | CardMoved
     deadline: float
-    picture: Picture | None
-    awaited: Card | None  # the card whose clear picture is waited for (None: none)
-    place: tuple[float, float] = (0.0, 0.0)  # where it was laid (table mm)
+    place: tuple[float, float]  # where it was laid (table mm)
 
 
-class EvidenceHold:
-    """The events of the frames, in order, each released once its card's picture is
-    clear (or it waited ``wait`` seconds, or its card was moved or taken away)."""
+class ClearWait:
+    """The cards reported with a picture that was not clear, each watched for a clear
+    frame until its deadline (``wait`` seconds after its event), an event about the same
+    card (moved, taken away), or its clear picture, whichever comes first."""
 
     def __init__(self, wait: float) -> None:
         if wait < 0:
             raise ValueError(f"wait {wait}: choose a number of seconds, 0 or more")
         self.wait = wait
-        self._queue: deque[_Held] = deque()
+        self._cards: dict[Card, _Awaited] = {}
 
-    def awaited(self) -> dict[Card, tuple[float, float]]:
-        """The cards whose clear picture is waited for, and where each was laid."""
-        return {h.awaited: h.place for h in self._queue if h.awaited is not None}
-
-    def offer(self, card: Card, picture: Picture) -> None:
-        """A later frame's picture of a card waited for (read where it was laid)."""
-        for held in self._queue:
-            if held.awaited == card:
-                if _better(picture, held.picture):
-                    held.picture = picture
-                if picture.clear:
-                    held.awaited = None
+    def awaited(self, time: float) -> dict[Card, tuple[float, float]]:
+        """The cards still watched at ``time``, and where each was laid (those past
+        their deadline are dropped: they keep their first picture)."""
+        for card in [c for c, a in self._cards.items() if time > a.deadline]:
+            del self._cards[card]
+        return {card: a.place for card, a in self._cards.items()}
 
     def add(
         self, event: TrackerEvent, time: float, picture: Picture | None, place: tuple[float, float]
     ) -> None:
-        """A new event, with the picture of its card in this frame (for one laid or
-        moved). An event about a card waited for ends that wait: it has left its place."""
-        card = event.card
-        for held in self._queue:
-            if held.awaited == card:
-                held.awaited = None
-        awaited = None
-        if isinstance(event, CardLaid | CardMoved):
-            clear = picture is not None and picture.clear
-            if not clear and not event.zone.startswith(PILE_PREFIX):
-                awaited = card
-        self._queue.append(_Held(event, time + self.wait, picture, awaited, place))
+        """A new event, with the picture of its card in its frame (for one laid or
+        moved): any wait for that card ends (it has left its place); a card laid or
+        moved whose picture is not clear is watched from now, except into a tricks pile,
+        where the next card lies on it."""
+        self._cards.pop(event.card, None)
+        if not isinstance(event, CardLaid | CardMoved) or event.zone.startswith(PILE_PREFIX):
+            return
+        if picture is not None and not picture.clear:
+            self._cards[event.card] = _Awaited(event, time + self.wait, place)
 
-    def release(self, time: float) -> list[Seen]:
-        """The events ready at ``time``, in order: those before the first still waiting."""
-        out = []
-        while self._queue:
-            head = self._queue[0]
-            if head.awaited is not None and time < head.deadline:
-                break
-            out.append(_seen(self._queue.popleft()))
-        return out
-
-    def flush(self) -> list[Seen]:
-        """Every event held, with the best picture each has: the frames have ended."""
-        out = [_seen(h) for h in self._queue]
-        self._queue.clear()
-        return out
+    def clear(self, card: Card, picture: Picture) -> Clearer | None:
+        """A later frame's picture of a card watched (read where it was laid): its
+        ``Clearer`` picture if the card lies clear in it (and the watch ends)."""
+        awaited = self._cards.get(card)
+        if awaited is None or not picture.clear:
+            return None
+        del self._cards[card]
+        return Clearer(awaited.event, encode(picture.crop), picture.frame)
 
     def __len__(self) -> int:
-        return len(self._queue)
-
-
-def _better(new: Picture, old: Picture | None) -> bool:
-    """Whether ``new`` (a later frame) is the better evidence: clear beats not clear,
-    both markers read beats one; between equals the later frame, the hand further off."""
-    if old is None:
-        return True
-    return (new.clear, new.both) >= (old.clear, old.both)
-
-
-def _seen(held: _Held) -> Seen:
-    picture = held.picture
-    if picture is None or not isinstance(held.event, CardLaid | CardMoved):
-        return Seen(held.event)
-    return Seen(held.event, encode(picture.crop), picture.frame)
+        return len(self._cards)
 
 
 __all__ = [
+    "CLEAR_WAIT",
     "EVIDENCE_MAX_PX",
     "EVIDENCE_MIN_PX",
     "EVIDENCE_MM",
-    "EvidenceHold",
+    "ClearWait",
+    "Clearer",
     "Picture",
     "Seen",
     "crop_box",

@@ -132,17 +132,17 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
 
     import cv2
 
+    from table_controller.rules.codec import encode
     from table_controller.vision.calibration import sharpness_seen
+    from table_controller.vision.tracker import to_input_event
     from table_controller.vision.watcher import CardWatcher, annotate
 
     watcher = CardWatcher(calibration)
     sharp, measured = None, -1.0  # the sharpness the view shows, measured once a second
     costs: list[float] = []
     recent: list[float] = []  # the last 30 frame times, for the view
-    last = -1  # the last frame's index
     with source:
         for frame in source:
-            last = frame.index
             started = time.process_time()
             seen = watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
             costs.append((time.process_time() - started) * 1000)
@@ -153,7 +153,14 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                     sharp, measured = sharpness_seen(calibration, frame.image), frame.timestamp
                 view.show(annotate(calibration, frame.image, watcher.last, ms, sharp))
             for s in seen:
-                out.write(json.dumps(_event_doc(s, frame.index)) + "\n")
+                doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}
+                for key, value in vars(s.event).items():
+                    if key not in ("frame", "time"):
+                        doc[key] = round(value, 1) if isinstance(value, float) else str(value)
+                play = to_input_event(s.event)
+                if play is not None:
+                    doc["input"] = encode(play)
+                out.write(json.dumps(doc) + "\n")
             if len(costs) == args.every:
                 costs.sort()
                 median = costs[len(costs) // 2]
@@ -175,24 +182,7 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                     cv2.imwrite(str(tmp), picture)
                     tmp.replace(args.snapshot)
             out.flush()
-        for s in watcher.flush():  # events still waiting for their card's picture
-            out.write(json.dumps(_event_doc(s, last)) + "\n")
     return 0
-
-
-def _event_doc(seen: Any, index: int) -> dict[str, Any]:
-    """A tracker event as a line of ``vision live``'s JSON (``frame``: when it came out)."""
-    from table_controller.rules.codec import encode
-    from table_controller.vision.tracker import to_input_event
-
-    doc: dict[str, Any] = {"frame": index, "event": type(seen.event).__name__}
-    for key, value in vars(seen.event).items():
-        if key not in ("frame", "time"):
-            doc[key] = round(value, 1) if isinstance(value, float) else str(value)
-    play = to_input_event(seen.event)
-    if play is not None:
-        doc["input"] = encode(play)
-    return doc
 
 
 def add_commands(subparsers: Any) -> None:

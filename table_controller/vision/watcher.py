@@ -1,10 +1,11 @@
 """The camera's whole path: frame -> cards read -> tracker -> events, with evidence.
 
 Every card reported laid keeps an evidence picture: the part of a frame that showed it,
-as JPEG bytes, for the director to look at when a renege is claimed or proven. It is
-taken from the first frame in which the card lies where it was laid, clear of the hand
-that laid it (evidence.py): the events wait for it, in order, at most ``evidence_wait``
-seconds (the tracker's ``within_seconds`` by default).
+as JPEG bytes, for the director to look at when a renege is claimed or proven. The event
+goes at once with the picture of its own frame; when that one was not clear of the hand
+that laid it, the first later frame in which the card lies where it was laid, still and
+clear, gives a clearer one (``CardWatcher.clearer``, evidence.py), at most
+``evidence_wait`` seconds after the event (``CLEAR_WAIT`` by default).
 
 A card reported lying and not read in a frame is looked for in the picture: its place
 showing the empty mat (empty_mat.py) is the tracker's evidence that it is gone; a hand,
@@ -24,13 +25,16 @@ from table_controller.vision.card_label import draw_card_label
 from table_controller.vision.detect import CardReader, CardSeen, Image
 from table_controller.vision.empty_mat import EmptyMat, Patch
 from table_controller.vision.evidence import (
+    CLEAR_WAIT,
     EVIDENCE_MAX_PX,
     EVIDENCE_MIN_PX,
     EVIDENCE_MM,
-    EvidenceHold,
+    Clearer,
+    ClearWait,
     Picture,
     Seen,
     cut,
+    encode,
     evidence_crop,
 )
 from table_controller.vision.focus import Sharpness
@@ -43,6 +47,7 @@ __all__ = [
     "EVIDENCE_MIN_PX",
     "EVIDENCE_MM",
     "CardWatcher",
+    "Clearer",
     "Seen",
     "annotate",
     "evidence_crop",
@@ -56,9 +61,9 @@ CALM_EVERY = 4  # ... is looked at one frame in this many
 class CardWatcher:
     """Feed it frames; it says which cards were laid, moved or removed, and where.
 
-    ``evidence_wait``: the longest an event waits for its card to lie clear of the
-    hand for its picture (seconds; None: the tracker's ``within_seconds``). At the end
-    of the frames, ``flush`` gives the events still waiting."""
+    ``evidence_wait``: how long after its event a card reported under a hand is watched
+    for a clear frame (seconds; None: ``CLEAR_WAIT``). After each frame, ``clearer``
+    holds the clearer pictures that frame gave (of events reported before)."""
 
     calibration: Calibration
     family: MarkerFamily | None = None
@@ -68,9 +73,10 @@ class CardWatcher:
     def __post_init__(self) -> None:
         self.reader = CardReader(self.calibration, self.family)
         self.mat = EmptyMat(self.calibration, self.reader.roi)
-        wait = self.tracker.within_seconds if self.evidence_wait is None else self.evidence_wait
-        self.hold = EvidenceHold(wait)
+        wait = CLEAR_WAIT if self.evidence_wait is None else self.evidence_wait
+        self.waiting = ClearWait(wait)
         self.last: list[CardSeen] = []
+        self.clearer: list[Clearer] = []  # this frame's clearer pictures
         self._frames = 0
         self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
         self._patches: dict[Card, Patch] = {}  # arriving cards' surroundings, last frame
@@ -79,10 +85,12 @@ class CardWatcher:
         self, frame: Image, index: int, time: float, grey: Image | None = None
     ) -> list[Seen]:
         """One frame (BGR, for evidence) and, when the camera gives it, its grey plane
-        (what is read; read from ``frame`` otherwise): the events ready, in order."""
+        (what is read; read from ``frame`` otherwise): its events, at once, each card laid
+        or moved with the picture of this frame. The clearer pictures this frame gives
+        of cards reported before are left in ``clearer``."""
         self.last = self.reader.read(frame if grey is None else grey)
         reads = [c.read() for c in self.last]
-        awaited = self.hold.awaited()
+        awaited = self.waiting.awaited(time)
         arriving = set()  # read where they are not reported: a CardLaid or CardMoved to be
         for c, r in zip(self.last, reads, strict=True):
             where = self.tracker.where(c.card)
@@ -91,25 +99,34 @@ class CardWatcher:
         events = self.tracker.update(index, time, reads, self._empty(frame, reads))
         spots = {c.card: c for c in self.last}
         still = self._still(frame, spots, arriving | set(awaited))
-        for card, place in awaited.items():
-            spot = spots.get(card)
-            if spot is not None and math.dist(place, (spot.x, spot.y)) <= STILL_MM:
-                picture = self._picture(frame, index, spot, card in still)
-                if picture is not None:
-                    self.hold.offer(card, picture)
+        out = []
         for event in events:
-            picture, place = None, (0.0, 0.0)
+            picture, place, evidence = None, (0.0, 0.0), None
             if isinstance(event, CardLaid | CardMoved):
                 spot = spots.get(event.card)
                 if spot is not None:
                     picture = self._picture(frame, index, spot, event.card in still)
                     place = (spot.x, spot.y)
-            self.hold.add(event, time, picture, place)
-        return self.hold.release(time)
+                    evidence = encode(picture.crop) if picture is not None else None
+            self.waiting.add(event, time, picture, place)
+            out.append(Seen(event, evidence, index if evidence is not None else None))
+        self.clearer = []
+        watched = self.waiting.awaited(time)
+        for card, place in awaited.items():
+            spot = spots.get(card)
+            if card not in watched or spot is None or watched[card] != place:
+                continue  # an event about it this frame, or not read
+            if math.dist(place, (spot.x, spot.y)) <= STILL_MM and card in still:
+                picture = self._picture(frame, index, spot, True)
+                clearer = self.waiting.clear(card, picture) if picture is not None else None
+                if clearer is not None:
+                    self.clearer.append(clearer)
+        return out
 
     def _still(self, frame: Image, spots: dict[Card, CardSeen], cards: set[Card]) -> set[Card]:
-        """Of ``cards`` (arriving, or waited for), those read in this frame whose place and
-        its surroundings look as in the last frame that read them: nothing moves there."""
+        """Of ``cards`` (arriving, or watched for a clear frame), those read in this frame
+        whose place and its surroundings look as in the last frame that read them: nothing
+        moves there."""
         still = set()
         patches = self._patches
         for card in cards:
@@ -123,11 +140,6 @@ class CardWatcher:
         for card in set(patches) - cards:
             del patches[card]
         return still
-
-    def flush(self) -> list[Seen]:
-        """The events still waiting for their picture, with the best one each has: the
-        frames have ended (the camera stopped, the recording ended, a new calibration)."""
-        return self.hold.flush()
 
     def _picture(self, frame: Image, index: int, spot: CardSeen, still: bool) -> Picture | None:
         """The card's crop in this frame, and whether it lies clear: nothing moved over or
