@@ -6,10 +6,12 @@ replaying the log; a table that restarts replays its last game and resumes mid-h
 
 One file holds one table's games: a ``games`` row per game (its rules and players), an
 append-only stream of ``events`` keyed by (game, seq), the camera's ``evidence`` images
-and the devices' ``faults``. Triggers refuse every UPDATE and DELETE, so not even a stray
-write can change history. A file that is not a table-controller log, is damaged, was
-written by a newer version or belongs to another table is refused with a ``LogError``
-saying what to do, and is left exactly as it was. docs/event-log.md describes the file.
+(and, in ``evidence_clear``, the clearer picture the camera took of a card once the hand
+had left it, which stands for the first) and the devices' ``faults``. Triggers refuse
+every UPDATE and DELETE, so not even a stray write can change history. A file that is
+not a table-controller log, is damaged, was written by a newer version or belongs to
+another table is refused with a ``LogError`` saying what to do, and is left exactly as
+it was. docs/event-log.md describes the file.
 
 It sits below the table and the feed (the table writes it, the feed's outbox sends from
 it, the feed's load generator writes it as a table would), so neither imports the other.
@@ -79,6 +81,21 @@ _RULINGS = (
     ),
 )
 
+# The camera's clearer picture of a card, taken once the hand that laid it had left it
+# (vision/evidence.py): at most one an event, written after the event and read in place
+# of its first picture, which stays (the log only grows). Created on open, as rulings.
+_CLEAR = (
+    "CREATE TABLE IF NOT EXISTS evidence_clear (game INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " png BLOB NOT NULL, recorded REAL NOT NULL, PRIMARY KEY (game, seq),"
+    " FOREIGN KEY (game, seq) REFERENCES evidence (game, seq))",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS evidence_clear_no_{verb.lower()} BEFORE {verb}"
+        " ON evidence_clear BEGIN SELECT RAISE(ABORT, 'the event log is append-only:"
+        " evidence_clear cannot be changed'); END"
+        for verb in ("UPDATE", "DELETE")
+    ),
+)
+
 
 class LogError(TableControllerError, RuntimeError):
     """What is wrong with the log and what to do; a refused file is left untouched.
@@ -137,6 +154,7 @@ class EventLog:
         self.path = path
         self.read_only = read_only
         self._lock = threading.Lock()
+        self._clear_table = False  # the file has evidence_clear (known once seen)
         if not path.exists():
             if not create:
                 raise LogError(f"{path}: no such log file; check the path")
@@ -162,7 +180,7 @@ class EventLog:
                     raise sqlite3.OperationalError(f"journal mode {mode}, not wal")
                 self._conn.execute("PRAGMA synchronous = FULL")
                 self._conn.execute("PRAGMA foreign_keys = ON")
-                for statement in _RULINGS:  # a log from before rulings were kept
+                for statement in (*_RULINGS, *_CLEAR):  # a log from before them
                     self._conn.execute(statement)
         except sqlite3.Error as exc:
             raise LogError(f"{path}: cannot be opened ({exc}); {_DISK_FIX}") from None
@@ -242,6 +260,42 @@ class EventLog:
                 conn.execute("INSERT INTO evidence VALUES (?, ?, ?)", (game, seq, evidence))
             if ruling_id is not None:
                 conn.execute("INSERT INTO rulings VALUES (?, ?, ?)", (ruling_id, game, seq))
+
+    def replace_evidence(
+        self, game: int, seq: int, picture: bytes, *, recorded: float | None = None
+    ) -> None:
+        """Keep the camera's clearer ``picture`` of event ``seq``'s card, read from now
+        on in place of the picture logged with it (which stays in ``evidence``: the log
+        only grows). Committed and fsync'd when this returns. ``LogError`` if the event
+        has no picture to replace, or was given its clearer one already (one at most)."""
+        when = time.time() if recorded is None else recorded
+        with self._write(f"record the clearer picture of game {game}'s event {seq}") as conn:
+            if (
+                conn.execute(
+                    "SELECT 1 FROM evidence WHERE game = ? AND seq = ?", (game, seq)
+                ).fetchone()
+                is None
+            ):
+                raise LogError(
+                    f"game {game}'s event {seq} has no picture in {self.path}: a clearer "
+                    "one replaces only the picture logged with its event",
+                    game=game,
+                    seq=seq,
+                )
+            if (
+                conn.execute(
+                    "SELECT 1 FROM evidence_clear WHERE game = ? AND seq = ?", (game, seq)
+                ).fetchone()
+                is not None
+            ):
+                raise LogConflict(
+                    f"game {game}'s event {seq} has its clearer picture already: one at most",
+                    game=game,
+                    seq=seq,
+                )
+            conn.execute(
+                "INSERT INTO evidence_clear VALUES (?, ?, ?, ?)", (game, seq, picture, when)
+            )
 
     def ruling_applied(self, ruling_id: str) -> tuple[int, int] | None:
         """The (game, seq) of the event that applied this ruling, or None."""
@@ -334,8 +388,38 @@ class EventLog:
         return events, problems
 
     def evidence(self, game: int, seq: int) -> bytes | None:
+        """The picture of event ``seq``: the clearer one where the camera took one, else
+        the one logged with the event; None when it has none."""
+        if self._has_clear():
+            rows = self._read(
+                "SELECT coalesce(c.png, v.png) FROM evidence v LEFT JOIN evidence_clear c"
+                " ON c.game = v.game AND c.seq = v.seq WHERE v.game = ? AND v.seq = ?",
+                (game, seq),
+            )
+            return bytes(rows[0][0]) if rows else None
+        return self.first_evidence(game, seq)
+
+    def first_evidence(self, game: int, seq: int) -> bytes | None:
+        """The picture logged with event ``seq`` itself, even where a clearer one came."""
         rows = self._read("SELECT png FROM evidence WHERE game = ? AND seq = ?", (game, seq))
         return bytes(rows[0][0]) if rows else None
+
+    def clear_evidence(self, game: int, seq: int) -> bytes | None:
+        """The clearer picture of event ``seq``, if the camera took one."""
+        if not self._has_clear():
+            return None
+        rows = self._read("SELECT png FROM evidence_clear WHERE game = ? AND seq = ?", (game, seq))
+        return bytes(rows[0][0]) if rows else None
+
+    def _has_clear(self) -> bool:
+        """Whether the file has ``evidence_clear`` (a log opened read-only from before
+        it may not; one opened to write always has)."""
+        if not self._clear_table:
+            rows = self._read(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'evidence_clear'"
+            )
+            self._clear_table = bool(rows)
+        return self._clear_table
 
     def faults(self) -> list[tuple[float, str, str | None, str]]:
         """(at, device, problem or None for cleared, fix), in the order recorded."""

@@ -9,6 +9,7 @@ asks its bytes what it is rather than trusting the name.
 from __future__ import annotations
 
 import base64
+import hashlib
 from typing import Any
 
 JPEG_MAGIC = b"\xff\xd8\xff"
@@ -18,6 +19,22 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def media_type(picture: bytes) -> str:
     """``image/jpeg`` or ``image/png`` (anything else is served as PNG, as before)."""
     return "image/jpeg" if picture.startswith(JPEG_MAGIC) else "image/png"
+
+
+def picture_headers(picture: bytes) -> dict[str, str]:
+    """The headers an evidence picture is served with. Its address stays, but its bytes
+    may change once (the camera's clearer picture replaces the first, seconds later), so
+    a browser keeps it only to ask again (``no-cache``) and gets a 304 while the
+    ``ETag`` (a hash of the bytes) is the same."""
+    return {"Cache-Control": "no-cache", "ETag": f'"{hashlib.sha256(picture).hexdigest()[:32]}"'}
+
+
+def not_modified(picture: bytes, if_none_match: str | None) -> bool:
+    """Whether a browser's ``If-None-Match`` names this picture's ``ETag`` already."""
+    if not if_none_match:
+        return False
+    etag = picture_headers(picture)["ETag"]
+    return etag in (t.strip().removeprefix("W/") for t in if_none_match.split(","))
 
 
 def data_uri(picture: bytes) -> str:
@@ -43,4 +60,12 @@ def encode_jpeg(image: Any, *, quality: int = 80, max_side: int = 1280) -> bytes
     return bytes(buf)
 
 
-__all__ = ["JPEG_MAGIC", "PNG_MAGIC", "data_uri", "encode_jpeg", "media_type"]
+__all__ = [
+    "JPEG_MAGIC",
+    "PNG_MAGIC",
+    "data_uri",
+    "encode_jpeg",
+    "media_type",
+    "not_modified",
+    "picture_headers",
+]

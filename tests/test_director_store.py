@@ -231,6 +231,66 @@ def test_evidence_is_kept(store: DirectorStore) -> None:
     assert store.evidence(TABLE, game, seq + 1000) is None
 
 
+def test_a_clearer_picture_replaces_the_first_and_a_repeated_event_is_still_dropped(
+    store: DirectorStore,
+) -> None:
+    """A table's clearer picture of a card (docs/feed.md, "evidence") replaces the one
+    its event came with, for that (table, game, seq) only; the event sent again is a
+    duplicate as before, and its first picture sent again does not undo the clearer."""
+    messages, images = real_game()
+    message = next(m for m in messages if m["evidence"])
+    game, seq = message["game"], message["seq"]
+    first = images[(game, seq)]
+    clear = first + b"clearer"  # the store keeps whatever bytes the table sent
+    # Before its event: refused, nothing stored (the event, when it comes, carries it).
+    assert not store.replace_evidence(TABLE, game, seq, clear)
+    assert store.evidence(TABLE, game, seq) is None
+    store.add_evidence(TABLE, game, seq, first)
+    assert store.add_event(message)[0]
+    assert store.replace_evidence(TABLE, game, seq, clear)
+    assert store.evidence(TABLE, game, seq) == clear
+    # Sent again from the director's mark: the event dropped, the picture kept.
+    store.add_evidence(TABLE, game, seq, first)
+    assert store.add_event(message) == (False, [])
+    assert store.evidence(TABLE, game, seq) == clear
+    assert store.event_counts() == {TABLE: 1}
+    # Another table's (game, seq) is its own: it does not reach this one's picture.
+    assert not store.replace_evidence("club-night-4", game, seq, b"another's")
+    assert store.evidence(TABLE, game, seq) == clear
+    assert store.evidence("club-night-4", game, seq) is None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deliveries=st.lists(st.sampled_from(["event", "first", "clear"]), min_size=1, max_size=8))
+def test_any_order_of_an_event_its_picture_and_its_clearer_one(
+    tmp_path_factory: pytest.TempPathFactory, deliveries: list[str]
+) -> None:
+    """Whatever the broker delivers, in whatever order and however often: the event is
+    stored once, and the picture is the clearer one once it came after the event, else
+    the first one sent, else none."""
+    messages, images = real_game()
+    message = next(m for m in messages if m["evidence"])
+    game, seq = message["game"], message["seq"]
+    first, clear = images[(game, seq)], images[(game, seq)] + b"clearer"
+    store = DirectorStore(tmp_path_factory.mktemp("store") / "d.db")
+    held, expected = False, None
+    for kind in deliveries:
+        if kind == "event":
+            assert store.add_event(message)[0] is not held
+            held = True
+        elif kind == "first":
+            store.add_evidence(TABLE, game, seq, first)
+            expected = expected or first
+        elif store.replace_evidence(TABLE, game, seq, clear):
+            assert held
+            expected = clear
+        else:
+            assert not held
+    assert store.evidence(TABLE, game, seq) == expected
+    assert store.count_events() == (1 if held else 0)
+    store.close()
+
+
 def status(online: bool = True, at: float = 100.0, **more: Any) -> dict[str, Any]:
     return {
         "v": 1,

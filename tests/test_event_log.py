@@ -126,6 +126,47 @@ def test_evidence_is_stored_and_read_back(tmp_path: Path) -> None:
         assert [e.has_evidence for e in log.events(game)] == [False, True]
 
 
+def test_a_clearer_picture_stands_for_the_first_once_at_most(tmp_path: Path) -> None:
+    """The camera's clearer picture of a card, written after its event, is read in place
+    of the first (which stays: the log only grows); one at most an event, and only for
+    an event logged with a picture."""
+    first, clear = png(3), png(4)
+    path = tmp_path / "c.sqlite"
+    with EventLog(path, table="T") as log:
+        game = log.start_game("td-tournament", {}, {})
+        log.append(game, 1, DealerChosen(Seat.N), source="sim")
+        log.append(game, 2, HandDealt(Card.parse("9C")), source="camera", evidence=first)
+        assert log.evidence(game, 2) == first and log.clear_evidence(game, 2) is None
+        log.replace_evidence(game, 2, clear, recorded=7.0)
+        assert log.evidence(game, 2) == clear and log.first_evidence(game, 2) == first
+        with pytest.raises(LogConflict, match="one at most"):
+            log.replace_evidence(game, 2, png(5))
+        for seq in (1, 3):  # no picture to replace: the event has none, or is not logged
+            with pytest.raises(LogError, match="no picture"):
+                log.replace_evidence(game, seq, png(5))
+        assert log.evidence(game, 1) is None and log.evidence(game, 3) is None
+    with EventLog.open_existing(path) as log:
+        assert log.evidence(game, 2) == clear and log.first_evidence(game, 2) == first
+        assert [e.has_evidence for e in log.events(game)] == [False, True]
+
+
+def test_a_log_from_before_clearer_pictures_reads_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with EventLog(path, table="T") as log:
+        game = log.start_game("td-tournament", {}, {})
+        log.append(game, 1, HandDealt(Card.parse("9C")), source="camera", evidence=png(3))
+    conn = sqlite3.connect(path)  # as a log written before the table existed
+    conn.execute("DROP TRIGGER evidence_clear_no_update")
+    conn.execute("DROP TRIGGER evidence_clear_no_delete")
+    conn.execute("DROP TABLE evidence_clear")
+    conn.close()
+    with EventLog.open_existing(path) as log:  # read-only: nothing added
+        assert log.evidence(game, 1) == png(3) and log.clear_evidence(game, 1) is None
+    with EventLog(path, table="T") as log:  # opened to write: the table is made
+        log.replace_evidence(game, 1, png(4))
+        assert log.evidence(game, 1) == png(4)
+
+
 def test_faults_are_recorded_raised_and_cleared(tmp_path: Path) -> None:
     with EventLog(tmp_path / "f.sqlite", table="T") as log:
         log.record_fault("camera", "no frames for 3 s", "check the ribbon cable", 10.0)
@@ -206,6 +247,8 @@ def test_an_export_connection_cannot_write(tmp_path: Path) -> None:
         "DELETE FROM games",
         "UPDATE meta SET value = 'Table 2' WHERE key = 'table'",
         "DELETE FROM evidence",
+        "UPDATE evidence_clear SET png = x'00'",
+        "DELETE FROM evidence_clear",
         "DELETE FROM faults",
     ],
 )
@@ -213,6 +256,7 @@ def test_history_cannot_be_changed_even_by_a_stray_write(tmp_path: Path, sql: st
     path = new_log(tmp_path)
     with EventLog(path, table="Table 1") as log:
         log.append(1, 2, HandDealt(Card.parse("9C")), source="camera", evidence=png(1))
+        log.replace_evidence(1, 2, png(2))
         log.record_fault("cube", "unplugged", "plug it in", 1.0)
     conn = sqlite3.connect(path)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -223,7 +267,8 @@ def test_history_cannot_be_changed_even_by_a_stray_write(tmp_path: Path, sql: st
             DealerChosen(Seat.N),
             HandDealt(Card.parse("9C")),
         ]
-        assert log.evidence(1, 2) == png(1) and len(log.faults()) == 1
+        assert log.evidence(1, 2) == png(2) and log.first_evidence(1, 2) == png(1)
+        assert len(log.faults()) == 1
         assert log.table == "Table 1" and log.game(1).rules_name == "td-tournament"
 
 

@@ -53,8 +53,8 @@ def test_a_card_laid_becomes_that_seat_s_play_with_evidence() -> None:
     crop = cv2.imdecode(np.frombuffer(seen[0].evidence, np.uint8), cv2.IMREAD_GRAYSCALE)
     assert JH in {s.card for s in family("aruco").read(crop)}
     # Large enough for the director to judge (the card with a margin of the table,
-    # 320 px at least on its shorter side), small enough to send over MQTT.
-    assert 320 <= min(crop.shape[:2]) <= 480 and max(crop.shape[:2]) <= 2 * min(crop.shape[:2])
+    # 480 px at least on its long side), small enough to send over MQTT.
+    assert 480 <= max(crop.shape[:2]) <= 640 and max(crop.shape[:2]) <= 2 * min(crop.shape[:2])
     # A photograph kept as JPEG (a sixth of the PNG), still read by the marker reader.
     assert seen[0].evidence.startswith(JPEG_MAGIC) and len(seen[0].evidence) < 100_000
     assert media_type(seen[0].evidence) == "image/jpeg"

@@ -349,6 +349,23 @@ def test_input_is_validated(served: Served, inputs: Inputs) -> None:
     assert (status, reply) == (409, {"ok": False, "problem": "not your turn", "fix": "wait"})
 
 
+def test_a_picture_is_asked_for_again_so_a_clearer_one_is_seen(served: Served) -> None:
+    """The camera's clearer picture replaces the first under the same address: a
+    browser keeps a picture only to ask again (no-cache), and gets a 304 while its ETag
+    is the same."""
+    url = served.url + "evidence/1/9.png"
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        etag = answer.headers["ETag"]
+        assert answer.headers["Cache-Control"] == "no-cache" and etag
+    again = urllib.request.Request(url, headers={"If-None-Match": etag})
+    with pytest.raises(urllib.error.HTTPError) as unchanged:
+        urllib.request.urlopen(again, timeout=10)
+    assert unchanged.value.code == 304
+    other = urllib.request.Request(url, headers={"If-None-Match": '"another picture"'})
+    with urllib.request.urlopen(other, timeout=10) as answer:
+        assert answer.status == 200 and answer.read() == PNG
+
+
 def test_evidence_health_and_the_page(served: Served) -> None:
     status, body, kind = get(served.url + "evidence/1/9.png")
     assert (status, body, kind) == (200, PNG, "image/png")

@@ -546,6 +546,9 @@ class DirectorService:
             self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload))
             tell[("evidence", table)] = None
             return
+        if kind == "evidence" and len(parts) == 6 and parts[5] == "clear":
+            self._clear_picture(table, parts[3], parts[4], bytes(payload), outcome)
+            return
         if not payload:
             return  # a retained message cleared
         try:
@@ -579,6 +582,38 @@ class DirectorService:
             now = received if received is not None else self._clock()
             fleet_replies.handle(self.store, table, parts[3], body, now)
             tell[("fleet", table)] = None
+
+    def _clear_picture(
+        self, table: str, game_text: str, seq_text: str, picture: bytes, outcome: _Outcome
+    ) -> None:
+        """A table's clearer picture of an event's card (docs/feed.md, "evidence"): it
+        replaces the picture stored for that event of that table, the one the topic
+        names (the broker lets a table write only its own); one for an event not held is
+        refused, and the event, when it comes, brings the clearer picture itself."""
+        numbers = [
+            int(t) if t.isdecimal() and t.isascii() and len(t) <= 10 else 0
+            for t in (game_text, seq_text)
+        ]
+        if not all(0 < n < 2**31 for n in numbers) or not picture:
+            log.warning(
+                "%s sent a clearer picture on evidence/%s/%s/clear, which names no event: refused",
+                table,
+                game_text[:20],
+                seq_text[:20],
+            )
+            return
+        game, seq = numbers
+        if not self.store.replace_evidence(table, game, seq, picture):
+            log.warning(
+                "%s sent a clearer picture of game %d's event %d before the director held"
+                " that event: refused, nothing changed (the event, when it comes, carries"
+                " the clearer picture)",
+                table,
+                game,
+                seq,
+            )
+            return
+        outcome.tell[("evidence", table)] = None
 
     def _tell(self, what: str, table: str) -> None:
         for listener in list(self._listeners):

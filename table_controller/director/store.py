@@ -94,6 +94,7 @@ class DirectorStore:
         self.add_event = self.feed.add_event
         self.add_events = self.feed.add_events
         self.add_evidence = self.feed.add_evidence
+        self.replace_evidence = self.feed.replace_evidence
         self.events = self.feed.events
         self.event_counts = self.feed.event_counts
         self.count_events = self.feed.count_events

@@ -171,11 +171,34 @@ class FeedEvents:
         return out
 
     def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
+        """An event's picture, sent just before it: the first one kept (a copy sent
+        again, or one a table sends again from its mark, changes nothing, and never
+        undoes a clearer picture stored since)."""
         with self._core.tx() as conn:
             conn.execute(
                 "INSERT INTO evidence VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (table, game, seq, png),
             )
+
+    def replace_evidence(self, table: str, game: int, seq: int, png: bytes) -> bool:
+        """The table's clearer picture of an event's card (taken once the hand had left
+        it), in place of the picture it sent with the event: True when stored; False
+        when the event is not held (nothing is changed: a table sends a clearer picture
+        only after its event, and an event sent again carries the clearer picture
+        itself). Only the table named by the topic it came on can send it (the broker's
+        ACL), so a table replaces only its own pictures."""
+        with self._core.tx() as conn:
+            held = conn.execute(
+                "SELECT 1 FROM events WHERE tbl = ? AND game = ? AND seq = ?", (table, game, seq)
+            ).one()
+            if held is None:
+                return False
+            conn.execute(
+                "INSERT INTO evidence VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (tbl, game, seq) DO UPDATE SET png = excluded.png",
+                (table, game, seq, png),
+            )
+        return True
 
     def _committed(self, table: str, game: int) -> None:
         """A new event of ``game`` is committed (in an open batch: once it commits): the

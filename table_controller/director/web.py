@@ -71,7 +71,7 @@ from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_j
 from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
-from table_controller.pictures import media_type
+from table_controller.pictures import media_type, not_modified, picture_headers
 from table_controller.rules.errors import RulesError
 from table_controller.web.stream import (
     Broadcast,
@@ -551,7 +551,10 @@ class DirectorPage:
                 f"no evidence image for event {p['seq'][:20]} of game {p['game'][:20]}",
                 "the table may not have sent it yet",
             )
-        return Response(png, media_type=media_type(png), headers={"Cache-Control": "max-age=86400"})
+        headers = picture_headers(png)
+        if not_modified(png, request.headers.get("if-none-match")):
+            return Response(status_code=304, headers=headers)
+        return Response(png, media_type=media_type(png), headers=headers)
 
     def _defaults(self, request: Request) -> Response:
         """The ruling form opened from an alert: filled with what the alert knows."""

@@ -79,6 +79,11 @@ class Topics:
     def evidence(self, table: str, game: int, seq: int) -> str:
         return f"{self.table(table)}/evidence/{game}/{seq}"
 
+    def clear_evidence(self, table: str, game: int, seq: int) -> str:
+        """The clearer picture of an event's card, sent after the event: under the
+        table's own ``evidence/#``, which only that table may write."""
+        return f"{self.evidence(table, game, seq)}/clear"
+
     def status(self, table: str) -> str:
         return f"{self.table(table)}/status"
 

@@ -21,6 +21,11 @@ delivered twice is answered the same way and applied once; one applied but not y
 answered when the table stopped is found in the log's own ``rulings`` (written with
 the event that applied it).
 
+The camera's clearer pictures (the log's ``evidence_clear``, one at most an event,
+written after it) are read in the order written, with a cursor of their own
+(``feed_pictures``): the rowid of the last one the broker acknowledged. An event read
+after its clearer picture was written carries that picture itself.
+
 A message's outputs are not stored: they are what the rules make of the logged events,
 so the outbox replays each game as it reads it (as resume.py does at start).
 """
@@ -63,6 +68,8 @@ _SCHEMA = (
     " problem TEXT, at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS feed_received (id INTEGER PRIMARY KEY CHECK (id = 1),"
     " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS feed_pictures (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " n INTEGER NOT NULL, at REAL NOT NULL)",
 )
 
 
@@ -83,6 +90,20 @@ class Pending:
     hand: int | None
     evidence: bytes | None
     record: GameSent | None = None  # the game's rules and players: with its first event
+
+    @property
+    def position(self) -> Position:
+        return (self.game, self.seq)
+
+
+@dataclass(frozen=True)
+class ClearPicture:
+    """A clearer picture of event (game, seq)'s card, the ``n``-th written to the log."""
+
+    n: int
+    game: int
+    seq: int
+    picture: bytes
 
     @property
     def position(self) -> Position:
@@ -123,6 +144,7 @@ class Outbox:
                 f"{self.path}: the feed cannot use the event log ({exc}); check the disk"
             ) from None
         self._replay: _Replay | None = None
+        self._clear_table = False  # the log has evidence_clear (known once seen)
 
     # --- the cursor --------------------------------------------------------------------
 
@@ -190,14 +212,55 @@ class Outbox:
     def after(self, position: Position, limit: int) -> list[Pending]:
         """Up to ``limit`` logged events after ``position``, in order, with outputs."""
         game, seq = position
+        picture, clear = "v.png", ""
+        if self._has_clear():  # the clearer picture where the camera took one
+            picture = "coalesce(c.png, v.png)"
+            clear = " LEFT JOIN evidence_clear c ON c.game = e.game AND c.seq = e.seq"
         rows = self._all(
-            "SELECT e.game, e.seq, e.event, e.source, e.recorded, v.png"
+            f"SELECT e.game, e.seq, e.event, e.source, e.recorded, {picture}"
             " FROM events e LEFT JOIN evidence v ON v.game = e.game AND v.seq = e.seq"
-            " WHERE e.game > ? OR (e.game = ? AND e.seq > ?)"
+            f"{clear} WHERE e.game > ? OR (e.game = ? AND e.seq > ?)"
             " ORDER BY e.game, e.seq LIMIT ?",
             (game, game, seq, limit),
         )
         return [self._pending(*row) for row in rows]
+
+    # --- the clearer pictures ------------------------------------------------------------
+
+    def pictures_cursor(self) -> int:
+        """The last clearer picture the broker acknowledged (its ``n``); 0 before any."""
+        row = self._one("SELECT n FROM feed_pictures WHERE id = 1")
+        return int(row[0]) if row else 0
+
+    def acknowledge_picture(self, n: int, at: float) -> None:
+        """The broker has the clearer picture ``n`` (forward only)."""
+        self._exec(
+            "INSERT INTO feed_pictures VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE"
+            " SET n = excluded.n, at = excluded.at WHERE excluded.n > feed_pictures.n",
+            (n, at),
+        )
+
+    def pictures_after(self, n: int, limit: int) -> list[ClearPicture]:
+        """Up to ``limit`` clearer pictures written after the ``n``-th, in order."""
+        if not self._has_clear():
+            return []
+        rows = self._all(
+            "SELECT rowid, game, seq, png FROM evidence_clear WHERE rowid > ?"
+            " ORDER BY rowid LIMIT ?",
+            (n, limit),
+        )
+        return [ClearPicture(int(r), int(g), int(s), bytes(p)) for r, g, s, p in rows]
+
+    def _has_clear(self) -> bool:
+        """Whether the log has ``evidence_clear`` (a log from before it has not, until a
+        table opens it to write)."""
+        if not self._clear_table:
+            self._clear_table = bool(
+                self._all(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'evidence_clear'"
+                )
+            )
+        return self._clear_table
 
     def _pending(
         self, game: int, seq: int, text: str, source: str, recorded: float, png: Any
@@ -328,4 +391,4 @@ def _loaded(text: str) -> Any:
         return None
 
 
-__all__ = ["Outbox", "OutboxError", "Pending", "Position"]
+__all__ = ["ClearPicture", "Outbox", "OutboxError", "Pending", "Position"]

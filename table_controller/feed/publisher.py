@@ -15,6 +15,9 @@ director's mark also says (``since``) when the broker last had no session for it
 broker restarted from an old save drops what a table sends before the director is
 subscribed again, so a ``since`` later than the one heard before means "send again from
 the mark", at once. The director's store keeps one copy of each (table, game, seq).
+The camera's clearer pictures (one at most an event, written to the log after it)
+follow their events on ``evidence/{game}/{seq}/clear``, in the order written, each once
+its event has been sent, with a cursor of their own (outbox.py).
 The broker being down never stops the table: the events wait in the log, the FEED
 fault says so, and it clears when the backlog starts flowing again.
 """
@@ -109,6 +112,8 @@ class Publisher:
         self._window: deque[_Sent] = deque()
         self._by_mid: dict[int, _Sent] = {}
         self._sent: Position = (0, 0)
+        self._pictures_sent = 0  # the last clearer picture sent (its ``n``)
+        self._picture_mids: dict[int, int] = {}  # clearer pictures not yet PUBACKed
         self._status: dict[str, Any] | None = None
         self._status_faults: Any = None
         self._next_beat = 0.0
@@ -217,7 +222,10 @@ class Publisher:
     def _busy(self) -> bool:
         if not self._connected:
             return False
-        return bool(self._window) or self._outbox.backlog(self._sent) > 0
+        if self._window or self._picture_mids or self._outbox.backlog(self._sent) > 0:
+            return True
+        waiting = self._outbox.pictures_after(self._pictures_sent, 1)
+        return bool(waiting) and waiting[0].position <= self._sent
 
     def _wait(self, now: float) -> float:
         deadlines = [now + 1.0]
@@ -320,6 +328,7 @@ class Publisher:
         self._acked.clear()
         self._safe = self._outbox.safe()
         self._sent = self._safe  # the broker may have lost what it took: the director says
+        self._pictures_sent = self._outbox.pictures_cursor()
         self._stuck_since = self._clock()
         topics = [(self._rulings_topic, 1), (self._received_topic, 1)]
         if self.on_order is not None:
@@ -340,6 +349,7 @@ class Publisher:
         self.connected_event.clear()
         self._window.clear()
         self._by_mid.clear()
+        self._picture_mids.clear()
         if client is not None:
             with contextlib.suppress(Exception):
                 client.disconnect()
@@ -400,12 +410,38 @@ class Publisher:
             self._track(client.publish(self._events_topic, json.dumps(payload), qos=1), sent)
             self._window.append(sent)
             self._sent = p.position
+        self._fill_pictures(client)
+
+    def _fill_pictures(self, client: mqtt.Client) -> None:
+        """The clearer pictures written since the last sent, in order, each only once
+        its event has been sent: one whose event waits waits with it (and those after
+        it), so the director always has the event a clearer picture replaces the picture
+        of. One whose event is sent later carries it already; sent again, it changes
+        nothing at the director."""
+        s = self.settings
+        room = s.max_inflight - len(self._picture_mids)
+        if room <= 0:
+            return
+        for c in self._outbox.pictures_after(self._pictures_sent, room):
+            if c.position > self._sent:
+                return
+            topic = s.topics.clear_evidence(s.table, c.game, c.seq)
+            info = client.publish(topic, c.picture, qos=1)
+            self._picture_mids[info.mid] = c.n
+            self._pictures_sent = c.n
 
     def _track(self, info: mqtt.MQTTMessageInfo, sent: _Sent) -> None:
         sent.mids.add(info.mid)
         self._by_mid[info.mid] = sent
 
     def _on_puback(self, mid: int) -> None:
+        if self._picture_mids.pop(mid, None) is not None:
+            # Every clearer picture before the first still unacknowledged is the broker's.
+            waiting = self._picture_mids.values()
+            upto = min(waiting) - 1 if waiting else self._pictures_sent
+            self._outbox.acknowledge_picture(upto, self._clock())
+            self._fill()
+            return
         sent = self._by_mid.pop(mid, None)
         if sent is None:
             return  # a heartbeat or an ack

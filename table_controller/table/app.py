@@ -45,6 +45,7 @@ from table_controller.event_log import EventLog, LogError
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.table.camera_watch import CameraWatch
+from table_controller.table.clear_pictures import ClearPictures
 from table_controller.table.config import TableConfig
 from table_controller.table.core import LOG_FIX, TableCore
 from table_controller.table.devices import TableDevices
@@ -54,7 +55,7 @@ from table_controller.table.page_door import PageDoor
 from table_controller.table.policy import PASS, Input, Refusal, TablePolicy
 from table_controller.table.sinks import Sinks, Trace
 from table_controller.vision.camera import Frame, FrameSource, open_camera
-from table_controller.vision.watcher import Seen
+from table_controller.vision.watcher import Clearer, Seen
 from table_controller.web.guard import Sender
 
 if TYPE_CHECKING:
@@ -161,6 +162,8 @@ class Table:
             )
         self.sinks.page = self.page
         self._queue: asyncio.Queue[Input] = asyncio.Queue()
+        self._item: Input | None = None  # the input being taken (by ``_consume``)
+        self.pictures = ClearPictures(self.log)  # the camera's clearer pictures
         self.rulings: asyncio.Queue[InputEvent] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -179,6 +182,7 @@ class Table:
             health=self.health,
             clock=clock,
             on_seen=self._on_seen,
+            on_clearer=self._on_clearer,
             calibration=config.camera.calibration,
             lost_after=config.camera.lost_after,
             drift_check=config.camera.drift_check,
@@ -245,6 +249,10 @@ class Table:
         except LogError as exc:
             return core.undo(accepted, exc)
         core.commit(accepted, evidence is not None)
+        item = self._item
+        if evidence is not None and item is not None and isinstance(item.what, Seen):
+            # where the camera's clearer picture of this card, if one comes, will go
+            self.pictures.logged(item.what.event, accepted.game_no, accepted.seq)
         outputs = accepted.outputs
         if self.on_step is not None:
             self.on_step(event, outputs)
@@ -258,6 +266,9 @@ class Table:
         return None
 
     async def _take(self, item: Input) -> Refusal | None:
+        if isinstance(item.what, Clearer):  # after its event, in turn: nothing to refuse
+            await self._clearer(item.what)
+            return None
         if item.ruling is not None:  # checked here, in turn with every other input
             refusal = self.core.ruling_refusal(item.ruling)
             if refusal is not None:
@@ -278,8 +289,10 @@ class Table:
             try:
                 # Shielded: stopping the table never cuts an input between its log
                 # write and its acknowledgement (run() waits for it).
+                self._item = item
                 self._taking = asyncio.ensure_future(self._take(item))
                 refusal = await asyncio.shield(self._taking)
+                self._item = None
             except Exception as exc:  # a bug must not stop the table: say so, go on
                 log.exception("the table could not handle %r", item)
                 refusal = self.core.refuse(
@@ -320,6 +333,23 @@ class Table:
 
     def _on_seen(self, seen: Seen, frame: Frame, read_at: float) -> None:
         self._queue.put_nowait(Input("camera", seen, seen.evidence, at=read_at))
+
+    def _on_clearer(self, clearer: Clearer, read_at: float) -> None:
+        self._queue.put_nowait(Input("camera", clearer, clearer.evidence, at=read_at))
+
+    async def _clearer(self, clearer: Clearer) -> None:
+        """The camera's clearer picture of a card logged before: written over the first
+        in the log (the page and the export show it from there), and sent on to the
+        director by the feed. The game does not wait for it: it goes in turn with the
+        inputs, after the card's own event, and changes nothing the rules see."""
+        where = self.pictures.take(clearer)
+        if where is None:
+            return
+        written = await asyncio.get_running_loop().run_in_executor(
+            self._log_thread, self.pictures.write, where, clearer
+        )
+        if written:
+            self.feed.status(new_events=True)
 
     def _before_frame(self, index: int) -> None:
         if self.players is not None:

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,7 +31,7 @@ from table_controller.table.machine import SYNTHETIC_TABLE
 from table_controller.vision.calibration import DRIFT_PX, calibrate, drift
 from table_controller.vision.camera import CameraError, Frame, FrameSource
 from table_controller.vision.layout import Calibration, CalibrationError
-from table_controller.vision.watcher import CardWatcher, Seen
+from table_controller.vision.watcher import CardWatcher, Clearer, Seen
 
 T = TypeVar("T")
 
@@ -60,13 +60,16 @@ class _Read:
     drift_px: float | None = None  # measured this frame (None: not measured or not seen)
     drift_checked: bool = False
     drift_problem: str | None = None
+    clearer: list[Clearer] = field(default_factory=list)  # of cards reported before
 
 
 class CameraWatch:
     """Reads ``open_source()``'s frames until cancelled (or, with ``end_with_source``, until
     the source ends: the replay of a recording). ``on_seen(seen, frame, read_at)`` gets
-    each tracker event; ``before_frame(n)`` runs in the loop before frame ``n`` is read
-    (the simulated players act there); ``on_frame(frame, read_at)`` after each frame."""
+    each tracker event; ``on_clearer(clearer, read_at)`` each clearer picture of a card
+    reported before (after the frame's events); ``before_frame(n)`` runs in the loop
+    before frame ``n`` is read (the simulated players act there); ``on_frame(frame,
+    read_at)`` after each frame."""
 
     def __init__(
         self,
@@ -75,6 +78,7 @@ class CameraWatch:
         health: Health,
         clock: Callable[[], float],
         on_seen: Callable[[Seen, Frame, float], None],
+        on_clearer: Callable[[Clearer, float], None] | None = None,
         calibration: Path | Calibration | None = None,
         lost_after: float = 3.0,
         drift_check: float = 10.0,
@@ -90,6 +94,7 @@ class CameraWatch:
         self.health = health
         self._clock = clock
         self._on_seen = on_seen
+        self._on_clearer = on_clearer
         self._calibration_file = calibration if isinstance(calibration, Path) else None
         self.calibration = calibration if isinstance(calibration, Calibration) else None
         self.lost_after = lost_after
@@ -200,6 +205,9 @@ class CameraWatch:
             self._calibration_health(result, read_at)
             for seen in result.seen:
                 self._on_seen(seen, result.frame, read_at)
+            if self._on_clearer is not None:
+                for clearer in result.clearer:
+                    self._on_clearer(clearer, read_at)
             if self.on_frame is not None:
                 self.on_frame(result.frame, read_at)
 
@@ -240,7 +248,7 @@ class CameraWatch:
             calibrated = True
         assert self.watcher is not None and self.calibration is not None
         seen = self.watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
-        result = _Read(frame, seen, calibrated=calibrated)
+        result = _Read(frame, seen, calibrated=calibrated, clearer=self.watcher.clearer)
         if self.drift_check > 0 and now >= self._next_drift:
             self._next_drift = now + self.drift_check
             result.drift_checked = True

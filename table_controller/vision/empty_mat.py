@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -56,9 +57,21 @@ JUDGED_SHARE = 0.4  # ... of the cells not under another card read, at least thi
 GAIN_RANGE = (0.5, 2.0)  # a frame much darker or brighter than the mat says nothing
 TYPICAL_EVERY = 30  # frames between two measures of the mat's typical colour
 GAIN_CELLS = 16  # cells of known mat a band needs to measure the brightness on
+RING_IN_MM = 3.0  # the ring of mat looked at round a card (``around``) starts this far
+RING_OUT_MM = 20.0  # outside its outline (the error of its position) and ends this far
+OCCLUDER_CELLS = 4  # cells (4 mm) of something else touching: a hand; fewer: noise
 
 Image = npt.NDArray[np.uint8]
 Mask = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class Patch:
+    """The mat's cells ``rows`` x ``cols`` of one frame (``EmptyMat.patch``)."""
+
+    rows: slice
+    cols: slice
+    cells: Image
 
 
 class EmptyMat:
@@ -174,6 +187,112 @@ class EmptyMat:
             match |= ~known & (np.abs(cells - want) <= rel * want + base).all(axis=1)
         return float(match.mean()) >= EMPTY_SHARE
 
+    def around(self, frame: Image, outline: Outline, others: Sequence[Outline] = ()) -> bool | None:
+        """Whether the mat shows all round a card (its outline, table mm) in ``frame``:
+        the evidence that no hand is over it, since a hand, a finger or a sleeve over a
+        card reaches it from beyond its edge and so crosses the ring of the mat from
+        ``RING_IN_MM`` to ``RING_OUT_MM`` outside it. True: the ring shows the mat but for
+        specks (noise) smaller than ``OCCLUDER_CELLS``; False: something else crosses it;
+        None: it cannot be told (the mat not learned yet, a light out of range, or less
+        than ``JUDGED_SHARE`` of the ring clear of the ``others`` cards' outlines)."""
+        if self.reference is None or self.gain is None:
+            return None
+        outer = _grown(outline, RING_OUT_MM)
+        rows, cols = self._span(outer)
+        if rows.stop <= rows.start or cols.stop <= cols.start:
+            return None
+        ring = self._polygon(outer, rows, cols) & ~self._polygon(
+            _grown(outline, RING_IN_MM), rows, cols
+        )
+        judged = ring.copy()
+        for other in others:
+            judged &= ~self._polygon(_grown(other, MARGIN_MM), rows, cols)
+        total = int(ring.sum())
+        if total == 0 or judged.sum() < JUDGED_SHARE * total:
+            return None
+        cells = self.cells(frame, rows, cols)
+        match = self._matches(cells, rows, cols, self._ring_gain(cells, judged, rows, cols))
+        if match is None:
+            return None
+        unlike = (judged & ~match).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(unlike, connectivity=8)
+        largest = int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+        return largest < OCCLUDER_CELLS
+
+    def patch(self, frame: Image, outline: Outline) -> Patch:
+        """The cells of ``frame`` round a card (its outline grown by ``RING_OUT_MM``), to
+        compare a later frame with (``same``): the grid is the mat's, so two frames'
+        cells are the same places whatever the jitter of the card's position read."""
+        rows, cols = self._span(_grown(outline, RING_OUT_MM))
+        return Patch(rows, cols, self.cells(frame, rows, cols))
+
+    def same(self, frame: Image, patch: Patch) -> bool:
+        """Whether ``frame`` shows what ``patch`` showed, but for its brightness: no group
+        of ``OCCLUDER_CELLS`` cells or more changed by over ``STEADY`` levels and 6 % (a
+        hand moving over or beside the card changes many; the sensor's noise, a few
+        apart)."""
+        now = self.cells(frame, patch.rows, patch.cols).astype(np.float32)
+        if now.shape != patch.cells.shape or now.size == 0:
+            return False
+        before = patch.cells.astype(np.float32)
+        # The light may change from frame to frame (a camera's exposure): by the median.
+        gain = np.median(now / np.maximum(before, 1.0), axis=(0, 1))
+        expected = before * gain
+        moved = np.abs(now - expected) - TOLERANCE[0] / 2 * expected
+        changed = (moved.max(axis=2) > STEADY).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        return n <= 1 or int(stats[1:, cv2.CC_STAT_AREA].max()) < OCCLUDER_CELLS
+
+    def _ring_gain(
+        self, cells: Image, judged: Mask, rows: slice, cols: slice
+    ) -> npt.NDArray[np.float32]:
+        """The brightness of the ring against the reference: the median over its known
+        cells, which a hand over less than half of it does not move (the frame's
+        ``gain``, measured on one band of rows, may have been measured on a hand)."""
+        assert self.reference is not None and self.gain is not None
+        known = judged & (self.learned[rows, cols] >= KNOWN_AFTER)
+        if int(known.sum()) < GAIN_CELLS:
+            return self.gain
+        seen = cells[known].astype(np.float32)
+        reference = np.maximum(self.reference[rows, cols][known], 1.0)
+        return np.asarray(np.median(seen / reference, axis=0), np.float32)
+
+    def _matches(
+        self, cells: Image, rows: slice, cols: slice, gain: npt.NDArray[np.float32]
+    ) -> Mask | None:
+        """Which of the cells ``rows`` x ``cols`` of a frame (``cells``) show the mat at
+        brightness ``gain``: against their own reference where learned, the mat's typical
+        colour (wider tolerance) where not; None if the typical colour is not known."""
+        assert self.reference is not None
+        seen = cells.astype(np.float32)
+        known = self.learned[rows, cols] >= KNOWN_AFTER
+        expected = self.reference[rows, cols] * gain
+        rel, base = TOLERANCE
+        match = (np.abs(seen - expected) <= rel * expected + base).all(axis=2) & known
+        if not known.all():
+            typical = self.typical()
+            if typical is None:
+                return None
+            rel, base = TYPICAL_TOLERANCE
+            want = typical * gain
+            match |= ~known & (np.abs(seen - want) <= rel * want + base).all(axis=2)
+        return np.asarray(match, bool)
+
+    def _span(self, outline: Outline) -> tuple[slice, slice]:
+        """The rows and columns of the grid holding an outline (clipped to the grid)."""
+        h, w = self.shape
+        cells = self._cells_of(outline)
+        r0, c0 = (max(0, int(np.floor(v))) for v in cells.min(axis=0)[::-1])
+        r1, c1 = (int(np.ceil(v)) + 1 for v in cells.max(axis=0)[::-1])
+        return slice(r0, min(h, max(r0, r1))), slice(c0, min(w, max(c0, c1)))
+
+    def _polygon(self, outline: Outline, rows: slice, cols: slice) -> Mask:
+        """The cells of ``rows`` x ``cols`` inside an outline (table mm)."""
+        mask = np.zeros((rows.stop - rows.start, cols.stop - cols.start), np.uint8)
+        fixed = np.round((self._cells_of(outline) - (cols.start, rows.start)) * 16)
+        cv2.fillConvexPoly(mask, fixed.astype(np.int32), 1, shift=4)
+        return mask.astype(bool)
+
     def typical(self) -> npt.NDArray[np.float32] | None:
         """The mat's typical colour: the median of the cells learned (measured again
         every ``TYPICAL_EVERY`` frames)."""
@@ -210,15 +329,9 @@ class EmptyMat:
         return found[0].copy(), found[1], found[2]
 
     def _new_place(self, outline: Outline) -> tuple[Mask, slice, slice]:
-        h, w = self.shape
-        cells = self._cells_of(_grown(outline, -MARGIN_MM))
-        r0, c0 = (max(0, int(np.floor(v))) for v in cells.min(axis=0)[::-1])
-        r1, c1 = (int(np.ceil(v)) + 1 for v in cells.max(axis=0)[::-1])
-        rows, cols = slice(r0, min(h, max(r0, r1))), slice(c0, min(w, max(c0, c1)))
-        mask = np.zeros((rows.stop - rows.start, cols.stop - cols.start), np.uint8)
-        fixed = np.round((cells - (c0, r0)) * 16).astype(np.int32)
-        cv2.fillConvexPoly(mask, fixed, 1, shift=4)
-        return mask.astype(bool), rows, cols
+        shrunk = _grown(outline, -MARGIN_MM)
+        rows, cols = self._span(shrunk)
+        return self._polygon(shrunk, rows, cols), rows, cols
 
     def _cells_of(self, points: Sequence[tuple[float, float]]) -> npt.NDArray[np.float64]:
         """Table mm -> cell coordinates (a cell's centre at whole numbers)."""

@@ -1,7 +1,11 @@
 """The camera's whole path: frame -> cards read -> tracker -> events, with evidence.
 
-Every card reported laid keeps an evidence crop: the part of the frame that showed it,
-as PNG bytes, for the director to look at when a renege is claimed or proven.
+Every card reported laid keeps an evidence picture: the part of a frame that showed it,
+as JPEG bytes, for the director to look at when a renege is claimed or proven. The event
+goes at once with the picture of its own frame; when that one was not clear of the hand
+that laid it, the first later frame in which the card lies where it was laid, still and
+clear, gives a clearer one (``CardWatcher.clearer``, evidence.py), at most
+``evidence_wait`` seconds after the event (``CLEAR_WAIT`` by default).
 
 A card reported lying and not read in a frame is looked for in the picture: its place
 showing the empty mat (empty_mat.py) is the tracker's evidence that it is gone; a hand,
@@ -10,100 +14,148 @@ glare or a card back over it is not.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from table_controller.cards import Card
-from table_controller.vision.calibration import table_to_image
 from table_controller.vision.card_label import draw_card_label
 from table_controller.vision.detect import CardReader, CardSeen, Image
-from table_controller.vision.empty_mat import EmptyMat
+from table_controller.vision.empty_mat import EmptyMat, Patch
+from table_controller.vision.evidence import (
+    CLEAR_WAIT,
+    EVIDENCE_MAX_PX,
+    EVIDENCE_MIN_PX,
+    EVIDENCE_MM,
+    Clearer,
+    ClearWait,
+    Picture,
+    Seen,
+    cut,
+    encode,
+    evidence_crop,
+)
 from table_controller.vision.focus import Sharpness
-from table_controller.vision.layout import CARD_H, Calibration
+from table_controller.vision.layout import Calibration
 from table_controller.vision.markers import MarkerFamily
-from table_controller.vision.tracker import CardLaid, CardMoved, CardRead, Tracker, TrackerEvent
+from table_controller.vision.tracker import STILL_MM, CardLaid, CardMoved, CardRead, Tracker
 
-EVIDENCE_MM = CARD_H * 1.8  # the side of the square of table kept around a card: the
-# card, its marker and a margin of the mat and its neighbours, for the director to judge
-EVIDENCE_MIN_PX = 320  # the crop's shorter side, at least (upscaled only when the camera
-# gives fewer pixels): the director reads the card's corner and marker on it
-EVIDENCE_MAX_PX = 480  # and at most (downscaled): a JPEG of tens of KB over MQTT
-EVIDENCE_QUALITY = 92  # JPEG quality: the card's corner and marker stay crisp
+__all__ = [
+    "EVIDENCE_MAX_PX",
+    "EVIDENCE_MIN_PX",
+    "EVIDENCE_MM",
+    "CardWatcher",
+    "Clearer",
+    "Seen",
+    "annotate",
+    "evidence_crop",
+]
+
 CALM_LOOKS = 15  # a card unread whose place shows no mat this many looks running ...
 CALM_EVERY = 4  # ... is looked at one frame in this many
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A tracker event, with the evidence crop (PNG) for cards laid or moved."""
-
-    event: TrackerEvent
-    evidence: bytes | None = None
-
-
-def evidence_crop(calibration: Calibration, frame: Image, x: float, y: float) -> bytes:
-    """JPEG of the frame around the table point (x, y) mm: the card with a margin of
-    the table around it, its shorter side scaled to between ``EVIDENCE_MIN_PX`` and
-    ``EVIDENCE_MAX_PX`` (enlarged only when the camera gave fewer pixels)."""
-    h = EVIDENCE_MM / 2
-    square = np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]])
-    px = table_to_image(calibration, square)
-    height, width = frame.shape[:2]
-    x0, y0 = np.clip(np.floor(px.min(axis=0)), 0, [width, height]).astype(int)
-    x1, y1 = np.clip(np.ceil(px.max(axis=0)), 0, [width, height]).astype(int)
-    crop: Image = frame[y0:y1, x0:x1]
-    if crop.size == 0:  # pragma: no cover - the point is off the picture
-        return b""
-    short = min(crop.shape[:2])
-    scale = max(EVIDENCE_MIN_PX / short, 1.0) if short < EVIDENCE_MIN_PX else 1.0
-    if short * scale > EVIDENCE_MAX_PX:
-        scale = EVIDENCE_MAX_PX / short
-    if scale != 1.0:
-        size = (round(crop.shape[1] * scale), round(crop.shape[0] * scale))
-        interpolation = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
-        crop = np.asarray(cv2.resize(crop, size, interpolation=interpolation), dtype=np.uint8)
-    # JPEG, as a camera's photograph is kept: a 320 px crop is about 20 KB in 0.4 ms,
-    # against 123 KB in 5.6 ms as PNG (docs/benchmarks.md, "The evidence's size").
-    ok, jpeg = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, EVIDENCE_QUALITY])
-    if not ok:  # pragma: no cover - an empty crop at the image's edge
-        return b""
-    return bytes(jpeg)
-
-
 @dataclass
 class CardWatcher:
-    """Feed it frames; it says which cards were laid, moved or removed, and where."""
+    """Feed it frames; it says which cards were laid, moved or removed, and where.
+
+    ``evidence_wait``: how long after its event a card reported under a hand is watched
+    for a clear frame (seconds; None: ``CLEAR_WAIT``). After each frame, ``clearer``
+    holds the clearer pictures that frame gave (of events reported before)."""
 
     calibration: Calibration
     family: MarkerFamily | None = None
     tracker: Tracker = field(default_factory=Tracker)
+    evidence_wait: float | None = None
 
     def __post_init__(self) -> None:
         self.reader = CardReader(self.calibration, self.family)
         self.mat = EmptyMat(self.calibration, self.reader.roi)
+        wait = CLEAR_WAIT if self.evidence_wait is None else self.evidence_wait
+        self.waiting = ClearWait(wait)
         self.last: list[CardSeen] = []
+        self.clearer: list[Clearer] = []  # this frame's clearer pictures
         self._frames = 0
         self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
+        self._patches: dict[Card, Patch] = {}  # arriving cards' surroundings, last frame
 
     def process(
         self, frame: Image, index: int, time: float, grey: Image | None = None
     ) -> list[Seen]:
         """One frame (BGR, for evidence) and, when the camera gives it, its grey plane
-        (what is read; read from ``frame`` otherwise)."""
+        (what is read; read from ``frame`` otherwise): its events, at once, each card laid
+        or moved with the picture of this frame. The clearer pictures this frame gives
+        of cards reported before are left in ``clearer``."""
         self.last = self.reader.read(frame if grey is None else grey)
         reads = [c.read() for c in self.last]
+        awaited = self.waiting.awaited(time)
+        arriving = set()  # read where they are not reported: a CardLaid or CardMoved to be
+        for c, r in zip(self.last, reads, strict=True):
+            where = self.tracker.where(c.card)
+            if where is None or r.placed(where) != where:
+                arriving.add(c.card)
         events = self.tracker.update(index, time, reads, self._empty(frame, reads))
+        spots = {c.card: c for c in self.last}
+        still = self._still(frame, spots, arriving | set(awaited))
         out = []
         for event in events:
-            evidence = None
+            picture, place, evidence = None, (0.0, 0.0), None
             if isinstance(event, CardLaid | CardMoved):
-                spot = next((c for c in self.last if c.card == event.card), None)
+                spot = spots.get(event.card)
                 if spot is not None:
-                    evidence = evidence_crop(self.calibration, frame, spot.x, spot.y)
-            out.append(Seen(event, evidence))
+                    picture = self._picture(frame, index, spot, event.card in still)
+                    place = (spot.x, spot.y)
+                    evidence = encode(picture.crop) if picture is not None else None
+            self.waiting.add(event, time, picture, place)
+            out.append(Seen(event, evidence, index if evidence is not None else None))
+        self.clearer = []
+        watched = self.waiting.awaited(time)
+        for card, place in awaited.items():
+            spot = spots.get(card)
+            if card not in watched or spot is None or watched[card] != place:
+                continue  # an event about it this frame, or not read
+            if math.dist(place, (spot.x, spot.y)) <= STILL_MM and card in still:
+                picture = self._picture(frame, index, spot, True)
+                clearer = self.waiting.clear(card, picture) if picture is not None else None
+                if clearer is not None:
+                    self.clearer.append(clearer)
         return out
+
+    def _still(self, frame: Image, spots: dict[Card, CardSeen], cards: set[Card]) -> set[Card]:
+        """Of ``cards`` (arriving, or watched for a clear frame), those read in this frame
+        whose place and its surroundings look as in the last frame that read them: nothing
+        moves there."""
+        still = set()
+        patches = self._patches
+        for card in cards:
+            spot = spots.get(card)
+            if spot is None or not spot.outline:
+                continue
+            before = patches.get(card)
+            if before is not None and self.mat.same(frame, before):
+                still.add(card)
+            patches[card] = self.mat.patch(frame, spot.outline)
+        for card in set(patches) - cards:
+            del patches[card]
+        return still
+
+    def _picture(self, frame: Image, index: int, spot: CardSeen, still: bool) -> Picture | None:
+        """The card's crop in this frame, and whether it lies clear: nothing moved over or
+        beside it since the frame before (``still``), and the mat shows all round it
+        (``EmptyMat.around``, other cards read or lying left out) or, where that cannot
+        be told (the mat not learned yet, other cards all round it), both its markers
+        are read."""
+        crop = cut(self.calibration, frame, spot.x, spot.y, spot.outline)
+        if crop is None:  # pragma: no cover - a card read is in the picture
+            return None
+        others = [c.outline for c in self.last if c.card != spot.card and c.outline]
+        others += [c.outline for c in self.tracker.lying() if c.card != spot.card and c.outline]
+        around = self.mat.around(frame, spot.outline, others) if spot.outline else None
+        both = spot.markers >= 2
+        clear = still and (around if around is not None else both)
+        return Picture(crop, index, clear, both)
 
     def _empty(self, frame: Image, reads: list[CardRead]) -> set[Card]:
         """The cards reported lying, unread in this frame, whose place shows the empty

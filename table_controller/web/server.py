@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
-from table_controller.pictures import media_type
+from table_controller.pictures import media_type, not_modified, picture_headers
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -327,9 +327,10 @@ class TablePage:
                 {"ok": False, "problem": f"no evidence image for event {seq} of game {game}"},
                 status_code=404,
             )
-        return Response(
-            image, media_type=media_type(image), headers={"Cache-Control": "max-age=86400"}
-        )
+        headers = picture_headers(image)
+        if not_modified(image, request.headers.get("if-none-match")):
+            return Response(status_code=304, headers=headers)
+        return Response(image, media_type=media_type(image), headers=headers)
 
     async def _health(self, request: Request) -> Response:
         snap = self._latest_snapshot or {}

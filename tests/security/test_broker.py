@@ -112,10 +112,22 @@ def test_a_table_cannot_write_as_another_nor_read_its_rulings(tmp_path: Path) ->
         )
         t2.publish(TOPICS.status("table-2"), {**status, "table": "table-2"})  # it is back
         wait_until("table-2 gets its ruling (sent again)", lambda: bool(t2.got))
+        # A picture and its clearer one replace only the table's own: table-1 writing a
+        # clearer picture on table-2's topic is dropped by the broker.
+        t2.publish(TOPICS.events("table-2"), event("table-2", 1))
+        t2.publish(TOPICS.evidence("table-2", 1, 1), b"table-2's first")
+        wait_until("table-2's picture", lambda: store.evidence("table-2", 1, 1) is not None)
+        t1.publish(TOPICS.clear_evidence("table-2", 1, 1), b"forged by table-1")
+        t2.publish(TOPICS.clear_evidence("table-2", 1, 1), b"table-2's clearer")  # last
+        wait_until(
+            "table-2's clearer picture",
+            lambda: store.evidence("table-2", 1, 1) == b"table-2's clearer",
+        )
         t1.publish(TOPICS.events("table-1"), event("table-1", 1))
         wait_until("the director stores table-1's own", lambda: len(store.events("table-1")) == 1)
         wait_until("table-1's received mark", lambda: bool(t1.got))  # what it may read
         assert [t for t, _ in t1.got if "/table-2/" in t] == []
+        assert store.evidence("table-2", 1, 1) == b"table-2's clearer"
         t2.close()
     finally:
         t1.close()
