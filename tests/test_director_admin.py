@@ -580,7 +580,12 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     page.reload()
     expect(page.locator("#event-correct")).to_be_visible()
     expect(page.locator("#event-playoff")).to_be_hidden()
-    expect(page.locator("#event-bracket")).to_contain_text("R1-M1 reds v golds [reds, reds] → reds")
+    expect(page.locator("#event-bracket")).to_contain_text(
+        "match 1, Reds v Golds (games won: Reds, Reds), won by Reds"
+    )
+    expect(page.locator("#correct-match option").first).to_have_text(
+        "Semi-finals, match 1: Reds v Golds"
+    )
     page.select_option("#correct-match", "R1-M1")
     page.fill("#correct-games", "golds, golds")
     page.click("#correct-button")
@@ -588,9 +593,10 @@ def test_director_records_playoff_and_corrects_a_match_in_the_page(
     page.fill("#correct-reason", "NS and EW swapped on the score card")
     page.click("#correct-button")
     expect(page.locator("#event-bracket")).to_contain_text(
-        "R1-M1 reds v golds [golds, golds] → golds"
+        "match 1, Reds v Golds (games won: Golds, Golds), won by Golds"
     )
-    expect(page.locator("#event-bracket")).to_contain_text("R2-M1 golds v ?")
+    expect(page.locator("#event-bracket")).to_contain_text("Final: match 1, Golds v to come")
+    expect(page.locator("#event-bracket")).not_to_contain_text("R1-M")
     expect(page.locator("#event-done")).to_contain_text("won by Golds (Gus & Hal)")
     expect(page.locator("#event-history")).to_contain_text(
         "ann: match corrected – NS and EW swapped on the score card"

@@ -214,7 +214,7 @@ def test_director_start_says_its_options_in_words_and_its_fleet_page_fits(
         url = director.wait_for(r"The dashboard: (\S+)")[1]
         director.wait_for("Press Ctrl-C to stop")
         assert rules.startswith(
-            "Tournament director rules, games to 10; points to win: no target (the game "
+            "Tournament director rules; points to win: no target (the game "
             "ends after its hands); hands a game: 8 ("
         ), rules
         for width in WIDTHS:

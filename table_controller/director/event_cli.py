@@ -43,8 +43,10 @@ def started_words(demo: EventDemo) -> str:
     ]
     seats = demo.seating(1)
     for t in demo.tables:
-        who = ", ".join(seats[t.number - 1].values()) if t.number <= len(seats) else "waiting"
-        lines.append(f"  {t.name} ({who}): {t.page_url}")
+        if t.number <= len(seats):
+            lines.append(f"  {t.name} ({', '.join(seats[t.number - 1].values())}): {t.page_url}")
+        else:
+            lines.append(f"  {t.name} (no match yet; its page opens with its first): {t.page_url}")
     if demo.kind == "rounds":
         lines += [
             "",
@@ -55,8 +57,8 @@ def started_words(demo: EventDemo) -> str:
     elif demo.kind == "bracket":
         lines += [
             "",
-            f"Each match is best of {demo.best_of}; a table takes the next match as soon "
-            "as both its teams are known.",
+            f"Each match is best of {demo.best_of} games; a table takes the next match as "
+            "soon as both its teams are known.",
         ]
     reneging = [t.name for t in demo.tables if t.renege]
     if reneging:

@@ -243,15 +243,16 @@ class Results:
 
     def by_round(self) -> list[tuple[str, list[GameResult]]]:
         """Each round's games (by table), then the games no round took."""
-        out: list[tuple[str, list[GameResult]]] = []
+        numbered: list[tuple[int, str, list[GameResult]]] = []
         rounds = sorted({g.round for g in self.games if g.round is not None})
         for r in rounds:
             games = [g for g in self.games if g.round == r]
             heading = self.round_names.get(r, f"Round {r}")
-            out.append((heading, sorted(games, key=lambda g: (natural(g.title), g.game))))
+            numbered.append((r, heading, sorted(games, key=lambda g: (natural(g.title), g.game))))
         for r in sorted({x.round for x in self.recorded} - set(rounds)):
-            out.append((f"Round {r}", []))
-        out.sort(key=lambda item: natural(item[0]))
+            numbered.append((r, f"Round {r}", []))
+        numbered.sort(key=lambda item: item[0])  # in play order, whatever a round is called
+        out = [(heading, games) for _, heading, games in numbered]
         rest = [g for g in self.games if g.round is None]
         if rest:
             out.append(("Games not placed in a round" if rounds else "Games", rest))
@@ -664,7 +665,10 @@ def mark_corrections(
     ev = state.event
     if ev is None:
         return
-    placed = {(g.round, g.place): g for g in games if g.round is not None and g.place}
+    placed: dict[tuple[int, str], list[GameResult]] = {}  # a bracket's match: its games
+    for g in games:
+        if g.round is not None and g.place:
+            placed.setdefault((g.round, g.place), []).append(g)
     if not placed:
         return
     last: dict[tuple[int, str], dict[str, Any]] = {}
@@ -679,20 +683,20 @@ def mark_corrections(
                     last[(round_no, place)] = change
         before = now
     for (round_no, place), change in last.items():
-        game = placed[(round_no, place)]
         value = _place_value(before, round_no, place)
-        if _as_table_gave(ev, game, round_no, place):
-            continue  # changed, then put back as the table had it
         scores, individual = _values(value)
-        game.correction = Correction(
-            before=game.result_words,
-            after=_event_words(state, game, value),
-            who=str(change["who"]),
-            why=str(change.get("reason") or ""),
-            at=float(change["at"]),
-            scores=scores,
-            individual=individual,
-        )
+        for game in placed[(round_no, place)]:
+            if _as_table_gave(ev, game, round_no, place):
+                continue  # changed, then put back as the table had it
+            game.correction = Correction(
+                before=game.result_words,
+                after=_event_words(state, game, value),
+                who=str(change["who"]),
+                why=str(change.get("reason") or ""),
+                at=float(change["at"]),
+                scores=scores,
+                individual=individual,
+            )
 
 
 def _values(value: Any) -> tuple[tuple[int, int] | None, dict[Seat, int] | None]:

@@ -9,6 +9,7 @@ as the option means them (a test checks that none is missing).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
@@ -197,9 +198,12 @@ def options_words(options: Mapping[str, Any]) -> str:
 
 def rules_words(rules_name: str, options: Mapping[str, Any]) -> str:
     """An event's rules: the preset's title, then its changed options ("Tournament director
-    rules, games to 10; points to win: 11")."""
+    rules, progressive event; hands a game: 2 hands"). A title's target ("games to 10")
+    is left out when the options change it ("Tournament director rules; points to win: 11")."""
     preset = PRESETS.get(rules_name)
     title = preset.title if preset is not None else rules_name.replace("-", " ")
+    if "points_to_win" in options:  # the title's own target would contradict the option
+        title = re.sub(r", games to \d+\b", "", title)
     said = options_words(options)
     return f"{title}; {said}" if said else title
 

@@ -63,9 +63,12 @@
     $("event-round").textContent = ev.round ? `round ${ev.round} of ${ev.rounds}` : "";
     $("event-seating").replaceChildren(...seatingLines(ev.seating));
     $("event-next").replaceChildren(...seatingLines(ev.next));
+    const team = teamNamer(ev);
     $("event-bracket").replaceChildren(...(ev.bracket || []).map((r) => item("div",
-      `${r.name}: ` + r.matches.map((m) => `${m.id} ${m.top || "?"} v ${m.bottom || (m.bye ? "bye" : "?")}` +
-        (m.games.length ? ` [${m.games.join(", ")}]` : "") + (m.winner ? ` → ${m.winner}` : "")).join("; "))));
+      `${r.name}: ` + r.matches.map((m, i) => m.bye ? `${team(m.top)} has a bye` :
+        `match ${i + 1}, ${team(m.top)} v ${team(m.bottom)}` +
+        (m.games.length ? ` (games won: ${m.games.map(team).join(", ")})` : "") +
+        (m.winner ? `, won by ${team(m.winner)}` : "")).join("; "))));
     drawPlayoff(ev);
     $("event-unplaced").replaceChildren(...(ev.unplaced || []).map((u) => item("li",
       `${titled(u.table)}, game ${u.game}: ` +
@@ -96,8 +99,27 @@
     drawAssign(ev);
     const bracket = ev.format === "bracket";
     $("result-place-label").textContent = bracket ? "Match" : "Place";
-    $("result-place").placeholder = bracket ? "e.g. R1-M1" : "e.g. 1";
+    $("result-place").hidden = bracket;
+    $("result-match").hidden = !bracket;
+    if (bracket) fill($("result-match"), matchChoices(ev, false));
     $("result-seats-field").hidden = ev.format !== "progressive";
+  }
+
+  // A bracket's teams by name ("Aces"), never their ids; "to come" where not known yet.
+  function teamNamer(ev) {
+    const names = Object.fromEntries((ev.teams || []).map((t) => [t.id, t.name.split(" (")[0]]));
+    return (id) => (id ? names[id] || id : "to come");
+  }
+
+  // Each match a director can choose: "Semi-finals, match 1: Aces v Farmers" (its id the value).
+  function matchChoices(ev, blank) {
+    const team = teamNamer(ev), out = blank ? [["", "no match"]] : [];
+    for (const r of ev.bracket || []) {
+      r.matches.forEach((m, i) => {
+        if (m.top && m.bottom) out.push([m.id, `${r.name}, match ${i + 1}: ${team(m.top)} v ${team(m.bottom)}`]);
+      });
+    }
+    return out;
   }
 
   // One line a table: "Maple plays at place [1]", the round's assignment filled in.
@@ -106,15 +128,17 @@
     const ids = Object.keys(titles);
     const bracket = ev.format === "bracket";
     const round = $("assign-round").value;
-    const key = JSON.stringify([ids.map(titled), bracket, round, (ev.assign || {})[round] || {}]);
+    const key = JSON.stringify([ids.map(titled), bracket, round, (ev.assign || {})[round] || {},
+      bracket ? matchChoices(ev, true) : null]);
     $("assign-none").hidden = ids.length > 0;
     if (key === assignKey) return;
     assignKey = key;
     const now = (ev.assign || {})[round] || {};
     $("assign-rows").replaceChildren(...ids.map((id) => {
-      const input = document.createElement("input");
+      const input = document.createElement(bracket ? "select" : "input");
       input.dataset.table = id;
-      input.placeholder = bracket ? "e.g. R1-M1" : "e.g. 1";
+      if (bracket) fill(input, matchChoices(ev, true));
+      else input.placeholder = "e.g. 1";
       input.value = now[id] || "";
       const label = item("label", `${titled(id)} plays at ${bracket ? "match" : "place"}`);
       label.append(input);
@@ -149,7 +173,7 @@
     fill($("playoff-a"), teams.map((t) => [t.id, t.name]));
     fill($("playoff-b"), teams.map((t) => [t.id, t.name]));
     const matches = (ev.bracket || []).flatMap((r) => r.matches).filter((m) => m.top && m.bottom);
-    fill($("correct-match"), matches.map((m) => [m.id, `${m.id}: ${m.top} v ${m.bottom}`]));
+    fill($("correct-match"), matchChoices(ev, false).filter(([id]) => matches.some((m) => m.id === id)));
     const p = ev.playoff, lines = [];
     if (ev.format === "rounds" && !p) lines.push(item("div", "The playoff comes after the last round."));
     if (p && p.problem) { const e = item("div", p.problem); e.className = "problem"; lines.push(e); }
@@ -226,7 +250,7 @@
                         substitute: $("sub-name").value, credit: $("sub-credit").value}); });
   $("event-assign").addEventListener("submit", (e) => { e.preventDefault();
     const places = {};
-    for (const input of $("assign-rows").querySelectorAll("input")) {
+    for (const input of $("assign-rows").querySelectorAll("input, select")) {
       if (input.value.trim()) places[input.dataset.table] = input.value.trim();
     }
     send("assign", {round: $("assign-round").value, places}); });
@@ -236,7 +260,8 @@
     const seats = $("result-seats").value.trim();
     if (seats) result.individual = seats.split(/[\s,]+/).map(Number);
     if (!result.winner && result.scores[0] !== result.scores[1]) result.winner = result.scores[0] > result.scores[1] ? "NS" : "EW";
-    send("result", {round: $("result-round").value, place: $("result-place").value, result,
+    const place = shown && shown.format === "bracket" ? $("result-match").value : $("result-place").value;
+    send("result", {round: $("result-round").value, place, result,
                     reason: $("result-reason").value}); });
   $("event-delay").addEventListener("submit", (e) => { e.preventDefault();
     send("public_delay", {seconds: $("delay-seconds").value}); });
