@@ -20,8 +20,10 @@ it, the feed's load generator writes it as a table would), so neither imports th
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -40,7 +42,11 @@ from table_controller.rules.presets import preset
 from table_controller.safe_json import loads_limited
 from table_controller.seats import Seat
 
+logger = logging.getLogger(__name__)
+
 LOG_FORMAT = "table-controller-log/1"
+PRIVATE = 0o600  # the log and its side files: its owner's only (players' names, a game)
+SIDE_FILES = ("-wal", "-shm", "-journal")
 SCHEMA_VERSION = 1  # PRAGMA user_version; LOG_FORMAT's number
 APPLICATION_ID = 0x54434C47  # "TCLG" in the SQLite header: a table-controller log
 SOURCES = ("camera", "button", "cube", "page", "operator", "director", "sim", "kiosk", "bot")
@@ -160,6 +166,8 @@ class EventLog:
                 raise LogError(f"{path}: no such log file; check the path")
             assert table is not None
             _create(path, table)
+        if not read_only:
+            _tighten(path)
         found = _check(path)
         if table is not None and found != table:
             raise LogError(
@@ -492,9 +500,13 @@ def _create(path: Path, table: str) -> None:
     crash while creating never leaves a half-made log at ``path``."""
     temp = path.with_name(f".{path.name}.creating-{os.getpid()}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for leftover in (temp, Path(f"{temp}-journal")):
+        if not path.parent.exists():  # a folder the table makes: its owner's only
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for leftover in (temp, *(Path(f"{temp}{side}") for side in SIDE_FILES)):
             leftover.unlink(missing_ok=True)
+        # The file made 0600 before SQLite opens it: SQLite gives its -journal, -wal and
+        # -shm files the mode of the database file, so they are private from birth too.
+        os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
         conn = sqlite3.connect(temp, isolation_level=None)
         try:
             # Header fields first, in rollback mode, so the file's own header says what it
@@ -538,6 +550,35 @@ def _create(path: Path, table: str) -> None:
             f"cannot create the log {path} ({why}): choose a folder that exists and "
             "can be written ([table] log in the config), or free some disk space"
         ) from None
+
+
+def _tighten(path: Path) -> None:
+    """A log (or a side file) that others may read, from before logs were made 0600 or
+    copied in with a looser mode: made its owner's only, and said in the log, since the
+    log holds the players' names and every game."""
+    for file in (path, *(Path(f"{path}{side}") for side in SIDE_FILES)):
+        try:
+            mode = stat.S_IMODE(file.stat().st_mode)
+            if mode & 0o077:
+                file.chmod(mode & 0o700 or PRIVATE)
+                logger.warning(
+                    "%s could be read by other users of this machine (mode %o): made its "
+                    "owner's only (%o)",
+                    file,
+                    mode,
+                    mode & 0o700 or PRIVATE,
+                )
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # another user's file, or a FAT stick: said, not fatal
+            logger.warning(
+                "%s can be read by other users of this machine and cannot be made "
+                "private (%s): run `chmod 600 %s` as its owner, or keep it on a disk "
+                "with file modes",
+                file,
+                exc.strerror or exc,
+                file,
+            )
 
 
 def _fsync(path: Path) -> None:

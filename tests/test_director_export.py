@@ -13,6 +13,7 @@ import re
 import sqlite3
 import string
 import sys
+import unicodedata
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,12 @@ from table_controller.director import results_files
 from table_controller.director.events_admin import EventsAdmin, create, record, team_words
 from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsEvent
 from table_controller.director.results import dates_text
-from table_controller.director.results_csv import CSV_ENCODING, RESULTS_HEADS, csv_text
+from table_controller.director.results_csv import (
+    CSV_ENCODING,
+    RESULTS_HEADS,
+    csv_text,
+    is_formula,
+)
 from table_controller.director.results_pdf import pdf
 from table_controller.director.results_standings import standings
 from table_controller.director.store import DirectorStore
@@ -161,8 +167,64 @@ def test_odd_names_round_trip_through_the_csv(names: list[str]) -> None:
     back = list(csv.reader(io.StringIO(data.decode(CSV_ENCODING), newline="")))
     assert back[0] == ["Name", "Points"]
     for i, (row, name) in enumerate(zip(back[1:], names, strict=True)):
-        formula = name.startswith(("=", "+", "-", "@", "\t", "\r"))
-        assert row == [("'" + name) if formula else name, str(i)]
+        assert row == [("'" + name) if is_formula(name) else name, str(i)]
+
+
+_BLANKS = " \u00a0\u3000\t\r\n\u2028\u200b\ufeff\u2009"  # spaces, breaks, invisible
+_SIGNS = "=+-@＝＋－＠﹦﹢﹣−"  # ASCII, full-width, small forms, the minus sign
+_NAME_START = string.ascii_letters + string.digits + "éÉüßøñ漢Ζ"
+
+
+def _read_back(cells: list[str | int]) -> list[str]:
+    data = csv_text(["Cell"] * len(cells), [cells]).encode(CSV_ENCODING)
+    return list(csv.reader(io.StringIO(data.decode(CSV_ENCODING), newline="")))[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=_BLANKS, max_size=4),
+    st.sampled_from(_SIGNS),
+    st.text(max_size=20),
+)
+def test_a_sign_after_any_blanks_or_full_width_gets_the_quote(
+    blanks: str, sign: str, rest: str
+) -> None:
+    """Finding 7: " =1", a no-break space, a tab or CR before a sign, and the full-width
+    ＝ ＋ － ＠ passed the guard; a spreadsheet reads each as a formula."""
+    cell = blanks + sign + rest
+    assert _read_back([cell]) == ["'" + cell]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(_NAME_START),
+    st.text(alphabet=_NAME_START + " '.&=-+@", max_size=20),
+    st.integers(min_value=-(10**6), max_value=10**6),
+)
+def test_names_and_the_programs_numbers_stay_as_they_are(
+    first: str, rest: str, number: int
+) -> None:
+    """A name that starts with a letter or digit is written as typed, whatever follows;
+    a number (a negative score too) the program writes is a number, never quoted."""
+    name = first + rest
+    assert _read_back([name, number]) == [name, str(number)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=12))
+def test_no_cell_read_back_can_start_a_formula(text: str) -> None:
+    """Any text: read back as written or with one leading quote, and never with a sign
+    first once the blanks a spreadsheet skips are skipped."""
+    (cell,) = _read_back([text])
+    assert cell in (text, "'" + text)
+    blank = {"Cc", "Cf", "Zs", "Zl", "Zp"}  # blanks, controls and invisible marks
+    skipped = cell.lstrip(
+        "".join(c for c in cell if c.isspace() or unicodedata.category(c) in blank)
+    )
+    if skipped and unicodedata.normalize("NFKC", skipped[0])[:1] in set("=+-@−"):
+        assert cell.startswith("'")
+    if text.startswith(("\t", "\r", "\0")):
+        assert cell.startswith("'")
 
 
 def test_suits_are_red_and_names_stay_text_in_the_pages() -> None:

@@ -9,8 +9,10 @@ import io
 import os
 import random
 import sqlite3
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -444,3 +446,48 @@ def test_a_full_disk_at_append_is_a_log_error_and_writes_nothing(tmp_path: Path)
         # with the space back, the table goes on from where it was
         log.append(1, len(acked) + 1, CardPlayed(Seat.N, Card.parse("9C")), source="sim")
         assert log.next_seq(1) == len(acked) + 2
+
+
+# --- the file's mode: its owner's only ------------------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def usual_umask() -> Iterator[None]:
+    """The umask most machines have (022: new files readable by everyone), whatever this
+    one's is, so the test shows the log does not rely on it."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_a_new_log_its_side_files_and_its_folder_are_private(
+    tmp_path: Path, usual_umask: None
+) -> None:
+    """Finding 7: the table's log was created 0644 (and its -wal and -shm with it), so any
+    user of the machine could read the players' names and every game."""
+    path = tmp_path / "logs" / "table.sqlite"
+    with EventLog(path, table="Table 1") as log:
+        game = log.start_game("td-tournament", {}, PLAYERS)
+        log.append(game, 1, DealerChosen(Seat.E), source="director")
+        sides = [Path(f"{path}{side}") for side in ("-wal", "-shm")]
+        assert all(side.exists() for side in sides)  # written, not yet checkpointed
+        assert {p.name: _mode(p) for p in (path, *sides)} == {p.name: 0o600 for p in (path, *sides)}
+    assert _mode(path.parent) == 0o700
+    assert not [p for p in path.parent.iterdir() if _mode(p) & 0o077]
+
+
+def test_a_readable_log_is_made_private_on_open_and_said(
+    tmp_path: Path, usual_umask: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "table.sqlite"
+    EventLog(path, table="Table 1").close()
+    path.chmod(0o644)  # a log from before, or copied in
+    with EventLog(path, table="Table 1") as log:
+        log.start_game("td-tournament", {}, PLAYERS)
+        assert _mode(path) == 0o600 and _mode(Path(f"{path}-wal")) == 0o600
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("could be read by other users" in s and "owner's only" in s for s in said)

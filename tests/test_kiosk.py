@@ -40,7 +40,8 @@ from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, parse_config
 from table_controller.table.export import score_sheet_html
 from table_controller.table.health import Device
-from table_controller.web.pin import Guesses, hash_pin, verify_pin
+from table_controller.table.page_door import KIOSK, pin_throttle
+from table_controller.web.pin import hash_pin, verify_pin
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 GUARD = 90.0  # seconds: only against a hang
@@ -272,7 +273,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
 def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Browser) -> None:
     config = kiosk_config(tmp_path, attract_after=0.3, walk_away=2.0, bot_pace=0.0)
     table, _, people = simulated_kiosk(config, seed=7, demo_step=0.05, check_every=0.2)
-    table.door.guesses = Guesses(free=3, lock=600.0)
+    table.door.guesses = pin_throttle(table.clock, free=3, lock=600.0)
     visitor = people[S]
     visitor.asleep = True  # nobody there yet
     running = Running(table)
@@ -318,8 +319,9 @@ def test_attract_mode_a_touch_walk_away_and_the_pin(tmp_path: Path, browser: Bro
         expect(problem).to_contain_text("too many wrong PINs")
         assert table.kiosk.mode == "attract"
         # The operator waits the lock out (here: the lock is lifted, not waited for).
-        running.loop.call_soon_threadsafe(setattr, table.door.guesses, "locked_until", 0.0)
-        running.until("the lock is over", lambda: table.door.guesses.locked_until == 0.0)
+        lifted = [("address", KIOSK), ("everywhere", "")]
+        running.loop.call_soon_threadsafe(table.door.guesses.forgive, lifted)
+        running.until("the lock is over", lambda: table.door.pin_wait() == 0.0)
         # The right PIN: exit the kiosk.
         for digit in PIN:
             tab.locator(f'#pin-keys button[data-key="{digit}"]').click()
@@ -342,15 +344,19 @@ def test_the_pin_is_stored_hashed_and_checked() -> None:
     assert not verify_pin("2468", "plain")
     with pytest.raises(ValueError):
         hash_pin("12a4")
-    guesses = Guesses(free=2, lock=10.0)
-    guesses.failed(0.0)
-    assert guesses.wait(0.0) == 0
-    guesses.failed(1.0)
-    assert guesses.wait(1.0) == 10.0
-    guesses.failed(12.0)
-    assert guesses.wait(12.0) == 20.0  # doubled
-    guesses.succeeded()
-    assert guesses.wait(12.0) == 0
+    now = [0.0]
+    guesses = pin_throttle(lambda: now[0], free=2, lock=10.0)
+    keys = [("address", KIOSK)]
+    guesses.failed(keys)
+    assert guesses.wait(keys)[0] == 0
+    now[0] = 1.0
+    guesses.failed(keys)
+    assert guesses.wait(keys)[0] == 10.0
+    now[0] = 12.0
+    guesses.failed(keys)
+    assert guesses.wait(keys)[0] == 20.0  # doubled
+    guesses.forgive(keys)
+    assert guesses.wait(keys)[0] == 0
 
 
 def test_the_kiosk_config_is_checked(tmp_path: Path) -> None:

@@ -7,10 +7,12 @@ and 32 raw bytes) still verify and are rehashed to Argon2id at their next good l
 An unknown name is checked against a dummy hash, so it costs what a known one costs
 and its answer's time does not tell which names exist.
 
-``LoginThrottle`` slows guessing: after a few failures a name (or an address) must wait
-before its next try, the wait doubling with each further failure up to a ceiling. A try
-counts as a failure from the moment it starts (until it succeeds), so parallel guesses
-cannot all slip in before the first one is judged.
+``LoginThrottle`` slows guessing: after a few failures a name from one address (or an
+address for any name) must wait before its next try, the wait doubling with each further
+failure up to a ceiling; a name from many addresses, and all logins at once, are slowed
+a little, never locked for long, so a stranger cannot keep a director out. A try counts
+as a failure from the moment it starts (until it succeeds), so parallel guesses cannot
+all slip in before the first one is judged.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from table_controller.throttle import Key, Rule, Throttle, address_key
 
 # OWASP's Argon2id minimum: m=19 MiB, t=2, p=1 (two guesses at once cost 38 MiB).
 HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
@@ -63,62 +66,81 @@ def _check_argon2(password: str, stored: bytes) -> bool:
         return False
 
 
-@dataclass
-class _Tries:
-    failures: int = 0
-    last: float = 0.0
-
-
 class LoginThrottle:
-    """Failed logins per name and per address, and how long each must wait (seconds).
+    """Failed logins, and how long the next try must wait (seconds), so guessing is slow
+    and a stranger cannot lock a director out (issue: 37 wrong passwords from a visitor's
+    address once kept the director out of their own laptop for 15 minutes).
 
-    ``free`` failures are allowed back to back; then each one doubles the wait, from
-    ``base`` up to ``ceiling``. ``clock`` is injectable so tests drive it."""
+    The brakes (``table_controller.throttle``): the pair (name, address) after
+    ``free_per_pair`` failures and the address after ``free_per_address`` (many names
+    from one place), each doubling up to ``ceiling``; a name from every address after
+    ``free_per_name`` within ``forget_name`` s, and every login at once after
+    ``free_everywhere`` within ``forget_everywhere`` s, each doubling only up to a short
+    ceiling: a swarm of addresses is slowed, no one is locked out for long. A name and
+    address that logged in before pass the name's and the global brakes. Sessions are
+    never touched: a director already logged in goes on. ``clock`` is injectable so
+    tests drive it; at most ``most`` keys are held."""
 
     def __init__(
         self,
         *,
-        free_per_name: int = 5,
+        free_per_pair: int = 5,
         free_per_address: int = 20,
+        free_per_name: int = 30,
+        free_everywhere: int = 300,
         base: float = 1.0,
         ceiling: float = 900.0,
+        name_ceiling: float = 60.0,
+        everywhere_ceiling: float = 5.0,
+        forget_name: float = 600.0,
+        forget_everywhere: float = 60.0,
+        most: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._free = {"name": free_per_name, "address": free_per_address}
-        self._base = base
-        self._ceiling = ceiling
-        self._clock = clock
-        self._tries: dict[tuple[str, str], _Tries] = {}
+        long_forget = 2 * ceiling + 3600.0  # an hour's quiet after the longest wait
+        self.throttle = Throttle(
+            {
+                "pair": Rule(free_per_pair, base, ceiling, long_forget),
+                "address": Rule(free_per_address, base, ceiling, long_forget),
+                "name": Rule(free_per_name, base, name_ceiling, forget_name),
+                "everywhere": Rule(free_everywhere, base, everywhere_ceiling, forget_everywhere),
+            },
+            most=most,
+            clock=clock,
+        )
+
+    @staticmethod
+    def _keys(name: str, address: str) -> dict[str, Key]:
+        where = address_key(address)
+        return {
+            "pair": ("pair", f"{where} {name}"),
+            "address": ("address", where),
+            "name": ("name", name),
+            "everywhere": ("everywhere", ""),
+        }
 
     def wait(self, name: str, address: str) -> tuple[float, str]:
-        """(seconds still to wait, "name" or "address"); (0, "") when a try may go ahead."""
-        now = self._clock()
-        worst = (0.0, "")
-        for key in (("name", name), ("address", address)):
-            tries = self._tries.get(key)
-            if tries is None:
-                continue
-            extra = tries.failures - self._free[key[0]]
-            if extra < 0:
-                continue
-            left = tries.last + min(self._base * 2.0**extra, self._ceiling) - now
-            if left > worst[0]:
-                worst = (left, key[0])
-        return worst
+        """(seconds still to wait, which brake: "pair", "address", "name" or
+        "everywhere"); (0, "") when a try may go ahead."""
+        keys = self._keys(name, address)
+        if self.throttle.trusted(keys["pair"]):
+            return self.throttle.wait([keys["pair"]])
+        return self.throttle.wait(keys.values())
 
     def begin(self, name: str, address: str) -> None:
         """A try starts: counted as failed until ``succeeded`` says otherwise."""
-        now = self._clock()
-        if len(self._tries) > 10_000:  # forget what is long past, keep memory bounded
-            self._tries = {k: t for k, t in self._tries.items() if now - t.last < 2 * self._ceiling}
-        for key in (("name", name), ("address", address)):
-            tries = self._tries.setdefault(key, _Tries())
-            tries.failures += 1
-            tries.last = now
+        self.throttle.failed(self._keys(name, address).values())
 
     def succeeded(self, name: str, address: str) -> None:
-        self._tries.pop(("name", name), None)
-        self._tries.pop(("address", address), None)
+        """The right password: this name from this address starts again and is trusted
+        from now on; the name's and the global counts stay (a swarm goes on being slow)."""
+        keys = self._keys(name, address)
+        self.throttle.forgive([keys["pair"], keys["address"]])
+        self.throttle.undo([keys["name"], keys["everywhere"]])  # this try was no failure
+        self.throttle.trust(keys["pair"])
+
+    def __len__(self) -> int:
+        return len(self.throttle)
 
 
 __all__ = ["HASHER", "LoginThrottle", "hash_password", "verify"]

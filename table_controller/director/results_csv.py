@@ -4,15 +4,22 @@ director entered by hand) and ``standings.csv``.
 UTF-8 with a byte-order mark, comma-separated, CRLF, a text cell quoted when it must be
 (RFC 4180): Excel opens a CSV by double-click in the computer's own code page unless a
 BOM says UTF-8 (then "Zoë" and "♥" survive), and LibreOffice Calc reads the BOM and
-preselects UTF-8. A cell a person typed that starts with ``=``, ``+``, ``-``, ``@``, a
-tab or a carriage return is written with a leading ``'`` (OWASP's advice on CSV
-injection): a player called ``=HYPERLINK(...)`` stays a name in a spreadsheet.
+preselects UTF-8. A text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab, a
+carriage return or a NUL is written with a leading ``'`` (OWASP's advice on CSV
+injection, and ASVS 1.2.10): a player called ``=HYPERLINK(...)`` stays a name in a
+spreadsheet. OWASP's list is a floor: spreadsheets also skip leading blanks (a space, a
+no-break space, a line feed) before a formula, and some read the full-width signs
+(``＝ ＋ － ＠``, typed by an East Asian keyboard) as the ASCII ones, so a sign after any
+leading whitespace or invisible character, and any sign NFKC folds to one of those four
+(or the minus sign ``−``), gets the quote too. Numbers the program writes are ints,
+never text, so a score of -5 stays the number -5.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Sequence
 
 from table_controller.director.results import Results, when_text
@@ -42,13 +49,28 @@ RESULTS_HEADS = [
     "Correction",  # the table's own result, who corrected it, when and why
     "Rulings",
 ]
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_ALWAYS = ("\t", "\r", "\0")  # OWASP's (and ASVS's) first characters, whatever follows
+_SIGNS = frozenset("=+-@\u2212")  # after NFKC: ＝ ＋ － ＠ and the small forms fold to these
+_SKIPPED = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # blanks, controls, invisible marks
+
+
+def is_formula(text: str) -> bool:
+    """Whether a spreadsheet might read ``text`` as a formula: a sign first, or after
+    leading whitespace and invisible characters (which spreadsheets skip), counting the
+    full-width signs as signs; or a tab, CR or NUL first (OWASP's list)."""
+    if text.startswith(_ALWAYS):
+        return True
+    for char in text:
+        if char.isspace() or unicodedata.category(char) in _SKIPPED:
+            continue
+        return unicodedata.normalize("NFKC", char)[:1] in _SIGNS
+    return False
 
 
 def safe_cell(value: str | int) -> str | int:
-    """A cell as written: a number as it is; text that a spreadsheet would take for a
-    formula, with a leading ``'``."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
+    """A cell as written: a number as it is; text that a spreadsheet might take for a
+    formula (``is_formula``), with a leading ``'``."""
+    if isinstance(value, str) and is_formula(value):
         return "'" + value
     return value
 
@@ -134,6 +156,7 @@ __all__ = [
     "CSV_ENCODING",
     "RESULTS_HEADS",
     "csv_text",
+    "is_formula",
     "results_csv",
     "results_rows",
     "safe_cell",

@@ -10,11 +10,12 @@ the table page's own ``table_view``, so the director sees what the players see.
 Everything but the login itself, the page that holds the login form, its static files
 and the public view (``/public``, ``/api/public``: delayed, no held card) needs a
 director's login: a session cookie (HttpOnly, SameSite=Strict, Secure over TLS) from
-``/api/login``, checked on each request. Logins are slowed after failures
-(``logins.LoginThrottle``), their hash runs in a worker thread, and every failure is in
-the audit log. ``web_guard`` adds the security headers to every answer and refuses
-changes from other sites. With ``public_port`` the public view has a port of its own and
-the director's routes are not on it (nor the public view on the director's).
+``/api/login``, checked on each request. Logins are slowed after failures, per name and
+address, with a short global slow-down (``logins.LoginThrottle``); their hash runs in a
+worker thread, and every failure is in the audit log. ``web_guard`` adds the security
+headers to every answer and refuses changes from other sites. With ``public_port`` the
+public view has a port of its own and the director's routes are not on it (nor the
+public view on the director's).
 
 No route reads the store or hashes on the event loop (a table's whole-game replay, a
 database waiting on its lock or a server): a route that needs nothing else is a plain
@@ -85,6 +86,12 @@ from table_controller.web.view import table_view
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
 DEFAULT_TITLE = "Tournament director"  # the dashboard's title with no event name set
+THROTTLED = {  # which brake held a login back (logins.LoginThrottle), in words
+    "pair": "for this name from this address",
+    "address": "from this address",
+    "name": "for this name from many addresses just now",
+    "everywhere": "on this dashboard just now, from many addresses",
+}
 HASHING = 2  # logins hashed at once (Argon2id's memory each): more wait their turn
 MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
 HISTORY = 400  # the most recent events shown in a table's history
@@ -434,8 +441,9 @@ class DirectorPage:
         if wait > 0:
             raise Refused(
                 429,
-                f"too many failed logins {'for this name' if which == 'name' else 'from here'}",
-                f"wait {math.ceil(wait)} s and try again",
+                f"too many failed logins {THROTTLED[which]}: wait {math.ceil(wait)} s",
+                f"wait {math.ceil(wait)} s and try again; a director already logged in"
+                " is not affected",
             )
         self.throttle.begin(name, address)
         assert self._hashing is not None

@@ -495,7 +495,7 @@ class Kiosk:
                 s.name: [page_card(c) for c in cards] for s, cards in self.collected.items()
             },
             "alert": self.alert,
-            "pin_wait": round(self.table.door.guesses.wait(self.table.clock()), 1),
+            "pin_wait": round(self.table.door.pin_wait(), 1),
         }
 
     # --- the camera's view --------------------------------------------------------------

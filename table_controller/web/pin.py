@@ -1,5 +1,5 @@
-"""The operator's PIN, stored hashed (PBKDF2-SHA256 with a salt of its own), and the
-rate limit on guesses (pure: the clock is passed in).
+"""The operator's PIN, stored hashed (PBKDF2-SHA256 with a salt of its own); the brake
+on guessing it is the table's door's (table/page_door.py, per address).
 
 The page's operator logs in with it and the kiosk's operator unlocks the kiosk with it;
 the table's config checks its hash and ``kiosk pin`` makes one: here, below them all."""
@@ -10,7 +10,6 @@ import hashlib
 import hmac
 import os
 import re
-from dataclasses import dataclass, field
 
 ITERATIONS = 120_000
 _FORMAT = re.compile(r"^pbkdf2-sha256\$(\d{4,7})\$([0-9a-f]{16,64})\$([0-9a-f]{64})$")
@@ -47,33 +46,4 @@ def verify_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(got, want)
 
 
-@dataclass
-class Guesses:
-    """Wrong PINs are rate-limited: after ``free`` wrong guesses each further one locks
-    the keypad for ``lock`` seconds, doubled each time (up to ``longest``); a right PIN
-    resets it."""
-
-    free: int = 3
-    lock: float = 30.0
-    longest: float = 600.0
-    wrong: int = 0
-    locked_until: float = 0.0
-    _locks: int = field(default=0, repr=False)
-
-    def wait(self, now: float) -> float:
-        """Seconds before another guess is heard (0: now)."""
-        return max(0.0, self.locked_until - now)
-
-    def failed(self, now: float) -> None:
-        self.wrong += 1
-        if self.wrong >= self.free:
-            self.locked_until = now + min(self.longest, self.lock * 2**self._locks)
-            self._locks += 1
-
-    def succeeded(self) -> None:
-        self.wrong = 0
-        self._locks = 0
-        self.locked_until = 0.0
-
-
-__all__ = ["HASH_FIX", "Guesses", "hash_pin", "pin_hash_problem", "verify_pin"]
+__all__ = ["HASH_FIX", "hash_pin", "pin_hash_problem", "verify_pin"]

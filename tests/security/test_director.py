@@ -247,9 +247,91 @@ def test_failed_logins_back_off_and_are_audited(director: Director) -> None:
     # Per address: many names from one address slow down too.
     for n in range(20):
         assert login_status(director, f"nobody{n}", "guess") == 401
-    code, _, body = post_json(director.url + "api/login", {"name": "ann", "password": PASSWORD})
-    assert code == 429 and "from here" in json.loads(body)["problem"]
+    code, _, body = post_json(director.url + "api/login", {"name": "bob", "password": PASSWORD})
+    assert code == 429 and "from this address" in json.loads(body)["problem"]
+    # ann got in from here before: her own brake is the only one she meets here.
+    assert login_status(director, "ann", PASSWORD) == 200
     assert json.loads(director.store.audit()[-1]["detail"])["known"] is False
+
+
+def login_from(director: Director, source: str, name: str, password: str) -> tuple[int, Any]:
+    """A login over HTTP from the loopback address ``source`` (127.0.0.2, ...): another
+    machine, as the dashboard sees it. (status, the answer)."""
+    url = urllib.parse.urlsplit(director.url)
+    conn = http.client.HTTPConnection(
+        url.hostname, url.port, timeout=WAIT, source_address=(source, 0)
+    )
+    try:
+        body = json.dumps({"name": name, "password": password})
+        conn.request("POST", "/api/login", body, {"Content-Type": "application/json"})
+        answer = conn.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        conn.close()
+
+
+def test_a_visitor_guessing_cannot_lock_the_director_out(director: Director) -> None:
+    """Finding 6: 37 wrong passwords for a director from a visitor's address once kept
+    the director out of their own laptop (429 for up to 15 minutes, counted per name from
+    any address). Now the visitor waits; the director, from another address, does not."""
+    open_session = log_in(director.url)  # the director's laptop, logged in before
+    failures, held = 0, []
+    while failures < 37:
+        code, answer = login_from(director, "127.0.0.2", "ann", f"guess {failures}")
+        if code == 429:  # the visitor is told to wait, in words, and waits
+            held.append(answer["problem"])
+            seconds = int(re.search(r"wait (\d+) s", answer["fix"])[1])  # type: ignore[index]
+            director.clock.now += seconds
+        else:
+            assert code == 401
+            failures += 1
+    assert held and all(
+        p.startswith("too many failed logins for this name from this address") for p in held
+    )
+    assert login_from(director, "127.0.0.2", "ann", PASSWORD)[0] == 429  # still held
+    # The director: a new login from their laptop, and the open session, both go on.
+    assert login_from(director, "127.0.0.3", "ann", PASSWORD)[0] == 200
+    assert login_status(director, "ann", PASSWORD) == 200
+    assert get_json(director.url + "api/overview", open_session)["tables"][0]["table"] == TABLE
+
+
+def test_a_swarm_of_addresses_is_slowed_never_locked(director: Director) -> None:
+    """Guesses at one name from many addresses meet the name's slow-down, and all guesses
+    together the dashboard's: short waits that forget; a director who got in from an
+    address before passes both."""
+    director.page.throttle = LoginThrottle(free_per_name=4, free_everywhere=8, clock=director.clock)
+    assert login_from(director, "127.0.0.2", "ann", PASSWORD)[0] == 200  # her laptop
+    for n in range(4):
+        assert login_from(director, f"127.0.1.{n}", "ann", "guess")[0] == 401
+    code, answer = login_from(director, "127.0.1.99", "ann", "guess")
+    assert code == 429 and "for this name from many addresses" in answer["problem"]
+    assert "wait 1 s" in answer["fix"]
+    for n in range(4):
+        assert login_from(director, f"127.0.2.{n}", f"name{n}", "guess")[0] == 401
+    code, answer = login_from(director, "127.0.3.1", "bob", "guess")
+    assert code == 429 and "on this dashboard just now" in answer["problem"]
+    assert login_from(director, "127.0.0.2", "ann", PASSWORD)[0] == 200  # trusted: in
+    director.clock.now += 61.0  # a minute's quiet: the global count forgets
+    assert login_from(director, "127.0.3.1", "bob", "guess")[0] == 401
+
+
+def test_the_throttle_stays_small_however_addresses_and_names_rotate() -> None:
+    """An attacker rotating addresses and names fills no memory: at most ``most`` keys,
+    the least recently touched dropped; the one being hammered is kept, so still held."""
+    clock = Clock()
+    throttle = LoginThrottle(most=500, free_everywhere=10**9, clock=clock)
+    for _ in range(6):
+        throttle.begin("ann", "10.0.0.1")
+    for n in range(5_000):
+        throttle.begin(f"name{n}", f"10.{n // 65536}.{n // 256 % 256}.{n % 256}")
+        throttle.begin("ann", "10.0.0.1")
+        clock.now += 0.001
+    assert len(throttle) <= 500
+    assert throttle.wait("ann", "10.0.0.1")[1] == "pair"
+    # IPv6: one machine's /64 counts as one address.
+    for n in range(25):
+        throttle.begin(f"x{n}", f"2001:db8::{n:x}")
+    assert throttle.wait("y", "2001:db8::ffff")[1] == "address"
 
 
 def test_parallel_wrong_logins_hash_off_the_loop(director: Director, monkeypatch: Any) -> None:
@@ -494,7 +576,9 @@ body = st.one_of(
 @pytest.fixture(scope="module")
 def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Director, str]]:
     d = Director(tmp_path_factory.mktemp("fuzz"))
-    d.page.throttle = LoginThrottle(free_per_name=10**9, free_per_address=10**9)
+    d.page.throttle = LoginThrottle(
+        free_per_pair=10**9, free_per_address=10**9, free_per_name=10**9, free_everywhere=10**9
+    )
     yield d, log_in(d.url)
     d.close()
 
