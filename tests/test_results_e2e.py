@@ -357,6 +357,8 @@ def check_papers(
         check_progressive(rows, standings)
     elif kind == "rounds":
         check_rounds(demo, rows, standings, ev)
+        # the final's score stands with the standings: 30 to 18, as entered
+        assert " 30, " in booklet.split("The final: ")[1].split(" Results ")[0]
     else:
         check_bracket(demo, rows, standings, ev, assign)
 

@@ -752,7 +752,7 @@ def results_digest(results: Results) -> str:
             ]
             for r in results.recorded
         ],
-        "standings": [results.standings.heads, results.standings.rows],
+        "standings": [results.standings.heads, results.standings.rows, results.standings.note],
     }
     text = json.dumps(facts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from table_controller.director.event_final import final_words
 from table_controller.director.events_admin import EventState, team_words
 from table_controller.director.events_admin import standings as event_standings
 from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsEvent
@@ -57,8 +58,9 @@ def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
     if state is not None and isinstance(ev, RoundsEvent):
         rows = event_standings(state)
         return Standings(
-            ["Place", "Team", "Points", "Wins", "Rounds played", "Average", "Final"],
-            [
+            note=_final_note(state, ev),
+            heads=["Place", "Team", "Points", "Wins", "Rounds played", "Average", "Final"],
+            rows=[
                 [
                     r["place"],
                     r["name"],
@@ -74,6 +76,19 @@ def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
     if state is not None and isinstance(ev, Bracket):
         return _bracket_standings(state, ev)
     return _team_standings(games)
+
+
+def _final_note(state: EventState, ev: RoundsEvent) -> str:
+    """The team rounds' playoffs and final (001 s18-s20) as the director entered them:
+    what the champion's place stands on, printed with the standings."""
+    lines = [
+        f"Playoff: {team_words(state, a)} {pa}, {team_words(state, b)} {pb}."
+        for (a, b), (pa, pb) in ev.playoff_results.items()
+    ]
+    if ev.final is not None:
+        words = final_words(state, ev.final)
+        lines.append(words[0].upper() + words[1:] + ".")
+    return " ".join(lines)
 
 
 def _bracket_standings(state: EventState, ev: Bracket) -> Standings:
