@@ -184,7 +184,6 @@ def _discover(
     looked for until found; every other one is said and left out; two or more: an error
     naming them (the table cannot choose)."""
     pause = FIRST_PAUSE
-    told: set[Found] = set()
     while True:
         if stop.is_set():
             raise JoinStopped("joining stopped before a director was found")
@@ -193,14 +192,12 @@ def _discover(
         except DiscoveryError as exc:
             on_words(f"{exc}; still trying")
             announced = []
-        found = []
+        found, refused = [], []
         for one in announced:
             try:
                 _refused(one, pinned)
             except JoinError as exc:
-                if one not in told:  # said once, not at every look
-                    told.add(one)
-                    on_words(f"{exc} (announced as {one.event!r}); still looking")
+                refused.append(f"{exc} (announced as {one.event!r})")
                 continue
             found.append(one)
         if len(found) == 1:
@@ -211,11 +208,17 @@ def _discover(
                 f"{len(found)} directors are announced on this network ({names}): give the "
                 "one to join with --director HOST:PORT"
             )
-        on_words(
-            "no director found on this network yet: still looking (check that the "
-            "director's service runs on this network, or give its address with "
-            "--director HOST:PORT)"
-        )
+        if refused:  # said at every look: the page shows it while the table waits
+            on_words(
+                "; ".join(refused) + ". Still looking for the event's director: tell the "
+                "director, and check the director's screen for its key"
+            )
+        else:
+            on_words(
+                "no director found on this network yet: still looking (check that the "
+                "director's service runs on this network, or give its address with "
+                "--director HOST:PORT)"
+            )
         _pause(wait, stop, pause)
         pause = min(MAX_PAUSE, pause * GROWTH)
 
