@@ -142,7 +142,8 @@ function requestForm(q, name) {
 }
 
 function drawRequests(requests) {
-  const text = JSON.stringify(requests);
+  // A table's polls move its last_seen: not a reason to redraw the form being filled in.
+  const text = JSON.stringify(requests.map(({last_seen, ...q}) => q));
   if (text === lastRequests) return;
   lastRequests = text;
   const typed = {};
