@@ -225,7 +225,7 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
                 join(
                     tmp_path / "table",
                     director=found,
-                    on_code=lambda code, _f: codes.append(code),
+                    on_code=lambda shown, _f: codes.append(shown.code),
                     on_words=lambda _w: None,
                     stop=stop,
                     sleep=lambda _s: stop.wait(0.02),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import stat
@@ -19,17 +20,49 @@ from typing import Any
 
 import pytest
 
+from table_controller.feed.signing import new_keys
 from table_controller.fleet import discovery
-from table_controller.fleet.discovery import Found, announce, find_directors, key_fingerprint
+from table_controller.fleet.discovery import (
+    Found,
+    announce,
+    find_directors,
+    key_der,
+    key_fingerprint,
+    key_text,
+    normal_fingerprint,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "tcj"  # this test's namespaces: tcj{pid}{h,a,b}
 
 
-def test_a_key_fingerprint_is_eight_hex_digits() -> None:
-    fp = key_fingerprint(b"-----BEGIN PUBLIC KEY-----\n")
-    assert len(fp) == 9 and fp[4] == "-" and fp.replace("-", "").isupper()
-    assert all(c in "0123456789ABCDEF" for c in fp.replace("-", ""))
+KEY = key_text(new_keys()[1])  # a director's public key as announced
+
+
+def test_a_key_fingerprint_is_five_groups_of_four_digits() -> None:
+    _, public = new_keys()
+    fp = key_fingerprint(public)
+    assert re.fullmatch(r"\d{4}( \d{4}){4}", fp)  # 10**20 values: about 66 bits
+    assert key_fingerprint(key_der(key_text(public))) == fp  # of the PEM or of the DER
+    assert key_fingerprint(new_keys()[1]) != fp
+    assert normal_fingerprint(fp.replace(" ", "-")) == fp
+    assert normal_fingerprint(fp.replace(" ", "")) == fp
+    for bad in ("AB12-CD34", fp[:-1], fp + "1"):
+        with pytest.raises(discovery.DiscoveryError, match="not a director's key fingerprint"):
+            normal_fingerprint(bad)
+
+
+def test_a_director_without_a_key_is_refused_in_words() -> None:
+    for key, words in [("", "gave no key"), ("bm90IGEga2V5", "not a public key")]:
+        found = Found("Spring Open", "10.0.0.2", 8090, 1883, key, "0.1.0")
+        assert found.key_problem is not None and words in found.key_problem
+        assert found.key_fingerprint == "" and "(no key)" in found.words()
+        with (
+            pytest.raises(discovery.DiscoveryError, match=words),
+            announce(event="x", web_port=1, broker_port=2, key=key, addresses=["127.0.0.1"]),
+        ):
+            pass
+    assert Found("Spring Open", "10.0.0.2", 8090, 1883, KEY, "0.1.0").key_problem is None
 
 
 def test_announced_and_found_on_loopback() -> None:
@@ -37,13 +70,13 @@ def test_announced_and_found_on_loopback() -> None:
         event="Spring Open",
         web_port=8090,
         broker_port=1883,
-        key_fingerprint="AB12-CD34",
+        key=KEY,
         addresses=["127.0.0.1"],
     ):
         found = find_directors(2.0, interfaces=["127.0.0.1"])
     if not found:
         pytest.skip("multicast does not reach this host's loopback (the netns test covers it)")
-    assert found == [Found("Spring Open", "127.0.0.1", 8090, 1883, "AB12-CD34", "0.1.0")]
+    assert found == [Found("Spring Open", "127.0.0.1", 8090, 1883, KEY, "0.1.0")]
 
 
 def test_nothing_announced_finds_nothing() -> None:
@@ -56,7 +89,7 @@ def test_a_long_event_name_is_announced_cut_to_a_label() -> None:
         event=name,
         web_port=8090,
         broker_port=1883,
-        key_fingerprint="AB12-CD34",
+        key=KEY,
         addresses=["127.0.0.1"],
     ) as info:
         assert len(info.name.removesuffix("." + discovery.SERVICE).encode()) <= 63
@@ -133,10 +166,11 @@ def test_a_table_finds_the_director_on_another_host(two_hosts: dict[str, str]) -
         import sys
         from table_controller.fleet.discovery import announce, local_addresses
         with announce(event="Spring Open", web_port=8090, broker_port=1883,
-                      key_fingerprint="AB12-CD34"):
+                      key=sys.argv[1]):
             print(local_addresses(), flush=True)
             sys.stdin.read()  # until the test closes it
         """,
+        args=[KEY],
     )
     try:
         assert director.stdout is not None
@@ -157,7 +191,7 @@ def test_a_table_finds_the_director_on_another_host(two_hosts: dict[str, str]) -
                 "host": "10.213.77.1",
                 "port": 8090,
                 "broker_port": 1883,
-                "key_fingerprint": "AB12-CD34",
+                "key": KEY,
                 "version": "0.1.0",
             }
         ]
@@ -170,12 +204,12 @@ DIRECTOR = """
     import json, sys, time, pathlib
     from test_fleet_join import Director
     from test_director_web import post
-    from table_controller.fleet.discovery import announce, key_fingerprint
+    from table_controller.fleet.discovery import announce, key_text
 
     pathlib.Path(sys.argv[1]).mkdir()
     d = Director(pathlib.Path(sys.argv[1]), host="0.0.0.0")  # every address, not loopback
     with announce(event="Spring Open", web_port=d.port, broker_port=1883,
-                  key_fingerprint=key_fingerprint(d.public)):
+                  key=key_text(d.public)):
         while not d.fleet.requests.waiting():
             time.sleep(0.05)
         [asked] = d.fleet.requests.waiting()
@@ -193,8 +227,8 @@ TABLE = """
     import dataclasses, json, pathlib, sys
     from table_controller.fleet.join import join
     m = join(pathlib.Path(sys.argv[1]),
-             on_code=lambda code, found: print(json.dumps({"code": code, "host": found.host}),
-                                               flush=True),
+             on_code=lambda shown, found: print(json.dumps({"code": shown.code,
+                                                            "host": found.host}), flush=True),
              on_words=lambda words: None)
     print(json.dumps(dataclasses.asdict(m)), flush=True)
 """

@@ -121,6 +121,7 @@ class Table:
         self.folder = folder
         self.words: list[str] = []
         self.codes: list[str] = []
+        self.checks: list[str] = []
         self.stop = threading.Event()
         self.result: Any = None
         self.error: BaseException | None = None
@@ -131,7 +132,10 @@ class Table:
                 self.result = join(
                     folder,
                     director=found,
-                    on_code=lambda code, f: self.codes.append(code),
+                    on_code=lambda shown, f: (
+                        self.codes.append(shown.code),
+                        self.checks.append(shown.check),
+                    ),
                     on_words=self.words.append,
                     stop=self.stop,
                     sleep=lambda s: fast.wait(0.02),
@@ -150,7 +154,13 @@ class Table:
 
 
 def join_body(key: bytes) -> dict[str, Any]:
-    return {"v": 1, "key": base64.b64encode(key).decode(), "host": "pi", "version": "0.1.0"}
+    return {"v": 2, "key": base64.b64encode(key).decode(), "host": "pi", "version": "0.1.0"}
+
+
+def code_for(director: Director, key: bytes, salt: str) -> str:
+    """The code a table with ``key`` works out of the salt the director answered."""
+    der = discovery.key_der(discovery.key_text(director.public))
+    return sealing.join_check(der, key, base64.b64decode(salt)).code
 
 
 def test_a_table_joins_once_the_director_approves_its_code(
@@ -164,6 +174,7 @@ def test_a_table_joins_once_the_director_approves_its_code(
     [asked] = director.waiting()
     wait_until("the code shown", lambda: table.codes != [])
     assert asked["code"] == table.codes[0] and asked["same_code"] is False
+    assert asked["check"] == table.checks[0]  # the table's page and the Fleet page agree
     assert asked["address"] == "127.0.0.1" and asked["version"] == "0.1.0"
     assert any("waiting for the director to approve code" in w for w in table.words)
 
@@ -229,7 +240,8 @@ def test_approving_is_refused_in_words(director: Director, tmp_path: Path) -> No
     key = sealing.public_of(random.Random(1).randbytes(32))
     status, asked = post(director.url + "api/fleet/join", join_body(key))
     assert status == 202 and len(asked["request"]) >= 22
-    assert asked["code"] == sealing.code_of(key)
+    asked["code"] = code_for(director, key, asked["salt"])
+    assert director.waiting()[0]["code"] == asked["code"]
     wrong = "1111" if asked["code"] != "1111" else "2222"
     approve = director.url + "api/fleet/approve"
     form = {"request": asked["request"], "code": wrong, "name": "Table 1"}
@@ -286,7 +298,7 @@ def raw_post(url: str, data: bytes) -> tuple[int, dict[str, Any]]:
 
 
 def test_asking_to_join_is_limited_and_checked(tmp_path: Path) -> None:
-    d = Director(tmp_path, JoinRequests(per_address=1000))
+    d = Director(tmp_path, JoinRequests(per_address=1000, share=1000))
     try:
         url = d.url + "api/fleet/join"
         for i in range(50):
@@ -303,7 +315,7 @@ def test_asking_to_join_is_limited_and_checked(tmp_path: Path) -> None:
         assert status == 400 and "not a JSON object" in body["problem"]
         status, body = post(url, {**join_body(b"k" * 32), "key": "bm90IGEga2V5"})
         assert status == 400 and "no table key" in body["problem"]
-        status, body = post(url, {**join_body(b"k" * 32), "v": 2})
+        status, body = post(url, {**join_body(b"k" * 32), "v": 1})
         assert status == 400 and "another release" in body["problem"]
         status, body = get_status(d.url + "api/fleet/join/" + "x" * 30)
         assert status == 404 and "ask to join again" in body["fix"]
@@ -332,7 +344,8 @@ def test_a_bundle_sealed_for_another_key_cannot_be_opened(
     public = sealing.public_of(private)
     _, asked = post(director.url + "api/fleet/join", join_body(public))
     _, again = post(director.url + "api/fleet/join", join_body(public))
-    assert again == asked  # the same request, not a second one
+    assert again == asked  # the same request, not a second one: the same code
+    asked["code"] = code_for(director, public, asked["salt"])
     status, _ = post(
         director.url + "api/fleet/approve",
         {"request": asked["request"], "code": asked["code"], "name": "Table 3"},
@@ -349,7 +362,7 @@ def test_a_bundle_sealed_for_another_key_cannot_be_opened(
 
 
 def test_the_table_keeps_trying_while_the_director_is_gone(tmp_path: Path) -> None:
-    gone = Found("Spring Open", "127.0.0.1", free_port(), 1883, "AB12-CD34", "0.1.0")
+    gone = Found("Spring Open", "127.0.0.1", free_port(), 1883, a_key(), "0.1.0")
     table = Table(tmp_path / "fleet", gone)
     wait_until("the table says so", lambda: sum("cannot be reached" in w for w in table.words) >= 3)
     assert table.thread.is_alive()
@@ -362,8 +375,8 @@ def test_the_table_keeps_trying_while_the_director_is_gone(tmp_path: Path) -> No
 
 def test_two_directors_found_is_an_error_naming_them(tmp_path: Path) -> None:
     two = [
-        Found("Spring Open", "10.0.0.2", 8090, 1883, "AB12-CD34", "0.1.0"),
-        Found("Club Night", "10.0.0.3", 8090, 1883, "EF56-7890", "0.1.0"),
+        Found("Spring Open", "10.0.0.2", 8090, 1883, a_key(), "0.1.0"),
+        Found("Club Night", "10.0.0.3", 8090, 1883, a_key(), "0.1.0"),
     ]
     table = Table(tmp_path / "fleet", None, find=lambda timeout: two)
     table.done()
@@ -431,13 +444,28 @@ def test_a_table_waiting_long_says_it_still_waits(director: Director, tmp_path: 
     assert table_key(tmp_path / "fleet")  # the key kept: the next try shows the same code
 
 
-def test_two_tables_showing_one_code_are_flagged_and_not_approved(
-    director: Director,
-) -> None:
+def a_key() -> str:
+    """A director's public key as announced."""
+    return discovery.key_text(new_keys()[1])
+
+
+def test_two_tables_showing_one_code_are_flagged_and_not_approved(tmp_path: Path) -> None:
+    from test_fleet_requests import SALT
+
+    director = Director(tmp_path, JoinRequests(salts=lambda: SALT))
+    try:
+        _two_tables_showing_one_code(director)
+    finally:
+        director.close()
+
+
+def _two_tables_showing_one_code(director: Director) -> None:
     from test_fleet_requests import same_code_keys
 
-    a, b = same_code_keys()
+    a, b = same_code_keys(discovery.key_der(discovery.key_text(director.public)))
     asked = [post(director.url + "api/fleet/join", join_body(k))[1] for k in (a, b)]
+    for k, one in zip((a, b), asked, strict=True):
+        one["code"] = code_for(director, k, one["salt"])
     assert asked[0]["code"] == asked[1]["code"]
     assert [r["same_code"] for r in director.waiting()] == [True, True]
     status, body = post(

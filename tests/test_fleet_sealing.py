@@ -4,13 +4,14 @@ table's key opens with that key only, and a changed byte makes it fail in words.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.fleet import sealing
-from table_controller.fleet.sealing import SealError, code_of, public_of, seal
+from table_controller.fleet.sealing import SealError, join_check, public_of, seal
 
 
 def keys(seed: int) -> tuple[bytes, bytes]:
@@ -19,12 +20,30 @@ def keys(seed: int) -> tuple[bytes, bytes]:
     return private, public_of(private)
 
 
+def code_of(key: bytes, salt: bytes = b"s" * 16) -> str:
+    return join_check(b"director", key, salt).code
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.binary(min_size=0, max_size=64))
-def test_a_code_is_always_four_digits_one_to_nine(key: bytes) -> None:
-    code = code_of(key)
-    assert len(code) == 4 and all(c in "123456789" for c in code)
-    assert code_of(key) == code  # the same key shows the same code
+@given(st.binary(min_size=0, max_size=64), st.binary(min_size=16, max_size=16))
+def test_a_code_is_four_digits_one_to_nine_and_a_check_twenty(key: bytes, salt: bytes) -> None:
+    shown = join_check(b"director", key, salt)
+    assert len(shown.code) == 4 and all(c in "123456789" for c in shown.code)
+    assert re.fullmatch(r"\d{4}( \d{4}){4}", shown.check)
+    assert join_check(b"director", key, salt) == shown  # the same request shows the same
+
+
+def test_the_code_and_check_bind_both_keys_and_the_salt() -> None:
+    key, salt = random.Random(1).randbytes(32), random.Random(2).randbytes(16)
+    shown = join_check(b"director", key, salt)
+    for other in (
+        join_check(b"another director", key, salt),
+        join_check(b"director", key[::-1], salt),
+        join_check(b"director", key, salt[::-1]),
+    ):
+        assert other.check != shown.check
+    # Moving a byte from one part to the next is another request, not the same one.
+    assert join_check(b"director" + key[:1], key[1:], salt) != shown
 
 
 def test_codes_spread_over_every_digit() -> None:

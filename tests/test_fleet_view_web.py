@@ -180,7 +180,7 @@ class Event:
     def ask_to_join(self, host: str, seed: int) -> dict[str, Any]:
         """A table asks to join, as ``table-controller join`` does (over HTTP)."""
         key = bytes((seed + i) % 256 for i in range(32))
-        body = {"v": 1, "key": base64.b64encode(key).decode(), "host": host, "version": "0.1.0"}
+        body = {"v": 2, "key": base64.b64encode(key).decode(), "host": host, "version": "0.1.0"}
         req = urllib.request.Request(
             self.url + "api/fleet/join",
             json.dumps(body).encode(),
@@ -188,7 +188,9 @@ class Event:
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(req, timeout=10) as r:
-            return dict(json.loads(r.read()))
+            asked = dict(json.loads(r.read()))
+        [shown] = [r for r in self.fleet.requests.waiting() if r["request"] == asked["request"]]
+        return {**asked, "code": shown["code"], "check": shown["check"]}
 
     def close(self) -> None:
         for t in self.tables:
@@ -256,6 +258,10 @@ def test_the_fleet_page_approves_tables_shows_their_health_and_their_camera(
         form = page.locator(f"#approve-{a['request']}")
         expect(form.locator(".code")).to_have_text(a["code"])
         expect(form.locator("input[name=name]")).to_have_value(f"Table {n}")
+        # What to compare aloud with the table, and where and when it first asked.
+        expect(form.locator(".check")).to_have_text(f"check {a['check']}")
+        expect(form.locator(".from")).to_contain_text("at 127.0.0.1, first seen")
+    expect(page.locator("#director-key")).to_have_text(event.fleet.key_fingerprint)
     for a in asked[:4]:
         page.locator(f"#approve-{a['request']} button.approve").click()
         expect(page.locator(f"#approve-{a['request']}")).to_have_count(0)

@@ -227,6 +227,7 @@ def test_join_showing_shows_the_code_until_the_director_approves(
     with urllib.request.urlopen(url, timeout=10) as page:
         html = page.read().decode()
     assert "Joining Spring Open" in html and key_fingerprint(director.public) in html
+    assert asked["check"] in html  # the Fleet page's check, on the table's page
     assert "Waiting for the director to approve code" in html
     status, _ = post(
         director.url + "api/fleet/approve",

@@ -27,6 +27,10 @@ IMAGES = Path(__file__).resolve().parents[1] / "test-artifacts"  # docs/images/ 
 codes = st.text(alphabet="123456789", min_size=4, max_size=4)
 
 
+KEY = "0412 7731 5820 0093 6614"  # the director key's fingerprint
+CHECK = "1234 5678 9012 3456 7890"  # the request's check
+
+
 def config(tmp_path: Path, *, cube: str = "none", gpio: str = "mock") -> TableConfig:
     data: dict[str, Any] = {
         "table": {"name": "Table", "gpio": gpio, "log": "table.sqlite"},
@@ -84,7 +88,7 @@ def test_the_seat_lights_show_the_code_on_their_pins(tmp_path: Path, factory: An
     display = JoinDisplay(table, pin_factory=factory, lights_wait=record)
     try:
         assert display.problems == []
-        display.show_code("4719", "Spring Open", "AB12-CD34")
+        display.show_code("4719", "Spring Open", KEY, CHECK)
         assert done.wait(60)  # only against a hang
     finally:
         display.close()
@@ -106,7 +110,7 @@ def test_the_cube_shows_the_code_as_its_scores_and_calls_the_director(tmp_path: 
             config(tmp_path, cube="emulator"), emulator=emulator, cube_times=(0.05, 0.05)
         )
         try:
-            display.show_code("4719", "Spring Open", "AB12-CD34")
+            display.show_code("4719", "Spring Open", KEY, CHECK)
             wait_until("the director's alert", lambda: emulator.shown_state() == alert.to_wire())
             wait_until("47 and 19", lambda: emulator.shown_state() == scores.to_wire())
         finally:
@@ -119,7 +123,7 @@ def test_a_table_without_pins_still_joins_and_says_why_its_lights_are_dark(
 ) -> None:
     display = JoinDisplay(config(tmp_path, gpio="auto"))
     try:
-        display.show_code("4719", "Spring Open", "AB12-CD34")
+        display.show_code("4719", "Spring Open", KEY, CHECK)
         assert display.url is not None
         assert any("seat lights" in p for p in display.problems)
     finally:
@@ -136,11 +140,12 @@ def test_the_page_shows_the_code_across_a_room(tmp_path: Path, browser: Browser)
         expect(page.locator("#code-box")).to_be_hidden()
         display.say("Found the director of Spring Open at 10.0.0.5")
         expect(page.locator("#words")).to_have_text("Found the director of Spring Open at 10.0.0.5")
-        display.show_code("4719", "Spring Open", "AB12-CD34")
+        display.show_code("4719", "Spring Open", KEY, CHECK)
         display.say("waiting for the director to approve code 4719")
         expect(page.locator("h1")).to_have_text("Joining Spring Open")
         expect(page.locator("#code")).to_have_text("4719")
-        expect(page.locator("#key")).to_have_text("AB12-CD34")
+        expect(page.locator("#key")).to_have_text(KEY)
+        expect(page.locator("#check")).to_have_text(CHECK)
         expect(page.locator("#words")).to_have_text("Waiting for the director to approve code 4719")
         box = page.locator("#code").bounding_box()
         assert box is not None and box["height"] >= 0.25 * 720  # a quarter of the screen

@@ -3,16 +3,29 @@ asking to join, waiting for the director (``JoinRequests``).
 
 Anyone on the network may ask to join, without a login: that is what lets a table with
 nothing typed into it ask. So the waiting requests are kept in memory only, each with
-the address it came from, at most ``cap`` at once (50), at most ``per_address`` new
-ones from one address in ``window`` seconds, each forgotten ``expiry`` seconds (15
-minutes) after it was made. Nothing is given to a request until a logged-in director
-approves the code the table shows (director/fleet_join.py); two waiting requests that
-show the same code are both flagged, so the director never approves a stranger's
-request thinking it is the table in front of them.
+the address it came from and when it was first and last seen, at most ``cap`` at once
+(50), at most ``per_address`` new ones from one address in ``window`` seconds.
+
+One address may hold only a fair ``share`` of the waiting requests (5), and once the
+queue is full a request from an address holding fewer takes the place of the stalest
+request of the address holding the most: a few machines asking over and over cannot
+keep real tables out (before, six addresses filled the queue and tables got 503). A
+waiting request lives while its table polls it, and is forgotten ``expiry`` seconds (15
+minutes) after its table last asked (before, it died 15 minutes after it was made, its
+table polling or not).
+
+Each request gets a salt drawn here once the table's key is in, so its code and check
+(fleet/sealing.py ``join_check``) bind the director's key, the table's key and the salt:
+nobody makes a key that shows a given table's code ahead of asking. Nothing is given to
+a request until a logged-in director approves the code the table shows
+(director/fleet_join.py); two waiting requests that show the same code are both
+flagged, so the director never approves a stranger's request thinking it is the table
+in front of them.
 """
 
 from __future__ import annotations
 
+import base64
 import secrets
 import threading
 import time
@@ -24,10 +37,12 @@ from typing import Any
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.feed.dynsec import TableCredentials
-from table_controller.fleet.sealing import code_of
+from table_controller.fleet.discovery import key_fingerprint, key_text
+from table_controller.fleet.sealing import join_check, new_salt
 
 CAP = 50
 PER_ADDRESS = 10
+SHARE = 5  # waiting requests one address may hold
 WINDOW = 60.0
 EXPIRY = 15 * 60.0
 Clock = Callable[[], float]
@@ -50,11 +65,14 @@ class JoinRequest:
 
     request: str  # its id: random, what the table polls
     key: bytes  # the table's X25519 public key
+    salt: bytes  # drawn by the director once it had the key
     code: str
+    check: str  # five groups of four digits, the table's page shows the same
     host: str
     address: str
     version: str
-    asked_at: float
+    asked_at: float  # first seen
+    last_seen: float  # its table's last ask or poll
     state: str = "waiting"  # waiting | approved | refused
     sealed: str | None = None  # base64, once approved
     reason: str | None = None  # once refused
@@ -66,7 +84,7 @@ class JoinRequest:
             return {"state": "approved", "sealed": self.sealed}
         if self.state == "refused":
             return {"state": "refused", "reason": self.reason}
-        return {"state": "waiting"}
+        return {"state": "waiting", "salt": base64.b64encode(self.salt).decode()}
 
 
 class JoinRequests:
@@ -78,12 +96,19 @@ class JoinRequests:
         *,
         cap: int = CAP,
         per_address: int = PER_ADDRESS,
+        share: int = SHARE,
         window: float = WINDOW,
         expiry: float = EXPIRY,
         clock: Clock = time.time,
+        director_key: bytes = b"",
+        salts: Callable[[], bytes] = new_salt,
     ) -> None:
         self.cap = cap
         self.per_address = per_address
+        self.share = share
+        # The director's public key (DER) the codes bind; Fleet sets it.
+        self.director_key = director_key
+        self.salts = salts  # a fixed one in tests that need two requests with one code
         self.window = window
         self.expiry = expiry
         self.clock = clock
@@ -93,15 +118,16 @@ class JoinRequests:
 
     def ask(self, key: bytes, *, host: str, address: str, version: str) -> JoinRequest:
         """A table's request (the same key waiting already: that request again, so a
-        table that restarts keeps its place); FleetError when too many are waiting or
-        this address asked too often."""
+        table that restarts keeps its place and its code); FleetError when this address
+        asked too often, holds its share already, or the queue is full of fair
+        shares."""
         now = self.clock()
         with self._lock:
             self._forget(now)
             for r in self._requests.values():
                 if r.key == key and r.state == "waiting":
-                    r.host, r.address, r.version = host, address, version
-                    return r
+                    r.host, r.version, r.last_seen = host, version, now
+                    return r  # its address stays the one first seen: what the page shows
             times = self._asked.setdefault(address, deque())
             while times and times[0] <= now - self.window:
                 times.popleft()
@@ -112,25 +138,68 @@ class JoinRequests:
                     f"{self.window:.0f} s",
                     "wait a minute; a table asks again by itself",
                 )
-            waiting = sum(1 for r in self._requests.values() if r.state == "waiting")
-            if waiting >= self.cap:
+            held = self._held()
+            if held.get(address, 0) >= self.share:
                 raise FleetError(
-                    503,
-                    f"{waiting} tables are already waiting to join, as many as the director "
-                    "takes at once",
-                    "the director approves the waiting tables first; this table asks again",
+                    429,
+                    f"this address ({address}) has {held[address]} requests to join waiting "
+                    "already, as many as one address may have",
+                    "the director approves or refuses those first; a table asks again by itself",
                 )
+            if sum(held.values()) >= self.cap:
+                self._make_room(address, held)
             times.append(now)
+            salt = self.salts()
+            shown = join_check(self.director_key, key, salt)
             r = JoinRequest(
                 request=secrets.token_urlsafe(18),
                 key=key,
-                code=code_of(key),
+                salt=salt,
+                code=shown.code,
+                check=shown.check,
                 host=host,
                 address=address,
                 version=version,
                 asked_at=now,
+                last_seen=now,
             )
             self._requests[r.request] = r
+            return r
+
+    def _held(self) -> dict[str, int]:
+        """Waiting requests per address (lock held)."""
+        held: dict[str, int] = {}
+        for r in self._requests.values():
+            if r.state == "waiting":
+                held[r.address] = held.get(r.address, 0) + 1
+        return held
+
+    def _make_room(self, address: str, held: dict[str, int]) -> None:
+        """The queue is full: the stalest request of the address holding the most goes,
+        if that address holds more than ``address`` would; else FleetError (lock
+        held)."""
+        most = max(held, key=lambda a: held[a])
+        if held[most] <= held.get(address, 0) + 1:
+            raise FleetError(
+                503,
+                f"{sum(held.values())} tables are already waiting to join, as many as the "
+                "director takes at once",
+                "the director approves the waiting tables first; this table asks again",
+            )
+        stalest = min(
+            (r for r in self._requests.values() if r.state == "waiting" and r.address == most),
+            key=lambda r: r.last_seen,
+        )
+        del self._requests[stalest.request]
+
+    def poll(self, request: str) -> JoinRequest | None:
+        """The table's poll of its request: the request, kept alive while it waits."""
+        with self._lock:
+            now = self.clock()
+            self._forget(now)
+            r = self._requests.get(request)
+            if r is not None and r.state == "waiting":
+                r.last_seen = now
             return r
 
     def get(self, request: str) -> JoinRequest | None:
@@ -152,10 +221,12 @@ class JoinRequests:
             {
                 "request": r.request,
                 "code": r.code,
+                "check": r.check,
                 "host": r.host,
                 "address": r.address,
                 "version": r.version,
                 "asked_at": r.asked_at,
+                "last_seen": r.last_seen,
                 "same_code": codes.count(r.code) > 1,
             }
             for r in rows
@@ -178,10 +249,10 @@ class JoinRequests:
             request.state, request.reason, request.done_at = "refused", reason, self.clock()
 
     def _forget(self, now: float) -> None:
-        """Requests past their time: waiting ones ``expiry`` after they were made,
-        answered ones ``expiry`` after the answer (lock held)."""
+        """Requests past their time: waiting ones ``expiry`` after their table last
+        asked, answered ones ``expiry`` after the answer (lock held)."""
         for rid, r in list(self._requests.items()):
-            since = r.asked_at if r.done_at is None else r.done_at
+            since = r.last_seen if r.done_at is None else r.done_at
             if now - since > self.expiry:
                 del self._requests[rid]
         for address, times in list(self._asked.items()):
@@ -212,10 +283,20 @@ class Fleet:
     # One approval or removal at a time: two at once could both find a name free.
     changing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __post_init__(self) -> None:
+        if not self.requests.director_key:  # the codes bind this director's key
+            self.requests.director_key = base64.b64decode(key_text(self.public_pem))
+
+    @property
+    def key_fingerprint(self) -> str:
+        """This director's key as every joining table shows it."""
+        return key_fingerprint(self.public_pem)
+
 
 __all__ = [
     "CAP",
     "EXPIRY",
+    "SHARE",
     "Fleet",
     "FleetError",
     "JoinRequest",

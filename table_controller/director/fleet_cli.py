@@ -279,7 +279,7 @@ def _fleet_parts(
             event=ev.event,
             web_port=web_port,
             broker_port=broker_port,
-            key_fingerprint=fingerprint,
+            key=discovery.key_text(public_pem),
         )
 
     routes = serve_updates(
@@ -452,7 +452,8 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
             announcement = wanted
             said += (
                 f"Tables on this network find the event as {ev.event!r}; each shows the "
-                f"director's key {parts.fingerprint} while it joins.\n"
+                f"director's key {parts.fingerprint} while it joins: compare it aloud "
+                "before approving a table.\n"
             )
         except (TableControllerError, OSError) as exc:  # tables can be given the address
             said += f"note: {exc}\n"

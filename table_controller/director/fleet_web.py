@@ -1,9 +1,12 @@
 """The fleet's routes on the director's dashboard port.
 
-A table, which has no login, may only say hello (``GET /api/fleet/hello``), ask to join
+A table, which has no login, may only say hello (``GET /api/fleet/hello``: the event,
+the broker's port and the director's public key, which tables require), ask to join
 (``POST /api/fleet/join``: a small body, limited per address and in number,
-director/fleet.py) and fetch its request's answer (``GET /api/fleet/join/{rid}``: the
-request's id is random, and the bundle is sealed to the table's key). Listing the
+director/fleet.py; the answer gives the request's salt, from which the table works out
+its code and check) and fetch its request's answer (``GET /api/fleet/join/{rid}``: the
+request's id is random, each fetch keeps a waiting request alive, and the bundle is
+sealed to the table's key). Listing the
 requests, approving, refusing and removing a table need a director's login, and as
 every change on the dashboard pass ``web_guard``'s same-origin and JSON checks.
 """
@@ -25,7 +28,7 @@ from table_controller import __version__
 from table_controller.director import fleet_join
 from table_controller.director.fleet import Fleet, FleetError
 from table_controller.director.web_guard import Refused, SafeJSON
-from table_controller.fleet.discovery import key_fingerprint
+from table_controller.fleet.discovery import key_text
 from table_controller.fleet.sealing import KEY_BYTES
 from table_controller.safe_json import JSONLimitError, loads_limited
 
@@ -45,14 +48,14 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             {
                 "event": fleet.event,
                 "broker_port": fleet.broker_port,
-                "key": key_fingerprint(fleet.public_pem),
+                "key": key_text(fleet.public_pem),
                 "version": __version__,
             }
         )
 
     async def ask(request: Request) -> Response:
         body = await _small_json(request, MAX_JOIN_BODY)
-        if body.get("v") != 1:
+        if body.get("v") != 2:
             raise Refused(400, "this table's request is of another release", JOIN_FIX)
         key = _key(body.get("key"))
         host, version = body.get("host"), body.get("version")
@@ -69,11 +72,13 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             )
         except FleetError as exc:
             raise Refused(exc.status, exc.what, exc.fix) from None
-        return SafeJSON({"request": r.request, "code": r.code}, status_code=202)
+        return SafeJSON(
+            {"request": r.request, "salt": base64.b64encode(r.salt).decode()}, status_code=202
+        )
 
     def answer(request: Request) -> Response:
         rid = request.path_params["rid"]
-        r = fleet.requests.get(rid) if len(rid) <= 64 else None
+        r = fleet.requests.poll(rid) if len(rid) <= 64 else None
         if r is None:
             raise Refused(
                 404,
@@ -83,7 +88,9 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
         return SafeJSON(r.answer(), headers={"Cache-Control": "no-store"})
 
     def waiting(request: Request) -> Response:
-        return SafeJSON({"requests": fleet.requests.waiting()})
+        return SafeJSON(
+            {"requests": fleet.requests.waiting(), "key_fingerprint": fleet.key_fingerprint}
+        )
 
     async def form(request: Request) -> tuple[str, dict[str, Any]]:
         director = "director" if who is None else await run_in_threadpool(who, request)

@@ -3,15 +3,23 @@
 The director's service announces itself over mDNS/DNS-SD (``announce``): service type
 ``_euchre-director._tcp.local.``, the event's name as the instance, the dashboard's
 port, and in its TXT record the event, the broker's port, the release and the
-fingerprint of the director's signing key (``key_fingerprint``), which the table shows
-next to its join code so the director can check the table found the right director.
-A table browses for a few seconds (``find_directors``). Where a network blocks
-multicast (some venues' Wi-Fi does), a table is given the director's address instead
-(``parse_director``), and asks its dashboard ``GET /api/fleet/hello`` for the rest.
+director's public signing key itself (``key``: its DER, base64). A table browses for a
+few seconds (``find_directors``). Where a network blocks multicast (some venues' Wi-Fi
+does), a table is given the director's address instead (``parse_director``), and asks
+its dashboard ``GET /api/fleet/hello`` for the rest.
+
+Anyone on the network can announce a "director", so the key is required: a table
+refuses an announcement or a hello without one (before, an empty key was taken and
+nothing was compared), checks that the director's bundle carries that same key, and
+shows the key's fingerprint (``key_fingerprint``: five groups of four digits, about 66
+bits, a form two people read aloud) for a person to compare with the director's screen,
+or pins it (``join --fingerprint``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import ipaddress
 import json
@@ -26,16 +34,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import ifaddr
+from cryptography.hazmat.primitives import serialization
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from table_controller import __version__
 from table_controller.errors import TableControllerError
+from table_controller.fleet.sealing import digit_groups
 
 SERVICE = "_euchre-director._tcp.local."
 DEFAULT_WEB_PORT = 8090
 HELLO = "/api/fleet/hello"
 HELLO_TIMEOUT = 5.0
 MAX_INSTANCE = 63  # bytes in a DNS label
+MAX_KEY_TEXT = 200  # characters of a key in a TXT entry (an Ed25519 key is 60)
+FINGERPRINT_DIGITS = 20
+FINGERPRINT = b"table-controller director key v2"
 
 
 class DiscoveryError(TableControllerError, OSError):
@@ -50,7 +63,7 @@ class Found:
     host: str
     port: int
     broker_port: int
-    key_fingerprint: str
+    key: str  # the director's public key as announced (DER, base64); "" when none
     version: str
 
     @property
@@ -58,15 +71,83 @@ class Found:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def key_problem(self) -> str | None:
+        """Why this director's key cannot be trusted to join, in words; None if it is a
+        public key."""
+        try:
+            key_der(self.key)
+        except DiscoveryError as exc:
+            return str(exc)
+        return None
+
+    @property
+    def key_fingerprint(self) -> str:
+        """The fingerprint of the key announced ("" when there is no usable key)."""
+        return "" if self.key_problem else key_fingerprint(key_der(self.key))
+
     def words(self) -> str:
         """How a person tells this director from another: its event, where, its key."""
-        return f"{self.event} at {self.host}:{self.port} (key {self.key_fingerprint})"
+        key = f"key {self.key_fingerprint}" if self.key_fingerprint else "no key"
+        return f"{self.event} at {self.host}:{self.port} ({key})"
 
 
-def key_fingerprint(public_pem: bytes) -> str:
-    """The director key's short fingerprint a person compares by eye: "AB12-CD34"."""
-    digest = hashlib.sha256(public_pem).hexdigest()[:8].upper()
-    return f"{digest[:4]}-{digest[4:]}"
+def key_der(text: str) -> bytes:
+    """The director's public key (DER) of its announced text (base64 DER);
+    DiscoveryError in words when there is none or it is not a key."""
+    if not text:
+        raise DiscoveryError(
+            "it gave no key: a director always announces its key, so this one is refused "
+            "(another machine may be posing as the director)"
+        )
+    try:
+        der = base64.b64decode(text[:MAX_KEY_TEXT], validate=True)
+        serialization.load_der_public_key(der)
+    except (binascii.Error, ValueError, TypeError):
+        raise DiscoveryError(
+            "its key is not a public key: it is refused (another machine may be posing as "
+            "the director, or it runs another release)"
+        ) from None
+    return der
+
+
+def key_text(public: bytes) -> str:
+    """A public key (PEM or DER) as announced: its DER, base64."""
+    return base64.b64encode(_der(public)).decode()
+
+
+def key_fingerprint(public: bytes) -> str:
+    """The director key's fingerprint (of its PEM or DER), as two people compare it
+    aloud: five groups of four digits, "0412 7731 5820 0093 6614" (about 66 bits, so no
+    other key is found with the same one)."""
+    return digit_groups(hashlib.sha256(FINGERPRINT + _der(public)).digest())
+
+
+def normal_fingerprint(text: str) -> str:
+    """A fingerprint as typed ("0412-7731 ...", spaces and dashes as one likes) in its
+    shown form; DiscoveryError in words when it is not 20 digits."""
+    digits = "".join(c for c in text if c.isdigit())
+    if len(digits) != FINGERPRINT_DIGITS or any(c not in "0123456789 -" for c in text.strip()):
+        raise DiscoveryError(
+            f"{text[:60]!r} is not a director's key fingerprint: write the {FINGERPRINT_DIGITS} "
+            "digits the director's screen shows (e.g. 0412 7731 5820 0093 6614)"
+        )
+    return " ".join(digits[i : i + 4] for i in range(0, FINGERPRINT_DIGITS, 4))
+
+
+def _der(public: bytes) -> bytes:
+    if public.lstrip().startswith(b"-----BEGIN"):
+        try:
+            key = serialization.load_pem_public_key(public)
+        except ValueError:
+            raise DiscoveryError(
+                "the director's key file is damaged (not a public key): restore it from a "
+                "backup or start a new event's folder"
+            ) from None
+        return key.public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    return public
 
 
 def local_addresses() -> list[str]:
@@ -98,13 +179,15 @@ def announce(
     event: str,
     web_port: int,
     broker_port: int,
-    key_fingerprint: str,
+    key: str,
     addresses: Sequence[str] | None = None,
 ) -> Iterator[ServiceInfo]:
     """The director announced on the network while the block runs (withdrawn after).
-    ``addresses``: the IPv4 addresses announced and answered on (default: this
+    ``key``: the director's public key as announced (``key_text``), which tables
+    require. ``addresses``: the IPv4 addresses announced and answered on (default: this
     machine's, loopback left out). Another director with the same event's name gets a
     changed instance name, not a refusal."""
+    key_der(key)  # a director without its key would be refused by every table
     chosen = list(addresses) if addresses is not None else local_addresses()
     if not chosen:
         raise DiscoveryError(
@@ -120,7 +203,7 @@ def announce(
             "event": event,
             "broker_port": str(broker_port),
             "version": __version__,
-            "key": key_fingerprint,
+            "key": key,
         },
         server=f"{host}-director.local.",
         parsed_addresses=chosen,
@@ -144,7 +227,9 @@ def announce(
 
 def find_directors(timeout: float = 5.0, *, interfaces: Sequence[str] | None = None) -> list[Found]:
     """Every director announced on the network, browsing for ``timeout`` seconds (all
-    of them: a table that finds two must not pick one by chance)."""
+    of them: a table that finds two must not pick one by chance). Those announced
+    without a usable key are in the list too (``Found.key_problem``), for the table to
+    say it refuses them."""
     try:
         zc = Zeroconf(
             interfaces=list(interfaces) if interfaces is not None else local_addresses(),
@@ -210,14 +295,14 @@ def _found(info: ServiceInfo) -> Found | None:
         host=hosts[0],
         port=int(info.port),
         broker_port=broker_port,
-        key_fingerprint=props.get("key", ""),
+        key=props.get("key", "")[:MAX_KEY_TEXT],
         version=props.get("version", ""),
     )
 
 
 def parse_director(text: str, *, timeout: float = HELLO_TIMEOUT) -> Found:
     """The director at a fixed address ("HOST[:PORT]", the dashboard's port, 8090 if
-    none): asks its dashboard for the event, broker port and key fingerprint."""
+    none): asks its dashboard for the event, broker port and key."""
     host, port = split_address(text)
     return hello(host, port, timeout=timeout)
 
@@ -245,7 +330,8 @@ def split_address(text: str) -> tuple[str, int]:
 
 
 def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
-    """Ask the dashboard at ``host:port`` who it is (``GET /api/fleet/hello``)."""
+    """Ask the dashboard at ``host:port`` who it is (``GET /api/fleet/hello``); one
+    that gives no key, or not a key, is refused in words."""
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}{HELLO}"
     try:
@@ -263,12 +349,12 @@ def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
             "director's service runs and the address, and that this table is on its network"
         ) from None
     try:
-        return Found(
+        found = Found(
             event=str(body["event"]),
             host=host,
             port=port,
             broker_port=int(body["broker_port"]),
-            key_fingerprint=str(body["key"]),
+            key=str(body.get("key") or "")[:MAX_KEY_TEXT],
             version=str(body.get("version", "")),
         )
     except (KeyError, TypeError, ValueError):
@@ -276,6 +362,12 @@ def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
             f"{shown}:{port} is not a director in fleet mode (its answer lacks the event or "
             "the broker's port): start it with `table-controller director start`"
         ) from None
+    if found.key_problem:
+        raise DiscoveryError(
+            f"the director at {shown}:{port} is refused: {found.key_problem}. Check the "
+            "address with the director, and that both run the same release"
+        )
+    return found
 
 
 __all__ = [
@@ -286,8 +378,11 @@ __all__ = [
     "announce",
     "find_directors",
     "hello",
+    "key_der",
     "key_fingerprint",
+    "key_text",
     "local_addresses",
+    "normal_fingerprint",
     "parse_director",
     "split_address",
 ]

@@ -1,13 +1,20 @@
 """A table asks the director to join, and waits for the director's approval.
 
 The table's X25519 key pair is kept in its fleet folder (``join.key``, 0600), so a
-table that restarts while waiting shows the same code (``sealing.code_of``) and the
-director's request for it stays the same one. The table asks (``POST /api/fleet/join``),
-shows its code (``on_code``), then asks for the answer with a growing pause: approved,
-it opens the sealed bundle with its private key, checks that it comes from the director
-it found (the key fingerprint the announcement showed), and keeps it
-(``membership.save``); refused, it says why. While the director cannot be reached it
-keeps trying, and says so (``on_words``), until ``stop`` is set.
+table that restarts while waiting asks with the same key, the director's request for it
+stays the same one, and it shows the same code. The table takes only a director that
+gave its public key (an announcement or hello without one is refused, in words: anyone
+on the network can announce a "director"), and, given ``fingerprint``
+(``join --fingerprint``), only the director whose key has that fingerprint.
+
+The table asks (``POST /api/fleet/join``); the director answers with the request's
+salt, and the table works out its code and check itself (``sealing.join_check``, of
+the director's key, its own key and the salt) and shows them (``on_code``), with the
+director's key fingerprint. Then it asks for the answer with a growing pause (each ask
+keeps the request alive at the director's): approved, it opens the sealed bundle with
+its private key, checks that the bundle carries the very key the director announced,
+and keeps it (``membership.save``); refused, it says why. While the director cannot be
+reached it keeps trying, and says so (``on_words``), until ``stop`` is set.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from table_controller.errors import TableControllerError
 from table_controller.fleet import discovery, membership, sealing
 from table_controller.fleet.discovery import DiscoveryError, Found
 from table_controller.fleet.membership import Membership, MembershipError
+from table_controller.fleet.sealing import JoinCheck
 
 KEY_FILE = "join.key"
 FIRST_PAUSE = 1.0
@@ -39,6 +47,7 @@ FIND_TIMEOUT = 5.0
 REMIND = 60.0  # seconds between "still waiting" words
 Sleep = Callable[[float], None]
 Finder = Callable[[float], list[Found]]
+OnCode = Callable[[JoinCheck, Found], None]
 
 
 class JoinError(TableControllerError):
@@ -80,7 +89,8 @@ def join(
     folder: Path,
     *,
     director: Found | None = None,
-    on_code: Callable[[str, Found], None],
+    fingerprint: str | None = None,
+    on_code: OnCode,
     on_words: Callable[[str], None],
     stop: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -88,22 +98,32 @@ def join(
     find: Finder = discovery.find_directors,
 ) -> Membership:
     """Join the director (found on the network when ``director`` is None) and return
-    the table's membership, kept in ``folder``. A membership already there is returned
-    as it is; one that cannot be read is an error (MembershipError), never replaced."""
+    the table's membership, kept in ``folder``. ``fingerprint``: the director's key
+    fingerprint as the director's screen shows it; a director with another key is
+    refused. A membership already there is returned as it is; one that cannot be read
+    is an error (MembershipError), never replaced."""
     have = membership.load(folder)
     if have is not None:
         return have
+    pinned = None if fingerprint is None else discovery.normal_fingerprint(fingerprint)
     stop = stop or threading.Event()
     wait: Sleep = sleep if sleep is not None else _waiting_on(stop)
     private = table_key(folder)
     public = sealing.public_of(private)
-    code = sealing.code_of(public)
-    found = director or _discover(find, on_words, stop, wait)
+    if director is not None:
+        _refused(director, pinned)
+    found = director or _discover(find, on_words, stop, wait, pinned)
+    director_key = discovery.key_der(found.key)
     on_words(f"asking {found.words()} to join")
     asker = _Asker(found, public, on_words, stop, wait)
-    request = asker.ask()
-    on_code(code, found)
-    on_words(f"waiting for the director to approve code {code}")
+    request, salt = asker.ask()
+    shown = sealing.join_check(director_key, public, salt)
+    code = shown.code
+    on_code(shown, found)
+    on_words(
+        f"waiting for the director to approve code {code} (check {shown.check}; the "
+        f"director's key {found.key_fingerprint})"
+    )
     pause = FIRST_PAUSE
     since = said = clock()
     while True:
@@ -116,7 +136,12 @@ def join(
         status, body = asker.get(f"/api/fleet/join/{request}")
         if status == 404:
             on_words("the director forgot this table's request (it restarted?): asking again")
-            request = asker.ask()
+            request, salt = asker.ask()
+            shown = sealing.join_check(director_key, public, salt)
+            if shown.code != code:
+                code = shown.code
+                on_code(shown, found)
+                on_words(f"the code is now {code} (check {shown.check})")
             continue
         if status != 200:
             continue  # said by the asker; tried again
@@ -132,20 +157,49 @@ def join(
             return m
 
 
+def _refused(found: Found, pinned: str | None) -> None:
+    """JoinError in words when ``found`` gave no usable key, or (``pinned``) another key
+    than the one the person gave."""
+    if found.key_problem:
+        raise JoinError(
+            f"the director at {found.host}:{found.port} is refused: {found.key_problem}"
+        )
+    if pinned is not None and found.key_fingerprint != pinned:
+        raise JoinError(
+            f"the director at {found.host}:{found.port} has key {found.key_fingerprint}, not "
+            f"{pinned} as given with --fingerprint: it is refused. Another machine may be "
+            "posing as the director: check the fingerprint on the director's screen and "
+            "the address"
+        )
+
+
 def _discover(
-    find: Finder, on_words: Callable[[str], None], stop: threading.Event, wait: Sleep
+    find: Finder,
+    on_words: Callable[[str], None],
+    stop: threading.Event,
+    wait: Sleep,
+    pinned: str | None = None,
 ) -> Found:
-    """The one director on the network, looked for until found; two or more: an error
+    """The one director on the network with a usable key (and, ``pinned``, that key),
+    looked for until found; every other one is said and left out; two or more: an error
     naming them (the table cannot choose)."""
     pause = FIRST_PAUSE
     while True:
         if stop.is_set():
             raise JoinStopped("joining stopped before a director was found")
         try:
-            found = find(FIND_TIMEOUT)
+            announced = find(FIND_TIMEOUT)
         except DiscoveryError as exc:
             on_words(f"{exc}; still trying")
-            found = []
+            announced = []
+        found, refused = [], []
+        for one in announced:
+            try:
+                _refused(one, pinned)
+            except JoinError as exc:
+                refused.append(f"{exc} (announced as {one.event!r})")
+                continue
+            found.append(one)
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
@@ -154,11 +208,17 @@ def _discover(
                 f"{len(found)} directors are announced on this network ({names}): give the "
                 "one to join with --director HOST:PORT"
             )
-        on_words(
-            "no director found on this network yet: still looking (check that the "
-            "director's service runs on this network, or give its address with "
-            "--director HOST:PORT)"
-        )
+        if refused:  # said at every look: the page shows it while the table waits
+            on_words(
+                "; ".join(refused) + ". Still looking for the event's director: tell the "
+                "director, and check the director's screen for its key"
+            )
+        else:
+            on_words(
+                "no director found on this network yet: still looking (check that the "
+                "director's service runs on this network, or give its address with "
+                "--director HOST:PORT)"
+            )
         _pause(wait, stop, pause)
         pause = min(MAX_PAUSE, pause * GROWTH)
 
@@ -195,10 +255,10 @@ class _Asker:
         self.stop = stop
         self.wait = wait
 
-    def ask(self) -> str:
-        """A request to join: its id (tried until the director takes it)."""
+    def ask(self) -> tuple[str, bytes]:
+        """A request to join: its id and salt (tried until the director takes it)."""
         body = {
-            "v": 1,
+            "v": 2,
             "key": base64.b64encode(self.public).decode(),
             "host": socket.gethostname(),
             "version": __version__,
@@ -206,8 +266,9 @@ class _Asker:
         pause = FIRST_PAUSE
         while True:
             status, answer = self.send("/api/fleet/join", body)
-            if status == 202 and isinstance(answer.get("request"), str):
-                return str(answer["request"])
+            salt = _salt(answer.get("salt"))
+            if status == 202 and isinstance(answer.get("request"), str) and salt:
+                return str(answer["request"]), salt
             if status in (400, 413):  # it will never take this request as it is
                 raise JoinError(
                     f"the director refused the request to join: {answer.get('problem')}; "
@@ -256,6 +317,15 @@ def _json(data: bytes) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+def _salt(value: Any) -> bytes:
+    """The request's salt of the director's answer; b"" when there is none."""
+    try:
+        salt = base64.b64decode(value, validate=True) if isinstance(value, str) else b""
+    except (binascii.Error, ValueError):
+        return b""
+    return salt if 8 <= len(salt) <= 64 else b""
+
+
 def _opened(private: bytes, sealed: Any, found: Found) -> Membership:
     """The membership in the director's sealed bundle, checked against the director
     found; JoinError in words."""
@@ -267,14 +337,17 @@ def _opened(private: bytes, sealed: Any, found: Found) -> Membership:
         m = Membership.of_bundle(bundle, host=found.host, port=found.port)
     except (binascii.Error, ValueError, sealing.SealError, MembershipError) as exc:
         raise JoinError(f"the director's answer cannot be used ({exc})") from None
-    fingerprint = discovery.key_fingerprint(m.director_key.encode())
-    if found.key_fingerprint and fingerprint != found.key_fingerprint:
+    try:
+        same = discovery.key_text(m.director_key.encode()) == found.key
+    except DiscoveryError:
+        same = False
+    if not same:
         raise JoinError(
-            f"the bundle is signed by key {fingerprint}, not by the key {found.key_fingerprint}"
-            " the director announced: another machine answered; check the network and join "
-            "again"
+            f"the director's answer carries another key than the key {found.key_fingerprint} "
+            "it announced: another machine answered, and nothing was kept; check the "
+            "network and join again"
         )
     return m
 
 
-__all__ = ["KEY_FILE", "JoinError", "JoinStopped", "join", "table_key"]
+__all__ = ["KEY_FILE", "JoinError", "JoinStopped", "OnCode", "join", "table_key"]

@@ -3,7 +3,10 @@ across a room, the event it joins, the director's key and how the join is going.
 
 The table's own page cannot run yet (it needs the config the join brings), so this
 small page takes its port meanwhile, served by uvicorn in an event loop on a thread of
-its own: the join itself runs on the caller's thread. Each change reaches the open
+its own: the join itself runs on the caller's thread. The director's key fingerprint and
+the request's check are always shown with the code (never hidden: a person compares
+them with the director's screen); a director refused for having no key is said in the
+words. Each change reaches the open
 pages at once over Server-Sent Events; a page opened later gets the latest picture.
 """
 
@@ -48,7 +51,13 @@ class JoinPage:
     """Serves the join page on ``host:port`` (port 0: a free one) until ``close()``."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.state: dict[str, Any] = {"event": None, "code": None, "key": None, "words": ""}
+        self.state: dict[str, Any] = {
+            "event": None,
+            "code": None,
+            "key": None,
+            "check": None,
+            "words": "",
+        }
         self._pages = Broadcast(HEARTBEAT, RETRY_MS)
         self._template = _static("join.html")
         self._files = {name: _static(name) for name in FILES}
@@ -109,7 +118,8 @@ class JoinPage:
         self._publish()
 
     def update(self, **fields: Any) -> None:
-        """Change what the page shows (``event``, ``code``, ``key``, ``words``); any thread."""
+        """Change what the page shows (``event``, ``code``, ``key``, ``check``,
+        ``words``); any thread."""
         self.state = {**self.state, **fields}
         self._loop.call_soon_threadsafe(self._publish)
 
@@ -166,7 +176,8 @@ def render(template: str, state: dict[str, Any]) -> str:
         .replace("{{digits}}", digits)
         .replace("{{code_hidden}}", "" if code else " hidden")
         .replace("{{key}}", html.escape(state.get("key") or ""))
-        .replace("{{key_hidden}}", "" if state.get("key") else " hidden")
+        .replace("{{check}}", html.escape(state.get("check") or ""))
+        .replace("{{key_hidden}}", "" if code else " hidden")
         .replace("{{words}}", html.escape(state.get("words") or ""))
     )
 

@@ -6,15 +6,22 @@ The director seals the bundle to it with a fresh (ephemeral) X25519 key: the sha
 secret of the two, through HKDF-SHA256, keys ChaCha20-Poly1305. Anyone may fetch the
 sealed bundle (the table polls for it without a login); only the holder of the private
 key opens it, and a changed byte makes it fail to open rather than open to something
-else. The join code (``code_of``) is the public key's short fingerprint: the director
-approves the code the table shows, so a bundle goes to the key of the table in front of
-them, not to a stranger's request.
+else.
+
+The join code and check (``join_check``) bind three things: the director's key, the
+table's key and a salt the director draws for the request after it has the table's key.
+So nobody can make, ahead of asking, a key that shows a given table's code (before, 4
+digits of the table's key alone were matched in seconds), a table that found another
+"director" shows a code and check the real director's page does not, and the check
+(20 digits, 66 bits) the table's page and the director's Fleet page both show lets two
+people, reading it aloud, tie the approval to the whole of the table's key.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
@@ -30,6 +37,9 @@ NONCE_BYTES = 12
 INFO = b"table-controller fleet bundle v1"
 HEADER = 1 + KEY_BYTES + NONCE_BYTES  # version, ephemeral public key, nonce
 CODE_DIGITS = 4
+SALT_BYTES = 16
+CHECK_GROUPS = 5  # of four digits: 10**20, about 2**66
+JOIN = b"table-controller join v2"
 
 
 class SealError(TableControllerError, ValueError):
@@ -50,15 +60,42 @@ def public_of(private: bytes) -> bytes:
     return _raw(_private(private).public_key())
 
 
-def code_of(table_public_key: bytes) -> str:
-    """The join code of a table's public key: 4 digits, each 1 to 9 (no 0, so a seat's
-    lights can blink each digit as that many flashes), from its SHA-256."""
-    number = int.from_bytes(hashlib.sha256(table_public_key).digest()[:8], "big")
+@dataclass(frozen=True)
+class JoinCheck:
+    """What a joining table shows and the director compares: ``code`` (4 digits, each
+    1 to 9, so a seat's lights can blink each digit as that many flashes; typed to
+    approve) and ``check`` (five groups of four digits, read aloud to compare)."""
+
+    code: str
+    check: str
+
+
+def join_check(director_key: bytes, table_public_key: bytes, salt: bytes) -> JoinCheck:
+    """The code and check of a table's request: of the director's key (its public key's
+    DER), the table's public key and the salt the director drew for the request."""
+    h = hashlib.sha256(JOIN)
+    for part in (director_key, table_public_key, salt):
+        h.update(len(part).to_bytes(4, "big") + part)
+    digest = h.digest()
+    number = int.from_bytes(digest[:8], "big")
     digits = []
     for _ in range(CODE_DIGITS):
         number, digit = divmod(number, 9)
         digits.append(str(digit + 1))
-    return "".join(digits)
+    return JoinCheck(code="".join(digits), check=digit_groups(digest[8:]))
+
+
+def digit_groups(digest: bytes, groups: int = CHECK_GROUPS) -> str:
+    """``groups`` groups of four decimal digits of ``digest`` (at least 9 bytes): a form
+    two people compare aloud, "0412 7731 ...", 10**(4*groups) values."""
+    number = int.from_bytes(digest[:9], "big") % 10 ** (4 * groups)
+    text = f"{number:0{4 * groups}d}"
+    return " ".join(text[i : i + 4] for i in range(0, len(text), 4))
+
+
+def new_salt() -> bytes:
+    """A request's salt, drawn by the director once it has the table's key."""
+    return os.urandom(SALT_BYTES)
 
 
 def seal(recipient_public: bytes, plaintext: bytes) -> bytes:
@@ -123,4 +160,14 @@ def _private(raw: bytes) -> X25519PrivateKey:
     return X25519PrivateKey.from_private_bytes(raw)
 
 
-__all__ = ["SealError", "code_of", "new_private", "open", "public_of", "seal"]
+__all__ = [
+    "JoinCheck",
+    "SealError",
+    "digit_groups",
+    "join_check",
+    "new_private",
+    "new_salt",
+    "open",
+    "public_of",
+    "seal",
+]

@@ -2,7 +2,8 @@
 join, shows its code (its page, seat lights and cube: join_display.py) until the
 director approves it on the dashboard, and keeps what the director gives it in its fleet
 folder. The service does the same at its first start; this is the step by hand (where
-multicast is blocked: ``--director HOST[:PORT]``).
+multicast is blocked: ``--director HOST[:PORT]``; and, to take no other machine for the
+director, ``--fingerprint`` with the key fingerprint the director's screen shows).
 """
 
 from __future__ import annotations
@@ -105,6 +106,9 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
             f"event, the director removes it first; then delete {folder} and join again.\n"
         )
         return 0
+    pinned = args.fingerprint
+    if pinned is not None:
+        pinned = discovery.normal_fingerprint(pinned)  # a typo said before anything is asked
     found = discovery.parse_director(args.director) if args.director else None
 
     def say(words: str) -> None:
@@ -114,7 +118,9 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     stop = threading.Event()
     try:
         with stopped_by_signals(stop):
-            joined = join_showing(config, folder, director=found, stop=stop, say=say)
+            joined = join_showing(
+                config, folder, director=found, fingerprint=pinned, stop=stop, say=say
+            )
     except JoinStopped:
         say(
             "Stopped before the director approved this table. Join again at any time: "
@@ -148,6 +154,12 @@ def add_commands(subparsers: Any) -> None:
         metavar="HOST[:PORT]",
         help="the director's address, where the network does not carry the director's "
         "announcement (multicast blocked); PORT: the dashboard's, 8090 unless changed",
+    )
+    p.add_argument(
+        "--fingerprint",
+        metavar="DIGITS",
+        help="the director's key fingerprint as its screen shows it (e.g. \"0412 7731 5820 "
+        '0093 6614"): a director with another key is refused',
     )
     p.set_defaults(func=cmd_join)
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from table_controller.devices.seat_leds import SeatLeds
     from table_controller.fleet.discovery import Found
     from table_controller.fleet.membership import Membership
+    from table_controller.fleet.sealing import JoinCheck
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +95,13 @@ class JoinDisplay(Closing):
         """The join page's address, if it is served."""
         return None if self.page is None else self.page.url
 
-    def show_code(self, code: str, event: str, key_fingerprint: str) -> None:
-        """Show ``code`` for joining ``event``, whose director's key is ``key_fingerprint``."""
+    def show_code(self, code: str, event: str, key_fingerprint: str, check: str = "") -> None:
+        """Show ``code`` for joining ``event``, whose director's key is ``key_fingerprint``;
+        ``check``: the digits the director's Fleet page shows beside this request (the
+        page only: lights and cube give the code)."""
         self.code = code
         if self.page is not None:
-            self.page.update(code=code, event=event, key=key_fingerprint)
+            self.page.update(code=code, event=event, key=key_fingerprint, check=check)
         if self.lights is not None:
             self.lights.show(code)
         if self.cube is not None:
@@ -205,12 +208,14 @@ def join_showing(
     folder: Path,
     *,
     director: Found | None = None,
+    fingerprint: str | None = None,
     stop: threading.Event | None = None,
     say: Callable[[str], None] | None = None,
 ) -> Membership:
     """``fleet.join.join`` with the code shown on ``config``'s page, lights and cube
     while it waits; ``say`` hears every sentence for a person (a terminal, the
-    journal). The table's devices are free again when it returns (or raises)."""
+    journal). ``fingerprint``: the director's key as given by a person (pinned). The
+    table's devices are free again when it returns (or raises)."""
     from table_controller.fleet.join import join
 
     def tell(words: str) -> None:
@@ -223,19 +228,28 @@ def join_showing(
         if display.url is not None:
             tell(f"The join code is shown on this table's page: {display.url}")
 
-        def on_code(code: str, found: Found) -> None:
-            display.show_code(code, found.event, found.key_fingerprint)
+        def on_code(shown: JoinCheck, found: Found) -> None:
+            display.show_code(shown.code, found.event, found.key_fingerprint, shown.check)
             tell(
-                f"Join code {code}: on the dashboard's Fleet page, the director approves "
-                f"this code and names the table (the director's key: {found.key_fingerprint}, "
-                "the same on every table of the event)"
+                f"Join code {shown.code}: on the dashboard's Fleet page, the director "
+                f"approves this code and names the table. Before approving, compare aloud: "
+                f"the check {shown.check} is beside this table's request there, and the "
+                f"director's key {found.key_fingerprint} (the same on every table of the "
+                "event) is on the director's screen"
             )
 
         def on_words(words: str) -> None:
             display.say(words)
             tell(words)
 
-        return join(folder, director=director, on_code=on_code, on_words=on_words, stop=stop)
+        return join(
+            folder,
+            director=director,
+            fingerprint=fingerprint,
+            on_code=on_code,
+            on_words=on_words,
+            stop=stop,
+        )
 
 
 __all__ = ["ALERT_SECONDS", "SCORES_SECONDS", "JoinDisplay", "cube_states", "join_showing"]

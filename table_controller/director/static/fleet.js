@@ -104,12 +104,19 @@ function freeNames(count) {
   return out;
 }
 
+function seenAt(seconds) {
+  const at = new Date(seconds * 1000);
+  const minutes = Math.max(0, Math.round((Date.now() - at.getTime()) / 60000));
+  return `${at.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"})} (${minutes ? minutes + " min ago" : "just now"})`;
+}
+
 function requestForm(q, name) {
   const problem = el("span", {class: "problem request-problem", role: "alert"});
   const input = el("input", {name: "name", value: name, "aria-label": `name for the table showing ${q.code}`, required: true, maxlength: "60"});
   const form = el("form", {class: "join-request", id: `approve-${q.request}`, "data-request": q.request},
     el("span", {class: "code", title: "the code the table shows"}, q.code),
-    el("span", {class: "from"}, `from ${q.host || "a table"}${q.address ? " (" + q.address + ")" : ""}`),
+    el("span", {class: "from"}, `from ${q.host || "a table"} at ${q.address || "an unknown address"}, first seen ${seenAt(q.asked_at)}`),
+    el("span", {class: "check", title: "the table's page shows the same: read it aloud together before approving"}, `check ${q.check}`),
     q.version ? el("span", {class: "quiet"}, `release ${q.version}`) : null,
     q.same_code ? el("span", {class: "same-code"}, "Two tables show this code: check which one you are approving, or refuse both and let them ask again.") : null,
     el("label", {}, "Name ", input),
@@ -135,7 +142,8 @@ function requestForm(q, name) {
 }
 
 function drawRequests(requests) {
-  const text = JSON.stringify(requests);
+  // A table's polls move its last_seen: not a reason to redraw the form being filled in.
+  const text = JSON.stringify(requests.map(({last_seen, ...q}) => q));
   if (text === lastRequests) return;
   lastRequests = text;
   const typed = {};
@@ -166,6 +174,8 @@ async function refresh() {
   const q = await call("GET", "/api/fleet/requests");
   $("requests-problem").hidden = q.ok;
   if (!q.ok) { $("requests-problem").textContent = words(q.data); return; }
+  $("director-key").textContent = q.data.key_fingerprint || "";
+  $("director-key-line").hidden = !q.data.key_fingerprint;
   drawRequests(q.data.requests || []);
 }
 

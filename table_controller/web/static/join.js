@@ -16,7 +16,8 @@ function show(state) {
   code.setAttribute("aria-label", `join code ${Array.from(state.code || "").join(" ")}`);
   document.getElementById("code-box").hidden = !state.code;
   document.getElementById("key").textContent = state.key || "";
-  document.getElementById("key-line").hidden = !state.key;
+  document.getElementById("check").textContent = state.check || "";
+  document.getElementById("key-line").hidden = !state.code;
   document.getElementById("words").textContent = state.words || "";
 }
 
