@@ -145,3 +145,20 @@ def test_run_of_a_table_with_a_damaged_membership_says_what_to_do(
     assert main(["run", "--config", str(path)], out=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert "membership.json is damaged" in err and "delete" in err
+
+
+def test_a_pinned_director_fingerprint_is_read_written_and_checked(tmp_path: Path) -> None:
+    """[fleet] fingerprint: the service joins only the director with that key."""
+    config = parse_config(
+        {**LOCAL, "fleet": {"folder": "fleet", "fingerprint": "0412-7731-5820-0093-6614"}},
+        tmp_path,
+    )
+    assert config.fleet is not None
+    assert config.fleet.fingerprint == "0412 7731 5820 0093 6614"  # as the screen shows it
+    path = tmp_path / "table.toml"
+    path.write_text(to_toml(config))
+    assert load_config(path).fleet == config.fleet
+    with pytest.raises(ConfigError) as caught:
+        parse_config({**LOCAL, "fleet": {"folder": "fleet", "fingerprint": "1234"}}, tmp_path)
+    assert "is not a director's key fingerprint" in str(caught.value)
+    assert "copy it from the director's screen" in str(caught.value)

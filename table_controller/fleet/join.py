@@ -167,9 +167,9 @@ def _refused(found: Found, pinned: str | None) -> None:
     if pinned is not None and found.key_fingerprint != pinned:
         raise JoinError(
             f"the director at {found.host}:{found.port} has key {found.key_fingerprint}, not "
-            f"{pinned} as given with --fingerprint: it is refused. Another machine may be "
-            "posing as the director: check the fingerprint on the director's screen and "
-            "the address"
+            f"{pinned} as pinned (--fingerprint, or [fleet] fingerprint): it is refused. "
+            "Another machine may be posing as the director: check the fingerprint on the "
+            "director's screen and the address"
         )
 
 

@@ -90,6 +90,10 @@ class FleetConfig:
 
     folder: Path
     own_log: bool = False  # [table] log written: else the log is named after the table's id
+    # The director's key fingerprint, as its screen shows it: the table joins only that
+    # director (a machine posing as it on the venue's network is refused). None: any
+    # director that announces a key, for a person to compare on the join page.
+    fingerprint: str | None = None
 
 
 # What the director gives a fleet's table, so its file must not say it too.
@@ -180,7 +184,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "walk_away",
         "attract_after",
     ),
-    "fleet": ("folder",),
+    "fleet": ("folder", "fingerprint"),
 }
 _CUBE_TIMES: tuple[str, ...] = (
     "link_timeout",
@@ -350,9 +354,22 @@ def _fleet(r: Reader, data: Mapping[str, Any]) -> FleetConfig | None:
             f"when it joins ([feed] {', '.join(given)})",
             f"keep only heartbeat, public_delay or tls_ca under [feed], {fix_end}",
         )
+    fingerprint = r.text(t, "fleet.fingerprint", "") or None
+    if fingerprint is not None:
+        from table_controller.fleet.discovery import DiscoveryError, normal_fingerprint
+
+        try:
+            fingerprint = normal_fingerprint(fingerprint)
+        except DiscoveryError as exc:
+            r.add("fleet.fingerprint", str(exc), "copy it from the director's screen")
+            fingerprint = None
     if folder is None:
         return None
-    return FleetConfig(folder=folder, own_log=isinstance(table, Mapping) and "log" in table)
+    return FleetConfig(
+        folder=folder,
+        own_log=isinstance(table, Mapping) and "log" in table,
+        fingerprint=fingerprint,
+    )
 
 
 def _slug(name: str) -> str:

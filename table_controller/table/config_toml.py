@@ -107,6 +107,7 @@ FLEET_HEADER = """\
 
 [fleet]                     # this table joins an event's director (docs/fleet.md)
 folder = "fleet"            # what the director gives it, and its event log
+# fingerprint = "0412 7731 5820 0093 6614"  # join only the director with this key
 """
 _FLEET_DROPS = {"rules", "rules.options", "players"}  # whole sections the director gives
 _FLEET_FEED_KEEPS = ("heartbeat", "public_delay", "tls_ca")
@@ -177,7 +178,7 @@ def to_toml(config: TableConfig) -> str:
     feed = dataclasses.asdict(config.feed)
     if fleet is not None:
         feed = {k: v for k, v in feed.items() if k in ("heartbeat", "public_delay", "tls_ca")}
-        section("fleet", {"folder": str(fleet.folder)})
+        section("fleet", {"folder": str(fleet.folder), "fingerprint": fleet.fingerprint})
     section("feed", feed)
     k = config.kiosk
     kiosk = {**dataclasses.asdict(k), "visitors": [s.name for s in k.visitors]}

@@ -67,7 +67,8 @@ def ensure_membership(
     stop = threading.Event()
     try:
         with stopped_by_signals(stop):
-            return join_showing(config, folder, stop=stop, say=say)
+            pinned = config.fleet.fingerprint if config.fleet is not None else None
+            return join_showing(config, folder, fingerprint=pinned, stop=stop, say=say)
     except JoinStopped:
         raise FleetError(
             "stopped before the director approved this table: start it again to go on "

@@ -44,13 +44,15 @@ def _env() -> dict[str, str]:
     }
 
 
-def table_toml(folder: Path) -> Path:
-    """A fleet's table file, as a Pi's first boot writes it: nothing of the director."""
+def table_toml(folder: Path, fingerprint: str | None = None) -> Path:
+    """A fleet's table file, as a Pi's first boot writes it: nothing of the director
+    (but, given, the director's key fingerprint to pin)."""
     folder.mkdir()
     path = folder / "table.toml"
+    pin = "" if fingerprint is None else f'fingerprint = "{fingerprint}"\n'
     path.write_text(
         '[table]\ngpio = "mock"\n\n[camera]\nsource = "synthetic"\n\n[cube]\nport = "none"\n\n'
-        f'[web]\nhost = "0.0.0.0"\nport = {PAGE_PORT}\n\n[fleet]\nfolder = "fleet"\n',
+        f'[web]\nhost = "0.0.0.0"\nport = {PAGE_PORT}\n\n[fleet]\nfolder = "fleet"\n{pin}',
         encoding="utf-8",
     )
     return path
@@ -145,10 +147,37 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
             net, 2, config, "--director", f"{net.address(1)}:8091", "--fingerprint", real
         )
         assert done.returncode == 2, done.stdout + done.stderr
-        assert f"not {real} as given with --fingerprint: it is refused" in done.stderr
+        assert f"not {real} as pinned (--fingerprint, or [fleet] fingerprint): it is refused" in (
+            done.stderr
+        )
         assert not (config.parent / "fleet" / "membership.json").exists()
 
-        for proc in (rogue, rogue_with_key):
+        # `run` with [fleet] fingerprint: a rogue announcing a key of its own is refused.
+        announcing = piped(
+            net, 1,
+            [sys.executable, str(ROGUE), "--address", net.address(1), "--port", "8092",
+             "--key", "own"],
+        )  # fmt: skip
+        assert line(announcing, "the rogue announcing its own key")["ready"]
+        pinned = table_toml(tmp_path / "pinned", fingerprint=real)
+        out = tmp_path / "pinned.out"
+        with out.open("w") as said:
+            table = net.popen(
+                2,
+                [sys.executable, "-m", "table_controller", "run", "--config", str(pinned),
+                 "--fast", "--seed", "1"],
+                stdout=said, stderr=subprocess.STDOUT, env=_env(), cwd=pinned.parent,
+            )  # fmt: skip
+        refusal = f"not {real} as pinned (--fingerprint, or [fleet] fingerprint): it is refused"
+        wait_until(
+            "the pinned table refuses the keyed rogue", lambda: refusal in out.read_text(), GUARD
+        )
+        assert table.poll() is None  # still looking for the real director
+        table.kill()
+        table.wait(30)
+        assert not (pinned.parent / "fleet" / "membership.json").exists()
+
+        for proc in (rogue, rogue_with_key, announcing):
             rest, _ = proc.communicate("", timeout=30)
             assert '"asked"' not in rest  # no table asked the rogue to join
 
