@@ -9,6 +9,7 @@ import asyncio
 import base64
 import hashlib
 import http.client
+import shutil
 import threading
 import zipfile
 from collections.abc import Sequence
@@ -36,8 +37,10 @@ def make_wheel(
     requires: Sequence[str] = (),
     init: str = GOOD_INIT,
     requires_python: str | None = ">=3.11",
+    more: dict[str, str] | None = None,
 ) -> Path:
-    """``table_controller-<version>-py3-none-any.whl`` in ``folder``."""
+    """``table_controller-<version>-py3-none-any.whl`` in ``folder``; ``more``: other
+    files of the package (name -> text), such as a ``__main__.py`` that hangs."""
     info = f"table_controller-{version}.dist-info"
     meta = ["Metadata-Version: 2.1", "Name: table-controller", f"Version: {version}"]
     if requires_python:
@@ -50,6 +53,7 @@ def make_wheel(
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
         b"Tag: py3-none-any\n",
         f"{info}/top_level.txt": b"table_controller\n",
+        **{f"table_controller/{n}": text.encode() for n, text in (more or {}).items()},
     }
     record = "".join(f"{n},{_digest(d)},{len(d)}\n" for n, d in files.items())
     record += f"{info}/RECORD,,\n"
@@ -92,3 +96,57 @@ class Served:
     def close(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+REPO = Path(__file__).resolve().parents[1]
+HANG_MAIN = "import time\nwhile True:\n    time.sleep(60)  # a release that hangs in run\n"
+
+
+def copy_package(folder: Path, version: str) -> Path:
+    """This checkout's ``table_controller`` copied into ``folder`` as version ``version``
+    (a release folder as first-boot.sh makes one, or a wheel's contents)."""
+    target = folder / "table_controller"
+    shutil.copytree(REPO / "table_controller", target, ignore=shutil.ignore_patterns("__pycache__"))
+    init = target / "__init__.py"
+    init.write_text(
+        init.read_text().replace('__version__ = "', f'__version__ = "{version}"  # ', 1)
+    )
+    return target
+
+
+def install_package(folder: Path, version: str) -> Path:
+    """A release folder as first-boot.sh's pip install leaves it: the package and its
+    dist-info (which the heartbeat's version is read from)."""
+    copy_package(folder, version)
+    info = folder / f"table_controller-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: table-controller\nVersion: {version}\n\n"
+    )
+    return folder
+
+
+def make_real_wheel(folder: Path, version: str, *, work: Path) -> Path:
+    """The real package (this checkout, its version patched) as a wheel pip installs:
+    what a director sends a table, made without a build backend (seconds, not a minute)."""
+    src = work / f"real-{version}"
+    shutil.rmtree(src, ignore_errors=True)
+    copy_package(src, version)
+    info = f"table_controller-{version}.dist-info"
+    files = {str(p.relative_to(src)): p.read_bytes() for p in sorted(src.rglob("*")) if p.is_file()}
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: table-controller\nVersion: {version}\n"
+        "Requires-Python: >=3.11\n\n"
+    ).encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = "".join(f"{n},{_digest(d)},{len(d)}\n" for n, d in files.items())
+    record += f"{info}/RECORD,,\n"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"table_controller-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+        z.writestr(f"{info}/RECORD", record)
+    return path

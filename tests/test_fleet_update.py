@@ -224,7 +224,7 @@ def test_a_failed_pip_install_leaves_nothing_behind(tmp_path: Path) -> None:
     releases = Releases(tmp_path / "root")
     w = update.read_wheel(make_wheel(tmp_path, "2.0"))
     with pytest.raises(UpdateRefused, match="disk full"):
-        releases.install(w, run=Runs(done(1, err="OSError: disk full")))
+        releases.install(w, sha256="0" * 64, run=Runs(done(1, err="OSError: disk full")))
     assert releases.installed() == []
     assert not (releases.folder / "2.0.partial").exists()
 
@@ -269,7 +269,10 @@ def test_the_fleet_unit_runs_the_current_release_and_restarts_on_75(tmp_path: Pa
     assert unit["RestartForceExitStatus"] == [str(update.RESTART_STATUS)]
     assert unit["SuccessExitStatus"] == [str(update.RESTART_STATUS)]
     [start] = unit["ExecStart"]
-    argv = start.split()
+    guard = start.split()
+    assert guard[1:5] == ["-I", "-m", "table_controller.fleet.update", "guard"]
+    assert unit["Type"] == ["notify"]  # ready once the guard says so
+    argv = guard[guard.index("--") + 1 :]
     assert argv[1:4] == ["-P", "-m", "table_controller"]
     repo = str(Path(__file__).parents[1])
     done = subprocess.run(

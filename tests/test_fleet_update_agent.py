@@ -217,3 +217,30 @@ def test_a_release_that_never_reaches_the_director_goes_back(tmp_path: Path) -> 
     back.agent.connected()
     back.agent.step()
     assert back.states() == ["rolled-back"]  # told once
+
+
+def test_a_damaged_record_of_orders_refuses_every_order(tmp_path: Path) -> None:
+    """The ids taken are kept on disk; a file that cannot be read refuses, in words,
+    rather than forgetting what was taken."""
+    from table_controller.feed.orders import sign_order
+    from table_controller.feed.signing import new_keys
+
+    private, public = new_keys()
+    releases = Releases(tmp_path)
+    table = Table(releases, "1.0", "http://127.0.0.1:9", director_key=public)
+    body = {
+        "kind": "update", "table": "table-3", "id": "u-9", "at": table.now,
+        "expires": table.now + 600, "downgrade": False, "version": "1.1",
+        "url": "/fleet/release/table_controller-1.1-py3-none-any.whl", "sha256": "ab" * 32,
+    }  # fmt: skip
+    (tmp_path / update.TAKEN).write_text("{not json")
+    table.agent.on_order("commands", sign_order(body, private))
+    assert table.states() == ["refused"]
+    assert "cannot be read" in table.sent[-1]["problem"] and "sudo rm" in table.sent[-1]["problem"]
+    (tmp_path / update.TAKEN).unlink()
+    table.agent.on_order("commands", sign_order(body, private))
+    assert table.states() == ["refused"]  # taken: held for the step, said nothing yet
+    assert update.TakenOrders(tmp_path).ids() == {"u-9"}
+    again = Table(releases, "1.0", "http://127.0.0.1:9", director_key=public)  # restarted
+    again.agent.on_order("commands", sign_order(body, private))
+    assert again.states() == ["refused"] and "taken already" in again.sent[-1]["problem"]

@@ -198,7 +198,8 @@ def test_the_updates_of_a_fleet_run_follow_its_current_table(
     order = sign_order(
         {"kind": "update", "table": TABLE, "id": "u-1", "at": __import__("time").time(),
          "version": "1.1", "url": f"/fleet/release/{wheel.name}",
-         "sha256": update.sha256_of(wheel)},
+         "sha256": update.sha256_of(wheel), "expires": __import__("time").time() + 600,
+         "downgrade": False},
         private,
     )  # fmt: skip
     updates.on_command(table, order)

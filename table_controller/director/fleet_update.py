@@ -10,6 +10,18 @@ trusts) and waits for the table's heartbeat to report the new version. A table t
 refuses, rolls back, or does not come back within ``limit`` stops the rollout: the
 tables after it keep their version, and the words say which and what to do.
 
+The order is the signed release record (fleet/update_agent.py's ``ReleaseRecord``):
+the version, the sha256 of the wheel (what the table trusts, the download being plain
+HTTP), an expiry (``EXPIRES`` after it is made) and ``downgrade``. A release older than
+the last one asked for, or than a table runs, is refused unless the person asked for a
+rollback in so many words (``director release WHEEL --allow-downgrade``); the tables
+refuse one too without it.
+
+After a rollout is done the runner keeps reading the tables: a table that then runs
+another version, or refuses an order this rollout never sent (a replayed or forged
+one), is said in ``director release --status``, which never says "Every table runs"
+of a table that does not.
+
 Why a file and not a dashboard button to start it: the director's service is already
 running (it holds the broker connection); the command asks it, as the dashboard would,
 and ``director release --status`` reads the rollout's words from ``rollout-state.json``.
@@ -29,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -49,6 +62,7 @@ URL = "/fleet/release/{file}"
 WHEEL_NAME = re.compile(r"table_controller-[A-Za-z0-9_.+!]+-py3-none-any\.whl")
 LIMIT = 600.0  # from the order (or the table's last word) to its heartbeat with the version
 RESEND = 120.0  # an order not answered at all is sent again (it is not retained)
+EXPIRES = 600.0  # a signed release record may be taken this long after it is made
 
 Publish = Callable[[str, bytes | str, bool], None]  # (topic, payload, retain)
 Heartbeat = Callable[[str], Mapping[str, Any] | None]  # table id -> its latest status
@@ -56,9 +70,13 @@ Heartbeat = Callable[[str], Mapping[str, Any] | None]  # table id -> its latest 
 
 @dataclass(frozen=True)
 class Release:
+    """A wheel to roll out; ``downgrade``: the person asked for it though it is older
+    than what runs (``--allow-downgrade``)."""
+
     file: str
     version: str
     sha256: str
+    downgrade: bool = False
 
     @property
     def url(self) -> str:
@@ -69,8 +87,17 @@ def releases_folder(folder: Path) -> Path:
     return folder / RELEASES
 
 
-def add_release(folder: Path, wheel: Path, *, now: float) -> Release:
-    """Copy ``wheel`` into the director's folder and ask for its rollout."""
+def older(version: str, than: str) -> bool:
+    """``version`` is older than ``than`` (False when either is no version number)."""
+    try:
+        return Version(version) < Version(than)
+    except InvalidVersion:
+        return False
+
+
+def add_release(folder: Path, wheel: Path, *, now: float, allow_downgrade: bool = False) -> Release:
+    """Copy ``wheel`` into the director's folder and ask for its rollout. One older than
+    the release asked for last is refused, in words, unless ``allow_downgrade``."""
     if not wheel.is_file():
         raise update.UpdateRefused(f"{wheel} is not a file: give the path of the wheel")
     found = update.read_wheel(wheel)  # a table-controller wheel, its version readable
@@ -81,11 +108,22 @@ def add_release(folder: Path, wheel: Path, *, now: float) -> Release:
             "`pip wheel --no-deps .` in the project's folder"
         )
     out = releases_folder(folder)
+    last = update.read_json(out / REQUEST)
+    last_version = str(last.get("version")) if last else None
+    if last_version is not None and older(found.version, last_version) and not allow_downgrade:
+        raise update.UpdateRefused(
+            f"version {found.version} is older than version {last_version}, the last one "
+            "sent to the tables: the director does not push an older version without "
+            "being told. To take every table back to it on purpose, run the command again "
+            "with --allow-downgrade (the tables then accept the older version)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".{wheel.name}.tmp"
     shutil.copyfile(wheel, tmp)
     tmp.replace(out / wheel.name)
-    release = Release(wheel.name, found.version, update.sha256_of(out / wheel.name))
+    release = Release(
+        wheel.name, found.version, update.sha256_of(out / wheel.name), allow_downgrade
+    )
     update.write_json(out / REQUEST, {**asdict(release), "asked_at": now})
     return release
 
@@ -155,14 +193,55 @@ class Rollout:
         self.words = f"Updating {len(self.steps)} tables to version {release.version}."
 
     def step(self) -> None:
+        if self.state == "done":
+            return self._after()
         if self.state != "running":
             return
         current = next((s for s in self.steps if s.state not in ("done",)), None)
         if current is None:
             self.state = "done"
-            self.words = f"Every table runs version {self.release.version}."
+            self._after()
             return
         self._step(current, self._clock())
+
+    def _after(self) -> None:
+        """The rollout is done: each table is still read, so the words never say "every
+        table runs" of one that no longer does (a replayed order, a rollback by hand),
+        and an order a table refused that this rollout never sent is said."""
+        v = self.release.version
+        off, refused = [], []
+        for s in self.steps:
+            beat = self._heartbeat(s.table) or {}
+            fleet = beat.get("fleet")
+            runs = fleet.get("version") if isinstance(fleet, Mapping) else None
+            said = self._progress(s.table) or {}
+            words = []
+            # Its own word that it runs this version is newer than a heartbeat's.
+            ours = said.get("state") == "running" and said.get("id") in s.ids
+            if runs is not None and not same_version(runs, v) and not ours:
+                off.append(s.name)
+                words.append(
+                    f"{s.name} now runs version {runs}, not {v}: it changed after the "
+                    "update (a rollback, or an order this update did not send); check it"
+                )
+            if said.get("state") == "refused" and said.get("id") not in s.ids:
+                refused.append(s.name)
+                words.append(
+                    f"{s.name} refused an order this update did not send (a replayed or "
+                    f"forged one?): {said.get('problem')}"
+                )
+            s.words = ". ".join(words) + "." if words else f"{s.name} runs version {v}."
+        if off:
+            self.words = (
+                f"The update to version {v} was done, but {_names(off)} "
+                f"{'runs' if len(off) == 1 else 'run'} another version now: see below."
+            )
+        elif refused:
+            self.words = (
+                f"Every table runs version {v}; {_names(refused)} refused an order: see below."
+            )
+        else:
+            self.words = f"Every table runs version {v}."
 
     def _step(self, s: TableStep, now: float) -> None:
         v = self.release.version
@@ -181,6 +260,15 @@ class Rollout:
             if not beat.get("online"):
                 s.words = f"{s.name} is offline: the update waits for it to come back."
                 return
+            runs = fleet.get("version")
+            if isinstance(runs, str) and older(v, runs) and not self.release.downgrade:
+                return self._fail(
+                    s,
+                    f"{s.name} runs version {runs}, newer than {v}, and the director does "
+                    "not take a table back to an older version without being told: to do "
+                    "it on purpose, run `table-controller director release WHEEL "
+                    "--allow-downgrade`",
+                )
             if not between_games(beat):
                 s.words = f"{s.name} is playing: the update waits for its game to end."
                 return
@@ -227,6 +315,8 @@ class Rollout:
                 "version": self.release.version,
                 "url": self.release.url,
                 "sha256": self.release.sha256,
+                "expires": now + EXPIRES,
+                "downgrade": self.release.downgrade,
             },
         )
 
@@ -304,7 +394,10 @@ class UpdateRunner:
         asked = update.read_json(self.folder / REQUEST)
         if asked is not None and asked.get("asked_at") != self._asked_at:
             self._asked_at = asked.get("asked_at")
-            release = Release(str(asked["file"]), str(asked["version"]), str(asked["sha256"]))
+            release = Release(
+                str(asked["file"]), str(asked["version"]), str(asked["sha256"]),
+                asked.get("downgrade") is True,
+            )  # fmt: skip
             self.rollout = Rollout(
                 release,
                 self.tables(),

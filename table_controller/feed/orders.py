@@ -38,7 +38,9 @@ FIELDS: dict[str, frozenset[str]] = {
     CONFIG: frozenset({"seq", "name", "event", "rules", "options", "players", "round"}),
     "camera-view": frozenset(),
     "recalibrate": frozenset(),
-    "update": frozenset({"version", "url", "sha256"}),
+    # The signed release record: the version, its wheel's sha256, until when it may be
+    # taken, and whether it is a rollback to an older version (fleet/update_agent.py).
+    "update": frozenset({"version", "url", "sha256", "expires", "downgrade"}),
 }
 SEATS = ("N", "E", "S", "W")
 CONFIG_MAX_AGE = 14 * 24 * 3600.0  # a retained config lasts the event (its seq orders it)

@@ -6,9 +6,14 @@ Layout under a root folder (``/opt/table-controller`` on a Pi)::
     releases/<version>/    one wheel, installed with ``pip install --no-deps --target``
     current -> releases/<version>    what the service runs (PYTHONPATH=<root>/current)
     previous -> releases/<version>   what ran before: the rollback
+    releases/<version>/.wheel-sha256   the SHA-256 of the wheel the folder was installed
+                           from: a folder is only used again for that very wheel
     update-pending.json    written just before the restart into a new release; cleared
                            once that release has connected and sent a heartbeat
     last-update.json       how the last update ended, in words (shown on the fleet view)
+    orders-taken.json      the ids of the update orders this table has taken, until they
+                           expire: kept on disk because the restart that ends every update
+                           would empty a list kept in memory, and a replayed order with it
 
 A new release is refused before anything changes when its wheel is not the one the
 director signed for (sha256), is not a table-controller wheel, needs a package this
@@ -18,7 +23,16 @@ release or the new one, never half of each.
 
 A release that does not come up is undone by the next start: ``boot`` (the unit's
 ``ExecStartPre``, run with ``python -I`` so the release under test is not the code that
-judges it) finds the marker still there on a second start and switches back.
+judges it) finds the marker still there on a second start and switches back. A release
+that neither crashes nor comes up (it hangs) is ended by ``guard`` (the unit's
+``ExecStart``, also ``python -I``): it runs the table as its child and, while an update is
+pending, gives it ``--within`` seconds to reach its first heartbeat; then it stops the
+child, rolls back and exits with RESTART_STATUS, so systemd starts the previous release.
+It tells systemd the table is up (``READY=1``) only then, so the unit's start timeout
+(``TimeoutStartSec``) backs it up should the guard itself hang.
+
+A release is never older than the one running unless the director signed an explicit
+rollback (``check_not_older``); the folder of a refused release is removed.
 """
 
 from __future__ import annotations
@@ -30,12 +44,14 @@ import importlib.metadata
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +70,10 @@ RESTART_STATUS = 75
 DEFAULT_ROOT = Path("/opt/table-controller")
 PENDING = "update-pending.json"
 LAST = "last-update.json"
+TAKEN = "orders-taken.json"
+WHEEL_SHA = ".wheel-sha256"  # in a release's folder: the wheel it was installed from
+GUARD_WITHIN = 300.0  # a release pending that has not sent its first heartbeat by then goes back
+STOP_SECONDS = 15.0  # a child told to stop (SIGTERM) is killed after this
 SMOKE_SECONDS = 120.0
 PIP_SECONDS = 600.0
 # The smoke test: the new release imports, from its own folder, with its command line.
@@ -290,11 +310,23 @@ class Releases:
         found = [p.name for p in self.folder.iterdir() if p.is_dir() and "." in p.name]
         return sorted((v for v in found if not v.endswith(".partial")), key=_sort_key)
 
-    def install(self, wheel: Wheel, *, run: Runner = run_process) -> Path:
-        """``wheel`` installed into ``releases/<version>`` (again if it was half done)."""
+    def install(self, wheel: Wheel, *, sha256: str, run: Runner = run_process) -> Path:
+        """``wheel`` installed into ``releases/<version>``, bound to its ``sha256``: a
+        folder left by another wheel of the same version (a build that was refused, or
+        half done) is installed afresh, so the table never runs code other than the
+        wheel it checked."""
         target = self.folder / wheel.version
-        if target.is_dir() and (target / "table_controller").is_dir():
+        if (
+            self.sha256_of_folder(wheel.version) == sha256.strip().lower()
+            and (target / "table_controller").is_dir()
+        ):
             return target
+        if wheel.version == self.version_of(self.current):
+            raise UpdateRefused(
+                f"version {wheel.version} runs on this table from another wheel (its "
+                "SHA-256 differs), and a running release is never replaced under it: give "
+                "the new build a new version number, then run the update again"
+            )
         partial = self.folder / f"{wheel.version}.partial"
         shutil.rmtree(partial, ignore_errors=True)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -313,9 +345,29 @@ class Releases:
                 f"installing version {wheel.version} failed ({_last_line(done)}): the table "
                 "keeps its version; see `journalctl -u table-controller` on the table"
             )
+        (partial / WHEEL_SHA).write_text(sha256.strip().lower() + "\n", encoding="ascii")
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)
         return target
+
+    def sha256_of_folder(self, version: str) -> str | None:
+        """The SHA-256 of the wheel ``releases/<version>`` was installed from (None: not
+        known, as for a folder first-boot.sh made from the project's copy)."""
+        try:
+            return (self.folder / version / WHEEL_SHA).read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+
+    def held(self) -> set[str]:
+        """The versions ``current`` and ``previous`` name: never removed or replaced."""
+        return {v for v in (self.version_of(self.current), self.version_of(self.previous)) if v}
+
+    def remove(self, version: str) -> None:
+        """A refused release's folder gone, so nothing of it is left to be used again
+        (never the running one's or the one to go back to)."""
+        if version not in self.held():
+            shutil.rmtree(self.folder / version, ignore_errors=True)
+            shutil.rmtree(self.folder / f"{version}.partial", ignore_errors=True)
 
     def smoke_test(self, version: str, *, run: Runner = run_process) -> None:
         """The release imports from its own folder and says the version it should."""
@@ -365,7 +417,7 @@ class Releases:
 
     def prune(self, keep: int = 3) -> None:
         """Remove old release folders, never the current or previous one."""
-        held = {self.version_of(self.current), self.version_of(self.previous)}
+        held = self.held()
         old = [v for v in self.installed() if v not in held]
         for version in old[: max(0, len(old) - keep)]:
             shutil.rmtree(self.folder / version, ignore_errors=True)
@@ -404,8 +456,12 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """``data`` in ``path`` atomically: written, flushed to disk, renamed over the old."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(dict(data), sort_keys=True), encoding="utf-8")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(json.dumps(dict(data), sort_keys=True))
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
 
 
@@ -422,9 +478,79 @@ def prepare(
     check_sha256(wheel_path, sha256)
     wheel = read_wheel(wheel_path)
     check_requirements(wheel, extras=extras, installed=installed)
-    releases.install(wheel, run=run)
-    releases.smoke_test(wheel.version, run=run)
+    releases.install(wheel, sha256=sha256, run=run)
+    try:
+        releases.smoke_test(wheel.version, run=run)
+    except UpdateRefused:
+        releases.remove(wheel.version)  # a refused release leaves nothing behind
+        raise
     return wheel
+
+
+def check_not_older(version: str, running: str, *, downgrade: bool) -> None:
+    """A release older than the one running is refused unless the director signed an
+    explicit rollback (``director release --allow-downgrade``): a genuine old order,
+    replayed or sent by mistake, would otherwise bring back the old code's faults."""
+    try:
+        older = Version(version) < Version(running)
+    except ValueError:
+        raise UpdateRefused(
+            f"version {version!r} or the running {running!r} is not a version number: "
+            "the table keeps its version; build the release with a version number"
+        ) from None
+    if older and not downgrade:
+        raise UpdateRefused(
+            f"version {version} is older than version {running}, which this table runs, "
+            "and the director did not sign a rollback: the table keeps its version. To go "
+            "back on purpose, run `table-controller director release WHEEL "
+            "--allow-downgrade` on the director"
+        )
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One update order this table took: its id, and when its signed record expires
+    (until then a copy of it must still be refused)."""
+
+    id: str
+    expires: float
+
+
+class TakenOrders:
+    """The ids of the update orders this table has taken, in ``<root>/orders-taken.json``:
+    on disk, because the restart that ends every update empties the memory, and an
+    order replayed after it would be taken again. Written atomically (a new file renamed
+    over the old); a file that cannot be read refuses every order, in words, rather than
+    forgetting what was taken."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / TAKEN
+
+    def load(self) -> list[Taken]:
+        if not self.path.exists():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            rows = data["taken"]
+            return [Taken(str(r["id"]), float(r["expires"])) for r in rows]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UpdateRefused(
+                f"{self.path} (the update orders this table has taken) cannot be read "
+                f"({e}): the table takes no update until it is fixed, since a replayed "
+                "order could not be told apart. Look at it; then remove it on the table "
+                f"(`sudo rm {self.path}`) and send the update again"
+            ) from e
+
+    def ids(self) -> set[str]:
+        return {t.id for t in self.load()}
+
+    def add(self, order_id: str, expires: float, *, now: float) -> None:
+        """Keep ``order_id`` until ``expires`` (those expired already are dropped: an
+        expired order is refused for its age)."""
+        kept = [t for t in self.load() if t.expires >= now and t.id != order_id]
+        kept.append(Taken(order_id, expires))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(self.path, {"taken": [asdict(t) for t in kept]})
 
 
 def switch_for_restart(releases: Releases, version: str, *, order: str | None, now: float) -> None:
@@ -442,9 +568,10 @@ def switch_for_restart(releases: Releases, version: str, *, order: str | None, n
     releases.switch(version)
 
 
-def boot(releases: Releases, *, now: float) -> str | None:
+def boot(releases: Releases, *, now: float, why: str | None = None) -> str | None:
     """At each start, before the table runs: a pending update started once already and
-    never confirmed is rolled back. Returns what was done, in words (None: nothing)."""
+    never confirmed is rolled back. Returns what was done, in words (None: nothing).
+    ``why``: how the release failed, when known (the guard's words)."""
     pending = read_json(releases.root / PENDING)
     if pending is None:
         return None
@@ -461,8 +588,8 @@ def boot(releases: Releases, *, now: float) -> str | None:
         with contextlib.suppress(FileNotFoundError):
             releases.current.unlink()
     words = (
-        f"version {version} did not come up (no heartbeat after its restart), so the table "
-        f"went back to {back or 'the version it was set up with'}"
+        f"version {version} did not come up ({why or 'no heartbeat after its restart'}), "
+        f"so the table went back to {back or 'the version it was set up with'}"
     )
     write_json(
         releases.root / LAST,
@@ -500,14 +627,116 @@ def status(releases: Releases) -> dict[str, Any]:
     }
 
 
+# --- the guard: a release that hangs at start ------------------------------------------
+
+
+def sd_notify(state: str) -> None:
+    """Tell systemd ``state`` (``READY=1``) on ``$NOTIFY_SOCKET``; nothing without one
+    (run by hand, or by a test)."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        s.connect(address)
+        s.sendall(state.encode())
+
+
+def _confirmed(releases: Releases, pending: Mapping[str, Any]) -> bool:
+    """The pending update ``pending`` is over: the release cleared its marker (update.
+    confirm, after its first heartbeat), or another update replaced it."""
+    now = read_json(releases.root / PENDING)
+    return now is None or now.get("version") != pending.get("version")
+
+
+def guard(
+    releases: Releases,
+    argv: Sequence[str],
+    *,
+    within: float = GUARD_WITHIN,
+    clock: Callable[[], float] = time.monotonic,
+    notify: Callable[[str], None] = sd_notify,
+    every: float = 0.2,
+    stop_seconds: float = STOP_SECONDS,
+) -> int:
+    """Run the table (``argv``) as a child; returns the status to exit with.
+
+    Why a parent in the set-up copy and not a timer in the release: a release that hangs
+    runs none of its own code, and a release is the code under judgement. While an
+    update is pending, the child has ``within`` seconds (by ``clock``) to send its first
+    heartbeat (the release's ``confirm`` clears the marker); if not, it is stopped, the
+    table goes back to the previous release (``boot``) and RESTART_STATUS asks systemd to
+    start it. ``READY=1`` is told to systemd once the release is confirmed (at once when
+    nothing is pending), so the unit's TimeoutStartSec catches a guard that hangs too.
+    SIGTERM and SIGINT are passed to the child (systemctl stop)."""
+    pending = read_json(releases.root / PENDING)
+    env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
+    child = subprocess.Popen(list(argv), env=env)
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in old:
+        signal.signal(sig, lambda number, _frame: child.send_signal(number))
+    try:
+        deadline = None if pending is None else clock() + within
+        if deadline is None:
+            notify("READY=1")
+        while True:
+            try:
+                return child.wait(every)
+            except subprocess.TimeoutExpired:
+                pass
+            if deadline is None or pending is None:
+                continue
+            if _confirmed(releases, pending):
+                deadline = None
+                notify("READY=1")
+            elif clock() > deadline:
+                _stop(child, stop_seconds)
+                why = f"it did not send its first heartbeat within {within:.0f} s of starting"
+                words = boot(releases, now=time.time(), why=why)
+                if words is not None and words.startswith("starting"):  # no ExecStartPre ran
+                    words = boot(releases, now=time.time(), why=why)
+                print(f"table-controller: {words}", file=sys.stderr, flush=True)
+                return RESTART_STATUS
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _stop(child: subprocess.Popen[bytes], seconds: float) -> None:
+    """The child asked to stop (SIGTERM), killed if it does not within ``seconds``."""
+    child.terminate()
+    try:
+        child.wait(seconds)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -I -m table_controller.fleet.update boot --root DIR`` (the unit's
-    ExecStartPre) and ``rollback`` / ``status`` for a person at the table."""
-    p = argparse.ArgumentParser(prog="python -m table_controller.fleet.update")
-    p.add_argument("action", choices=("boot", "rollback", "status"))
+    ExecStartPre), ``guard --root DIR [--within S] -- COMMAND...`` (its ExecStart) and
+    ``rollback`` / ``status`` for a person at the table."""
+    p = argparse.ArgumentParser(
+        prog="python -m table_controller.fleet.update",
+        usage="%(prog)s {boot,guard,rollback,status} [--root DIR] [--within S] [-- COMMAND...]",
+    )
+    p.add_argument("action", choices=("boot", "guard", "rollback", "status"))
     p.add_argument("--root", type=Path, default=DEFAULT_ROOT)
-    args = p.parse_args(argv)
+    p.add_argument(
+        "--within", type=float, default=GUARD_WITHIN, metavar="SECONDS",
+        help="guard: how long a new release has to send its first heartbeat",
+    )  # fmt: skip
+    given = list(sys.argv[1:] if argv is None else argv)
+    # guard's command follows "--", split off first: argparse would read its options.
+    cut = given.index("--") if "--" in given else len(given)
+    args = p.parse_args(given[:cut])
+    command = given[cut + 1 :]
     releases = Releases(args.root)
+    if args.action == "guard":
+        if not command:
+            p.error("guard needs the table's command after --")
+        return guard(releases, command, within=args.within)
     try:
         if args.action == "boot":
             print(boot(releases, now=time.time()) or "no update pending")
@@ -529,12 +758,16 @@ if __name__ == "__main__":
 __all__ = [
     "RESTART_STATUS",
     "Releases",
+    "Taken",
+    "TakenOrders",
     "UpdateRefused",
     "Wheel",
     "boot",
+    "check_not_older",
     "check_requirements",
     "check_sha256",
     "confirm",
+    "guard",
     "missing_requirements",
     "prepare",
     "read_wheel",

@@ -11,18 +11,29 @@ the switch waits for the end of the game, and the restart resumes from the event
 After the restart, ``connected()`` (the feed is up and has sent its heartbeat) confirms
 the new release; if that does not happen within ``confirm_within``, the table restarts
 again and the unit's check before start goes back to the previous release (update.boot).
+
+The order is a signed release record (``ReleaseRecord``: version, sha256, expiry, and
+whether the director signed a rollback to an older version). Its id is written to disk
+(update.TakenOrders) before anything is done, so a copy replayed after the restart that
+ends the update is refused; an expired record, one signed by any key other than that of
+the director this table joined, or one older than the running version without a signed
+rollback is refused, in words, before anything is fetched. The wheel comes over plain
+HTTP: the sha256 in the signed record is what is trusted, checked before it is read.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
+import re
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +49,63 @@ MAX_WHEEL_BYTES = 100 * 1024 * 1024  # this project's wheel is a few MB
 DOWNLOAD_SECONDS = 60.0  # per read: a director that stops answering
 CONFIRM_WITHIN = 300.0  # a new release that has not reached the director by then goes back
 WAITING_AGAIN = 60.0  # a table waiting for its game's end says so again this often
+RECORD_MAX_LIFE = 3600.0  # a release record valid for longer than this is refused
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    """What the director signed for one update: which release (its version and the
+    sha256 of its wheel, the only thing that makes the plain-HTTP download trusted),
+    until when the order may be taken, and whether it is a rollback to an older
+    version the director asked for in so many words."""
+
+    id: str
+    version: str
+    url: str
+    sha256: str
+    expires: float
+    downgrade: bool
+
+    @classmethod
+    def of(cls, order: Mapping[str, Any], *, now: float) -> ReleaseRecord:
+        """The record of a verified ``update`` order; UpdateRefused in words when a field
+        is missing or it has expired."""
+        version, url, sha = order.get("version"), order.get("url"), order.get("sha256")
+        expires, at, downgrade = order.get("expires"), order.get("at"), order.get("downgrade")
+        if not (isinstance(version, str) and isinstance(url, str) and isinstance(sha, str)):
+            raise UpdateRefused(
+                "the director's update order names no version, address or SHA-256 this "
+                "table can read: update the director's software"
+            )
+        if not _SHA256.fullmatch(sha):
+            raise UpdateRefused(
+                f"the director's update order's SHA-256 {sha[:80]!r} is not 64 hex digits: "
+                "update the director's software"
+            )
+        if (
+            isinstance(expires, bool) or not isinstance(expires, int | float)
+            or not math.isfinite(expires) or not isinstance(at, int | float)
+            or not isinstance(downgrade, bool)
+        ):  # fmt: skip
+            raise UpdateRefused(
+                "the director's update order has no expiry or no word on going back to an "
+                "older version (a director older than this table signed it): update the "
+                "director's software, then run the update again"
+            )
+        if expires - float(at) > RECORD_MAX_LIFE:
+            raise UpdateRefused(
+                f"the director's update order stays valid for {(expires - at) / 60:.0f} "
+                f"minutes, more than the {RECORD_MAX_LIFE / 60:.0f} this table accepts: "
+                "update the director's software"
+            )
+        if now > expires:
+            raise UpdateRefused(
+                f"the director's update order to version {version} expired "
+                f"{now - expires:.0f} s ago (an old order sent again is refused): run the "
+                "update again from the director, and check this table's clock"
+            )
+        return cls(str(order["id"]), version, url, sha, float(expires), downgrade)
 
 
 def between_games(status: Mapping[str, Any]) -> bool:
@@ -176,30 +244,52 @@ class UpdateAgent:
     def on_order(self, topic_kind: str, payload: dict[str, Any]) -> None:
         """An order from the feed, unverified (Publisher's ``on_order``): an ``update``
         command signed by the director's key for this table is taken; anything else is
-        another part's."""
+        another part's. Its id is kept on disk before anything is done."""
         from table_controller.feed import orders
 
         if topic_kind != orders.COMMANDS or payload.get("kind") != "update":
             return
         if self._director_key is None:
             return
+        now = self._clock()
+        taken = update.TakenOrders(self.releases.root)
         try:
             order = orders.verify_order(
                 payload, self._director_key, table=self.table, kind=orders.COMMANDS,
-                now=self._clock(), seen=self._seen,
+                now=now, seen=taken.ids() | set(self._seen),
             )  # fmt: skip
-        except orders.OrderRejected as e:
+            record = ReleaseRecord.of(order, now=now)
+            taken.add(record.id, record.expires, now=now)
+        except (orders.OrderRejected, UpdateRefused) as e:
             log.warning("update: an order was refused: %s", e)
             self._tell(payload, "refused", str(e))
+            return
+        except OSError as e:
+            log.warning("update: an order could not be recorded: %s", e)
+            self._tell(
+                payload, "refused",
+                f"this table cannot write {taken.path} ({e.strerror or e}), where it keeps "
+                "the orders it took so that none is taken twice: the table keeps its "
+                "version; check its disk (`df -h`, the folder's owner), then run the "
+                "update again",
+            )  # fmt: skip
             return
         self._seen = [*self._seen, str(order["id"])][-50:]
         self.take(order)
 
     def take(self, order: Mapping[str, Any]) -> None:
-        """A verified ``update`` order: done now if no game is in progress, else held."""
+        """A verified ``update`` order: done now if no game is in progress, else held.
+        One older than the running version is refused unless the director signed a
+        rollback (``downgrade``)."""
         version = str(order.get("version"))
         if same_version(version, self.running):
             self._tell(order, "running", None)
+            return
+        try:
+            update.check_not_older(version, self.running, downgrade=order.get("downgrade") is True)
+        except UpdateRefused as e:
+            log.warning("update: an order was refused: %s", e)
+            self._tell(order, "refused", str(e))
             return
         with self._lock:
             self._order = dict(order)
@@ -258,12 +348,14 @@ class UpdateAgent:
                 self._waiting_told = (str(order.get("id")), now)
                 self._tell(order, "waiting", None)
             return
+        wheel: Path | None = None
         try:
             if self._ready != version:
                 self._tell(order, "downloading", None)
                 url = urllib.parse.urljoin(self.base_url + "/", str(order.get("url")))
                 wheel = self._fetch(url, self.releases.root / "downloads")
                 self._tell(order, "installing", None)
+                # The sha256 checked is the signed record's: the download is plain HTTP.
                 update.prepare(
                     self.releases, wheel, sha256=str(order.get("sha256")),
                     extras=self._extras, installed=self._installed, run=self._run,
@@ -277,6 +369,8 @@ class UpdateAgent:
                 self.releases, version, order=str(order.get("id")), now=self._clock()
             )
         except UpdateRefused as e:
+            if wheel is not None:  # a refused release leaves nothing behind
+                wheel.unlink(missing_ok=True)
             with self._lock:
                 if self._order is order:
                     self._order = None
@@ -303,4 +397,11 @@ class UpdateAgent:
         )
 
 
-__all__ = ["UpdateAgent", "between_games", "download", "restart_now", "same_version"]
+__all__ = [
+    "ReleaseRecord",
+    "UpdateAgent",
+    "between_games",
+    "download",
+    "restart_now",
+    "same_version",
+]
