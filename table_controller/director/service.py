@@ -664,9 +664,11 @@ class DirectorService:
             "check the table (restart it, update its software), and if it is not the "
             "table, someone has its broker password: give it a new one (docs/security.md)"
         )
-        log.warning("%s", text)
         if self.store.alert_once(table, "flood", "flood", text, now) is not None:
+            log.warning("%s", text)  # once an alert: not once a message of a flood
             outcome.tell[("alert", table)] = None
+        else:
+            log.debug("%s", text)
 
     def _signed(
         self, table: str, kind: str, body: dict[str, Any], now: float, outcome: _Outcome
@@ -693,9 +695,11 @@ class DirectorService:
             "network. If the table was set up again, register its new key "
             '(docs/feed.md, "Signed messages")'
         )
-        log.warning("%s", text)
         if self.store.alert_once(table, "signature", kind, text, now) is not None:
+            log.warning("%s", text)  # once an alert: not once a message
             outcome.tell[("alert", table)] = None
+        else:
+            log.debug("%s", text)
         return False
 
     def _clear_picture(
