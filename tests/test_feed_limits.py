@@ -10,7 +10,9 @@ import pytest
 
 from table_controller.director import store_events, store_tables
 from table_controller.director.feed_guard import QUIET, FeedLimits, RateGuard
+from table_controller.director.fleet_view import FleetView
 from table_controller.director.store import DirectorStore
+from table_controller.director.store_usage import size_words, usage_words
 
 
 def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> None:
@@ -63,5 +65,24 @@ def test_a_tables_pictures_stop_at_its_bound(
         assert store.evidence("t", 1, 1) == b"p" * 100  # the first kept: they are evidence
         assert store.add_evidence("u", 1, 1, b"q" * 9000)
         assert not store.add_evidence("u", 1, 2, b"q" * 2000)  # bytes too
+    finally:
+        store.close()
+
+
+def test_each_tables_share_of_the_store_is_on_the_fleet_view(tmp_path: Path) -> None:
+    now = [1000.0]
+    store = DirectorStore(tmp_path / "director.sqlite", clock=lambda: now[0])
+    try:
+        store.add_status({"table": "t", "online": True, "at": 1000.0, "name": "Maple"})
+        store.add_evidence("t", 1, 1, b"p" * 300_000)
+        (row,) = FleetView(store, clock=lambda: now[0]).tables()
+        assert row["store_text"].startswith("293 KB (pictures 293 KB, status history")
+        assert row["store_bytes"] > 300_000
+        store.add_evidence("t", 1, 2, b"p" * 2_000_000)
+        assert store.table_usage()["t"].pictures == 300_000  # kept a while, not summed again
+        now[0] += 60
+        assert store.table_usage()["t"].pictures == 2_300_000
+        assert usage_words(None) == "Nothing stored yet"
+        assert size_words(5 * 1024**3) == "5.0 GB"
     finally:
         store.close()
