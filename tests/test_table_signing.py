@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import base64
 import json
+import stat
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from table_controller.cli import main
+from table_controller.director.director_cli import register_table_keys
+from table_controller.director.fleet import Fleet
+from table_controller.director.fleet_join import approve
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.feed import messages
+from table_controller.feed.signing import new_keys
 from table_controller.feed.table_signing import (
     CONTEXT,
     TableKeyError,
@@ -20,9 +26,11 @@ from table_controller.feed.table_signing import (
     load_private,
     load_public,
     new_table_key,
+    public_pem,
     sign_message,
     signed_bytes,
 )
+from table_controller.fleet import membership, sealing
 
 TOPICS = messages.Topics.of("euchre", "sig")
 
@@ -154,3 +162,74 @@ def test_two_copies_of_an_event_from_a_table_without_a_key_are_both_shown(
         assert "the one sent now, not stored: Card played: North, Jack of Hearts" in alert["text"]
     finally:
         store.close()
+
+
+class _Logins:
+    """A stand-in for the broker's table logins."""
+
+    def add_table(self, table_id: str) -> str:
+        return f"password-{table_id}"
+
+    def remove_table(self, table_id: str) -> None:
+        pass
+
+
+def test_the_fleets_approval_gives_the_table_its_key_and_registers_its_public_half(
+    tmp_path: Path,
+) -> None:
+    store = DirectorStore(tmp_path / "director.sqlite")
+    private, public = new_keys()
+    fleet = Fleet(
+        store=store, credentials=_Logins(), event="Open", topic="euchre",
+        prefix="euchre/open", broker_port=1883, public_pem=public, private_pem=private,
+        rules="td-tournament", options={},
+    )  # fmt: skip
+    table_private = sealing.new_private()
+    try:
+        r = fleet.requests.ask(
+            sealing.public_of(table_private), host="pi", address="10.0.0.7", version="0.1.0"
+        )
+        approve(fleet, r.request, r.code, "Table 7", who="ann", now=100.0)
+        assert r.sealed is not None
+        bundle = json.loads(sealing.open(table_private, base64.b64decode(r.sealed)))
+        m = membership.Membership.of_bundle(bundle, host="10.0.0.1", port=8090)
+        key = load_private(m.signing_key.encode())
+        (registered,) = store.table_keys()
+        assert registered["table"] == "table-7" and registered["enforced"] == 0
+        assert registered["public_key"].encode() == public_pem(key.public_key())
+        assert ("ann", "table_key_registered") in [(a["who"], a["action"]) for a in store.audit()]
+        # The table keeps it (0600) and its feed signs with it.
+        membership.save(tmp_path / "fleet", m)
+        assert membership.load(tmp_path / "fleet") == m
+        path = tmp_path / "fleet" / membership.SIGNING_KEY
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    finally:
+        store.close()
+
+
+def test_broker_config_writes_each_tables_key_keeps_it_and_the_director_registers_them(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "broker"
+    args = ["feed", "broker-config", "--event", "sig", "--tables", "2", "--out", str(out)]
+    assert main(args) == 0
+    keys = json.loads((out / "table-keys.json").read_text())
+    assert sorted(keys) == ["table-1", "table-2"]
+    secret = out / "secrets" / "table-1.signing.key"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert public_pem(load_private(secret.read_bytes()).public_key()).decode() == keys["table-1"]
+    assert main(args) == 0  # written again: the tables' keys kept
+    assert json.loads((out / "table-keys.json").read_text()) == keys
+    store = DirectorStore(tmp_path / "director.sqlite")
+    try:
+        assert register_table_keys(store, out / "table-keys.json") == 2
+        assert register_table_keys(store, out / "table-keys.json") == 0
+        assert {k["table"]: k["enforced"] for k in store.table_keys()} == {
+            "table-1": 1,
+            "table-2": 1,
+        }
+    finally:
+        store.close()
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="broker-config"):
+        register_table_keys(store, tmp_path / "bad.json")
