@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -32,11 +31,11 @@ def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> 
 
 
 def test_the_status_history_is_bounded_by_rows_and_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_tables, "HISTORY_ROWS", 300)
     monkeypatch.setattr(store_tables, "HISTORY_BYTES", 60_000)
-    store = DirectorStore(tmp_path / "director.sqlite")
+    store = DirectorStore(store_target)
     try:
         for n in range(1000):
             store.add_status({"table": "t", "online": True, "at": 1000.0 + n, "n": n})
@@ -54,11 +53,11 @@ def test_the_status_history_is_bounded_by_rows_and_bytes(
 
 
 def test_a_tables_pictures_stop_at_its_bound(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_events, "MAX_PICTURES", 5)
     monkeypatch.setattr(store_events, "MAX_PICTURE_BYTES", 10_000)
-    store = DirectorStore(tmp_path / "director.sqlite")
+    store = DirectorStore(store_target)
     try:
         assert all(store.add_evidence("t", 1, seq, b"p" * 100) for seq in range(1, 6))
         assert not store.add_evidence("t", 1, 6, b"p")  # the sixth: refused
@@ -69,9 +68,9 @@ def test_a_tables_pictures_stop_at_its_bound(
         store.close()
 
 
-def test_each_tables_share_of_the_store_is_on_the_fleet_view(tmp_path: Path) -> None:
+def test_each_tables_share_of_the_store_is_on_the_fleet_view(store_target: str) -> None:
     now = [1000.0]
-    store = DirectorStore(tmp_path / "director.sqlite", clock=lambda: now[0])
+    store = DirectorStore(store_target, clock=lambda: now[0])
     try:
         store.add_status({"table": "t", "online": True, "at": 1000.0, "name": "Maple"})
         store.add_evidence("t", 1, 1, b"p" * 300_000)
