@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,8 @@ from table_controller.director.feed_guard import QUIET, FeedLimits, RateGuard
 from table_controller.director.fleet_view import FleetView
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_usage import size_words, usage_words
+from table_controller.feed.broker import MAX_PACKET
+from table_controller.feed.dynsec import fleet_conf
 
 
 def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> None:
@@ -85,3 +88,8 @@ def test_each_tables_share_of_the_store_is_on_the_fleet_view(store_target: str) 
         assert size_words(5 * 1024**3) == "5.0 GB"
     finally:
         store.close()
+
+
+def test_the_fleets_broker_takes_no_message_over_the_limit_either(tmp_path: Path) -> None:
+    conf = fleet_conf(tmp_path, plugin=Path("/p.so"), port=1883, host="", user="me")
+    assert f"max_packet_size {MAX_PACKET}" in conf.splitlines()
