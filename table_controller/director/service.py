@@ -598,7 +598,6 @@ class DirectorService:
             raise StoreError(f"a message on {topic} is not a JSON object")
         if body.get("table", table) != table:
             raise StoreError(f"a message on {topic} says it is from {body.get('table')!r}")
-        body.setdefault("table", table)
         if kind == "status" and len(payload) > self.limits.status_bytes:
             self._too_much(
                 table,
@@ -610,6 +609,7 @@ class DirectorService:
             return
         if kind in SIGNED_KINDS and not self._signed(table, kind, body, now, outcome):
             return
+        body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
             new, alerts = self.store.add_event(body)
             outcome.stored.append((table, int(body["game"]), int(body["seq"])))
