@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from security.feed_event import (
     ROOT,
     TOPICS,
@@ -108,6 +110,7 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
         broker.kill()
 
 
+@pytest.mark.slow(budget=30)  # 20,000 messages, 400 MB through a real broker
 def test_a_flood_of_big_status_messages_stays_within_the_stores_bound(tmp_path: Path) -> None:
     folder = broker_files(tmp_path / "broker")
     assert f"max_packet_size {MAX_PACKET}" in (folder / "mosquitto.conf").read_text()
