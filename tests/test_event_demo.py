@@ -244,7 +244,10 @@ def test_ctrl_c_while_it_starts_leaves_nothing_running(
     assert c.proc.wait(GUARD) == 130
     wait_until("the output is read", lambda: "Stopped before the event started" in c.text, 10)
     assert "Traceback" not in "".join(c.err)
-    assert not ours(tmp_path)
+    # A Ctrl-C that lands while a child is being started (between its exec and the demo
+    # holding it) leaves it to end with the demo: the broker by its parent-death signal,
+    # a table when its standard input closes. Either way nothing stays.
+    wait_until("nothing of the demo runs", lambda: not ours(tmp_path), 30)
 
 
 @pytest.mark.slow(budget=20)

@@ -41,6 +41,8 @@ ALERT_CATEGORY = {
     "cube_fault": "fault",
     "clock": "clock",
     "game_reused": "game_reused",
+    "signature": "signature",
+    "flood": "flood",
 }
 ALERT_HEADINGS = {
     "renege_proven": "Renege proven",
@@ -50,6 +52,8 @@ ALERT_HEADINGS = {
     "fault": "Camera or cube fault",
     "clock": "Table clock off",
     "game_reused": "A game number used again",
+    "signature": "A message not signed by its table",
+    "flood": "A table sending too much",
 }
 # How far a table's clock may be from the director's (seconds) before it is alerted and
 # shown on the table's card: evidence times and latency figures are read against the

@@ -42,6 +42,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "public_port": None,  # the public view on a port of its own (not the dashboard's)
         "tls_cert": None,  # the dashboard over HTTPS: its certificate (PEM)...
         "tls_key": None,  # ...and the certificate's private key (PEM)
+        # each table's public signing key (`feed broker-config`'s table-keys.json); None:
+        # the one beside the director's key, if there is one
+        "table_keys": None,
     },
     "web": {"host": "0.0.0.0", "port": 8090},
 }
@@ -61,6 +64,7 @@ _FLAGS = {
     "public_port": ("director", "public_port"),
     "tls_cert": ("director", "tls_cert"),
     "tls_key": ("director", "tls_key"),
+    "table_keys": ("director", "table_keys"),
     "web_host": ("web", "host"),
     "web_port": ("web", "port"),
 }
@@ -130,7 +134,15 @@ def load_settings(args: argparse.Namespace) -> Settings:
         v = getattr(args, dest, None)
         if v is not None:
             values[section][key] = v
-            files = ("password_file", "tls_ca", "database", "key", "tls_cert", "tls_key")
+            files = (
+                "password_file",
+                "tls_ca",
+                "database",
+                "key",
+                "tls_cert",
+                "tls_key",
+                "table_keys",
+            )
             if key in files and not str(v).startswith(URL_SCHEMES):
                 values[section][key] = str(Path(v).resolve())
     for section, key in (("broker", "port"), ("web", "port"), ("director", "public_port")):
@@ -164,6 +176,18 @@ def _read_secret(path: Path, what: str) -> str:
     return text
 
 
+def register_table_keys(store: Any, path: Path) -> int:
+    """Register every key of ``path`` (``table-keys.json``) in ``store``: how many were
+    new or changed. ValueError or StoreError in words."""
+    from table_controller.feed.broker import read_table_keys
+
+    changed = 0
+    for table, pem in sorted(read_table_keys(path).items()):
+        if store.register_key(table, pem, source=f"{path.name}"):
+            changed += 1
+    return changed
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.director.service import BrokerConfig, DirectorService
     from table_controller.director.store import DirectorStore, StoreError
@@ -195,6 +219,23 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         tls_ca=None if tls is None else str(tls),
         client_id=str(s.get("broker", "client_id")),
     )
+    from table_controller.feed.broker import TABLE_KEYS
+
+    table_keys = s.path("director", "table_keys")
+    if table_keys is None and key_file is not None and (key_file.parent / TABLE_KEYS).is_file():
+        table_keys = key_file.parent / TABLE_KEYS
+    if table_keys is not None:
+        try:
+            registered = register_table_keys(store, table_keys)
+        except (ValueError, StoreError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            store.close()
+            return 2
+        print(
+            f"note: {registered} table keys registered from {table_keys}: those tables' "
+            "events and status are stored only when signed with them",
+            file=sys.stderr,
+        )
     service = DirectorService(store, broker, prefix=s.prefix, private_key=key)
     if key is None:
         print(
@@ -368,6 +409,11 @@ def add_commands(subparsers: Any) -> None:
     d.add_argument("--topic", help="the topic's first part (default euchre)")
     d.add_argument("--rules", help="the event's rule preset (default td-tournament)")
     d.add_argument("--key", metavar="FILE", help="the director's signing key (director.key)")
+    d.add_argument(
+        "--table-keys",
+        metavar="FILE",
+        help="the tables' signing keys to register (table-keys.json; default: beside --key)",
+    )
     d.add_argument("--web-host", help="the dashboard's address (default 0.0.0.0)")
     d.add_argument("--web-port", type=int, help="the dashboard's port (default 8090)")
     d.add_argument(

@@ -442,6 +442,10 @@ class EventDemo:
 
         assert self.broker_port is not None and self._broker_files is not None
         assert self.store is not None
+        # Each table's key, made with its broker password (feed/broker.py): registered
+        # before the director hears anything, so nothing unsigned is taken as a table's.
+        for table_id, public in self._broker_files.signing_keys.items():
+            self.store.register_key(table_id, public.decode("ascii"), source="event demo")
         self.service = DirectorService(
             self.store,
             BrokerConfig(
@@ -497,6 +501,7 @@ class EventDemo:
                 "username": table.id,
                 "password_file": str(secrets_dir / f"{table.id}.password"),
                 "director_key": str(self.folder / "director" / "director.pub"),
+                "signing_key": str(secrets_dir / f"{table.id}.signing.key"),
                 "heartbeat": 5.0,
             },
         }

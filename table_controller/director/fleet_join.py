@@ -4,8 +4,10 @@ Approving checks the code the director typed against the one the request's key g
 (the code the table shows), refuses while another waiting request shows the same code,
 and checks the name the director gives (a name a table may have, not one an approved
 table has). Only then are the table's broker credentials made
-(``TableCredentials.add_table``), the table recorded (and audited), and its bundle
-sealed to its key: the table's poll fetches it.
+(``TableCredentials.add_table``) with its signing key (feed/table_signing.py: made
+here, its private half sent in the bundle only, its public half registered, enforced
+from the table's first signed message), the table recorded (and audited), and its
+bundle sealed to its key: the table's poll fetches it.
 
 Removing deletes the table's broker login (its connection is dropped, its password
 refused), marks it removed (audited), and clears the config retained for it on the
@@ -23,6 +25,7 @@ from table_controller.director.fleet import Fleet, FleetError
 from table_controller.director.store import StoreError
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics, name_problem, table_id
+from table_controller.feed.table_signing import new_table_key
 from table_controller.fleet.sealing import seal
 
 MAX_NAME = 60
@@ -86,6 +89,7 @@ def _approve(
         raise FleetError(
             503, f"the broker did not make the table's login ({exc})", "try again"
         ) from None
+    signing = new_table_key()
     bundle: dict[str, Any] = {
         "table": tid,
         "name": name,
@@ -97,6 +101,9 @@ def _approve(
         "rules": fleet.rules,
         "options": fleet.options,
         "director_key": fleet.public_pem.decode(),
+        # The table's own signing key, sealed to it with the rest: the director keeps
+        # only its public half (registered below), not this one.
+        "signing_key": signing.private_pem.decode("ascii"),
     }
     sealed = seal(r.key, json.dumps(bundle, sort_keys=True).encode())
     try:
@@ -108,6 +115,13 @@ def _approve(
             r.version,
             base64.b64encode(r.key).decode(),
             now,
+            who=who,
+        )
+        fleet.store.register_key(
+            tid,
+            signing.public_pem.decode("ascii"),
+            source="fleet approval",
+            enforced=False,  # a table of an older release ignores it: from its first signed
             who=who,
         )
     except StoreError as exc:

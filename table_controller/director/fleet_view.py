@@ -22,6 +22,7 @@ from table_controller.director.dashboard_words import (
     title_order,
 )
 from table_controller.director.store import DirectorStore
+from table_controller.director.store_usage import TableUsage, usage_words
 
 # The devices as the page names them, in the order it shows them.
 DEVICE_NAMES = {"camera": "Camera", "lights": "Seat lights", "cube": "Trump cube"}
@@ -148,6 +149,15 @@ def picture_words(kind: str, p: Mapping[str, Any] | None, now: float) -> dict[st
     }
 
 
+def store_words(usage: TableUsage | None) -> dict[str, Any]:
+    """The table's share of the director's store, for its card: a table sending too much
+    shows here (the store keeps each table's status history and pictures bounded)."""
+    return {
+        "store_text": usage_words(usage),
+        "store_bytes": 0 if usage is None else usage.total,
+    }
+
+
 def approved_tables(store: DirectorStore) -> list[dict[str, Any]]:
     """The tables the director approved and did not remove (store_fleet.py)."""
     return [dict(t) for t in store.fleet_tables()]
@@ -178,12 +188,14 @@ class FleetView:
             rows = [{"id": tid, "name": t.get("name")} for tid, t in statuses.items()]
         pictures = store.fleet_pictures()
         last = store.last_events()
+        usage = store.table_usage()
         out = []
         for row in rows:
             tid = str(row["id"])
             t = statuses.get(tid, {"table": tid})
             state = store.fleet_config_state(tid)
-            out.append(self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now))
+            shown = self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now)
+            out.append({**shown, **store_words(usage.get(tid))})
         return sorted(out, key=lambda r: title_order(r["title"]))
 
     def table(
@@ -264,5 +276,6 @@ __all__ = [
     "number",
     "picture_words",
     "sentence",
+    "store_words",
     "when",
 ]

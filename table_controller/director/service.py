@@ -37,6 +37,14 @@ published again, as signed, whenever a status says the table is online (at most 
 ``resend_after`` seconds); the table applies a ruling once and answers a copy as it
 answered the first. Its answers (delivered, then applied or refused) are stored.
 Topics are those of docs/feed.md, under ``prefix`` (``{feed.topic}/{event}``).
+
+What a table sends is checked before it is stored. Its events and status must carry
+the signature of the key registered for it (feed/table_signing.py), when one is: a
+message without it, or signed by another key, is not stored (it is acknowledged all
+the same, so the broker forgets it) and raises one alert. And each table may send so
+much and no more (director/feed_guard.py): beyond its rate, what it sends is dropped
+with one alert; a status or a picture too big is refused. Messages handed to
+``handle``/``handle_batch`` (tools, tests) skip the rate, not the signature.
 """
 
 from __future__ import annotations
@@ -57,10 +65,12 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director import fleet_replies
+from table_controller.director.feed_guard import FeedLimits, RateGuard
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
 from table_controller.feed.signing import Ruling, sign
+from table_controller.feed.table_signing import SIGNED_KINDS, check_message
 from table_controller.feed.tls import probe
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
@@ -135,8 +145,12 @@ class DirectorService:
         mark_refresh: float = 5.0,
         batch_max: int = BATCH_MAX,
         resend_after: float = 5.0,
+        limits: FeedLimits | None = None,
     ) -> None:
         self.store = store
+        self.limits = limits if limits is not None else FeedLimits()
+        self._guard = RateGuard(self.limits)
+        self.refused = 0  # messages not stored: over a table's rate, too big, not signed
         self.broker = broker
         self.prefix = prefix.rstrip("/")
         self._key = private_key
@@ -483,7 +497,9 @@ class DirectorService:
         with self.store.batch():
             for m in batch:
                 try:
-                    self._take(m.topic, m.payload, outcome, m.at or None, m.retain)
+                    self._take(
+                        m.topic, m.payload, outcome, m.at or None, m.retain, guard=m.session >= 0
+                    )
                 except StoreUnavailable:
                     raise
                 except Exception:
@@ -530,10 +546,13 @@ class DirectorService:
         outcome: _Outcome,
         received: float | None = None,
         retained: bool = False,
+        *,
+        guard: bool = False,
     ) -> None:
         """Store one message; what it changed goes into ``outcome``, for after the commit.
         ``received``: when it arrived (a status's clock offset is taken against it, not
-        against when the writer got to it); ``retained``: the broker's retained copy."""
+        against when the writer got to it); ``retained``: the broker's retained copy;
+        ``guard``: the table's rate applies (a message from the broker)."""
         tell = outcome.tell
         rest = topic[len(self.prefix) + 1 :] if topic.startswith(self.prefix + "/") else ""
         parts = rest.split("/")
@@ -542,8 +561,28 @@ class DirectorService:
             return
         table, kind = parts[1], parts[2]
         outcome.taken += 1
+        now = received if received is not None else self._clock()
+        if guard and not self._admitted(table, len(payload), now, outcome):
+            return
+        if kind == "evidence" and len(payload) > self.limits.picture_bytes:
+            self._too_much(
+                table,
+                f"it sent a picture of {len(payload) // 1024} KB, over the "
+                f"{self.limits.picture_bytes // 1024} KB a picture may have; it was not stored",
+                now,
+                outcome,
+            )
+            return
         if kind == "evidence" and len(parts) == 5:
-            self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload))
+            if not self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload)):
+                self._too_much(
+                    table,
+                    "its pictures have reached what the director keeps for one table; "
+                    "further pictures are not stored",
+                    now,
+                    outcome,
+                )
+                return
             tell[("evidence", table)] = None
             return
         if kind == "evidence" and len(parts) == 6 and parts[5] == "clear":
@@ -559,7 +598,18 @@ class DirectorService:
             raise StoreError(f"a message on {topic} is not a JSON object")
         if body.get("table", table) != table:
             raise StoreError(f"a message on {topic} says it is from {body.get('table')!r}")
-        body.setdefault("table", table)
+        if kind == "status" and len(payload) > self.limits.status_bytes:
+            self._too_much(
+                table,
+                f"it sent a status of {len(payload) // 1024} KB, over the "
+                f"{self.limits.status_bytes // 1024} KB a status may have; it was not stored",
+                now,
+                outcome,
+            )
+            return
+        if kind in SIGNED_KINDS and not self._signed(table, kind, body, now, outcome):
+            return
+        body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
             new, alerts = self.store.add_event(body)
             outcome.stored.append((table, int(body["game"]), int(body["seq"])))
@@ -582,6 +632,75 @@ class DirectorService:
             now = received if received is not None else self._clock()
             fleet_replies.handle(self.store, table, parts[3], body, now)
             tell[("fleet", table)] = None
+
+    def _admitted(self, table: str, size: int, now: float, outcome: _Outcome) -> bool:
+        """Whether the table's rate lets this message in; the first dropped of a flood
+        raises the alert (one, however long the flood lasts)."""
+        admission = self._guard.admit(table, size, now)
+        if admission.ok:
+            return True
+        self.refused += 1
+        if admission.first:
+            lim = self.limits
+            self._too_much(
+                table,
+                f"it sent more than the {lim.rate:g} messages or {lim.byte_rate / 1e6:g} MB a "
+                "second a table may send; what came beyond that was dropped (its game events "
+                "are sent again by the table, none is lost)",
+                now,
+                outcome,
+                count=False,
+            )
+        return False
+
+    def _too_much(
+        self, table: str, what: str, now: float, outcome: _Outcome, *, count: bool = True
+    ) -> None:
+        """A table sent too much or too big: one ``flood`` alert while one is open."""
+        if count:
+            self.refused += 1
+        text = (
+            f"{table} is sending too much: {what}. A table does not do this by itself: "
+            "check the table (restart it, update its software), and if it is not the "
+            "table, someone has its broker password: give it a new one (docs/security.md)"
+        )
+        if self.store.alert_once(table, "flood", "flood", text, now) is not None:
+            log.warning("%s", text)  # once an alert: not once a message of a flood
+            outcome.tell[("alert", table)] = None
+        else:
+            log.debug("%s", text)
+
+    def _signed(
+        self, table: str, kind: str, body: dict[str, Any], now: float, outcome: _Outcome
+    ) -> bool:
+        """Whether ``body`` is signed by the key registered for ``table`` (or none is
+        registered); if not, it is not stored and one ``signature`` alert says so."""
+        registered = self.store.table_key(table)
+        key = None if registered is None else registered.key
+        if registered is not None and not registered.enforced and "sig" not in body:
+            key = None  # a fleet's table not yet seen signing: it may be of an older release
+        verdict = check_message(kind, body, key, table=table)
+        if verdict.ok:
+            if registered is not None and not registered.enforced and verdict.signed:
+                self.store.enforce_key(table)  # it signs: from now on it must
+            return True
+        self.refused += 1
+        where = ""
+        if kind == "events":
+            where = f" (game {body.get('game')!s:.12}, event {body.get('seq')!s:.12})"
+        text = (
+            f"{table}: {verdict.problem}{where}, and it was not stored (nor is any like it "
+            "while this alert is open). Someone who has this table's broker password may be "
+            "sending as it: give the table a new password and check who is on the "
+            "network. If the table was set up again, register its new key "
+            '(docs/feed.md, "Signed messages")'
+        )
+        if self.store.alert_once(table, "signature", kind, text, now) is not None:
+            log.warning("%s", text)  # once an alert: not once a message
+            outcome.tell[("alert", table)] = None
+        else:
+            log.debug("%s", text)
+        return False
 
     def _clear_picture(
         self, table: str, game_text: str, seq_text: str, picture: bytes, outcome: _Outcome

@@ -34,6 +34,8 @@ database = "director.sqlite"  # --database: where the results are kept; a file m
                             # port of its own (left out: on the dashboard's, at /public)
 # tls_cert = "dashboard.pem"  # --tls-cert: serve the dashboard over HTTPS ("TLS" in
 # tls_key = "dashboard.key"   # --tls-key: docs/director.md): its certificate and key
+# table_keys = "broker/table-keys.json"  # --table-keys: the tables' signing keys to
+                            # register (default: the one beside --key, if there is one)
 
 [web]                       # the dashboard, in a browser: http://THIS-MACHINE:PORT/
 host = "0.0.0.0"            # --web-host: "0.0.0.0" every machine on the network can open

@@ -13,7 +13,9 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_formats``: the event's format state;
 - ``store_fleet``: the tables approved in fleet mode;
 - ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
-- ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers.
+- ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers;
+- ``store_table_keys``: each table's registered key, which its messages are signed with;
+- ``store_usage``: each table's share of the store, in bytes (the fleet view).
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -48,7 +50,9 @@ from table_controller.director.store_formats import Formats
 from table_controller.director.store_games import GameSetups
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
+from table_controller.director.store_table_keys import TableKeys
 from table_controller.director.store_tables import MAX_EVERY, TableStatus
+from table_controller.director.store_usage import Usage
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 
@@ -87,6 +91,8 @@ class DirectorStore:
         self.fleet = FleetTables(core)
         self.pictures = FleetPictures(core)
         self.fleet_configs = FleetConfigs(core)
+        self.keys = TableKeys(core)
+        self.usage = Usage(core)
 
         # The store's methods as callers know them: each part's own (no code here).
         self.batch = core.batch
@@ -155,6 +161,14 @@ class DirectorStore:
         self.fleet_config_add = self.fleet_configs.fleet_config_add
         self.fleet_config_answer = self.fleet_configs.fleet_config_answer
         self.fleet_config_state = self.fleet_configs.fleet_config_state
+        # the tables' registered keys, and the alerts about what they send
+        self.register_key = self.keys.register_key
+        self.table_key = self.keys.table_key
+        self.enforce_key = self.keys.enforce_key
+        self.table_keys = self.keys.table_keys
+        self.alert_once = self.alerting.alert_once
+        # each table's share of the store (the fleet view)
+        self.table_usage = self.usage.table_usage
 
     def close(self) -> None:
         self.core.close()

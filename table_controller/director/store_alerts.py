@@ -35,6 +35,8 @@ ALERT_KINDS = (
     "cube_fault",
     "clock",
     "game_reused",
+    "signature",
+    "flood",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
 
@@ -157,6 +159,18 @@ class Alerts:
             " check its network time"
         )
         return self.raise_alert(conn, f"clock:{table}:{at}", "clock", table, text, at)
+
+    def alert_once(self, table: str, kind: str, key: str, text: str, at: float) -> int | None:
+        """An alert about ``table`` in its own transaction, unless one of ``kind`` for it
+        is open: a stream of bad messages raises one alert, not one per message."""
+        with self._core.tx() as conn:
+            open_ = conn.execute(
+                "SELECT 1 FROM alerts WHERE tbl = ? AND kind = ? AND state != 'closed'",
+                (table, kind),
+            ).one()
+            if open_:
+                return None
+            return self.raise_alert(conn, f"{kind}:{table}:{key}:{at}", kind, table, text, at)
 
     def raise_alert(
         self,

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from table_controller.director.dashboard_words import seat_label
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
@@ -26,13 +27,37 @@ from table_controller.director.store_games import GameSetups, parse_record
 from table_controller.director.store_projections import Projections
 from table_controller.director.store_tables import TableStatus
 from table_controller.rules.codec import CodecError, decode_input
+from table_controller.words import card_words, event_words
 
 _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
+# The event pictures kept for one table at most (by count and by bytes): a real table
+# sends one or two a card, about 30 KB each, some 250 a game; these hold some 80 games.
+# Beyond them a table's pictures are refused, not the oldest deleted: they are evidence.
+MAX_PICTURES = 20_000
+MAX_PICTURE_BYTES = 800 * 1024 * 1024
 log = logging.getLogger(__name__)
 
 
 def _when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def copy_words(inp: Any) -> str:
+    """One copy of an event in words, for an alert that shows two ("Card played: North,
+    Jack of Hearts")."""
+    if not isinstance(inp, Mapping):
+        return "a message that is not an event"
+    details = []
+    seat, card = inp.get("seat"), inp.get("card")
+    if isinstance(seat, str):
+        details.append(seat_label({}, seat))
+    if isinstance(card, str):
+        try:
+            details.append(card_words(card))
+        except ValueError:
+            details.append(repr(card[:8]))
+    name = event_words(str(inp.get("event", "")))
+    return name + (": " + ", ".join(details) if details else "")
 
 
 class FeedEvents:
@@ -55,7 +80,12 @@ class FeedEvents:
         self._new: list[tuple[str, int]] = []  # the open batch's new events' games
         self._games: dict[str, list[int]] = {}  # each table's games, as committed
         self._counts: dict[str, int] | None = None  # each table's events, as committed
-        core.on_batch(after_commit=self._after_commit, after_rollback=self._new.clear)
+        self._pictures: dict[str, tuple[int, int]] = {}  # each table's pictures, bytes
+        core.on_batch(after_commit=self._after_commit, after_rollback=self._rolled_back)
+
+    def _rolled_back(self) -> None:
+        self._new.clear()
+        self._pictures.clear()  # read again: the batch's may be among them
 
     # --- the feed's messages ----------------------------------------------------------
 
@@ -142,7 +172,11 @@ class FeedEvents:
         now = self._core.clock() if at is None else at
         text = (
             f"{table} sent a game {game} that is not the game {game} this store holds (its "
-            f"event {seq} differs: recorded {_when(now)}, the one held {_when(held_at)}). "
+            f"event {seq} differs: recorded {_when(now)}, the one held {_when(held_at)}; "
+            f"the one held: {copy_words(held_input)}; the one sent now, not stored: "
+            f"{copy_words(inp)}). If the table did not start a new log, someone else sent "
+            "one of them as this table (a table with a registered key cannot be imitated: "
+            'docs/feed.md, "Signed messages"). '
             "The store keeps one game of each number a table, so this game's events are "
             "not stored and it is missing from the results. The table's log began again "
             "at game 1: give the director a new store for a new event (--database), or "
@@ -170,15 +204,34 @@ class FeedEvents:
                     out.append(exc)
         return out
 
-    def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> None:
+    def add_evidence(self, table: str, game: int, seq: int, png: bytes) -> bool:
         """An event's picture, sent just before it: the first one kept (a copy sent
         again, or one a table sends again from its mark, changes nothing, and never
-        undoes a clearer picture stored since)."""
-        with self._core.tx() as conn:
-            conn.execute(
+        undoes a clearer picture stored since). False when the table's pictures are
+        at their bound (``MAX_PICTURES``, ``MAX_PICTURE_BYTES``): not stored."""
+        with self._core.lock, self._core.tx() as conn:
+            count, size = self._picture_use(conn, table)
+            if count + 1 > MAX_PICTURES or size + len(png) > MAX_PICTURE_BYTES:
+                return False
+            cur = conn.execute(
                 "INSERT INTO evidence VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (table, game, seq, png),
             )
+            if cur.rowcount:
+                self._pictures[table] = (count + 1, size + len(png))
+        return True
+
+    def _picture_use(self, conn: Any, table: str) -> tuple[int, int]:
+        """The table's pictures stored, and their bytes (read once, then kept)."""
+        use = self._pictures.get(table)
+        if use is None:
+            row = conn.execute(
+                "SELECT count(*), coalesce(sum(length(png)), 0) FROM evidence WHERE tbl = ?",
+                (table,),
+            ).one()
+            use = (int(row[0]), int(row[1])) if row else (0, 0)
+            self._pictures[table] = use
+        return use
 
     def replace_evidence(self, table: str, game: int, seq: int, png: bytes) -> bool:
         """The table's clearer picture of an event's card (taken once the hand had left
@@ -198,6 +251,7 @@ class FeedEvents:
                 " ON CONFLICT (tbl, game, seq) DO UPDATE SET png = excluded.png",
                 (table, game, seq, png),
             )
+            self._pictures.pop(table, None)  # one picture's bytes changed: read again
         return True
 
     def _committed(self, table: str, game: int) -> None:

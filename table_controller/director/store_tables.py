@@ -24,6 +24,13 @@ from table_controller.seats import Seat
 MAX_EVERY = 3600.0  # the longest heartbeat interval a status may give (seconds)
 CLOCK_SAMPLES = 5  # the heartbeats a table's clock offset is taken over
 CLOCK_RAISE_AFTER = 3  # the samples, all over the limit, before a clock alert
+# The status history kept per table (its oldest dropped beyond either): an hour of
+# heartbeats every 2 s, and the bytes of that many statuses of a few KB. What the
+# dashboard reads is the latest status, kept apart (``tables.status``); the history is
+# for looking back, and without a bound a table could fill the director's disk.
+HISTORY_ROWS = 2000
+HISTORY_BYTES = 4 * 1024 * 1024
+_PRUNE = 200  # rows dropped at a time past the bound (not one a status)
 
 
 def clock_offset(samples: list[list[float]]) -> float | None:
@@ -63,7 +70,44 @@ class TableStatus:
         self._core = core
         self._alerts = alerts
         self._batch_seen: dict[str, float] = {}  # tables heard from in the open batch
-        core.on_batch(before_commit=self._flush_seen, after_rollback=self._batch_seen.clear)
+        self._history: dict[str, tuple[int, int]] = {}  # each table's history: rows, bytes
+        core.on_batch(before_commit=self._flush_seen, after_rollback=self._rolled_back)
+
+    def _rolled_back(self) -> None:
+        self._batch_seen.clear()
+        self._history.clear()  # read again: the batch's rows are gone
+
+    def _bound_history(self, conn: Database, table: str, added: int) -> None:
+        """One status added to ``table``'s history: past ``HISTORY_ROWS`` or
+        ``HISTORY_BYTES``, its oldest are dropped (some at a time), so the history of
+        one table stays bounded however much it sends."""
+        use = self._history.get(table)
+        if use is None:
+            row = conn.execute(
+                "SELECT count(*), coalesce(sum(length(payload)), 0) FROM status_history"
+                " WHERE tbl = ?",
+                (table,),
+            ).one()
+            rows, size = (int(row[0]), int(row[1])) if row else (0, 0)
+        else:
+            rows, size = use[0] + 1, use[1] + added
+        if rows > HISTORY_ROWS or size > HISTORY_BYTES:
+            oldest = conn.execute(
+                "SELECT rowid, length(payload) FROM status_history WHERE tbl = ?"
+                " ORDER BY rowid LIMIT ?",
+                (table, max(_PRUNE, rows - HISTORY_ROWS)),
+            ).rows
+            cut, freed, dropped = None, 0, 0
+            for rowid, length in oldest:
+                if rows - dropped <= HISTORY_ROWS - _PRUNE // 2 and size - freed <= HISTORY_BYTES:
+                    break
+                cut, freed, dropped = rowid, freed + int(length), dropped + 1
+            if cut is not None:
+                conn.execute(
+                    "DELETE FROM status_history WHERE tbl = ? AND rowid <= ?", (table, cut)
+                )
+                rows, size = rows - dropped, size - freed
+        self._history[table] = (rows, size)
 
     def seen(self, conn: Database, table: str, now: float, *, at_once: bool = False) -> None:
         """The table was heard from: once per table per batch, at its end."""
@@ -146,6 +190,7 @@ class TableStatus:
                 "INSERT INTO status_history (tbl, at, online, payload) VALUES (?, ?, ?, ?)",
                 (table, at, int(online), history),
             )
+            self._bound_history(conn, table, len(history))
             rules = msg.get("rules")
             conn.execute(
                 "UPDATE tables SET online = ?, status_at = ?, every = coalesce(?, every),"
@@ -261,4 +306,12 @@ class TableStatus:
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
 
 
-__all__ = ["CLOCK_RAISE_AFTER", "CLOCK_SAMPLES", "MAX_EVERY", "TableStatus", "clock_offset"]
+__all__ = [
+    "CLOCK_RAISE_AFTER",
+    "CLOCK_SAMPLES",
+    "HISTORY_BYTES",
+    "HISTORY_ROWS",
+    "MAX_EVERY",
+    "TableStatus",
+    "clock_offset",
+]

@@ -12,23 +12,36 @@ take the director's id (``director``) to knock it off, or resume its persistent 
 and read what the broker kept for it. Passwords in clear go only into files readable by
 their owner: ``passwords.txt`` and ``secrets/{user}.password``, the file a table's
 ``[feed] password_file`` names.
+
+A password can be sniffed or copied, so each table also gets a signing key of its own
+(feed/table_signing.py): ``secrets/{table}.signing.key``, which its ``[feed]
+signing_key`` names, and its public half in ``table-keys.json``, which the director
+registers when it starts (``director start`` reads it beside its ``--key``). A table's
+key is kept when the files are written again, so a table need not be given it twice.
+
+The broker takes no message bigger than ``MAX_PACKET`` (``max_packet_size``: a client
+that sends one is disconnected), the largest a table sends being a camera frame for the
+fleet view (at most 2 MB as JPEG, in base64).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import pwd
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from table_controller.feed.messages import Topics, name_problem, table_id
 
 DIRECTOR_USER = "director"
+MAX_PACKET = 4 * 1024 * 1024  # bytes: the broker's max_packet_size
+TABLE_KEYS = "table-keys.json"  # each table's public signing key, for the director
 _ITERATIONS = 101  # mosquitto_passwd's own choice
 
 
@@ -131,6 +144,8 @@ def mosquitto_conf(
         f"acl_file {folder / 'acl'}",
         "max_inflight_messages 100",
         "max_queued_messages 100000",
+        "# The largest message (bytes) a client may send; a bigger one ends its connection.",
+        f"max_packet_size {MAX_PACKET}",
     ]
     if persistence:
         lines += ["persistence true", f"persistence_location {folder / DATA}/"]
@@ -224,6 +239,7 @@ class BrokerFiles:
     folder: Path
     passwords: dict[str, str]  # user -> password in clear (for the tables' configs)
     run_as: RunAs = RunAs("root")
+    signing_keys: dict[str, bytes] = field(default_factory=dict)  # table -> public PEM
 
 
 def write_broker_config(
@@ -237,11 +253,12 @@ def write_broker_config(
     persistence: bool = True,
     passwords: Mapping[str, str] | None = None,
     run_as: RunAs | None = None,
+    signing: bool = True,
 ) -> BrokerFiles:
     """mosquitto.conf, passwords (hashed), acl, the broker's data/ folder, and
     passwords.txt (clear, keep it safe). ``run_as``: who the broker runs as (default:
     ``broker_user``); what it reads is handed to that user, the secrets stay the
-    writer's."""
+    writer's. ``signing``: each table's signing key too (``write_table_keys``)."""
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     who = run_as if run_as is not None else broker_user(folder)
@@ -271,7 +288,51 @@ def write_broker_config(
     secrets_dir.chmod(0o700)
     for user, pw in clear.items():
         write_private(secrets_dir / f"{user}.password", pw + "\n")
-    return BrokerFiles(folder, clear, who)
+    keys = write_table_keys(folder, tables) if signing else {}
+    return BrokerFiles(folder, clear, who, keys)
+
+
+def write_table_keys(folder: Path, tables: Sequence[str]) -> dict[str, bytes]:
+    """Each table's signing key in ``secrets/{table}.signing.key`` (0600; one already
+    there is kept) and every public half in ``table-keys.json``: table -> public PEM."""
+    from table_controller.feed.table_signing import (  # cryptography: the [feed] extra
+        load_private,
+        new_table_key,
+        public_pem,
+    )
+
+    public: dict[str, bytes] = {}
+    for t in tables:
+        path = folder / "secrets" / f"{t}.signing.key"
+        if path.is_file():
+            key = load_private(path.read_bytes(), where=str(path))
+            public[t] = public_pem(key.public_key())
+            continue
+        pair = new_table_key()
+        write_private(path, pair.private_pem)
+        public[t] = pair.public_pem
+    text = json.dumps({t: pem.decode("ascii") for t, pem in public.items()}, indent=2)
+    (folder / TABLE_KEYS).write_text(text + "\n")
+    return public
+
+
+def read_table_keys(path: Path) -> dict[str, str]:
+    """``table-keys.json`` as table -> public PEM; ValueError in words when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(
+            f"{path} cannot be read ({exc}): write it again with `table-controller feed "
+            "broker-config`"
+        ) from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise ValueError(
+            f"{path} is not a list of tables' keys: write it again with `table-controller "
+            "feed broker-config`"
+        )
+    return data
 
 
 def write_private(path: Path, data: str | bytes) -> None:
@@ -287,6 +348,8 @@ __all__ = [
     "BROKER_USER",
     "DATA",
     "DIRECTOR_USER",
+    "MAX_PACKET",
+    "TABLE_KEYS",
     "BrokerFiles",
     "RunAs",
     "Tls",
@@ -296,7 +359,9 @@ __all__ = [
     "new_password",
     "password_file",
     "password_hash",
+    "read_table_keys",
     "table_ids",
     "write_broker_config",
     "write_private",
+    "write_table_keys",
 ]

@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from table_controller.errors import TableControllerError
-from table_controller.feed.broker import DATA, DIRECTOR_USER, new_password, write_private
+from table_controller.feed.broker import (
+    DATA,
+    DIRECTOR_USER,
+    MAX_PACKET,
+    new_password,
+    write_private,
+)
 from table_controller.feed.messages import id_problem
 
 ADMIN_USER = "director-admin"
@@ -184,6 +190,8 @@ def fleet_conf(folder: Path, *, plugin: Path, port: int, host: str, user: str) -
             f"plugin_opt_config_file {folder / DYNSEC_FILE}",
             "max_inflight_messages 100",
             "max_queued_messages 100000",
+            # The largest message a client may send (feed/broker.py, MAX_PACKET).
+            f"max_packet_size {MAX_PACKET}",
             "persistence true",
             f"persistence_location {folder / DATA}/",
             f"listener {port} {host}".rstrip(),

@@ -93,6 +93,9 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
         f"{run_as.name}{why})\n"
         f"  secrets/TABLE.password: copy each to its table ([feed] username = TABLE, "
         "password_file), chmod 600; keep passwords.txt safe\n"
+        f"  secrets/TABLE.signing.key: copy each to its table ([feed] signing_key), chmod "
+        f"600; the director registers {files.folder / 'table-keys.json'} when it starts "
+        "(beside its --key)\n"
     )
     return 0
 

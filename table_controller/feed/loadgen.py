@@ -9,7 +9,7 @@ What is not here: the camera reading a card and the page (bench/table.py measure
 As a process (the test kills it with SIGKILL and starts it again on the same log):
 
     python -m table_controller.feed.loadgen LOG --table ID --port PORT [--every SECONDS]
-        [--username USER --password-file FILE] [--events N]
+        [--username USER --password-file FILE] [--signing-key FILE] [--events N]
 
 prints ``logged GAME SEQ`` after each event is durably in the log, and plays on (the
 log's last game resumed, as the table resumes it) until killed or ``--events`` are logged.
@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topic", default="euchre")
     ap.add_argument("--username", default="")
     ap.add_argument("--password-file", type=Path, help="the broker password, alone in a file")
+    ap.add_argument("--signing-key", type=Path, help="the table's signing key (PEM): it signs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=float, default=0.01, help="seconds between events")
     ap.add_argument("--events", type=int, default=0, help="stop after this many (0: never)")
@@ -116,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         username=args.username,
         password=args.password_file.read_text().strip() if args.password_file else "",
+        signing_key=args.signing_key.read_bytes() if args.signing_key else None,
         heartbeat=1.0,
         resend_after=2.0,
     )

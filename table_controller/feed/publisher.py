@@ -20,6 +20,9 @@ follow their events on ``evidence/{game}/{seq}/clear``, in the order written, ea
 its event has been sent, with a cursor of their own (outbox.py).
 The broker being down never stops the table: the events wait in the log, the FEED
 fault says so, and it clears when the backlog starts flowing again.
+With a signing key (``[feed] signing_key``; a fleet's table gets one when approved) every
+event and status, its last will too, carries the table's signature (feed/table_signing.py):
+a director that registered the key stores nothing of this table's that is not signed.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox, OutboxError, Position
 from table_controller.feed.signing import MAX_AGE, Ruling, RulingRejected, verify
+from table_controller.feed.table_signing import TableKeyError, load_private, sign_message
 from table_controller.feed.tls import refused
 
 log = logging.getLogger(__name__)
@@ -68,6 +72,7 @@ class FeedSettings:
     password: str = ""
     tls_ca: Path | None = None
     director_key: bytes | None = None  # the director's public key (PEM)
+    signing_key: bytes | None = None  # the table's own private key (PEM): it signs with it
     heartbeat: float = 10.0
     max_inflight: int = 20
     keepalive: int = 30
@@ -100,6 +105,11 @@ class Publisher:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
+        self._signer = (
+            None
+            if settings.signing_key is None
+            else load_private(settings.signing_key, where="[feed] signing_key")
+        )
         self.log_path = Path(log_path)
         self.on_ruling = on_ruling
         self.on_state = on_state
@@ -281,7 +291,7 @@ class Publisher:
             client.username_pw_set(s.username, s.password or None)
         if s.tls_ca is not None:
             client.tls_set(ca_certs=str(s.tls_ca))
-        offline = messages.offline_message(table=s.table, at=self._clock())
+        offline = self._signed("status", messages.offline_message(table=s.table, at=self._clock()))
         client.will_set(self._status_topic, json.dumps(offline), qos=1, retain=True)
         client.max_inflight_messages_set(max(s.max_inflight * 2 + 10, 20))
         post = self._items.put
@@ -364,7 +374,9 @@ class Publisher:
     def _close(self) -> None:
         client = self._client
         if client is not None and self._connected and self._leave_offline:
-            offline = messages.offline_message(table=self.settings.table, at=self._clock())
+            offline = self._signed(
+                "status", messages.offline_message(table=self.settings.table, at=self._clock())
+            )
             info = client.publish(self._status_topic, json.dumps(offline), qos=1, retain=True)
             with contextlib.suppress(Exception):
                 info.wait_for_publish(2.0)
@@ -407,6 +419,7 @@ class Publisher:
                 evidence=p.evidence is not None,
                 record=p.record,
             )
+            payload = self._signed("events", payload)
             self._track(client.publish(self._events_topic, json.dumps(payload), qos=1), sent)
             self._window.append(sent)
             self._sent = p.position
@@ -551,7 +564,12 @@ class Publisher:
             name=status.get("name"),
             fleet=status.get("fleet"),
         )
+        payload = self._signed("status", payload)
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
+
+    def _signed(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` with the table's signature, when it has a key (else as it is)."""
+        return payload if self._signer is None else sign_message(kind, payload, self._signer)
 
     # --- the director's orders and the table's answers about itself -----------------------
 
@@ -657,6 +675,20 @@ def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | N
                 "no ruling is taken",
                 "copy director.pub from the director's machine to that path",
             )
+    signing: bytes | None = None
+    if feed.signing_key is not None:
+        try:
+            signing = Path(feed.signing_key).read_bytes()
+            load_private(signing, where=f"[feed] signing_key {feed.signing_key}")
+        except (OSError, TableKeyError) as exc:
+            signing = None
+            problem = (
+                f"the table's signing key {feed.signing_key} cannot be used "
+                f"({getattr(exc, 'strerror', None) or exc}); the director refuses what the "
+                "table sends unsigned",
+                "copy this table's secrets/TABLE.signing.key from the director's machine to "
+                "that path (chmod 600)",
+            )
     password = ""
     if feed.password_file is not None:
         try:
@@ -677,6 +709,7 @@ def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | N
         password=password,
         tls_ca=feed.tls_ca,
         director_key=key,
+        signing_key=signing,
         heartbeat=feed.heartbeat,
     )
     return settings, problem

@@ -4,8 +4,10 @@ the event, and the director's public key (to check signed rulings and orders).
 Three files in the table's fleet folder, each readable by its owner only (0600) and
 written atomically (a new file renamed over the old, so a power cut leaves the old one
 or the new one, never half of either): ``membership.json``, ``director.pub`` and
-``broker.password``. A file that is there but cannot be read is an error in words:
-joining again would replace credentials the director still counts as this table's.
+``broker.password``; and a fourth when the director gave the table a signing key,
+``table.signing.key`` (it signs its events and status with it: feed/table_signing.py).
+A file that is there but cannot be read is an error in words: joining again would
+replace credentials the director still counts as this table's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from table_controller.errors import TableControllerError
 MEMBERSHIP = "membership.json"
 DIRECTOR_KEY = "director.pub"
 PASSWORD = "broker.password"
+SIGNING_KEY = "table.signing.key"
 _TEXT = ("table", "name", "username", "topic", "event", "rules", "director_host")
 _NUMBERS = ("broker_port", "director_port")
 
@@ -47,6 +50,7 @@ class Membership:
     director_host: str
     director_port: int
     options: dict[str, Any] = field(default_factory=dict)
+    signing_key: str = ""  # the table's own private key, PEM text ("": none was given)
 
     @classmethod
     def of_bundle(cls, bundle: dict[str, Any], *, host: str, port: int) -> Membership:
@@ -71,12 +75,16 @@ def _checked(data: dict[str, Any]) -> Membership:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise MembershipError("options is not a table of options")
+    signing_key = data.get("signing_key", "")
+    if not isinstance(signing_key, str):
+        raise MembershipError("signing_key is not a key")
     return Membership(
         **{k: data[k] for k in _TEXT},
         **{k: data[k] for k in _NUMBERS},
         password=data["password"],
         director_key=data["director_key"],
         options=options,
+        signing_key=signing_key,
     )
 
 
@@ -95,6 +103,8 @@ def load(folder: Path) -> Membership | None:
             data = {"not": "a membership"}  # said by _checked below
         data["password"] = (folder / PASSWORD).read_text(encoding="utf-8").strip()
         data["director_key"] = (folder / DIRECTOR_KEY).read_text(encoding="utf-8")
+        if (folder / SIGNING_KEY).exists():
+            data["signing_key"] = (folder / SIGNING_KEY).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise MembershipError(
             f"the table's membership in {folder} is incomplete ({Path(str(exc.filename)).name}"
@@ -116,8 +126,11 @@ def save(folder: Path, m: Membership) -> None:
         data = asdict(m)
         password = data.pop("password")
         key = data.pop("director_key")
+        signing = data.pop("signing_key")
         write_private(folder / PASSWORD, password.encode() + b"\n")
         write_private(folder / DIRECTOR_KEY, key.encode())
+        if signing:
+            write_private(folder / SIGNING_KEY, signing.encode())
         write_private(
             folder / MEMBERSHIP, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n"
         )

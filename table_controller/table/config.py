@@ -77,6 +77,8 @@ class FeedConfig:
     password_file: Path | None = None  # its password, in a file readable by its owner only
     tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
     director_key: Path | None = None  # the director's public key: rulings are checked with it
+    # the table's own private key: its events and status are signed with it (docs/feed.md)
+    signing_key: Path | None = None
     heartbeat: float = 10.0  # seconds between the table's status messages
     public_delay: float = 0.0  # seconds the public view of this table is held back
 
@@ -108,6 +110,7 @@ FLEET_GIVES_FEED = (
     "password",
     "password_file",
     "director_key",
+    "signing_key",
 )
 FLEET_ALONE = "or remove [fleet] to run this table on its own"  # each fleet problem's other way
 FLEET_NAME = "Fleet table"  # until the director's name for it is known (never run with it)
@@ -171,6 +174,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
         "password_file",
         "tls_ca",
         "director_key",
+        "signing_key",
         "heartbeat",
         "public_delay",
     ),
@@ -576,6 +580,7 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
         password_file=_optional_path(r, t, "password_file"),
         tls_ca=_optional_path(r, t, "tls_ca"),
         director_key=_optional_path(r, t, "director_key"),
+        signing_key=_optional_path(r, t, "signing_key"),
         heartbeat=r.number(t, "feed.heartbeat", d.heartbeat, low=0.5, high=3600.0),
         public_delay=r.number(t, "feed.public_delay", d.public_delay, low=0.0, high=86400.0),
     )
@@ -696,6 +701,9 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
         )
     secret = config.feed.password_file
     if secret is not None and (bad := secret_file_problem(secret, "feed.password_file")):
+        problems.append(bad)
+    signing = config.feed.signing_key
+    if signing is not None and (bad := secret_file_problem(signing, "feed.signing_key")):
         problems.append(bad)
     log = config.log
     if config.fleet is not None and not config.fleet.own_log:

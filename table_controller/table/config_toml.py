@@ -75,6 +75,7 @@ username = ""               # this table's user on the broker (its id: table-3)
 password_file = ""          # the file with its password (secrets/table-3.password; chmod 600)
 tls_ca = ""                 # the CA certificate of the broker's, for TLS (docs/feed.md)
 director_key = ""           # director.pub: only rulings signed with its key are taken
+signing_key = ""            # this table's own key (secrets/table-3.signing.key; chmod 600)
 heartbeat = 10.0            # seconds between the table's status messages
 public_delay = 0.0          # seconds the public view of this table is held back
 

@@ -21,6 +21,7 @@ from typing import Any
 from table_controller.errors import TableControllerError
 from table_controller.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
 from table_controller.fleet.membership import PASSWORD as PASSWORD_FILE
+from table_controller.fleet.membership import SIGNING_KEY as SIGNING_KEY_FILE
 from table_controller.fleet.membership import Membership
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
@@ -82,6 +83,8 @@ def build(
         password_file=folder / PASSWORD_FILE,
         tls_ca=local.feed.tls_ca,
         director_key=folder / DIRECTOR_KEY_FILE,
+        # Given by a director that signs (a table approved by an older one has none).
+        signing_key=folder / SIGNING_KEY_FILE if member.signing_key else None,
         heartbeat=local.feed.heartbeat,
         public_delay=local.feed.public_delay,
     )

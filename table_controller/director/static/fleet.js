@@ -67,6 +67,7 @@ function card(t, commandsOk) {
     el("div", {class: "version"}, t.version_text),
     el("dl", {}, ...devices,
        ...row("Disk", t.disk_text, null),
+       ...row("At the director", t.store_text, null),
        ...row("Clock", t.clock_text, t.clock_ok),
        ...row("Feed", t.lag_text, t.lag_ok),
        ...row("Config", t.config_text, null),
