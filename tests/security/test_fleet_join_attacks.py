@@ -82,6 +82,17 @@ def piped(net: netns.Hosts, host: int, argv: list[str]) -> subprocess.Popen[str]
     )
 
 
+def run_table(net: netns.Hosts, host: int, config: Path, out: Path) -> subprocess.Popen[str]:
+    """``table-controller run`` of a fleet's table in ``host``, its output in ``out``."""
+    with out.open("w") as said:
+        return net.popen(
+            host,
+            [sys.executable, "-m", "table_controller", "run", "--config", str(config),
+             "--fast", "--seed", "1"],
+            stdout=said, stderr=subprocess.STDOUT, env=_env(), cwd=config.parent,
+        )  # fmt: skip
+
+
 def join_cli(
     net: netns.Hosts, host: int, config: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
@@ -117,13 +128,7 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         # `run` of a table with [fleet]: it finds the rogue by mDNS and refuses it.
         config = table_toml(tmp_path / "table")
         out = tmp_path / "table.out"
-        with out.open("w") as said:
-            table = net.popen(
-                2,
-                [sys.executable, "-m", "table_controller", "run", "--config", str(config),
-                 "--fast", "--seed", "1"],
-                stdout=said, stderr=subprocess.STDOUT, env=_env(), cwd=config.parent,
-            )  # fmt: skip
+        table = run_table(net, 2, config, out)
         refusal = "is refused: it gave no key"
         wait_until("the table refuses the rogue", lambda: refusal in out.read_text(), GUARD)
         page = f"http://{net.address(2)}:{PAGE_PORT}/"
@@ -161,13 +166,7 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         assert line(announcing, "the rogue announcing its own key")["ready"]
         pinned = table_toml(tmp_path / "pinned", fingerprint=real)
         out = tmp_path / "pinned.out"
-        with out.open("w") as said:
-            table = net.popen(
-                2,
-                [sys.executable, "-m", "table_controller", "run", "--config", str(pinned),
-                 "--fast", "--seed", "1"],
-                stdout=said, stderr=subprocess.STDOUT, env=_env(), cwd=pinned.parent,
-            )  # fmt: skip
+        table = run_table(net, 2, pinned, out)
         refusal = f"not {real} as pinned (--fingerprint, or [fleet] fingerprint): it is refused"
         wait_until(
             "the pinned table refuses the keyed rogue", lambda: refusal in out.read_text(), GUARD
