@@ -87,10 +87,10 @@ def main() -> None:
     props = {"event": "Spring Open", "broker_port": "1883", "version": "0.1.0", "key": key}
     info = ServiceInfo(
         discovery.SERVICE,
-        f"Spring Open.{discovery.SERVICE}",
+        f"Spring Open {args.port}.{discovery.SERVICE}",  # two rogues: two names
         port=args.port,
         properties=props,
-        server="rogue-director.local.",
+        server=f"rogue-director-{args.port}.local.",
         parsed_addresses=[args.address],
     )
     zc.register_service(info)
