@@ -35,13 +35,15 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from table_controller.errors import TableControllerError
+
 CONTEXT = b"table-controller table message 1\n"
 SIGNED_KINDS = ("events", "status")
 SIG = "sig"
 _SIG_BYTES = 64
 
 
-class TableKeyError(ValueError):
+class TableKeyError(TableControllerError, ValueError):
     """A table's key that cannot be used: which one, why, what to do."""
 
 
