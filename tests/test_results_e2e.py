@@ -452,7 +452,7 @@ def test_team_round_events_agree_with_the_tables_logs(
 
 @pytest.mark.slow(budget=400)
 @EVENTS
-@example(plan=Plan("postgresql", tables=3, rounds=1, best_of=3, renege=2, correct=0.3, seed=3))
+@example(plan=Plan("postgresql", tables=2, rounds=1, best_of=3, renege=2, correct=0.3, seed=3))
 @given(plan=plans(tables=3, rounds=1, best_of=(1, 3)))
 def test_bracket_events_agree_with_the_tables_logs(
     plan: Plan, tmp_path_factory: pytest.TempPathFactory, postgres: Postgres
