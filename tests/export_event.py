@@ -60,6 +60,22 @@ def progressive_game(seed: int, renege: bool) -> Game:
     return ones, {k: v for k, v in images.items() if k[0] == 1}
 
 
+def dealing_status(table: str, at: float, game: int, players: dict[str, str]) -> dict[str, Any]:
+    """A table's status as a game's dealing starts: the players it seats, nothing else."""
+    return status_message(
+        table=table,
+        at=at,
+        every=5.0,
+        game=game,
+        hand=None,
+        phase="dealing",
+        scores=[0, 0],
+        players=players,
+        faults=[],
+        backlog=0,
+    )
+
+
 def renege_game() -> Game:
     """A simulated game with a renege proven (seed 1's players renege in its first hand)."""
     game = progressive_game(1, True)
@@ -94,18 +110,7 @@ def build_event(
             seats = _seats(admin, players, round_no, int(place))
             store.add_status(
                 {
-                    **status_message(
-                        table=table,
-                        at=at,
-                        every=5.0,
-                        game=round_no,
-                        hand=None,
-                        phase="dealing",
-                        scores=[0, 0],
-                        players=seats,
-                        faults=[],
-                        backlog=0,
-                    ),
+                    **dealing_status(table, at, round_no, seats),
                     "name": TABLES[table],
                     # the rules the table plays (the store replays its games with them)
                     "rules": {"name": "td-progressive", "options": {"hands_per_game": 2}},

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_event import PLAYERS, START, TABLES, progressive_game
+from export_event import PLAYERS, START, TABLES, dealing_status, progressive_game
 from test_director_export import pages_text, read_csv
 
 from table_controller.cli import main
@@ -18,7 +18,6 @@ from table_controller.director.events_admin import AdminError, EventsAdmin, crea
 from table_controller.director.results import collect
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
-from table_controller.feed.messages import status_message
 
 DAY = 86400.0
 FIRST, SECOND = "Club night", "Club night, December"
@@ -42,18 +41,7 @@ def play(store: DirectorStore, admin: EventsAdmin | None, game: int, at: float) 
     for table, name in TABLES.items():
         store.add_status(
             {
-                **status_message(
-                    table=table,
-                    at=at,
-                    every=5.0,
-                    game=game,
-                    hand=None,
-                    phase="dealing",
-                    scores=[0, 0],
-                    players=dict(zip("NESW", PLAYERS[:4], strict=True)),
-                    faults=[],
-                    backlog=0,
-                ),
+                **dealing_status(table, at, game, dict(zip("NESW", PLAYERS[:4], strict=True))),
                 "name": name,
             }
         )

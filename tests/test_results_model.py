@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_event import PLAYERS, START, TABLES, build_event, progressive_game
+from export_event import PLAYERS, START, TABLES, build_event, dealing_status, progressive_game
 from test_director_export import ended_individual, ended_scores, pages_text, read_csv
 
 from table_controller.cli import main
@@ -20,7 +20,6 @@ from table_controller.director.results_view import ResultsSource, results_view
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_games import parse_record
 from table_controller.director.web import DirectorPage
-from table_controller.feed.messages import status_message
 from table_controller.seats import Seat
 
 
@@ -71,18 +70,7 @@ def test_a_table_that_sends_no_record_is_scored_under_the_events_rules(tmp_path:
     assert admin.state.rules == {"name": "td-progressive", "options": {"hands_per_game": 2}}
     admin.assign_round("ann", 1, {"table-1": "1"})
     store.add_status(
-        status_message(
-            table="table-1",
-            at=START,
-            every=5.0,
-            game=1,
-            hand=None,
-            phase="dealing",
-            scores=[0, 0],
-            players=dict(zip("NESW", PLAYERS[:4], strict=True)),
-            faults=[],
-            backlog=0,
-        )
+        dealing_status("table-1", START, 1, dict(zip("NESW", PLAYERS[:4], strict=True)))
     )
     messages = progressive_game(2, False)[0]
     for m in messages:
