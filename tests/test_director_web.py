@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 import signal
+import ssl
 import subprocess
 import sys
 import threading

@@ -20,8 +20,8 @@ _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]{1,253})(:\d{1,5})?$")
 def https_location(host_header: str, path: str, query: str, https_port: int) -> str | None:
     """The HTTPS address of a plain request, or None when its host is not a name."""
     found = _HOST.match(host_header.strip())
-    if found is None:
-        return None
+    if found is None or any(ord(c) < 0x21 or ord(c) > 0x7E for c in path + query):
+        return None  # a name that is none, or a path that would break the header
     tail = path if path.startswith("/") else "/"
     return f"https://{found.group(1)}:{https_port}{tail}" + (f"?{query}" if query else "")
 
@@ -35,7 +35,8 @@ def redirect_app(https_port: int) -> ASGIApp:
         headers = dict(scope.get("headers") or [])
         host = headers.get(b"host", b"").decode("latin-1")
         query = scope.get("query_string", b"").decode("latin-1")
-        where = https_location(host, str(scope.get("path", "/")), query, https_port)
+        raw = scope.get("raw_path") or str(scope.get("path", "/")).encode()
+        where = https_location(host, raw.decode("latin-1"), query, https_port)
         if where is None:
             body = b"This address is not the dashboard's: type https:// and its address.\n"
             status, extra = 400, []
