@@ -30,6 +30,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from table_controller.director.limits import (
+    Limits,
+    LimitsError,
+    limits_words,
+    parse_limit_args,
+    shown,
+)
 from table_controller.errors import TableControllerError
 
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
@@ -67,6 +74,20 @@ class FleetFolder:
     # TLS for the broker and the dashboard (False only from a first run's --insecure).
     tls: bool = True
     http_port: int = DEFAULT_HTTP_PORT
+    limits: dict[str, Any] = field(default_factory=dict)  # the director's limits, changed
+
+    def limits_in_force(self) -> Limits:
+        """The limits kept (``--limit``), the rest their defaults (limits.py)."""
+        try:
+            if not isinstance(self.limits, dict):
+                raise LimitsError("limits", self.limits, "write them as a table of NAME: VALUE")
+            return Limits.of(self.limits)
+        except LimitsError as exc:
+            raise FleetStartError(
+                f"{self.folder / STATE} keeps the limit {exc.name} = {shown(exc.value)}: "
+                f"{exc.problem}; give it again with --limit {exc.name}=VALUE (or "
+                f"--limit {exc.name}=default)"
+            ) from None
 
     @property
     def prefix(self) -> str:
@@ -158,6 +179,33 @@ def parse_options(given: Sequence[str]) -> dict[str, Any] | None:
     return options
 
 
+def parse_limits(given: Sequence[str]) -> dict[str, Any]:
+    """``--limit picture_kb=2048`` (repeated) as the limits to change (None: back to its
+    default), each checked alone; FleetStartError in words."""
+    try:
+        return parse_limit_args(given)
+    except LimitsError as exc:
+        raise FleetStartError(f"--limit {exc.given}: {exc.problem}") from None
+
+
+def changed_limits(kept: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits kept with those given over them, each one alone (a limit raised for
+    one table's alert leaves the others as they were; ``NAME=default`` takes one back),
+    checked together; only those that differ from their defaults are kept."""
+    merged = {**kept, **given}
+    merged = {k: v for k, v in merged.items() if v is not None}
+    try:
+        return Limits.of(merged).changed()
+    except LimitsError as exc:
+        if exc.name in given:
+            flag = f"--limit {exc.name}={shown(exc.value)}"
+        elif exc.name in kept:
+            flag = f"the limit {exc.name} = {shown(exc.value)} (kept from an earlier --limit)"
+        else:
+            flag = f"the limit {exc.name} = {shown(exc.value)} (its default)"
+        raise FleetStartError(f"{flag}: {exc.problem}") from None
+
+
 def open_folder(
     folder: Path,
     *,
@@ -168,14 +216,23 @@ def open_folder(
     options: dict[str, Any] | None = None,
     insecure: bool = False,
     http_port: int | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> tuple[FleetFolder, bool]:
     """The folder's event (made the first time): ``(it, whether this run made it)``.
     A later run keeps the event's name and, unless given again, its rules and ports
     (the tables that joined know the broker's port) and rule options (given again, they
-    replace the ones kept: the tables take them from their next game)."""
+    replace the ones kept: the tables take them from their next game). ``limits``
+    (``--limit``) change the kept ones one by one (``changed_limits``)."""
     folder = folder.expanduser().resolve()
     if (folder / STATE).is_file():
         kept = FleetFolder.load(folder)
+        if limits:  # over the kept ones, so a bad one kept is put right by giving it again
+            had = kept.limits if isinstance(kept.limits, dict) else {}
+            now = changed_limits(had, limits)
+            if now != kept.limits:
+                kept.limits = now
+                kept.save()
+        kept.limits_in_force()  # what a hand changed in fleet.json, said before it runs
         if event is not None and _check_event(event) != kept.event:
             raise FleetStartError(
                 f"{folder} holds the event {kept.event!r}: leave --event out to run it, or "
@@ -213,6 +270,7 @@ def open_folder(
         event=_check_event(event if event is not None else folder.name),
         rules=_check_rules(rules or DEFAULT_RULES, options),
         options=dict(options or {}),
+        limits=changed_limits({}, limits or {}),
         web_port=_check_port(DEFAULT_WEB_PORT if web_port is None else web_port, "--web-port"),
         broker_port=_check_port(
             (DEFAULT_BROKER_PORT if not insecure else 1883) if broker_port is None else broker_port,
@@ -341,6 +399,7 @@ def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> It
         port=ev.broker_port,
         prefix=ev.prefix,
         tls=None if tls is None else Tls(tls.ca, tls.cert, tls.key, ev.broker_port),
+        max_packet=ev.limits_in_force().max_packet,
     )
     broker = BrokerProcess(files.conf, files.port, mosquitto).start()
     try:
@@ -368,6 +427,7 @@ def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
         + (" (TLS)." if ev.tls else " (in clear: --insecure)."),
         f"The rules: {rules_words(ev.rules, ev.options)} (every table is sent them; "
         "`--rules` and `--option` change them).",
+        f"{limits_words(ev.limits_in_force())} `--limit NAME=VALUE` changes one.",
     ]
     out.write("\n".join(lines) + "\n")
     out.flush()
@@ -391,6 +451,7 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             http_port=None
             if args.http_port is None
             else _check_port(args.http_port, "--http-port"),
+            limits=parse_limits(getattr(args, "limit", None) or []),
         )
         from table_controller.director.event_demo import find_mosquitto
         from table_controller.feed.dynsec import find_plugin
@@ -437,7 +498,9 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
 
     tls = _tls(ev)
     with _running_broker(ev, mosquitto, tls) as files:
-        store = DirectorStore(ev.database, rules_name=ev.rules, options=ev.options)
+        store = DirectorStore(
+            ev.database, rules_name=ev.rules, options=ev.options, limits=ev.limits_in_force()
+        )
         try:
             service = DirectorService(
                 store,
@@ -606,7 +669,24 @@ def add_start(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="a rule option of the preset, changed (repeat it), e.g. --option points_to_win=11",
     )
+    p.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a limit on what each table may send and have kept, changed and kept in the "
+        "folder (repeat it; NAME=default takes one back), e.g. --limit picture_kb=2048; "
+        'docs/director.md, "Limits"',
+    )
     p.set_defaults(func=cmd_start)
 
 
-__all__ = ["FleetFolder", "FleetParts", "FleetStartError", "add_start", "cmd_start"]
+__all__ = [
+    "FleetFolder",
+    "FleetParts",
+    "FleetStartError",
+    "add_start",
+    "changed_limits",
+    "cmd_start",
+    "parse_limits",
+]

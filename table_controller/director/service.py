@@ -42,8 +42,9 @@ What a table sends is checked before it is stored. Its events and status must ca
 the signature of the key registered for it (feed/table_signing.py), when one is: a
 message without it, or signed by another key, is not stored (it is acknowledged all
 the same, so the broker forgets it) and raises one alert. And each table may send so
-much and no more (director/feed_guard.py): beyond its rate, what it sends is dropped
-with one alert; a status or a picture too big is refused. Messages handed to
+much and no more (director/feed_guard.py, its limits those of the store unless given:
+director/limits.py): beyond its rate, what it sends is dropped with one alert; a status
+or a picture too big is refused. Messages handed to
 ``handle``/``handle_batch`` (tools, tests) skip the rate, not the signature.
 """
 
@@ -65,7 +66,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director import fleet_replies
-from table_controller.director.feed_guard import FeedLimits, RateGuard
+from table_controller.director.feed_guard import RateGuard
+from table_controller.director.limits import Limits, number_words
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
@@ -145,11 +147,12 @@ class DirectorService:
         mark_refresh: float = 5.0,
         batch_max: int = BATCH_MAX,
         resend_after: float = 5.0,
-        limits: FeedLimits | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
-        self.limits = limits if limits is not None else FeedLimits()
-        self._guard = RateGuard(self.limits)
+        # The store's own limits unless given: what it keeps and what is taken agree.
+        self.limits = limits if limits is not None else store.limits
+        self._guard = RateGuard(self.limits.feed)
         self.refused = 0  # messages not stored: over a table's rate, too big, not signed
         self.broker = broker
         self.prefix = prefix.rstrip("/")
@@ -568,7 +571,8 @@ class DirectorService:
             self._too_much(
                 table,
                 f"it sent a picture of {len(payload) // 1024} KB, over the "
-                f"{self.limits.picture_bytes // 1024} KB a picture may have; it was not stored",
+                f"{self.limits.picture_kb} KB a picture may have (the director's limit "
+                "picture_kb); it was not stored",
                 now,
                 outcome,
             )
@@ -577,8 +581,9 @@ class DirectorService:
             if not self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload)):
                 self._too_much(
                     table,
-                    "its pictures have reached what the director keeps for one table; "
-                    "further pictures are not stored",
+                    "its pictures have reached what the director keeps for one table (the "
+                    "director's limits pictures_kept and pictures_mb); further pictures are "
+                    "not stored",
                     now,
                     outcome,
                 )
@@ -602,7 +607,8 @@ class DirectorService:
             self._too_much(
                 table,
                 f"it sent a status of {len(payload) // 1024} KB, over the "
-                f"{self.limits.status_bytes // 1024} KB a status may have; it was not stored",
+                f"{self.limits.status_kb} KB a status may have (the director's limit "
+                "status_kb); it was not stored",
                 now,
                 outcome,
             )
@@ -644,9 +650,10 @@ class DirectorService:
             lim = self.limits
             self._too_much(
                 table,
-                f"it sent more than the {lim.rate:g} messages or {lim.byte_rate / 1e6:g} MB a "
-                "second a table may send; what came beyond that was dropped (its game events "
-                "are sent again by the table, none is lost)",
+                f"it sent more than the {number_words(lim.messages_per_second)} messages or "
+                f"{number_words(lim.mb_per_second)} MB a second a table may send (the "
+                "director's limits messages_per_second and mb_per_second); what came beyond "
+                "that was dropped (its game events are sent again by the table, none is lost)",
                 now,
                 outcome,
                 count=False,

@@ -17,6 +17,10 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_table_keys``: each table's registered key, which its messages are signed with;
 - ``store_usage``: each table's share of the store, in bytes (the fleet view).
 
+What the parts keep of each table (its status history, its pictures) is bounded by the
+``limits`` given (director/limits.py, the director's settings), which the service
+takes too, so what is taken and what is kept agree.
+
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
 that needs only one concern may take the part itself (``store.accounts``).
@@ -38,6 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from table_controller.director.limits import Limits
 from table_controller.director.store_accounts import SESSION_SECONDS, Accounts
 from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Alerts
 from table_controller.director.store_core import Clock, StoreCore, finite
@@ -68,7 +73,10 @@ class DirectorStore:
         rules_name: str = "td-tournament",
         options: Mapping[str, Any] | None = None,
         clock: Clock = time.time,
+        limits: Limits | None = None,
     ) -> None:
+        # What it keeps of each table (and the service takes from it): director/limits.py.
+        self.limits = limits if limits is not None else Limits()
         self.rules_name = rules_name
         self.options = dict(options or {})
         try:
@@ -79,17 +87,17 @@ class DirectorStore:
         self.db = core.db
         self.name = core.db.name  # a path, or a URL without its password
         self.alerting = Alerts(core)
-        self.table_status = TableStatus(core, self.alerting)
+        self.table_status = TableStatus(core, self.alerting, self.limits)
         self.setups = GameSetups(core)
         self.projections = Projections(core, rules_name, self.options, self.setups)
         self.feed = FeedEvents(
-            core, self.table_status, self.alerting, self.projections, self.setups
+            core, self.table_status, self.alerting, self.projections, self.setups, self.limits
         )
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.fleet = FleetTables(core)
-        self.pictures = FleetPictures(core)
+        self.pictures = FleetPictures(core, camera_bytes=self.limits.camera_bytes)
         self.fleet_configs = FleetConfigs(core)
         self.keys = TableKeys(core)
         self.usage = Usage(core)

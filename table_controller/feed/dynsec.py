@@ -180,11 +180,19 @@ def dynsec_config(prefix: str, director_password: str, admin_password: str) -> d
 
 
 def fleet_conf(
-    folder: Path, *, plugin: Path, port: int, host: str, user: str, tls: Tls | None = None
+    folder: Path,
+    *,
+    plugin: Path,
+    port: int,
+    host: str,
+    user: str,
+    tls: Tls | None = None,
+    max_packet: int = MAX_PACKET,
 ) -> str:
     """mosquitto.conf of the fleet's broker; with ``tls``, its one listener takes TLS only
     (``director start``'s default: without it, passwords and cards cross the network in
-    clear)."""
+    clear); ``max_packet``: the largest message it takes, which the director's limits
+    give (director/limits.py ``Limits.max_packet``)."""
     certs = (
         []
         if tls is None
@@ -207,8 +215,9 @@ def fleet_conf(
             f"plugin_opt_config_file {folder / DYNSEC_FILE}",
             "max_inflight_messages 100",
             "max_queued_messages 100000",
-            # The largest message a client may send (feed/broker.py, MAX_PACKET).
-            f"max_packet_size {MAX_PACKET}",
+            # The largest message a client may send (the director's limits: a bigger one
+            # ends the connection).
+            f"max_packet_size {max_packet}",
             "persistence true",
             f"persistence_location {folder / DATA}/",
             f"listener {port} {host}".rstrip(),
@@ -238,6 +247,7 @@ def write_fleet_broker(
     host: str = "0.0.0.0",
     plugin_patterns: Sequence[str] = PLUGIN_GLOBS,
     tls: Tls | None = None,
+    max_packet: int = MAX_PACKET,
 ) -> FleetBroker:
     """``folder/mosquitto.conf`` (written each time: the port may change) and, the first
     time, ``folder/dynamic-security.json`` with the director's two clients, their
@@ -281,7 +291,11 @@ def write_fleet_broker(
         write_private(dynsec, json.dumps(config, indent=1) + "\n")
     user = pwd.getpwuid(os.geteuid()).pw_name
     conf = folder / "mosquitto.conf"
-    conf.write_text(fleet_conf(folder, plugin=plugin, port=port, host=host, user=user, tls=tls))
+    conf.write_text(
+        fleet_conf(
+            folder, plugin=plugin, port=port, host=host, user=user, tls=tls, max_packet=max_packet
+        )
+    )
     return FleetBroker(
         conf=conf,
         port=port,
