@@ -2,11 +2,12 @@
 would: every frame on the hub's bridge (tests/netns.py), written to a file.
 
 Run as ``ip netns exec HUB python lan_capture.py OUT`` (``start``): a raw packet socket
-(AF_PACKET, every protocol) on ``br0``, each frame written with its length before it,
-until SIGTERM. No capture program is needed; a frame is bytes, and what a test looks
-for (a password, a cookie, a card) is bytes too. ``frames`` reads the file back;
-``found`` says which of the given secrets appear in any frame, or across two frames
-in a row (a secret cut by a segment's end).
+(AF_PACKET, every protocol) bound to no interface, so it takes every frame on every port
+of the hub's bridge (a socket on ``br0`` itself sees only what the bridge is sent, not
+what it forwards between hosts), each written with its length before it, until SIGTERM.
+No capture program is needed; a frame is bytes, and what a test looks for (a password,
+a cookie, a card) is bytes too. ``frames`` reads the file back; ``found`` says which of
+the given secrets appear in any flow's bytes in clear.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ from typing import Any
 ETH_P_ALL = 0x0003
 
 
-def _capture(out: Path, interface: str = "br0") -> None:
+def _capture(out: Path) -> None:
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    sock.bind((interface, 0))
     sock.settimeout(0.2)
     stopping = False
 
