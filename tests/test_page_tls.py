@@ -204,6 +204,15 @@ def test_the_tables_own_certificate_is_kept_and_made_again_when_addresses_change
     ending = own(folder, machine_names("0.0.0.0", ["198.51.100.7"]), now=later)
     assert ending.renewed and ending.fingerprint != moved.fingerprint
 
+    # Made while the clock was a day ahead (a Pi before its clock is set): made again
+    # once the clock is right, since a phone would call it "not yet valid".
+    ahead = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)
+    early = own(folder, machine_names("0.0.0.0", ["198.51.100.7"]), now=ahead)
+    assert early.renewed
+    righted = own(folder, machine_names("0.0.0.0", ["198.51.100.7"]))
+    assert righted.renewed and righted.fingerprint != early.fingerprint
+    assert own(folder, machine_names("0.0.0.0", ["198.51.100.7"])).renewed is False
+
     (folder / "page.key").write_text("damaged")
     mended = own(folder, machine_names("0.0.0.0", ["198.51.100.7"]))
     assert mended.renewed and (folder / "page.key").stat().st_mode & 0o777 == 0o600

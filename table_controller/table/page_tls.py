@@ -251,6 +251,7 @@ def own(folder: Path, names: Sequence[str], *, now: datetime.datetime | None = N
     cert, key = folder / "page.crt", folder / "page.key"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.chmod(0o700)  # the keys' folder, whoever made it before
         had = cert.exists()
         fresh = not _authority_usable(ca, moment)
         if fresh:
@@ -281,7 +282,8 @@ def _ca_name() -> str:
 
 
 def _authority_usable(ca: Authority, moment: datetime.datetime) -> bool:
-    """The kept authority: both files there, readable, and a month or more from its end."""
+    """The kept authority: both files there, readable, begun, and a month or more from
+    its end."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
@@ -290,14 +292,23 @@ def _authority_usable(ca: Authority, moment: datetime.datetime) -> bool:
         serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
     except (OSError, ValueError, TypeError):
         return False
-    return cert.not_valid_after_utc - moment > datetime.timedelta(days=RENEW_DAYS)
+    return _in_time(cert, moment)
+
+
+def _in_time(cert: x509.Certificate, moment: datetime.datetime) -> bool:
+    """Begun (a Pi without a clock may have made it at a wrong time before its clock
+    was set) and a month or more from its end."""
+    return (
+        cert.not_valid_before_utc <= moment
+        and cert.not_valid_after_utc - moment > datetime.timedelta(days=RENEW_DAYS)
+    )
 
 
 def _kept_usable(
     ca: Authority, cert_path: Path, key_path: Path, names: Sequence[str], moment: datetime.datetime
 ) -> bool:
     """The kept certificate serves this start: signed by the authority, for exactly
-    ``names``, its key its own, and a month or more from its end."""
+    ``names``, its key its own, begun, and a month or more from its end."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
@@ -311,7 +322,7 @@ def _kept_usable(
     return (
         set(_names_in(cert)) == {_normal(n) for n in names}
         and _public(cert.public_key()) == _public(key.public_key())
-        and cert.not_valid_after_utc - moment > datetime.timedelta(days=RENEW_DAYS)
+        and _in_time(cert, moment)
     )
 
 
