@@ -28,6 +28,7 @@ import pytest
 from waiting import wait_until
 
 from table_controller.feed.signing import new_keys
+from table_controller.feed.tls import client_context
 from table_controller.fleet.discovery import key_fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,8 +132,9 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         table = run_table(net, 2, config, out)
         refusal = "is refused: it gave no key"
         wait_until("the table refuses the rogue", lambda: refusal in out.read_text(), GUARD)
-        page = f"http://{net.address(2)}:{PAGE_PORT}/"
-        with urllib.request.urlopen(page, timeout=10) as answer:
+        page = f"https://{net.address(2)}:{PAGE_PORT}/"  # open to the network: HTTPS
+        own_ca = client_context(config.parent / "fleet" / "page-tls" / "ca.crt")
+        with urllib.request.urlopen(page, timeout=10, context=own_ca) as answer:
             html = answer.read().decode()
         assert refusal in html and "Still looking for the event" in html  # on its join page
         assert table.poll() is None  # still looking for the real director
