@@ -79,7 +79,9 @@ from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
 from table_controller.seats import Team
 
 RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
-Listener = Callable[[str, str], None]  # (what changed: "event"|"status"|"alert"|"ack", table)
+# (what changed: "event"|"status"|"alert"|"ack"|"broker", table); "broker": the
+# connection to the broker came or went (the dashboard's header says so).
+Listener = Callable[[str, str], None]
 BATCH_MAX = 500  # messages in one transaction at most (the broker's in-flight window is less)
 RETRY = 1.0  # seconds between tries when the store cannot commit
 
@@ -371,6 +373,7 @@ class DirectorService:
                 f"({reason}): check the director's username and password (--broker-user)"
             )
             log.error(self.problem)
+            self._tell("broker", "")
             return
         self.problem = None
         with self._ack_lock:
@@ -398,6 +401,7 @@ class DirectorService:
     ) -> None:
         if mid == self._sub_mid[1]:
             self.connected.set()
+            self._tell("broker", "")
             # A broker restarted from an old save may hold older marks, or none.
             threading.Thread(
                 target=self._flush_marks,
@@ -411,6 +415,7 @@ class DirectorService:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         self.connected.clear()
+        self._tell("broker", "")
         with self._ack_lock:
             self._session += 1  # what is not yet acknowledged comes again on the next one
         if not self._stop.is_set():
