@@ -1,4 +1,4 @@
-"""The director's limits as a director sets them (director/limits.py): one dataclass,
+"""The director's limits as a director sets them (feed/limits.py): one dataclass,
 each limit checked against its range and refused in words; read from the settings
 file's ``[limits]`` (``director --config``) and from ``--limit NAME=VALUE`` (``director
 start``, kept in its folder); what the director then enforces, through its real service
@@ -23,15 +23,18 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from mosquitto import free_port
 from security.feed_event import TOPICS, broker_files, connect, password, start_broker
-from test_director_start import Director
+from test_director_start import Director, trusting
 from test_director_web import get_json, log_in
 from waiting import wait_until
 
 from table_controller.cli import main
 from table_controller.director.director_cli import load_settings
-from table_controller.director.feed_guard import FeedLimits
 from table_controller.director.fleet_cli import FleetFolder, FleetStartError, open_folder
-from table_controller.director.limits import (
+from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.store import DirectorStore
+from table_controller.feed.broker import MAX_PACKET
+from table_controller.feed.guard import FeedLimits
+from table_controller.feed.limits import (
     MB,
     MQTT_LARGEST,
     Limits,
@@ -41,9 +44,6 @@ from table_controller.director.limits import (
     number_words,
     parse_limit_args,
 )
-from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store import DirectorStore
-from table_controller.feed.broker import MAX_PACKET
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 120.0  # only against a hang: every wait is for a condition
@@ -453,7 +453,7 @@ def test_director_start_keeps_its_limits_and_its_broker_follows_them(tmp_path: P
     limit, keeps them."""
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    ports = ["--web-port", str(web), "--broker-port", str(broker)]
+    ports = ["--web-port", str(web), "--broker-port", str(broker), "--http-port", "0"]
     conf = folder / "broker" / "mosquitto.conf"
     wanted = Limits(camera_kb=4096)
     first = Director(folder, "--event", "Spring Open", *ports, "--limit", "camera_kb=4096")
@@ -463,7 +463,8 @@ def test_director_start_keeps_its_limits_and_its_broker_follows_them(tmp_path: P
     first.wait_for("Press Ctrl-C to stop")
     try:
         assert f"max_packet_size {7 * MB}\n" in conf.read_text()
-        fleet = get_json(url + "api/fleet", log_in(url, "director", password_))
+        tls = trusting(folder)
+        fleet = get_json(url + "api/fleet", log_in(url, "director", password_, tls), tls)
         assert fleet["limits_text"] == limits_words(wanted)
     finally:
         assert first.interrupt() == 0, "".join(first.said)

@@ -69,6 +69,14 @@ class Director:
         return code
 
 
+def started(folder: Path, web: int, broker: int, *more: str) -> Director:
+    """``director start`` of a new event on the given ports (plain HTTP's on a free one)."""
+    return Director(
+        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker),
+        "--http-port", "0", *more,
+    )  # fmt: skip
+
+
 def running_with(folder: Path) -> list[int]:
     """The processes whose command line names ``folder`` (the broker's conf is in it)."""
     pids = []
@@ -119,10 +127,7 @@ def admin_of(folder: Path, port: int) -> DynsecAdmin:
 def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> None:
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    first = Director(
-        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker),
-        "--http-port", "0",
-    )  # fmt: skip
+    first = started(folder, web, broker)
     password = first.wait_for(r"as director, password (\S+)")[1]
     url = first.wait_for(r"The dashboard: (\S+)")[1]
     first.wait_for("Press Ctrl-C to stop")
@@ -218,10 +223,7 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    director = Director(
-        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker),
-        "--http-port", "0",
-    )  # fmt: skip
+    director = started(folder, web, broker)
     password = director.wait_for(r"as director, password (\S+)")[1]
     url = director.wait_for(r"The dashboard: (\S+)")[1]
     director.wait_for("Press Ctrl-C to stop")

@@ -1,6 +1,6 @@
 """How much one table may send and have kept: the director's rate per table
-(director/feed_guard.py), and the status history and pictures bounded per table by the
-limits the store is given (director/limits.py; a director's settings:
+(feed/guard.py), and the status history and pictures bounded per table by the
+limits the store is given (feed/limits.py; a director's settings:
 test_director_limits.py)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from table_controller.director.feed_guard import QUIET, FeedLimits, RateGuard
 from table_controller.director.fleet_view import FleetView
-from table_controller.director.limits import Limits
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_usage import size_words, usage_words
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.dynsec import fleet_conf
+from table_controller.feed.guard import QUIET, FeedLimits, RateGuard
+from table_controller.feed.limits import Limits
 
 
 def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> None:

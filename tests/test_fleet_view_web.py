@@ -30,11 +30,11 @@ from test_fleet_join import Credentials
 
 from table_controller.director import fleet_config
 from table_controller.director.fleet import Fleet
-from table_controller.director.limits import limits_words
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed import messages, orders
+from table_controller.feed.limits import limits_words
 from table_controller.feed.signing import new_keys
 from table_controller.pictures import encode_jpeg
 from table_controller.table.fleet_status import fleet_status

@@ -21,9 +21,9 @@ from typing import Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.director import fleet_update_cli
-from table_controller.director.limits import Limits, LimitsError, parse_limit_args, shown
 from table_controller.director.store_db import URL_SCHEMES
 from table_controller.errors import TableControllerError
+from table_controller.feed.limits import Limits, LimitsError, parse_limit_args, shown
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
 

@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from table_controller.director.limits import (
+from table_controller.errors import TableControllerError
+from table_controller.feed.limits import (
     Limits,
     LimitsError,
     limits_words,
     parse_limit_args,
     shown,
 )
-from table_controller.errors import TableControllerError
 
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
     from table_controller.director.fleet_tls import EventTls
@@ -608,10 +608,7 @@ async def _secure_words(ev: FleetFolder, page: Any, tls: EventTls, web_port: int
         port = await page.serve_redirect(ev.web_host, ev.http_port, web_port)
         said += f"Plain http:// on port {port} only sends a browser to the HTTPS dashboard.\n"
     except OSError as exc:  # the redirect is a help, not a need
-        said += (
-            f"note: plain http:// is not answered on port {ev.http_port} ({exc}); type "
-            "https:// (or give --http-port)\n"
-        )
+        said += f"note: plain http:// is not answered ({exc}); type https://\n"
     return said
 
 

@@ -23,9 +23,9 @@ from starlette.routing import BaseRoute, Route
 
 from table_controller.director.fleet_camera import KINDS, CameraCommandError, CameraCommands
 from table_controller.director.fleet_view import FleetView, approved_tables
-from table_controller.director.limits import limits_words
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.web_guard import Refused, SafeJSON, read_json
+from table_controller.feed.limits import limits_words
 from table_controller.pictures import media_type
 from table_controller.rules.option_words import rules_words
 

@@ -42,8 +42,8 @@ What a table sends is checked before it is stored. Its events and status must ca
 the signature of the key registered for it (feed/table_signing.py), when one is: a
 message without it, or signed by another key, is not stored (it is acknowledged all
 the same, so the broker forgets it) and raises one alert. And each table may send so
-much and no more (director/feed_guard.py, its limits those of the store unless given:
-director/limits.py): beyond its rate, what it sends is dropped with one alert; a status
+much and no more (feed/guard.py, its limits those of the store unless given:
+feed/limits.py): beyond its rate, what it sends is dropped with one alert; a status
 or a picture too big is refused. Messages handed to
 ``handle``/``handle_batch`` (tools, tests) skip the rate, not the signature.
 """
@@ -66,11 +66,11 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director import fleet_replies
-from table_controller.director.feed_guard import RateGuard
-from table_controller.director.limits import Limits, number_words
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
+from table_controller.feed.guard import RateGuard
+from table_controller.feed.limits import Limits, number_words
 from table_controller.feed.signing import Ruling, sign
 from table_controller.feed.table_signing import SIGNED_KINDS, check_message
 from table_controller.feed.tls import probe

@@ -18,7 +18,7 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_usage``: each table's share of the store, in bytes (the fleet view).
 
 What the parts keep of each table (its status history, its pictures) is bounded by the
-``limits`` given (director/limits.py, the director's settings), which the service
+``limits`` given (feed/limits.py, the director's settings), which the service
 takes too, so what is taken and what is kept agree.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
@@ -42,7 +42,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from table_controller.director.limits import Limits
 from table_controller.director.store_accounts import SESSION_SECONDS, Accounts
 from table_controller.director.store_alerts import ALERT_KINDS, ALERT_STATES, Alerts
 from table_controller.director.store_core import Clock, StoreCore, finite
@@ -58,6 +57,7 @@ from table_controller.director.store_rulings import Rulings
 from table_controller.director.store_table_keys import TableKeys
 from table_controller.director.store_tables import MAX_EVERY, TableStatus
 from table_controller.director.store_usage import Usage
+from table_controller.feed.limits import Limits
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 
@@ -75,7 +75,7 @@ class DirectorStore:
         clock: Clock = time.time,
         limits: Limits | None = None,
     ) -> None:
-        # What it keeps of each table (and the service takes from it): director/limits.py.
+        # What it keeps of each table (and the service takes from it): feed/limits.py.
         self.limits = limits if limits is not None else Limits()
         self.rules_name = rules_name
         self.options = dict(options or {})

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from table_controller.director.dashboard_words import seat_label
-from table_controller.director.limits import Limits
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
 from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_games import GameSetups, parse_record
 from table_controller.director.store_projections import Projections
 from table_controller.director.store_tables import TableStatus
+from table_controller.feed.limits import Limits
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.words import card_words, event_words
 

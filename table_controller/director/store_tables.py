@@ -16,10 +16,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from table_controller.director.limits import Limits
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
 from table_controller.director.store_db import Database, StoreError
+from table_controller.feed.limits import Limits
 from table_controller.seats import Seat
 
 MAX_EVERY = 3600.0  # the longest heartbeat interval a status may give (seconds)

@@ -379,25 +379,10 @@ class DirectorPage:
     async def serve_redirect(self, host: str, port: int, https_port: int) -> int:
         """Plain HTTP on ``host:port`` that only redirects to the HTTPS dashboard on
         ``https_port`` (director/https_redirect.py); stopped with the dashboard. Returns
-        the port bound; OSError when it cannot listen."""
+        the port bound; DashboardError (an OSError) in words when it cannot listen."""
         from table_controller.director.https_redirect import redirect_app
 
-        sock = listen(host, port)
-        config = uvicorn.Config(
-            redirect_app(https_port),
-            lifespan="off",
-            ws="none",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=1,
-            h11_max_incomplete_event_size=16_384,
-        )
-
-        def failed(why: str) -> DashboardError:
-            return DashboardError(f"the plain HTTP redirect stopped on {host}:{port}: {why}")
-
-        self._servers.append(await start_server(config, sock, "redirect", failed))
-        return int(sock.getsockname()[1])
+        return await self._serve_on(redirect_app(https_port), host, port, "--http-port", None, None)
 
     async def stop(self) -> None:
         self._pages.close_all()

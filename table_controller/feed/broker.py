@@ -22,7 +22,7 @@ key is kept when the files are written again, so a table need not be given it tw
 The broker takes no message bigger than ``max_packet`` (``max_packet_size``: a client
 that sends one is disconnected): by default ``MAX_PACKET``, the largest a table sends
 being a camera frame for the fleet view (at most 2 MB as JPEG, in base64). The
-director's limits (director/limits.py ``Limits.max_packet``) give another, passed in,
+director's limits (feed/limits.py ``Limits.max_packet``) give another, passed in,
 when they let a table send more (`feed broker-config --director-config`).
 """
 

@@ -192,7 +192,7 @@ def fleet_conf(
     """mosquitto.conf of the fleet's broker; with ``tls``, its one listener takes TLS only
     (``director start``'s default: without it, passwords and cards cross the network in
     clear); ``max_packet``: the largest message it takes, which the director's limits
-    give (director/limits.py ``Limits.max_packet``)."""
+    give (feed/limits.py ``Limits.max_packet``)."""
     certs = (
         []
         if tls is None

@@ -42,16 +42,23 @@ def _max_packet(config: str | None) -> int | None:
     """The largest message the broker takes: what the director's ``[limits]`` in
     ``config`` let a table send (the defaults' without one); None, said, when the file
     cannot be used. The same file the director runs with, so the two cannot differ."""
-    from table_controller.director.director_cli import SettingsError, load_settings
-    from table_controller.director.limits import Limits
+    from table_controller.feed.limits import Limits, LimitsError
+    from table_controller.safe_toml import loads_limited
 
     if config is None:
         return Limits().max_packet
     try:
-        return load_settings(argparse.Namespace(config=config)).limits().max_packet
-    except SettingsError as exc:
-        print(f"--director-config: {exc}", file=sys.stderr)
-        return None
+        data = loads_limited(Path(config).read_text(encoding="utf-8"))
+        given = data.get("limits", {})
+        if not isinstance(given, dict):
+            raise ValueError("[limits] is not a table of NAME = VALUE")
+        return Limits.of(given).max_packet
+    except OSError as exc:
+        print(f"--director-config: {config} cannot be read ({exc.strerror}): check the path",
+              file=sys.stderr)  # fmt: skip
+    except (LimitsError, ValueError) as exc:
+        print(f"--director-config: {config}: {exc}", file=sys.stderr)
+    return None
 
 
 def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from mosquitto import free_port
-from test_director_start import Director, trusting
+from test_director_start import Director, started, trusting
 from test_director_web import log_in
 
 from table_controller.director.fleet_cli import FleetStartError, open_folder
@@ -77,10 +77,7 @@ def redirected(url: str, data: bytes | None = None) -> tuple[int, str]:
 def test_director_start_serves_only_tls_and_plain_http_only_redirects(tmp_path: Path) -> None:
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    director = Director(
-        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker),
-        "--http-port", "0",
-    )  # fmt: skip
+    director = started(folder, web, broker)
     try:
         password = director.wait_for(r"as director, password (\S+)")[1]
         url = director.wait_for(r"The dashboard: (\S+)")[1]

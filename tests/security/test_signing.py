@@ -31,10 +31,10 @@ from security.feed_event import (
     wait_until,
 )
 from table_controller.director.director_cli import register_table_keys
-from table_controller.director.limits import Limits
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.broker import MAX_PACKET
+from table_controller.feed.limits import Limits
 from table_controller.feed.messages import secret_free
 from table_controller.rules.codec import encode
 

@@ -10,7 +10,7 @@ start``, kept in its folder). A value that makes no sense (a rate of 0, a histor
 cannot hold one status, a byte allowance smaller than the largest message a table may
 send) is refused when the director starts, in words that say what is wrong and what
 range is fine: refused later, it would drop a table's messages in the middle of an
-event with nothing to show why. The rate guard (feed_guard.py) and the store's parts
+event with nothing to show why. The rate guard (guard.py) and the store's parts
 take what they need from here, given to them; none reads a module constant.
 
 A KB is 1,024 bytes and a MB 1,024 KB, as the fleet view's figures (store_usage.py).
@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from table_controller.director.feed_guard import FeedLimits
 from table_controller.errors import TableControllerError
+from table_controller.feed.guard import FeedLimits
 
 KB = 1024
 MB = 1024 * KB
