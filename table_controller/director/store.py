@@ -180,6 +180,7 @@ class DirectorStore:
         self.table_keys = self.keys.table_keys
         self.newest_place = self.order.newest_place
         self.keep_place = self.order.keep_place
+        self.has_places = self.order.has_places
         self.alert_once = self.alerting.alert_once
         # each table's share of the store (the fleet view)
         self.table_usage = self.usage.table_usage

@@ -9,7 +9,10 @@ message from a table with a registered key has its place kept: an unsigned one's
 could be anyone's.
 
 A table's places are forgotten when another key is registered for it: a table set up
-again (a new key, perhaps a new log and a clock behind) starts its count afresh.
+again (a new key, perhaps a new log and a clock behind) starts its count afresh. A
+table none of whose places is kept yet may still send without one (a table of the
+release before places, which signs its events and status only); once one is kept, it
+may not (``has_places``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ class TableOrder:
             "SELECT boot, link, n FROM table_order WHERE tbl = ? AND kind = ?", (table, kind)
         )
         return None if not rows else (int(rows[0][0]), int(rows[0][1]), int(rows[0][2]))
+
+    def has_places(self, table: str) -> bool:
+        """Whether any place of ``table``'s was kept: from then on every status and
+        answer of it must carry one (a table of an older release sends none)."""
+        return bool(self._core.rows("SELECT 1 FROM table_order WHERE tbl = ? LIMIT 1", (table,)))
 
     def keep_place(self, table: str, kind: str, key: tuple[int, int, int]) -> None:
         """``key`` is now the newest place of ``table``'s ``kind`` (forward only)."""

@@ -11,7 +11,10 @@ same transaction.
 
 A table with no key registered (a table of an older release, or one set up without
 keys) is taken as before, and so is an unsigned message from a fleet's table whose key
-is not enforced yet (store_table_keys.py): neither has a place worth keeping.
+is not enforced yet (store_table_keys.py): neither has a place worth keeping. A signed
+status or answer without its place (a table of the release before places) is taken
+until a place of that table is kept, as a key is enforced from the table's first
+signed message: a table is held to places from its first placed message.
 
 What comes again is not always an attack. The broker sends the director again what it
 had not acknowledged when their connection dropped (MQTT's ``dup`` flag), and each
@@ -118,11 +121,15 @@ class TableTrust:
         self, table: str, kind: str, place: Place | None, now: float, copy: bool
     ) -> Decision:
         if place is None:
+            if not self._store.has_places(table):
+                return TAKE  # a table of the release before places, not yet updated
             text = (
-                f"{table}: {words(kind)} came without its place in the table's order, so "
-                "the director cannot tell it from an old one sent again; it was not "
-                "stored (nor is any like it while this alert is open). The table runs an "
-                f"older release than the director: update it {FIX}"
+                f"{table}: {words(kind)} came without its place in the table's order, "
+                "though the table has sent its places before: an old message of an older "
+                "release sent again, or the table was put back to an older release. It "
+                "was not stored (nor is any like it while this alert is open). Give the "
+                "table a new password if it runs this release, else update it "
+                f"{FIX}"
             )
             return self._alert(table, "replay", kind, text, now)
         newest = self._store.newest_place(table, kind)

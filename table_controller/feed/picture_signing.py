@@ -68,7 +68,8 @@ def sign_picture(
     kind: str, table: str, game: int, seq: int, picture: bytes, key: Ed25519PrivateKey
 ) -> bytes:
     """The picture as sent: its bytes, ``MARK``, then the signature."""
-    return picture + MARK + key.sign(picture_bytes(kind, table, game, seq, picture))
+    signature = key.sign(picture_bytes(kind, table, game, seq, picture))
+    return b"".join((picture, MARK, signature))  # one copy of the picture, not two
 
 
 def split_picture(wire: bytes) -> tuple[bytes, bytes | None]:
