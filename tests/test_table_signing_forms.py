@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from table_controller.event_log import EventLog
+from table_controller.feed.messages import Topics
 from table_controller.feed.outbox import Outbox
 from table_controller.feed.picture_signing import (
     MARK,
@@ -26,6 +27,7 @@ from table_controller.feed.picture_signing import (
     sign_picture,
     split_picture,
 )
+from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.feed.table_order import (
     LAST,
     Place,
@@ -120,7 +122,7 @@ def test_any_value_changed_after_signing_fails(
     assert not check_message(kind, forged, PUBLIC, table="table-1").ok
 
 
-def test_the_kinds_a_table_signs() -> None:
+def test_the_kinds_a_table_signs(tmp_path: Path) -> None:
     assert set(SIGNED_KINDS) == {
         "events", "status", "acks", "fleet/config", "fleet/camera", "fleet/update",
         "evidence", "evidence/clear",
@@ -131,6 +133,10 @@ def test_the_kinds_a_table_signs() -> None:
     assert unsigned.problem == "a camera answer came without the table's signature"
     ack = check_message("acks", {"table": "table-1"}, PUBLIC, table="table-1")
     assert ack.problem == "an answer to a ruling came without the table's signature"
+    # The table's feed sends no fleet answer of a kind it could not sign.
+    settings = FeedSettings(table="table-1", topics=Topics.of("euchre", "forms"))
+    with pytest.raises(ValueError, match="not a kind of fleet answer"):
+        Publisher(settings, tmp_path / "log.sqlite").send("../status", {})
 
 
 # --- pictures ---------------------------------------------------------------------------

@@ -340,7 +340,7 @@ class Outbox:
         except (ValueError, TypeError, RulesError):
             return None
 
-    # --- rulings answered ----------------------------------------------------------------
+    # --- the feed's starts ---------------------------------------------------------------
 
     def start_boot(self, now: float) -> int:
         """A new start of the feed: its number (``table_order.next_boot`` of the last
@@ -359,6 +359,8 @@ class Outbox:
         finally:
             self._exec("PRAGMA synchronous = NORMAL", ())
         return boot
+
+    # --- rulings answered ----------------------------------------------------------------
 
     def answered(self, ruling_id: str) -> tuple[bool, str | None] | None:
         """How the table answered this ruling before (ok, problem), or None."""

@@ -53,7 +53,12 @@ from table_controller.feed.outbox import Outbox, OutboxError, Position
 from table_controller.feed.picture_signing import sign_picture
 from table_controller.feed.signing import MAX_AGE, Ruling, RulingRejected, verify
 from table_controller.feed.table_order import Places, is_ordered, placed
-from table_controller.feed.table_signing import TableKeyError, load_private, sign_message
+from table_controller.feed.table_signing import (
+    TableKeyError,
+    is_signed_kind,
+    load_private,
+    sign_message,
+)
 from table_controller.feed.tls import refused
 
 log = logging.getLogger(__name__)
@@ -184,7 +189,13 @@ class Publisher:
     def send(self, kind: str, payload: Mapping[str, Any]) -> None:
         """Publish ``payload`` on ``fleet(table, kind)`` (qos 1): a config ack, a camera
         view, an update's progress. Dropped, with a log line, when not connected: the
-        sender repeats (a config is acked again when its retained order comes again)."""
+        sender repeats (a config is acked again when its retained order comes again).
+        ValueError for a ``kind`` no topic of the fleet's may name (its lowercase word)."""
+        if not is_signed_kind(f"fleet/{kind}"):
+            raise ValueError(
+                f"{kind[:40]!r} is not a kind of fleet answer: a lowercase word, as "
+                "config, camera or update"
+            )
         self._items.put(("send", kind, dict(payload)))
 
     def stop(self, timeout: float = 3.0, *, offline: bool = True) -> None:
