@@ -285,7 +285,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             return 2
         print(
             f"note: {registered} table keys registered from {table_keys}: those tables' "
-            "events and status are stored only when signed with them",
+            "messages are stored only when signed with them",
             file=sys.stderr,
         )
     service = DirectorService(store, broker, prefix=s.prefix, private_key=key)

@@ -15,6 +15,8 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
 - ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers;
 - ``store_table_keys``: each table's registered key, which its messages are signed with;
+- ``store_table_order``: the newest place taken per table and kind of message, which a
+  status, an answer or a fleet answer must come after (an old one sent again is not);
 - ``store_usage``: each table's share of the store, in bytes (the fleet view).
 
 What the parts keep of each table (its status history, its pictures) is bounded by the
@@ -55,6 +57,7 @@ from table_controller.director.store_games import GameSetups
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
 from table_controller.director.store_table_keys import TableKeys
+from table_controller.director.store_table_order import TableOrder
 from table_controller.director.store_tables import MAX_EVERY, TableStatus
 from table_controller.director.store_usage import Usage
 from table_controller.feed.limits import Limits
@@ -100,6 +103,7 @@ class DirectorStore:
         self.pictures = FleetPictures(core, camera_bytes=self.limits.camera_bytes)
         self.fleet_configs = FleetConfigs(core)
         self.keys = TableKeys(core)
+        self.order = TableOrder(core)
         self.usage = Usage(core)
 
         # The store's methods as callers know them: each part's own (no code here).
@@ -174,6 +178,9 @@ class DirectorStore:
         self.table_key = self.keys.table_key
         self.enforce_key = self.keys.enforce_key
         self.table_keys = self.keys.table_keys
+        self.newest_place = self.order.newest_place
+        self.keep_place = self.order.keep_place
+        self.has_places = self.order.has_places
         self.alert_once = self.alerting.alert_once
         # each table's share of the store (the fleet view)
         self.table_usage = self.usage.table_usage

@@ -84,7 +84,7 @@ class FeedConfig:
     password_file: Path | None = None  # its password, in a file readable by its owner only
     tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
     director_key: Path | None = None  # the director's public key: rulings are checked with it
-    # the table's own private key: its events and status are signed with it (docs/feed.md)
+    # the table's own private key: all it sends is signed with it (docs/feed.md)
     signing_key: Path | None = None
     heartbeat: float = 10.0  # seconds between the table's status messages
     public_delay: float = 0.0  # seconds the public view of this table is held back
