@@ -6,7 +6,15 @@ Run it as ``nice .venv/bin/python bench/feed.py`` (``--tables 100 --speed 20`` b
 processes (4 by default: 25 tables each at 100 tables), the broker and the director in
 the main process, so the figures measure the feed and not one process's GIL (real tables
 each have a machine of their own); ``--procs 0`` plays them all in the director's own
-process, as the first version of this bench did. What is real and what is simulated:
+process, as the first version of this bench did. At 256 tables (a Bridgemate II
+server's capacity), signed, over TLS, at a real table's pace::
+
+    nice .venv/bin/python bench/feed.py --tables 256 --speed 1 --seconds 240 \
+        --cut-minutes 1 --tls --dashboard-tls --sign
+
+(4 workers of 64 tables: some 130 threads and 520 open files each; the bench raises its
+soft limit on open files for itself, the workers and mosquitto when it is lower than
+that needs). What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
   passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its CA
@@ -15,7 +23,20 @@ process, as the first version of this bench did. What is real and what is simula
   (its own paho client, outbox, director's mark); the director's ``DirectorService``,
   ``DirectorStore`` (SQLite, synchronous=FULL; or with ``--postgres`` a PostgreSQL
   server started for the run, fsync on) and ``DirectorPage`` (the dashboard's snapshots,
-  coalesced 50 ms);
+  coalesced 50 ms; with ``--dashboard-tls`` served over HTTPS and read by a logged-in
+  director, bench/dashboard_reader.py);
+* real with ``--sign``: each table's Ed25519 signing key as ``feed broker-config`` writes
+  it (``secrets/TABLE.signing.key``), given to its ``Publisher`` (``signing_key``), which
+  signs every event and status it sends; every public half registered at the director
+  from ``table-keys.json`` as ``director start`` does (``register_table_keys``: enforced,
+  so an unsigned message would be refused), and the director's service checking each
+  event and status against its table's key before storing it. The bench wraps that
+  check (``DirectorService._signed``) and each publisher's signing only to count and
+  time them (``time.thread_time``: the CPU of the thread doing it) and prints how many
+  the director verified, took unchecked and refused; the run fails if any was taken
+  unchecked or refused, or a table's key is not enforced. Without ``--sign`` the tables
+  send unsigned and no key is registered, as before: the CPU seconds of the two runs
+  compared give signing's cost in the feed;
 * simulated: the players and the camera. Each table's events are the rules core's legal
   choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
@@ -30,7 +51,8 @@ inside the transaction): a breakdown; to (a) the director's
 store holding it, committed: the end of the writer's transaction that stored it (the
 first "event" notice for its table at or after ``received``; notices go out after the
 commit), and (b) the next dashboard snapshot published after that commit (coalesced,
-at most every 50 ms): median and p99, over the events logged while the broker was up
+at most every 50 ms; how long each took to build and publish, on the director's event
+loop, is printed too): median and p99, over the events logged while the broker was up
 (an event logged while the broker was down waits for it, by design, and so does one
 taken by a broker that then died, until the tables' resend from the director's mark:
 those are counted apart). Messages per second: what the director took from the broker
@@ -38,7 +60,8 @@ those are counted apart). Messages per second: what the director took from the b
 
 Faults, on the event's clock: one table cut off from the broker (its TCP relay closed
 and refusing) for ``--cut-minutes`` of game time (10 by default: 30 s of wall time at
-20x); the broker killed with SIGKILL mid-event and started again from its save. At the
+20x; it must end before play does, so pass fewer at 1x: ``--cut-minutes 1`` is 60 s);
+the broker killed with SIGKILL mid-event and started again from its save. At the
 end every table's log is compared with the director's store: events missing, events
 that differ, and (by the store's key) none can be there twice.
 """
@@ -73,13 +96,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sysinfo import cpu_model, version
 
+from table_controller.director.director_cli import register_table_keys
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_db import open_database
 from table_controller.director.web import DirectorPage
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
-from table_controller.feed.broker import Tls, mosquitto_conf, write_broker_config
+from table_controller.feed.broker import TABLE_KEYS, Tls, mosquitto_conf, write_broker_config
 from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.feed.tls import make_certs
@@ -199,6 +223,7 @@ class Share:
     seconds: float
     seed: int
     tls_ca: str | None = None  # TLS (--tls): the event's CA
+    keys: str | None = None  # signed (--sign): the folder of each table's signing key
 
 
 def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None:
@@ -206,10 +231,12 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     its tables' logs and publishers; logs an event at each table on its schedule from
     ``start_at`` for ``seconds``, then keeps its publishers sending (the drain, the
     resends) until ``finish``. Reports ("ready"), ("played", n, seconds) and ("done",
-    resends, resumes, cpu seconds) on ``report``."""
+    resends, resumes, cpu seconds, signed messages, their signing's cpu seconds) on
+    ``report``."""
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
     folder = Path(share.folder)
     tables: dict[str, tuple[RulesTable, Publisher]] = {}
+    signing = [0, 0.0]  # messages signed, the CPU seconds of signing them
     for t in share.ids:
         path = folder / f"{t}.sqlite"
         rt = RulesTable(path, name=t, seed=int(t.rsplit("-", 1)[1]))
@@ -221,9 +248,15 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
             username=t,
             password=share.passwords[t],
             tls_ca=None if share.tls_ca is None else Path(share.tls_ca),
+            # its key as `feed broker-config` wrote it (secrets/TABLE.signing.key)
+            signing_key=None
+            if share.keys is None
+            else (Path(share.keys) / f"{t}.signing.key").read_bytes(),
             heartbeat=10.0,
         )
         pub = Publisher(settings, path)
+        if share.keys is not None:
+            pub._signed = timed_signing(pub._signed, signing)  # type: ignore[method-assign]
         pub.start()
         tables[t] = (rt, pub)
     report.put(("ready",))
@@ -253,7 +286,53 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     for rt, pub in tables.values():
         pub.stop(timeout=1.0)
         rt.close()
-    report.put(("done", resends, resumes, time.process_time()))
+    report.put(("done", resends, resumes, time.process_time(), signing[0], signing[1]))
+
+
+def timed_signing(sign: Any, tally: list[Any]) -> Any:
+    """A publisher's ``_signed`` that also adds its message and the CPU time its thread
+    spent signing it (``time.thread_time``) to ``tally``."""
+
+    def signed(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        t0 = time.thread_time()
+        out = sign(kind, payload)
+        tally[1] += time.thread_time() - t0
+        tally[0] += 1
+        return out
+
+    return signed
+
+
+@dataclass
+class Checks:
+    """The director's side of the signatures: what its check (``_signed``) made of each
+    event and status, and the CPU time its thread spent in it."""
+
+    verified: dict[str, int]  # kind -> taken, signed with the table's registered key
+    unchecked: dict[str, int]  # kind -> taken with no key registered, or not enforced
+    refused: int = 0
+    cpu: float = 0.0
+
+    @classmethod
+    def wrap(cls, svc: DirectorService) -> Checks:
+        checks = cls({"events": 0, "status": 0}, {"events": 0, "status": 0})
+        real = svc._signed
+
+        def signed(table: str, kind: str, body: dict[str, Any], now: float, outcome: Any) -> bool:
+            t0 = time.thread_time()
+            ok = real(table, kind, body, now, outcome)
+            checks.cpu += time.thread_time() - t0
+            key = svc.store.table_key(table)
+            if not ok:
+                checks.refused += 1
+            elif key is not None and key.enforced and "sig" in body:
+                checks.verified[kind] += 1  # check_message verified its signature
+            else:
+                checks.unchecked[kind] += 1
+            return ok
+
+        svc._signed = signed  # type: ignore[method-assign]
+        return checks
 
 
 def proc_cpu(pid: int) -> float:
@@ -265,8 +344,28 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def open_files(tables: int, procs: int) -> int:
+    """The soft limit on open files raised (to the hard one) if a worker's share of the
+    tables or the broker's connections might need more (some 8 a table in a worker: its
+    socket, its log's and outbox's SQLite files, paho's wake-up pair; one a client at the
+    broker), for this process and what it starts: the workers and mosquitto. Returns the
+    limit in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    per_worker = -(-tables // procs) if procs else tables  # (procs 0: all in this one)
+    need = 64 + 10 * per_worker + tables
+    if soft != resource.RLIM_INFINITY and soft < need:
+        soft = need if hard == resource.RLIM_INFINITY else min(hard, need)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    if soft != resource.RLIM_INFINITY and soft < need:
+        print(f"warning: {soft} open files a process, {need} wanted: more --procs", flush=True)
+    return soft
+
+
 def run(args: argparse.Namespace) -> int:
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
+    files_limit = open_files(args.tables, args.procs)
     folder = Path(tempfile.mkdtemp(prefix="bench-feed-"))
     ids = [f"table-{n}" for n in range(1, args.tables + 1)]
     port = free_port()
@@ -274,9 +373,13 @@ def run(args: argparse.Namespace) -> int:
     if args.tls:  # the broker's certificate for the name the tables use
         certs = make_certs(folder / "certs", ["127.0.0.1"])
         tls = Tls(certs.ca_cert, certs.cert, certs.key, port=port)
-    files = write_broker_config(folder / "broker", TOPICS, ids, tls=tls)
+    files = write_broker_config(folder / "broker", TOPICS, ids, tls=tls, signing=args.sign)
     broker = Broker(files.folder, port, tls)
-    print(f"the feed over {'TLS' if tls else 'plain MQTT'}, with passwords", flush=True)
+    print(
+        f"the feed over {'TLS' if tls else 'plain MQTT'}, with passwords"
+        f"{', every event and status signed by its table' if args.sign else ''}",
+        flush=True,
+    )
     broker.start()
     interval = args.pace / args.speed
     cut_wall = args.cut_minutes * 60 / args.speed
@@ -306,13 +409,21 @@ def run(args: argparse.Namespace) -> int:
         ),
         prefix=TOPICS.prefix,
     )
+    registered = 0
+    if args.sign:  # as `director start` registers `feed broker-config`'s table-keys.json
+        registered = register_table_keys(store, files.folder / TABLE_KEYS)
+    checks = Checks.wrap(svc)
     page = DirectorPage(store, svc)
     flushes: list[float] = []
     committed: dict[str, list[float]] = {t: [] for t in ids}
     real_flush = page._flush
 
+    building: list[float] = []  # how long each snapshot took to build and publish
+
     def timed_flush() -> None:
+        t0 = time.perf_counter()
         real_flush()
+        building.append((time.perf_counter() - t0) * 1000)
         flushes.append(time.time())
 
     def on_commit(what: str, table: str) -> None:
@@ -365,7 +476,8 @@ def run(args: argparse.Namespace) -> int:
     for n, group in enumerate(groups):
         mine = {t: files.passwords[t] for t in group}
         share = Share(group, str(folder), broker.port, cut_id, relay.port, mine, interval,
-                      args.seconds, n + 1, None if tls is None else str(tls.cafile))  # fmt: skip
+                      args.seconds, n + 1, None if tls is None else str(tls.cafile),
+                      str(files.folder / "secrets") if args.sign else None)  # fmt: skip
         target = (share, go, start_at, finish, report)
         w: Any = (
             ctx.Process(target=play, args=target, name=f"tables-{n + 1}")
@@ -443,12 +555,16 @@ def run(args: argparse.Namespace) -> int:
     time.sleep(0.3)  # the last snapshot
     finish.set()
     resends = resumes = 0
-    tables_cpu = 0.0
+    tables_cpu = signing_cpu = 0.0
+    signed = 0
     for _ in workers:
-        _, r, again, cpu = report.get(timeout=120)
+        _, r, again, cpu, n_signed, sign_cpu = report.get(timeout=120)
         resends += r
         resumes += again
         tables_cpu += cpu
+        signed += n_signed
+        signing_cpu += sign_cpu
+    enforced = sum(1 for k in store.table_keys() if k["enforced"])
     for w in workers:
         w.join(30)
     svc.stop()
@@ -515,7 +631,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
     mosq = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout
-    print(f"{mosq.splitlines()[0] if mosq else 'mosquitto'}; paho-mqtt {version('paho-mqtt')}")
+    print(
+        f"{mosq.splitlines()[0] if mosq else 'mosquitto'}; paho-mqtt {version('paho-mqtt')}; "
+        f"cryptography {version('cryptography')}; open files a process: {files_limit}"
+    )
     print(
         f"events logged: {total} at {args.tables} tables in {played:.1f} s "
         f"({total / played:.0f} events/s, {args.tables / interval:.0f} asked); "
@@ -539,11 +658,33 @@ def run(args: argparse.Namespace) -> int:
     print(line("the dashboard's snapshot published", dash_ms))
     if reader is not None:
         print(line("a logged-in dashboard (HTTPS) has it", read_ms))
+    print(
+        f"  (the dashboard's snapshots, built on the director's event loop: {len(building)}, "
+        f"each median {statistics.median(building or [0]):.1f} ms, p99 "
+        f"{pct(building or [0], 0.99):.1f} ms to build and publish)"
+    )
     if late:
         print(
             f"  events logged from the broker's kill to 12 s after its restart, or while "
             f"their table was cut off: {len(late)}, stored a median "
             f"{statistics.median(late):.1f} s later (max {max(late):.1f} s)"
+        )
+    checked = sum(checks.verified.values())
+    unchecked = sum(checks.unchecked.values())
+    if args.sign:
+        print(
+            f"signatures: {registered} tables' keys registered, {enforced} enforced; the tables "
+            f"signed {signed} messages, {signing_cpu:.1f} CPU s "
+            f"({signing_cpu / max(1, signed) * 1e6:.0f} us each); the director verified "
+            f"{checks.verified['events']} events and {checks.verified['status']} statuses "
+            f"against their table's key, {checks.cpu:.1f} CPU s "
+            f"({checks.cpu / max(1, checked) * 1e6:.0f} us each); taken unchecked: "
+            f"{unchecked}, refused: {checks.refused}"
+        )
+    else:
+        print(
+            f"signatures: none (no --sign); the director took {unchecked} events and "
+            f"statuses unchecked, in {checks.cpu:.1f} CPU s of its check"
         )
     after = [t - restarted for t in subscribed if t >= restarted]
     back = f"{after[0]:.2f} s after the broker was started" if after else "never"
@@ -558,7 +699,8 @@ def run(args: argparse.Namespace) -> int:
         f"{keys[0] - keys[1]} stored twice, {extra} not in any log"
     )
     shutil.rmtree(folder, ignore_errors=True)
-    return 0 if missing == differ == extra == 0 else 1
+    unsigned = args.sign and (unchecked or checks.refused or enforced < args.tables)
+    return 0 if missing == differ == extra == 0 and not unsigned else 1
 
 
 def main() -> None:
@@ -577,6 +719,12 @@ def main() -> None:
         help="worker processes playing the tables (0: in the director's process)",
     )
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
+    ap.add_argument(
+        "--sign",
+        action="store_true",
+        help="each table signs its events and status with a key of its own (written by "
+        "`feed broker-config`), registered at the director, which checks every one",
+    )
     ap.add_argument(
         "--tls",
         action="store_true",
@@ -603,6 +751,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.tables, args.seconds, args.cut_minutes = 10, 45.0, 5.0
+    if args.seconds * 0.15 + args.cut_minutes * 60 / args.speed > args.seconds * 0.9:
+        ap.error(
+            f"the cut table ({args.cut_minutes:g} game minutes, "
+            f"{args.cut_minutes * 60 / args.speed:g} s at {args.speed:g}x) would still be cut "
+            f"when play ends: fewer --cut-minutes or more --seconds"
+        )
     sys.exit(run(args))
 
 

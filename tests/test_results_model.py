@@ -86,6 +86,44 @@ def test_a_table_that_sends_no_record_is_scored_under_the_events_rules(tmp_path:
     assert game.scores == ended_scores(messages)
 
 
+@pytest.mark.parametrize("logged", [True, False], ids=["log names them", "log names none"])
+def test_a_games_players_are_its_logs_and_its_statuses_are_read_only_without(
+    tmp_path: Path, logged: bool
+) -> None:
+    """The players a table's log sent with a game's first event are its players; the
+    table's status history (up to 2,000 statuses a table, read again for every
+    dashboard snapshot after an event) is read only when the log named none, and then
+    gives the players of the last status naming that game."""
+    store = DirectorStore(tmp_path / "director.sqlite", rules_name="td-progressive")
+    logged_seats = dict(zip("NESW", PLAYERS[:4], strict=True))
+    status_seats = dict(zip("NESW", PLAYERS[4:8], strict=True))
+    store.add_status(dealing_status("table-1", START, 1, status_seats))
+    messages = progressive_game(2, False)[0]
+    record = {
+        "rules": "td-progressive",
+        "options": {"hands_per_game": 2},
+        "players": logged_seats if logged else {},
+    }
+    for m in messages:
+        first = {"record": record} if m["seq"] == 1 else {}
+        store.add_event({**m, **first, "table": "table-1", "game": 1})
+    read: list[str] = []
+    history = store.status_history
+
+    def counted(table: str) -> list[dict[str, Any]]:
+        read.append(table)
+        return history(table)
+
+    store.status_history = counted  # type: ignore[method-assign]
+    try:
+        (game,) = collect(store).games
+    finally:
+        store.close()
+    want = logged_seats if logged else status_seats
+    assert {s.name: n for s, n in game.players.items()} == want
+    assert read == ([] if logged else ["table-1"])
+
+
 @pytest.mark.slow(budget=180)
 def test_every_screen_and_paper_gives_the_same_result(tmp_path: Path) -> None:
     """The dashboard's JSON, the hall's standings and results, results.csv, standings.csv

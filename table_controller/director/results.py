@@ -316,7 +316,7 @@ def collect(
     rulings = _rulings(store)
     games: list[GameResult] = []
     for table in sorted(names, key=lambda t: natural(names[t])):
-        players_of = _players_by_game(store, table)
+        players_of = _PlayersByGame(store, table)
         for game in store.games(table):
             if chosen is not None and not chosen.holds(arrivals.get((table, game), 0.0)):
                 continue  # another event's game
@@ -419,14 +419,17 @@ def _setup_of(
     state: EventState | None,
     table: str,
     game: int,
-    players_of: Mapping[int, dict[Seat, str]],
+    players_of: _PlayersByGame,
 ) -> tuple[str, dict[str, Any], dict[Seat, str]]:
     """A game's rules and players: its table's log's (sent with its first event), else
-    the event's rules (else the table's status's, else the store's) and its statuses."""
-    players = players_of.get(game) or players_of.get(0) or {}
+    the event's rules (else the table's status's, else the store's) and its statuses
+    (read only when the log named no players)."""
     setup = store.game_setup(table, game)
+    if setup is not None and setup.players:
+        return setup.rules, dict(setup.options), dict(setup.players)
+    players = players_of.of(game)
     if setup is not None:
-        return setup.rules, dict(setup.options), dict(setup.players) or players
+        return setup.rules, dict(setup.options), players
     if state is not None and state.rules is not None:
         return state.rules["name"], dict(state.rules["options"]), players
     rules_name, options = store.rules_of(table)
@@ -487,6 +490,25 @@ def table_names(store: DirectorStore) -> dict[str, str]:
             name = None
         out[str(table)] = table_title(str(table), name)
     return out
+
+
+class _PlayersByGame:
+    """A table's players by game from its statuses, read when first needed: a table's
+    whole status history (up to 2,000 statuses, store_tables.HISTORY_ROWS) is not read
+    and parsed when its games' own setups name their players. The results are computed
+    again for the dashboard's snapshot after every event: at 256 tables, reading every
+    table's history each time was the largest part of a snapshot, growing as the event
+    went on (docs/benchmarks.md, "256 tables over TLS, signed")."""
+
+    def __init__(self, store: DirectorStore, table: str) -> None:
+        self._store, self._table = store, table
+        self._by_game: dict[int, dict[Seat, str]] | None = None
+
+    def of(self, game: int) -> dict[Seat, str]:
+        """The players of ``game`` as its statuses named them, else the latest named."""
+        if self._by_game is None:
+            self._by_game = _players_by_game(self._store, self._table)
+        return self._by_game.get(game) or self._by_game.get(0) or {}
 
 
 def _players_by_game(store: DirectorStore, table: str) -> dict[int, dict[Seat, str]]:
