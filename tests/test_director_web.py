@@ -483,3 +483,34 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
 def test_the_dashboard_and_the_public_view_have_their_icon(browser: Browser, world: World) -> None:
     the_icon_is_served(browser, world.served.url)
     the_icon_is_served(browser, world.served.url + "public")
+
+
+def test_streamed_results_are_computed_at_most_once_a_second(tmp_path: Path) -> None:
+    """The stream's snapshots carry the tables' cards as they come, and the results
+    (standings, scores: the dearest part at many tables) computed again at most every
+    ``results_every`` seconds, on the page's clock: a snapshot within the second reuses
+    the last results, and one after it computes them afresh with what was stored since."""
+    store = DirectorStore(tmp_path / "director.sqlite")
+    try:
+        page = DirectorPage(store, None, title="Spring Open", results_every=1.0)
+        now = [1000.0]
+        page._monotonic = lambda: now[0]
+        messages, _ = real_game(renege=False)
+        half = len(messages) // 2
+        for m in messages[:half]:
+            store.add_event(m)
+        first = page.overview()
+        for m in messages[half:]:
+            store.add_event(m)
+        now[0] += 0.5
+        reused = page._stream_results()
+        assert reused is not None and reused == first["results"]
+        snap = page.overview(["x"], reused)  # the cards are the ones stored now
+        [table] = snap["tables"]
+        assert table["events"] == len(messages)
+        now[0] += 0.5
+        assert page._stream_results() is None  # a second on: computed again
+        fresh = page.overview()["results"]
+        assert fresh == dict(page.results.view()) and fresh != first["results"]
+    finally:
+        store.close()

@@ -36,6 +36,7 @@ import json
 import logging
 import math
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
@@ -102,6 +103,9 @@ Endpoint = Callable[[Request], Response]  # a plain def: Starlette runs it in a 
 log = logging.getLogger(__name__)
 
 
+RESULTS_EVERY = 1.0  # seconds: the streamed snapshot's results computed at most this often
+
+
 class DashboardError(TableControllerError, OSError):
     """The dashboard could not be served: which address, and what to do."""
 
@@ -117,6 +121,7 @@ class DirectorPage:
         *,
         title: str = DEFAULT_TITLE,
         coalesce: float = 0.05,
+        results_every: float = RESULTS_EVERY,
         heartbeat: float = HEARTBEAT,
         admin: EventsAdmin | None = None,
         public_delay: float | None = None,
@@ -138,6 +143,10 @@ class DirectorPage:
         self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
         self._title = title
         self._coalesce = coalesce
+        self._results_every = results_every
+        self._results_cached: tuple[float, dict[str, Any]] | None = None  # (when, results)
+        self._results_due = False  # a snapshot is to come when they may be computed again
+        self._monotonic = time.monotonic
         self._pages = Broadcast(heartbeat, 1000)
         self._version = 0
         self._dirty: set[str] = set()
@@ -231,7 +240,7 @@ class DirectorPage:
         self._scheduled = False
         changed, self._dirty = sorted(self._dirty), set()
         try:
-            snap = self.overview(changed)
+            snap = self.overview(changed, self._stream_results())
         except StoreUnavailable as exc:
             # Said on the page, and tried again until the database is back (nothing
             # else may come to ask: the writer waits for the same database).
@@ -251,7 +260,33 @@ class DirectorPage:
             text = json.dumps(finite(snap), separators=(",", ":"))
         self._pages.publish(text)
 
-    def overview(self, changed: list[str] | None = None) -> dict[str, Any]:
+    def _stream_results(self) -> dict[str, Any] | None:
+        """The results for a streamed snapshot: computed again at most every
+        ``results_every`` seconds (None: now), else the last ones, with a snapshot to
+        come once they may be computed again. Why: at 256 tables the results (standings,
+        every game's score, replayed as games grow) cost more than the tables' cards and
+        more than the 50 ms a snapshot is coalesced over, so computing them for every
+        snapshot put each card laid behind them; a card shows at once, a standing up to
+        a second later."""
+        cached = self._results_cached
+        if cached is None:
+            return None
+        wait = cached[0] + self._results_every - self._monotonic()
+        if wait <= 0:
+            return None
+        if self._loop is not None and not self._results_due:
+            self._results_due = True
+            self._loop.call_later(wait, self._results_again)
+        return cached[1]
+
+    def _results_again(self) -> None:
+        self._results_due = False
+        self._schedule("")
+
+    def overview(
+        self, changed: list[str] | None = None, results: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The dashboard's snapshot; ``results``: those to show (None: computed now)."""
         counts = self.store.event_counts()
         alerts = self.store.alerts()
         open_by_table: dict[str, int] = {}
@@ -269,11 +304,13 @@ class DirectorPage:
             ]
         )
         alerts = self.view.alerts(alerts, tables)
-        try:
-            results: dict[str, Any] = dict(self.results.view())
-        except Exception as exc:  # the format's code must never take the dashboard down
-            log.exception("the results could not be computed")
-            results = {"problem": f"the results could not be computed ({exc})"}
+        if results is None:
+            try:
+                results = dict(self.results.view())
+            except Exception as exc:  # the format's code must never take the dashboard down
+                log.exception("the results could not be computed")
+                results = {"problem": f"the results could not be computed ({exc})"}
+            self._results_cached = (self._monotonic(), results)
         return {
             "version": self._version,
             "title": self._title,
