@@ -9,12 +9,13 @@ each have a machine of their own); ``--procs 0`` plays them all in the director'
 process, as the first version of this bench did. At 256 tables (a Bridgemate II
 server's capacity), signed, over TLS, at a real table's pace::
 
-    nice .venv/bin/python bench/feed.py --tables 256 --speed 1 --seconds 240 \
+    nice .venv/bin/python bench/feed.py --tables 256 --speed 1 --seconds 240 \\
         --cut-minutes 1 --tls --dashboard-tls --sign
 
 (4 workers of 64 tables: some 130 threads and 520 open files each; the bench raises its
 soft limit on open files for itself, the workers and mosquitto when it is lower than
-that needs). What is real and what is simulated:
+that needs; ``--keep`` keeps the run's folder: the director's store, the tables' logs).
+What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
   passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its CA
@@ -51,8 +52,9 @@ inside the transaction): a breakdown; to (a) the director's
 store holding it, committed: the end of the writer's transaction that stored it (the
 first "event" notice for its table at or after ``received``; notices go out after the
 commit), and (b) the next dashboard snapshot published after that commit (coalesced,
-at most every 50 ms; how long each took to build and publish, on the director's event
-loop, is printed too): median and p99, over the events logged while the broker was up
+at most every 50 ms; how long each took to build and publish on the director's event
+loop, and that thread's CPU time for it, are printed too): median and p99, over the
+events logged while the broker was up
 (an event logged while the broker was down waits for it, by design, and so does one
 taken by a broker that then died, until the tables' resend from the director's mark:
 those are counted apart). Messages per second: what the director took from the broker
@@ -419,11 +421,13 @@ def run(args: argparse.Namespace) -> int:
     real_flush = page._flush
 
     building: list[float] = []  # how long each snapshot took to build and publish
+    building_cpu: list[float] = []  # and the event loop thread's CPU time for it
 
     def timed_flush() -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         real_flush()
         building.append((time.perf_counter() - t0) * 1000)
+        building_cpu.append((time.thread_time() - c0) * 1000)
         flushes.append(time.time())
 
     def on_commit(what: str, table: str) -> None:
@@ -661,7 +665,9 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"  (the dashboard's snapshots, built on the director's event loop: {len(building)}, "
         f"each median {statistics.median(building or [0]):.1f} ms, p99 "
-        f"{pct(building or [0], 0.99):.1f} ms to build and publish)"
+        f"{pct(building or [0], 0.99):.1f} ms to build and publish; its CPU time median "
+        f"{statistics.median(building_cpu or [0]):.1f} ms, p99 {pct(building_cpu or [0], 0.99):.1f}"
+        f" ms, {sum(building_cpu) / 1000:.0f} s in all)"
     )
     if late:
         print(
@@ -698,7 +704,10 @@ def run(args: argparse.Namespace) -> int:
         f"{missing} events missing from the store, {differ} different from the log, "
         f"{keys[0] - keys[1]} stored twice, {extra} not in any log"
     )
-    shutil.rmtree(folder, ignore_errors=True)
+    if args.keep:
+        print(f"the run's files (the director's store, the tables' logs) kept in {folder}")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
     unsigned = args.sign and (unchecked or checks.refused or enforced < args.tables)
     return 0 if missing == differ == extra == 0 and not unsigned else 1
 
@@ -719,6 +728,9 @@ def main() -> None:
         help="worker processes playing the tables (0: in the director's process)",
     )
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
+    ap.add_argument(
+        "--keep", action="store_true", help="keep the run's folder (its stores and logs)"
+    )
     ap.add_argument(
         "--sign",
         action="store_true",
