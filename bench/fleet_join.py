@@ -28,6 +28,7 @@ import json
 import os
 import re
 import sqlite3
+import ssl
 import statistics
 import sys
 import tempfile
@@ -43,7 +44,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import netns  # noqa: E402  (the tests' namespaces: one bridge, a host per machine)
 
 COOKIE = "tc_director"  # director/web.py's
-WEB_PORT, BROKER_PORT, PAGE_PORT = 8090, 1883, 8080
+WEB_PORT, BROKER_PORT, PAGE_PORT = 8090, 8883, 8080
+
+
+CONTEXT: list[ssl.SSLContext] = []  # the event's authority, once the director made it
 
 
 def call(url: str, body: dict[str, Any] | None = None, cookie: str | None = None) -> Any:
@@ -54,7 +58,7 @@ def call(url: str, body: dict[str, Any] | None = None, cookie: str | None = None
     req = urllib.request.Request(
         url, data, method="GET" if body is None else "POST", headers=headers
     )
-    with urllib.request.urlopen(req, timeout=30) as r:
+    with urllib.request.urlopen(req, timeout=30, context=CONTEXT[0] if CONTEXT else None) as r:
         if body is not None and url.endswith("api/login"):
             return r.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
         return json.loads(r.read())
@@ -109,7 +113,8 @@ def run(tables: int, pace: str, guard: float) -> dict[str, Any]:
         wait("the director", lambda: "The dashboard:" in said(), guard)
         found = re.search(r"as director, password (\S+)", said())
         assert found, said()
-        url = f"http://{net.address(1)}:{WEB_PORT}/"
+        url = f"https://{net.address(1)}:{WEB_PORT}/"  # with the event's own authority
+        CONTEXT[:] = [ssl.create_default_context(cafile=str(work / "event" / "tls" / "ca.crt"))]
         cookie = call(url + "api/login", {"name": "director", "password": found.group(1)})
         players = [f"Player {n}" for n in range(1, 4 * tables + 1)]
         call(

@@ -183,6 +183,7 @@ if $dry; then
     say "dry run: nothing was changed"
 else
     say "done. The table looks for the director and shows its join code on its seat lights,"
-    say "its cube and its page (http://$(hostname).local:8080/); the director approves it on"
-    say "the dashboard's Fleet page. Follow it with: journalctl -u table-controller -f"
+    say "its cube and its page (https://$(hostname).local:8080/: a phone warns once, compare the"
+    say "fingerprint the journal shows); the director approves it on the dashboard's Fleet page."
+    say "Follow it with: journalctl -u table-controller -f"
 fi

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -135,8 +136,11 @@ class Running:
         self._reader.join(10)
 
 
-def _call(url: str, body: dict[str, Any] | None, cookie: str | None) -> tuple[int, Any, str]:
-    """GET (``body`` None) or POST JSON as a script would: (status, answer, Set-Cookie)."""
+def _call(
+    url: str, body: dict[str, Any] | None, cookie: str | None, ca: Path | None = None
+) -> tuple[int, Any, str]:
+    """GET (``body`` None) or POST JSON as a script would: (status, answer, Set-Cookie);
+    an https ``url`` checked against the CA file ``ca``."""
     headers = {"Content-Type": "application/json"}
     if cookie:
         headers["Cookie"] = cookie
@@ -145,25 +149,28 @@ def _call(url: str, body: dict[str, Any] | None, cookie: str | None) -> tuple[in
         url, data, headers=headers, method="GET" if data is None else "POST"
     )
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        context = None if ca is None else ssl.create_default_context(cafile=str(ca))
+        with urllib.request.urlopen(req, timeout=30, context=context) as r:
             return r.status, json.loads(r.read()), r.headers.get("Set-Cookie", "")
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode(errors="replace"), ""
 
 
-def approve(dashboard: str, login: str, password: str, code: str, name: str) -> str | None:
+def approve(
+    dashboard: str, login: str, password: str, code: str, name: str, ca: Path | None = None
+) -> str | None:
     """Log in to the dashboard at ``dashboard`` and approve the table that asks with
     ``code``, naming it ``name``, as a director does on the Fleet page; None when done,
     else what went wrong."""
     status, said, cookie = _call(
-        dashboard + "api/login", {"name": login, "password": password}, None
+        dashboard + "api/login", {"name": login, "password": password}, None, ca
     )
     if status != 200:
         return f"the director's login was refused ({status}): {said}"
     cookie = cookie.split(";")[0]
     end = time.monotonic() + WAIT
     while True:  # the table's request, on its way to the director
-        status, said, _ = _call(dashboard + "api/fleet/requests", None, cookie)
+        status, said, _ = _call(dashboard + "api/fleet/requests", None, cookie, ca)
         if status != 200:
             return f"the Fleet page's requests could not be read ({status}): {said}"
         asked = [r for r in said["requests"] if r.get("code") == code]
@@ -176,5 +183,6 @@ def approve(dashboard: str, login: str, password: str, code: str, name: str) -> 
         dashboard + "api/fleet/approve",
         {"request": asked[0]["request"], "code": code, "name": name},
         cookie,
+        ca,
     )
     return None if status == 200 else f"the approval was refused ({status}): {said}"

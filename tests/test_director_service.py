@@ -275,6 +275,8 @@ def test_the_director_carries_on_after_the_broker_restarts(
 ) -> None:
     messages, _ = real_game()
     half = len(messages) // 2
+    told: list[tuple[str, str]] = []
+    service.listen(lambda what, table: told.append((what, table)))
     table = client(broker, "table-restart")
     for m in messages[:half]:
         publish(table, topic("events"), m)
@@ -283,6 +285,9 @@ def test_the_director_carries_on_after_the_broker_restarts(
     table.disconnect()
     broker.restart()
     wait_until("the director reconnected", service.connected.is_set)
+    # The dashboard is told the connection went and came back (its header says so),
+    # though no table sent anything meanwhile.
+    wait_until("both told", lambda: told.count(("broker", "")) >= 2)
     table = client(broker, "table-restart")
     for m in messages:  # the table resends what it is not sure of: stored once
         publish(table, topic("events"), m)

@@ -10,6 +10,7 @@ import queue
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -68,6 +69,14 @@ class Director:
         return code
 
 
+def started(folder: Path, web: int, broker: int, *more: str) -> Director:
+    """``director start`` of a new event on the given ports (plain HTTP's on a free one)."""
+    return Director(
+        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker),
+        "--http-port", "0", *more,
+    )  # fmt: skip
+
+
 def running_with(folder: Path) -> list[int]:
     """The processes whose command line names ``folder`` (the broker's conf is in it)."""
     pids = []
@@ -93,6 +102,11 @@ def port_free(port: int) -> bool:
     return True
 
 
+def trusting(folder: Path) -> ssl.SSLContext:
+    """TLS that trusts the event's own authority only, as a joined table does."""
+    return ssl.create_default_context(cafile=str(folder / "tls" / "ca.crt"))
+
+
 def admin_of(folder: Path, port: int) -> DynsecAdmin:
     broker = folder / "broker"
     files = FleetBroker(
@@ -103,6 +117,7 @@ def admin_of(folder: Path, port: int) -> DynsecAdmin:
         admin_user="director-admin",
         admin_password_file=broker / "secrets" / "director-admin.password",
         dynsec=broker / "dynamic-security.json",
+        tls_ca=folder / "tls" / "ca.crt",
     )
     prefix = "euchre/" + EVENT
     return DynsecAdmin.of(files, prefix=prefix)
@@ -112,11 +127,13 @@ def admin_of(folder: Path, port: int) -> DynsecAdmin:
 def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> None:
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    first = Director(folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker))
+    first = started(folder, web, broker)
     password = first.wait_for(r"as director, password (\S+)")[1]
     url = first.wait_for(r"The dashboard: (\S+)")[1]
     first.wait_for("Press Ctrl-C to stop")
-    assert log_in(url, "director", password)
+    tls = trusting(folder)
+    assert url.startswith("https://")
+    assert log_in(url, "director", password, tls)
     admin = admin_of(folder, broker)
     table_password = admin.add_table("table-1")
     second_try = Director(folder)  # the same event twice: its ports are taken
@@ -140,9 +157,9 @@ def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> 
     second.wait_for("Press Ctrl-C to stop")
     assert url_again == url
     assert "password" not in "".join(second.said)
-    assert log_in(url, "director", password)
+    assert log_in(url, "director", password, trusting(folder))  # a new certificate, same CA
     assert admin.tables() == ["table-1"]
-    table = broker_log_in(broker, "table-1", table_password)
+    table = broker_log_in(broker, "table-1", table_password, folder / "tls" / "ca.crt")
     table.close()
     assert not table.connacks[0].is_failure
     assert second.interrupt() == 0, "".join(second.said)
@@ -206,14 +223,13 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    director = Director(
-        folder, "--event", EVENT, "--web-port", str(web), "--broker-port", str(broker)
-    )
+    director = started(folder, web, broker)
     password = director.wait_for(r"as director, password (\S+)")[1]
     url = director.wait_for(r"The dashboard: (\S+)")[1]
     director.wait_for("Press Ctrl-C to stop")
+    tls = trusting(folder)
     try:
-        cookie = log_in(url, "director", password)
+        cookie = log_in(url, "director", password, tls)
         found = discovery.parse_director(f"127.0.0.1:{web}")
         assert (found.event, found.broker_port) == (EVENT, broker)
         codes: list[str] = []
@@ -235,22 +251,26 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
         asking = threading.Thread(target=run, daemon=True)
         asking.start()
         wait_until("the table shows its code", lambda: codes != [])
-        [asked] = get_json(url + "api/fleet/requests", cookie)["requests"]
+        [asked] = get_json(url + "api/fleet/requests", cookie, tls)["requests"]
         form = {"request": asked["request"], "code": codes[0], "name": "Table 7"}
-        assert post(url + "api/fleet/approve", form, cookie) == (
+        assert post(url + "api/fleet/approve", form, cookie, tls) == (
             200,
             {"table": "table-7", "name": "Table 7"},
         )
         asking.join(60)
         [m] = joined
-        table = broker_log_in(broker, m.username, m.password)  # type: ignore[attr-defined]
+        # The table was given the event's authority, in the signed bundle, and kept it.
+        assert m.ca == (folder / "tls" / "ca.crt").read_text()  # type: ignore[attr-defined]
+        ca = tmp_path / "table" / "director-ca.crt"
+        assert ca.read_text() == m.ca  # type: ignore[attr-defined]
+        table = broker_log_in(broker, m.username, m.password, ca)  # type: ignore[attr-defined]
         assert not table.connacks[0].is_failure
         assert table.subscribe(f"euchre/{EVENT}/tables/table-7/config")
-        status, _ = post(url + "api/fleet/remove", {"table": "table-7"}, cookie)
+        status, _ = post(url + "api/fleet/remove", {"table": "table-7"}, cookie, tls)
         assert status == 200
         wait_until("the removed table is dropped", lambda: bool(table.disconnects))
         table.close()
-        again = broker_log_in(broker, m.username, m.password)  # type: ignore[attr-defined]
+        again = broker_log_in(broker, m.username, m.password, ca)  # type: ignore[attr-defined]
         again.close()
         assert again.connacks[0].getName() == "Not authorized"
     finally:

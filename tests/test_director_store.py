@@ -417,6 +417,8 @@ def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
     assert store.add_ack({**ack, "ok": None, "state": "delivered"})
     (r,) = store.rulings(TABLE)
     assert (r["state"], r["sends"]) == ("delivered", 2)
+    # Another table cannot answer it (its own signature says it is the other table).
+    assert not store.add_ack({**ack, "table": "table-9", "ok": False, "state": "refused"})
     assert store.add_ack({**ack, "ok": True, "state": "applied"})
     assert not store.add_ack({**ack, "ok": True, "state": "applied"})  # a copy's answer
     (r,) = store.rulings(TABLE)

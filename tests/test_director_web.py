@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -138,20 +139,31 @@ def log_in_page(page: Page) -> None:
     page.click("#login-button")
 
 
-def post(url: str, body: dict[str, Any], cookie: str | None = None) -> tuple[int, dict[str, Any]]:
-    """POST JSON as the page does (logged in with ``cookie``): (status, the answer)."""
+def post(
+    url: str,
+    body: dict[str, Any],
+    cookie: str | None = None,
+    context: ssl.SSLContext | None = None,
+) -> tuple[int, dict[str, Any]]:
+    """POST JSON as the page does (logged in with ``cookie``): (status, the answer);
+    ``context``: the TLS an https ``url`` is checked with."""
     headers = {"Content-Type": "application/json"}
     if cookie:
         headers["Cookie"] = f"{COOKIE}={cookie}"
     req = urllib.request.Request(url, json.dumps(body).encode(), method="POST", headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10, context=context) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
 
 
-def log_in(url: str, name: str = "ann", password: str = PASSWORD) -> str:
+def log_in(
+    url: str,
+    name: str = "ann",
+    password: str = PASSWORD,
+    context: ssl.SSLContext | None = None,
+) -> str:
     """Log in over HTTP as a script would: the session cookie's value."""
     req = urllib.request.Request(
         url + "api/login",
@@ -159,15 +171,15 @@ def log_in(url: str, name: str = "ann", password: str = PASSWORD) -> str:
         method="POST",
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=10, context=context) as r:
         cookie = r.headers["Set-Cookie"]
     return str(cookie.split(";")[0].split("=", 1)[1])
 
 
-def get_json(url: str, cookie: str) -> Any:
+def get_json(url: str, cookie: str, context: ssl.SSLContext | None = None) -> Any:
     """GET ``url`` as a logged-in director."""
     req = urllib.request.Request(url, headers={"Cookie": f"{COOKIE}={cookie}"})
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=10, context=context) as r:
         return json.loads(r.read())
 
 

@@ -120,12 +120,13 @@ JOINED_AS = "Table 1"
 
 # The director's dashboard's and broker's ports, where a command names none.
 DIRECTOR_PORTS = (("--web-port", 8090), ("--broker-port", 1883))
+START_PORTS = (("--web-port", 8090), ("--broker-port", 8883), ("--http-port", 8080))
 # (pattern, the flags that choose the ports it uses, each with the port it takes by
 # default): where the command names no such flag, it is given one, on this run's port for
 # that default. (`demo`, `kiosk --simulated` and `replay` take a free port by default.)
 DEFAULT_PORTS: list[tuple[str, tuple[tuple[str, int], ...]]] = [
     (r"table-controller event demo\b", (("--port", 8090),)),
-    (r"table-controller director start\b", DIRECTOR_PORTS),
+    (r"table-controller director start\b", START_PORTS),
     (
         r"table-controller director\b(?! (start|keys|add-login|export|release|config)\b)",
         DIRECTOR_PORTS,
@@ -429,11 +430,11 @@ def _join(text: str, page: Page) -> str | None:
     """`join` against a director started for it: the table shows its code, the director
     approves it (naming it JOINED_AS), and `join` must then end, saying what it became.
     The page's ``--director HOST:PORT`` is this director's address."""
-    web, broker = (page.port(default) for _, default in DIRECTOR_PORTS)
+    web, broker, http = (page.port(default) for _, default in START_PORTS)
     folder = page.folder / "director-for-join"
     director = Running(
         f"table-controller director start --folder {shlex.quote(str(folder))} "
-        f"--event 'Spring Open' --web-port {web} --broker-port {broker}",
+        f"--event 'Spring Open' --web-port {web} --broker-port {broker} --http-port {http}",
         page.folder,
         {k: v for k, v in page.env.items() if k != "DOCS_IMPORTS"},  # the laptop's, not `join`'s
     )
@@ -448,7 +449,9 @@ def _join(text: str, page: Page) -> str | None:
             code = table.wait_for(r"^Join code (\d{4})")
             if code is None:
                 return f"`join` showed no join code (exit {table.end()}): {table.output()}"
-            refused = approve(dashboard[1], "director", password[1], code[1], JOINED_AS)
+            refused = approve(
+                dashboard[1], "director", password[1], code[1], JOINED_AS, folder / "tls" / "ca.crt"
+            )
             if refused is not None:
                 return refused
             status = table.end()
@@ -583,8 +586,9 @@ def test_ports_named_or_taken_by_default_are_free_ones(tmp_path: Path) -> None:
     live = run.on_free_ports("table-controller vision live --view 0.0.0.0:8090")
     assert ":8090" not in live and live.endswith(f"0.0.0.0:{run.ports[8090]}")
     started = run.on_free_ports("table-controller director start --folder x --web-port 8090")
-    assert started.split()[-4:] == [
-        "--web-port", str(run.ports[8090]), "--broker-port", str(run.ports[1883])
+    assert started.split()[-6:] == [
+        "--web-port", str(run.ports[8090]), "--broker-port", str(run.ports[8883]),
+        "--http-port", str(run.ports[8080]),
     ]  # fmt: skip
     assert run.on_free_ports("table-controller event demo") == (
         f"table-controller event demo --port {run.ports[8090]}"

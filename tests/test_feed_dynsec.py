@@ -67,9 +67,11 @@ class Peer:
         self.client.loop_stop()
 
 
-def log_in(port: int, user: str, password: str) -> Peer:
+def log_in(port: int, user: str, password: str, tls_ca: Path | None = None) -> Peer:
     c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
     c.username_pw_set(user, password)
+    if tls_ca is not None:
+        c.tls_set(ca_certs=str(tls_ca))
     c.reconnect_delay_set(60, 60)  # a refused login stays refused for the test to see
     peer = Peer(c)
     c.on_connect = lambda _c, _u, _f, rc, _p: peer.connacks.append(rc)

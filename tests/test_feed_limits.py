@@ -1,20 +1,20 @@
 """How much one table may send and have kept: the director's rate per table
-(director/feed_guard.py), and the status history and pictures bounded per table."""
+(feed/guard.py), and the status history and pictures bounded per table by the
+limits the store is given (feed/limits.py; a director's settings:
+test_director_limits.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
-from table_controller.director import store_events, store_tables
-from table_controller.director.feed_guard import QUIET, FeedLimits, RateGuard
 from table_controller.director.fleet_view import FleetView
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_usage import size_words, usage_words
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.dynsec import fleet_conf
+from table_controller.feed.guard import QUIET, FeedLimits, RateGuard
+from table_controller.feed.limits import Limits
 
 
 def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> None:
@@ -33,12 +33,8 @@ def test_a_tables_rate_drops_what_comes_beyond_it_and_says_so_once_a_flood() -> 
     assert again.admit("t", 1, 0.0).first
 
 
-def test_the_status_history_is_bounded_by_rows_and_bytes(
-    store_target: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store_tables, "HISTORY_ROWS", 300)
-    monkeypatch.setattr(store_tables, "HISTORY_BYTES", 60_000)
-    store = DirectorStore(store_target)
+def test_the_status_history_is_bounded_by_rows_and_bytes(store_target: str) -> None:
+    store = DirectorStore(store_target, limits=Limits(history_statuses=300, history_mb=1))
     try:
         for n in range(1000):
             store.add_status({"table": "t", "online": True, "at": 1000.0 + n, "n": n})
@@ -46,27 +42,24 @@ def test_the_status_history_is_bounded_by_rows_and_bytes(
         assert 0 < len(history) <= 300
         assert history[-1]["status"]["n"] == 999  # the newest kept, the oldest dropped
         for n in range(60):
-            store.add_status({"table": "t", "online": True, "at": 5000.0 + n, "pad": "x" * 2000})
+            store.add_status({"table": "t", "online": True, "at": 5000.0 + n, "pad": "x" * 20_000})
         history = store.status_history("t")
-        assert sum(len(json.dumps(h["status"])) for h in history) <= 62_000
+        assert sum(len(json.dumps(h["status"])) for h in history) <= 1024 * 1024 + 2000
         store.add_status({"table": "u", "online": True, "at": 1.0})
         assert len(store.status_history("u")) == 1  # each table its own
     finally:
         store.close()
 
 
-def test_a_tables_pictures_stop_at_its_bound(
-    store_target: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store_events, "MAX_PICTURES", 5)
-    monkeypatch.setattr(store_events, "MAX_PICTURE_BYTES", 10_000)
-    store = DirectorStore(store_target)
+def test_a_tables_pictures_stop_at_its_bound(store_target: str) -> None:
+    limits = Limits(pictures_kept=100, pictures_mb=10)
+    store = DirectorStore(store_target, limits=limits)
     try:
-        assert all(store.add_evidence("t", 1, seq, b"p" * 100) for seq in range(1, 6))
-        assert not store.add_evidence("t", 1, 6, b"p")  # the sixth: refused
+        assert all(store.add_evidence("t", 1, seq, b"p" * 100) for seq in range(1, 101))
+        assert not store.add_evidence("t", 1, 101, b"p")  # the 101st: refused
         assert store.evidence("t", 1, 1) == b"p" * 100  # the first kept: they are evidence
-        assert store.add_evidence("u", 1, 1, b"q" * 9000)
-        assert not store.add_evidence("u", 1, 2, b"q" * 2000)  # bytes too
+        assert store.add_evidence("u", 1, 1, b"q" * (9 * 1024 * 1024))
+        assert not store.add_evidence("u", 1, 2, b"q" * (2 * 1024 * 1024))  # bytes too
     finally:
         store.close()
 
@@ -93,3 +86,8 @@ def test_each_tables_share_of_the_store_is_on_the_fleet_view(store_target: str) 
 def test_the_fleets_broker_takes_no_message_over_the_limit_either(tmp_path: Path) -> None:
     conf = fleet_conf(tmp_path, plugin=Path("/p.so"), port=1883, host="", user="me")
     assert f"max_packet_size {MAX_PACKET}" in conf.splitlines()
+    bigger = Limits(camera_kb=8192).max_packet
+    conf = fleet_conf(
+        tmp_path, plugin=Path("/p.so"), port=1883, host="", user="me", max_packet=bigger
+    )
+    assert f"max_packet_size {bigger}" in conf.splitlines() and bigger == 12 * 1024 * 1024

@@ -193,6 +193,7 @@ def test_a_table_finds_the_director_on_another_host(two_hosts: dict[str, str]) -
                 "broker_port": 1883,
                 "key": KEY,
                 "version": "0.1.0",
+                "tls": True,
             }
         ]
     finally:
@@ -208,8 +209,9 @@ DIRECTOR = """
 
     pathlib.Path(sys.argv[1]).mkdir()
     d = Director(pathlib.Path(sys.argv[1]), host="0.0.0.0")  # every address, not loopback
+    # This dashboard is plain HTTP (director start's TLS is tested with director start).
     with announce(event="Spring Open", web_port=d.port, broker_port=1883,
-                  key=key_text(d.public)):
+                  key=key_text(d.public), tls=False):
         while not d.fleet.requests.waiting():
             time.sleep(0.05)
         [asked] = d.fleet.requests.waiting()

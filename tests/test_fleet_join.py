@@ -97,7 +97,7 @@ class Director:
         self.cookie = log_in(self.url)
 
     def found(self) -> Found:
-        return discovery.parse_director(f"127.0.0.1:{self.port}")
+        return discovery.parse_director(f"http://127.0.0.1:{self.port}")
 
     def waiting(self) -> list[dict[str, Any]]:
         return list(get_json(self.url + "api/fleet/requests", self.cookie)["requests"])
@@ -407,7 +407,7 @@ def test_a_damaged_membership_is_never_replaced_by_joining(
 
 
 def test_a_fixed_address_is_asked_who_it_is(director: Director) -> None:
-    found = discovery.parse_director(f"127.0.0.1:{director.port}")
+    found = discovery.parse_director(f"http://127.0.0.1:{director.port}")
     assert found.url == f"http://127.0.0.1:{director.port}"
     for bad, words in [
         ("", "no director's address"),
@@ -419,7 +419,7 @@ def test_a_fixed_address_is_asked_who_it_is(director: Director) -> None:
     assert discovery.split_address("director.local") == ("director.local", 8090)
     assert discovery.split_address("[::1]:9000") == ("::1", 9000)
     with pytest.raises(DiscoveryError, match="cannot be reached"):
-        discovery.parse_director(f"127.0.0.1:{free_port()}")
+        discovery.parse_director(f"http://127.0.0.1:{free_port()}")
 
 
 def test_a_dashboard_not_in_fleet_mode_says_so(tmp_path: Path) -> None:
@@ -428,7 +428,7 @@ def test_a_dashboard_not_in_fleet_mode_says_so(tmp_path: Path) -> None:
     try:
         port = int(served.url.rstrip("/").rsplit(":", 1)[1])
         with pytest.raises(DiscoveryError, match="answered 404"):
-            discovery.parse_director(f"127.0.0.1:{port}")
+            discovery.parse_director(f"http://127.0.0.1:{port}")
     finally:
         served.close()
         store.close()

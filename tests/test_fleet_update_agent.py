@@ -244,3 +244,29 @@ def test_a_damaged_record_of_orders_refuses_every_order(tmp_path: Path) -> None:
     again = Table(releases, "1.0", "http://127.0.0.1:9", director_key=public)  # restarted
     again.agent.on_order("commands", sign_order(body, private))
     assert again.states() == ["refused"] and "taken already" in again.sent[-1]["problem"]
+
+
+def test_the_wheel_comes_over_https_checked_against_the_events_authority(
+    tmp_path: Path, server: Server
+) -> None:
+    """A fleet's table fetches the release from the director over HTTPS, checked against
+    the authority its signed bundle gave it: a machine with another certificate is not
+    the director, and nothing is installed (before: plain HTTP, no check but the sha256)."""
+    import ssl
+
+    from table_controller.feed.tls import client_context, make_certs
+
+    ours = make_certs(tmp_path / "event-tls", ["127.0.0.1"])
+    theirs = make_certs(tmp_path / "other-tls", ["127.0.0.1"])
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(str(ours.cert), str(ours.key))
+    server.httpd.socket = served.wrap_socket(server.httpd.socket, server_side=True)
+    url = server.url.replace("http://", "https://")
+    wheel = make_wheel(server.folder, "1.1")
+    event = client_context(ca_pem=ours.ca_cert.read_text())
+    got = download(f"{url}/{wheel.name}", tmp_path / "downloads", context=event)
+    assert got.read_bytes() == wheel.read_bytes()
+    stranger = client_context(ca_pem=theirs.ca_cert.read_text())
+    with pytest.raises(update.UpdateRefused, match="could not be fetched from the director"):
+        download(f"{url}/{wheel.name}", tmp_path / "elsewhere", context=stranger)
+    assert not any((tmp_path / "elsewhere").iterdir())

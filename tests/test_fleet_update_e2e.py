@@ -183,8 +183,12 @@ def test_the_updates_of_a_fleet_run_follow_its_current_table(
     releases = Releases(tmp_path / "opt")
     wheel = make_wheel(served.folder / "releases", "1.1")
     host, port = served.url.removeprefix("http://").split(":")
-    member = SimpleNamespace(
-        table=TABLE, director_key=public.decode(), director_host=host, director_port=int(port)
+    member = SimpleNamespace(  # a director in clear (no authority): the wheel over HTTP
+        table=TABLE,
+        director_key=public.decode(),
+        director_host=host,
+        director_port=int(port),
+        ca="",
     )
     state = {"phase": "playing", "hand": 2}
     table: Any = SimpleNamespace(feed=FakeFeed(), core=SimpleNamespace(status=lambda: state))

@@ -34,6 +34,7 @@ from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed import messages, orders
+from table_controller.feed.limits import limits_words
 from table_controller.feed.signing import new_keys
 from table_controller.pictures import encode_jpeg
 from table_controller.table.fleet_status import fleet_status
@@ -296,6 +297,8 @@ def test_the_fleet_page_approves_tables_shows_their_health_and_their_camera(
         "The seat lights and buttons cannot be used"
     )
     expect(shown("Table 1", "Camera")).to_have_text("Working")
+    # Under the tables, the limits each is held to, in words (the store's, here the defaults).
+    expect(page.locator("#fleet-limits")).to_have_text(limits_words(event.store.limits))
     expect(shown("Table 1", "Trump cube")).to_have_text("Working")
     expect(shown("Table 1", "Disk")).to_have_text("21.0 GB free")
     expect(shown("Table 3", "Disk")).to_have_text("350 MB free")

@@ -91,7 +91,7 @@ class Joining:
 def test_a_table_joins_from_the_command_line(director: Director, tmp_path: Path) -> None:  # noqa: F811
     config = table_file(tmp_path)
     joining = Joining(
-        "--config", str(config), "--director", f"127.0.0.1:{director.port}", cwd=tmp_path
+        "--config", str(config), "--director", f"http://127.0.0.1:{director.port}", cwd=tmp_path
     )
     try:
         url = joining.line(r"shown on this table's page: (http://\S+)").group(1)
@@ -125,7 +125,7 @@ def test_a_table_joins_from_the_command_line(director: Director, tmp_path: Path)
 def test_ctrl_c_ends_a_join_in_words(director: Director, tmp_path: Path) -> None:  # noqa: F811
     config = table_file(tmp_path)
     joining = Joining(
-        "--config", str(config), "--director", f"127.0.0.1:{director.port}", cwd=tmp_path
+        "--config", str(config), "--director", f"http://127.0.0.1:{director.port}", cwd=tmp_path
     )
     try:
         joining.line(r"^Join code \d{4}")

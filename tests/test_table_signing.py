@@ -1,5 +1,6 @@
 """A table's signature on its events and status (feed/table_signing.py), on bytes; and
-what the director stores of a table with a registered key (director/service.py)."""
+what the director stores of a table with a registered key (director/service.py).
+The other kinds, pictures and the order: test_table_signing_forms.py, test_table_trust.py."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.feed import messages
 from table_controller.feed.signing import new_keys
+from table_controller.feed.table_order import Place, placed
 from table_controller.feed.table_signing import (
     CONTEXT,
     TableKeyError,
@@ -33,6 +35,7 @@ from table_controller.feed.table_signing import (
 from table_controller.fleet import membership, sealing
 
 TOPICS = messages.Topics.of("euchre", "sig")
+FIRST = Place(boot=1_767_000_000, link=1, n=1)  # a status's place: its table's first
 
 
 def event(seq: int, card: str = "JH", table: str = "table-1") -> dict[str, object]:
@@ -52,8 +55,8 @@ def test_the_signed_bytes_are_the_context_the_kind_and_canonical_json() -> None:
     assert signed_bytes("status", json.loads(json.dumps(payload))) == signed_bytes(
         "status", payload
     )
-    with pytest.raises(ValueError, match="only events, status"):
-        signed_bytes("acks", payload)
+    with pytest.raises(ValueError, match="not one a table sends"):
+        signed_bytes("rulings", payload)
 
 
 def test_a_signed_message_checks_against_its_key_only() -> None:
@@ -122,7 +125,7 @@ def test_a_table_with_a_key_has_only_its_signed_messages_stored(tmp_path: Path) 
         )  # fmt: skip
         svc.handle(TOPICS.status("table-1"), json.dumps(status).encode())
         assert store.tables()[0]["game"] is None  # only seen, not stored
-        svc.handle(TOPICS.status("table-1"), signed("status", status, key))
+        svc.handle(TOPICS.status("table-1"), signed("status", placed(status, FIRST), key))
         assert store.table_position("table-1") == (1, 1)
         # A table with no key registered (an older release) is taken as before.
         svc.handle(TOPICS.events("table-2"), json.dumps(event(1, table="table-2")).encode())

@@ -42,6 +42,7 @@ ALERT_CATEGORY = {
     "clock": "clock",
     "game_reused": "game_reused",
     "signature": "signature",
+    "replay": "replay",
     "flood": "flood",
 }
 ALERT_HEADINGS = {
@@ -53,6 +54,7 @@ ALERT_HEADINGS = {
     "clock": "Table clock off",
     "game_reused": "A game number used again",
     "signature": "A message not signed by its table",
+    "replay": "A table's message sent again",
     "flood": "A table sending too much",
 }
 # How far a table's clock may be from the director's (seconds) before it is alerted and

@@ -1,7 +1,8 @@
 """``table-controller director``: the director's service and dashboard, its logins, its keys.
 
 Settings come from a TOML file (``--config``, keys in docs/director.md) and flags, a flag
-winning over the file. Every problem is printed with what to do, and exits with status 2.
+winning over the file (``--limit NAME=VALUE`` over one of its ``[limits]``). Every
+problem is printed with what to do, and exits with status 2.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from table_controller.commands import help_of
 from table_controller.director import fleet_update_cli
 from table_controller.director.store_db import URL_SCHEMES
 from table_controller.errors import TableControllerError
+from table_controller.feed.limits import Limits, LimitsError, parse_limit_args, shown
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
 
@@ -47,6 +49,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "table_keys": None,
     },
     "web": {"host": "0.0.0.0", "port": 8090},
+    # what each table may send and what is kept of it (limits.py, docs/director.md "Limits")
+    "limits": Limits().settings(),
 }
 # flag dest -> (section, key)
 _FLAGS = {
@@ -101,6 +105,10 @@ class Settings:
     @property
     def prefix(self) -> str:
         return f"{self.get('event', 'topic')}/{self.get('event', 'name') or 'event'}"
+
+    def limits(self) -> Limits:
+        """The ``[limits]`` in force (checked by ``load_settings``)."""
+        return Limits.of(self.values["limits"])
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
@@ -161,7 +169,49 @@ def load_settings(args: argparse.Namespace) -> Settings:
         raise SettingsError(
             "[director] tls_cert and tls_key go together: give both (--tls-cert, --tls-key)"
         )
+    _check_limits(values, getattr(args, "config", None), getattr(args, "limit", None) or [])
     return Settings(values, base)
+
+
+def _check_limits(values: dict[str, dict[str, Any]], config: str | None, flags: list[str]) -> None:
+    """The ``[limits]`` with every ``--limit`` over them, refused in words: which one,
+    where it was written, what range is fine (so a director starts with limits that
+    make sense, or not at all)."""
+    try:
+        given = parse_limit_args(flags)
+    except LimitsError as exc:
+        raise SettingsError(f"--limit {exc.given}: {exc.problem}") from None
+    for name, value in given.items():
+        values["limits"][name] = Limits().settings()[name] if value is None else value
+    try:
+        Limits.of(values["limits"])
+    except LimitsError as exc:
+        if exc.name in given:
+            where = f"--limit {exc.name}={shown(exc.value)}"
+        elif getattr(Limits(), exc.name, None) == exc.value:  # not written: its default
+            where = f"the limit {exc.name} = {shown(exc.value)} (its default)"
+        else:
+            where = f"{config + ': ' if config else ''}[limits] {exc.name} = {shown(exc.value)}"
+        raise SettingsError(f"{where}: {exc.problem}") from None
+
+
+def _note_broker(limits: Limits, config: str | None) -> None:
+    """The broker is not the director's to write here (`feed broker-config` wrote it): a
+    director whose limits let a table send more than the broker's default takes says
+    so, since the broker would cut off a table sending that much."""
+    from table_controller.feed.broker import MAX_PACKET
+
+    if limits.max_packet <= MAX_PACKET:
+        return
+    mb = limits.max_packet // (1024 * 1024)
+    print(
+        f"note: these limits let a table send messages the broker must take, up to {mb} MB "
+        "(its max_packet_size), or it disconnects a table sending that much: write the "
+        "broker's files again with `table-controller feed broker-config ... "
+        f"--director-config {config or 'DIRECTOR.toml'}`, the limits in that file's [limits] "
+        "(it does not read a --limit flag)",
+        file=sys.stderr,
+    )
 
 
 def _read_secret(path: Path, what: str) -> str:
@@ -199,7 +249,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         password = _read_secret(pw_file, "broker password") if pw_file else None
         key_file = s.path("director", "key")
         key = key_file.read_bytes() if key_file else None
-        store = DirectorStore(s.database(), rules_name=str(s.get("event", "rules")))
+        limits = s.limits()
+        store = DirectorStore(s.database(), rules_name=str(s.get("event", "rules")), limits=limits)
     except (SettingsError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -210,6 +261,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             file=sys.stderr,
         )
         return 2
+    _note_broker(limits, getattr(args, "config", None))
     tls = s.path("broker", "tls_ca")
     broker = BrokerConfig(
         host=str(s.get("broker", "host")),
@@ -233,7 +285,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             return 2
         print(
             f"note: {registered} table keys registered from {table_keys}: those tables' "
-            "events and status are stored only when signed with them",
+            "messages are stored only when signed with them",
             file=sys.stderr,
         )
     service = DirectorService(store, broker, prefix=s.prefix, private_key=key)
@@ -423,6 +475,14 @@ def add_commands(subparsers: Any) -> None:
     )
     d.add_argument("--tls-cert", metavar="PEM", help="serve the dashboard over HTTPS: its cert")
     d.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    d.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one of the [limits] on what each table may send and have kept (repeat it), "
+        'e.g. --limit picture_kb=2048; docs/director.md, "Limits"',
+    )
     d.set_defaults(func=cmd_run)
     sub = d.add_subparsers(dest="director_command", metavar="COMMAND")
     from table_controller.director.fleet_cli import add_start

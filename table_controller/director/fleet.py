@@ -277,6 +277,8 @@ class Fleet:
     rules: str
     options: dict[str, Any]
     publish: Publish | None = None
+    # The event's CA (PEM) a table checks the broker and dashboard against ("": clear).
+    ca_pem: str = ""
     # Called (table id, name) once a table is approved: its first config is pushed.
     on_approved: Callable[[str, str], None] | None = None
     requests: JoinRequests = field(default_factory=JoinRequests)

@@ -31,8 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.errors import TableControllerError
+from table_controller.feed.limits import (
+    Limits,
+    LimitsError,
+    limits_words,
+    parse_limit_args,
+    shown,
+)
 
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
+    from table_controller.director.fleet_tls import EventTls
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
     from table_controller.feed.dynsec import TableCredentials
@@ -42,7 +50,8 @@ TOPIC = "euchre"
 LOGIN = "director"
 DEFAULT_RULES = "td-tournament"
 DEFAULT_WEB_PORT = 8090
-DEFAULT_BROKER_PORT = 1883
+DEFAULT_BROKER_PORT = 8883  # MQTT over TLS (1883 is MQTT in clear)
+DEFAULT_HTTP_PORT = 8080  # plain HTTP: it only sends a browser to the HTTPS dashboard
 BROKER = "broker"
 
 
@@ -62,6 +71,23 @@ class FleetFolder:
     topic: str = TOPIC
     web_host: str = "0.0.0.0"
     options: dict[str, Any] = field(default_factory=dict)  # the preset's, changed
+    # TLS for the broker and the dashboard (False only from a first run's --insecure).
+    tls: bool = True
+    http_port: int = DEFAULT_HTTP_PORT
+    limits: dict[str, Any] = field(default_factory=dict)  # the director's limits, changed
+
+    def limits_in_force(self) -> Limits:
+        """The limits kept (``--limit``), the rest their defaults (limits.py)."""
+        try:
+            if not isinstance(self.limits, dict):
+                raise LimitsError("limits", self.limits, "write them as a table of NAME: VALUE")
+            return Limits.of(self.limits)
+        except LimitsError as exc:
+            raise FleetStartError(
+                f"{self.folder / STATE} keeps the limit {exc.name} = {shown(exc.value)}: "
+                f"{exc.problem}; give it again with --limit {exc.name}=VALUE (or "
+                f"--limit {exc.name}=default)"
+            ) from None
 
     @property
     def prefix(self) -> str:
@@ -99,7 +125,7 @@ class FleetFolder:
 
 
 def _check_port(port: int, flag: str) -> int:
-    if not (0 if flag == "--web-port" else 1) <= port < 65536:
+    if not (0 if flag in ("--web-port", "--http-port") else 1) <= port < 65536:
         raise FleetStartError(f"{flag} {port}: give a port number, e.g. {flag} 8090")
     return port
 
@@ -153,6 +179,33 @@ def parse_options(given: Sequence[str]) -> dict[str, Any] | None:
     return options
 
 
+def parse_limits(given: Sequence[str]) -> dict[str, Any]:
+    """``--limit picture_kb=2048`` (repeated) as the limits to change (None: back to its
+    default), each checked alone; FleetStartError in words."""
+    try:
+        return parse_limit_args(given)
+    except LimitsError as exc:
+        raise FleetStartError(f"--limit {exc.given}: {exc.problem}") from None
+
+
+def changed_limits(kept: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits kept with those given over them, each one alone (a limit raised for
+    one table's alert leaves the others as they were; ``NAME=default`` takes one back),
+    checked together; only those that differ from their defaults are kept."""
+    merged = {**kept, **given}
+    merged = {k: v for k, v in merged.items() if v is not None}
+    try:
+        return Limits.of(merged).changed()
+    except LimitsError as exc:
+        if exc.name in given:
+            flag = f"--limit {exc.name}={shown(exc.value)}"
+        elif exc.name in kept:
+            flag = f"the limit {exc.name} = {shown(exc.value)} (kept from an earlier --limit)"
+        else:
+            flag = f"the limit {exc.name} = {shown(exc.value)} (its default)"
+        raise FleetStartError(f"{flag}: {exc.problem}") from None
+
+
 def open_folder(
     folder: Path,
     *,
@@ -161,18 +214,35 @@ def open_folder(
     web_port: int | None,
     broker_port: int | None,
     options: dict[str, Any] | None = None,
+    insecure: bool = False,
+    http_port: int | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> tuple[FleetFolder, bool]:
     """The folder's event (made the first time): ``(it, whether this run made it)``.
     A later run keeps the event's name and, unless given again, its rules and ports
     (the tables that joined know the broker's port) and rule options (given again, they
-    replace the ones kept: the tables take them from their next game)."""
+    replace the ones kept: the tables take them from their next game). ``limits``
+    (``--limit``) change the kept ones one by one (``changed_limits``)."""
     folder = folder.expanduser().resolve()
     if (folder / STATE).is_file():
         kept = FleetFolder.load(folder)
+        if limits:  # over the kept ones, so a bad one kept is put right by giving it again
+            had = kept.limits if isinstance(kept.limits, dict) else {}
+            now = changed_limits(had, limits)
+            if now != kept.limits:
+                kept.limits = now
+                kept.save()
+        kept.limits_in_force()  # what a hand changed in fleet.json, said before it runs
         if event is not None and _check_event(event) != kept.event:
             raise FleetStartError(
                 f"{folder} holds the event {kept.event!r}: leave --event out to run it, or "
                 f"give a new --folder for the event {event!r}"
+            )
+        if insecure and kept.tls:
+            raise FleetStartError(
+                f"the event in {folder} runs with TLS, and its tables check the director "
+                "against its certificate: --insecure cannot be given now. Leave it out, or "
+                "start a new --folder"
             )
         changed = False
         given = (
@@ -180,6 +250,7 @@ def open_folder(
             ("web_port", web_port),
             ("broker_port", broker_port),
             ("options", options),
+            ("http_port", http_port),
         )
         for name, value in given:
             if value is not None and value != getattr(kept, name):
@@ -199,10 +270,14 @@ def open_folder(
         event=_check_event(event if event is not None else folder.name),
         rules=_check_rules(rules or DEFAULT_RULES, options),
         options=dict(options or {}),
+        limits=changed_limits({}, limits or {}),
         web_port=_check_port(DEFAULT_WEB_PORT if web_port is None else web_port, "--web-port"),
         broker_port=_check_port(
-            DEFAULT_BROKER_PORT if broker_port is None else broker_port, "--broker-port"
+            (DEFAULT_BROKER_PORT if not insecure else 1883) if broker_port is None else broker_port,
+            "--broker-port",
         ),
+        tls=not insecure,
+        http_port=_check_port(DEFAULT_HTTP_PORT if http_port is None else http_port, "--http-port"),
     )
     return made, True
 
@@ -250,6 +325,7 @@ def _fleet_parts(
     credentials: TableCredentials,
     broker_port: int,
     stop: threading.Event,
+    ca_pem: str = "",
 ) -> FleetParts:
     """The fleet's parts, wired: ``Fleet`` (approving tables on the dashboard), the
     announcement (tables finding the director) and the updates' runner and routes."""
@@ -271,6 +347,7 @@ def _fleet_parts(
         rules=ev.rules,
         options=dict(ev.options),
         publish=service.publish,
+        ca_pem=ca_pem,
     )
     fingerprint = discovery.key_fingerprint(public_pem)
 
@@ -280,6 +357,7 @@ def _fleet_parts(
             web_port=web_port,
             broker_port=broker_port,
             key=discovery.key_text(public_pem),
+            tls=bool(ca_pem),
         )
 
     routes = serve_updates(
@@ -309,12 +387,20 @@ def attach_config(page: Any, fleet: Any) -> None:
 
 
 @contextlib.contextmanager
-def _running_broker(ev: FleetFolder, mosquitto: str) -> Iterator[Any]:
-    """The fleet's broker, from its files (written each run: the port may change)."""
+def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> Iterator[Any]:
+    """The fleet's broker, from its files (written each run: the port and the
+    certificate may change); with ``tls``, its listener takes TLS only."""
+    from table_controller.feed.broker import Tls
     from table_controller.feed.broker_process import BrokerProcess
     from table_controller.feed.dynsec import write_fleet_broker
 
-    files = write_fleet_broker(ev.folder / BROKER, port=ev.broker_port, prefix=ev.prefix)
+    files = write_fleet_broker(
+        ev.folder / BROKER,
+        port=ev.broker_port,
+        prefix=ev.prefix,
+        tls=None if tls is None else Tls(tls.ca, tls.cert, tls.key, ev.broker_port),
+        max_packet=ev.limits_in_force().max_packet,
+    )
     broker = BrokerProcess(files.conf, files.port, mosquitto).start()
     try:
         yield files
@@ -337,9 +423,11 @@ def _say(out: TextIO, ev: FleetFolder, password: str | None) -> None:
         f"  the director's signing key: {ev.private_key} (keep it secret), its public "
         f"key {ev.public_key}",
         f"  the broker's files and log: {ev.folder / BROKER} (mosquitto.conf, mosquitto.log)",
-        f"The broker listens for the tables on port {ev.broker_port}.",
+        f"The broker listens for the tables on port {ev.broker_port}"
+        + (" (TLS)." if ev.tls else " (in clear: --insecure)."),
         f"The rules: {rules_words(ev.rules, ev.options)} (every table is sent them; "
         "`--rules` and `--option` change them).",
+        f"{limits_words(ev.limits_in_force())} `--limit NAME=VALUE` changes one.",
     ]
     out.write("\n".join(lines) + "\n")
     out.flush()
@@ -359,6 +447,11 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             if args.broker_port is None
             else _check_port(args.broker_port, "--broker-port"),
             options=parse_options(args.option),
+            insecure=args.insecure,
+            http_port=None
+            if args.http_port is None
+            else _check_port(args.http_port, "--http-port"),
+            limits=parse_limits(getattr(args, "limit", None) or []),
         )
         from table_controller.director.event_demo import find_mosquitto
         from table_controller.feed.dynsec import find_plugin
@@ -381,14 +474,33 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
         return 2
 
 
+INSECURE = (
+    "WARNING: --insecure: the broker and the dashboard run WITHOUT TLS. Anyone on this "
+    "network can read every table's broker password, the director's password as it logs "
+    "in, its session, and every card as it is played; the tables that join are given no "
+    "certificate to check the director by. Use it only on a network of your own."
+)
+
+
+def _tls(ev: FleetFolder) -> EventTls | None:
+    """The event's certificates for this run (None with --insecure)."""
+    from table_controller.director.fleet_tls import prepare
+    from table_controller.fleet.discovery import local_addresses
+
+    return prepare(ev.folder, local_addresses()) if ev.tls else None
+
+
 def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
     from table_controller.director.service import BrokerConfig, DirectorService
     from table_controller.director.store import DirectorStore
     from table_controller.director.web import DashboardError, DirectorPage
     from table_controller.feed.dynsec import DynsecAdmin
 
-    with _running_broker(ev, mosquitto) as files:
-        store = DirectorStore(ev.database, rules_name=ev.rules, options=ev.options)
+    tls = _tls(ev)
+    with _running_broker(ev, mosquitto, tls) as files:
+        store = DirectorStore(
+            ev.database, rules_name=ev.rules, options=ev.options, limits=ev.limits_in_force()
+        )
         try:
             service = DirectorService(
                 store,
@@ -398,6 +510,7 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
                     username=files.director_user,
                     password=files.director_password(),
                     client_id=files.director_user,
+                    tls_ca=None if tls is None else str(tls.ca),
                 ),
                 prefix=ev.prefix,
                 private_key=ev.private_key.read_bytes(),
@@ -410,13 +523,14 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
                 credentials=DynsecAdmin.of(files, prefix=ev.prefix),
                 broker_port=files.port,
                 stop=stop_updates,
+                ca_pem="" if tls is None else tls.ca_pem,
             )
             page = DirectorPage(
                 store, service, title=ev.event, fleet=parts.fleet, extra_routes=parts.routes
             )
             attach_config(page, parts.fleet)
             try:
-                asyncio.run(_serve(ev, page, service, parts, out))
+                asyncio.run(_serve(ev, page, service, parts, out, tls))
             except DashboardError as exc:
                 if exc.errno == errno.EADDRINUSE:
                     raise FleetStartError(
@@ -433,19 +547,32 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
     return 0
 
 
-async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, out: TextIO) -> None:
+async def _serve(
+    ev: FleetFolder,
+    page: Any,
+    service: Any,
+    parts: FleetParts,
+    out: TextIO,
+    tls: EventTls | None,
+) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    url = await page.start(ev.web_host, ev.web_port)
+    url = await page.start(
+        ev.web_host,
+        ev.web_port,
+        tls_cert=None if tls is None else str(tls.cert),
+        tls_key=None if tls is None else str(tls.key),
+    )
     announcement: AbstractContextManager[Any] | None = None
     try:
         service.start()
-        said = f"The dashboard: {url}\nThe public view: {page.public_url}\n"
         # Off the dashboard's loop: zeroconf's calls wait on a loop of their own.
         web_port = int(url.rstrip("/").rsplit(":", 1)[1])
+        said = f"The dashboard: {url}\nThe public view: {page.public_url}\n"
+        said += await _secure_words(ev, page, tls, web_port) if tls else INSECURE + "\n"
         wanted = parts.announce(web_port)
         try:
             await asyncio.to_thread(wanted.__enter__)
@@ -467,6 +594,22 @@ async def _serve(ev: FleetFolder, page: Any, service: Any, parts: FleetParts, ou
             await asyncio.to_thread(announcement.__exit__, None, None, None)
         service.stop()
         await page.stop()
+
+
+async def _secure_words(ev: FleetFolder, page: Any, tls: EventTls, web_port: int) -> str:
+    """What the director is told of HTTPS; the plain HTTP port's redirect started."""
+    said = (
+        "The dashboard is HTTPS with this event's own certificate, which browsers do not "
+        "know: the first visit shows a warning. Check that the certificate the browser "
+        f"shows has the SHA-256 fingerprint\n  {tls.fingerprint}\nbefore going on, or "
+        f"add {tls.ca} to the browser's trusted authorities (docs/fleet.md, TLS).\n"
+    )
+    try:
+        port = await page.serve_redirect(ev.web_host, ev.http_port, web_port)
+        said += f"Plain http:// on port {port} only sends a browser to the HTTPS dashboard.\n"
+    except OSError as exc:  # the redirect is a help, not a need
+        said += f"note: plain http:// is not answered ({exc}); type https://\n"
+    return said
 
 
 def _where_tables_reach(host: str, web_port: int) -> str:
@@ -504,6 +647,17 @@ def add_start(sub: Any) -> None:
     p.add_argument(
         "--broker-port", type=int, help=f"the broker's port (default {DEFAULT_BROKER_PORT})"
     )
+    p.add_argument(
+        "--http-port",
+        type=int,
+        help=f"the plain HTTP port that sends browsers to HTTPS (default {DEFAULT_HTTP_PORT})",
+    )
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help="first run only: the broker and the dashboard WITHOUT TLS, so anyone on the "
+        "network reads the passwords, the director's session and every card",
+    )
     p.add_argument("--rules", help=f"the event's rule preset (default {DEFAULT_RULES})")
     p.add_argument(
         "--option",
@@ -512,7 +666,24 @@ def add_start(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="a rule option of the preset, changed (repeat it), e.g. --option points_to_win=11",
     )
+    p.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a limit on what each table may send and have kept, changed and kept in the "
+        "folder (repeat it; NAME=default takes one back), e.g. --limit picture_kb=2048; "
+        'docs/director.md, "Limits"',
+    )
     p.set_defaults(func=cmd_start)
 
 
-__all__ = ["FleetFolder", "FleetParts", "FleetStartError", "add_start", "cmd_start"]
+__all__ = [
+    "FleetFolder",
+    "FleetParts",
+    "FleetStartError",
+    "add_start",
+    "changed_limits",
+    "cmd_start",
+    "parse_limits",
+]

@@ -26,7 +26,7 @@ from table_controller.director.store import StoreError
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics, name_problem, table_id
 from table_controller.feed.table_signing import new_table_key
-from table_controller.fleet.sealing import seal
+from table_controller.fleet.sealing import seal, sign_bundle
 
 MAX_NAME = 60
 
@@ -104,8 +104,12 @@ def _approve(
         # The table's own signing key, sealed to it with the rest: the director keeps
         # only its public half (registered below), not this one.
         "signing_key": signing.private_pem.decode("ascii"),
+        # The event's CA: the table checks the broker and the dashboard against it
+        # alone ("" when the director runs --insecure: then it connects in clear).
+        "ca": fleet.ca_pem,
     }
-    sealed = seal(r.key, json.dumps(bundle, sort_keys=True).encode())
+    signed = sign_bundle(bundle, fleet.private_pem, r.key)
+    sealed = seal(r.key, json.dumps(signed, sort_keys=True).encode())
     try:
         fleet.store.fleet_approve(
             tid,

@@ -25,6 +25,7 @@ from table_controller.director.fleet_camera import KINDS, CameraCommandError, Ca
 from table_controller.director.fleet_view import FleetView, approved_tables
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.web_guard import Refused, SafeJSON, read_json
+from table_controller.feed.limits import limits_words
 from table_controller.pictures import media_type
 from table_controller.rules.option_words import rules_words
 
@@ -85,6 +86,8 @@ class FleetWeb:
                 "tables": self.view.tables(),
                 "joining": self.fleet_mode,
                 "rules_text": rules_words(self.store.rules_name, self.store.options),
+                # under the tables: what each may send and what is kept of it
+                "limits_text": limits_words(self.store.limits),
                 "commands_problem": self._commands_problem(),
             },
             headers={"Cache-Control": "no-store"},

@@ -38,13 +38,17 @@ published again, as signed, whenever a status says the table is online (at most 
 answered the first. Its answers (delivered, then applied or refused) are stored.
 Topics are those of docs/feed.md, under ``prefix`` (``{feed.topic}/{event}``).
 
-What a table sends is checked before it is stored. Its events and status must carry
-the signature of the key registered for it (feed/table_signing.py), when one is: a
-message without it, or signed by another key, is not stored (it is acknowledged all
-the same, so the broker forgets it) and raises one alert. And each table may send so
-much and no more (director/feed_guard.py): beyond its rate, what it sends is dropped
-with one alert; a status or a picture too big is refused. Messages handed to
-``handle``/``handle_batch`` (tools, tests) skip the rate, not the signature.
+What a table sends is checked before it is stored (director/table_trust.py). Every
+kind (events, status, acks, fleet answers, pictures) must carry the signature of the
+key registered for it (feed/table_signing.py), when one is, and a status, an ack or a
+fleet answer must come after the newest of its kind taken from that table
+(feed/table_order.py): one without the signature, signed by another key, or an old one
+sent again is not stored (it is acknowledged all the same, so the broker forgets it)
+and raises one alert. And each table may send so much and no more
+(feed/guard.py, its limits those of the store unless given:
+feed/limits.py): beyond its rate, what it sends is dropped with one alert; a status
+or a picture too big is refused. Messages handed to ``handle``/``handle_batch`` (tools,
+tests) skip the rate, not the checks.
 """
 
 from __future__ import annotations
@@ -65,19 +69,23 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director import fleet_replies
-from table_controller.director.feed_guard import FeedLimits, RateGuard
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
+from table_controller.director.table_trust import Decision, TableTrust
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
+from table_controller.feed.guard import RateGuard
+from table_controller.feed.limits import Limits, number_words
 from table_controller.feed.signing import Ruling, sign
-from table_controller.feed.table_signing import SIGNED_KINDS, check_message
+from table_controller.feed.table_signing import is_signed_kind
 from table_controller.feed.tls import probe
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
 from table_controller.seats import Team
 
 RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
-Listener = Callable[[str, str], None]  # (what changed: "event"|"status"|"alert"|"ack", table)
+# (what changed: "event"|"status"|"alert"|"ack"|"broker", table); "broker": the
+# connection to the broker came or went (the dashboard's header says so).
+Listener = Callable[[str, str], None]
 BATCH_MAX = 500  # messages in one transaction at most (the broker's in-flight window is less)
 RETRY = 1.0  # seconds between tries when the store cannot commit
 
@@ -101,6 +109,7 @@ class _Inbound:
     session: int
     at: float = 0.0  # when it arrived (the director's clock): how far behind the writer is
     retain: bool = False  # the broker's retained copy (sent on subscribing), not a new one
+    dup: bool = False  # the broker's second try (its first was not acknowledged)
 
 
 @dataclass
@@ -145,12 +154,14 @@ class DirectorService:
         mark_refresh: float = 5.0,
         batch_max: int = BATCH_MAX,
         resend_after: float = 5.0,
-        limits: FeedLimits | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
-        self.limits = limits if limits is not None else FeedLimits()
-        self._guard = RateGuard(self.limits)
-        self.refused = 0  # messages not stored: over a table's rate, too big, not signed
+        # The store's own limits unless given: what it keeps and what is taken agree.
+        self.limits = limits if limits is not None else store.limits
+        self._guard = RateGuard(self.limits.feed)
+        self._trust = TableTrust(store)
+        self.refused = 0  # not stored: over a table's rate, too big, not signed, sent again
         self.broker = broker
         self.prefix = prefix.rstrip("/")
         self._key = private_key
@@ -368,6 +379,7 @@ class DirectorService:
                 f"({reason}): check the director's username and password (--broker-user)"
             )
             log.error(self.problem)
+            self._tell("broker", "")
             return
         self.problem = None
         with self._ack_lock:
@@ -395,6 +407,7 @@ class DirectorService:
     ) -> None:
         if mid == self._sub_mid[1]:
             self.connected.set()
+            self._tell("broker", "")
             # A broker restarted from an old save may hold older marks, or none.
             threading.Thread(
                 target=self._flush_marks,
@@ -408,6 +421,7 @@ class DirectorService:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         self.connected.clear()
+        self._tell("broker", "")
         with self._ack_lock:
             self._session += 1  # what is not yet acknowledged comes again on the next one
         if not self._stop.is_set():
@@ -424,7 +438,9 @@ class DirectorService:
         self.arrived += 1
         now = self._clock()
         self._inbox.put(
-            _Inbound(msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now, msg.retain)
+            _Inbound(
+                msg.topic, bytes(msg.payload), msg.mid, msg.qos, session, now, msg.retain, msg.dup
+            )
         )
 
     # --- the writer -------------------------------------------------------------------
@@ -498,7 +514,13 @@ class DirectorService:
             for m in batch:
                 try:
                     self._take(
-                        m.topic, m.payload, outcome, m.at or None, m.retain, guard=m.session >= 0
+                        m.topic,
+                        m.payload,
+                        outcome,
+                        m.at or None,
+                        m.retain,
+                        guard=m.session >= 0,
+                        dup=m.dup,
                     )
                 except StoreUnavailable:
                     raise
@@ -548,11 +570,14 @@ class DirectorService:
         retained: bool = False,
         *,
         guard: bool = False,
+        dup: bool = False,
     ) -> None:
         """Store one message; what it changed goes into ``outcome``, for after the commit.
         ``received``: when it arrived (a status's clock offset is taken against it, not
         against when the writer got to it); ``retained``: the broker's retained copy;
-        ``guard``: the table's rate applies (a message from the broker)."""
+        ``guard``: the table's rate applies (a message from the broker); ``dup``: the
+        broker's second try of a message (``retained`` or ``dup``: a copy, which an old
+        place refuses without an alert)."""
         tell = outcome.tell
         rest = topic[len(self.prefix) + 1 :] if topic.startswith(self.prefix + "/") else ""
         parts = rest.split("/")
@@ -568,17 +593,23 @@ class DirectorService:
             self._too_much(
                 table,
                 f"it sent a picture of {len(payload) // 1024} KB, over the "
-                f"{self.limits.picture_bytes // 1024} KB a picture may have; it was not stored",
+                f"{self.limits.picture_kb} KB a picture may have (the director's limit "
+                "picture_kb); it was not stored",
                 now,
                 outcome,
             )
             return
         if kind == "evidence" and len(parts) == 5:
-            if not self.store.add_evidence(table, int(parts[3]), int(parts[4]), bytes(payload)):
+            game, seq = int(parts[3]), int(parts[4])
+            picture = self._picture(table, "evidence", game, seq, payload, now, outcome)
+            if picture is None:
+                return
+            if not self.store.add_evidence(table, game, seq, picture):
                 self._too_much(
                     table,
-                    "its pictures have reached what the director keeps for one table; "
-                    "further pictures are not stored",
+                    "its pictures have reached what the director keeps for one table (the "
+                    "director's limits pictures_kept and pictures_mb); further pictures are "
+                    "not stored",
                     now,
                     outcome,
                 )
@@ -586,7 +617,7 @@ class DirectorService:
             tell[("evidence", table)] = None
             return
         if kind == "evidence" and len(parts) == 6 and parts[5] == "clear":
-            self._clear_picture(table, parts[3], parts[4], bytes(payload), outcome)
+            self._clear_picture(table, parts[3], parts[4], bytes(payload), now, outcome)
             return
         if not payload:
             return  # a retained message cleared
@@ -602,13 +633,18 @@ class DirectorService:
             self._too_much(
                 table,
                 f"it sent a status of {len(payload) // 1024} KB, over the "
-                f"{self.limits.status_bytes // 1024} KB a status may have; it was not stored",
+                f"{self.limits.status_kb} KB a status may have (the director's limit "
+                "status_kb); it was not stored",
                 now,
                 outcome,
             )
             return
-        if kind in SIGNED_KINDS and not self._signed(table, kind, body, now, outcome):
-            return
+        signed = f"fleet/{parts[3]}" if kind == "fleet" and len(parts) == 4 else kind
+        decision: Decision | None = None
+        if is_signed_kind(signed):
+            decision = self._trust.message(table, signed, body, now, copy=retained or dup)
+            if not self._decided(table, decision, outcome):
+                return
         body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
             new, alerts = self.store.add_event(body)
@@ -632,6 +668,8 @@ class DirectorService:
             now = received if received is not None else self._clock()
             fleet_replies.handle(self.store, table, parts[3], body, now)
             tell[("fleet", table)] = None
+        if decision is not None:
+            self._trust.taken(table, signed, decision)  # stored: its place is the newest
 
     def _admitted(self, table: str, size: int, now: float, outcome: _Outcome) -> bool:
         """Whether the table's rate lets this message in; the first dropped of a flood
@@ -644,9 +682,10 @@ class DirectorService:
             lim = self.limits
             self._too_much(
                 table,
-                f"it sent more than the {lim.rate:g} messages or {lim.byte_rate / 1e6:g} MB a "
-                "second a table may send; what came beyond that was dropped (its game events "
-                "are sent again by the table, none is lost)",
+                f"it sent more than the {number_words(lim.messages_per_second)} messages or "
+                f"{number_words(lim.mb_per_second)} MB a second a table may send (the "
+                "director's limits messages_per_second and mb_per_second); what came beyond "
+                "that was dropped (its game events are sent again by the table, none is lost)",
                 now,
                 outcome,
                 count=False,
@@ -670,40 +709,38 @@ class DirectorService:
         else:
             log.debug("%s", text)
 
-    def _signed(
-        self, table: str, kind: str, body: dict[str, Any], now: float, outcome: _Outcome
-    ) -> bool:
-        """Whether ``body`` is signed by the key registered for ``table`` (or none is
-        registered); if not, it is not stored and one ``signature`` alert says so."""
-        registered = self.store.table_key(table)
-        key = None if registered is None else registered.key
-        if registered is not None and not registered.enforced and "sig" not in body:
-            key = None  # a fleet's table not yet seen signing: it may be of an older release
-        verdict = check_message(kind, body, key, table=table)
-        if verdict.ok:
-            if registered is not None and not registered.enforced and verdict.signed:
-                self.store.enforce_key(table)  # it signs: from now on it must
-            return True
-        self.refused += 1
-        where = ""
-        if kind == "events":
-            where = f" (game {body.get('game')!s:.12}, event {body.get('seq')!s:.12})"
-        text = (
-            f"{table}: {verdict.problem}{where}, and it was not stored (nor is any like it "
-            "while this alert is open). Someone who has this table's broker password may be "
-            "sending as it: give the table a new password and check who is on the "
-            "network. If the table was set up again, register its new key "
-            '(docs/feed.md, "Signed messages")'
-        )
-        if self.store.alert_once(table, "signature", kind, text, now) is not None:
-            log.warning("%s", text)  # once an alert: not once a message
+    def _decided(self, table: str, decision: Decision, outcome: _Outcome) -> bool:
+        """Whether the checks let the message in; counted when not, the dashboard told
+        of the alert it raised (director/table_trust.py)."""
+        if decision.alerted:
             outcome.tell[("alert", table)] = None
-        else:
-            log.debug("%s", text)
-        return False
+        if not decision.take:
+            self.refused += 1
+        return decision.take
+
+    def _picture(
+        self,
+        table: str,
+        kind: str,
+        game: int,
+        seq: int,
+        wire: bytes,
+        now: float,
+        outcome: _Outcome,
+    ) -> bytes | None:
+        """The picture's own bytes to store, None when it is refused (not signed by the
+        table's registered key: one alert, director/table_trust.py)."""
+        checked = self._trust.picture(table, kind, game, seq, bytes(wire), now)
+        return checked.picture if self._decided(table, checked.decision, outcome) else None
 
     def _clear_picture(
-        self, table: str, game_text: str, seq_text: str, picture: bytes, outcome: _Outcome
+        self,
+        table: str,
+        game_text: str,
+        seq_text: str,
+        wire: bytes,
+        now: float,
+        outcome: _Outcome,
     ) -> None:
         """A table's clearer picture of an event's card (docs/feed.md, "evidence"): it
         replaces the picture stored for that event of that table, the one the topic
@@ -713,7 +750,7 @@ class DirectorService:
             int(t) if t.isdecimal() and t.isascii() and len(t) <= 10 else 0
             for t in (game_text, seq_text)
         ]
-        if not all(0 < n < 2**31 for n in numbers) or not picture:
+        if not all(0 < n < 2**31 for n in numbers) or not wire:
             log.warning(
                 "%s sent a clearer picture on evidence/%s/%s/clear, which names no event: refused",
                 table,
@@ -722,6 +759,9 @@ class DirectorService:
             )
             return
         game, seq = numbers
+        picture = self._picture(table, "evidence/clear", game, seq, wire, now, outcome)
+        if not picture:
+            return  # refused (the alert says why), or a signature with no picture
         if not self.store.replace_evidence(table, game, seq, picture):
             log.warning(
                 "%s sent a clearer picture of game %d's event %d before the director held"

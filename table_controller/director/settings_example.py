@@ -3,7 +3,8 @@ from, every key explained in a director's words, which ``table-controller direct
 --config director.toml`` runs as it is (docs/director.md, "Settings").
 
 The keys are director_cli.py's ``DEFAULTS``; a test holds the example to them, so a key
-added there and not here (or here and not there) is caught. A key with no default (a
+added there and not here (or here and not there) is caught, and the ``[limits]`` shown
+to their defaults (limits.py). A key with no default (a
 file of the director's that may not exist yet: a password, a key, a certificate) is
 written commented out, with an example value: the file runs before they exist.
 """
@@ -50,6 +51,23 @@ client_id = "director"      # --client-id: keep it the same from one start to th
 # password_file = "broker/secrets/director.password"  # --broker-password-file: ...and
                             # the file with its password alone (`feed broker-config` makes it)
 # tls_ca = "tls/ca.crt"     # --tls-ca: the broker's certificate authority, for TLS
+
+[limits]                    # what each table may send, and what the director keeps of it
+                            # (docs/director.md, "Limits"); a limit left out is its default,
+                            # shown here; --limit NAME=VALUE on the command line wins
+# messages_per_second = 100 # a table's messages a second, sustained (1 to 10,000)...
+# messages_at_once = 3000   # ...and at once: its backlog sent again after a reconnect
+# mb_per_second = 2         # its MB a second, sustained (0.1 to 1,000)...
+# mb_at_once = 40           # ...and at once (at least its largest message)
+# status_kb = 64            # a status bigger than this is refused (one is about 1 KB)
+# picture_kb = 1024         # an event's picture bigger than this is refused (one: 30 KB)
+# camera_kb = 2048          # a camera view (the fleet view's) bigger than this is not kept
+# history_statuses = 2000   # the statuses kept per table, its oldest dropped beyond them
+# history_mb = 4            # (2,000 is an hour of heartbeats), and their MB at most
+# pictures_kept = 20000     # the pictures kept per table: past them (or their MB) a new
+# pictures_mb = 800         # one is refused, the older kept: they are the evidence
+                            # A bigger picture_kb or camera_kb needs a broker that takes
+                            # it: `feed broker-config ... --director-config director.toml`
 """
 
 

@@ -15,7 +15,13 @@ part of its own module with its own SQL and its own note on why it exists:
 - ``store_fleet_pictures``: the camera pictures the fleet view asked the tables for;
 - ``store_fleet_config``: the configs pushed to the fleet's tables, and their answers;
 - ``store_table_keys``: each table's registered key, which its messages are signed with;
+- ``store_table_order``: the newest place taken per table and kind of message, which a
+  status, an answer or a fleet answer must come after (an old one sent again is not);
 - ``store_usage``: each table's share of the store, in bytes (the fleet view).
+
+What the parts keep of each table (its status history, its pictures) is bounded by the
+``limits`` given (feed/limits.py, the director's settings), which the service
+takes too, so what is taken and what is kept agree.
 
 ``DirectorStore`` builds them over one ``StoreCore`` and offers their methods under
 the names callers have always used (``store.add_event``, ``store.login``, ...); code
@@ -51,8 +57,10 @@ from table_controller.director.store_games import GameSetups
 from table_controller.director.store_projections import Projection, Projections
 from table_controller.director.store_rulings import Rulings
 from table_controller.director.store_table_keys import TableKeys
+from table_controller.director.store_table_order import TableOrder
 from table_controller.director.store_tables import MAX_EVERY, TableStatus
 from table_controller.director.store_usage import Usage
+from table_controller.feed.limits import Limits
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 
@@ -68,7 +76,10 @@ class DirectorStore:
         rules_name: str = "td-tournament",
         options: Mapping[str, Any] | None = None,
         clock: Clock = time.time,
+        limits: Limits | None = None,
     ) -> None:
+        # What it keeps of each table (and the service takes from it): feed/limits.py.
+        self.limits = limits if limits is not None else Limits()
         self.rules_name = rules_name
         self.options = dict(options or {})
         try:
@@ -79,19 +90,20 @@ class DirectorStore:
         self.db = core.db
         self.name = core.db.name  # a path, or a URL without its password
         self.alerting = Alerts(core)
-        self.table_status = TableStatus(core, self.alerting)
+        self.table_status = TableStatus(core, self.alerting, self.limits)
         self.setups = GameSetups(core)
         self.projections = Projections(core, rules_name, self.options, self.setups)
         self.feed = FeedEvents(
-            core, self.table_status, self.alerting, self.projections, self.setups
+            core, self.table_status, self.alerting, self.projections, self.setups, self.limits
         )
         self.ruling_log = Rulings(core)
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.fleet = FleetTables(core)
-        self.pictures = FleetPictures(core)
+        self.pictures = FleetPictures(core, camera_bytes=self.limits.camera_bytes)
         self.fleet_configs = FleetConfigs(core)
         self.keys = TableKeys(core)
+        self.order = TableOrder(core)
         self.usage = Usage(core)
 
         # The store's methods as callers know them: each part's own (no code here).
@@ -166,6 +178,9 @@ class DirectorStore:
         self.table_key = self.keys.table_key
         self.enforce_key = self.keys.enforce_key
         self.table_keys = self.keys.table_keys
+        self.newest_place = self.order.newest_place
+        self.keep_place = self.order.keep_place
+        self.has_places = self.order.has_places
         self.alert_once = self.alerting.alert_once
         # each table's share of the store (the fleet view)
         self.table_usage = self.usage.table_usage

@@ -36,6 +36,7 @@ ALERT_KINDS = (
     "clock",
     "game_reused",
     "signature",
+    "replay",
     "flood",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")

@@ -81,9 +81,12 @@ TABLES = (
     # Fleet mode (store_fleet.py): the tables the director approved, removed ones marked.
     "CREATE TABLE IF NOT EXISTS fleet_tables (id TEXT PRIMARY KEY, name TEXT, host TEXT,"
     " address TEXT, version TEXT, key TEXT, approved_at REAL, removed_at REAL)",
-    # Each table's public key its events and status must be signed with (store_table_keys.py).
+    # Each table's public key what it sends must be signed with (store_table_keys.py).
     "CREATE TABLE IF NOT EXISTS table_keys (tbl TEXT PRIMARY KEY, public_key TEXT NOT NULL,"
     " source TEXT NOT NULL, registered_at REAL NOT NULL, enforced INTEGER NOT NULL)",
+    # The newest place taken per table and kind of message (store_table_order.py).
+    "CREATE TABLE IF NOT EXISTS table_order (tbl TEXT NOT NULL, kind TEXT NOT NULL,"
+    " boot BIGINT NOT NULL, link BIGINT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (tbl, kind))",
 )
 # Tables no one may change or empty once written: what the trigger says when refused.
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}

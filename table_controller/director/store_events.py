@@ -26,15 +26,15 @@ from table_controller.director.store_db import StoreError, StoreUnavailable
 from table_controller.director.store_games import GameSetups, parse_record
 from table_controller.director.store_projections import Projections
 from table_controller.director.store_tables import TableStatus
+from table_controller.feed.limits import Limits
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.words import card_words, event_words
 
 _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
-# The event pictures kept for one table at most (by count and by bytes): a real table
-# sends one or two a card, about 30 KB each, some 250 a game; these hold some 80 games.
+# The event pictures kept for one table at most, by count and by bytes, are the
+# director's limits pictures_kept and pictures_mb (limits.py): a real table sends one or
+# two a card, about 30 KB each, some 250 a game; the defaults hold some 80 games.
 # Beyond them a table's pictures are refused, not the oldest deleted: they are evidence.
-MAX_PICTURES = 20_000
-MAX_PICTURE_BYTES = 800 * 1024 * 1024
 log = logging.getLogger(__name__)
 
 
@@ -71,8 +71,10 @@ class FeedEvents:
         alerts: Alerts,
         projections: Projections,
         setups: GameSetups,
+        limits: Limits,
     ) -> None:
         self._core = core
+        self._limits = limits
         self._setups = setups
         self._tables = tables
         self._alerts = alerts
@@ -208,10 +210,11 @@ class FeedEvents:
         """An event's picture, sent just before it: the first one kept (a copy sent
         again, or one a table sends again from its mark, changes nothing, and never
         undoes a clearer picture stored since). False when the table's pictures are
-        at their bound (``MAX_PICTURES``, ``MAX_PICTURE_BYTES``): not stored."""
+        at their bound (the limits ``pictures_kept``, ``pictures_mb``): not stored."""
+        most, most_bytes = self._limits.pictures_kept, self._limits.pictures_bytes
         with self._core.lock, self._core.tx() as conn:
             count, size = self._picture_use(conn, table)
-            if count + 1 > MAX_PICTURES or size + len(png) > MAX_PICTURE_BYTES:
+            if count + 1 > most or size + len(png) > most_bytes:
                 return False
             cur = conn.execute(
                 "INSERT INTO evidence VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",

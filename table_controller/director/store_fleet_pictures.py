@@ -19,14 +19,16 @@ from typing import Any
 from table_controller.director.store_core import StoreCore
 
 KINDS = ("camera-view", "recalibrate")
-MAX_JPEG = 2 * 1024 * 1024  # a camera's whole frame as JPEG is a few hundred kB
 
 
 class FleetPictures:
-    """The latest picture of each kind per table (``fleet_pictures``)."""
+    """The latest picture of each kind per table (``fleet_pictures``); ``camera_bytes``
+    the largest kept (the director's limit camera_kb: a camera's whole frame as JPEG is
+    a few hundred KB)."""
 
-    def __init__(self, core: StoreCore) -> None:
+    def __init__(self, core: StoreCore, *, camera_bytes: int) -> None:
         self._core = core
+        self._most = camera_bytes
 
     def fleet_asked(self, table: str, kind: str, at: float, *, who: str, order: str) -> None:
         """Director ``who`` asked ``table`` for a ``kind`` picture at ``at`` (the signed
@@ -59,8 +61,11 @@ class FleetPictures:
         _check_kind(kind)
         if not math.isfinite(at):
             raise ValueError("a picture's time is not a number")
-        if jpeg is not None and len(jpeg) > MAX_JPEG:
-            raise ValueError(f"a picture of {len(jpeg)} bytes is over {MAX_JPEG}")
+        if jpeg is not None and len(jpeg) > self._most:
+            raise ValueError(
+                f"a picture of {len(jpeg) // 1024} KB is over the {self._most // 1024} KB a "
+                "camera view may have (the director's limit camera_kb)"
+            )
         with self._core.tx() as conn:
             row = conn.execute(
                 "SELECT at FROM fleet_pictures WHERE tbl = ? AND kind = ?", (table, kind)
@@ -113,4 +118,4 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"{kind!r} is not a picture the fleet view asks for: {', '.join(KINDS)}")
 
 
-__all__ = ["KINDS", "MAX_JPEG", "FleetPictures"]
+__all__ = ["KINDS", "FleetPictures"]

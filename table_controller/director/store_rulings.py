@@ -75,24 +75,26 @@ class Rulings:
     def add_ack(self, msg: Mapping[str, Any]) -> bool:
         """The table's answer to a ruling: that it has it (``state`` delivered), or that
         it applied or refused it, recorded on it and in the audit log once (a ruling sent
-        again is answered again). False for an ack of a ruling this store never sent or
-        already answered (one never sent is recorded in the audit all the same)."""
+        again is answered again). False for an ack of a ruling this store never sent,
+        sent to another table, or already answered (one never sent is recorded in the
+        audit all the same)."""
         rid = str(msg.get("ruling_id"))
+        table = str(msg.get("table"))  # a table answers its own rulings only
         now = self._core.clock()
         if msg.get("state") == "delivered":
             with self._core.tx() as conn:
                 cur = conn.execute(
                     "UPDATE ruling_sends SET delivered_at = coalesce(delivered_at, ?)"
-                    " WHERE ruling_id = ?",
-                    (now, rid),
+                    " WHERE ruling_id = ? AND tbl = ?",
+                    (now, rid, table),
                 )
                 return cur.rowcount > 0
         ok = bool(msg.get("ok"))
         with self._core.tx() as conn:
             cur = conn.execute(
                 "UPDATE rulings SET ack_ok = ?, ack_problem = ?, ack_at = ?"
-                " WHERE ruling_id = ? AND ack_ok IS NULL",
-                (int(ok), msg.get("problem"), float(msg.get("at") or now), rid),
+                " WHERE ruling_id = ? AND tbl = ? AND ack_ok IS NULL",
+                (int(ok), msg.get("problem"), float(msg.get("at") or now), rid, table),
             )
             if (
                 not cur.rowcount

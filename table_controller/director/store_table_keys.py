@@ -1,5 +1,6 @@
-"""Each table's registered public key: the director stores a table's events and status
-only when they are signed by it (feed/table_signing.py).
+"""Each table's registered public key: the director stores what a table sends (its
+events, status, answers and pictures) only when it is signed by it
+(feed/table_signing.py).
 
 Why a part of its own: the key is what says a message comes from the table, where the
 broker's password says only that the sender knows it. A key is registered by whoever
@@ -73,6 +74,8 @@ class TableKeys:
                 " registered_at = excluded.registered_at, enforced = excluded.enforced",
                 (table, public_pem, source, now, int(enforced)),
             )
+            # A table set up again counts its messages afresh (store_table_order.py).
+            conn.execute("DELETE FROM table_order WHERE tbl = ?", (table,))
             action = "table_key_registered" if row is None else "table_key_changed"
             conn.execute(
                 "INSERT INTO audit (at, who, action, tbl, detail) VALUES (?, ?, ?, ?, ?)",

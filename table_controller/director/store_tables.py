@@ -19,17 +19,17 @@ from typing import Any
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
 from table_controller.director.store_db import Database, StoreError
+from table_controller.feed.limits import Limits
 from table_controller.seats import Seat
 
 MAX_EVERY = 3600.0  # the longest heartbeat interval a status may give (seconds)
 CLOCK_SAMPLES = 5  # the heartbeats a table's clock offset is taken over
 CLOCK_RAISE_AFTER = 3  # the samples, all over the limit, before a clock alert
-# The status history kept per table (its oldest dropped beyond either): an hour of
-# heartbeats every 2 s, and the bytes of that many statuses of a few KB. What the
-# dashboard reads is the latest status, kept apart (``tables.status``); the history is
-# for looking back, and without a bound a table could fill the director's disk.
-HISTORY_ROWS = 2000
-HISTORY_BYTES = 4 * 1024 * 1024
+# The status history kept per table is bounded by rows and bytes (its oldest dropped
+# beyond either; the director's limits history_statuses and history_mb, limits.py: by
+# default an hour of heartbeats every 2 s, and the bytes of that many statuses of a few
+# KB). What the dashboard reads is the latest status, kept apart (``tables.status``); the
+# history is for looking back, and without a bound a table could fill the director's disk.
 _PRUNE = 200  # rows dropped at a time past the bound (not one a status)
 
 
@@ -66,9 +66,10 @@ def _samples(value: Any) -> list[list[float]]:
 class TableStatus:
     """Every table's status; its alerts (offline, faults) go to ``alerts``."""
 
-    def __init__(self, core: StoreCore, alerts: Alerts) -> None:
+    def __init__(self, core: StoreCore, alerts: Alerts, limits: Limits) -> None:
         self._core = core
         self._alerts = alerts
+        self._rows, self._bytes = limits.history_statuses, limits.history_bytes
         self._batch_seen: dict[str, float] = {}  # tables heard from in the open batch
         self._history: dict[str, tuple[int, int]] = {}  # each table's history: rows, bytes
         core.on_batch(before_commit=self._flush_seen, after_rollback=self._rolled_back)
@@ -78,9 +79,10 @@ class TableStatus:
         self._history.clear()  # read again: the batch's rows are gone
 
     def _bound_history(self, conn: Database, table: str, added: int) -> None:
-        """One status added to ``table``'s history: past ``HISTORY_ROWS`` or
-        ``HISTORY_BYTES``, its oldest are dropped (some at a time), so the history of
-        one table stays bounded however much it sends."""
+        """One status added to ``table``'s history: past the limits' rows or bytes
+        (``history_statuses``, ``history_mb``), its oldest are dropped (some at a time),
+        so the history of one table stays bounded however much it sends."""
+        most_rows, most_bytes = self._rows, self._bytes
         use = self._history.get(table)
         if use is None:
             row = conn.execute(
@@ -91,15 +93,15 @@ class TableStatus:
             rows, size = (int(row[0]), int(row[1])) if row else (0, 0)
         else:
             rows, size = use[0] + 1, use[1] + added
-        if rows > HISTORY_ROWS or size > HISTORY_BYTES:
+        if rows > most_rows or size > most_bytes:
             oldest = conn.execute(
                 "SELECT rowid, length(payload) FROM status_history WHERE tbl = ?"
                 " ORDER BY rowid LIMIT ?",
-                (table, max(_PRUNE, rows - HISTORY_ROWS)),
+                (table, max(_PRUNE, rows - most_rows)),
             ).rows
             cut, freed, dropped = None, 0, 0
             for rowid, length in oldest:
-                if rows - dropped <= HISTORY_ROWS - _PRUNE // 2 and size - freed <= HISTORY_BYTES:
+                if rows - dropped <= most_rows - _PRUNE // 2 and size - freed <= most_bytes:
                     break
                 cut, freed, dropped = rowid, freed + int(length), dropped + 1
             if cut is not None:
@@ -309,8 +311,6 @@ class TableStatus:
 __all__ = [
     "CLOCK_RAISE_AFTER",
     "CLOCK_SAMPLES",
-    "HISTORY_BYTES",
-    "HISTORY_ROWS",
     "MAX_EVERY",
     "TableStatus",
     "clock_offset",

@@ -376,6 +376,14 @@ class DirectorPage:
         self._servers.append(await start_server(config, sock, "dashboard", failed))
         return bound
 
+    async def serve_redirect(self, host: str, port: int, https_port: int) -> int:
+        """Plain HTTP on ``host:port`` that only redirects to the HTTPS dashboard on
+        ``https_port`` (director/https_redirect.py); stopped with the dashboard. Returns
+        the port bound; DashboardError (an OSError) in words when it cannot listen."""
+        from table_controller.director.https_redirect import redirect_app
+
+        return await self._serve_on(redirect_app(https_port), host, port, "--http-port", None, None)
+
     async def stop(self) -> None:
         self._pages.close_all()
         servers, self._servers = self._servers, []

@@ -19,9 +19,11 @@ signing_key`` names, and its public half in ``table-keys.json``, which the direc
 registers when it starts (``director start`` reads it beside its ``--key``). A table's
 key is kept when the files are written again, so a table need not be given it twice.
 
-The broker takes no message bigger than ``MAX_PACKET`` (``max_packet_size``: a client
-that sends one is disconnected), the largest a table sends being a camera frame for the
-fleet view (at most 2 MB as JPEG, in base64).
+The broker takes no message bigger than ``max_packet`` (``max_packet_size``: a client
+that sends one is disconnected): by default ``MAX_PACKET``, the largest a table sends
+being a camera frame for the fleet view (at most 2 MB as JPEG, in base64). The
+director's limits (feed/limits.py ``Limits.max_packet``) give another, passed in,
+when they let a table send more (`feed broker-config --director-config`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from typing import Any
 from table_controller.feed.messages import Topics, name_problem, table_id
 
 DIRECTOR_USER = "director"
-MAX_PACKET = 4 * 1024 * 1024  # bytes: the broker's max_packet_size
+MAX_PACKET = 4 * 1024 * 1024  # bytes: the broker's max_packet_size by default
 TABLE_KEYS = "table-keys.json"  # each table's public signing key, for the director
 _ITERATIONS = 101  # mosquitto_passwd's own choice
 
@@ -124,9 +126,11 @@ def mosquitto_conf(
     tls: Tls | None = None,
     persistence: bool = True,
     user: str | None = None,
+    max_packet: int = MAX_PACKET,
 ) -> str:
     """mosquitto.conf using the password and acl files in ``folder``; ``user``: the user
-    mosquitto started as root runs as (``broker_user``), None: no ``user`` line."""
+    mosquitto started as root runs as (``broker_user``), None: no ``user`` line;
+    ``max_packet``: the largest message in bytes (the director's limits')."""
     lines = [
         "# The director's broker (written by `table-controller feed broker-config`).",
         "# Run it with: mosquitto -c " + str(folder / "mosquitto.conf"),
@@ -145,7 +149,7 @@ def mosquitto_conf(
         "max_inflight_messages 100",
         "max_queued_messages 100000",
         "# The largest message (bytes) a client may send; a bigger one ends its connection.",
-        f"max_packet_size {MAX_PACKET}",
+        f"max_packet_size {max_packet}",
     ]
     if persistence:
         lines += ["persistence true", f"persistence_location {folder / DATA}/"]
@@ -254,11 +258,13 @@ def write_broker_config(
     passwords: Mapping[str, str] | None = None,
     run_as: RunAs | None = None,
     signing: bool = True,
+    max_packet: int = MAX_PACKET,
 ) -> BrokerFiles:
     """mosquitto.conf, passwords (hashed), acl, the broker's data/ folder, and
     passwords.txt (clear, keep it safe). ``run_as``: who the broker runs as (default:
     ``broker_user``); what it reads is handed to that user, the secrets stay the
-    writer's. ``signing``: each table's signing key too (``write_table_keys``)."""
+    writer's. ``signing``: each table's signing key too (``write_table_keys``).
+    ``max_packet``: the largest message the broker takes (the director's limits')."""
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     who = run_as if run_as is not None else broker_user(folder)
@@ -266,7 +272,13 @@ def write_broker_config(
     given = dict(passwords or {})
     clear = {u: given.get(u) or new_password() for u in users}
     conf = mosquitto_conf(
-        folder, port=port, bind=bind, tls=tls, persistence=persistence, user=who.name
+        folder,
+        port=port,
+        bind=bind,
+        tls=tls,
+        persistence=persistence,
+        user=who.name,
+        max_packet=max_packet,
     )
     (folder / "mosquitto.conf").write_text(conf)
     write_private(folder / "passwords", password_file(clear))

@@ -38,6 +38,7 @@ from table_controller.feed.broker import (
     DATA,
     DIRECTOR_USER,
     MAX_PACKET,
+    Tls,
     new_password,
     write_private,
 )
@@ -70,6 +71,7 @@ class FleetBroker:
     admin_user: str
     admin_password_file: Path
     dynsec: Path
+    tls_ca: Path | None = None  # the CA its TLS listener's certificate is checked against
 
     @property
     def folder(self) -> Path:
@@ -177,7 +179,30 @@ def dynsec_config(prefix: str, director_password: str, admin_password: str) -> d
     }
 
 
-def fleet_conf(folder: Path, *, plugin: Path, port: int, host: str, user: str) -> str:
+def fleet_conf(
+    folder: Path,
+    *,
+    plugin: Path,
+    port: int,
+    host: str,
+    user: str,
+    tls: Tls | None = None,
+    max_packet: int = MAX_PACKET,
+) -> str:
+    """mosquitto.conf of the fleet's broker; with ``tls``, its one listener takes TLS only
+    (``director start``'s default: without it, passwords and cards cross the network in
+    clear); ``max_packet``: the largest message it takes, which the director's limits
+    give (feed/limits.py ``Limits.max_packet``)."""
+    certs = (
+        []
+        if tls is None
+        else [
+            f"cafile {tls.cafile}",
+            f"certfile {tls.certfile}",
+            f"keyfile {tls.keyfile}",
+            "tls_version tlsv1.2",
+        ]
+    )
     return "\n".join(
         [
             "# The fleet's broker (written by `table-controller director start`).",
@@ -190,13 +215,15 @@ def fleet_conf(folder: Path, *, plugin: Path, port: int, host: str, user: str) -
             f"plugin_opt_config_file {folder / DYNSEC_FILE}",
             "max_inflight_messages 100",
             "max_queued_messages 100000",
-            # The largest message a client may send (feed/broker.py, MAX_PACKET).
-            f"max_packet_size {MAX_PACKET}",
+            # The largest message a client may send (the director's limits: a bigger one
+            # ends the connection).
+            f"max_packet_size {max_packet}",
             "persistence true",
             f"persistence_location {folder / DATA}/",
             f"listener {port} {host}".rstrip(),
             # Each client's id is its username: no one takes the director's id or session.
             "use_username_as_clientid true",
+            *certs,
             "",
         ]
     )
@@ -219,6 +246,8 @@ def write_fleet_broker(
     prefix: str,
     host: str = "0.0.0.0",
     plugin_patterns: Sequence[str] = PLUGIN_GLOBS,
+    tls: Tls | None = None,
+    max_packet: int = MAX_PACKET,
 ) -> FleetBroker:
     """``folder/mosquitto.conf`` (written each time: the port may change) and, the first
     time, ``folder/dynamic-security.json`` with the director's two clients, their
@@ -262,7 +291,11 @@ def write_fleet_broker(
         write_private(dynsec, json.dumps(config, indent=1) + "\n")
     user = pwd.getpwuid(os.geteuid()).pw_name
     conf = folder / "mosquitto.conf"
-    conf.write_text(fleet_conf(folder, plugin=plugin, port=port, host=host, user=user))
+    conf.write_text(
+        fleet_conf(
+            folder, plugin=plugin, port=port, host=host, user=user, tls=tls, max_packet=max_packet
+        )
+    )
     return FleetBroker(
         conf=conf,
         port=port,
@@ -271,6 +304,7 @@ def write_fleet_broker(
         admin_user=ADMIN_USER,
         admin_password_file=admin_file,
         dynsec=dynsec,
+        tls_ca=None if tls is None else tls.cafile,
     )
 
 
@@ -325,7 +359,9 @@ class DynsecAdmin:
         *,
         prefix: str,
         timeout: float = 10.0,
+        tls_ca: Path | None = None,
     ) -> None:
+        self.tls_ca = tls_ca
         self.host = host
         self.port = port
         self.username = username
@@ -337,7 +373,14 @@ class DynsecAdmin:
     @classmethod
     def of(cls, broker: FleetBroker, *, prefix: str, host: str = "127.0.0.1") -> DynsecAdmin:
         """The admin of a broker ``write_fleet_broker`` wrote (on this machine)."""
-        return cls(host, broker.port, broker.admin_user, broker.admin_password(), prefix=prefix)
+        return cls(
+            host,
+            broker.port,
+            broker.admin_user,
+            broker.admin_password(),
+            prefix=prefix,
+            tls_ca=broker.tls_ca,
+        )
 
     # --- TableCredentials --------------------------------------------------------------
 
@@ -476,6 +519,8 @@ class DynsecAdmin:
             client.on_subscribe = on_subscribe
             client.on_message = on_message
             client.on_disconnect = on_disconnect
+            if self.tls_ca is not None:
+                client.tls_set(ca_certs=str(self.tls_ca))
             try:
                 client.connect(self.host, self.port, keepalive=30)
             except OSError as exc:

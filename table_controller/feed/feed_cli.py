@@ -38,6 +38,29 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _max_packet(config: str | None) -> int | None:
+    """The largest message the broker takes: what the director's ``[limits]`` in
+    ``config`` let a table send (the defaults' without one); None, said, when the file
+    cannot be used. The same file the director runs with, so the two cannot differ."""
+    from table_controller.feed.limits import Limits, LimitsError
+    from table_controller.safe_toml import loads_limited
+
+    if config is None:
+        return Limits().max_packet
+    try:
+        data = loads_limited(Path(config).read_text(encoding="utf-8"))
+        given = data.get("limits", {})
+        if not isinstance(given, dict):
+            raise ValueError("[limits] is not a table of NAME = VALUE")
+        return Limits.of(given).max_packet
+    except OSError as exc:
+        print(f"--director-config: {config} cannot be read ({exc.strerror}): check the path",
+              file=sys.stderr)  # fmt: skip
+    except (LimitsError, ValueError) as exc:
+        print(f"--director-config: {config}: {exc}", file=sys.stderr)
+    return None
+
+
 def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
     try:
         tables = table_ids(args.tables)
@@ -72,6 +95,9 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
             Path(args.tls_key).resolve(),
             port=args.port or 8883,
         )
+    max_packet = _max_packet(getattr(args, "director_config", None))
+    if max_packet is None:
+        return 2
     folder = Path(args.out)
     files = write_broker_config(
         folder,
@@ -80,6 +106,7 @@ def cmd_broker_config(args: argparse.Namespace, out: TextIO) -> int:
         port=args.port or 1883,
         bind=args.bind,
         tls=tls,
+        max_packet=max_packet,
     )
     _write_keys(folder, out)
     where = f"on {args.bind}" if args.bind else "on every network of this machine"
@@ -161,6 +188,12 @@ def add_commands(subparsers: Any) -> None:
     broker.add_argument("--tls-ca", help="the CA certificate (TLS)")
     broker.add_argument("--tls-cert", help="the broker's certificate (TLS)")
     broker.add_argument("--tls-key", help="the broker's private key (TLS)")
+    broker.add_argument(
+        "--director-config",
+        metavar="DIRECTOR.toml",
+        help="the director's settings: the broker takes messages as big as their [limits] "
+        "let a table send (default: the default limits')",
+    )
     broker.set_defaults(func=cmd_broker_config)
     certs = sub.add_parser(
         "tls-certs", help="make a CA and the broker's TLS certificate (docs/feed.md, TLS)"

@@ -21,6 +21,10 @@ delivered twice is answered the same way and applied once; one applied but not y
 answered when the table stopped is found in the log's own ``rulings`` (written with
 the event that applied it).
 
+The number of the feed's last start is kept too (``feed_boot``): each start takes a
+higher one (feed/table_order.py), so the director can tell a message of this start
+from an old one sent again, whatever the table's clock says.
+
 The camera's clearer pictures (the log's ``evidence_clear``, one at most an event,
 written after it) are read in the order written, with a cursor of their own
 (``feed_pictures``): the rowid of the last one the broker acknowledged. An event read
@@ -40,6 +44,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from table_controller.errors import TableControllerError
+from table_controller.feed.table_order import next_boot
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
@@ -70,6 +75,8 @@ _SCHEMA = (
     " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS feed_pictures (id INTEGER PRIMARY KEY CHECK (id = 1),"
     " n INTEGER NOT NULL, at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS feed_boot (id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " boot INTEGER NOT NULL)",
 )
 
 
@@ -332,6 +339,26 @@ class Outbox:
             return Game(preset(str(row[0]), options if isinstance(options, dict) else {}))
         except (ValueError, TypeError, RulesError):
             return None
+
+    # --- the feed's starts ---------------------------------------------------------------
+
+    def start_boot(self, now: float) -> int:
+        """A new start of the feed: its number (``table_order.next_boot`` of the last
+        one and the clock ``now``), kept before it is used."""
+        row = self._one("SELECT boot FROM feed_boot WHERE id = 1")
+        boot = next_boot(int(row[0]) if row else None, now)
+        # On disk before it is used (the log's other writes may be lost to a power cut:
+        # they are sent again; a start's number used twice would refuse the second).
+        self._exec("PRAGMA synchronous = FULL", ())
+        try:
+            self._exec(
+                "INSERT INTO feed_boot VALUES (1, ?) ON CONFLICT (id) DO UPDATE"
+                " SET boot = excluded.boot",
+                (boot,),
+            )
+        finally:
+            self._exec("PRAGMA synchronous = NORMAL", ())
+        return boot
 
     # --- rulings answered ----------------------------------------------------------------
 

@@ -20,9 +20,13 @@ follow their events on ``evidence/{game}/{seq}/clear``, in the order written, ea
 its event has been sent, with a cursor of their own (outbox.py).
 The broker being down never stops the table: the events wait in the log, the FEED
 fault says so, and it clears when the backlog starts flowing again.
-With a signing key (``[feed] signing_key``; a fleet's table gets one when approved) every
-event and status, its last will too, carries the table's signature (feed/table_signing.py):
-a director that registered the key stores nothing of this table's that is not signed.
+With a signing key (``[feed] signing_key``; a fleet's table gets one when approved)
+everything the table sends carries its signature (feed/table_signing.py): its events,
+its status (its last will too), its answers to rulings, its fleet answers, and its
+pictures (feed/picture_signing.py); a director that registered the key stores nothing of
+this table's that is not signed. Its status and answers also carry their place in the
+table's order (feed/table_order.py: this start's number, kept in the log, the
+connection's, the message's), so an old one sent again is refused.
 """
 
 from __future__ import annotations
@@ -46,8 +50,15 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox, OutboxError, Position
+from table_controller.feed.picture_signing import sign_picture
 from table_controller.feed.signing import MAX_AGE, Ruling, RulingRejected, verify
-from table_controller.feed.table_signing import TableKeyError, load_private, sign_message
+from table_controller.feed.table_order import Places, is_ordered, placed
+from table_controller.feed.table_signing import (
+    TableKeyError,
+    is_signed_kind,
+    load_private,
+    sign_message,
+)
 from table_controller.feed.tls import refused
 
 log = logging.getLogger(__name__)
@@ -110,6 +121,7 @@ class Publisher:
             if settings.signing_key is None
             else load_private(settings.signing_key, where="[feed] signing_key")
         )
+        self._places: Places | None = None  # this start's count (with a key: it signs)
         self.log_path = Path(log_path)
         self.on_ruling = on_ruling
         self.on_state = on_state
@@ -177,7 +189,13 @@ class Publisher:
     def send(self, kind: str, payload: Mapping[str, Any]) -> None:
         """Publish ``payload`` on ``fleet(table, kind)`` (qos 1): a config ack, a camera
         view, an update's progress. Dropped, with a log line, when not connected: the
-        sender repeats (a config is acked again when its retained order comes again)."""
+        sender repeats (a config is acked again when its retained order comes again).
+        ValueError for a ``kind`` no topic of the fleet's may name (its lowercase word)."""
+        if not is_signed_kind(f"fleet/{kind}"):
+            raise ValueError(
+                f"{kind[:40]!r} is not a kind of fleet answer: a lowercase word, as "
+                "config, camera or update"
+            )
         self._items.put(("send", kind, dict(payload)))
 
     def stop(self, timeout: float = 3.0, *, offline: bool = True) -> None:
@@ -201,6 +219,13 @@ class Publisher:
             return
         self._outbox = outbox
         self._safe = outbox.safe()
+        if self._signer is not None:
+            try:
+                self._places = Places(outbox.start_boot(self._clock()))
+            except OutboxError as exc:
+                outbox.close()
+                self._state(str(exc), "check [table] log and the disk, then restart the table")
+                return
         stop_by: float | None = None
         try:
             while True:
@@ -291,7 +316,10 @@ class Publisher:
             client.username_pw_set(s.username, s.password or None)
         if s.tls_ca is not None:
             client.tls_set(ca_certs=str(s.tls_ca))
-        offline = self._signed("status", messages.offline_message(table=s.table, at=self._clock()))
+        if self._places is not None:
+            self._places.connected()
+        offline = messages.offline_message(table=s.table, at=self._clock())
+        offline = self._signed("status", offline, last_word=True)
         client.will_set(self._status_topic, json.dumps(offline), qos=1, retain=True)
         client.max_inflight_messages_set(max(s.max_inflight * 2 + 10, 20))
         post = self._items.put
@@ -406,7 +434,8 @@ class Publisher:
             sent = _Sent(p.position)
             if p.evidence is not None:  # before its event, so the event finds it there
                 topic = s.topics.evidence(s.table, p.game, p.seq)
-                self._track(client.publish(topic, p.evidence, qos=1), sent)
+                picture = self._picture("evidence", p.game, p.seq, p.evidence)
+                self._track(client.publish(topic, picture, qos=1), sent)
             payload = messages.event_message(
                 table=s.table,
                 game=p.game,
@@ -439,7 +468,8 @@ class Publisher:
             if c.position > self._sent:
                 return
             topic = s.topics.clear_evidence(s.table, c.game, c.seq)
-            info = client.publish(topic, c.picture, qos=1)
+            picture = self._picture("evidence/clear", c.game, c.seq, c.picture)
+            info = client.publish(topic, picture, qos=1)
             self._picture_mids[info.mid] = c.n
             self._pictures_sent = c.n
 
@@ -567,9 +597,24 @@ class Publisher:
         payload = self._signed("status", payload)
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 
-    def _signed(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """``payload`` with the table's signature, when it has a key (else as it is)."""
-        return payload if self._signer is None else sign_message(kind, payload, self._signer)
+    def _signed(
+        self, kind: str, payload: dict[str, Any], *, last_word: bool = False
+    ) -> dict[str, Any]:
+        """``payload`` with the table's signature, when it has a key (else as it is); a
+        status or an answer with its place in the table's order first (``last_word``:
+        the connection's last will)."""
+        if self._signer is None:
+            return payload
+        if self._places is not None and is_ordered(kind):
+            place = self._places.last_word() if last_word else self._places.next()
+            payload = placed(payload, place)
+        return sign_message(kind, payload, self._signer)
+
+    def _picture(self, kind: str, game: int, seq: int, picture: bytes) -> bytes:
+        """A picture as sent: signed after its bytes when the table has a key."""
+        if self._signer is None:
+            return picture
+        return sign_picture(kind, self.settings.table, game, seq, picture, self._signer)
 
     # --- the director's orders and the table's answers about itself -----------------------
 
@@ -594,7 +639,7 @@ class Publisher:
             log.info("feed: not connected; the %s answer is dropped (it is sent again)", kind)
             return
         topic = self.settings.topics.fleet(self.settings.table, kind)
-        client.publish(topic, json.dumps(payload), qos=1)
+        client.publish(topic, json.dumps(self._signed(f"fleet/{kind}", payload)), qos=1)
 
     # --- rulings ---------------------------------------------------------------------------
 
@@ -654,7 +699,7 @@ class Publisher:
             problem=problem,
             at=self._clock(),
         )
-        client.publish(self._acks_topic, json.dumps(payload), qos=1)
+        client.publish(self._acks_topic, json.dumps(self._signed("acks", payload)), qos=1)
 
 
 __all__ = ["BROKER_FIX", "FeedSettings", "OrderListener", "Publisher", "settings_from_config"]

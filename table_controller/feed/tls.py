@@ -68,16 +68,48 @@ def make_certs(
 ) -> CertFiles:
     """A new CA and a broker certificate for ``hosts`` (names or IP addresses) in
     ``folder``. ValueError in words when no host is given."""
-    hosts = [h.strip() for h in hosts if h.strip()]
-    if not hosts:
+    hosts = _hosts(hosts)
+    folder.mkdir(parents=True, exist_ok=True)
+    ca = make_ca(folder / "ca.crt", folder / "ca.key", days=days, now=now)
+    files = CertFiles(ca.cert, ca.key, folder / "broker.crt", folder / "broker.key")
+    issue(ca, hosts, files.cert, files.key, days=days, now=now)
+    return files
+
+
+@dataclass(frozen=True)
+class Authority:
+    """A CA's certificate and key files."""
+
+    cert: Path
+    key: Path
+
+
+def _hosts(hosts: Sequence[str]) -> list[str]:
+    chosen = [h.strip() for h in hosts if h.strip()]
+    if not chosen:
         raise ValueError(
             "give the name the tables use for the broker (--host director.local, or its "
             "IP address): the certificate must carry it"
         )
-    start = (now or datetime.datetime.now(datetime.UTC)) - datetime.timedelta(minutes=5)
-    end = start + datetime.timedelta(days=days)
+    return chosen
+
+
+def _start(now: datetime.datetime | None) -> datetime.datetime:
+    return (now or datetime.datetime.now(datetime.UTC)) - datetime.timedelta(minutes=5)
+
+
+def make_ca(
+    cert_path: Path,
+    key_path: Path,
+    *,
+    days: int = DAYS,
+    now: datetime.datetime | None = None,
+    name: str = "Euchre event CA",
+) -> Authority:
+    """A new CA: its key (0600) and self-signed certificate, valid ``days``."""
+    start = _start(now)
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = _name("Euchre event CA")
+    ca_name = _name(name)
     ca = (
         x509.CertificateBuilder()
         .subject_name(ca_name)
@@ -85,7 +117,7 @@ def make_certs(
         .public_key(ca_key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(start)
-        .not_valid_after(end)
+        .not_valid_after(start + datetime.timedelta(days=days))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
             x509.KeyUsage(
@@ -104,11 +136,41 @@ def make_certs(
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False)
         .sign(ca_key, hashes.SHA256())
     )
+    cert_path.parent.mkdir(parents=True, exist_ok=True)
+    write_private(key_path, _key_pem(ca_key))
+    cert_path.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    return Authority(cert_path, key_path)
+
+
+def issue(
+    ca: Authority,
+    hosts: Sequence[str],
+    cert_path: Path,
+    key_path: Path,
+    *,
+    days: int = DAYS,
+    now: datetime.datetime | None = None,
+) -> None:
+    """A server certificate signed by ``ca`` for ``hosts`` (names or IP addresses), and
+    its new key (0600). ValueError in words when the CA's files cannot be used."""
+    hosts = _hosts(hosts)
+    try:
+        ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
+        ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
+    except (OSError, ValueError) as exc:
+        raise ValueError(
+            f"the certificate authority {ca.cert} cannot be used ({exc}): restore it and its "
+            "key from a copy (the tables that joined trust only it)"
+        ) from None
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise ValueError(f"{ca.key} is not the authority's EC key: restore it from a copy")
+    start = _start(now)
+    end = min(start + datetime.timedelta(days=days), ca_cert.not_valid_after_utc)
     key = ec.generate_private_key(ec.SECP256R1())
     cert = (
         x509.CertificateBuilder()
         .subject_name(_name(hosts[0]))
-        .issuer_name(ca_name)
+        .issuer_name(ca_cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(start)
@@ -121,15 +183,28 @@ def make_certs(
         )
         .sign(ca_key, hashes.SHA256())
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    files = CertFiles(
-        folder / "ca.crt", folder / "ca.key", folder / "broker.crt", folder / "broker.key"
-    )
-    write_private(files.ca_key, _key_pem(ca_key))
-    write_private(files.key, _key_pem(key))
-    files.ca_cert.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return files
+    write_private(key_path, _key_pem(key))
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def fingerprint(cert_path: Path) -> str:
+    """A certificate's SHA-256 fingerprint as browsers show it (AB:CD:...)."""
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    return ":".join(f"{b:02X}" for b in cert.fingerprint(hashes.SHA256()))
+
+
+def client_context(ca: Path | None = None, *, ca_pem: str | None = None) -> ssl.SSLContext:
+    """A client's TLS context: checking the server (its name too) against the CA in the
+    file ``ca``, or given as ``ca_pem`` text, alone; with neither, checking nothing:
+    only for a first contact whose answer is checked otherwise (fleet/join.py)."""
+    if ca is not None:
+        return ssl.create_default_context(cafile=str(ca))
+    if ca_pem is not None:
+        return ssl.create_default_context(cadata=ca_pem)
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def refused(host: str, port: int, exc: ssl.SSLCertVerificationError) -> str:
@@ -158,4 +233,15 @@ def probe(host: str, port: int, ca: str | Path, timeout: float = 5.0) -> str | N
         return None
 
 
-__all__ = ["DAYS", "CertFiles", "make_certs", "probe", "refused"]
+__all__ = [
+    "DAYS",
+    "Authority",
+    "CertFiles",
+    "client_context",
+    "fingerprint",
+    "issue",
+    "make_ca",
+    "make_certs",
+    "probe",
+    "refused",
+]

@@ -24,6 +24,7 @@ import hashlib
 import ipaddress
 import json
 import socket
+import ssl
 import threading
 import time
 import urllib.error
@@ -65,11 +66,12 @@ class Found:
     broker_port: int
     key: str  # the director's public key as announced (DER, base64); "" when none
     version: str
+    tls: bool = True  # its dashboard is HTTPS (False: started with --insecure)
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     @property
     def key_problem(self) -> str | None:
@@ -89,7 +91,8 @@ class Found:
     def words(self) -> str:
         """How a person tells this director from another: its event, where, its key."""
         key = f"key {self.key_fingerprint}" if self.key_fingerprint else "no key"
-        return f"{self.event} at {self.host}:{self.port} ({key})"
+        clear = "" if self.tls else ", in clear: started with --insecure"
+        return f"{self.event} at {self.host}:{self.port} ({key}{clear})"
 
 
 def key_der(text: str) -> bytes:
@@ -181,6 +184,7 @@ def announce(
     broker_port: int,
     key: str,
     addresses: Sequence[str] | None = None,
+    tls: bool = True,
 ) -> Iterator[ServiceInfo]:
     """The director announced on the network while the block runs (withdrawn after).
     ``key``: the director's public key as announced (``key_text``), which tables
@@ -204,6 +208,7 @@ def announce(
             "broker_port": str(broker_port),
             "version": __version__,
             "key": key,
+            "tls": "1" if tls else "0",
         },
         server=f"{host}-director.local.",
         parsed_addresses=chosen,
@@ -297,19 +302,27 @@ def _found(info: ServiceInfo) -> Found | None:
         broker_port=broker_port,
         key=props.get("key", "")[:MAX_KEY_TEXT],
         version=props.get("version", ""),
+        tls=props.get("tls") != "0",
     )
 
 
 def parse_director(text: str, *, timeout: float = HELLO_TIMEOUT) -> Found:
     """The director at a fixed address ("HOST[:PORT]", the dashboard's port, 8090 if
-    none): asks its dashboard for the event, broker port and key."""
+    none; "http://HOST:PORT" for a director started with --insecure): asks its
+    dashboard for the event, broker port and key."""
+    clear = text.strip().lower().startswith("http://")
     host, port = split_address(text)
-    return hello(host, port, timeout=timeout)
+    return hello(host, port, timeout=timeout, tls=not clear)
 
 
 def split_address(text: str) -> tuple[str, int]:
-    """("HOST", PORT) of "HOST[:PORT]" ("[::1]:8090" for IPv6)."""
-    text = text.strip().removeprefix("http://").rstrip("/")
+    """("HOST", PORT) of "HOST[:PORT]" ("[::1]:8090" for IPv6), with or without
+    ``https://`` or ``http://`` before it."""
+    text = text.strip()
+    for scheme in ("https://", "http://"):
+        if text.lower().startswith(scheme):
+            text = text[len(scheme) :]
+    text = text.rstrip("/")
     usage = "write the director's address as HOST or HOST:PORT, e.g. 192.168.1.20:8090"
     if not text:
         raise DiscoveryError(f"no director's address was given: {usage}")
@@ -329,13 +342,26 @@ def split_address(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
-def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
-    """Ask the dashboard at ``host:port`` who it is (``GET /api/fleet/hello``); one
-    that gives no key, or not a key, is refused in words."""
+def first_contact() -> ssl.SSLContext:
+    """TLS for asking a director the table has not joined yet: encrypted, so a sniffer
+    reads nothing, but checked against no authority, since the table has none yet. What
+    it is told is checked otherwise: the key by the fingerprint two people compare, the
+    bundle by the director's signature (fleet/sealing.py ``check_bundle``)."""
+    from table_controller.feed.tls import client_context
+
+    return client_context(None)
+
+
+def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT, tls: bool = True) -> Found:
+    """Ask the dashboard at ``host:port`` who it is (``GET /api/fleet/hello``, over
+    HTTPS unless ``tls`` is False); one that gives no key, or not a key, is refused in
+    words."""
     shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}{HELLO}"
+    url = f"{'https' if tls else 'http'}://{shown}:{port}{HELLO}"
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:
+        with urllib.request.urlopen(
+            url, timeout=timeout, context=first_contact() if tls else None
+        ) as answer:
             body: Any = json.loads(answer.read(65_536))
     except urllib.error.HTTPError as exc:
         raise DiscoveryError(
@@ -344,6 +370,13 @@ def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
         ) from None
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
+        if tls and isinstance(reason, ssl.SSLError) and "WRONG_VERSION" in str(reason).upper():
+            raise DiscoveryError(
+                f"the director at {shown}:{port} answers without TLS: it was started with "
+                f"--insecure, or this is not the dashboard's port. To join it in clear, give "
+                f"--director http://{shown}:{port} (everything the table sends can then be "
+                "read on the network)"
+            ) from None
         raise DiscoveryError(
             f"the director at {shown}:{port} cannot be reached ({reason}): check that the "
             "director's service runs and the address, and that this table is on its network"
@@ -356,6 +389,7 @@ def hello(host: str, port: int, *, timeout: float = HELLO_TIMEOUT) -> Found:
             broker_port=int(body["broker_port"]),
             key=str(body.get("key") or "")[:MAX_KEY_TEXT],
             version=str(body.get("version", "")),
+            tls=tls,
         )
     except (KeyError, TypeError, ValueError):
         raise DiscoveryError(
@@ -377,6 +411,7 @@ __all__ = [
     "Found",
     "announce",
     "find_directors",
+    "first_contact",
     "hello",
     "key_der",
     "key_fingerprint",

@@ -151,7 +151,7 @@ def join(
                 f"the director refused this table: {body.get('reason') or 'no reason given'}"
             )
         if state == "approved":
-            m = _opened(private, body.get("sealed"), found)
+            m = _opened(private, body.get("sealed"), found, public)
             membership.save(folder, m)
             on_words(f"joined {m.event} as {m.name}")
             return m
@@ -291,7 +291,8 @@ class _Asker:
             headers={"Content-Type": "application/json"} if body is not None else {},
         )
         try:
-            with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as r:
+            context = discovery.first_contact() if self.found.tls else None
+            with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT, context=context) as r:
                 return r.status, _json(r.read(65_536))
         except urllib.error.HTTPError as exc:
             answer = _json(exc.read(65_536))
@@ -326,14 +327,15 @@ def _salt(value: Any) -> bytes:
     return salt if 8 <= len(salt) <= 64 else b""
 
 
-def _opened(private: bytes, sealed: Any, found: Found) -> Membership:
-    """The membership in the director's sealed bundle, checked against the director
-    found; JoinError in words."""
+def _opened(private: bytes, sealed: Any, found: Found, public: bytes) -> Membership:
+    """The membership in the director's sealed bundle, signed by the key it carries,
+    checked against the director found; JoinError in words."""
     try:
         raw = base64.b64decode(sealed, validate=True) if isinstance(sealed, str) else b""
         bundle = json.loads(sealing.open(private, raw))
         if not isinstance(bundle, dict):
             raise ValueError("not an object")
+        sealing.check_bundle(bundle, public)
         m = Membership.of_bundle(bundle, host=found.host, port=found.port)
     except (binascii.Error, ValueError, sealing.SealError, MembershipError) as exc:
         raise JoinError(f"the director's answer cannot be used ({exc})") from None

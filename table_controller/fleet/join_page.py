@@ -29,6 +29,7 @@ from starlette.routing import Route
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
 from table_controller.web.guard import secure_headers
+from table_controller.web.server import tls_options
 from table_controller.web.stream import Broadcast, listen, start_server, stop_server
 
 log = logging.getLogger(__name__)
@@ -48,9 +49,14 @@ def _static(name: str) -> str:
 
 
 class JoinPage:
-    """Serves the join page on ``host:port`` (port 0: a free one) until ``close()``."""
+    """Serves the join page on ``host:port`` (port 0: a free one) until ``close()``;
+    over HTTPS with ``tls_cert`` and ``tls_key``, as the table's page will be on the
+    same port (table/page_tls.py): a phone that accepted the table's certificate for
+    the join page is not asked again once the table plays."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(
+        self, host: str, port: int, *, tls_cert: str | None = None, tls_key: str | None = None
+    ) -> None:
         self.state: dict[str, Any] = {
             "event": None,
             "code": None,
@@ -80,7 +86,7 @@ class JoinPage:
             ) from exc
         bound = sock.getsockname()
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-        self.url = f"http://{shown}:{bound[1]}/"
+        self.url = f"{'https' if tls_cert else 'http'}://{shown}:{bound[1]}/"
         config = uvicorn.Config(
             secure_headers(app),
             lifespan="off",
@@ -88,6 +94,7 @@ class JoinPage:
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=1,
+            **tls_options(tls_cert, tls_key),
         )
         self._loop = asyncio.new_event_loop()
         self._server: uvicorn.Server | None = None

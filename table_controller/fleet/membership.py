@@ -4,8 +4,10 @@ the event, and the director's public key (to check signed rulings and orders).
 Three files in the table's fleet folder, each readable by its owner only (0600) and
 written atomically (a new file renamed over the old, so a power cut leaves the old one
 or the new one, never half of either): ``membership.json``, ``director.pub`` and
-``broker.password``; and a fourth when the director gave the table a signing key,
-``table.signing.key`` (it signs its events and status with it: feed/table_signing.py).
+``broker.password``; a fourth when the director gave the table a signing key,
+``table.signing.key`` (it signs its events and status with it: feed/table_signing.py);
+and ``director-ca.crt``, the event's certificate authority, when the director serves
+TLS (its default): the table checks the broker and the dashboard against it alone.
 A file that is there but cannot be read is an error in words: joining again would
 replace credentials the director still counts as this table's.
 """
@@ -26,6 +28,7 @@ MEMBERSHIP = "membership.json"
 DIRECTOR_KEY = "director.pub"
 PASSWORD = "broker.password"
 SIGNING_KEY = "table.signing.key"
+CA = "director-ca.crt"
 _TEXT = ("table", "name", "username", "topic", "event", "rules", "director_host")
 _NUMBERS = ("broker_port", "director_port")
 
@@ -51,6 +54,11 @@ class Membership:
     director_port: int
     options: dict[str, Any] = field(default_factory=dict)
     signing_key: str = ""  # the table's own private key, PEM text ("": none was given)
+    ca: str = ""  # the event's CA certificate, PEM text ("": the director serves in clear)
+
+    @property
+    def tls(self) -> bool:
+        return bool(self.ca)
 
     @classmethod
     def of_bundle(cls, bundle: dict[str, Any], *, host: str, port: int) -> Membership:
@@ -78,6 +86,9 @@ def _checked(data: dict[str, Any]) -> Membership:
     signing_key = data.get("signing_key", "")
     if not isinstance(signing_key, str):
         raise MembershipError("signing_key is not a key")
+    ca = data.get("ca", "")
+    if not isinstance(ca, str) or (ca and "BEGIN CERTIFICATE" not in ca):
+        raise MembershipError("ca is not a certificate")
     return Membership(
         **{k: data[k] for k in _TEXT},
         **{k: data[k] for k in _NUMBERS},
@@ -85,6 +96,7 @@ def _checked(data: dict[str, Any]) -> Membership:
         director_key=data["director_key"],
         options=options,
         signing_key=signing_key,
+        ca=ca,
     )
 
 
@@ -105,6 +117,8 @@ def load(folder: Path) -> Membership | None:
         data["director_key"] = (folder / DIRECTOR_KEY).read_text(encoding="utf-8")
         if (folder / SIGNING_KEY).exists():
             data["signing_key"] = (folder / SIGNING_KEY).read_text(encoding="utf-8")
+        if (folder / CA).exists():
+            data["ca"] = (folder / CA).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise MembershipError(
             f"the table's membership in {folder} is incomplete ({Path(str(exc.filename)).name}"
@@ -127,7 +141,10 @@ def save(folder: Path, m: Membership) -> None:
         password = data.pop("password")
         key = data.pop("director_key")
         signing = data.pop("signing_key")
+        ca = data.pop("ca")
         write_private(folder / PASSWORD, password.encode() + b"\n")
+        if ca:
+            write_private(folder / CA, ca.encode())
         write_private(folder / DIRECTOR_KEY, key.encode())
         if signing:
             write_private(folder / SIGNING_KEY, signing.encode())
@@ -163,4 +180,4 @@ def write_private(path: Path, data: bytes) -> None:
             os.close(dir_fd)
 
 
-__all__ = ["Membership", "MembershipError", "load", "save", "write_private"]
+__all__ = ["CA", "Membership", "MembershipError", "load", "save", "write_private"]

@@ -19,12 +19,18 @@ people, reading it aloud, tie the approval to the whole of the table's key.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from cryptography.exceptions import InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -40,6 +46,8 @@ CODE_DIGITS = 4
 SALT_BYTES = 16
 CHECK_GROUPS = 5  # of four digits: 10**20, about 2**66
 JOIN = b"table-controller join v2"
+BUNDLE = b"table-controller join bundle v1\n"
+SIGNATURE = "signature"  # the bundle's field that carries the director's signature
 
 
 class SealError(TableControllerError, ValueError):
@@ -132,6 +140,43 @@ def open(private: bytes, sealed: bytes) -> bytes:
         ) from None
 
 
+def _bundle_bytes(bundle: Mapping[str, Any], recipient_public: bytes) -> bytes:
+    body = {k: v for k, v in bundle.items() if k != SIGNATURE}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return BUNDLE + recipient_public + text.encode()
+
+
+def sign_bundle(
+    bundle: Mapping[str, Any], private_pem: bytes, recipient_public: bytes
+) -> dict[str, Any]:
+    """``bundle`` with the director's Ed25519 signature of it and of the table's key it
+    is sealed to. Why: anyone can seal a bundle to a table's public key, so a machine
+    answering in the director's place could hand the table the director's public key
+    with its own broker and certificate; the signature is what only the director makes."""
+    key = serialization.load_pem_private_key(private_pem, password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SealError("the director's key is not an Ed25519 key: start a new event folder")
+    sig = key.sign(_bundle_bytes(bundle, recipient_public))
+    return {**bundle, SIGNATURE: base64.b64encode(sig).decode("ascii")}
+
+
+def check_bundle(bundle: Mapping[str, Any], recipient_public: bytes) -> None:
+    """SealError in words unless ``bundle`` carries the signature of its own
+    ``director_key`` (which the caller compares with the key the director announced)."""
+    try:
+        key = serialization.load_pem_public_key(str(bundle.get("director_key", "")).encode())
+        sig = base64.b64decode(str(bundle.get(SIGNATURE, "")), validate=True)
+        if not isinstance(key, Ed25519PublicKey) or not sig:
+            raise ValueError("no signature")
+        key.verify(sig, _bundle_bytes(bundle, recipient_public))
+    except (ValueError, TypeError, binascii.Error, InvalidSignature):
+        raise SealError(
+            "the director's bundle is not signed by the director's key: another machine "
+            "may have answered in its place, and nothing was kept; check the network, and "
+            "that the table and the director run the same release, then join again"
+        ) from None
+
+
 def _key(shared: bytes, ephemeral_public: bytes, recipient_public: bytes) -> bytes:
     return HKDF(
         algorithm=hashes.SHA256(),
@@ -163,6 +208,7 @@ def _private(raw: bytes) -> X25519PrivateKey:
 __all__ = [
     "JoinCheck",
     "SealError",
+    "check_bundle",
     "digit_groups",
     "join_check",
     "new_private",
@@ -170,4 +216,5 @@ __all__ = [
     "open",
     "public_of",
     "seal",
+    "sign_bundle",
 ]

@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import re
+import ssl
 import threading
 import time
 import urllib.error
@@ -125,8 +126,10 @@ def same_version(a: object, b: object) -> bool:
 
 
 def download(url: str, folder: Path, *, limit: int = MAX_WHEEL_BYTES,
-             timeout: float = DOWNLOAD_SECONDS) -> Path:  # fmt: skip
-    """The wheel at ``url`` saved in ``folder`` under its own (checked) file name."""
+             timeout: float = DOWNLOAD_SECONDS,
+             context: ssl.SSLContext | None = None) -> Path:  # fmt: skip
+    """The wheel at ``url`` saved in ``folder`` under its own (checked) file name;
+    ``context``: the TLS an https address is checked with (the event's CA)."""
     parts = urllib.parse.urlsplit(url)
     name = Path(urllib.parse.unquote(parts.path)).name
     if parts.scheme not in ("http", "https"):
@@ -140,7 +143,10 @@ def download(url: str, folder: Path, *, limit: int = MAX_WHEEL_BYTES,
     partial = folder / f"{name}.partial"
     got = 0
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer, partial.open("wb") as out:
+        with (
+            urllib.request.urlopen(url, timeout=timeout, context=context) as answer,
+            partial.open("wb") as out,
+        ):
             size = answer.headers.get("Content-Length")
             if size is not None and size.isdigit() and int(size) > limit:
                 raise UpdateRefused(_too_big(name, int(size), limit))
@@ -355,7 +361,7 @@ class UpdateAgent:
                 url = urllib.parse.urljoin(self.base_url + "/", str(order.get("url")))
                 wheel = self._fetch(url, self.releases.root / "downloads")
                 self._tell(order, "installing", None)
-                # The sha256 checked is the signed record's: the download is plain HTTP.
+                # The sha256 checked is the signed record's, whatever the transport.
                 update.prepare(
                     self.releases, wheel, sha256=str(order.get("sha256")),
                     extras=self._extras, installed=self._installed, run=self._run,

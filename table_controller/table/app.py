@@ -59,6 +59,7 @@ from table_controller.vision.watcher import Clearer, Seen
 from table_controller.web.guard import Sender
 
 if TYPE_CHECKING:
+    from table_controller.table.page_tls import PageTls
     from table_controller.table.world import World
     from table_controller.web.server import TablePage
 
@@ -170,6 +171,7 @@ class Table:
         self._hands_wanted: int | None = None
         self._taking: asyncio.Future[Refusal | None] | None = None
         self.url: str | None = None
+        self.page_tls: PageTls | None = None  # the page's HTTPS, once it is served
         if camera is None:
             if world is not None:
                 from table_controller.table.world import WorldCamera
@@ -455,7 +457,7 @@ class Table:
             if self.config.feed.enabled:
                 self.feed.start()
             if self.page is not None:
-                self.url = await self.page.start(self.config.web.host, self.config.web.port)
+                self.url = await self._serve_page(self.page)
             self.core.drive()  # after a restart: the lights, the cube and the page as they were
             self.check()
             tasks = [
@@ -488,6 +490,22 @@ class Table:
                 self.log.close()
             finally:
                 await self.policy.stopped()
+
+    async def _serve_page(self, page: TablePage) -> str:
+        """The page served where the config says: HTTPS when it is open to the network
+        (table/page_tls.py; its certificate made or checked off the loop, the start
+        stopped in words when it cannot be had), plain HTTP on this machine alone."""
+        from table_controller.table.page_tls import prepare
+
+        web = self.config.web
+        self.page_tls = await asyncio.to_thread(prepare, self.config)
+        tls = self.page_tls
+        return await page.start(
+            web.host,
+            web.port,
+            tls_cert=None if tls is None else str(tls.cert),
+            tls_key=None if tls is None else str(tls.key),
+        )
 
     def stop(self) -> None:
         """Ask the running table to stop (it finishes the input it is taking)."""

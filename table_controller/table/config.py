@@ -56,12 +56,19 @@ class CameraConfig:
 @dataclass(frozen=True)
 class WebConfig:
     """The table's page (docs/table-page.md): where it listens (this machine only unless
-    the config opens it to the network) and the operator's PIN (hashed), which lets the
-    table's own operator enter the director's events on the page."""
+    the config opens it to the network), the operator's PIN (hashed), which lets the
+    table's own operator enter the director's events on the page, and its HTTPS: a page
+    open to the network is HTTPS (the table's own certificate unless ``tls_cert`` and
+    ``tls_key`` name one), because the PIN, the operator's session and every card the
+    page shows would otherwise cross the venue's Wi-Fi in clear; ``insecure`` serves it
+    as plain HTTP all the same, and the start says what that exposes."""
 
     host: str = "127.0.0.1"
     port: int = 8080
     operator_pin_hash: str = ""  # `table-controller kiosk pin`; empty: no operator on the page
+    tls_cert: Path | None = None  # the page's certificate (PEM); None: the table's own
+    tls_key: Path | None = None  # its private key (PEM, no password)
+    insecure: bool = False  # plain HTTP on the network (said at every start)
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ class FeedConfig:
     password_file: Path | None = None  # its password, in a file readable by its owner only
     tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
     director_key: Path | None = None  # the director's public key: rulings are checked with it
-    # the table's own private key: its events and status are signed with it (docs/feed.md)
+    # the table's own private key: all it sends is signed with it (docs/feed.md)
     signing_key: Path | None = None
     heartbeat: float = 10.0  # seconds between the table's status messages
     public_delay: float = 0.0  # seconds the public view of this table is held back
@@ -162,7 +169,7 @@ _TABLES: dict[str, tuple[str, ...]] = {
     "camera": ("source", "calibration", "lost_after", "drift_check"),
     "seats": ("N", "E", "S", "W", "director", "led_wiring"),
     "cube": tuple(f.name for f in dataclasses.fields(CubeConfig)),
-    "web": ("host", "port", "operator_pin_hash"),
+    "web": ("host", "port", "operator_pin_hash", "tls_cert", "tls_key", "insecure"),
     "feed": (
         "enabled",
         "broker",
@@ -561,10 +568,31 @@ def _web(r: Reader, t: Mapping[str, Any]) -> WebConfig:
             "make one with `table-controller kiosk pin` and paste its hash as "
             '[web] operator_pin_hash = "pbkdf2-sha256$..."',
         )
+    cert = r.path(t, "web.tls_cert", None) if t.get("tls_cert") != "" else None
+    key = r.path(t, "web.tls_key", None) if t.get("tls_key") != "" else None
+    insecure = r.boolean(t, "web.insecure", d.insecure)
+    if (cert is None) != (key is None):
+        given, missing = ("tls_cert", "tls_key") if key is None else ("tls_key", "tls_cert")
+        r.add(
+            f"web.{missing}",
+            f"[web] {given} is given without {missing}",
+            "give both, the certificate and its key (PEM files), or neither: the table "
+            "then makes its own certificate",
+        )
+    if insecure and cert is not None:
+        r.add(
+            "web.insecure",
+            "insecure = true serves the page without TLS, yet tls_cert names a certificate",
+            "remove insecure = true to serve HTTPS with that certificate, or remove "
+            "tls_cert and tls_key",
+        )
     return WebConfig(
         host=r.text(t, "web.host", d.host) or d.host,
         port=r.whole(t, "web.port", d.port, low=0, high=65535),
         operator_pin_hash=pin_hash,
+        tls_cert=cert,
+        tls_key=key,
+        insecure=insecure,
     )
 
 

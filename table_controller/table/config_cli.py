@@ -88,10 +88,21 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
     from table_controller.devices.pins import DEFAULT_PIN_MAP
 
     pins = "the default map" if config.pins == DEFAULT_PIN_MAP else "from [seats]"
+    from table_controller.table.page_tls import on_loopback
+
     web = config.web
-    reach = "this machine only" if web.host in ("127.0.0.1", "localhost") else "the network"
+    mine = on_loopback(web.host)
+    reach = "this machine only" if mine else "the network"
     port = "a free port" if web.port == 0 else str(web.port)
     operator = "an operator PIN" if web.operator_pin_hash else "no operator PIN"
+    if web.tls_cert is not None:
+        operator += f", HTTPS with {web.tls_cert}"
+    elif mine:
+        operator += ", plain HTTP"
+    elif web.insecure:
+        operator += ", plain HTTP (insecure = true: the PIN and every card in clear)"
+    else:
+        operator += ", HTTPS with the table's own certificate"
     feed = "off"
     if config.feed.enabled:
         f = config.feed

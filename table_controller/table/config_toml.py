@@ -62,8 +62,11 @@ baudrate = 115200           # the Pico's USB serial ignores it; a UART would not
 
 [web]                       # the live table page (and the kiosk's touchscreen)
 host = "127.0.0.1"          # this machine only; "0.0.0.0": every machine on the network
-port = 8080
+port = 8080                 # open to the network, the page is HTTPS on this port
 operator_pin_hash = ""      # the table operator's PIN: `table-controller kiosk pin` makes it
+tls_cert = ""               # the page's certificate (PEM); "": the table makes its own
+tls_key = ""                # its key (PEM, no password; chmod 600)
+insecure = false            # true: plain HTTP on the network (the PIN and cards in clear)
 
 [feed]                      # the director's feed: the table's events sent to an MQTT broker
 enabled = false

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import TableControllerError
+from table_controller.fleet.membership import CA as CA_FILE
 from table_controller.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
 from table_controller.fleet.membership import PASSWORD as PASSWORD_FILE
 from table_controller.fleet.membership import SIGNING_KEY as SIGNING_KEY_FILE
@@ -81,7 +82,8 @@ def build(
         event=member.event,
         username=member.username,
         password_file=folder / PASSWORD_FILE,
-        tls_ca=local.feed.tls_ca,
+        # The event's CA from the signed bundle: the broker is checked against it alone.
+        tls_ca=folder / CA_FILE if member.ca else local.feed.tls_ca,
         director_key=folder / DIRECTOR_KEY_FILE,
         # Given by a director that signs (a table approved by an older one has none).
         signing_key=folder / SIGNING_KEY_FILE if member.signing_key else None,

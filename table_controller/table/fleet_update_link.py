@@ -13,6 +13,7 @@ checkout or a plain install says so to the director in words when asked to updat
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import table_controller
 from table_controller.fleet.membership import Membership
 from table_controller.fleet.update import Releases
-from table_controller.fleet.update_agent import UpdateAgent
+from table_controller.fleet.update_agent import UpdateAgent, download
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import Publisher
@@ -136,9 +137,15 @@ class FleetRunUpdates:
         root = root if root is not None else release_root()
         self.agent: UpdateAgent | None = None
         if root is not None:
+            if member.ca:  # the wheel comes over HTTPS, checked against the event's CA
+                from table_controller.feed.tls import client_context
+
+                context = client_context(ca_pem=member.ca)
+                agent.setdefault("fetch", functools.partial(download, context=context))
+            scheme = "https" if member.ca else "http"
             self.agent = UpdateAgent(
                 Releases(root), table=member.table, running=running,
-                base_url=f"http://{_host(member.director_host)}:{member.director_port}",
+                base_url=f"{scheme}://{_host(member.director_host)}:{member.director_port}",
                 send=self._send, status=self._status, is_connected=self._connected,
                 director_key=member.director_key.encode(), **agent,
             )  # fmt: skip

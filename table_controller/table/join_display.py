@@ -26,6 +26,7 @@ from table_controller.fleet.join_lights import BEAT, LightsPlayer
 from table_controller.fleet.join_page import JoinPage, JoinPageError
 from table_controller.table.config import TableConfig
 from table_controller.table.devices import pin_factory_for
+from table_controller.table.page_tls import PageTls, PageTlsError, prepare, start_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,9 +84,16 @@ class JoinDisplay(Closing):
         self._cube_times = cube_times
         self._stop = threading.Event()
         self._cube_thread: threading.Thread | None = None
+        self.tls: PageTls | None = None  # the page's HTTPS (table/page_tls.py)
         try:
-            self.page = JoinPage(config.web.host, config.web.port)
-        except JoinPageError as exc:
+            self.tls = prepare(config)
+            self.page = JoinPage(
+                config.web.host,
+                config.web.port,
+                tls_cert=None if self.tls is None else str(self.tls.cert),
+                tls_key=None if self.tls is None else str(self.tls.key),
+            )
+        except (JoinPageError, PageTlsError) as exc:  # never served in clear instead
             self._problem(str(exc))
         self._open_lights(beat, lights_wait)
         self._open_cube()
@@ -227,6 +235,8 @@ def join_showing(
             tell(f"note: {problem}")
         if display.url is not None:
             tell(f"The join code is shown on this table's page: {display.url}")
+            for line in start_words(config, display.url, display.tls):
+                tell(line)
 
         def on_code(shown: JoinCheck, found: Found) -> None:
             display.show_code(shown.code, found.event, found.key_fingerprint, shown.check)

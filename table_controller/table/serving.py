@@ -58,10 +58,13 @@ async def serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> N
         while table.url is None and not stop.is_set():
             await asyncio.sleep(0.05)
         if table.url is not None and not quiet:
+            from table_controller.table.page_tls import on_loopback, start_words
+
             host = table.config.web.host
-            opened = host not in ("127.0.0.1", "localhost", "::1")
-            reach = f" (open to the network: [web] host = {host})" if opened else ""
+            reach = "" if on_loopback(host) else f" (open to the network: [web] host = {host})"
             out.write(f"The table page: {table.url}{reach}\n")
+            for line in start_words(table.config, table.url, table.page_tls):
+                out.write(line + "\n")
             out.flush()
 
     announcer = asyncio.create_task(tell_url())

@@ -15,7 +15,9 @@ nested at most 32 deep, with numbers of at most 30 digits (safe_json.py).
 The operator's session is a cookie signed with a key made when the page starts
 (itsdangerous), holding the time it was made: it expires after ``seconds``, a restart or
 a log-out ends every session, and it is HttpOnly and SameSite=Strict, so no script and
-no other site's page can use it.
+no other site's page can use it; over HTTPS (a page open to the network) it is Secure
+too, so a browser never sends it in clear. The Origin a request must carry is the page's
+own with the scheme it was served by (``https://NAME:PORT`` on the network).
 """
 
 from __future__ import annotations

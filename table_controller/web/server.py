@@ -55,6 +55,7 @@ RefusalNoter = Callable[[Sender, str], None]
 EvidenceReader = Callable[[int, int], bytes | None]
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
+TLS_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"  # for TLS 1.2 clients; TLS 1.3 has its own
 RETRY_MS = 1000  # how soon a browser reconnects after the stream drops
 
 log = logging.getLogger(__name__)
@@ -146,8 +147,18 @@ class TablePage:
         """How many pages are connected now."""
         return self._pages.pages
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
-        """Serve in the running event loop; returns the page's URL (port 0: a free one)."""
+    async def start(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        tls_cert: str | None = None,
+        tls_key: str | None = None,
+    ) -> str:
+        """Serve in the running event loop; returns the page's URL (port 0: a free one).
+        With ``tls_cert`` and ``tls_key`` (PEM files, checked by the caller: the table's
+        page_tls.py) the page is HTTPS only: a plain request on its port is not answered,
+        so nothing of the page ever crosses the network in clear by mistake."""
         if self._task is not None:
             raise RuntimeError("the table page is already being served at " + str(self.url))
         try:
@@ -169,6 +180,7 @@ class TablePage:
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=3,
+            **tls_options(tls_cert, tls_key),
         )
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
@@ -179,7 +191,8 @@ class TablePage:
         self._server, self._task = await start_server(config, sock, "table-page", failed)
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
-        self.url = f"http://{shown}:{self.bound[1]}/"
+        scheme = "https" if tls_cert else "http"
+        self.url = f"{scheme}://{shown}:{self.bound[1]}/"
         return self.url
 
     async def stop(self) -> None:
@@ -278,6 +291,7 @@ class TablePage:
             path="/",
             httponly=True,
             samesite="strict",
+            secure=request.url.scheme == "https",  # never sent back over plain HTTP
         )
         return response
 
@@ -291,7 +305,13 @@ class TablePage:
         if sender.operator:
             self.sessions.end_all()
         response = JSONResponse({"ok": True, "operator": False})
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        response.delete_cookie(
+            COOKIE,
+            path="/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
         return response
 
     def _denied(self, request: Request, sender: Sender, denied: Denied) -> Response:
@@ -346,6 +366,17 @@ class TablePage:
         )
 
 
+def tls_options(tls_cert: str | None, tls_key: str | None) -> dict[str, Any]:
+    """uvicorn's settings for HTTPS with ``tls_cert`` and ``tls_key`` (none without):
+    TLS 1.2 at least (Python's floor) with forward-secret AEAD ciphers only, where
+    uvicorn's own default list would also let a TLS 1.2 client choose old CBC ones. No
+    HSTS header is sent: a table's own certificate is one a phone is asked to accept,
+    and HSTS would take that choice away."""
+    if not tls_cert:
+        return {}
+    return {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key, "ssl_ciphers": TLS_CIPHERS}
+
+
 def _refused(status: int, problem: str, fix: str) -> JSONResponse:
     return JSONResponse({"ok": False, "problem": problem, "fix": fix}, status_code=status)
 
@@ -354,4 +385,4 @@ def _address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-__all__ = ["PageError", "Refusal", "Sender", "TablePage"]
+__all__ = ["TLS_CIPHERS", "PageError", "Refusal", "Sender", "TablePage", "tls_options"]

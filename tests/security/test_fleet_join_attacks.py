@@ -28,6 +28,7 @@ import pytest
 from waiting import wait_until
 
 from table_controller.feed.signing import new_keys
+from table_controller.feed.tls import client_context
 from table_controller.fleet.discovery import key_fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,8 +132,9 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         table = run_table(net, 2, config, out)
         refusal = "is refused: it gave no key"
         wait_until("the table refuses the rogue", lambda: refusal in out.read_text(), GUARD)
-        page = f"http://{net.address(2)}:{PAGE_PORT}/"
-        with urllib.request.urlopen(page, timeout=10) as answer:
+        page = f"https://{net.address(2)}:{PAGE_PORT}/"  # open to the network: HTTPS
+        own_ca = client_context(config.parent / "fleet" / "page-tls" / "ca.crt")
+        with urllib.request.urlopen(page, timeout=10, context=own_ca) as answer:
             html = answer.read().decode()
         assert refusal in html and "Still looking for the event" in html  # on its join page
         assert table.poll() is None  # still looking for the real director
@@ -141,7 +143,7 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         assert not (config.parent / "fleet" / "membership.json").exists()
 
         # `join --director HOST`: a hello with "key": "" is refused in words.
-        done = join_cli(net, 2, config, "--director", f"{net.address(1)}:8090")
+        done = join_cli(net, 2, config, "--director", f"http://{net.address(1)}:8090")
         assert done.returncode == 2, done.stdout + done.stderr
         assert f"the director at {net.address(1)}:8090 is refused: it gave no key" in done.stderr
         assert "Check the address with the director" in done.stderr
@@ -149,7 +151,7 @@ def test_a_rogue_director_without_a_key_is_refused(tmp_path: Path) -> None:
         # `join --director HOST --fingerprint ...`: a director with another key is refused.
         real = key_fingerprint(new_keys()[1])
         done = join_cli(
-            net, 2, config, "--director", f"{net.address(1)}:8091", "--fingerprint", real
+            net, 2, config, "--director", f"http://{net.address(1)}:8091", "--fingerprint", real
         )
         assert done.returncode == 2, done.stdout + done.stderr
         assert f"not {real} as pinned (--fingerprint, or [fleet] fingerprint): it is refused" in (
@@ -289,7 +291,7 @@ def test_the_join_queue_cannot_be_filled_outlived_or_won(tmp_path: Path) -> None
         table = net.popen(
             3,
             [sys.executable, "-m", "table_controller", "join", "--config", str(config),
-             "--director", f"{net.address(1)}:{port}"],
+             "--director", f"http://{net.address(1)}:{port}"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(),
             cwd=config.parent,
         )  # fmt: skip

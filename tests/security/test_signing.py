@@ -32,9 +32,9 @@ from security.feed_event import (
 )
 from table_controller.director.director_cli import register_table_keys
 from table_controller.director.store import DirectorStore
-from table_controller.director.store_tables import HISTORY_ROWS
 from table_controller.event_log import EventLog
 from table_controller.feed.broker import MAX_PACKET
+from table_controller.feed.limits import Limits
 from table_controller.feed.messages import secret_free
 from table_controller.rules.codec import encode
 
@@ -114,6 +114,7 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
 def test_a_flood_of_big_status_messages_stays_within_the_stores_bound(tmp_path: Path) -> None:
     folder = broker_files(tmp_path / "broker")
     assert f"max_packet_size {MAX_PACKET}" in (folder / "mosquitto.conf").read_text()
+    assert Limits().max_packet == MAX_PACKET  # the default limits' broker
     broker = start_broker(folder)
     database = tmp_path / "director.sqlite"
     store = DirectorStore(database)  # no key registered: a table of an older release
@@ -134,7 +135,7 @@ def test_a_flood_of_big_status_messages_stays_within_the_stores_bound(tmp_path: 
         last.wait_for_publish(120)
         wait_until("the director took every message", lambda: svc.batched >= sent, timeout=180)
         history = store.status_history("table-1")
-        assert 0 < len(history) <= HISTORY_ROWS
+        assert 0 < len(history) <= Limits().history_statuses
         assert not [h for h in history if "pad" in h["status"]]  # too big: refused
         floods = [a for a in store.alerts() if a["kind"] == "flood"]
         assert len(floods) == 1 and floods[0]["table"] == "table-1"

@@ -166,6 +166,8 @@ async function refresh() {
   drawTables(r.data);
   $("fleet-rules-text").textContent = r.data.rules_text || "";
   $("fleet-rules").hidden = !r.data.rules_text;
+  $("fleet-limits").textContent = r.data.limits_text || "";
+  $("fleet-limits").hidden = !r.data.limits_text;
   if (!r.data.joining) {
     $("requests-problem").textContent = "Tables cannot join at this dashboard: start the director with `table-controller director start` to let them ask.";
     $("requests-problem").hidden = false;

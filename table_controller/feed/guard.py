@@ -10,7 +10,8 @@ acknowledged: the broker would otherwise send it again for ever), with one alert
 one a message. A table's events dropped are not lost: the director's mark does not
 move over them, so the table sends them again (docs/feed.md, "Delivery"). The limits
 are far above what a table sends (a few messages a second, an event's picture about
-30 KB), and the bucket holds a table's whole backlog sent again after a reconnect.
+30 KB), and the bucket holds a table's whole backlog sent again after a reconnect; a
+director changes them (limits.py), and they are given here, never read.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ QUIET = 60.0  # seconds without a drop before a table's next drop counts as a ne
 
 @dataclass(frozen=True)
 class FeedLimits:
-    """The director's limits on each table (docs/director.md, "Limits")."""
+    """What the guard and the service check of each message, in bytes: made from the
+    director's limits (limits.py ``Limits.feed``, which a director sets: docs/director.md,
+    "Limits"); the defaults are those limits' defaults."""
 
     rate: float = 100.0  # messages a second, sustained
     burst: float = 3000.0  # messages at once (a backlog sent again after a reconnect)
-    byte_rate: float = 2_000_000.0  # bytes a second, sustained
-    byte_burst: float = 40_000_000.0  # bytes at once
+    byte_rate: float = 2.0 * 1024 * 1024  # bytes a second, sustained
+    byte_burst: float = 40.0 * 1024 * 1024  # bytes at once
     status_bytes: int = 64 * 1024  # a status bigger than this is refused (one is ~1 KB)
     picture_bytes: int = 1024 * 1024  # an event's picture bigger than this is refused
 
