@@ -9,12 +9,13 @@ each have a machine of their own); ``--procs 0`` plays them all in the director'
 process, as the first version of this bench did. At 256 tables (a Bridgemate II
 server's capacity), signed, over TLS, at a real table's pace::
 
-    nice .venv/bin/python bench/feed.py --tables 256 --speed 1 --seconds 240 \
+    nice .venv/bin/python bench/feed.py --tables 256 --speed 1 --seconds 240 \\
         --cut-minutes 1 --tls --dashboard-tls --sign
 
 (4 workers of 64 tables: some 130 threads and 520 open files each; the bench raises its
 soft limit on open files for itself, the workers and mosquitto when it is lower than
-that needs). What is real and what is simulated:
+that needs; ``--keep`` keeps the run's folder: the director's store, the tables' logs).
+What is real and what is simulated:
 
 * real: mosquitto (the event's configuration from ``feed broker-config``: persistence,
   passwords, ACLs, client ids bound to users; with ``--tls`` a TLS listener only, its CA
@@ -27,16 +28,18 @@ that needs). What is real and what is simulated:
   director, bench/dashboard_reader.py);
 * real with ``--sign``: each table's Ed25519 signing key as ``feed broker-config`` writes
   it (``secrets/TABLE.signing.key``), given to its ``Publisher`` (``signing_key``), which
-  signs every event and status it sends; every public half registered at the director
-  from ``table-keys.json`` as ``director start`` does (``register_table_keys``: enforced,
-  so an unsigned message would be refused), and the director's service checking each
-  event and status against its table's key before storing it. The bench wraps that
-  check (``DirectorService._signed``) and each publisher's signing only to count and
-  time them (``time.thread_time``: the CPU of the thread doing it) and prints how many
-  the director verified, took unchecked and refused; the run fails if any was taken
-  unchecked or refused, or a table's key is not enforced. Without ``--sign`` the tables
-  send unsigned and no key is registered, as before: the CPU seconds of the two runs
-  compared give signing's cost in the feed;
+  signs every event and status it sends (a status with its place in the table's order);
+  every public half registered at the director from ``table-keys.json`` as ``director
+  start`` does (``register_table_keys``: enforced, so an unsigned message would be
+  refused), and the director's service checking each one against its table's key (and a
+  status's place) before storing it (director/table_trust.py). The bench wraps that
+  check (``TableTrust.message``) and each publisher's signing only to count and time
+  them (``time.thread_time``: the CPU of the thread doing it) and prints how many the
+  director verified, took unchecked, refused, and dropped as the broker's copies of
+  what it had taken (its retained statuses sent again when the director subscribes);
+  the run fails if any was taken unchecked or refused, or a table's key is not
+  enforced. Without ``--sign`` the tables send unsigned and no key is registered, as
+  before: the CPU seconds of the two runs compared give signing's cost in the feed;
 * simulated: the players and the camera. Each table's events are the rules core's legal
   choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
@@ -51,8 +54,9 @@ inside the transaction): a breakdown; to (a) the director's
 store holding it, committed: the end of the writer's transaction that stored it (the
 first "event" notice for its table at or after ``received``; notices go out after the
 commit), and (b) the next dashboard snapshot published after that commit (coalesced,
-at most every 50 ms; how long each took to build and publish, on the director's event
-loop, is printed too): median and p99, over the events logged while the broker was up
+at most every 50 ms; how long each took to build and publish on the director's event
+loop, and that thread's CPU time for it, are printed too): median and p99, over the
+events logged while the broker was up
 (an event logged while the broker was down waits for it, by design, and so does one
 taken by a broker that then died, until the tables' resend from the director's mark:
 those are counted apart). Messages per second: what the director took from the broker
@@ -88,7 +92,8 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +111,7 @@ from table_controller.feed import messages
 from table_controller.feed.broker import TABLE_KEYS, Tls, mosquitto_conf, write_broker_config
 from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.publisher import FeedSettings, Publisher
+from table_controller.feed.table_signing import SIG
 from table_controller.feed.tls import make_certs
 from table_controller.rules.codec import encode
 
@@ -293,9 +299,9 @@ def timed_signing(sign: Any, tally: list[Any]) -> Any:
     """A publisher's ``_signed`` that also adds its message and the CPU time its thread
     spent signing it (``time.thread_time``) to ``tally``."""
 
-    def signed(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def signed(kind: str, payload: dict[str, Any], **how: Any) -> dict[str, Any]:
         t0 = time.thread_time()
-        out = sign(kind, payload)
+        out = sign(kind, payload, **how)
         tally[1] += time.thread_time() - t0
         tally[0] += 1
         return out
@@ -305,34 +311,46 @@ def timed_signing(sign: Any, tally: list[Any]) -> Any:
 
 @dataclass
 class Checks:
-    """The director's side of the signatures: what its check (``_signed``) made of each
-    event and status, and the CPU time its thread spent in it."""
+    """The director's side of the signatures: what its check of each signed kind of
+    message (``TableTrust.message``: the signature, then a status's place in its table's
+    order) decided, and the CPU time its thread spent in it."""
 
-    verified: dict[str, int]  # kind -> taken, signed with the table's registered key
-    unchecked: dict[str, int]  # kind -> taken with no key registered, or not enforced
-    refused: int = 0
+    verified: Counter[str] = field(default_factory=Counter)  # taken, signed with its key
+    unchecked: Counter[str] = field(default_factory=Counter)  # taken without a key enforced
+    copies: int = 0  # the broker's copies (dup, retained) of what was taken: dropped unsaid
+    refused: int = 0  # refused with an alert: unsigned, another key, sent again fresh
     cpu: float = 0.0
 
     @classmethod
     def wrap(cls, svc: DirectorService) -> Checks:
-        checks = cls({"events": 0, "status": 0}, {"events": 0, "status": 0})
-        real = svc._signed
+        checks = cls()
+        trust = svc._trust
+        real = trust.message
 
-        def signed(table: str, kind: str, body: dict[str, Any], now: float, outcome: Any) -> bool:
+        def message(table: str, kind: str, body: Any, now: float, **how: Any) -> Any:
             t0 = time.thread_time()
-            ok = real(table, kind, body, now, outcome)
+            decision = real(table, kind, body, now, **how)
             checks.cpu += time.thread_time() - t0
             key = svc.store.table_key(table)
-            if not ok:
-                checks.refused += 1
-            elif key is not None and key.enforced and "sig" in body:
+            if not decision.take:
+                if decision.alerted:
+                    checks.refused += 1
+                else:
+                    checks.copies += 1
+            elif key is not None and key.enforced and SIG in body:
                 checks.verified[kind] += 1  # check_message verified its signature
             else:
                 checks.unchecked[kind] += 1
-            return ok
+            return decision
 
-        svc._signed = signed  # type: ignore[method-assign]
+        trust.message = message  # type: ignore[method-assign]
         return checks
+
+
+def others(counts: Counter[str]) -> str:
+    """The kinds counted besides events and statuses ("", or ", 3 acks")."""
+    rest = [f"{n} {kind}" for kind, n in sorted(counts.items()) if kind not in ("events", "status")]
+    return "".join(f", {r}" for r in rest)
 
 
 def proc_cpu(pid: int) -> float:
@@ -419,11 +437,13 @@ def run(args: argparse.Namespace) -> int:
     real_flush = page._flush
 
     building: list[float] = []  # how long each snapshot took to build and publish
+    building_cpu: list[float] = []  # and the event loop thread's CPU time for it
 
     def timed_flush() -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         real_flush()
         building.append((time.perf_counter() - t0) * 1000)
+        building_cpu.append((time.thread_time() - c0) * 1000)
         flushes.append(time.time())
 
     def on_commit(what: str, table: str) -> None:
@@ -661,7 +681,9 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"  (the dashboard's snapshots, built on the director's event loop: {len(building)}, "
         f"each median {statistics.median(building or [0]):.1f} ms, p99 "
-        f"{pct(building or [0], 0.99):.1f} ms to build and publish)"
+        f"{pct(building or [0], 0.99):.1f} ms to build and publish; its CPU time median "
+        f"{statistics.median(building_cpu or [0]):.1f} ms, p99 {pct(building_cpu or [0], 0.99):.1f}"
+        f" ms, {sum(building_cpu) / 1000:.0f} s in all)"
     )
     if late:
         print(
@@ -676,10 +698,11 @@ def run(args: argparse.Namespace) -> int:
             f"signatures: {registered} tables' keys registered, {enforced} enforced; the tables "
             f"signed {signed} messages, {signing_cpu:.1f} CPU s "
             f"({signing_cpu / max(1, signed) * 1e6:.0f} us each); the director verified "
-            f"{checks.verified['events']} events and {checks.verified['status']} statuses "
-            f"against their table's key, {checks.cpu:.1f} CPU s "
+            f"{checks.verified['events']} events, {checks.verified['status']} statuses"
+            f"{others(checks.verified)} against their table's key, {checks.cpu:.1f} CPU s "
             f"({checks.cpu / max(1, checked) * 1e6:.0f} us each); taken unchecked: "
-            f"{unchecked}, refused: {checks.refused}"
+            f"{unchecked}, refused: {checks.refused}; the broker's copies of what it had "
+            f"taken, dropped: {checks.copies}"
         )
     else:
         print(
@@ -698,7 +721,10 @@ def run(args: argparse.Namespace) -> int:
         f"{missing} events missing from the store, {differ} different from the log, "
         f"{keys[0] - keys[1]} stored twice, {extra} not in any log"
     )
-    shutil.rmtree(folder, ignore_errors=True)
+    if args.keep:
+        print(f"the run's files (the director's store, the tables' logs) kept in {folder}")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
     unsigned = args.sign and (unchecked or checks.refused or enforced < args.tables)
     return 0 if missing == differ == extra == 0 and not unsigned else 1
 
@@ -719,6 +745,9 @@ def main() -> None:
         help="worker processes playing the tables (0: in the director's process)",
     )
     ap.add_argument("--quick", action="store_true", help="10 tables, 45 s, cut 5 min")
+    ap.add_argument(
+        "--keep", action="store_true", help="keep the run's folder (its stores and logs)"
+    )
     ap.add_argument(
         "--sign",
         action="store_true",
