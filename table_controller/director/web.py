@@ -146,6 +146,7 @@ class DirectorPage:
         self._results_every = results_every
         self._results_cached: tuple[float, dict[str, Any]] | None = None  # (when, results)
         self._results_due = False  # a snapshot is to come when they may be computed again
+        self._results_computing = False  # a worker thread computes them now
         self._monotonic = time.monotonic
         self._pages = Broadcast(heartbeat, 1000)
         self._version = 0
@@ -261,27 +262,49 @@ class DirectorPage:
         self._pages.publish(text)
 
     def _stream_results(self) -> dict[str, Any] | None:
-        """The results for a streamed snapshot: computed again at most every
-        ``results_every`` seconds (None: now), else the last ones, with a snapshot to
-        come once they may be computed again. Why: at 256 tables the results (standings,
-        every game's score, replayed as games grow) cost more than the tables' cards and
-        more than the 50 ms a snapshot is coalesced over, so computing them for every
-        snapshot put each card laid behind them; a card shows at once, a standing up to
-        a second later."""
+        """The results for a streamed snapshot: the last ones computed, computed again
+        at most every ``results_every`` seconds in a worker thread, a snapshot following
+        once they are (None: compute them now, the first time). Why: at 256 tables the
+        results (standings, every game's score, replayed as games grow) cost more than
+        the tables' cards and more than the 50 ms a snapshot is coalesced over; computed
+        for every snapshot, on the loop, they put each card laid behind them. A card
+        shows at once now, a standing within a second or so."""
         cached = self._results_cached
+        loop = self._loop
         if cached is None:
             return None
         wait = cached[0] + self._results_every - self._monotonic()
         if wait <= 0:
-            return None
-        if self._loop is not None and not self._results_due:
+            if loop is None:
+                return None
+            if not self._results_computing:
+                self._results_computing = True
+                loop.run_in_executor(None, self._results_off_loop)
+        elif loop is not None and not self._results_due:
             self._results_due = True
-            self._loop.call_later(wait, self._results_again)
+            loop.call_later(wait, self._results_again)
         return cached[1]
 
     def _results_again(self) -> None:
         self._results_due = False
         self._schedule("")
+
+    def _results_off_loop(self) -> None:
+        """A worker thread: the results computed and kept, then a snapshot with them."""
+        try:
+            self._results_cached = (self._monotonic(), self._computed_results())
+        finally:
+            self._results_computing = False
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._schedule, "")
+
+    def _computed_results(self) -> dict[str, Any]:
+        try:
+            return dict(self.results.view())
+        except Exception as exc:  # the format's code must never take the dashboard down
+            log.exception("the results could not be computed")
+            return {"problem": f"the results could not be computed ({exc})"}
 
     def overview(
         self, changed: list[str] | None = None, results: dict[str, Any] | None = None
@@ -305,11 +328,7 @@ class DirectorPage:
         )
         alerts = self.view.alerts(alerts, tables)
         if results is None:
-            try:
-                results = dict(self.results.view())
-            except Exception as exc:  # the format's code must never take the dashboard down
-                log.exception("the results could not be computed")
-                results = {"problem": f"the results could not be computed ({exc})"}
+            results = self._computed_results()
             self._results_cached = (self._monotonic(), results)
         return {
             "version": self._version,
