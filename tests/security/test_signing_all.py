@@ -179,6 +179,17 @@ def test_forged_pictures_acks_and_answers_are_refused_and_the_tables_own_taken(
         broker.kill()
 
 
+def send_copy(port: int, folder: Path, store: DirectorStore, copy: Any, what: str) -> None:
+    """The captured ``copy`` sent again with the table's sniffed password; waits for the
+    director's "sent again" alert."""
+    forger = connect(port, T, password(folder, T))
+    try:
+        forger.publish(TOPICS.status(T), copy)
+        wait_until(what, alerted(store, "replay"))
+    finally:
+        forger.close()
+
+
 def test_a_captured_status_sent_again_is_refused_also_after_the_directors_restart(
     tmp_path: Path,
 ) -> None:
@@ -204,12 +215,7 @@ def test_a_captured_status_sent_again_is_refused_also_after_the_directors_restar
         table.stop()
         table = None
         wait_until("the table offline", lambda: not online(store))
-        forger = connect(broker.port, T, password(folder, T))
-        try:
-            forger.publish(TOPICS.status(T), captured)
-            wait_until("the copy refused", alerted(store, "replay"))
-        finally:
-            forger.close()
+        send_copy(broker.port, folder, store, captured, "the copy refused")
         assert not online(store) and store.table_position(T) == (1, 2)
         text = close_alert(store, "replay")
         assert text.startswith("table-1: a status came that is not after the newest the "
@@ -221,12 +227,7 @@ def test_a_captured_status_sent_again_is_refused_also_after_the_directors_restar
         store.close()
         store = DirectorStore(database)
         svc = director(store, folder, broker.port)
-        forger = connect(broker.port, T, password(folder, T))
-        try:
-            forger.publish(TOPICS.status(T), captured)
-            wait_until("the copy refused again", alerted(store, "replay"))
-        finally:
-            forger.close()
+        send_copy(broker.port, folder, store, captured, "the copy refused again")
         assert not online(store) and store.table_position(T) == (1, 2)
         assert "not after the newest" in close_alert(store, "replay")
         # The real table again, its clock now ten years behind: taken all the same.
