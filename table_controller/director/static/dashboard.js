@@ -149,8 +149,8 @@ function draw(snap) {
   $("store-problem").hidden = !snap.store_problem;
   $("store-problem").textContent = snap.store_problem ?
     "The director's store cannot be read: " + snap.store_problem + ". What is shown may be out of date; it updates again by itself." : "";
-  if (snap.store_problem) return;
   overview = snap;
+  if (snap.store_problem) return;
   drawTables(snap.tables);
   drawAlerts(snap.alerts);
   drawResults(snap.results);
@@ -408,7 +408,23 @@ function connect() {
     // Refused (the session ended): back to the login form.
     if (source.readyState === EventSource.CLOSED) { source = null; refreshMe(); }
   };
-  source.onmessage = (m) => draw(JSON.parse(m.data));
+  source.onmessage = (m) => {
+    const snap = merged(JSON.parse(m.data));
+    if (snap) draw(snap); else { disconnect(); connect(); }  // out of step: start again whole
+  };
+}
+// A snapshot comes whole ("full") when the page connects or fell behind, else as what
+// changed since the one before ("base"): the changed tables' lines, and the other parts
+// only when they changed (dashboard_stream.py).
+function merged(msg) {
+  if (msg.full) return msg;
+  if (!overview || msg.base !== overview.version) return null;
+  const lines = Object.fromEntries(overview.tables.map((t) => [t.table, t]));
+  Object.assign(lines, msg.tables || {});
+  const order = msg.order !== undefined ? msg.order : overview.tables.map((t) => t.table);
+  const snap = {...overview, ...msg, tables: order.map((t) => lines[t]).filter(Boolean)};
+  delete snap.base; delete snap.order;
+  return snap;
 }
 function disconnect() {
   if (source) { source.close(); source = null; }
