@@ -31,6 +31,7 @@ from table_controller.director.dashboard_words import (
     table_words,
     title_order,
 )
+from table_controller.director.deck_alerts import DECK_HEADS, deck_evidence
 from table_controller.director.store import DirectorStore
 from table_controller.director.store_core import finite
 from table_controller.director.store_projections import Projection
@@ -145,6 +146,8 @@ class DashboardView:
                     "category": category,
                     "heading": ALERT_HEADINGS.get(category, "Alert"),
                     "sentence": self.sentence(a, title, t.get("players") or {}),
+                    "pictured": a["kind"] == "irregularity_found"
+                    and str(a.get("text") or "").startswith(DECK_HEADS),
                 }
             )
         return out
@@ -170,7 +173,8 @@ class DashboardView:
     # --- an alert's panel, a table's detail ---------------------------------------
 
     def alert_detail(self, alert: Mapping[str, Any]) -> dict[str, Any]:
-        """An alert's panel: its sentence, and for a renege its evidence and rule."""
+        """An alert's panel: its sentence, and for a renege or a deck alert (a card the
+        game did not take) its evidence and rule."""
         table = str(alert["table"])
         status = next((t for t in self.store.tables() if t["table"] == table), {})
         title = table_title(table, status.get("name"))
@@ -180,6 +184,9 @@ class DashboardView:
         if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
             events = self.store.events(table, alert["game"])
             evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+        elif alert["kind"] == "irregularity_found" and isinstance(alert.get("game"), int):
+            events = self.store.events(table, alert["game"])
+            evidence = deck_evidence(alert, events, players, title, self.store.rules_of(table)[0])
         elif alert["kind"] == "renege_claimed":
             evidence = _rule_only(self.store.rules_of(table)[0])
             if evidence is not None and isinstance(alert.get("game"), int):

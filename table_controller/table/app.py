@@ -55,6 +55,7 @@ from table_controller.table.page_door import PageDoor
 from table_controller.table.policy import PASS, Input, Refusal, TablePolicy
 from table_controller.table.sinks import Sinks, Trace
 from table_controller.vision.camera import Frame, FrameSource, open_camera
+from table_controller.vision.tracker import CardLaid, CardMoved
 from table_controller.vision.watcher import Clearer, Seen
 from table_controller.web.guard import Sender
 
@@ -252,7 +253,12 @@ class Table:
             return core.undo(accepted, exc)
         core.commit(accepted, evidence is not None)
         item = self._item
-        if evidence is not None and item is not None and isinstance(item.what, Seen):
+        if (
+            evidence is not None
+            and item is not None
+            and isinstance(item.what, Seen)
+            and isinstance(item.what.event, CardLaid | CardMoved)
+        ):
             # where the camera's clearer picture of this card, if one comes, will go
             self.pictures.logged(item.what.event, accepted.game_no, accepted.seq)
         outputs = accepted.outputs

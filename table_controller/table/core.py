@@ -24,11 +24,15 @@ from table_controller.event_log import EventLog, LogError
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     DealerChosen,
+    ForeignCardSeen,
     GameEnded,
     HandScored,
     HandStarted,
     InputEvent,
+    IrregularityFound,
+    KittyCardSeen,
     OutputEvent,
+    SecondCopySeen,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
@@ -48,6 +52,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_NOTICES = 6
+# The camera's events about a card the game does not take (rules/deck.py): their
+# pictures belong to their irregularities, never to the card of the game.
+NOT_TAKEN = (SecondCopySeen, ForeignCardSeen, KittyCardSeen)
 LOG_FIX = (
     "check the disk the log is on (full, read-only, unplugged?); the table keeps playing "
     "but cannot record until it is fixed"
@@ -150,6 +157,7 @@ class TableCore:
         self.seq = 1
         self.shown.recent, self.shown.last = [], []
         self.shown.evidence_urls = {}
+        self.shown.pictured = []
         self.over_since = None
         if self.on_new_game is not None:
             self.on_new_game()
@@ -182,11 +190,16 @@ class TableCore:
         for out in outputs:
             if isinstance(out, HandStarted):
                 shown.recent = []  # the view shows this hand's; memory stays flat
+                shown.pictured = []
         shown.recent.extend(outputs)
         shown.last = list(outputs)
+        url = f"/evidence/{game_no}/{seq}.png"
         card = getattr(event, "card", None)
-        if evidence and card is not None:
-            shown.evidence_urls[card] = f"/evidence/{game_no}/{seq}.png"
+        if isinstance(event, NOT_TAKEN):
+            if evidence:  # the copy's picture is its own, not the card's in the game
+                shown.pictured.extend((o, url) for o in outputs if isinstance(o, IrregularityFound))
+        elif evidence and card is not None:
+            shown.evidence_urls[card] = url
         self.policy.noted(outputs)
 
     # --- an input -------------------------------------------------------------------------

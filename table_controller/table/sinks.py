@@ -81,6 +81,9 @@ class Shown:
     laying: frozenset[Seat] = frozenset()  # (the kiosk) seats asked to lay their cards
     director_called: bool = False
     evidence_urls: dict[Card, str] = field(default_factory=dict)
+    # This hand's irregularities raised by an event logged with a picture: that picture
+    # (a second copy of a card, a card not of the deck: the card the game did not take).
+    pictured: list[tuple[OutputEvent, str]] = field(default_factory=list)
     version: int = 0
     # The previous game's end, announced until the next game's first deal (web/announce.py).
     ended: dict[str, Any] | None = None
@@ -139,6 +142,7 @@ class Sinks:
             recent=shown.recent,
             notices=shown.notices,
             evidence_urls=shown.evidence_urls,
+            pictured=shown.pictured,
             version=shown.version,
             rules_name=shown.rules_name,
             ended=shown.ended,

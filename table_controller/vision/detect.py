@@ -22,6 +22,7 @@ from table_controller.cards import Card
 from table_controller.vision.calibration import image_to_table, scale, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.decode import FinerDecoder
+from table_controller.vision.foreign import ForeignSeen
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
 from table_controller.vision.markers import (
     FIDUCIALS,
@@ -172,6 +173,8 @@ class CardReader:
         self.family = tuned if tune else base
         self._zones = ZoneMap(calibration)
         self.second_looks = 0  # outlines given the second decode, over all frames
+        self.foreign_sightings: list[Sighting] = []  # the last frame's markers not of the deck
+        self.foreign: list[ForeignSeen] = []  # ... as cards, after ``read``
         self.smoothed = 0  # frames smoothed before reading, for their noise
         self.decoder = (
             FinerDecoder(self.family.dictionary, (*range(24), *FIDUCIALS))
@@ -216,13 +219,17 @@ class CardReader:
         x0, y0, _, _ = self.roi
         k = self.reduce
         gray = self.grey(frame)
-        if self.decoder is not None and isinstance(self.family, ArucoFamily):
-            found, rejected = self.family.read_and_reject(gray)
+        foreign: list[Sighting] = []
+        if isinstance(self.family, ArucoFamily):
+            found, rejected, foreign = self.family.read_all(gray)
+            if self.decoder is None:
+                rejected = np.zeros((0, 4, 2), np.float32)
         else:
             found, rejected = self.family.read(gray), np.zeros((0, 4, 2), np.float32)
         # A reduced pixel's centre (i, j) is the full frame's (k*i + (k-1)/2, ...).
         offset = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2], np.float32)
         first = [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
+        self.foreign_sightings = [Sighting(s.marker, s.corners * k + offset) for s in foreign]
         if len(rejected) == 0:
             return first
         return first + self._second_look(gray, rejected, first, offset, frame)
@@ -308,8 +315,29 @@ class CardReader:
         return bool((np.linalg.norm(centres[1:] - centres[0], axis=1) <= AGREE_MM).any())
 
     def read(self, frame: Image) -> list[CardSeen]:
-        """The cards in a frame, one entry per card (both its markers combined)."""
-        return self.cards(self.sightings(frame))
+        """The cards in a frame, one entry per card (both its markers combined); the
+        cards that are none of this deck's are left in ``foreign``."""
+        cards = self.cards(self.sightings(frame))
+        self.foreign = self.foreign_cards(self.foreign_sightings)
+        return cards
+
+    def foreign_cards(self, sightings: list[Sighting]) -> list[ForeignSeen]:
+        """Markers that are none of this deck's, of a card marker's size on the table:
+        where the card carrying each lies, as if it were one of this deck's (one entry
+        per marker read: a foreign card's two markers are two entries near each other)."""
+        if not sightings:
+            return []
+        corners = np.array([s.corners for s in sightings], np.float64).reshape(-1, 2)
+        mm = image_to_table(self.calibration, corners).reshape(-1, 4, 2)
+        keep = self._true_size(mm)
+        out: list[ForeignSeen] = []
+        for s, centre, k in zip(sightings, card_centres(mm).tolist(), keep.tolist(), strict=True):
+            if not k:
+                continue
+            x, y = centre
+            outline = card_outline((x, y), self._across([s]))
+            out.append(ForeignSeen(s.marker, x, y, placed(self._zones.shares(outline)), outline))
+        return out
 
     def cards(self, sightings: list[Sighting]) -> list[CardSeen]:
         """The cards among a frame's sightings: markers of the wrong size dropped, a

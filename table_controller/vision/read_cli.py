@@ -134,6 +134,7 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
 
     from table_controller.rules.codec import encode
     from table_controller.vision.calibration import sharpness_seen
+    from table_controller.vision.foreign import ForeignCardLaid
     from table_controller.vision.tracker import to_input_event
     from table_controller.vision.watcher import CardWatcher, annotate
 
@@ -157,7 +158,7 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                 for key, value in vars(s.event).items():
                     if key not in ("frame", "time"):
                         doc[key] = round(value, 1) if isinstance(value, float) else str(value)
-                play = to_input_event(s.event)
+                play = None if isinstance(s.event, ForeignCardLaid) else to_input_event(s.event)
                 if play is not None:
                     doc["input"] = encode(play)
                 out.write(json.dumps(doc) + "\n")

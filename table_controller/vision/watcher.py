@@ -38,9 +38,17 @@ from table_controller.vision.evidence import (
     evidence_crop,
 )
 from table_controller.vision.focus import Sharpness
+from table_controller.vision.foreign import ForeignTracker
 from table_controller.vision.layout import Calibration
 from table_controller.vision.markers import MarkerFamily
-from table_controller.vision.tracker import STILL_MM, CardLaid, CardMoved, CardRead, Tracker
+from table_controller.vision.tracker import (
+    STILL_MM,
+    CardLaid,
+    CardMoved,
+    CardRead,
+    CardSeenTwice,
+    Tracker,
+)
 
 __all__ = [
     "EVIDENCE_MAX_PX",
@@ -80,6 +88,9 @@ class CardWatcher:
         self._frames = 0
         self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
         self._patches: dict[Card, Patch] = {}  # arriving cards' surroundings, last frame
+        self.foreign_tracker = ForeignTracker(
+            self.tracker.stable_frames, self.tracker.within_seconds
+        )
 
     def process(
         self, frame: Image, index: int, time: float, grey: Image | None = None
@@ -108,8 +119,17 @@ class CardWatcher:
                     picture = self._picture(frame, index, spot, event.card in still)
                     place = (spot.x, spot.y)
                     evidence = encode(picture.crop) if picture is not None else None
+            elif isinstance(event, CardSeenTwice):
+                copies = [(c.x, c.y, c.outline) for c in self.last if c.card == event.card]
+                evidence = self._side_by_side(frame, copies)
             self.waiting.add(event, time, picture, place)
             out.append(Seen(event, evidence, index if evidence is not None else None))
+        for laid in self.foreign_tracker.update(index, time, self.reader.foreign):
+            spot_outline = next(
+                (f.outline for f in self.reader.foreign if (f.x, f.y) == (laid.x, laid.y)), ()
+            )
+            evidence = self._side_by_side(frame, [(laid.x, laid.y, spot_outline)])
+            out.append(Seen(laid, evidence, index if evidence is not None else None))
         self.clearer = []
         watched = self.waiting.awaited(time)
         for card, place in awaited.items():
@@ -122,6 +142,27 @@ class CardWatcher:
                 if clearer is not None:
                     self.clearer.append(clearer)
         return out
+
+    def _side_by_side(
+        self, frame: Image, places: list[tuple[float, float, tuple[tuple[float, float], ...]]]
+    ) -> bytes | None:
+        """One picture of the cards at ``places`` (a card's copies), side by side at one
+        height: the evidence of a card the game does not take."""
+        crops = [
+            c for x, y, o in places if (c := cut(self.calibration, frame, x, y, o)) is not None
+        ]
+        if not crops:
+            return None
+        height = min(c.shape[0] for c in crops)
+        same = [
+            c
+            if c.shape[0] == height
+            else cv2.resize(c, (max(1, round(c.shape[1] * height / c.shape[0])), height))
+            for c in crops
+        ]
+        gap = np.full((height, 8, *same[0].shape[2:]), 255, np.uint8)
+        parts = [p for c in same for p in (c, gap)][:-1]
+        return encode(np.ascontiguousarray(np.hstack(parts)))
 
     def _still(self, frame: Image, spots: dict[Card, CardSeen], cards: set[Card]) -> set[Card]:
         """Of ``cards`` (arriving, or watched for a clear frame), those read in this frame

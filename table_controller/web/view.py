@@ -127,6 +127,7 @@ def table_view(
     recent: Sequence[OutputEvent] = (),
     notices: Sequence[Notice] = (),
     evidence_urls: Mapping[Card, str] = {},  # read only, never changed
+    pictured: Sequence[tuple[OutputEvent, str]] = (),
     version: int = 0,
     rules_name: str | None = None,
     ended: Mapping[str, Any] | None = None,
@@ -202,6 +203,7 @@ def table_view(
                 "remedy": ev.remedy.value,
                 "remedy_words": REMEDY_WORDS[ev.remedy],
                 "text": in_words(ev.detail),
+                "evidence": irregularity_pictures(ev, pictured, evidence_urls),
             }
             for ev in this_hand
             if isinstance(ev, IrregularityFound)
@@ -560,6 +562,25 @@ def _played_in(hand: HandState | None, seat: Seat, number: int) -> Card | None:
                 if who == seat:
                     return card
     return None
+
+
+def irregularity_pictures(
+    ev: IrregularityFound,
+    pictured: Sequence[tuple[OutputEvent, str]],
+    urls: Mapping[Card, str],
+) -> list[dict[str, str]]:
+    """An irregularity's pictures: the picture of the event that raised it, where it
+    has one of its own (a card the game did not take: its copy, a card not of the deck),
+    then the picture of its card as the game took it, where there is one."""
+    own = next((url for out, url in pictured if out is ev), None)
+    card = ev.card
+    out: list[dict[str, str]] = []
+    if own is not None:
+        face = card.pretty if card is not None else "card not of this deck"
+        out.append({"card": card.code if card is not None else "", "face": face, "url": own})
+    if card is not None and card in urls:
+        out.append({"card": card.code, "face": card.pretty, "url": urls[card]})
+    return out
 
 
 def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str, str]]:

@@ -97,7 +97,7 @@ function drawAlerts(alerts) {
       el("p", {class: "text"}, a.sentence),
       el("div", {class: "buttons"},
         el("button", {type: "button", class: "open-alert", onclick: () => openAlert(a.id)},
-           a.category === "renege_proven" ? "Open the evidence" : "Open"),
+           a.category === "renege_proven" || a.pictured ? "Open the evidence" : "Open"),
         a.state === "open" ? el("button", {type: "button", class: "ack secondary", onclick: () => setAlert(a.id, "acknowledged")}, "Acknowledge") : null,
         el("button", {type: "button", class: "close secondary", onclick: () => setAlert(a.id, "closed")}, "Close")));
     return li;

@@ -300,6 +300,7 @@ function renderProblems(snap) {
   for (const i of snap.irregularities) {
     const li = el("li", "irregularity");
     li.append(el("div", "what", i.title + (i.name ? ": " + i.name : "")), el("div", "text", i.text));
+    if (i.evidence && i.evidence.length) li.append(evidenceThumbs(i.evidence, i.text));
     irregular.append(li);
   }
   byId("problems").hidden = !(snap.reneges.length || snap.irregularities.length);
