@@ -274,6 +274,8 @@ class TableStatus:
                     # table's machine (version, devices, disk, calibration, config)
                     "unconfirmed": st.get("unconfirmed"),
                     "fleet": st["fleet"] if isinstance(st.get("fleet"), dict) else None,
+                    # the cards its camera sees across a zone's line (table/across_line.py)
+                    "across": _across(st.get("across")),
                 }
             )
         return out
@@ -306,6 +308,14 @@ class TableStatus:
         if not isinstance(game, int) or isinstance(game, bool):
             return None
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
+
+
+def _across(raw: Any) -> list[dict[str, Any]]:
+    """A status's cards across a line, as sent (each read in words by the dashboard,
+    which passes over any it cannot read); at most a deck's worth."""
+    if not isinstance(raw, list):
+        return []
+    return [a for a in raw if isinstance(a, dict)][:24]
 
 
 __all__ = [
