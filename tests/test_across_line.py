@@ -112,7 +112,7 @@ def test_the_director_reads_the_table_s_status_in_words() -> None:
     status = AcrossLine(C9S, ("kitty", "play:E"), E, "play:E").status()
     assert status == {"card": "9S", "seat": "E", "into": "play:E", "zones": ["kitty", "play:E"]}
     assert director_words(status, {"E": "Bo"}) == (
-        "9♠ across the line between the kitty and East's play zone: Bo (East) to push it in"
+        "9♠ between the kitty and East's play zone; Bo (East) to push it in"
     )
     alone = {"card": "9S", "seat": None, "into": "kitty", "zones": ["kitty"]}
     assert director_words(alone, {}) == "9♠ over the edge of the kitty"
@@ -135,7 +135,7 @@ def test_an_entry_the_director_cannot_read_is_passed_over(bad: dict[str, Any]) -
 def test_a_seat_the_director_cannot_read_is_left_out() -> None:
     odd = {"card": "9S", "seat": "Q", "zones": ["kitty", "x" * 200]}
     said = director_words(odd, {})
-    assert said is not None and said.startswith("9♠ across the line between the kitty and the ")
+    assert said is not None and said.startswith("9♠ between the kitty and the ")
     assert "to push" not in said and len(said) < 120
 
 

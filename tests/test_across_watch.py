@@ -4,7 +4,14 @@ the tracker lays it there and the mark goes."""
 
 from __future__ import annotations
 
+import io
+import json
+from pathlib import Path
+
+import cv2
+
 from table_controller.cards import Card
+from table_controller.cli import main
 from table_controller.rules.events import CardPlayed
 from table_controller.seats import Seat
 from table_controller.vision.calibration import calibrate
@@ -58,3 +65,30 @@ def test_a_card_across_a_line_picked_up_is_no_longer_marked() -> None:
     assert marked[21]  # marked while it lay there
     # Picked up: its place seen empty three frames running, long before it is forgotten.
     assert marked[22:] == [True, True, False]
+
+
+def test_vision_live_says_when_a_card_lies_across_a_line_and_when_it_is_pushed_in(
+    tmp_path: Path,
+) -> None:
+    """`vision live` prints the cards across a line each time they change, and the card
+    played once it is pushed into the zone."""
+    empty = render(scene()).image
+    calibrate(empty).save(tmp_path / "cal.json")
+    shown = [scene()] + [scene(ACROSS)] * 3 + [scene(PUSHED)] * 3
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, s in enumerate(shown):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), render(s).image)
+    out = io.StringIO()
+    argv = ["vision", "live", "--camera", f"folder:{folder},loop=false"]
+    assert main([*argv, "--calibration", str(tmp_path / "cal.json")], out=out) == 0
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    said = [(line["frame"], line.get("across"), line.get("input")) for line in lines]
+    across = [(frame, a) for frame, a, _ in said if a is not None]
+    assert [frame for frame, _ in across] == [2, 5]
+    (card,) = across[0][1]
+    assert card["card"] == "9S" and set(card["shares"]) == {"play:S", "kitty"}
+    assert across[1][1] == []
+    assert [(frame, i) for frame, _, i in said if i is not None] == [
+        (5, {"event": "card_played", "seat": "S", "card": "9S"})
+    ]

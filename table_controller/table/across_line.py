@@ -138,9 +138,10 @@ def lies_across(zones: Sequence[str], seat: Seat | None) -> str:
 
 
 def director_words(entry: Mapping[str, object], players: Mapping[str, str]) -> str | None:
-    """An ``AcrossStatus`` from a table's status as the director reads it: "9♠ across the
-    line between East's play zone and the kitty: Bo (East) to push it in"; None when the
-    entry is not one (the status is signed by the table, but read defensively)."""
+    """An ``AcrossStatus`` from a table's status as the director reads it, after the
+    dashboard's "Card across a line:": "9♠ between East's play zone and the kitty; Bo
+    (East) to push it in"; None when the entry is not one (the status is signed by the
+    table, but read defensively)."""
     try:
         card = Card.parse(str(entry.get("card")))
     except ValueError:
@@ -156,14 +157,14 @@ def director_words(entry: Mapping[str, object], players: Mapping[str, str]) -> s
     where = (
         f"over the edge of {said[0]}"
         if len(said) == 1
-        else "across the line between " + ", ".join(said[:-1]) + " and " + said[-1]
+        else "between " + ", ".join(said[:-1]) + " and " + said[-1]
     )
     text = f"{card_face(card)} {where}"
     if seat is None:
         return text
     name = players.get(seat.name)
     person = f"{name} ({SEAT_NAMES[seat]})" if name else SEAT_NAMES[seat]
-    return f"{text}: {person} to push it in"
+    return f"{text}; {person} to push it in"
 
 
 __all__ = [
