@@ -95,6 +95,8 @@ def table_row(raw: RawTable, st: Mapping[str, Any]) -> dict[str, Any]:
         # machine (version, devices, disk, calibration, config)
         "unconfirmed": st.get("unconfirmed"),
         "fleet": st["fleet"] if isinstance(st.get("fleet"), dict) else None,
+        # the cards its camera sees across a zone's line (table/across_line.py)
+        "across": _across(st.get("across")),
     }
 
 
@@ -326,6 +328,14 @@ class TableStatus:
         if not isinstance(game, int) or isinstance(game, bool):
             return None
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
+
+
+def _across(raw: Any) -> list[dict[str, Any]]:
+    """A status's cards across a line, as sent (each read in words by the dashboard,
+    which passes over any it cannot read); at most a deck's worth."""
+    if not isinstance(raw, list):
+        return []
+    return [a for a in raw if isinstance(a, dict)][:24]
 
 
 __all__ = [

@@ -37,12 +37,14 @@ from table_controller.rules.events import (
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.across_line import across_lines
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Fault, Health
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision
 from table_controller.table.policy import Input, PlainTable, Refusal, TablePolicy
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
+from table_controller.vision.across import CardAcross
 from table_controller.web.announce import game_over, waiting_for
 from table_controller.web.view import Notice
 
@@ -308,6 +310,13 @@ class TableCore:
         self.record("notice", f"{who} called the director", "")
         self.changed()
 
+    def across(self, cards: tuple[CardAcross, ...]) -> None:
+        """The cards the camera sees lying across a zone's line now (``()``: none): the
+        page says whose and where to push each, the seat's light pulses. Nothing the
+        rules see, so nothing for the log: the camera sees it again after a restart."""
+        self.shown.across = cards
+        self.changed()
+
     def record(self, device: str, problem: str | None, fix: str) -> None:
         """A line in the log's fault list; a log that cannot take it is already a fault."""
         try:
@@ -359,6 +368,7 @@ class TableCore:
             "scores": list(game.team_scores()),
             "players": {s.name: n for s, n in self.config.players.items()},
             "faults": [f.to_json() for f in self.health.faults],
+            "across": [a.status() for a in across_lines(game, self.shown.across)],
         }
 
 

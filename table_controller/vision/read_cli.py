@@ -162,6 +162,12 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                 if play is not None:
                     doc["input"] = encode(play)
                 out.write(json.dumps(doc) + "\n")
+            if watcher.across_changed:  # the cards across a zone's line, now
+                across = [
+                    {"card": a.card.code, "shares": {z: round(v, 2) for z, v in a.shares}}
+                    for a in watcher.across
+                ]
+                out.write(json.dumps({"frame": frame.index, "across": across}) + "\n")
             if len(costs) == args.every:
                 costs.sort()
                 median = costs[len(costs) // 2]

@@ -69,7 +69,8 @@ function drawTables(tables) {
   $("tables").replaceChildren(...tables.map((t) => {
     const teams = el("div", {class: "teams"}, ...t.teams.map((team) => el("div", {class: "team", "data-team": team.team},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score)))));
-    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : ""),
+    const across = t.across_texts || [];
+    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : "") + (across.length ? " across" : ""),
                          "data-table": t.table, onclick: () => showTable(t.table)},
       el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
          el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
@@ -77,6 +78,7 @@ function drawTables(tables) {
       line("phase", null, [t.phase_text, t.hand_text].filter(Boolean).join(" · ")),
       line("turn", "Turn: ", t.turn_text),
       t.trump_text ? el("div", {class: "trump" + (t.trump_red ? " red" : "")}, el("span", {class: "label"}, "Trump: "), t.trump_text) : null,
+      across.length ? el("div", {class: "across-lines"}, ...across.map((text) => el("div", {class: "across-line"}, el("span", {class: "label"}, "Card across a line: "), text))) : null,
       t.alerts ? el("div", {class: "alerts-count"}, t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`) : null,
       (t.faults || []).length ? el("div", {class: "faults"}, t.faults.map((f) => `${f.what}: ${f.problem}`).join("; ")) : null,
       t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null,
