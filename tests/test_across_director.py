@@ -37,8 +37,8 @@ def status(at: float, across: list[Any]) -> dict[str, Any]:
 
 
 def across_texts(view: DashboardView) -> list[str]:
-    (table,) = view.tables(view.store.tables())
-    return list(table["across_texts"])
+    (line,) = view.lines(view.store.raw_tables(), {}, {})
+    return list(line.row["across_texts"])
 
 
 def test_the_status_carries_the_card_across_a_line_signed(tmp_path: Path) -> None:
