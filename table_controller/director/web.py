@@ -262,7 +262,7 @@ class DirectorPage:
     ) -> tuple[list[TableLine], dict[str, str]]:
         """The tables' lines and the other parts of a snapshot, as JSON text
         (``results``: those to show, None: computed now)."""
-        lines, alerts = self._lines_and_alerts()
+        lines, alerts, event = self._read_store()
         if results is None:
             results = self._computed_results()
             self._results_cached = (self._monotonic(), *results)
@@ -275,15 +275,16 @@ class DirectorPage:
             "title": json_text(self._title),
             "alerts": json_text(alerts),
             "results": results[1],
-            "event": json_text(self.admin.summary()),
+            "event": json_text(event),
             "broker": json_text(broker),
             "store_problem": "null",
         }
         return lines, parts
 
-    def _lines_and_alerts(self) -> tuple[list[TableLine], list[dict[str, Any]]]:
-        # One hold of the store's lock (the writer's batch waited for once, not at every
-        # read, and the replays do not move while the lines are made).
+    def _read_store(self) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
+        """The tables' lines and the alerts, read in one hold of the store's lock (the
+        writer's batch waited for once, not at every read, and the replays do not move
+        while the lines are made), and the event."""
         with self.store.core.lock:
             counts = self.store.event_counts()
             alerts = self.store.alerts()
@@ -292,7 +293,9 @@ class DirectorPage:
                 if a["state"] == "open":
                     open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
             lines = self.view.lines(self.store.raw_tables(), counts, open_by_table)
-        return lines, self.view.alerts(alerts, [line.row for line in lines])
+        # Not under the store's lock: the admin's own lock is taken before the store's.
+        event = self.admin.summary()
+        return lines, self.view.alerts(alerts, [line.row for line in lines]), event
 
     def _stream_results(self) -> tuple[dict[str, Any], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again
@@ -344,7 +347,7 @@ class DirectorPage:
     def overview(self) -> dict[str, Any]:
         """The dashboard's snapshot whole, with the results computed now (``/api/overview``;
         the stream sends it part by part, ``dashboard_stream``)."""
-        lines, alerts = self._lines_and_alerts()
+        lines, alerts, event = self._read_store()
         results = self._computed_results()[0]
         return {
             "version": self._stream.version,
@@ -355,7 +358,7 @@ class DirectorPage:
             "standings": results.get("games", []),
             "changed": [],
             "store_problem": None,
-            "event": self.admin.summary(),
+            "event": event,
             "broker": None
             if self.service is None
             else {"connected": self.service.connected.is_set(), "problem": self.service.problem},
