@@ -153,3 +153,42 @@ def test_a_noisy_picture_is_smoothed_before_it_is_read_and_a_clean_one_is_not() 
             and cal.distance_to_line(c.x, c.y) > 10
         }
         assert truth and truth <= seen
+
+
+def test_a_card_printed_twice_is_read_as_two_cards_each_where_it_lies() -> None:
+    """Two copies of one code (two decks mixed): one reading each, at its own place,
+    both markers of each copy combined, so the tracker sees one code in two places."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    jh = Card.parse("JH")
+    copies = (
+        CardPlacement(jh, 0.0, 150.0, 0.0),
+        CardPlacement(jh, 70.0, 150.0, 0.0),  # side by side: 70 mm apart
+        CardPlacement(jh, 0.0, -150.0, 180.0),
+    )
+    frame = TableRenderer().render(Scene(copies)).image
+    seen = sorted(CardReader(CALIBRATION).read(frame), key=lambda c: (round(c.y, -2), c.x))
+    assert [c.card for c in seen] == [jh] * 3 and [c.markers for c in seen] == [2, 2, 2]
+    for c, p in zip(seen, sorted(copies, key=lambda p: (p.y, p.x)), strict=True):  # N, then S
+        assert abs(c.x - p.x) < 3.0 and abs(c.y - p.y) < 3.0
+
+
+def test_another_decks_marker_is_no_card_and_is_reported_as_a_stranger() -> None:
+    """A card printed with an id of the dictionary that is none of this deck's (nor a
+    fiducial): never read as a card, and reported with its id and where it lies."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    ours = CardPlacement(Card.parse("9C"), 0.0, 150.0, 0.0)
+    other = CardPlacement(Card.parse("9C"), 0.0, -150.0, 180.0, marker=31)
+    qr = CardPlacement(Card.parse("AS"), 150.0, 0.0, 270.0, family="qr-zxing")
+    reader = CardReader(CALIBRATION)
+    seen = reader.read(TableRenderer().render(Scene((ours, other, qr))).image)
+    assert [(c.card.code, c.zone) for c in seen] == [("9C", "play:S")]
+    (stranger,) = {s.marker: s for s in reader.strangers}.values()
+    assert stranger.marker == 31 and stranger.family == "aruco"
+    assert abs(stranger.x - 0.0) < 3.0 and abs(stranger.y + 150.0) < 3.0
+    # The next frame without it: no stranger left over.
+    reader.read(TableRenderer().render(Scene((ours,))).image)
+    assert reader.strangers == []

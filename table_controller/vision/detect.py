@@ -41,7 +41,15 @@ from table_controller.vision.zones import (
     placed,
 )
 
-__all__ = ["LINE_MM", "CardReader", "CardSeen", "ZoneMap", "card_center_px", "card_centres"]
+__all__ = [
+    "LINE_MM",
+    "CardReader",
+    "CardSeen",
+    "Stranger",
+    "ZoneMap",
+    "card_center_px",
+    "card_centres",
+]
 
 # The card's centre in a marker's own frame (x along its top edge, y down its side),
 # in marker sides: the same for both markers, since the second is printed turned round.
@@ -65,6 +73,7 @@ class CardSeen:
     on_line: bool = False  # across a zone's line (``zone`` is then None): to be moved into one
     shares: Shares = ()  # the share of the card's area in each zone it touches, largest first
     outline: tuple[tuple[float, float], ...] = ()  # the card's corners on the table, mm
+    inside: float | None = None  # mm its centre lies inside the zone of shares[0] (< 0: out)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -76,12 +85,57 @@ class CardSeen:
             "confidence": round(self.confidence, 3),
             "on_line": self.on_line,
             "shares": {zone: round(share, 2) for zone, share in self.shares},
+            "inside_mm": None if self.inside is None else round(self.inside, 1),
         }
 
     def read(self) -> CardRead:
         return CardRead(
-            self.card, self.zone, self.x, self.y, self.confidence, self.shares, self.outline
+            self.card,
+            self.zone,
+            self.x,
+            self.y,
+            self.confidence,
+            self.shares,
+            self.outline,
+            self.inside,
         )
+
+
+@dataclass(frozen=True)
+class Stranger:
+    """A marker of the table's family read in a frame that is none of its deck's (an id
+    of the dictionary that is neither a card's nor a fiducial): another deck's card.
+    Its size on the table is a card marker's; where its card's centre would be."""
+
+    marker: int  # the id read
+    family: str  # the family it was read in (the table's)
+    x: float  # table mm of its card's centre
+    y: float
+    corners: tuple[tuple[float, float], ...]  # image px, clockwise from its top-left
+
+
+# Two readings of one code whose card centres lie within this of each other (mm) are one
+# card's two markers: they agree to a few mm (position p99 3.5 mm, worst 8.1 over
+# 100,000 sightings); two printed copies this close would cover each other's markers.
+SAME_CARD_MM = 30.0
+
+
+def _same_card(
+    pairs: list[tuple[Sighting, list[float]]],
+) -> list[list[tuple[Sighting, list[float]]]]:
+    """Readings of one code (each with its card's centre, mm) gathered into cards: those
+    within ``SAME_CARD_MM`` of one another (chained) are one card."""
+    cards: list[list[tuple[Sighting, list[float]]]] = []
+    for pair in pairs:
+        merged = [pair]
+        apart = []
+        for c in cards:
+            if any(math.dist(pair[1], other[1]) <= SAME_CARD_MM for other in c):
+                merged.extend(c)
+            else:
+                apart.append(c)
+        cards = [*apart, merged]
+    return cards
 
 
 def card_center_px(corners: npt.NDArray[np.float32]) -> tuple[float, float]:
@@ -173,6 +227,7 @@ class CardReader:
         self._zones = ZoneMap(calibration)
         self.second_looks = 0  # outlines given the second decode, over all frames
         self.smoothed = 0  # frames smoothed before reading, for their noise
+        self.strangers: list[Stranger] = []  # the last frame's markers of no card of the deck
         self.decoder = (
             FinerDecoder(self.family.dictionary, (*range(24), *FIDUCIALS))
             if second and isinstance(self.family, ArucoFamily)
@@ -216,16 +271,43 @@ class CardReader:
         x0, y0, _, _ = self.roi
         k = self.reduce
         gray = self.grey(frame)
-        if self.decoder is not None and isinstance(self.family, ArucoFamily):
-            found, rejected = self.family.read_and_reject(gray)
+        others: list[Sighting] = []
+        if isinstance(self.family, ArucoFamily):
+            found, rejected = self.family.read_and_reject(gray, others)
+            if self.decoder is None:
+                rejected = np.zeros((0, 4, 2), np.float32)
         else:
             found, rejected = self.family.read(gray), np.zeros((0, 4, 2), np.float32)
         # A reduced pixel's centre (i, j) is the full frame's (k*i + (k-1)/2, ...).
         offset = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2], np.float32)
         first = [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
+        self.strangers = self._strangers([s.corners * k + offset for s in others], others)
         if len(rejected) == 0:
             return first
         return first + self._second_look(gray, rejected, first, offset, frame)
+
+    def _strangers(
+        self, corners: list[npt.NDArray[np.float32]], found: list[Sighting]
+    ) -> list[Stranger]:
+        """Markers of no card of the deck, in full-frame px, that measure on the table
+        what a card's marker is printed (anything else is not a card's marker)."""
+        if not found:
+            return []
+        px = np.array(corners, np.float64)
+        mm = image_to_table(self.calibration, px.reshape(-1, 2)).reshape(-1, 4, 2)
+        keep = self._true_size(mm)
+        centres = card_centres(mm)
+        return [
+            Stranger(
+                s.marker,
+                self.family.name,
+                float(c[0]),
+                float(c[1]),
+                tuple((float(a), float(b)) for a, b in p),
+            )
+            for s, p, c, k in zip(found, px, centres, keep.tolist(), strict=True)
+            if k
+        ]
 
     def _full_size(self, frame: Image) -> Image:
         """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
@@ -329,14 +411,11 @@ class CardReader:
         groups: list[list[Sighting]] = []
         points: list[tuple[float, float]] = []
         for _, run in itertools.groupby(cards, lambda p: p[0].marker):
-            pairs = list(run)
-            xs = [c[0] for _, c in pairs]
-            ys = [c[1] for _, c in pairs]
-            if max(max(xs) - min(xs), max(ys) - min(ys)) > CARD_H:
-                # Far-apart readings of one card: keep them apart for the tracker.
-                groups.extend([s] for s, _ in pairs)
-                points.extend((c[0], c[1]) for _, c in pairs)
-            else:
+            # The markers of one card place it at one spot; readings of a code at two
+            # spots are two cards (a copy, or another deck's): kept apart, one each.
+            for pairs in _same_card(list(run)):
+                xs = [c[0] for _, c in pairs]
+                ys = [c[1] for _, c in pairs]
                 groups.append([s for s, _ in pairs])
                 points.append((sum(xs) / len(xs), sum(ys) / len(ys)))
         return [self._seen(g, x, y) for g, (x, y) in zip(groups, points, strict=True)]
@@ -355,17 +434,19 @@ class CardReader:
 
     def _seen(self, sightings: list[Sighting], x: float, y: float) -> CardSeen:
         """The card of a group of sightings, centred at (x, y) mm: its outline on the
-        table (from its markers' top edges), the share of it in each zone and the zone
-        clearly holding it (zones.py)."""
+        table (from its markers' top edges), the share of it in each zone, how far its
+        centre lies inside the zone of the largest share, and the zone holding it
+        (zones.py: by its share, or by its centre when no other zone touches it)."""
         corners = tuple((a, b) for a, b in sightings[0].corners.tolist())
         confidence = min(1.0, 0.5 * len(sightings) + 0.5 * max(s.confidence for s in sightings))
         outline = card_outline((x, y), self._across(sightings))
         shares = self._zones.shares(outline)
-        zone = placed(shares)
-        on_line = across_line(shares)
+        inside = self._zones.inside_mm(x, y, shares[0][0]) if shares else None
+        zone = placed(shares, inside)
+        on_line = across_line(shares, inside)
         card = Card(sightings[0].marker)
         return CardSeen(
-            card, zone, x, y, corners, len(sightings), confidence, on_line, shares, outline
+            card, zone, x, y, corners, len(sightings), confidence, on_line, shares, outline, inside
         )
 
     def _across(self, sightings: list[Sighting]) -> tuple[float, float]:

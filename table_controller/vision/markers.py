@@ -109,18 +109,24 @@ class ArucoFamily:
     def read(self, gray: Gray) -> list[Sighting]:
         return self.read_and_reject(gray)[0]
 
-    def read_and_reject(self, gray: Gray) -> tuple[list[Sighting], Quads]:
+    def read_and_reject(
+        self, gray: Gray, strangers: list[Sighting] | None = None
+    ) -> tuple[list[Sighting], Quads]:
         """The markers read, and the outlines found but not read (N x 4 x 2): what a
-        finer decode (:mod:`table_controller.vision.decode`) may still read."""
+        finer decode (:mod:`table_controller.vision.decode`) may still read. Markers of
+        the dictionary that are neither a card's nor a fiducial (another deck's) are
+        left out, and added to ``strangers`` when it is given."""
         corners, ids, rejected = self.detector.detectMarkers(gray)
         quads = np.asarray(rejected, np.float32).reshape(-1, 4, 2)
         if len(corners) == 0:  # (ids is None then)
             return [], quads
-        found = [
-            Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
-            for c, i in zip(corners, ids.ravel(), strict=True)
-            if 0 <= int(i) < 24 or int(i) in FIDUCIALS
-        ]
+        found = []
+        for c, i in zip(corners, ids.ravel(), strict=True):
+            sighting = Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
+            if 0 <= int(i) < 24 or int(i) in FIDUCIALS:
+                found.append(sighting)
+            elif strangers is not None:
+                strangers.append(sighting)
         return found, quads
 
 

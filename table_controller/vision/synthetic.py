@@ -206,6 +206,10 @@ class CardPlacement:
     angle: float = 0.0
     face_up: bool = True
     zone: str | None = None
+    # Another deck's card: its face printed with this marker id (one that is none of
+    # the table's deck: 24-39, 44-49), or in this marker family. None: the table's own.
+    marker: int | None = None
+    family: str | None = None
 
     def corners_mm(self) -> Points:
         """The card's corners in table mm, clockwise from its top-left as printed."""
@@ -691,22 +695,24 @@ def _family(name: str) -> MarkerFamily:
 
 
 @lru_cache(maxsize=256)
-def _face_base(card: int, family_name: str) -> Bgr:
-    rgb = render_card(DECK[card], _family(family_name), BASE_PPM)
+def _face_base(card: int, family_name: str, marker: int | None = None) -> Bgr:
+    rgb = render_card(DECK[card], _family(family_name), BASE_PPM, marker=marker)
     return np.ascontiguousarray(rgb[..., ::-1])
 
 
 @lru_cache(maxsize=1024)
-def _face(card: int, family_name: str, ppm: float, face_up: bool) -> tuple[Bgr, np.ndarray]:
+def _face(
+    card: int, family_name: str, ppm: float, face_up: bool, marker: int | None = None
+) -> tuple[Bgr, np.ndarray]:
     """A card's face (or back) at ``ppm`` px/mm, BGR, and its alpha (rounded corners),
-    as float32 arrays ready to warp."""
+    as float32 arrays ready to warp; ``marker``: printed with that id, not its own."""
     size = (round(CARD_W * ppm), round(CARD_H * ppm))
     if not face_up:
         img = _card_back(ppm)
     elif ppm == BASE_PPM:
-        img = _face_base(card, family_name)
+        img = _face_base(card, family_name, marker)
     else:
-        base = _face_base(card, family_name)
+        base = _face_base(card, family_name, marker)
         interp = cv2.INTER_AREA if ppm < BASE_PPM else cv2.INTER_CUBIC
         img = np.asarray(cv2.resize(base, size, interpolation=interp), np.uint8)
     mask = Image.new("L", size, 0)
@@ -968,7 +974,7 @@ class TableRenderer:
         corners = _apply(card_to_px, _CARD_BOX)
         side_px = np.linalg.norm(corners[1] - corners[0]) / CARD_W
         ppm = float(min(BASE_PPM, max(1.0, math.ceil(side_px * 2.0 * 2) / 2)))
-        face, alpha = _face(int(p.card), self.family_name, ppm, p.face_up)
+        face, alpha = _face(int(p.card), p.family or self.family_name, ppm, p.face_up, p.marker)
         h, w = alpha.shape
         face_to_card = np.array(
             [[CARD_W / w, 0, 0.5 * CARD_W / w], [0, CARD_H / h, 0.5 * CARD_H / h], [0, 0, 1]]
@@ -1443,7 +1449,15 @@ class TableRenderer:
             markers: tuple[MarkerTruth, ...] = ()
             if p.face_up:
                 markers = tuple(
-                    self._marker_truth(int(p.card), c, i, labels, hom, canvas, camera)
+                    self._marker_truth(
+                        int(p.card) if p.marker is None else p.marker,
+                        c,
+                        i,
+                        labels,
+                        hom,
+                        canvas,
+                        camera,
+                    )
                     for c in card_markers_mm(p)
                 )
             zone = p.zone
