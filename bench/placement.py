@@ -31,6 +31,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import platform
+import shlex
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -38,6 +42,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 from camera_model import as_calibrate, table
+from sysinfo import cpu_model
 
 from table_controller.cards import DECK
 from table_controller.seats import Seat
@@ -468,6 +473,13 @@ def main() -> None:
         ap.error(f"unknown cases {sorted(unknown)}; cases: {', '.join(CASES)}")
     sizes = {"720": [(1280, 720)], "1080": [(1920, 1080)]}.get(
         args.size, [(1280, 720), (1920, 1080)]
+    )
+    cv2.setNumThreads(1)
+    print(f"command: PYTHONPATH=. .venv/bin/python bench/placement.py {shlex.join(sys.argv[1:])}")
+    print(
+        f"CPU: {cpu_model()} ({os.cpu_count()} logical CPUs); Python "
+        f"{platform.python_version()}, OpenCV {cv2.__version__} on one thread; "
+        f"{time.strftime('%Y-%m-%d')}"
     )
     print(
         f"{args.setups} random sharp venues per size, as `calibrate` accepts them "
