@@ -321,7 +321,14 @@ def score_foreign(
             continue
         if p.family is not None:
             tally.note("a QR deck's cards in view")
-            tally.note("  of them read as no card (the ArUco reader does not see QR)")
+            nothing = not any(
+                math.dist((m.x, m.y), (p.x, p.y)) <= 30.0 for m in [*strangers, *seen]
+            )
+            tally.note(
+                "  of them read as nothing (no card, no stranger)"
+                if nothing
+                else "  of them read as something"
+            )
         else:
             tally.note("cards of another ArUco id in view")
             near = [
@@ -337,6 +344,12 @@ def score_foreign(
     for s in seen:
         if s.card not in ours:
             tally.wrong += 1  # a card taken for one of this deck's: never, the goal
+    printed = [p for p in scene.cards if p.marker is not None]
+    for m in strangers:
+        if not any(
+            p.marker == m.marker and math.dist((m.x, m.y), (p.x, p.y)) <= 15.0 for p in printed
+        ):
+            tally.note("strangers reported where no card of that id lies (the goal: none)")
 
 
 def score_twin(tally: Tally, rendered: Rendered, seen: list[CardSeen]) -> None:

@@ -228,8 +228,12 @@ class CardReader:
         self.second_looks = 0  # outlines given the second decode, over all frames
         self.smoothed = 0  # frames smoothed before reading, for their noise
         self.strangers: list[Stranger] = []  # the last frame's markers of no card of the deck
+        # Every id of the dictionary is reported by the second decode: another deck's
+        # marker, surely read, is a stranger (never a card), as from the first pass.
         self.decoder = (
-            FinerDecoder(self.family.dictionary, (*range(24), *FIDUCIALS))
+            FinerDecoder(
+                self.family.dictionary, tuple(range(len(self.family.dictionary.bytesList)))
+            )
             if second and isinstance(self.family, ArucoFamily)
             else None
         )
@@ -356,6 +360,7 @@ class CardReader:
         kept: list[Sighting] = []
         maybes: list[Sighting] = []
         taken: list[tuple[float, float, float]] = []  # centres and half sides
+        others: list[Sighting] = []
         for d in decoded:
             corners = np.asarray(d.corners * k + offset, np.float32)
             cx, cy = (float(v) for v in corners.mean(axis=0))
@@ -363,7 +368,12 @@ class CardReader:
                 continue
             taken.append((cx, cy, 0.5 * float(np.abs(corners[0] - corners[1]).max())))
             sighting = Sighting(d.marker, corners, SURE_CONFIDENCE if d.sure else MAYBE_CONFIDENCE)
+            if not (0 <= d.marker < 24 or d.marker in FIDUCIALS):
+                if d.sure:  # another deck's marker, surely read
+                    others.append(sighting)
+                continue
             (kept if d.sure else maybes).append(sighting)
+        self.strangers += self._strangers([s.corners for s in others], others)
         # The two markers of a card vote: a maybe needs its card's other marker read
         # (by the first pass, surely, or as a maybe too) placing the card where it does.
         return kept + [m for m in maybes if self._agreed(m, first + kept + maybes)]
