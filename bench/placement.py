@@ -81,6 +81,10 @@ class Tally:
     across_centre: int = 0  # of which placed in the zone holding the true centre
     across_none: int = 0  # ... in no zone (on the line)
     across_other: int = 0  # ... in a zone its centre is not in: never, the goal
+    outside: int = 0  # one zone touching, the true centre on the open table (outside it)
+    outside_placed: int = 0  # of which placed in that zone: never, the goal (wrong)
+    edge: int = 0  # one zone touching, the true centre 0 to LINE_MM inside (not counted)
+    edge_placed: int = 0  # of which placed in it
     errors: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     notes: dict[str, int] = field(default_factory=dict)
@@ -257,7 +261,13 @@ def score(
             else:
                 tally.across_none += 1
             continue
+        if shares and zone is None:
+            tally.outside += 1
+            tally.outside_placed += any(s.card == card and s.zone is not None for s in seen)
+            continue
         if zone is None or cal.distance_to_line(c.x, c.y) < LINE_MM:
+            tally.edge += zone is not None
+            tally.edge_placed += zone is not None and (card, zone) in now
             continue
         tally.counted += 1
         ok, ok_before = (card, zone) in now, (card, zone) in before
@@ -447,6 +457,12 @@ def report(case: str, t: Tally) -> None:
                     f"      of them less than 54 % inside: {t.short:,}; placed "
                     f"{pct(t.short_placed, t.short)}, before {pct(t.short_before, t.short)}"
                 )
+        if t.outside or t.edge:
+            print(
+                f"    one zone touching, the true centre on the open table: {t.outside:,}, "
+                f"placed in the zone {t.outside_placed}; 0 to {LINE_MM:.0f} mm inside (not "
+                f"counted above): {t.edge:,}, placed {pct(t.edge_placed, t.edge)}"
+            )
         if t.across:
             print(
                 f"    across two zones: {t.across:,}; in the zone of the true centre "
