@@ -3,7 +3,9 @@ served over HTTPS (a certificate from the event's own CA, made for the run), a d
 through ``/api/login`` (Argon2id, the throttle, the Origin and JSON checks), and the
 overview's stream (``/events``) read by a thread that notes when each snapshot arrives.
 So the feed's latency is measured to a logged-in reader over TLS, not only to the
-server's publishing of the snapshot."""
+server's publishing of the snapshot: after the run, the stream's changes are applied as
+the page applies them, and an event is on the dashboard when its table's count of
+events shown reaches it."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
+from table_controller.director.dashboard_stream import apply_change
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE
 
@@ -43,6 +47,7 @@ class DashboardReader:
         assert self._cookie.startswith(COOKIE + "=")
         conn.close()
         self.arrivals: list[float] = []
+        self.messages: list[bytes] = []  # each snapshot's data, read after the run
         self._thread = threading.Thread(target=self._read, name="dashboard-reader", daemon=True)
         self._thread.start()
 
@@ -57,7 +62,31 @@ class DashboardReader:
         while line := resp.readline():  # ends when the dashboard stops
             if line.startswith(b"data:"):
                 self.arrivals.append(time.time())
+                self.messages.append(line[5:])
         conn.close()
 
     def join(self) -> None:
         self._thread.join(30)
+
+    def shown_counts(self) -> tuple[dict[str, list[tuple[float, int]]], int]:
+        """What the reader's page showed, as the page applies the stream's changes
+        (``apply_change``): for each table, when its count of events stored grew and to
+        what; and how many messages could not be applied (a change from a snapshot the
+        page did not have: the run fails on one)."""
+        shown: dict[str, Any] | None = None
+        counts: dict[str, list[tuple[float, int]]] = {}
+        refused = 0
+        for at, data in zip(self.arrivals, self.messages, strict=True):
+            message = json.loads(data)
+            after = apply_change(shown, message)
+            if after is None:
+                refused += 1
+                continue
+            shown = after
+            if after.get("store_problem"):
+                continue
+            for t in after["tables"]:
+                seen = counts.setdefault(t["table"], [])
+                if not seen or t["events"] > seen[-1][1]:
+                    seen.append((at, int(t["events"])))
+        return counts, refused

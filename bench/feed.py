@@ -79,6 +79,7 @@ import contextlib
 import heapq
 import json
 import logging
+import math
 import multiprocessing as mp
 import os
 import platform
@@ -606,9 +607,16 @@ def run(args: argparse.Namespace) -> int:
                 body = json.loads(payload)
                 first.setdefault((body["table"], body["game"], body["seq"]), when)
     late: list[float] = []
+    shown_at: list[tuple[float, float]] = []  # (logged, on the reader's dashboard)
+    shown, refused = reader.shown_counts() if reader is not None else ({}, 0)
+    nth: dict[str, int] = {}  # each table's events counted in the order they were stored
     for tbl, game, seq, inp, at, rec in conn.execute(
-        "SELECT tbl, game, seq, input, at, received FROM events"
+        "SELECT tbl, game, seq, input, at, received FROM events ORDER BY received, game, seq"
     ).rows:
+        nth[tbl] = nth.get(tbl, 0) + 1
+        grew = shown.get(tbl, [])
+        k = bisect.bisect_left([n for _, n in grew], nth[tbl])  # the first count holding it
+        on_page = grew[k][0] if k < len(grew) else None
         stored.setdefault(tbl, {})[(game, seq)] = str(sorted(json.loads(inp).items()))
         notices = committed.get(tbl, [])
         i = bisect.bisect_left(notices, rec)
@@ -622,6 +630,8 @@ def run(args: argparse.Namespace) -> int:
             taken_ms.append((rec - at) * 1000)
             if (tbl, game, seq) in first:
                 arrived_ms.append((first[(tbl, game, seq)] - at) * 1000)
+            if reader is not None:
+                shown_at.append((at, math.inf if on_page is None else on_page))
     keys = conn.execute(
         "SELECT count(*), count(DISTINCT tbl || '/' || game || '/' || seq) FROM events"
     ).rows[0]
@@ -638,15 +648,12 @@ def run(args: argparse.Namespace) -> int:
                 differ += 1
     extra = sum(len(set(stored[t]) - set(want[t])) for t in ids)
     store_ms = [(done - at) * 1000 for at, done in times]
-    dash_ms, read_ms = [], []
+    read_ms = [(on_page - at) * 1000 for at, on_page in shown_at]  # inf: never shown
+    dash_ms = []
     for at, done in times:
         i = bisect.bisect_left(flushes, done)
         if i < len(flushes):
             dash_ms.append((flushes[i] - at) * 1000)
-            # the reader's first snapshot after that one was published
-            j = bisect.bisect_left(reader.arrivals, flushes[i]) if reader else 0
-            if reader is not None and j < len(reader.arrivals):
-                read_ms.append((reader.arrivals[j] - at) * 1000)
 
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
@@ -676,8 +683,17 @@ def run(args: argparse.Namespace) -> int:
     print(line("the director's writer stores it   ", taken_ms))
     print(line("the director's store holds it     ", store_ms))
     print(line("the dashboard's snapshot published", dash_ms))
+    never = sum(1 for ms in read_ms if ms == math.inf)
     if reader is not None:
         print(line("a logged-in dashboard (HTTPS) has it", read_ms))
+        whole = sum(1 for m in reader.messages if b'"full":true' in m[:40])
+        print(
+            f"  (the reader's page: {len(reader.messages)} messages, {whole} of them whole, "
+            f"{sum(map(len, reader.messages)) / 1e6:.1f} MB in all; {refused} it could not "
+            f"apply; events it never showed: {never}. An event is on the page when its "
+            "table's count of events shown reaches it, the stream's changes applied as "
+            "the page applies them)"
+        )
     print(
         f"  (the dashboard's snapshots, built on the director's event loop: {len(building)}, "
         f"each median {statistics.median(building or [0]):.1f} ms, p99 "
@@ -726,7 +742,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         shutil.rmtree(folder, ignore_errors=True)
     unsigned = args.sign and (unchecked or checks.refused or enforced < args.tables)
-    return 0 if missing == differ == extra == 0 and not unsigned else 1
+    unshown = refused or never
+    return 0 if missing == differ == extra == 0 and not unsigned and not unshown else 1
 
 
 def main() -> None:

@@ -320,7 +320,7 @@ def score_foreign(
     tally.frames += 1
     scene = rendered.scene
     ours = {p.card for p in scene.cards if p.marker is None and p.family is None}
-    strangers = reader.strangers
+    listed = reader.foreign  # markers of no card of this deck, listed apart
     for p, c in zip(scene.cards, rendered.cards, strict=True):
         visible = bool(c.markers) and all(m.visible for m in c.markers)
         if not visible:
@@ -331,11 +331,9 @@ def score_foreign(
             continue
         if p.family is not None:
             tally.note("a QR deck's cards in view")
-            nothing = not any(
-                math.dist((m.x, m.y), (p.x, p.y)) <= 30.0 for m in [*strangers, *seen]
-            )
+            nothing = not any(math.dist((m.x, m.y), (p.x, p.y)) <= 30.0 for m in [*listed, *seen])
             tally.note(
-                "  of them read as nothing (no card, no stranger)"
+                "  of them read as nothing (no card, nothing listed apart)"
                 if nothing
                 else "  of them read as something"
             )
@@ -343,11 +341,11 @@ def score_foreign(
             tally.note("cards of another ArUco id in view")
             near = [
                 m
-                for m in strangers
+                for m in listed
                 if m.marker == p.marker and math.dist((m.x, m.y), (p.x, p.y)) <= 15.0
             ]
             tally.note(
-                "  of them reported as a stranger, its id, where it lies"
+                "  of them listed apart (reader.foreign), its id, where it lies"
                 if near
                 else "  of them not reported"
             )
@@ -355,11 +353,11 @@ def score_foreign(
         if s.card not in ours:
             tally.wrong += 1  # a card taken for one of this deck's: never, the goal
     printed = [p for p in scene.cards if p.marker is not None]
-    for m in strangers:
+    for m in listed:
         if not any(
             p.marker == m.marker and math.dist((m.x, m.y), (p.x, p.y)) <= 15.0 for p in printed
         ):
-            tally.note("strangers reported where no card of that id lies (the goal: none)")
+            tally.note("listed apart where no card of that id lies (the goal: none)")
 
 
 def score_twin(tally: Tally, rendered: Rendered, seen: list[CardSeen]) -> None:

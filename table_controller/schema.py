@@ -19,6 +19,7 @@ SHIPPED = Path(__file__).parent / "schemas" / "transcript.schema.json"
 
 _TYPES: dict[str, dict[str, Any]] = {
     "Seat": {"$ref": "#/$defs/seat"},
+    "Seat | None": {"anyOf": [{"$ref": "#/$defs/seat"}, {"type": "null"}]},
     "Card": {"$ref": "#/$defs/card"},
     "Card | None": {"anyOf": [{"$ref": "#/$defs/card"}, {"type": "null"}]},
     "bool": {"type": "boolean"},

@@ -56,6 +56,10 @@ IRREGULARITY_WORDS = {
     Irregularity.DROPPED_CARD_NOT_PLAYED: "Dropped card not played",
     Irregularity.FALSE_RENEGE_CLAIM: "False renege claim",
     Irregularity.RENEGE_TAKEN_BACK: "Renege taken back",
+    Irregularity.SECOND_COPY: "A second copy of a card",
+    Irregularity.FOREIGN_CARD: "A card not of this deck",
+    Irregularity.WRONG_KITTY: "A card in the kitty that was seen elsewhere",
+    Irregularity.SHORT_HAND: "A hand ended short",
 }
 REMEDY_WORDS = {
     Remedy.CANCELLED: "cancelled, no penalty",
@@ -65,6 +69,7 @@ REMEDY_WORDS = {
     Remedy.LONER_CANCELLED: "the lone call is cancelled",
     Remedy.FORFEIT: "the team loses its bid",
     Remedy.AWAITING_CHOICE: "the other side chooses the remedy",
+    Remedy.DIRECTOR: "not taken into the game: call the director",
 }
 RESULT_WORDS = {
     HandResult.MADE: "made",
@@ -135,6 +140,9 @@ EVENT_WORDS: dict[str, str] = {
     "hand_laid_down": "Hand laid down",
     "score_adjusted": "Score adjusted by the director",
     "hand_voided": "Hand voided by the director",
+    "second_copy_seen": "A second copy of a card seen",
+    "foreign_card_seen": "A card not of this deck seen",
+    "kitty_card_seen": "A card seen in the kitty",
     "first_dealer_set": "First dealer set",
     "cut_tied": "Cut tied",
     "hand_started": "Hand started",

@@ -174,9 +174,10 @@ def test_a_card_printed_twice_is_read_as_two_cards_each_where_it_lies() -> None:
         assert abs(c.x - p.x) < 3.0 and abs(c.y - p.y) < 3.0
 
 
-def test_another_decks_marker_is_no_card_and_is_reported_as_a_stranger() -> None:
+def test_another_decks_marker_is_no_card_and_is_listed_apart_where_it_lies() -> None:
     """A card printed with an id of the dictionary that is none of this deck's (nor a
-    fiducial): never read as a card, and reported with its id and where it lies."""
+    fiducial) is never read as a card, and is listed apart with its id and where it
+    lies; a QR deck's card at an ArUco table is not seen at all."""
     from table_controller.cards import Card
     from table_controller.vision.synthetic import CardPlacement
 
@@ -186,9 +187,25 @@ def test_another_decks_marker_is_no_card_and_is_reported_as_a_stranger() -> None
     reader = CardReader(CALIBRATION)
     seen = reader.read(TableRenderer().render(Scene((ours, other, qr))).image)
     assert [(c.card.code, c.zone) for c in seen] == [("9C", "play:S")]
-    (stranger,) = {s.marker: s for s in reader.strangers}.values()
-    assert stranger.marker == 31 and stranger.family == "aruco"
-    assert abs(stranger.x - 0.0) < 3.0 and abs(stranger.y + 150.0) < 3.0
-    # The next frame without it: no stranger left over.
-    reader.read(TableRenderer().render(Scene((ours,))).image)
-    assert reader.strangers == []
+    assert {f.marker for f in reader.foreign} == {31}
+    for f in reader.foreign:
+        assert abs(f.x - 0.0) < 3.0 and abs(f.y + 150.0) < 3.0 and f.zone == "play:N"
+
+
+def test_a_soft_marker_of_another_deck_read_by_the_second_decode_is_foreign() -> None:
+    """The second decode fits every id of the dictionary: an outline it reads surely as
+    another deck's id is listed apart, never dropped nor taken for a card."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    other = CardPlacement(Card.parse("9C"), 0.0, -150.0, 180.0, marker=31)
+    frame = TableRenderer().render(Scene((other,))).image
+    reader = CardReader(CALIBRATION)
+    gray = reader.grey(frame)
+    _, quads, foreign = reader.family.read_all(gray)  # type: ignore[attr-defined]
+    # As if ArUco's pass had found the outlines and not read them.
+    both = np.concatenate([quads, np.array([f.corners for f in foreign], np.float32)])
+    offset = np.array(reader.roi[:2], np.float32) + (reader.reduce - 1) / 2
+    reader.foreign_sightings = []
+    assert reader._second_look(gray, both, [], offset, frame) == []
+    assert {s.marker for s in reader.foreign_sightings} == {31}

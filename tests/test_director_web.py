@@ -499,18 +499,19 @@ def test_streamed_results_are_computed_at_most_once_a_second(tmp_path: Path) -> 
         half = len(messages) // 2
         for m in messages[:half]:
             store.add_event(m)
-        first = page.overview()
+        _, first = page._snapshot(None)  # the first time: computed now
         for m in messages[half:]:
             store.add_event(m)
         now[0] += 0.5
         reused = page._stream_results()
-        assert reused is not None and reused == first["results"]
-        snap = page.overview(["x"], reused)  # the cards are the ones stored now
-        [table] = snap["tables"]
-        assert table["events"] == len(messages)
+        assert reused is not None and reused[1] == first["results"]
+        [line], parts = page._snapshot(reused)  # the cards are the ones stored now
+        assert line.row["events"] == len(messages)
+        assert parts["results"] == first["results"]
         now[0] += 0.5
         assert page._stream_results() is None  # a second on: computed again
-        fresh = page.overview()["results"]
-        assert fresh == dict(page.results.view()) and fresh != first["results"]
+        _, fresh = page._snapshot(None)
+        assert json.loads(fresh["results"]) == dict(page.results.view())
+        assert fresh["results"] != first["results"]
     finally:
         store.close()

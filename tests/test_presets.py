@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,21 @@ def test_each_rule_texts_renege_rule_is_quoted_word_for_word() -> None:
     for source, quote in RENEGE_RULES.items():
         text = " ".join((SEEDS / source).read_text(encoding="utf-8").split())
         assert renege_rule(source) == quote and " ".join(quote.split()) in text, source
+
+
+def test_each_rule_texts_words_on_the_deck_are_quoted_word_for_word() -> None:
+    """Beside a deck alert's picture (a second copy, a card not of the deck, a hand ended
+    short, a wrong kitty) the dashboard quotes the text's own words; a quote may join two
+    passages of its text, each word for word."""
+    from table_controller.rules.sources import DECK_RULES, deck_rule
+
+    assert {p.source for p in PRESETS.values()} <= set(DECK_RULES)
+    if not SEEDS.is_dir():
+        pytest.skip("the rule texts are not beside the project")
+    for source, kinds in DECK_RULES.items():
+        text = " ".join((SEEDS / source).read_text(encoding="utf-8").replace("*", "").split())
+        assert set(kinds) == {"second_copy", "foreign_card", "short_hand", "wrong_kitty"}
+        for kind, quote in kinds.items():
+            assert deck_rule(source, kind) == quote
+            for passage in re.split(r"(?<=\.) (?=\d+\. )|(?<=it\.) (?=When)", quote):
+                assert " ".join(passage.split()) in text, (source, kind, passage)

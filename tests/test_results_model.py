@@ -288,3 +288,49 @@ def test_a_bad_record_is_dropped() -> None:
     assert parse_record("td-progressive") is None and parse_record(None) is None
     odd = parse_record({**good, "players": {"N": "A\x00n", "E": "x" * 500, "Q": "Bo"}})
     assert odd is not None and odd.players == {Seat.E: "x" * 80}
+
+
+def test_the_screens_kept_replays_read_only_later_events_and_agree_with_a_fresh_read(
+    tmp_path: Path,
+) -> None:
+    """The screens' results keep each game's events as read and read only the later ones
+    while the game grows in order (results.py ``_read``). Whatever order the events come
+    in (in order, a seq missing, then the missing one), the results with the kept reads
+    are the results read afresh."""
+    from test_director_store import real_game
+
+    from table_controller.director.results import PlayedCache
+
+    store = DirectorStore(tmp_path / "director.sqlite")
+    reads: list[int] = []
+    real_events = store.feed.events
+
+    def counted(table: str, game: int | None = None, after: int = 0) -> list[dict[str, Any]]:
+        got = real_events(table, game, after)
+        reads.append(len(got))
+        return got
+
+    store.events = counted  # type: ignore[method-assign]
+    try:
+        messages, _ = real_game(renege=True, hands=2)
+        gap = len(messages) // 2
+        steps = [messages[:10], messages[10:gap], messages[gap + 1 :], [messages[gap]]]
+        cache: PlayedCache = {}
+        for step in steps:
+            for m in step:
+                store.add_event(m)
+            reads.clear()
+            kept = collect(store, latest=True, empty_ok=True, cache=cache)
+            read_now = sum(reads)
+            fresh = collect(store, latest=True, empty_ok=True)
+            assert results_view(kept) == results_view(fresh)
+            [k], [f] = kept.games, fresh.games
+            assert k.sheet.hands == f.sheet.hands and k.sheet.problems == f.sheet.problems
+            assert k.sheet.events == f.sheet.events
+            if step is steps[1]:  # in order after the first read: only the later ones
+                assert read_now == len(step)
+            if step is steps[3]:  # the missing one came: read again whole
+                assert read_now == len(messages)
+        assert kept.games[0].hands == 2
+    finally:
+        store.close()

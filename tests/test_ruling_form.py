@@ -166,3 +166,20 @@ def test_a_ruling_sent_is_listed_with_what_it_changed() -> None:
     assert ruling_text(ruling, PLAYERS) == "Dismissed the renege: East–West (Bo & Di) −2"
     confirm = {"kind": "confirm_renege", "payload": {"event": None}}
     assert ruling_text(confirm, PLAYERS) == "Upheld the renege: the score did not change"
+
+
+def test_an_alert_that_is_no_renege_offers_no_renege_to_uphold_or_dismiss(
+    tmp_path: Path,
+) -> None:
+    """Opened from an irregularity's alert (a card not taken into the game) or a table
+    gone offline, the form offers what applies: a score adjusted, the hand voided."""
+    store, renege = stored_renege(tmp_path, game=1, hand=2)
+    try:
+        for kind in ("irregularity_found", "table_offline"):
+            other = {**renege, "kind": kind}
+            kinds = [k["kind"] for k in ruling_form(store, TABLE, other)["kinds"]]
+            assert kinds == ["adjust_score", "void_hand"]
+        assert len(ruling_form(store, TABLE, renege)["kinds"]) == 4
+        assert len(ruling_form(store, TABLE)["kinds"]) == 4  # a ruling not from an alert
+    finally:
+        store.close()

@@ -37,6 +37,8 @@ from table_controller.table.seat_state import seat_lights
 N, E, S, W = Seat
 L = SeatLight
 QUICK = (0.01, 0.01)  # blink times for tests: the pattern, not the speed, is checked
+# A pulse's fades for tests: gpiozero fades in steps of 1/25 s, so a few steps each way.
+FADES = (0.2, 0.2)
 HANDS = {
     N: cards("JH AH 9C TD QS"),
     E: cards("JD KH AC KD 9S"),
@@ -53,7 +55,7 @@ def factory() -> Iterator[Any]:
 
 
 def open_leds(factory: Any, pin_map: PinMap = DEFAULT_PIN_MAP, **kw: Any) -> SeatLeds:
-    return SeatLeds(pin_map, factory, slow_blink=QUICK, fast_flash=QUICK, **kw)
+    return SeatLeds(pin_map, factory, slow_blink=QUICK, fast_flash=QUICK, pulse=FADES, **kw)
 
 
 def pins(factory: Any, seat: Seat) -> list[Any]:
@@ -102,6 +104,9 @@ def test_every_light_drives_its_pins(factory: Any) -> None:
                 assert levels(factory, N) == pytest.approx([c * GLOW for c in rgb])
             elif light.pattern is Pattern.STEADY:
                 assert levels(factory, N) == pytest.approx(rgb)
+            elif light.pattern is Pattern.PULSE:  # fading: levels between dark and the colour
+                for pin, mark, on_level in zip((red, green, blue), marks, rgb, strict=True):
+                    assert wait_for(partial(fades, pin, mark, on_level))
             else:  # blinking: each pin goes between the colour and the off colour
                 off = (1.0, 1.0, 1.0) if light.pattern is Pattern.FAST_ALTERNATE else (0, 0, 0)
                 for pin, mark, on_level, off_level in zip(
@@ -112,6 +117,30 @@ def test_every_light_drives_its_pins(factory: Any) -> None:
                     assert wait_for(partial(has_seen, pin, mark, want))
                     assert seen_levels(pin, mark) <= want | {before}
             assert levels(factory, E) == (0, 0, 0)  # the other seats stay dark
+
+
+def fades(pin: Any, since: int, top: float) -> bool:
+    """A pulse: the pin has been dark, at its top level and between (never above)."""
+    seen = seen_levels(pin, since)
+    between = {level for level in seen if 0.0 < level < top}
+    return {0.0, round(top, 4)} <= seen and len(between) >= 2 and max(seen) <= top
+
+
+def test_a_card_across_a_line_pulses_white_fading_up_and_down(factory: Any) -> None:
+    """Told from every blink by its soft edges: a blink only ever shows its two levels,
+    a pulse passes through the levels between (docs/seats.md, "push your card")."""
+    with open_leds(factory) as leds:
+        red, green, blue = pins(factory, S)
+        marks = [len(p.states) for p in (red, green, blue)]
+        leds.show(only(S, L.PUSH_CARD))
+        for pin, mark in zip((red, green, blue), marks, strict=True):
+            assert wait_for(partial(fades, pin, mark, 1.0))  # white: all three fade
+        assert levels(factory, N) == (0, 0, 0)
+        leds.show(only(S, L.YOUR_PLAY))  # pushed in, its turn: steady white again
+        assert levels(factory, S) == (1, 1, 1)
+        mark = len(red.states)
+        leds.show(only(S, L.YOUR_PLAY))  # shown again: the pins do not move
+        assert len(red.states) == mark
 
 
 def test_a_renege_flashes_red_and_white_never_dark(factory: Any) -> None:

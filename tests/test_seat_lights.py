@@ -212,17 +212,19 @@ def test_every_light_shows_somewhere_in_the_rule_transcripts() -> None:
             assert len(playing) <= 1
             if playing and game.phase is Phase.PLAYING:
                 assert playing[0] == game.to_act
-    # The table's own alerts (a refused press, a device fault) are not the rules': the
-    # table shows them (tests/test_table_app.py); nor is the kiosk's call for a visitor's
-    # five cards (tests/test_kiosk.py).
-    assert seen == set(SeatLight) - {L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS}
+    # The table's own alerts (a refused press, a device fault, a card across a line) are
+    # not the rules': the table shows them (tests/test_table_app.py,
+    # tests/test_across_table.py); nor is the kiosk's call for a visitor's five cards
+    # (tests/test_kiosk.py).
+    assert seen == set(SeatLight) - {L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS, L.PUSH_CARD}
 
 
 def test_the_table_alerts_are_told_apart_from_every_rules_light() -> None:
-    """A refused press, a device fault and the kiosk's call for cards are each unlike any
-    other light, by colour and pattern together, so a player knows to look at the screen
-    rather than the cards (or, at the kiosk, to lay theirs)."""
-    for alert in (L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS):
+    """A refused press, a device fault, the kiosk's call for cards and a card across a
+    line are each unlike any other light, by colour and pattern together, so a player
+    knows to look at the screen rather than the cards (or, at the kiosk, to lay theirs;
+    across a line, to push the card in)."""
+    for alert in (L.REFUSED, L.DEVICE_FAULT, L.LAY_CARDS, L.PUSH_CARD):
         others = [light for light in SeatLight if light is not alert]
         assert all((o.pattern, o.colour) != (alert.pattern, alert.colour) for o in others)
 

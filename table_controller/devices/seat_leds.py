@@ -22,6 +22,8 @@ from table_controller.seats import SEATS, Seat
 SLOW_BLINK = (0.8, 0.8)  # seconds on, off
 # 2.5 flashes a second: under the 3 a second that photosensitivity guidelines allow.
 FAST_FLASH = (0.2, 0.2)
+# A pulse fades up and down, one a second and a half: told from a blink by its soft edges.
+PULSE = (0.75, 0.75)  # seconds fading in, fading out
 GLOW = 0.15  # a dim glow's share of full brightness
 DARK: RGB = (0.0, 0.0, 0.0)
 WHITE: RGB = (1.0, 1.0, 1.0)
@@ -31,7 +33,8 @@ class SeatLeds(Closing):
     """The four seats' RGB lights on the pins of ``pin_map``, through ``pin_factory``.
 
     ``brightness`` (0 to 1) scales every colour: lower it for a dim room. ``slow_blink``
-    and ``fast_flash`` are (seconds on, seconds off). Call ``show`` from one thread (the
+    and ``fast_flash`` are (seconds on, seconds off), ``pulse`` (seconds fading in,
+    seconds fading out). Call ``show`` from one thread (the
     table's event loop); gpiozero blinks in its own threads.
     """
 
@@ -43,12 +46,14 @@ class SeatLeds(Closing):
         brightness: float = 1.0,
         slow_blink: tuple[float, float] = SLOW_BLINK,
         fast_flash: tuple[float, float] = FAST_FLASH,
+        pulse: tuple[float, float] = PULSE,
     ) -> None:
         if not 0.05 <= brightness <= 1.0:
             raise ValueError(f"brightness {brightness}: choose from 0.05 (dim) to 1 (full)")
         self.brightness = brightness
         self._slow = slow_blink
         self._fast = fast_flash
+        self._pulse = pulse
         self._leds: list[Any] = []
         try:
             for seat in SEATS:
@@ -126,6 +131,8 @@ class SeatLeds(Closing):
             led.value = colour
         elif pattern is Pattern.SLOW_BLINK:
             led.blink(*self._slow, on_color=colour, off_color=DARK)
+        elif pattern is Pattern.PULSE:
+            led.pulse(*self._pulse, on_color=colour, off_color=DARK)
         elif pattern is Pattern.FAST_FLASH:
             led.blink(*self._fast, on_color=colour, off_color=DARK)
         else:  # FAST_ALTERNATE: a renege, red and white in turn
@@ -133,4 +140,4 @@ class SeatLeds(Closing):
         self._shown[seat] = light
 
 
-__all__ = ["FAST_FLASH", "GLOW", "SLOW_BLINK", "SeatLeds"]
+__all__ = ["FAST_FLASH", "GLOW", "PULSE", "SLOW_BLINK", "SeatLeds"]

@@ -12,6 +12,8 @@ man in twelve) read the table too:
 - steady: act now with your cards (play, discard), or, after a hand, your side won it;
 - slow blink: your decision (bid; deal the next hand; at the kiosk, lay your five cards),
   or your side won the game;
+- pulse (fading up and down, never a hard on or off): your card lies across a line,
+  push it into your zone;
 - fast flash: something is wrong at this seat; a renege flashes red and white in turn
   (never dark), any other irregularity flashes amber and dark.
 """
@@ -46,6 +48,7 @@ class Pattern(Enum):
     GLOW = "dim glow"
     STEADY = "steady"
     SLOW_BLINK = "slow blink"
+    PULSE = "pulse, fading up and down"
     FAST_FLASH = "fast flash, on and off"
     FAST_ALTERNATE = "fast flash, with white, never dark"
 
@@ -94,6 +97,12 @@ class SeatLight(Enum):
         Pattern.FAST_FLASH,
         Colour.AMBER,
         "an irregularity at this seat (out of turn, a dropped card...): see the director",
+    )
+    PUSH_CARD = (
+        "push your card",
+        Pattern.PULSE,
+        Colour.WHITE,
+        "your card lies across a line: push it into your zone (the screen says which card)",
     )
     REFUSED = (
         "refused",

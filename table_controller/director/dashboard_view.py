@@ -10,10 +10,11 @@ replays, which cost nothing to read.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from table_controller.director.dashboard_history import (
     claimed_trick,
@@ -30,7 +31,11 @@ from table_controller.director.dashboard_words import (
     table_words,
     title_order,
 )
+from table_controller.director.deck_alerts import DECK_HEADS, deck_evidence
 from table_controller.director.store import DirectorStore
+from table_controller.director.store_core import finite
+from table_controller.director.store_projections import Projection
+from table_controller.director.store_tables import RawTable, table_row
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import RenegeProven
 from table_controller.rules.game import Game
@@ -44,6 +49,22 @@ EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
 _EVIDENCE_URL = re.compile(r"^/evidence/([^/]+)/(\d+)/(\d+)\.png$")
 
 
+class TableLine(NamedTuple):
+    """A table's line of the overview, and the same as JSON text."""
+
+    table: str
+    row: dict[str, Any]
+    text: str
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON (a NaN stored before it was refused: drawn as empty)."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return json.dumps(finite(value), separators=(",", ":"))
+
+
 class DashboardView:
     """The dashboard's words over ``store``."""
 
@@ -51,28 +72,62 @@ class DashboardView:
         self.store = store
         self._sentences: dict[tuple[Any, ...], str] = {}
         self._lock = threading.Lock()
+        # each table's status read, and its line with what it was made of (``lines``)
+        self._parsed: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self._lines: dict[str, tuple[tuple[Any, ...], TableLine, Projection | None]] = {}
 
     # --- the overview -------------------------------------------------------------
 
-    def game_of(self, t: Mapping[str, Any]) -> Game | None:
-        """The table's game in play, replayed (None before its first event)."""
-        table = str(t["table"])
-        game = t.get("game")
+    def projection_of(self, table: str, game: Any) -> Projection | None:
+        """The replay of the table's game ``game`` (not a number: its latest game), None
+        before its first event or when its rules cannot be used."""
         if not isinstance(game, int) or isinstance(game, bool):
             games = self.store.games(table)
             if not games:
                 return None
             game = games[-1]
         try:
-            proj = self.store.projection(table, game)
+            return self.store.projection(table, game)
         except RulesError:
             return None
-        return proj.game if proj.applied else None
 
-    def tables(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Each table of the overview with its words (``title``, ``teams``, ...)."""
-        shown = [{**t, **table_words(t, self.game_of(t))} for t in tables]
-        return sorted(shown, key=lambda t: title_order(t["title"]))
+    def game_of(self, t: Mapping[str, Any]) -> Game | None:
+        """The table's game in play, replayed (None before its first event)."""
+        proj = self.projection_of(str(t["table"]), t.get("game"))
+        return proj.game if proj is not None and proj.applied else None
+
+    def lines(
+        self, raws: list[RawTable], events: Mapping[str, int], alerts: Mapping[str, int]
+    ) -> list[TableLine]:
+        """Each table's line of the overview, as ``tables`` makes it, with its JSON
+        text, in the overview's order. A line is made again only when what it is made
+        of changed: the table's stored status, its events and open alerts, and its
+        game's replay (``game_of``). Why: at 256 tables, making and encoding every line for every
+        snapshot cost more than the cards that changed one; the store's lock must be
+        held, so the replays do not move while they are read."""
+        out = []
+        for raw in raws:
+            name = raw.name
+            parsed = self._parsed.get(name)
+            if parsed is None or parsed[0] != raw.status:
+                parsed = (raw.status, json.loads(raw.status) if raw.status else {})
+                self._parsed[name] = parsed
+            proj = self.projection_of(name, parsed[1].get("game"))
+            moved = None if proj is None else (id(proj), proj.applied, proj.problem)
+            key = (raw, events.get(name, 0), alerts.get(name, 0), moved)
+            kept = self._lines.get(name)
+            if kept is None or kept[0] != key:
+                t = table_row(raw, parsed[1])
+                t["events"], t["alerts"] = key[1], key[2]
+                game = proj.game if proj is not None and proj.applied else None
+                row = {**t, **table_words(t, game)}
+                kept = (key, TableLine(name, row, json_text(row)), proj)
+                self._lines[name] = kept
+            out.append(kept[1])
+        for gone in self._lines.keys() - {raw.name for raw in raws}:
+            del self._lines[gone]
+            self._parsed.pop(gone, None)
+        return sorted(out, key=lambda line: title_order(line.row["title"]))
 
     def alerts(
         self, alerts: list[dict[str, Any]], tables: list[dict[str, Any]]
@@ -91,6 +146,8 @@ class DashboardView:
                     "category": category,
                     "heading": ALERT_HEADINGS.get(category, "Alert"),
                     "sentence": self.sentence(a, title, t.get("players") or {}),
+                    "pictured": a["kind"] == "irregularity_found"
+                    and str(a.get("text") or "").startswith(DECK_HEADS),
                 }
             )
         return out
@@ -116,7 +173,8 @@ class DashboardView:
     # --- an alert's panel, a table's detail ---------------------------------------
 
     def alert_detail(self, alert: Mapping[str, Any]) -> dict[str, Any]:
-        """An alert's panel: its sentence, and for a renege its evidence and rule."""
+        """An alert's panel: its sentence, and for a renege or a deck alert (a card the
+        game did not take) its evidence and rule."""
         table = str(alert["table"])
         status = next((t for t in self.store.tables() if t["table"] == table), {})
         title = table_title(table, status.get("name"))
@@ -126,6 +184,9 @@ class DashboardView:
         if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
             events = self.store.events(table, alert["game"])
             evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+        elif alert["kind"] == "irregularity_found" and isinstance(alert.get("game"), int):
+            events = self.store.events(table, alert["game"])
+            evidence = deck_evidence(alert, events, players, title, self.store.rules_of(table)[0])
         elif alert["kind"] == "renege_claimed":
             evidence = _rule_only(self.store.rules_of(table)[0])
             if evidence is not None and isinstance(alert.get("game"), int):
@@ -208,4 +269,4 @@ def _rule_only(rules_name: str) -> dict[str, Any] | None:
     return {"offence": None, "proof": None, "rule": {**rule, "preset": preset.title}}
 
 
-__all__ = ["DashboardView"]
+__all__ = ["DashboardView", "TableLine", "json_text"]

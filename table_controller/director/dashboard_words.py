@@ -20,6 +20,7 @@ from table_controller.rules.events import Irregularity, Remedy, RenegeProven
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.across_line import director_words
 from table_controller.words import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
@@ -123,7 +124,8 @@ def _suit(code: Any) -> Suit | None:
 
 def table_words(t: Mapping[str, Any], game: Game | None) -> dict[str, Any]:
     """A table's overview in words: ``title``, ``teams`` (names and score), ``phase_text``,
-    ``turn_text``, ``trump_text`` (and ``trump_red``), ``hand_text``, ``online_text``.
+    ``turn_text``, ``trump_text`` (and ``trump_red``), ``hand_text``, ``online_text``,
+    ``across_texts`` (each card its camera sees across a zone's line, while online).
     ``game`` is the replayed game (live); without it, the table's last status."""
     players: Mapping[str, str] = t.get("players") or {}
     scores = list(game.team_scores()) if game is not None else t.get("scores") or [0, 0]
@@ -160,8 +162,15 @@ def table_words(t: Mapping[str, Any], game: Game | None) -> dict[str, Any]:
         "trump_red": trump_red,
         "hand_text": ", ".join(where),
         "online_text": "Online" if t.get("online") else "OFFLINE",
+        "across_texts": _across_texts(t) if t.get("online") else [],
         **clock_texts(t.get("clock_offset")),
     }
+
+
+def _across_texts(t: Mapping[str, Any]) -> list[str]:
+    players: Mapping[str, str] = t.get("players") or {}
+    said = (director_words(a, players) for a in t.get("across") or [] if isinstance(a, Mapping))
+    return [text for text in said if text is not None]
 
 
 def clock_words(offset: float) -> str:

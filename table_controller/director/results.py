@@ -279,7 +279,23 @@ class ExportError(TableControllerError, RuntimeError):
 
 
 Played = tuple[float, dict[str, Any] | None, float | None, Sheet]  # started, ended, when, sheet
-PlayedCache = dict[tuple[str, int], tuple[object, Played]]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A game's stored events as read and decoded, kept so that when only later events
+    came (a game in play), those alone are read: at 256 tables, reading and decoding
+    every grown game's events again was most of what the results cost each second."""
+
+    size: tuple[int, int]  # (events, highest seq), as ``game_sizes`` gives them
+    events: tuple[LoggedEvent, ...]
+    problems: tuple[str, ...]
+    started: float
+    ended: dict[str, Any] | None
+    ended_at: float | None
+
+
+PlayedCache = dict[tuple[str, int], tuple[object, Played, "_Read | None"]]
 
 
 def collect(
@@ -390,11 +406,33 @@ def _played(
     kept = None if cache is None else cache.get((table, game))
     if kept is not None and size is not None and kept[0] == key:
         return kept[1]
-    stored = store.events(table, game)
+    read = _read(store, table, game, size, None if kept is None else kept[2])
+    record = GameRecord(game, rules_name, options, players, read.started)
+    sheet = replay_game(
+        record, read.events, list(read.problems), _evidence(store, table, game), named=True
+    )
+    played: Played = (read.started, read.ended, read.ended_at, sheet)
+    if cache is not None:
+        cache[(table, game)] = (key, played, read if isinstance(size, tuple) else None)
+    return played
+
+
+def _read(store: DirectorStore, table: str, game: int, size: object, before: _Read | None) -> _Read:
+    """The game's events read and decoded: only those after ``before``'s when nothing
+    else came (the count grew by exactly the events with a higher seq), else all."""
     events: list[LoggedEvent] = []
     problems: list[str] = []
-    ended: dict[str, Any] | None = None
-    ended_at: float | None = None
+    started, ended, ended_at = 0.0, None, None
+    stored = None
+    if before is not None and isinstance(size, tuple) and before.events:
+        later = store.events(table, game, after=before.size[1])
+        if before.size[0] + len(later) == size[0]:
+            stored = later
+            events, problems = list(before.events), list(before.problems)
+            started, ended, ended_at = before.started, before.ended, before.ended_at
+    if stored is None:
+        stored = store.events(table, game)
+        started = float(stored[0]["at"]) if stored else 0.0
     for e in stored:
         for out in e["outputs"] or []:
             if isinstance(out, dict) and out.get("event") == "game_ended":
@@ -405,13 +443,8 @@ def _played(
             problems.append(f"event {e['seq']} cannot be read ({exc})")
             continue
         events.append(LoggedEvent(game, e["seq"], inp, e["source"], e["at"], e["evidence"]))
-    started = float(stored[0]["at"]) if stored else 0.0
-    record = GameRecord(game, rules_name, options, players, started)
-    sheet = replay_game(record, events, problems, _evidence(store, table, game), named=True)
-    played: Played = (started, ended, ended_at, sheet)
-    if cache is not None:
-        cache[(table, game)] = (key, played)
-    return played
+    counted = size if isinstance(size, tuple) else (0, 0)
+    return _Read(counted, tuple(events), tuple(problems), started, ended, ended_at)
 
 
 def _setup_of(

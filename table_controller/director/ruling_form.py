@@ -215,7 +215,13 @@ def ruling_form(
         "where_text": _where(title, game if isinstance(game, int) else None, hand, position)
         if alert is not None
         else _where(title, None, None, position),
-        "kinds": _kinds(penalty, players, position),
+        "kinds": [
+            k
+            for k in _kinds(penalty, players, position)
+            if alert is None
+            or alert.get("kind") in RENEGE_ALERTS
+            or k["kind"] not in ("confirm_renege", "dismiss_renege")
+        ],  # an alert of another kind (a card not taken, a table offline): no renege
         "teams": [{"team": t, "text": team_text(players, t)} for t in ("NS", "EW")],
         "fill": fill,
     }

@@ -131,6 +131,7 @@ class DirectorStore:
         self.add_status = self.table_status.add_status
         self.check_silent = self.table_status.check_silent
         self.tables = self.table_status.tables
+        self.raw_tables = self.table_status.raw_tables
         self.status_history = self.table_status.status_history
         self.players = self.table_status.players
         self.table_position = self.table_status.table_position

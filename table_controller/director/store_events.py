@@ -284,7 +284,8 @@ class FeedEvents:
 
     # --- reading --------------------------------------------------------------------
 
-    def events(self, table: str, game: int | None = None) -> list[dict[str, Any]]:
+    def events(self, table: str, game: int | None = None, after: int = 0) -> list[dict[str, Any]]:
+        """The table's events (of ``game``; with a seq over ``after``), in order."""
         sql = (
             "SELECT game, seq, at, source, input, outputs, hand, evidence FROM events WHERE tbl = ?"
         )
@@ -292,6 +293,9 @@ class FeedEvents:
         if game is not None:
             sql += " AND game = ?"
             params += (game,)
+        if after:
+            sql += " AND seq > ?"
+            params += (after,)
         keys = ("game", "seq", "at", "source", "input", "outputs", "hand", "evidence")
         out = []
         for row in self._core.rows(sql + " ORDER BY game, seq", params):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from table_controller.director.store_alerts import Alerts
 from table_controller.director.store_core import StoreCore, finite
@@ -61,6 +61,43 @@ def _samples(value: Any) -> list[list[float]]:
         ):
             out.append([float(s[0]), float(s[1])])
     return out
+
+
+class RawTable(NamedTuple):
+    """A table's row as stored: its status still JSON text."""
+
+    name: str
+    online: bool
+    status: str | None
+    status_at: float | None
+    every: float | None
+
+
+def table_row(raw: RawTable, st: Mapping[str, Any]) -> dict[str, Any]:
+    """A table with its latest status (``st``: ``raw.status`` read)."""
+    return {
+        "table": raw.name,
+        "online": raw.online,
+        "status_at": raw.status_at,
+        "every": raw.every,
+        "game": st.get("game"),
+        "hand": st.get("hand"),
+        "phase": st.get("phase"),
+        "scores": st.get("scores"),
+        "players": st.get("players") or {},
+        "faults": st.get("faults") or [],
+        "backlog": st.get("backlog"),
+        # seconds the table's clock is ahead (+) of the director's, or None
+        "clock_offset": st.get("clock_offset"),
+        # as the table's config writes it, if sent (a person reads it)
+        "name": st["name"] if isinstance(st.get("name"), str) else None,
+        # the fleet view's: events the director has not confirmed, the table's
+        # machine (version, devices, disk, calibration, config)
+        "unconfirmed": st.get("unconfirmed"),
+        "fleet": st["fleet"] if isinstance(st.get("fleet"), dict) else None,
+        # the cards its camera sees across a zone's line (table/across_line.py)
+        "across": _across(st.get("across")),
+    }
 
 
 class TableStatus:
@@ -246,37 +283,22 @@ class TableStatus:
 
     # --- reading --------------------------------------------------------------------
 
+    def raw_tables(self) -> list[RawTable]:
+        """Every table seen, its latest status as stored (JSON text): the dashboard
+        builds a table's line again only when this (or its events) changed."""
+        return [
+            RawTable(str(name), bool(online), status, status_at, every)
+            for name, online, status, status_at, every in self._core.rows(
+                "SELECT name, online, status, status_at, every FROM tables ORDER BY name"
+            )
+        ]
+
     def tables(self) -> list[dict[str, Any]]:
         """Every table seen, with its latest status (online, hand, scores, faults)."""
-        out = []
-        for name, online, status, status_at, every in self._core.rows(
-            "SELECT name, online, status, status_at, every FROM tables ORDER BY name"
-        ):
-            st = json.loads(status) if status else {}
-            out.append(
-                {
-                    "table": name,
-                    "online": bool(online),
-                    "status_at": status_at,
-                    "every": every,
-                    "game": st.get("game"),
-                    "hand": st.get("hand"),
-                    "phase": st.get("phase"),
-                    "scores": st.get("scores"),
-                    "players": st.get("players") or {},
-                    "faults": st.get("faults") or [],
-                    "backlog": st.get("backlog"),
-                    # seconds the table's clock is ahead (+) of the director's, or None
-                    "clock_offset": st.get("clock_offset"),
-                    # as the table's config writes it, if sent (a person reads it)
-                    "name": st["name"] if isinstance(st.get("name"), str) else None,
-                    # the fleet view's: events the director has not confirmed, the
-                    # table's machine (version, devices, disk, calibration, config)
-                    "unconfirmed": st.get("unconfirmed"),
-                    "fleet": st["fleet"] if isinstance(st.get("fleet"), dict) else None,
-                }
-            )
-        return out
+        return [
+            table_row(raw, json.loads(raw.status) if raw.status else {})
+            for raw in self.raw_tables()
+        ]
 
     def status_history(self, table: str) -> list[dict[str, Any]]:
         return [
@@ -308,10 +330,20 @@ class TableStatus:
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
 
 
+def _across(raw: Any) -> list[dict[str, Any]]:
+    """A status's cards across a line, as sent (each read in words by the dashboard,
+    which passes over any it cannot read); at most a deck's worth."""
+    if not isinstance(raw, list):
+        return []
+    return [a for a in raw if isinstance(a, dict)][:24]
+
+
 __all__ = [
     "CLOCK_RAISE_AFTER",
     "CLOCK_SAMPLES",
     "MAX_EVERY",
+    "RawTable",
     "TableStatus",
     "clock_offset",
+    "table_row",
 ]

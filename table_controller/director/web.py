@@ -32,7 +32,6 @@ import contextlib
 import functools
 import html
 import inspect
-import json
 import logging
 import math
 import ssl
@@ -52,7 +51,8 @@ from starlette.types import ASGIApp
 
 from table_controller.cards import Card
 from table_controller.director import event_forms, fleet_web
-from table_controller.director.dashboard_view import DashboardView
+from table_controller.director.dashboard_stream import OverviewStream
+from table_controller.director.dashboard_view import DashboardView, TableLine, json_text
 from table_controller.director.events_admin import AdminError, EventsAdmin
 from table_controller.director.fleet import Fleet
 from table_controller.director.fleet_camera import CameraCommands
@@ -67,7 +67,6 @@ from table_controller.director.store import (
     DirectorStore,
     StoreError,
     StoreUnavailable,
-    finite,
 )
 from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_json, refused
 from table_controller.director.web_guard import problem as _problem
@@ -144,12 +143,13 @@ class DirectorPage:
         self._title = title
         self._coalesce = coalesce
         self._results_every = results_every
-        self._results_cached: tuple[float, dict[str, Any]] | None = None  # (when, results)
+        # (when, the results, as JSON text)
+        self._results_cached: tuple[float, dict[str, Any], str] | None = None
         self._results_due = False  # a snapshot is to come when they may be computed again
         self._results_computing = False  # a worker thread computes them now
         self._monotonic = time.monotonic
         self._pages = Broadcast(heartbeat, 1000)
-        self._version = 0
+        self._stream = OverviewStream()
         self._dirty: set[str] = set()
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -241,27 +241,63 @@ class DirectorPage:
         self._scheduled = False
         changed, self._dirty = sorted(self._dirty), set()
         try:
-            snap = self.overview(changed, self._stream_results())
+            sent = self._stream.next(*self._snapshot(self._stream_results()), changed)
         except StoreUnavailable as exc:
             # Said on the page, and tried again until the database is back (nothing
             # else may come to ask: the writer waits for the same database).
             self._dirty.update(changed)
-            snap = {"version": self._version, "store_problem": str(exc)}
+            sent = self._stream.problem(str(exc), changed)
             if self._loop is not None and not self._scheduled:
                 self._scheduled = True
                 self._loop.call_later(STORE_RETRY, self._flush)
         except Exception:
             log.exception("the dashboard's overview could not be built")
             return
-        self._version += 1
-        snap["version"] = self._version
-        try:
-            text = json.dumps(snap, separators=(",", ":"), allow_nan=False)
-        except ValueError:  # a NaN stored before it was refused: drawn as empty
-            text = json.dumps(finite(snap), separators=(",", ":"))
-        self._pages.publish(text)
+        if sent is not None:
+            whole, change = sent
+            self._pages.publish(whole, change)
 
-    def _stream_results(self) -> dict[str, Any] | None:
+    def _snapshot(
+        self, results: tuple[dict[str, Any], str] | None
+    ) -> tuple[list[TableLine], dict[str, str]]:
+        """The tables' lines and the other parts of a snapshot, as JSON text
+        (``results``: those to show, None: computed now)."""
+        lines, alerts, event = self._read_store()
+        if results is None:
+            results = self._computed_results()
+            self._results_cached = (self._monotonic(), *results)
+        broker = (
+            None
+            if self.service is None
+            else {"connected": self.service.connected.is_set(), "problem": self.service.problem}
+        )
+        parts = {
+            "title": json_text(self._title),
+            "alerts": json_text(alerts),
+            "results": results[1],
+            "event": json_text(event),
+            "broker": json_text(broker),
+            "store_problem": "null",
+        }
+        return lines, parts
+
+    def _read_store(self) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
+        """The tables' lines and the alerts, read in one hold of the store's lock (the
+        writer's batch waited for once, not at every read, and the replays do not move
+        while the lines are made), and the event."""
+        with self.store.core.lock:
+            counts = self.store.event_counts()
+            alerts = self.store.alerts()
+            open_by_table: dict[str, int] = {}
+            for a in alerts:
+                if a["state"] == "open":
+                    open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
+            lines = self.view.lines(self.store.raw_tables(), counts, open_by_table)
+        # Not under the store's lock: the admin's own lock is taken before the store's.
+        event = self.admin.summary()
+        return lines, self.view.alerts(alerts, [line.row for line in lines]), event
+
+    def _stream_results(self) -> tuple[dict[str, Any], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again
         at most every ``results_every`` seconds in a worker thread, a snapshot following
         once they are (None: compute them now, the first time). Why: at 256 tables the
@@ -283,7 +319,7 @@ class DirectorPage:
         elif loop is not None and not self._results_due:
             self._results_due = True
             loop.call_later(wait, self._results_again)
-        return cached[1]
+        return cached[1], cached[2]
 
     def _results_again(self) -> None:
         self._results_due = False
@@ -292,54 +328,37 @@ class DirectorPage:
     def _results_off_loop(self) -> None:
         """A worker thread: the results computed and kept, then a snapshot with them."""
         try:
-            self._results_cached = (self._monotonic(), self._computed_results())
+            self._results_cached = (self._monotonic(), *self._computed_results())
         finally:
             self._results_computing = False
         loop = self._loop
         if loop is not None:
             loop.call_soon_threadsafe(self._schedule, "")
 
-    def _computed_results(self) -> dict[str, Any]:
+    def _computed_results(self) -> tuple[dict[str, Any], str]:
+        """The results, and as JSON text (encoded where they are computed)."""
         try:
-            return dict(self.results.view())
+            results = dict(self.results.view())
         except Exception as exc:  # the format's code must never take the dashboard down
             log.exception("the results could not be computed")
-            return {"problem": f"the results could not be computed ({exc})"}
+            results = {"problem": f"the results could not be computed ({exc})"}
+        return results, json_text(results)
 
-    def overview(
-        self, changed: list[str] | None = None, results: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """The dashboard's snapshot; ``results``: those to show (None: computed now)."""
-        counts = self.store.event_counts()
-        alerts = self.store.alerts()
-        open_by_table: dict[str, int] = {}
-        for a in alerts:
-            if a["state"] == "open":
-                open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
-        tables = self.view.tables(
-            [
-                {
-                    **t,
-                    "events": counts.get(t["table"], 0),
-                    "alerts": open_by_table.get(t["table"], 0),
-                }
-                for t in self.store.tables()
-            ]
-        )
-        alerts = self.view.alerts(alerts, tables)
-        if results is None:
-            results = self._computed_results()
-            self._results_cached = (self._monotonic(), results)
+    def overview(self) -> dict[str, Any]:
+        """The dashboard's snapshot whole, with the results computed now (``/api/overview``;
+        the stream sends it part by part, ``dashboard_stream``)."""
+        lines, alerts, event = self._read_store()
+        results = self._computed_results()[0]
         return {
-            "version": self._version,
+            "version": self._stream.version,
             "title": self._title,
-            "tables": tables,
+            "tables": [line.row for line in lines],
             "alerts": alerts,
             "results": results,
             "standings": results.get("games", []),
-            "changed": changed or [],
+            "changed": [],
             "store_problem": None,
-            "event": self.admin.summary(),
+            "event": event,
             "broker": None
             if self.service is None
             else {"connected": self.service.connected.is_set(), "problem": self.service.problem},

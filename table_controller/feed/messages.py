@@ -179,6 +179,7 @@ def status_message(
     unconfirmed: int | None = None,
     name: str | None = None,
     fleet: Mapping[str, Any] | None = None,
+    across: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The table's heartbeat (retained on ``status``). ``backlog``: events the broker
     has not acknowledged; ``unconfirmed``: events the director has not yet confirmed;
@@ -186,7 +187,10 @@ def status_message(
     person reads where ``table`` (the id, ``table-1``) is the key. ``fleet``: what the
     director's fleet view shows of the table's own machine (``table/fleet_status.py``:
     version, each device in words, disk free, last calibration, config applied); left
-    out when None, so a table that does not send it reads as before."""
+    out when None, so a table that does not send it reads as before. ``across``: the
+    cards the camera sees lying across a zone's line (``table/across_line.py``
+    ``AcrossStatus``: card, seat, into, zones), for the director's view of the table;
+    left out when there are none."""
     out = {
         "v": VERSION,
         "table": table,
@@ -205,6 +209,8 @@ def status_message(
     }
     if fleet is not None:
         out["fleet"] = dict(fleet)
+    if across:
+        out["across"] = [dict(a) for a in across]
     return out
 
 

@@ -137,7 +137,7 @@ class Publisher:
         self._pictures_sent = 0  # the last clearer picture sent (its ``n``)
         self._picture_mids: dict[int, int] = {}  # clearer pictures not yet PUBACKed
         self._status: dict[str, Any] | None = None
-        self._status_faults: Any = None
+        self._status_urgent: Any = None
         self._next_beat = 0.0
         self._next_attempt = 0.0
         self._delay = settings.backoff[0]
@@ -276,9 +276,10 @@ class Publisher:
             self._fill()
         elif kind == "status":
             self._status = item[1]
-            faults = item[1].get("faults")
-            if faults != self._status_faults:  # a fault raised or cleared: say it now
-                self._status_faults = faults
+            # A fault raised or cleared, a card across a line or pushed in: say it now.
+            urgent = (item[1].get("faults"), item[1].get("across"))
+            if urgent != self._status_urgent:
+                self._status_urgent = urgent
                 self._next_beat = 0.0
         elif kind == "answer":
             _, ruling_id, ok, problem = item
@@ -593,6 +594,7 @@ class Publisher:
             unconfirmed=self._outbox.backlog(self._safe),
             name=status.get("name"),
             fleet=status.get("fleet"),
+            across=status.get("across", ()),
         )
         payload = self._signed("status", payload)
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)

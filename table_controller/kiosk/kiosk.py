@@ -73,7 +73,7 @@ from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
 from table_controller.web.announce import waiting_for
-from table_controller.web.view import page_card
+from table_controller.web.view import PageCard, page_card
 
 log = logging.getLogger(__name__)
 
@@ -467,7 +467,7 @@ class Kiosk:
         taught = coach(game, visitors, names, recent, collected=self.collected)
         if attract:
             taught = {**taught, "title": "Touch to play", "lines": []}
-        hands: dict[str, list[dict[str, Any]]] = {}
+        hands: dict[str, list[PageCard]] = {}
         if not attract and hand is not None:
             for seat in self.visitors:
                 held = hand.known[seat]

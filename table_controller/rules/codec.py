@@ -109,6 +109,7 @@ def _encode(value: Any) -> JSON:
 
 _DECODERS: dict[str, Decoder] = {
     "Seat": _seat,
+    "Seat | None": _seat,
     "Card": _card,
     "Card | None": _card,
     "bool": _bool,

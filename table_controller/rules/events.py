@@ -208,6 +208,37 @@ class HandVoided(InputEvent):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class SecondCopySeen(InputEvent):
+    """The camera saw a second card with ``card``'s code: two on the table at once
+    (``at_once``), or one laid in ``seat``'s zone after the hand had seen the card (two
+    decks mixed, or a misprinted marker). The copy is never taken into the game: the
+    director is told, with its picture (rules/deck.py)."""
+
+    card: Card
+    seat: Seat | None = None
+    at_once: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignCardSeen(InputEvent):
+    """The camera saw a card whose marker is none of this deck's 24 (another deck's),
+    laid in ``seat``'s zone (None: no seat's); ``marker`` is the number it reads as,
+    for the record. Never taken into the game."""
+
+    seat: Seat | None = None
+    marker: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KittyCardSeen(InputEvent):
+    """The camera saw ``card`` turned up in the kitty while the hand is played (or the
+    dealer's discard, face up, that the cards seen rule out): checked against the cards
+    the hand has seen, and the seats that have not played their cards (rules/deck.py)."""
+
+    card: Card
+
+
 # Checking an event's fields: the engine's door. JSON is checked by the codec; this
 # catches events built in code with a plain int for a seat or a string for a suit,
 # which would otherwise be accepted and fail later.
@@ -235,6 +266,7 @@ def _is_hands(v: object) -> bool:
 
 _CHECKS: dict[str, tuple[_Check, str]] = {
     "Seat": (lambda v: isinstance(v, Seat), "a Seat"),
+    "Seat | None": (lambda v: v is None or isinstance(v, Seat), "a Seat or None"),
     "Card": (lambda v: isinstance(v, Card), "a Card"),
     "Card | None": (lambda v: v is None or isinstance(v, Card), "a Card or None"),
     "Suit | None": (lambda v: v is None or isinstance(v, Suit), "a Suit, or None for no trump"),
@@ -303,6 +335,10 @@ class Irregularity(Enum):
     DROPPED_CARD_NOT_PLAYED = "dropped_card_not_played"
     FALSE_RENEGE_CLAIM = "false_renege_claim"
     RENEGE_TAKEN_BACK = "renege_taken_back"
+    SECOND_COPY = "second_copy"  # a card's code seen twice in a hand (two decks mixed)
+    FOREIGN_CARD = "foreign_card"  # a marker that is none of this deck's
+    WRONG_KITTY = "wrong_kitty"  # a card in the kitty that the hand saw elsewhere
+    SHORT_HAND = "short_hand"  # the hand over at the table before a seat played its cards
 
 
 class Remedy(Enum):
@@ -315,6 +351,7 @@ class Remedy(Enum):
     LONER_CANCELLED = "loner_cancelled"
     FORFEIT = "forfeit"  # the team lost its right to bid this hand
     AWAITING_CHOICE = "awaiting_choice"  # the other side chooses: penalty or go alone
+    DIRECTOR = "director"  # nothing taken into the game; the director rules on it
 
 
 class HandResult(Enum):
@@ -511,6 +548,9 @@ INPUT_EVENTS: tuple[type[InputEvent], ...] = (
     HandLaidDown,
     ScoreAdjusted,
     HandVoided,
+    SecondCopySeen,
+    ForeignCardSeen,
+    KittyCardSeen,
 )
 
 OUTPUT_EVENTS: tuple[type[OutputEvent], ...] = (
@@ -550,6 +590,7 @@ __all__ = [
     "DealerDiscarded",
     "FaceUpCardDealt",
     "FirstDealerSet",
+    "ForeignCardSeen",
     "GameEnded",
     "HandDealt",
     "HandLaidDown",
@@ -562,6 +603,7 @@ __all__ = [
     "InputEvent",
     "Irregularity",
     "IrregularityFound",
+    "KittyCardSeen",
     "MatchWon",
     "MisdealDeclared",
     "OrderedUp",
@@ -576,6 +618,7 @@ __all__ = [
     "RenegeSpotted",
     "ScoreAdjusted",
     "ScoreCorrected",
+    "SecondCopySeen",
     "ThrowIn",
     "TrickWon",
     "TrumpBid",

@@ -28,7 +28,7 @@ from table_controller.cards import (
     suit_sets,
     trick_winner,
 )
-from table_controller.rules import scoring
+from table_controller.rules import deck, scoring
 from table_controller.rules.choices import BY_PHASE
 from table_controller.rules.claims import certain_tricks
 from table_controller.rules.errors import (
@@ -54,6 +54,7 @@ from table_controller.rules.events import (
     DealerDiscarded,
     FaceUpCardDealt,
     FirstDealerSet,
+    ForeignCardSeen,
     GameEnded,
     HandDealt,
     HandLaidDown,
@@ -66,6 +67,7 @@ from table_controller.rules.events import (
     InputEvent,
     Irregularity,
     IrregularityFound,
+    KittyCardSeen,
     MatchWon,
     MisdealDeclared,
     OrderedUp,
@@ -80,6 +82,7 @@ from table_controller.rules.events import (
     RenegeSpotted,
     ScoreAdjusted,
     ScoreCorrected,
+    SecondCopySeen,
     ThrowIn,
     TrickWon,
     TrumpBid,
@@ -1573,6 +1576,39 @@ class Game:
             return _NO_HAND
         return hand
 
+    # --- the deck's integrity (rules/deck.py): noted, never taken into the game ---------
+
+    def second_copy_of(self, seat: Seat, card: Card) -> str | None:
+        """Where the hand in play saw ``card`` before, in the rules' words, when ``seat``
+        laying it now would be a second copy (a live table: hands unknown); else None."""
+        hand = self.hand
+        if hand is None or self.phase not in HAND_PHASES or hand.known[seat] is not None:
+            return None
+        seen = deck.earlier_copy(hand, seat, card)
+        return None if seen is None else describe(seen)
+
+    def _on_second_copy(self, ev: SecondCopySeen, out: Out) -> None:
+        if not ev.at_once:
+            hand = self._in_hand(ev)
+            if ev.seat is not None and deck.earlier_copy(hand, ev.seat, ev.card) is None:
+                raise IllegalAction(
+                    f"{ev.card} has not been seen in this hand: it is no second copy",
+                    "card_played",
+                )
+            if ev.seat is None and ev.card not in hand.seen:
+                raise IllegalAction(f"{ev.card} has not been seen in this hand", "card_played")
+        out.append(deck.second_copy(self.hand, ev))
+
+    def _on_foreign_card(self, ev: ForeignCardSeen, out: Out) -> None:
+        out.append(deck.foreign_card(ev))
+
+    def _on_kitty_card(self, ev: KittyCardSeen, out: Out) -> None:
+        hand = self.hand
+        playing = self.phase is Phase.PLAYING and hand is not None and not hand.discard_pending
+        if hand is None or not (playing or self.phase is Phase.DISCARDING or hand.discard_pending):
+            raise WrongPhase("the kitty is checked while the hand is played", self.expecting())
+        out.extend(deck.kitty_card(hand, ev.card, in_play=playing, hand_size=self._hand_size))
+
     def _in_hand(self, ev: InputEvent) -> HandState:
         if self.phase not in HAND_PHASES or self.hand is None:
             raise WrongPhase(f"{_name(ev)} does not fit now", self.expecting())
@@ -1651,6 +1687,9 @@ _HANDLERS: dict[type[Any], Callable[[Game, Any, Out], None]] = {
     CardDropped: Game._on_dropped,
     PenaltyAccepted: Game._on_penalty_accepted,
     HandLaidDown: Game._on_laid_down,
+    SecondCopySeen: Game._on_second_copy,
+    ForeignCardSeen: Game._on_foreign_card,
+    KittyCardSeen: Game._on_kitty_card,
 }
 
 __all__ = ["Game", "Phase"]

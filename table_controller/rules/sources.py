@@ -55,6 +55,77 @@ RENEGE_RULES: dict[str, str] = {
 }
 
 
+# Each text's words on the deck's integrity (rules/deck.py), quoted word for word as
+# above: for a second copy of a card or a card not of the deck, the deck of 24 and what
+# a text says of a misdeal or a wrong number of cards; for a hand ended short, the deal
+# of five (six) each and the same; for a wrong kitty, the kitty and a card exposed. The
+# director's dashboard shows them beside the alert's picture; the director rules.
+_DECK_24 = {
+    "000_58270bed3c0b6e2c.txt": "2. Game is played with 24 cards – 9 through Ace.",
+    "001_1d5d506622556f2d.txt": (
+        "2. Only 24 cards, each suit's nine (9) through ace, are in play. 21. If a misdeal "
+        "occurs, all cards will be returned to the dealer, who will shuffle and deal again. "
+        "No penalties or loss of deal will occur. This will not count as a hand in the match."
+    ),
+    "002_41c1b486dab537a5.txt": (
+        "A standard Bid Euchre deck consists of the ace through 9 of each suit."
+    ),
+    "003_d15e51d2b79022f6.txt": (
+        "If an incorrect number of cards are found at any time during play, the hand is void "
+        "and the deal is passed to the next player"
+    ),
+    "004_7ee761ad56a0ce8a.txt": (
+        "The game is played with a deck of 24 conventional American playing cards, "
+        "consisting of A, K, Q, J, 10, 9 in each of the four suits."
+    ),
+}
+_SHORT = {
+    "000_58270bed3c0b6e2c.txt": (
+        "Each player recieves 5 cards dealt 3-at-a-time to each player, followed by 2-at-a-time."
+    ),
+    "001_1d5d506622556f2d.txt": (
+        "21. If a misdeal occurs, all cards will be returned to the dealer, who will shuffle "
+        "and deal again. No penalties or loss of deal will occur. This will not count as a "
+        "hand in the match."
+    ),
+    "002_41c1b486dab537a5.txt": (
+        "All the cards are dealt. Each player receives the same number of cards."
+    ),
+    "003_d15e51d2b79022f6.txt": _DECK_24["003_d15e51d2b79022f6.txt"],
+    "004_7ee761ad56a0ce8a.txt": "Deal six cards to each player",
+}
+_KITTY = {
+    "000_58270bed3c0b6e2c.txt": (
+        "The remaining 4 cards are placed down in front of the dealer, who then turns up the "
+        "top card."
+    ),
+    "001_1d5d506622556f2d.txt": "Important: A card laid or exposed is a card played.",
+    "002_41c1b486dab537a5.txt": _DECK_24["002_41c1b486dab537a5.txt"],
+    "003_d15e51d2b79022f6.txt": (
+        'Should the dealer decide to pass, they may say "pass" or simply turn the card face '
+        "down on top of the kitty. The kitty is then set aside and no one is allowed to look "
+        "it. When playing a card, If the card has been extended far enough that other "
+        "players see what that card is, then the card is considered as having been played."
+    ),
+    "004_7ee761ad56a0ce8a.txt": _DECK_24["004_7ee761ad56a0ce8a.txt"],
+}
+DECK_RULES: dict[str, dict[str, str]] = {
+    source: {
+        "second_copy": _DECK_24[source],
+        "foreign_card": _DECK_24[source],
+        "short_hand": _SHORT[source],
+        "wrong_kitty": _KITTY[source],
+    }
+    for source in TEXT_TITLES
+}
+
+
+def deck_rule(source: str, kind: str) -> str | None:
+    """The text ``source``'s words on a deck irregularity of ``kind`` ("second_copy",
+    "foreign_card", "short_hand", "wrong_kitty"), quoted; None where it has none."""
+    return DECK_RULES.get(source, {}).get(kind)
+
+
 def renege_rule(source: str) -> str | None:
     """The text ``source``'s rule on a renege, quoted (None for a text not known)."""
     return RENEGE_RULES.get(source)
@@ -65,4 +136,4 @@ def text_title(source: str) -> str:
     return TEXT_TITLES.get(source, source)
 
 
-__all__ = ["RENEGE_RULES", "TEXT_TITLES", "renege_rule", "text_title"]
+__all__ = ["DECK_RULES", "RENEGE_RULES", "TEXT_TITLES", "deck_rule", "renege_rule", "text_title"]

@@ -54,7 +54,9 @@ from table_controller.table.health import Device
 from table_controller.table.page_door import PageDoor
 from table_controller.table.policy import PASS, Input, Refusal, TablePolicy
 from table_controller.table.sinks import Sinks, Trace
+from table_controller.vision.across import CardAcross
 from table_controller.vision.camera import Frame, FrameSource, open_camera
+from table_controller.vision.tracker import CardLaid, CardMoved
 from table_controller.vision.watcher import Clearer, Seen
 from table_controller.web.guard import Sender
 
@@ -185,6 +187,7 @@ class Table:
             clock=clock,
             on_seen=self._on_seen,
             on_clearer=self._on_clearer,
+            on_across=self._on_across,
             calibration=config.camera.calibration,
             lost_after=config.camera.lost_after,
             drift_check=config.camera.drift_check,
@@ -252,7 +255,12 @@ class Table:
             return core.undo(accepted, exc)
         core.commit(accepted, evidence is not None)
         item = self._item
-        if evidence is not None and item is not None and isinstance(item.what, Seen):
+        if (
+            evidence is not None
+            and item is not None
+            and isinstance(item.what, Seen)
+            and isinstance(item.what.event, CardLaid | CardMoved)
+        ):
             # where the camera's clearer picture of this card, if one comes, will go
             self.pictures.logged(item.what.event, accepted.game_no, accepted.seq)
         outputs = accepted.outputs
@@ -338,6 +346,12 @@ class Table:
 
     def _on_clearer(self, clearer: Clearer, read_at: float) -> None:
         self._queue.put_nowait(Input("camera", clearer, clearer.evidence, at=read_at))
+
+    def _on_across(self, cards: tuple[CardAcross, ...], read_at: float) -> None:
+        """Cards lying across a zone's line (came, went, or moved to other lines): shown
+        at once (nothing for the rules, nothing to wait for), and told to the director."""
+        self.core.across(cards)
+        self.feed.status()
 
     async def _clearer(self, clearer: Clearer) -> None:
         """The camera's clearer picture of a card logged before: written over the first

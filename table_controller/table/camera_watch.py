@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from table_controller.table.health import Device, Health
 from table_controller.table.machine import SYNTHETIC_TABLE
+from table_controller.vision.across import CardAcross
 from table_controller.vision.calibration import DRIFT_PX, calibrate, drift
 from table_controller.vision.camera import CameraError, Frame, FrameSource
 from table_controller.vision.layout import Calibration, CalibrationError
@@ -61,13 +62,16 @@ class _Read:
     drift_checked: bool = False
     drift_problem: str | None = None
     clearer: list[Clearer] = field(default_factory=list)  # of cards reported before
+    across: tuple[CardAcross, ...] = ()  # the cards lying across a zone's line now
 
 
 class CameraWatch:
     """Reads ``open_source()``'s frames until cancelled (or, with ``end_with_source``, until
     the source ends: the replay of a recording). ``on_seen(seen, frame, read_at)`` gets
     each tracker event; ``on_clearer(clearer, read_at)`` each clearer picture of a card
-    reported before (after the frame's events); ``before_frame(n)`` runs in the loop
+    reported before (after the frame's events); ``on_across(cards, read_at)`` the cards
+    lying across a zone's line, each time they change (a card comes or goes, or the
+    zones it lies across change); ``before_frame(n)`` runs in the loop
     before frame ``n`` is read (the simulated players act there); ``on_frame(frame,
     read_at)`` after each frame."""
 
@@ -79,6 +83,7 @@ class CameraWatch:
         clock: Callable[[], float],
         on_seen: Callable[[Seen, Frame, float], None],
         on_clearer: Callable[[Clearer, float], None] | None = None,
+        on_across: Callable[[tuple[CardAcross, ...], float], None] | None = None,
         calibration: Path | Calibration | None = None,
         lost_after: float = 3.0,
         drift_check: float = 10.0,
@@ -95,6 +100,8 @@ class CameraWatch:
         self._clock = clock
         self._on_seen = on_seen
         self._on_clearer = on_clearer
+        self._on_across = on_across
+        self._across: tuple[tuple[object, ...], ...] = ()  # as last told: (card, zones)
         self._calibration_file = calibration if isinstance(calibration, Path) else None
         self.calibration = calibration if isinstance(calibration, Calibration) else None
         self.lost_after = lost_after
@@ -208,6 +215,11 @@ class CameraWatch:
             if self._on_clearer is not None:
                 for clearer in result.clearer:
                     self._on_clearer(clearer, read_at)
+            across = tuple((a.card, a.zones) for a in result.across)
+            if across != self._across:
+                self._across = across
+                if self._on_across is not None:
+                    self._on_across(result.across, read_at)
             if self.on_frame is not None:
                 self.on_frame(result.frame, read_at)
 
@@ -248,7 +260,13 @@ class CameraWatch:
             calibrated = True
         assert self.watcher is not None and self.calibration is not None
         seen = self.watcher.process(frame.image, frame.index, frame.timestamp, frame.grey)
-        result = _Read(frame, seen, calibrated=calibrated, clearer=self.watcher.clearer)
+        result = _Read(
+            frame,
+            seen,
+            calibrated=calibrated,
+            clearer=self.watcher.clearer,
+            across=self.watcher.across,
+        )
         if self.drift_check > 0 and now >= self._next_drift:
             self._next_drift = now + self.drift_check
             result.drift_checked = True

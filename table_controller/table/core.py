@@ -24,21 +24,27 @@ from table_controller.event_log import EventLog, LogError
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     DealerChosen,
+    ForeignCardSeen,
     GameEnded,
     HandScored,
     HandStarted,
     InputEvent,
+    IrregularityFound,
+    KittyCardSeen,
     OutputEvent,
+    SecondCopySeen,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.table.across_line import across_lines
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Fault, Health
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision
 from table_controller.table.policy import Input, PlainTable, Refusal, TablePolicy
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
+from table_controller.vision.across import CardAcross
 from table_controller.web.announce import game_over, waiting_for
 from table_controller.web.view import Notice
 
@@ -48,6 +54,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_NOTICES = 6
+# The camera's events about a card the game does not take (rules/deck.py): their
+# pictures belong to their irregularities, never to the card of the game.
+NOT_TAKEN = (SecondCopySeen, ForeignCardSeen, KittyCardSeen)
 LOG_FIX = (
     "check the disk the log is on (full, read-only, unplugged?); the table keeps playing "
     "but cannot record until it is fixed"
@@ -150,6 +159,7 @@ class TableCore:
         self.seq = 1
         self.shown.recent, self.shown.last = [], []
         self.shown.evidence_urls = {}
+        self.shown.pictured = []
         self.over_since = None
         if self.on_new_game is not None:
             self.on_new_game()
@@ -182,11 +192,16 @@ class TableCore:
         for out in outputs:
             if isinstance(out, HandStarted):
                 shown.recent = []  # the view shows this hand's; memory stays flat
+                shown.pictured = []
         shown.recent.extend(outputs)
         shown.last = list(outputs)
+        url = f"/evidence/{game_no}/{seq}.png"
         card = getattr(event, "card", None)
-        if evidence and card is not None:
-            shown.evidence_urls[card] = f"/evidence/{game_no}/{seq}.png"
+        if isinstance(event, NOT_TAKEN):
+            if evidence:  # the copy's picture is its own, not the card's in the game
+                shown.pictured.extend((o, url) for o in outputs if isinstance(o, IrregularityFound))
+        elif evidence and card is not None:
+            shown.evidence_urls[card] = url
         self.policy.noted(outputs)
 
     # --- an input -------------------------------------------------------------------------
@@ -295,6 +310,13 @@ class TableCore:
         self.record("notice", f"{who} called the director", "")
         self.changed()
 
+    def across(self, cards: tuple[CardAcross, ...]) -> None:
+        """The cards the camera sees lying across a zone's line now (``()``: none): the
+        page says whose and where to push each, the seat's light pulses. Nothing the
+        rules see, so nothing for the log: the camera sees it again after a restart."""
+        self.shown.across = cards
+        self.changed()
+
     def record(self, device: str, problem: str | None, fix: str) -> None:
         """A line in the log's fault list; a log that cannot take it is already a fault."""
         try:
@@ -346,6 +368,7 @@ class TableCore:
             "scores": list(game.team_scores()),
             "players": {s.name: n for s, n in self.config.players.items()},
             "faults": [f.to_json() for f in self.health.faults],
+            "across": [a.status() for a in across_lines(game, self.shown.across)],
         }
 
 

@@ -26,15 +26,19 @@ from table_controller.rules.events import (
     CardPlayed,
     DealerDiscarded,
     FaceUpCardDealt,
+    ForeignCardSeen,
     HandDealt,
     InputEvent,
+    KittyCardSeen,
     RenegeClaimed,
+    SecondCopySeen,
 )
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import Seat
 from table_controller.table.seat_input import PressRefused, press_to_event
+from table_controller.vision.foreign import ForeignCardLaid
 from table_controller.vision.tracker import (
     CardLaid,
     CardMoved,
@@ -70,16 +74,24 @@ def zone_seat(zone: str, kind: str = "play") -> Seat | None:
 # --- the camera ------------------------------------------------------------------------
 
 
-def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
+def from_vision(game: Game, event: TrackerEvent | ForeignCardLaid) -> InputEvent | None:
     """The rules event a camera event is, now; None when it is none (a card picked up, a
     trick gathered into a tricks zone). Raises ``Refused`` for a card laid in a play
-    zone when no card is played, and for a card seen in two places at once."""
+    zone when no card is played.
+
+    What the deck's integrity needs (rules/deck.py) comes as its own events, never as a
+    card taken into the game: the same code in two places at once or laid a second time
+    in a hand (``SecondCopySeen``), a marker that is none of this deck's
+    (``ForeignCardSeen``), a card turned up in the kitty while the hand is played
+    (``KittyCardSeen``; the dealer's discard laid face up is that discard)."""
     if isinstance(event, CardSeenTwice):
-        raise Refused(
-            f"the camera sees {event.card} in two places at once",
-            "two cards carry the same marker, or one is misread: the director checks the "
-            "deck and the cards on the table",
-        )
+        seats = [zone_seat(z or "") for z, _, _ in event.places]
+        seat = next((s for s in seats if s is not None), None)
+        return SecondCopySeen(event.card, seat, at_once=True)
+    if isinstance(event, ForeignCardLaid):
+        if game.phase is Phase.OVER:
+            return None
+        return ForeignCardSeen(_any_seat(event.zone), event.marker)
     if isinstance(event, CardRemoved):
         return None
     zone = event.zone
@@ -90,6 +102,10 @@ def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
     if seat is None:
         return None  # a tricks zone: a trick gathered, or a card turned over there
     phase = game.phase
+    # A card newly laid (not one moved from another zone: a trick pushed to its winner)
+    # whose code the hand has seen is a second copy.
+    if isinstance(event, CardLaid) and game.second_copy_of(seat, card) is not None:
+        return SecondCopySeen(card, seat)
     if phase is Phase.CHOOSING_DEALER:
         how = game.rules.first_dealer
         if how in (FirstDealer.FIRST_ACE, FirstDealer.FIRST_JACK):
@@ -119,9 +135,27 @@ def from_vision(game: Game, event: TrackerEvent) -> InputEvent | None:
     )
 
 
+def _any_seat(zone: str | None) -> Seat | None:
+    """The seat of a play or tricks zone (None: the kitty, or no zone)."""
+    if zone is None:
+        return None
+    seat = zone_seat(zone)
+    return seat if seat is not None else zone_seat(zone, "tricks")
+
+
 def _kitty(game: Game, event: CardLaid | CardMoved) -> InputEvent | None:
     """The turned-up card: the deal is done (the hands stay unknown, as at a live
-    table). Any other card in the kitty means nothing to the rules."""
+    table). While the hand is played, a card turned up there is checked against the
+    cards seen: the dealer's discard, laid face up, is that discard."""
+    hand = game.hand
+    if isinstance(event, CardMoved):
+        pass  # a card pushed there from another zone: no card newly turned up
+    elif hand is not None and (game.phase is Phase.DISCARDING or hand.discard_pending):
+        if game.second_copy_of(hand.dealer, event.card) is None:
+            return DealerDiscarded(event.card)
+        return KittyCardSeen(event.card)
+    elif game.phase is Phase.PLAYING:
+        return KittyCardSeen(event.card)
     if game.phase is not Phase.DEALING:
         return None
     if game.rules.variant is not Variant.EUCHRE:

@@ -20,9 +20,11 @@ from table_controller.devices.seat_lights import SeatLight, TableLights
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
+from table_controller.table.across_line import across_lines
 from table_controller.table.cube_state import cube_state
 from table_controller.table.health import Fault
 from table_controller.table.seat_state import seat_lights
+from table_controller.vision.across import CardAcross
 from table_controller.web.view import Notice, table_view
 
 # Seats with nothing to do: these flash while a device is faulty.
@@ -48,12 +50,15 @@ def table_lights(
     refused: Iterable[Seat] = (),
     faulty: bool = False,
     laying: Iterable[Seat] = (),
+    across: Iterable[Seat] = (),
 ) -> TableLights:
     """The seat lights with the table's own alerts over the game's: a seat asked to lay
     its five cards (the kiosk's deal: the rules know nothing of it) blinks white; a seat
     whose input was refused flashes blue (the page says why) until its next accepted
-    input; while a device is faulty every idle seat blinks purple, so the players look at
-    the page. A renege's red and white is never covered."""
+    input; a seat whose card lies across a line pulses white until it is pushed into a
+    zone (over a refusal: the card is what the player must fix to go on); while a device
+    is faulty every idle seat blinks purple, so the players look at the page. A renege's
+    red and white, and an irregularity's amber, are never covered."""
     lights = list(seat_lights(game, last))
     for seat in laying:
         if lights[seat] is not SeatLight.RENEGE:
@@ -61,6 +66,9 @@ def table_lights(
     for seat in refused:
         if lights[seat] is not SeatLight.RENEGE:
             lights[seat] = SeatLight.REFUSED
+    for seat in across:
+        if lights[seat] not in (SeatLight.RENEGE, SeatLight.IRREGULARITY):
+            lights[seat] = SeatLight.PUSH_CARD
     if faulty:
         lights = [SeatLight.DEVICE_FAULT if light in _IDLE else light for light in lights]
     return (lights[0], lights[1], lights[2], lights[3])
@@ -81,6 +89,10 @@ class Shown:
     laying: frozenset[Seat] = frozenset()  # (the kiosk) seats asked to lay their cards
     director_called: bool = False
     evidence_urls: dict[Card, str] = field(default_factory=dict)
+    # This hand's irregularities raised by an event logged with a picture: that picture
+    # (a second copy of a card, a card not of the deck: the card the game did not take).
+    pictured: list[tuple[OutputEvent, str]] = field(default_factory=list)
+    across: tuple[CardAcross, ...] = ()  # cards the camera sees lying across a zone's line
     version: int = 0
     # The previous game's end, announced until the next game's first deal (web/announce.py).
     ended: dict[str, Any] | None = None
@@ -115,12 +127,14 @@ class Sinks:
 
     def drive(self, game: Game, shown: Shown) -> None:
         """Show ``game`` and ``shown`` on every sink."""
+        across = across_lines(game, shown.across)
         lights = table_lights(
             game,
             shown.last,
             refused=shown.refused,
             faulty=bool(shown.faults),
             laying=shown.laying,
+            across=[a.seat for a in across if a.seat is not None],
         )
         self.shown_lights = lights
         if self.lights is not None:
@@ -139,9 +153,11 @@ class Sinks:
             recent=shown.recent,
             notices=shown.notices,
             evidence_urls=shown.evidence_urls,
+            pictured=shown.pictured,
             version=shown.version,
             rules_name=shown.rules_name,
             ended=shown.ended,
+            across=across,
         )
         if self.annotate is not None:
             self.annotate(game, self.snapshot)

@@ -135,6 +135,30 @@ class World:
             if face_up:
                 self._laying = (card, self._frame, seat)
 
+    def lay_at(self, card: Card, x: float, y: float, angle: float = 0.0) -> None:
+        """Lay ``card`` face up with its centre at (``x``, ``y``) table mm, turned
+        ``angle`` degrees: anywhere, across a zone's line too (a card laid carelessly).
+        A card held by a player leaves that player's hand."""
+        with self._lock:
+            if self._find(card) is not None:
+                raise WorldError(
+                    f"{card} already lies in {self.where(card)}: pick it up before laying it"
+                )
+            seat = self.holder(card)
+            if seat is not None:
+                self.held[seat].remove(card)
+            self._table.append(CardPlacement(card, float(x), float(y), float(angle) % 360.0))
+
+    def slide(self, card: Card, x: float, y: float) -> None:
+        """Push a card lying on the table to a new centre (table mm), as it lay
+        otherwise; it stays where it is in the order of the cards."""
+        with self._lock:
+            found = self._find(card)
+            if found is None:
+                raise WorldError(f"{card} is not on the table: there is nothing to push")
+            p = self._table[found]
+            self._table[found] = CardPlacement(p.card, float(x), float(y), p.angle, p.face_up)
+
     def remove(self, card: Card, *, to: Seat | None = None) -> None:
         """Pick ``card`` up from the table; into ``to``'s hand if given."""
         with self._lock:

@@ -301,18 +301,18 @@ def render_face(card: Card, px_per_mm: float = 12.0) -> Image.Image:
 
 
 def render_card(
-    card: Card, family: MarkerFamily, px_per_mm: float = 12.0, *, marker: int | None = None
+    card: Card, family: MarkerFamily, px_per_mm: float = 12.0, marker_id: int | None = None
 ) -> Rgb:
     """The face of ``card`` as an RGB image (H x W x 3, uint8), ``px_per_mm`` pixels a
     millimetre (12 is about 300 dpi): the face of :func:`render_face` with the card's
-    marker at the top right and, turned half round, at the bottom left. ``marker``:
-    another id printed instead of the card's own (another deck's card, for tests)."""
+    marker at the top right and, turned half round, at the bottom left. ``marker_id``
+    prints another marker instead (a card of another deck, for the tests and benches)."""
     img = render_face(card, px_per_mm)
     (tr_left, tr_top, side), (bl_left, bl_top, _) = marker_boxes(px_per_mm)
-    ident = int(card) if marker is None else marker
-    printed = Image.fromarray(np.ascontiguousarray(family.image(ident, side))).convert("RGB")
-    img.paste(printed, (tr_left, tr_top))
-    img.paste(printed.transpose(Image.Transpose.ROTATE_180), (bl_left, bl_top))
+    number = int(card) if marker_id is None else marker_id
+    marker = Image.fromarray(np.ascontiguousarray(family.image(number, side))).convert("RGB")
+    img.paste(marker, (tr_left, tr_top))
+    img.paste(marker.transpose(Image.Transpose.ROTATE_180), (bl_left, bl_top))
     return np.asarray(img)
 
 

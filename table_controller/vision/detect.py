@@ -22,6 +22,7 @@ from table_controller.cards import Card
 from table_controller.vision.calibration import image_to_table, scale, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.decode import FinerDecoder
+from table_controller.vision.foreign import ForeignSeen
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration
 from table_controller.vision.markers import (
     FIDUCIALS,
@@ -45,7 +46,6 @@ __all__ = [
     "LINE_MM",
     "CardReader",
     "CardSeen",
-    "Stranger",
     "ZoneMap",
     "card_center_px",
     "card_centres",
@@ -99,19 +99,6 @@ class CardSeen:
             self.outline,
             self.inside,
         )
-
-
-@dataclass(frozen=True)
-class Stranger:
-    """A marker of the table's family read in a frame that is none of its deck's (an id
-    of the dictionary that is neither a card's nor a fiducial): another deck's card.
-    Its size on the table is a card marker's; where its card's centre would be."""
-
-    marker: int  # the id read
-    family: str  # the family it was read in (the table's)
-    x: float  # table mm of its card's centre
-    y: float
-    corners: tuple[tuple[float, float], ...]  # image px, clockwise from its top-left
 
 
 # Two readings of one code whose card centres lie within this of each other (mm) are one
@@ -226,10 +213,11 @@ class CardReader:
         self.family = tuned if tune else base
         self._zones = ZoneMap(calibration)
         self.second_looks = 0  # outlines given the second decode, over all frames
+        self.foreign_sightings: list[Sighting] = []  # the last frame's markers not of the deck
+        self.foreign: list[ForeignSeen] = []  # ... as cards, after ``read``
         self.smoothed = 0  # frames smoothed before reading, for their noise
-        self.strangers: list[Stranger] = []  # the last frame's markers of no card of the deck
         # Every id of the dictionary is reported by the second decode: another deck's
-        # marker, surely read, is a stranger (never a card), as from the first pass.
+        # marker, surely read, is foreign (never a card), as from the first pass.
         self.decoder = (
             FinerDecoder(
                 self.family.dictionary, tuple(range(len(self.family.dictionary.bytesList)))
@@ -275,9 +263,9 @@ class CardReader:
         x0, y0, _, _ = self.roi
         k = self.reduce
         gray = self.grey(frame)
-        others: list[Sighting] = []
+        foreign: list[Sighting] = []
         if isinstance(self.family, ArucoFamily):
-            found, rejected = self.family.read_and_reject(gray, others)
+            found, rejected, foreign = self.family.read_all(gray)
             if self.decoder is None:
                 rejected = np.zeros((0, 4, 2), np.float32)
         else:
@@ -285,33 +273,10 @@ class CardReader:
         # A reduced pixel's centre (i, j) is the full frame's (k*i + (k-1)/2, ...).
         offset = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2], np.float32)
         first = [Sighting(s.marker, s.corners * k + offset, s.confidence) for s in found]
-        self.strangers = self._strangers([s.corners * k + offset for s in others], others)
+        self.foreign_sightings = [Sighting(s.marker, s.corners * k + offset) for s in foreign]
         if len(rejected) == 0:
             return first
         return first + self._second_look(gray, rejected, first, offset, frame)
-
-    def _strangers(
-        self, corners: list[npt.NDArray[np.float32]], found: list[Sighting]
-    ) -> list[Stranger]:
-        """Markers of no card of the deck, in full-frame px, that measure on the table
-        what a card's marker is printed (anything else is not a card's marker)."""
-        if not found:
-            return []
-        px = np.array(corners, np.float64)
-        mm = image_to_table(self.calibration, px.reshape(-1, 2)).reshape(-1, 4, 2)
-        keep = self._true_size(mm)
-        centres = card_centres(mm)
-        return [
-            Stranger(
-                s.marker,
-                self.family.name,
-                float(c[0]),
-                float(c[1]),
-                tuple((float(a), float(b)) for a, b in p),
-            )
-            for s, p, c, k in zip(found, px, centres, keep.tolist(), strict=True)
-            if k
-        ]
 
     def _full_size(self, frame: Image) -> Image:
         """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
@@ -373,7 +338,7 @@ class CardReader:
                     others.append(sighting)
                 continue
             (kept if d.sure else maybes).append(sighting)
-        self.strangers += self._strangers([s.corners for s in others], others)
+        self.foreign_sightings += others
         # The two markers of a card vote: a maybe needs its card's other marker read
         # (by the first pass, surely, or as a maybe too) placing the card where it does.
         return kept + [m for m in maybes if self._agreed(m, first + kept + maybes)]
@@ -400,8 +365,29 @@ class CardReader:
         return bool((np.linalg.norm(centres[1:] - centres[0], axis=1) <= AGREE_MM).any())
 
     def read(self, frame: Image) -> list[CardSeen]:
-        """The cards in a frame, one entry per card (both its markers combined)."""
-        return self.cards(self.sightings(frame))
+        """The cards in a frame, one entry per card (both its markers combined); the
+        cards that are none of this deck's are left in ``foreign``."""
+        cards = self.cards(self.sightings(frame))
+        self.foreign = self.foreign_cards(self.foreign_sightings)
+        return cards
+
+    def foreign_cards(self, sightings: list[Sighting]) -> list[ForeignSeen]:
+        """Markers that are none of this deck's, of a card marker's size on the table:
+        where the card carrying each lies, as if it were one of this deck's (one entry
+        per marker read: a foreign card's two markers are two entries near each other)."""
+        if not sightings:
+            return []
+        corners = np.array([s.corners for s in sightings], np.float64).reshape(-1, 2)
+        mm = image_to_table(self.calibration, corners).reshape(-1, 4, 2)
+        keep = self._true_size(mm)
+        out: list[ForeignSeen] = []
+        for s, centre, k in zip(sightings, card_centres(mm).tolist(), keep.tolist(), strict=True):
+            if not k:
+                continue
+            x, y = centre
+            outline = card_outline((x, y), self._across([s]))
+            out.append(ForeignSeen(s.marker, x, y, placed(self._zones.shares(outline)), outline))
+        return out
 
     def cards(self, sightings: list[Sighting]) -> list[CardSeen]:
         """The cards among a frame's sightings: markers of the wrong size dropped, a

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from table_controller.cards import Card
 from table_controller.vision.calibration import table_to_image
+from table_controller.vision.foreign import ForeignCardLaid
 from table_controller.vision.layout import CARD_H, Calibration
 from table_controller.vision.tracker import CardLaid, CardMoved, TrackerEvent
 from table_controller.vision.zones import Outline
@@ -46,10 +47,11 @@ PILE_PREFIX = "tricks:"  # a card laid in a pile lies under the next: never clea
 
 @dataclass(frozen=True)
 class Seen:
-    """A tracker event, with the evidence picture (JPEG) for cards laid or moved and
-    the index of the frame it was taken from."""
+    """A tracker event (or a card not of this deck laid), with the evidence picture
+    (JPEG) for cards laid or moved, a card seen twice at once (its copies side by side)
+    or a card not of the deck, and the index of the frame it was taken from."""
 
-    event: TrackerEvent
+    event: TrackerEvent | ForeignCardLaid
     evidence: bytes | None = None
     evidence_frame: int | None = None
 

@@ -109,25 +109,25 @@ class ArucoFamily:
     def read(self, gray: Gray) -> list[Sighting]:
         return self.read_and_reject(gray)[0]
 
-    def read_and_reject(
-        self, gray: Gray, strangers: list[Sighting] | None = None
-    ) -> tuple[list[Sighting], Quads]:
+    def read_and_reject(self, gray: Gray) -> tuple[list[Sighting], Quads]:
         """The markers read, and the outlines found but not read (N x 4 x 2): what a
-        finer decode (:mod:`table_controller.vision.decode`) may still read. Markers of
-        the dictionary that are neither a card's nor a fiducial (another deck's) are
-        left out, and added to ``strangers`` when it is given."""
+        finer decode (:mod:`table_controller.vision.decode`) may still read."""
+        found, quads, _ = self.read_all(gray)
+        return found, quads
+
+    def read_all(self, gray: Gray) -> tuple[list[Sighting], Quads, list[Sighting]]:
+        """As ``read_and_reject``, and the markers of the family that are none of this
+        deck's (no card's, no mat corner's): another deck's cards (vision/foreign.py)."""
         corners, ids, rejected = self.detector.detectMarkers(gray)
         quads = np.asarray(rejected, np.float32).reshape(-1, 4, 2)
         if len(corners) == 0:  # (ids is None then)
-            return [], quads
-        found = []
+            return [], quads, []
+        found: list[Sighting] = []
+        foreign: list[Sighting] = []
         for c, i in zip(corners, ids.ravel(), strict=True):
-            sighting = Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
-            if 0 <= int(i) < 24 or int(i) in FIDUCIALS:
-                found.append(sighting)
-            elif strangers is not None:
-                strangers.append(sighting)
-        return found, quads
+            s = Sighting(int(i), np.asarray(c, np.float32).reshape(4, 2))
+            (found if 0 <= int(i) < 24 or int(i) in FIDUCIALS else foreign).append(s)
+        return found, quads, foreign
 
 
 def qr_text(marker: int) -> str:

@@ -134,6 +134,7 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
 
     from table_controller.rules.codec import encode
     from table_controller.vision.calibration import sharpness_seen
+    from table_controller.vision.foreign import ForeignCardLaid
     from table_controller.vision.tracker import to_input_event
     from table_controller.vision.watcher import CardWatcher, annotate
 
@@ -157,10 +158,16 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                 for key, value in vars(s.event).items():
                     if key not in ("frame", "time"):
                         doc[key] = round(value, 1) if isinstance(value, float) else str(value)
-                play = to_input_event(s.event)
+                play = None if isinstance(s.event, ForeignCardLaid) else to_input_event(s.event)
                 if play is not None:
                     doc["input"] = encode(play)
                 out.write(json.dumps(doc) + "\n")
+            if watcher.across_changed:  # the cards across a zone's line, now
+                across = [
+                    {"card": a.card.code, "shares": {z: round(v, 2) for z, v in a.shares}}
+                    for a in watcher.across
+                ]
+                out.write(json.dumps({"frame": frame.index, "across": across}) + "\n")
             if len(costs) == args.every:
                 costs.sort()
                 median = costs[len(costs) // 2]

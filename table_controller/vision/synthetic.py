@@ -206,10 +206,8 @@ class CardPlacement:
     angle: float = 0.0
     face_up: bool = True
     zone: str | None = None
-    # Another deck's card: its face printed with this marker id (one that is none of
-    # the table's deck: 24-39, 44-49), or in this marker family. None: the table's own.
-    marker: int | None = None
-    family: str | None = None
+    marker: int | None = None  # another marker printed on it: a card of another deck
+    family: str | None = None  # printed in another marker family: another deck's (a QR deck)
 
     def corners_mm(self) -> Points:
         """The card's corners in table mm, clockwise from its top-left as printed."""
@@ -696,7 +694,7 @@ def _family(name: str) -> MarkerFamily:
 
 @lru_cache(maxsize=256)
 def _face_base(card: int, family_name: str, marker: int | None = None) -> Bgr:
-    rgb = render_card(DECK[card], _family(family_name), BASE_PPM, marker=marker)
+    rgb = render_card(DECK[card], _family(family_name), BASE_PPM, marker)
     return np.ascontiguousarray(rgb[..., ::-1])
 
 

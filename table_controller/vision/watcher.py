@@ -10,6 +10,10 @@ clear, gives a clearer one (``CardWatcher.clearer``, evidence.py), at most
 A card reported lying and not read in a frame is looked for in the picture: its place
 showing the empty mat (empty_mat.py) is the tracker's evidence that it is gone; a hand,
 glare or a card back over it is not.
+
+Besides the tracker's events, the watcher keeps the cards lying across a zone's line
+(across.py: ``across``, and ``across_changed`` after a frame that changed them), so the
+table can tell the player to push the card into their zone.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import cv2
 import numpy as np
 
 from table_controller.cards import Card
+from table_controller.vision.across import AcrossLines, CardAcross, Reading
 from table_controller.vision.card_label import draw_card_label
 from table_controller.vision.detect import CardReader, CardSeen, Image
 from table_controller.vision.empty_mat import EmptyMat, Patch
@@ -38,9 +43,17 @@ from table_controller.vision.evidence import (
     evidence_crop,
 )
 from table_controller.vision.focus import Sharpness
+from table_controller.vision.foreign import ForeignTracker
 from table_controller.vision.layout import Calibration
 from table_controller.vision.markers import MarkerFamily
-from table_controller.vision.tracker import STILL_MM, CardLaid, CardMoved, CardRead, Tracker
+from table_controller.vision.tracker import (
+    STILL_MM,
+    CardLaid,
+    CardMoved,
+    CardRead,
+    CardSeenTwice,
+    Tracker,
+)
 
 __all__ = [
     "EVIDENCE_MAX_PX",
@@ -63,12 +76,15 @@ class CardWatcher:
 
     ``evidence_wait``: how long after its event a card reported under a hand is watched
     for a clear frame (seconds; None: ``CLEAR_WAIT``). After each frame, ``clearer``
-    holds the clearer pictures that frame gave (of events reported before)."""
+    holds the clearer pictures that frame gave (of events reported before), ``across``
+    the cards lying across a zone's line and ``across_changed`` whether that frame
+    changed them."""
 
     calibration: Calibration
     family: MarkerFamily | None = None
     tracker: Tracker = field(default_factory=Tracker)
     evidence_wait: float | None = None
+    lines: AcrossLines = field(default_factory=AcrossLines)
 
     def __post_init__(self) -> None:
         self.reader = CardReader(self.calibration, self.family)
@@ -77,9 +93,13 @@ class CardWatcher:
         self.waiting = ClearWait(wait)
         self.last: list[CardSeen] = []
         self.clearer: list[Clearer] = []  # this frame's clearer pictures
+        self.across_changed = False  # this frame changed ``across``
         self._frames = 0
         self._calm: dict[Card, int] = {}  # looks in a row its place was not empty
         self._patches: dict[Card, Patch] = {}  # arriving cards' surroundings, last frame
+        self.foreign_tracker = ForeignTracker(
+            self.tracker.stable_frames, self.tracker.within_seconds
+        )
 
     def process(
         self, frame: Image, index: int, time: float, grey: Image | None = None
@@ -92,11 +112,16 @@ class CardWatcher:
         reads = [c.read() for c in self.last]
         awaited = self.waiting.awaited(time)
         arriving = set()  # read where they are not reported: a CardLaid or CardMoved to be
+        readings = []  # for the cards across a line: the reader's on_line, where not held
         for c, r in zip(self.last, reads, strict=True):
             where = self.tracker.where(c.card)
-            if where is None or r.placed(where) != where:
+            placed = r.placed(where)
+            if where is None or placed != where:
                 arriving.add(c.card)
-        events = self.tracker.update(index, time, reads, self._empty(frame, reads))
+            readings.append(Reading(r, c.on_line and placed is None))
+        empty, empty_across = self._empty(frame, reads)
+        events = self.tracker.update(index, time, reads, empty)
+        self.across_changed = self.lines.update(time, readings, empty_across)
         spots = {c.card: c for c in self.last}
         still = self._still(frame, spots, arriving | set(awaited))
         out = []
@@ -108,8 +133,17 @@ class CardWatcher:
                     picture = self._picture(frame, index, spot, event.card in still)
                     place = (spot.x, spot.y)
                     evidence = encode(picture.crop) if picture is not None else None
+            elif isinstance(event, CardSeenTwice):
+                copies = [(c.x, c.y, c.outline) for c in self.last if c.card == event.card]
+                evidence = self._side_by_side(frame, copies)
             self.waiting.add(event, time, picture, place)
             out.append(Seen(event, evidence, index if evidence is not None else None))
+        for laid in self.foreign_tracker.update(index, time, self.reader.foreign):
+            spot_outline = next(
+                (f.outline for f in self.reader.foreign if (f.x, f.y) == (laid.x, laid.y)), ()
+            )
+            evidence = self._side_by_side(frame, [(laid.x, laid.y, spot_outline)])
+            out.append(Seen(laid, evidence, index if evidence is not None else None))
         self.clearer = []
         watched = self.waiting.awaited(time)
         for card, place in awaited.items():
@@ -122,6 +156,32 @@ class CardWatcher:
                 if clearer is not None:
                     self.clearer.append(clearer)
         return out
+
+    def _side_by_side(
+        self, frame: Image, places: list[tuple[float, float, tuple[tuple[float, float], ...]]]
+    ) -> bytes | None:
+        """One picture of the cards at ``places`` (a card's copies), side by side at one
+        height: the evidence of a card the game does not take."""
+        crops = [
+            c for x, y, o in places if (c := cut(self.calibration, frame, x, y, o)) is not None
+        ]
+        if not crops:
+            return None
+        height = min(c.shape[0] for c in crops)
+        same = [
+            c
+            if c.shape[0] == height
+            else cv2.resize(c, (max(1, round(c.shape[1] * height / c.shape[0])), height))
+            for c in crops
+        ]
+        gap = np.full((height, 8, *same[0].shape[2:]), 255, np.uint8)
+        parts = [p for c in same for p in (c, gap)][:-1]
+        return encode(np.ascontiguousarray(np.hstack(parts)))
+
+    @property
+    def across(self) -> tuple[CardAcross, ...]:
+        """The cards lying across a zone's line now (across.py)."""
+        return self.lines.cards
 
     def _still(self, frame: Image, spots: dict[Card, CardSeen], cards: set[Card]) -> set[Card]:
         """Of ``cards`` (arriving, or watched for a clear frame), those read in this frame
@@ -157,9 +217,10 @@ class CardWatcher:
         clear = still and (around if around is not None else both)
         return Picture(crop, index, clear, both)
 
-    def _empty(self, frame: Image, reads: list[CardRead]) -> set[Card]:
+    def _empty(self, frame: Image, reads: list[CardRead]) -> tuple[set[Card], set[Card]]:
         """The cards reported lying, unread in this frame, whose place shows the empty
-        mat; the mat learned meanwhile away from every card read or lying.
+        mat, and likewise the cards across a line; the mat learned meanwhile away from
+        every card read, lying or across a line.
 
         A card whose place has shown something else (the card itself, under a pile)
         for ``CALM_LOOKS`` looks in a row is looked at one frame in ``CALM_EVERY`` only,
@@ -168,7 +229,12 @@ class CardWatcher:
         later."""
         read = {r.card for r in reads}
         lying = [c for c in self.tracker.lying() if c.outline]
-        self.mat.look(frame, [r.outline for r in reads if r.outline], [c.outline for c in lying])
+        across = [a for a in self.lines.cards if a.outline and a.card not in read]
+        self.mat.look(
+            frame,
+            [r.outline for r in reads if r.outline],
+            [c.outline for c in lying] + [a.outline for a in across],
+        )
         self._frames += 1
         empty = set()
         calm = self._calm
@@ -186,7 +252,7 @@ class CardWatcher:
                 calm[c.card] = looks + 1
         for card in set(calm) - {c.card for c in lying}:
             del calm[card]
-        return empty
+        return empty, {a.card for a in across if self.mat.empty(frame, a.outline)}
 
 
 def annotate(

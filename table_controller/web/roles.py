@@ -10,11 +10,13 @@ A table trusts what it can witness. Each input event has one way in:
   accused by their opponent's scores 2 points"; 000 s1: "If renegging is caught after the
   next trick/hand has begun..."; the rules then judge it from the cards played.
 - **A card** (``CAMERA``): a card played, cut, dealt face up, dropped, taken back, laid
-  down, the upcard of a deal. Only the camera may say a card was laid: it is the table's
-  witness, and its picture is the evidence a renege is proven with (001 s22: "All revokes
-  must be supported by evidence of cards played"). A card tapped on a page proves nothing
-  and has no picture, so the page never plays one, not even on a simulated table (its
-  simulated players lay their cards before its simulated camera).
+  down, the upcard of a deal; and what the camera alone can see of the deck (a second
+  copy of a card, a card not of this deck, a card turned up in the kitty). Only the
+  camera may say a card was laid: it is the table's witness, and its picture is the
+  evidence a renege is proven with (001 s22: "All revokes must be supported by evidence
+  of cards played"). A card tapped on a page proves nothing and has no picture, so the
+  page never plays one, not even on a simulated table (its simulated players lay their
+  cards before its simulated camera).
 - **The director's** (``DIRECTOR``): a score adjusted, a hand voided, a misdeal, a
   wrong card count, a hand of nines. They change a score or throw a hand in on someone's
   word, so they come only as a ruling the director signed (feed/signing.py), or from the
@@ -50,6 +52,9 @@ CAMERA = frozenset(
         "card_taken_back",
         "card_dropped",
         "hand_laid_down",
+        "second_copy_seen",
+        "foreign_card_seen",
+        "kitty_card_seen",
     }
 )
 DIRECTOR = frozenset(

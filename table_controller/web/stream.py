@@ -30,9 +30,17 @@ class Mailbox:
         self.pending: str | None = None
         self.closed = False
         self.ready = asyncio.Event()
+        self._started = False  # offered a snapshot: the page has a base for a change
 
-    def offer(self, text: str) -> None:
-        self.pending = text
+    def offer(self, text: str, change: str | None = None) -> None:
+        """The newest snapshot ``text``; ``change``: the same as a change from the one
+        offered before, sent instead when the page has that one and nothing is waiting
+        (else the page would miss a change: it gets ``text`` whole)."""
+        if change is not None and self._started and self.pending is None:
+            self.pending = change
+        else:
+            self.pending = text
+        self._started = True
         self.ready.set()
 
     def close(self) -> None:
@@ -59,14 +67,16 @@ class Broadcast:
         """How many pages are connected now."""
         return len(self._mailboxes)
 
-    def publish(self, text: str) -> bool:
+    def publish(self, text: str, change: str | None = None) -> bool:
         """Offer ``text`` to every open page; False (and nothing sent) if it is the same
-        as the last. Call it from the event loop's thread."""
+        as the last. ``change``: the same snapshot as a change from the last one
+        published, sent to each page that has that one (``Mailbox.offer``). Call it
+        from the event loop's thread."""
         if text == self.latest:
             return False
         self.latest = text
         for mailbox in self._mailboxes:
-            mailbox.offer(text)
+            mailbox.offer(text, change)
         return True
 
     def response(

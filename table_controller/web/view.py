@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
 from table_controller.rules.choices import bids as bid_euchre_bids
@@ -91,6 +91,25 @@ class Fault(Protocol):
     def to_json(self) -> dict[str, object]: ...
 
 
+class AcrossNote(Protocol):
+    """A card lying across a zone's line, as the page shows it (the table's
+    ``across_line.AcrossLine`` is one): the words are the table's, made with the
+    players' names."""
+
+    def page(self, names: Mapping[Seat, str]) -> Mapping[str, object]: ...
+
+
+class PageCard(TypedDict):
+    """A card as the page draws it."""
+
+    code: str
+    rank: str
+    suit: str
+    symbol: str
+    red: bool
+    text: str
+
+
 @dataclass(frozen=True)
 class Notice:
     """A message for the players on the page: a refused bid (which seat, what was wrong,
@@ -127,9 +146,11 @@ def table_view(
     recent: Sequence[OutputEvent] = (),
     notices: Sequence[Notice] = (),
     evidence_urls: Mapping[Card, str] = {},  # read only, never changed
+    pictured: Sequence[tuple[OutputEvent, str]] = (),
     version: int = 0,
     rules_name: str | None = None,
     ended: Mapping[str, Any] | None = None,
+    across: Sequence[AcrossNote] = (),
 ) -> dict[str, Any]:
     """The snapshot of the table for the page.
 
@@ -137,7 +158,8 @@ def table_view(
     the last ``HandStarted`` count), ``evidence_urls`` the image of each card the camera
     kept as evidence, ``rules_name`` the preset's name (found by comparing the rules with
     the presets when not given), ``ended`` the announcement of the table's previous game
-    (``game_over``), held until this game's first deal.
+    (``game_over``), held until this game's first deal; ``across`` the cards lying
+    across a zone's line, each with what its player is to do.
     """
     hand = game.hand
     names = {seat: _name(players, seat) for seat in SEATS}
@@ -202,11 +224,13 @@ def table_view(
                 "remedy": ev.remedy.value,
                 "remedy_words": REMEDY_WORDS[ev.remedy],
                 "text": in_words(ev.detail),
+                "evidence": irregularity_pictures(ev, pictured, evidence_urls),
             }
             for ev in this_hand
             if isinstance(ev, IrregularityFound)
         ],
         "notices": [_notice(n) for n in notices],
+        "across": [dict(a.page(names)) for a in across],
         "faults": [f.to_json() for f in faults],
         "devices_ok": not faults,
         "actions": actions(game, names),
@@ -324,7 +348,7 @@ def _seat(seat: Seat | None) -> str | None:
     return None if seat is None else seat.name
 
 
-def page_card(card: Card) -> dict[str, Any]:
+def page_card(card: Card) -> PageCard:
     """A card for the page: drawn as text (rank and suit symbol), red or black."""
     rank = "10" if card.rank is Rank.TEN else card.rank.letter
     return {
@@ -562,13 +586,34 @@ def _played_in(hand: HandState | None, seat: Seat, number: int) -> Card | None:
     return None
 
 
+def irregularity_pictures(
+    ev: IrregularityFound,
+    pictured: Sequence[tuple[OutputEvent, str]],
+    urls: Mapping[Card, str],
+) -> list[dict[str, str]]:
+    """An irregularity's pictures: the picture of the event that raised it, where it
+    has one of its own (a card the game did not take: its copy, a card not of the deck),
+    then the picture of its card as the game took it, where there is one."""
+    own = next((url for out, url in pictured if out is ev), None)
+    card = ev.card
+    out: list[dict[str, str]] = []
+    if own is not None:
+        face = card.pretty if card is not None else "card not of this deck"
+        out.append({"card": card.code if card is not None else "", "face": face, "url": own})
+    if card is not None and card in urls:
+        out.append({"card": card.code, "face": card.pretty, "url": urls[card]})
+    return out
+
+
 def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str, str]]:
     return [{"card": c.code, "face": c.pretty, "url": urls[c]} for c in cards if c in urls]
 
 
 __all__ = [
     "NOTICE_KINDS",
+    "AcrossNote",
     "Notice",
+    "PageCard",
     "actions",
     "choices",
     "page_card",

@@ -69,7 +69,8 @@ function drawTables(tables) {
   $("tables").replaceChildren(...tables.map((t) => {
     const teams = el("div", {class: "teams"}, ...t.teams.map((team) => el("div", {class: "team", "data-team": team.team},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score)))));
-    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : ""),
+    const across = t.across_texts || [];
+    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : "") + (across.length ? " across" : ""),
                          "data-table": t.table, onclick: () => showTable(t.table)},
       el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
          el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
@@ -77,6 +78,7 @@ function drawTables(tables) {
       line("phase", null, [t.phase_text, t.hand_text].filter(Boolean).join(" · ")),
       line("turn", "Turn: ", t.turn_text),
       t.trump_text ? el("div", {class: "trump" + (t.trump_red ? " red" : "")}, el("span", {class: "label"}, "Trump: "), t.trump_text) : null,
+      across.length ? el("div", {class: "across-lines"}, ...across.map((text) => el("div", {class: "across-line"}, el("span", {class: "label"}, "Card across a line: "), text))) : null,
       t.alerts ? el("div", {class: "alerts-count"}, t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`) : null,
       (t.faults || []).length ? el("div", {class: "faults"}, t.faults.map((f) => `${f.what}: ${f.problem}`).join("; ")) : null,
       t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null,
@@ -97,7 +99,7 @@ function drawAlerts(alerts) {
       el("p", {class: "text"}, a.sentence),
       el("div", {class: "buttons"},
         el("button", {type: "button", class: "open-alert", onclick: () => openAlert(a.id)},
-           a.category === "renege_proven" ? "Open the evidence" : "Open"),
+           a.category === "renege_proven" || a.pictured ? "Open the evidence" : "Open"),
         a.state === "open" ? el("button", {type: "button", class: "ack secondary", onclick: () => setAlert(a.id, "acknowledged")}, "Acknowledge") : null,
         el("button", {type: "button", class: "close secondary", onclick: () => setAlert(a.id, "closed")}, "Close")));
     return li;
@@ -149,8 +151,8 @@ function draw(snap) {
   $("store-problem").hidden = !snap.store_problem;
   $("store-problem").textContent = snap.store_problem ?
     "The director's store cannot be read: " + snap.store_problem + ". What is shown may be out of date; it updates again by itself." : "";
-  if (snap.store_problem) return;
   overview = snap;
+  if (snap.store_problem) return;
   drawTables(snap.tables);
   drawAlerts(snap.alerts);
   drawResults(snap.results);
@@ -408,7 +410,23 @@ function connect() {
     // Refused (the session ended): back to the login form.
     if (source.readyState === EventSource.CLOSED) { source = null; refreshMe(); }
   };
-  source.onmessage = (m) => draw(JSON.parse(m.data));
+  source.onmessage = (m) => {
+    const snap = merged(JSON.parse(m.data));
+    if (snap) draw(snap); else { disconnect(); connect(); }  // out of step: start again whole
+  };
+}
+// A snapshot comes whole ("full") when the page connects or fell behind, else as what
+// changed since the one before ("base"): the changed tables' lines, and the other parts
+// only when they changed (dashboard_stream.py).
+function merged(msg) {
+  if (msg.full) return msg;
+  if (!overview || msg.base !== overview.version) return null;
+  const lines = Object.fromEntries(overview.tables.map((t) => [t.table, t]));
+  Object.assign(lines, msg.tables || {});
+  const order = msg.order !== undefined ? msg.order : overview.tables.map((t) => t.table);
+  const snap = {...overview, ...msg, tables: order.map((t) => lines[t]).filter(Boolean)};
+  delete snap.base; delete snap.order;
+  return snap;
 }
 function disconnect() {
   if (source) { source.close(); source = null; }

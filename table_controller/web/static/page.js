@@ -68,6 +68,7 @@ function render(snap) {
   renderResult(snap);
   renderProblems(snap);
   renderNotices(snap);
+  renderAcross(snap);
   renderHealth(snap);
   renderKiosk(snap);
   renderGameOver(snap);
@@ -300,6 +301,7 @@ function renderProblems(snap) {
   for (const i of snap.irregularities) {
     const li = el("li", "irregularity");
     li.append(el("div", "what", i.title + (i.name ? ": " + i.name : "")), el("div", "text", i.text));
+    if (i.evidence && i.evidence.length) li.append(evidenceThumbs(i.evidence, i.text));
     irregular.append(li);
   }
   byId("problems").hidden = !(snap.reneges.length || snap.irregularities.length);
@@ -315,6 +317,27 @@ function renderNotices(snap) {
     node.append(el("div", "problem", who + n.text));
     if (n.fix) node.append(el("div", "fix", n.fix));
     box.append(node);
+  }
+}
+
+// A card the camera sees across a zone's line counts only once it is pushed in: the
+// words say whose and where (made by the table), the seat is marked until then.
+function renderAcross(snap) {
+  const box = byId("across");
+  box.replaceChildren();
+  for (const a of snap.across || []) {
+    const node = el("div", "banner across");
+    node.dataset.card = a.card.code;
+    if (a.seat) node.dataset.seat = a.seat;
+    node.append(el("div", "problem", a.text), el("div", "fix", a.detail));
+    box.append(node);
+    const seat = a.seat ? byId("seat-" + a.seat) : null;
+    if (seat) {
+      seat.classList.add("push");
+      const line = el("div", "push-card" + (a.card.red ? " red" : ""), "Push the " + a.card.text + " in");
+      line.dataset.card = a.card.code;
+      seat.append(line);
+    }
   }
 }
 

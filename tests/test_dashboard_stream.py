@@ -1,0 +1,186 @@
+"""The dashboard's stream sends each snapshot as what changed since the one before
+(director/dashboard_stream.py): the changes, applied in order as the page applies them,
+always add up to the whole snapshot; a page that fell behind is sent the whole; and over
+the real service, with tables playing, the page's picture is the director's overview."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_director_dashboard import status
+from test_director_service import WAIT, client, publish, topic, wait_until
+from test_director_store import real_game
+from test_director_web import World, get_json, log_in
+
+from table_controller.director.dashboard_stream import OverviewStream, apply_change
+from table_controller.director.dashboard_view import TableLine, json_text
+from table_controller.director.web import COOKIE
+from table_controller.web.stream import Broadcast
+
+NAMES = ["table-1", "table-2", "table-3", "table-10"]
+
+rows = st.dictionaries(
+    st.sampled_from(NAMES), st.fixed_dictionaries({"events": st.integers(0, 3)}), max_size=4
+)
+parts = st.fixed_dictionaries(
+    {"alerts": st.lists(st.integers(0, 2), max_size=2), "results": st.sampled_from([{}, {"x": 1}])}
+)
+
+
+def lines_of(tables: dict[str, dict[str, Any]], reverse: bool) -> list[TableLine]:
+    ordered = sorted(tables, reverse=reverse)
+    return [
+        TableLine(t, {"table": t, **tables[t]}, json_text({"table": t, **tables[t]}))
+        for t in ordered
+    ]
+
+
+def shown_whole(snap: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in snap.items() if k not in ("full", "changed")}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(rows, parts, st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_the_changes_applied_in_order_are_the_whole_snapshot(
+    steps: list[tuple[dict[str, dict[str, Any]], dict[str, Any], bool, bool]],
+) -> None:
+    stream = OverviewStream()
+    shown: dict[str, Any] | None = None
+    for tables, other, reverse, named in steps:
+        texts = {k: json_text(v) for k, v in other.items()}
+        changed = sorted(tables)[:1] if named else []
+        sent = stream.next(lines_of(tables, reverse), texts, changed)
+        if sent is None:  # nothing changed: the page's picture is still the whole
+            assert not changed and shown is not None
+            assert shown_whole(shown) == shown_whole(json.loads(stream.whole()))
+            continue
+        whole, change = json.loads(sent[0]), json.loads(sent[1])
+        assert whole["full"] and "full" not in change
+        if shown is not None:  # a change carries only the lines that changed
+            before = {t["table"]: t for t in shown["tables"]}
+            assert set(change.get("tables", {})) == {
+                t for t in tables if before.get(t) != {"table": t, **tables[t]}
+            }
+        shown = apply_change(shown if shown is not None else whole, change if shown else whole)
+        assert shown is not None
+        assert shown_whole(shown) == shown_whole(whole)
+        assert shown["changed"] == change["changed"] == changed
+
+
+def test_a_change_from_a_snapshot_the_page_does_not_have_is_refused() -> None:
+    stream = OverviewStream()
+    first = stream.next(lines_of({"table-1": {"events": 1}}, False), {}, [])
+    second = stream.next(lines_of({"table-1": {"events": 2}}, False), {}, [])
+    third = stream.next(lines_of({"table-1": {"events": 3}}, False), {}, [])
+    assert first and second and third
+    shown = json.loads(first[0])
+    assert apply_change(shown, json.loads(third[1])) is None  # the second was missed
+    assert apply_change(None, json.loads(second[1])) is None
+    assert apply_change(shown, json.loads(third[0]))["tables"][0]["events"] == 3  # type: ignore[index]
+
+
+def test_the_store_down_keeps_the_tables_and_says_so() -> None:
+    stream = OverviewStream()
+    first = stream.next(lines_of({"table-1": {"events": 1}}, False), {"store_problem": "null"}, [])
+    down = stream.problem("the database is not answering", ["table-1"])
+    assert first and down
+    change = json.loads(down[1])
+    assert change["store_problem"] == "the database is not answering" and "tables" not in change
+    shown = apply_change(json.loads(first[0]), change)
+    assert shown is not None and shown["tables"] == [{"table": "table-1", "events": 1}]
+    assert json.loads(down[0])["tables"] == shown["tables"]
+
+
+def test_a_page_that_fell_behind_is_sent_the_whole_snapshot() -> None:
+    async def run() -> list[str]:
+        pages = Broadcast(heartbeat=60, retry_ms=1000)
+        pages.publish("whole-1")
+        response = pages.response()
+        body = response.body_iterator
+        got = [await anext(body), await anext(body)]  # the retry line, then the whole
+        pages.publish("whole-2", "change-2")  # the page has the first: the change
+        got.append(await anext(body))
+        pages.publish("whole-3", "change-3")
+        pages.publish("whole-4", "change-4")  # the third not yet sent: the whole
+        got.append(await anext(body))
+        await body.aclose()  # type: ignore[attr-defined]
+        return got
+
+    got = asyncio.run(run())
+    assert got[1:] == ["data: whole-1\n\n", "data: change-2\n\n", "data: whole-4\n\n"]
+
+
+def test_the_streamed_changes_add_up_to_the_overview_with_tables_playing(
+    tmp_path: Path,
+) -> None:
+    """Three tables play a game each, interleaved, through the real broker and service;
+    a logged-in director's stream, read as the page reads it, shows what the overview
+    shows: every table's line, the alerts and the results."""
+    world = World(tmp_path)
+    feed = client(world.broker, "stream-feed")
+    got: list[dict[str, Any]] = []
+    try:
+        cookie = log_in(world.served.url)
+        req = urllib.request.Request(
+            world.served.url + "events", headers={"Cookie": f"{COOKIE}={cookie}"}
+        )
+        stream = urllib.request.urlopen(req, timeout=WAIT)
+
+        def read() -> None:
+            for raw in stream:
+                if raw.startswith(b"data: "):
+                    got.append(json.loads(raw[6:]))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        messages, _ = real_game()
+        tables = ["table-1", "table-2", "table-3"]
+        for n, t in enumerate(tables):
+            publish(
+                feed, topic("status", t), status(t, f"Table {n + 1}", ["Ann", "Bo", "Cy", "Di"])
+            )
+        for m in messages:
+            for t in tables:
+                publish(feed, topic("events", t), {**m, "table": t})
+        total = len(messages) * len(tables)
+        wait_until("every event stored", lambda: world.store.count_events() == total)
+
+        def shown() -> dict[str, Any] | None:
+            snap: dict[str, Any] | None = None
+            for message in list(got):
+                snap = apply_change(snap, message)
+                assert snap is not None, "a change the page could not apply"
+            return snap
+
+        def same() -> bool:
+            snap = shown()
+            overview = get_json(world.served.url + "api/overview", cookie)
+            if snap is None:
+                return False
+            keys = ("tables", "alerts", "results", "event", "title", "store_problem")
+            return all(snap[k] == overview[k] for k in keys)
+
+        wait_until("the stream shows the overview", same)
+        assert [t["events"] for t in shown()["tables"]] == [len(messages)] * 3  # type: ignore[index]
+        # One table renamed: the change carries its line alone.
+        publish(
+            feed,
+            topic("status", "table-2"),
+            status("table-2", "Table Two", ["Ann", "Bo", "Cy", "Di"]),
+        )
+        wait_until("the stream shows the overview again", same)
+        assert [t["title"] for t in shown()["tables"]] == ["Table 1", "Table 3", "Table Two"]  # type: ignore[index]
+        last = [m for m in got if "tables" in m][-1]
+        assert set(last["tables"]) == {"table-2"} and "order" in last
+        assert got[0]["full"] and not any(m.get("full") for m in got[1:])
+    finally:
+        feed.loop_stop()
+        feed.disconnect()
+        world.close()
