@@ -78,3 +78,35 @@ def test_the_still_cards_script_keeps_each_card_under_its_hand_then_leaves_it_a_
         for k, lay in enumerate(lays):  # under its player's hand until ``left``
             for frame in range(lay.laid, lay.left):
                 assert any(h.over == k for h in script.hands[frame])
+
+
+@pytest.mark.slow(budget=60)  # the benchmark itself, on three venues
+def test_the_placement_benchmark_runs_and_prints_every_case() -> None:
+    import os
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "placement.py"), "--setups", "3", "--size", "720"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("command: PYTHONPATH=. .venv/bin/python bench/placement.py --setups 3")
+    for line in (
+        "1280x720: ",
+        "  table (",
+        "  overhang (",
+        "    in one zone, placed there: ",
+        "      by the share alone (before): ",
+        "  across (",
+        "    across two zones: ",
+        "  foreign (",
+        "    another deck's card read as one of this deck's: 0",
+        "  twin (",
+        "    both copies read, each where it lies: ",
+        "  sharp unoccluded cards in one zone, overhanging ones included: ",
+    ):
+        assert line in out, line

@@ -153,3 +153,59 @@ def test_a_noisy_picture_is_smoothed_before_it_is_read_and_a_clean_one_is_not() 
             and cal.distance_to_line(c.x, c.y) > 10
         }
         assert truth and truth <= seen
+
+
+def test_a_card_printed_twice_is_read_as_two_cards_each_where_it_lies() -> None:
+    """Two copies of one code (two decks mixed): one reading each, at its own place,
+    both markers of each copy combined, so the tracker sees one code in two places."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    jh = Card.parse("JH")
+    copies = (
+        CardPlacement(jh, 0.0, 150.0, 0.0),
+        CardPlacement(jh, 70.0, 150.0, 0.0),  # side by side: 70 mm apart
+        CardPlacement(jh, 0.0, -150.0, 180.0),
+    )
+    frame = TableRenderer().render(Scene(copies)).image
+    seen = sorted(CardReader(CALIBRATION).read(frame), key=lambda c: (round(c.y, -2), c.x))
+    assert [c.card for c in seen] == [jh] * 3 and [c.markers for c in seen] == [2, 2, 2]
+    for c, p in zip(seen, sorted(copies, key=lambda p: (p.y, p.x)), strict=True):  # N, then S
+        assert abs(c.x - p.x) < 3.0 and abs(c.y - p.y) < 3.0
+
+
+def test_another_decks_marker_is_no_card_and_is_listed_apart_where_it_lies() -> None:
+    """A card printed with an id of the dictionary that is none of this deck's (nor a
+    fiducial) is never read as a card, and is listed apart with its id and where it
+    lies; a QR deck's card at an ArUco table is not seen at all."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    ours = CardPlacement(Card.parse("9C"), 0.0, 150.0, 0.0)
+    other = CardPlacement(Card.parse("9C"), 0.0, -150.0, 180.0, marker=31)
+    qr = CardPlacement(Card.parse("AS"), 150.0, 0.0, 270.0, family="qr-zxing")
+    reader = CardReader(CALIBRATION)
+    seen = reader.read(TableRenderer().render(Scene((ours, other, qr))).image)
+    assert [(c.card.code, c.zone) for c in seen] == [("9C", "play:S")]
+    assert {f.marker for f in reader.foreign} == {31}
+    for f in reader.foreign:
+        assert abs(f.x - 0.0) < 3.0 and abs(f.y + 150.0) < 3.0 and f.zone == "play:N"
+
+
+def test_a_soft_marker_of_another_deck_read_by_the_second_decode_is_foreign() -> None:
+    """The second decode fits every id of the dictionary: an outline it reads surely as
+    another deck's id is listed apart, never dropped nor taken for a card."""
+    from table_controller.cards import Card
+    from table_controller.vision.synthetic import CardPlacement
+
+    other = CardPlacement(Card.parse("9C"), 0.0, -150.0, 180.0, marker=31)
+    frame = TableRenderer().render(Scene((other,))).image
+    reader = CardReader(CALIBRATION)
+    gray = reader.grey(frame)
+    _, quads, foreign = reader.family.read_all(gray)  # type: ignore[attr-defined]
+    # As if ArUco's pass had found the outlines and not read them.
+    both = np.concatenate([quads, np.array([f.corners for f in foreign], np.float32)])
+    offset = np.array(reader.roi[:2], np.float32) + (reader.reduce - 1) / 2
+    reader.foreign_sightings = []
+    assert reader._second_look(gray, both, [], offset, frame) == []
+    assert {s.marker for s in reader.foreign_sightings} == {31}

@@ -22,7 +22,7 @@ from table_controller.vision.tracker import (
     Tracker,
     to_input_event,
 )
-from table_controller.vision.zones import CLEAR_SHARE, HOLD_SHARE
+from table_controller.vision.zones import CENTRE_MM, CLEAR_SHARE, HOLD_MM, HOLD_SHARE
 
 JH = Card.parse("JH")
 FPS = 30.0
@@ -141,6 +141,25 @@ def test_a_card_near_a_line_is_held_in_the_zone_it_was_reported_in() -> None:
     assert types(events) == [CardMoved] and tracker.where(JH) == "kitty"
     # Never reported there, the same "less" reads place it nowhere: nothing is laid.
     assert feed(Tracker(), [[read(zone=None, y=62.0, shares=less)]] * 10) == []
+
+
+def test_a_card_hanging_over_the_open_table_is_laid_and_held_by_its_centre() -> None:
+    """Issue 31: a card in North's play zone's corner, a third of it inside and no other
+    zone touching it, its centre 9 mm in: laid; later reads a few mm off towards the open
+    table (its centre under ``CENTRE_MM`` in) keep it there; pushed well out, removed."""
+    corner = (("play:N", 0.33),)
+
+    def hanging(inside: float, zone: str | None) -> CardRead:
+        return CardRead(JH, zone, 70.0, -226.0, shares=corner, inside=inside)
+
+    tracker = Tracker()
+    assert types(feed(tracker, [[hanging(9.0, "play:N")]] * 2)) == [CardLaid]
+    off = hanging(CENTRE_MM - 2.0, None)  # what the reader says of one read 5 mm off
+    assert feed(tracker, [[off]] * 10, start=2) == [] and tracker.where(JH) == "play:N"
+    gone = [[CardRead(JH, None, 70.0, -226.0, shares=(("play:N", 0.1),), inside=HOLD_MM - 1)]]
+    assert types(feed(tracker, gone * 2, start=12)) == [CardRemoved]
+    # Never reported, the same reads a few mm short lay nothing.
+    assert feed(Tracker(), [[off]] * 10) == []
 
 
 def test_the_same_card_in_two_places_is_an_alert_not_a_guess() -> None:

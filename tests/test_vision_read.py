@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -80,6 +81,50 @@ def test_vision_live_watches_a_camera(tmp_path: Path, monkeypatch: pytest.Monkey
     assert plays and all(p["event"] == "card_played" for p in plays)
     assert any("ms_median" in line for line in lines)
     assert cv2.imread("snap.png") is not None
+
+
+def test_a_card_laid_long_over_the_open_table_is_laid_in_its_zone_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: North lays the 9 of spades long, its far end over the open table beyond
+    the play zone's outer edge (its centre 9 mm inside, under 54 % of it there), and into
+    the zone's corner at an angle (the queen of hearts). Through `vision live` on the Pi
+    camera's model, each is North's card_played within the usual frames: on the second
+    frame it lies uncovered, as a card wholly inside the zone (the king of clubs, laid
+    before them) is."""
+    monkeypatch.chdir(tmp_path)
+    camera = "synthetic:{},model=pi3"
+    assert run("calibrate", "--camera", camera.format("") + ",limit=1", "--out", "cal.json")[0] == 0
+    inside = {"card": "KC", "x": 0.0, "y": -150.0, "angle": 180.0}
+    long = {"card": "9S", "x": -30.0, "y": -235.0 + 9.0, "angle": 180.0}
+    corner = {"card": "QH", "x": 80.0 - 9.0, "y": -235.0 + 9.0, "angle": 190.0}
+    laid: list[dict[str, object]] = []
+    scenes = [{"frames": 1, "cards": []}]
+    for card in (inside, long, corner):
+        scenes.append({"frames": 2, "cards": [*laid, card], "hands": [{"over": card["card"]}]})
+        scenes.append({"frames": 3, "cards": [*laid, card]})
+        laid.append(card)
+    (tmp_path / "long.json").write_text(json.dumps({"effects": "realistic", "scenes": scenes}))
+    code, text = run(
+        "vision", "live", "--camera", "synthetic:long.json,model=pi3", "--calibration", "cal.json"
+    )
+    assert code == 0
+    events = [json.loads(line) for line in text.splitlines() if '"event"' in line]
+    played = {e["card"]: e for e in events if e["event"] == "CardLaid"}
+    assert set(played) == {"KC", "9S", "QH"}, events
+    assert all(e["zone"] == "play:N" and "N" in json.dumps(e["input"]) for e in played.values())
+    uncovered = {"KC": 3, "9S": 8, "QH": 13}  # the first frame each lies without the hand
+    for card, first in uncovered.items():
+        assert int(played[card]["frame"]) <= first + 1, (card, played[card])  # type: ignore[call-overload]
+    assert [e["event"] for e in events] == ["CardLaid"] * 3  # none removed, none twice
+    # The share alone would have left the queen in no zone: most of her is outside.
+    from table_controller.vision.calibration import Calibration
+    from table_controller.vision.zones import CLEAR_SHARE, ZoneMap, card_outline
+
+    turn = math.radians(float(corner["angle"]))  # type: ignore[arg-type]
+    centre = (float(corner["x"]), float(corner["y"]))  # type: ignore[arg-type]
+    outline = card_outline(centre, (math.cos(turn), math.sin(turn)))
+    assert ZoneMap(Calibration.load("cal.json")).shares(outline)[0][1] < CLEAR_SHARE
 
 
 def test_vision_live_without_a_calibration(

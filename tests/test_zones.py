@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 
 from table_controller.vision.layout import CARD_H, CARD_W, Calibration, Zone
 from table_controller.vision.zones import (
+    CENTRE_MM,
     CLEAR_SHARE,
+    HOLD_MM,
     HOLD_SHARE,
     TOUCH_SHARE,
     Outline,
+    Shares,
     ZoneMap,
     across_line,
+    alone,
     card_outline,
     held,
     placed,
@@ -118,6 +122,100 @@ def test_placed_means_its_centre_is_in_the_zone() -> None:
             assert CALIBRATION.zone(zone).contains(x, y)
 
 
+def seen(x: float, y: float, deg: float, zones: ZoneMap = ZONES) -> tuple[Shares, float | None]:
+    """What the reader measures of a card centred at (x, y), turned ``deg``: its shares
+    and how far its centre lies inside the zone of the largest share."""
+    a = math.radians(deg)
+    shares = zones.shares(card_outline((x, y), (math.cos(a), math.sin(a))))
+    return shares, (zones.inside_mm(x, y, shares[0][0]) if shares else None)
+
+
+# North's play zone is x -80..80, y -235..-65; beyond its outer edge (y < -235) and its
+# north-east corner (80, -235) lies the open table: no other zone within a card's reach.
+NORTH_EDGE, EAST_EDGE = -235.0, 80.0
+
+
+def test_a_card_hanging_over_the_open_table_is_in_the_zone_holding_its_centre() -> None:
+    """Issue 31: a card laid a little long or wide, its centre 7-16 mm inside a zone and
+    no other zone touching it, was in no zone when less than 54 % of it lay inside. It is
+    in the zone holding its centre, read even 4 mm off towards the open table."""
+    for depth in (8.0, 12.0, 16.0):
+        for deg in (0.0, 30.0, 45.0, 90.0, 100.0):
+            read = depth - 4.0
+            for x, y in ((0.0, NORTH_EDGE + read), (EAST_EDGE - read, NORTH_EDGE + read)):
+                shares, inside = seen(x, y, deg)
+                assert alone(shares) and inside is not None
+                assert abs(inside - read) < 1e-6
+                assert placed(shares, inside) == "play:N", (depth, deg, x, y, shares)
+                assert not across_line(shares, inside)
+    # In the corner, less than half of it is inside: the share alone placed it nowhere.
+    shares, inside = seen(EAST_EDGE - 10.0, NORTH_EDGE + 10.0, 0.0)
+    assert shares[0][1] < CLEAR_SHARE and placed(shares) is None
+    assert placed(shares, inside) == "play:N"
+    # Without its centre's depth (a reading that does not give it), the share decides.
+    assert placed(shares, None) is None and across_line(shares, None)
+
+
+def test_a_card_whose_centre_is_on_the_open_table_is_in_no_zone() -> None:
+    """Its centre outside the zone, on it, or less than ``CENTRE_MM`` inside: the card
+    lies across the zone's line, in no zone until it is pushed in."""
+    for depth in (-10.0, -1.0, 0.0, CENTRE_MM - 0.2):
+        for x, y in ((0.0, NORTH_EDGE + depth), (EAST_EDGE - depth, NORTH_EDGE + depth)):
+            shares, inside = seen(x, y, 0.0)
+            assert placed(shares, inside) is None, (depth, shares)
+            assert across_line(shares, inside)
+
+
+def test_between_two_zones_the_share_keeps_deciding() -> None:
+    """Where another zone holds 5 % of the card, its centre alone never places it: the
+    kitty and South's play zone are 5 mm apart, and a card turned across their corners,
+    its centre inside the play zone but under 54 % of it there, stays in no zone."""
+    shares, inside = seen(-62.0, 65.0 + 2 * CENTRE_MM, 45.0)
+    assert shares[0][0] == "play:S" and shares[0][1] < CLEAR_SHARE
+    assert not alone(shares) and inside is not None and inside > CENTRE_MM
+    assert placed(shares, inside) is None and across_line(shares, inside)
+    assert placed((("play:S", 0.5), ("kitty", TOUCH_SHARE)), 20.0) is None
+    assert placed((("play:S", 0.5), ("kitty", TOUCH_SHARE - 0.01)), 20.0) == "play:S"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from([0, 1]),
+    st.floats(-380.0, 380.0),
+    st.floats(-380.0, 380.0),
+    st.floats(0.0, 360.0),
+)
+def test_a_card_is_never_placed_in_a_zone_its_centre_is_not_in(
+    which: int, x: float, y: float, deg: float
+) -> None:
+    """By its share or by its centre, a card's zone holds its estimated centre; and a
+    card touching two zones (5 % or more of it in each) is placed by the share alone."""
+    zones = [ZONES, ODD][which]
+    shares, inside = seen(x, y, deg, zones)
+    zone = placed(shares, inside)
+    if zone is not None and which == 0:  # the table's zones, convex
+        assert zones.inside_mm(x, y, zone) >= -1e-9, (zone, shares)
+    if zone is not None and shares[0][1] < CLEAR_SHARE:
+        assert alone(shares) and zones.inside_mm(x, y, zone) >= CENTRE_MM
+    if len(shares) > 1 and shares[1][1] >= TOUCH_SHARE:
+        assert zone == placed(shares)
+
+
+def test_hysteresis_by_the_centre_for_a_card_no_other_zone_touches() -> None:
+    """A card reported in a zone, no other zone touching it, stays while its centre is
+    no further than ``HOLD_MM`` outside: the same 16 mm band as the share's."""
+    shares: Shares = (("play:N", HOLD_SHARE - 0.1),)  # a corner hanging well over
+    assert held(shares, "play:N", CENTRE_MM - 1.0)
+    assert held(shares, "play:N", HOLD_MM)
+    assert not held(shares, "play:N", HOLD_MM - 0.5)
+    assert not held(shares, "play:N", None)  # unknown: the share decides (under 36 %)
+    assert not held(shares, "kitty", 10.0)
+    # Another zone touching it: the share decides, as before.
+    two = (("play:S", 0.3), ("kitty", 0.1))
+    assert not held(two, "play:S", 10.0)
+    assert abs((CENTRE_MM - HOLD_MM) - (CLEAR_SHARE - HOLD_SHARE) * CARD_H) < 1e-9
+
+
 def test_hysteresis_holds_a_card_with_less_of_it_inside() -> None:
     assert held((("play:S", HOLD_SHARE), ("kitty", 0.5)), "play:S")
     assert not held((("play:S", HOLD_SHARE - 0.01), ("kitty", 0.5)), "play:S")
@@ -165,3 +263,32 @@ def test_a_card_read_in_a_picture_is_placed_by_its_outline() -> None:
     (card,) = reader.read(renderer.render(Scene((across,), effects=fx)).image)
     assert card.zone is None and card.on_line
     assert {name for name, _ in card.shares} == {"kitty", "play:S"}
+
+
+def test_cards_hanging_over_the_open_table_read_in_a_picture_are_in_their_zone() -> None:
+    """Read in a rendered frame: cards laid long over North's outer edge and into its
+    corner, their centres 9-12 mm inside, are in North's zone; one whose centre lies on
+    the open table 4 mm out is across the line, in no zone."""
+    from table_controller.cards import Card
+    from table_controller.vision.calibration import calibrate
+    from table_controller.vision.detect import CardReader
+    from table_controller.vision.synthetic import CardPlacement, Effects, Scene, TableRenderer
+
+    renderer = TableRenderer()
+    fx = Effects.realistic()
+    reader = CardReader(calibrate(renderer.render(Scene(effects=fx)).image))
+    long = CardPlacement(Card.parse("9S"), -30.0, NORTH_EDGE + 9.0, 180.0)
+    corner = CardPlacement(Card.parse("AH"), EAST_EDGE - 12.0, NORTH_EDGE + 12.0, 215.0)
+    cards = {
+        c.card.code: c
+        for c in reader.read(renderer.render(Scene((long, corner), effects=fx)).image)
+    }
+    assert set(cards) == {"9S", "AH"}
+    for card in cards.values():
+        assert card.zone == "play:N" and not card.on_line, card
+        assert card.inside is not None and card.inside >= CENTRE_MM
+    assert cards["AH"].shares[0][1] < CLEAR_SHARE  # the share alone: in no zone
+    out = CardPlacement(Card.parse("QC"), 0.0, NORTH_EDGE - 4.0, 180.0)
+    (card,) = reader.read(renderer.render(Scene((out,), effects=fx)).image)
+    assert card.zone is None and card.on_line
+    assert card.to_json()["inside_mm"] == round(card.inside or 0.0, 1) < 0

@@ -207,6 +207,7 @@ class CardPlacement:
     face_up: bool = True
     zone: str | None = None
     marker: int | None = None  # another marker printed on it: a card of another deck
+    family: str | None = None  # printed in another marker family: another deck's (a QR deck)
 
     def corners_mm(self) -> Points:
         """The card's corners in table mm, clockwise from its top-left as printed."""
@@ -702,7 +703,7 @@ def _face(
     card: int, family_name: str, ppm: float, face_up: bool, marker: int | None = None
 ) -> tuple[Bgr, np.ndarray]:
     """A card's face (or back) at ``ppm`` px/mm, BGR, and its alpha (rounded corners),
-    as float32 arrays ready to warp."""
+    as float32 arrays ready to warp; ``marker``: printed with that id, not its own."""
     size = (round(CARD_W * ppm), round(CARD_H * ppm))
     if not face_up:
         img = _card_back(ppm)
@@ -971,7 +972,7 @@ class TableRenderer:
         corners = _apply(card_to_px, _CARD_BOX)
         side_px = np.linalg.norm(corners[1] - corners[0]) / CARD_W
         ppm = float(min(BASE_PPM, max(1.0, math.ceil(side_px * 2.0 * 2) / 2)))
-        face, alpha = _face(int(p.card), self.family_name, ppm, p.face_up, p.marker)
+        face, alpha = _face(int(p.card), p.family or self.family_name, ppm, p.face_up, p.marker)
         h, w = alpha.shape
         face_to_card = np.array(
             [[CARD_W / w, 0, 0.5 * CARD_W / w], [0, CARD_H / h, 0.5 * CARD_H / h], [0, 0, 1]]
@@ -1446,7 +1447,15 @@ class TableRenderer:
             markers: tuple[MarkerTruth, ...] = ()
             if p.face_up:
                 markers = tuple(
-                    self._marker_truth(int(p.card), c, i, labels, hom, canvas, camera)
+                    self._marker_truth(
+                        int(p.card) if p.marker is None else p.marker,
+                        c,
+                        i,
+                        labels,
+                        hom,
+                        canvas,
+                        camera,
+                    )
                     for c in card_markers_mm(p)
                 )
             zone = p.zone

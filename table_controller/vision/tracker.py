@@ -23,10 +23,12 @@ only what it is sure of:
 - a card read in two places at once (two cards with the same marker, or a misread) is
   an *alert*, never a guess: nothing is reported for it until it is in one place again.
 
-Where a card is: the reader gives the share of its area in each zone (zones.py); a card
-reported in a zone stays there while ``HOLD_SHARE`` of it remains inside and no other
-zone clearly holds it (hysteresis), so a card laid near a line does not flicker out of
-its zone when its position is read a few millimetres off.
+Where a card is: the reader gives the share of its area in each zone and how far its
+centre lies inside the zone of the largest share (zones.py); a card reported in a zone
+stays there while ``HOLD_SHARE`` of it remains inside, or, no other zone touching it,
+its centre is no further than ``HOLD_MM`` outside, and no other zone clearly holds it
+(hysteresis), so a card laid near a line does not flicker out of its zone when its
+position is read a few millimetres off.
 
 The tracker never reports a card it has not read. What it reports maps onto the rules:
 a card laid in a seat's play zone is that seat's ``CardPlayed``.
@@ -63,12 +65,13 @@ class CardRead:
     confidence: float = 1.0
     shares: Shares = ()  # (zone, share of the card's area), largest first; () unknown
     outline: Outline = ()  # its four corners on the table (mm); () unknown
+    inside: float | None = None  # mm its centre lies inside the zone of shares[0]; None unknown
 
     def placed(self, reported: str | None) -> str | None:
         """The zone this reading puts the card in, for a card reported in ``reported``:
         that zone while the card is held there (zones.held), else the zone clearly
         holding it (None: no zone)."""
-        if reported is not None and self.shares and held(self.shares, reported):
+        if reported is not None and self.shares and held(self.shares, reported, self.inside):
             return reported
         return self.zone
 
