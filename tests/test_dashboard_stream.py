@@ -184,3 +184,42 @@ def test_the_streamed_changes_add_up_to_the_overview_with_tables_playing(
         feed.loop_stop()
         feed.disconnect()
         world.close()
+
+
+def test_a_change_after_a_quiet_spell_is_sent_at_once_and_at_most_one_a_spell(
+    tmp_path: Path,
+) -> None:
+    """The overview is made at most every ``coalesce`` seconds, on the page's clock; the
+    first change after a quiet spell does not wait a whole spell from its arrival."""
+    from table_controller.director.store import DirectorStore
+    from table_controller.director.web import DirectorPage
+
+    class Loop:  # records what the page asks of its event loop
+        def __init__(self) -> None:
+            self.later: list[float] = []
+
+        def call_later(self, delay: float, callback: Any) -> None:
+            if callback.__name__ == "_flush":  # (not the results' own timer)
+                self.later.append(round(delay, 6))
+
+    store = DirectorStore(tmp_path / "director.sqlite")
+    try:
+        page = DirectorPage(store, None, coalesce=0.05)
+        now = [100.0]
+        page._monotonic = lambda: now[0]
+        loop = Loop()
+        page._loop = loop  # type: ignore[assignment]
+        page._schedule("table-1")  # the first change: at once
+        page._schedule("table-2")  # one already due: nothing more asked
+        assert loop.later == [0.0]
+        page._flush()
+        now[0] += 0.01
+        page._schedule("table-1")  # 10 ms after a snapshot: the rest of the spell
+        assert loop.later == [0.0, 0.04]
+        now[0] += 0.04
+        page._flush()
+        now[0] += 1.0
+        page._schedule("table-3")  # a quiet second later: at once again
+        assert loop.later == [0.0, 0.04, 0.0]
+    finally:
+        store.close()

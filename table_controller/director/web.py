@@ -142,6 +142,7 @@ class DirectorPage:
         self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
         self._title = title
         self._coalesce = coalesce
+        self._last_flush = -math.inf  # when the last snapshot was made (``_monotonic``)
         self._results_every = results_every
         # (when, the results, as JSON text)
         self._results_cached: tuple[float, dict[str, Any], str] | None = None
@@ -234,11 +235,16 @@ class DirectorPage:
         if table:
             self._dirty.add(table)
         if not self._scheduled and self._loop is not None:
+            # At most one snapshot every ``coalesce`` seconds, the first change after a
+            # quiet spell sent at once: a card waits for the rest of the spell, not for
+            # a whole one from its own arrival.
             self._scheduled = True
-            self._loop.call_later(self._coalesce, self._flush)
+            wait = self._last_flush + self._coalesce - self._monotonic()
+            self._loop.call_later(max(0.0, wait), self._flush)
 
     def _flush(self) -> None:
         self._scheduled = False
+        self._last_flush = self._monotonic()
         changed, self._dirty = sorted(self._dirty), set()
         try:
             sent = self._stream.next(*self._snapshot(self._stream_results()), changed)
