@@ -124,29 +124,29 @@ class World:
         card held by a player leaves that player's hand."""
         with self._lock:
             self._check_zone(zone)
-            if self._find(card) is not None:
-                raise WorldError(
-                    f"{card} already lies in {self.where(card)}: pick it up before laying it"
-                )
-            seat = self.holder(card)
-            if seat is not None:
-                self.held[seat].remove(card)
+            seat = self._from_hand(card)
             self._table.append(place(card, zone, self._rng, face_up=face_up, zones=self.zones))
             if face_up:
                 self._laying = (card, self._frame, seat)
+
+    def _from_hand(self, card: Card) -> Seat | None:
+        """``card``, about to be laid, leaves the hand holding it (its seat, or None);
+        refused when it already lies on the table."""
+        if self._find(card) is not None:
+            raise WorldError(
+                f"{card} already lies in {self.where(card)}: pick it up before laying it"
+            )
+        seat = self.holder(card)
+        if seat is not None:
+            self.held[seat].remove(card)
+        return seat
 
     def lay_at(self, card: Card, x: float, y: float, angle: float = 0.0) -> None:
         """Lay ``card`` face up with its centre at (``x``, ``y``) table mm, turned
         ``angle`` degrees: anywhere, across a zone's line too (a card laid carelessly).
         A card held by a player leaves that player's hand."""
         with self._lock:
-            if self._find(card) is not None:
-                raise WorldError(
-                    f"{card} already lies in {self.where(card)}: pick it up before laying it"
-                )
-            seat = self.holder(card)
-            if seat is not None:
-                self.held[seat].remove(card)
+            self._from_hand(card)
             self._table.append(CardPlacement(card, float(x), float(y), float(angle) % 360.0))
 
     def slide(self, card: Card, x: float, y: float) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from table_controller.cards import Card
-from table_controller.vision.tracker import STILL_MM, CardRead
+from table_controller.vision.tracker import STILL_MM, CardRead, check_steadiness
 from table_controller.vision.zones import Outline, Shares
 
 FORGET_SECONDS = 10.0  # a card across a line, unread this long, is taken as gone
@@ -81,12 +81,7 @@ class AcrossLines:
     _lines: dict[Card, _Line] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.stable_frames < 1:
-            raise ValueError("stable_frames must be at least 1")
-        if self.within_seconds <= 0:
-            raise ValueError("within_seconds must be positive")
-        if self.empty_frames < 1:
-            raise ValueError("empty_frames must be at least 1")
+        check_steadiness(self.stable_frames, self.within_seconds, self.empty_frames)
         if self.forget_seconds <= 0:
             raise ValueError("forget_seconds must be positive")
 

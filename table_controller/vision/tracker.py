@@ -146,6 +146,17 @@ class _Track:
     conflicted: bool = False
 
 
+def check_steadiness(stable_frames: int, within_seconds: float, empty_frames: int) -> None:
+    """The settings of how steadily a card must be read, refused when they cannot work
+    (the tracker's, and the cards across a line's: across.py)."""
+    if stable_frames < 1:
+        raise ValueError("stable_frames must be at least 1")
+    if within_seconds <= 0:
+        raise ValueError("within_seconds must be positive")
+    if empty_frames < 1:
+        raise ValueError("empty_frames must be at least 1")
+
+
 @dataclass
 class Tracker:
     stable_frames: int = 2
@@ -154,12 +165,7 @@ class Tracker:
     tracks: dict[Card, _Track] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.stable_frames < 1:
-            raise ValueError("stable_frames must be at least 1")
-        if self.within_seconds <= 0:
-            raise ValueError("within_seconds must be positive")
-        if self.empty_frames < 1:
-            raise ValueError("empty_frames must be at least 1")
+        check_steadiness(self.stable_frames, self.within_seconds, self.empty_frames)
 
     def lying(self) -> list[Lying]:
         """The cards reported lying in a zone: the places to look at when unread."""
