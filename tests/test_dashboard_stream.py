@@ -61,7 +61,7 @@ def test_the_changes_applied_in_order_are_the_whole_snapshot(
             assert not changed and shown is not None
             assert shown_whole(shown) == shown_whole(json.loads(stream.whole()))
             continue
-        whole, change = json.loads(sent[0]), json.loads(sent[1])
+        whole, change = json.loads(sent[0]()), json.loads(sent[1])
         assert whole["full"] and "full" not in change
         if shown is not None:  # a change carries only the lines that changed
             before = {t["table"]: t for t in shown["tables"]}
@@ -77,25 +77,28 @@ def test_the_changes_applied_in_order_are_the_whole_snapshot(
 def test_a_change_from_a_snapshot_the_page_does_not_have_is_refused() -> None:
     stream = OverviewStream()
     first = stream.next(lines_of({"table-1": {"events": 1}}, False), {}, [])
+    assert first
+    shown = json.loads(first[0]())  # the whole as the page had it then
     second = stream.next(lines_of({"table-1": {"events": 2}}, False), {}, [])
     third = stream.next(lines_of({"table-1": {"events": 3}}, False), {}, [])
-    assert first and second and third
-    shown = json.loads(first[0])
+    assert second and third
     assert apply_change(shown, json.loads(third[1])) is None  # the second was missed
     assert apply_change(None, json.loads(second[1])) is None
-    assert apply_change(shown, json.loads(third[0]))["tables"][0]["events"] == 3  # type: ignore[index]
+    assert apply_change(shown, json.loads(third[0]()))["tables"][0]["events"] == 3  # type: ignore[index]
 
 
 def test_the_store_down_keeps_the_tables_and_says_so() -> None:
     stream = OverviewStream()
     first = stream.next(lines_of({"table-1": {"events": 1}}, False), {"store_problem": "null"}, [])
+    assert first
+    before = first[0]()
     down = stream.problem("the database is not answering", ["table-1"])
-    assert first and down
+    assert down
     change = json.loads(down[1])
     assert change["store_problem"] == "the database is not answering" and "tables" not in change
-    shown = apply_change(json.loads(first[0]), change)
+    shown = apply_change(json.loads(before), change)
     assert shown is not None and shown["tables"] == [{"table": "table-1", "events": 1}]
-    assert json.loads(down[0])["tables"] == shown["tables"]
+    assert json.loads(down[0]())["tables"] == shown["tables"]
 
 
 def test_a_page_that_fell_behind_is_sent_the_whole_snapshot() -> None:

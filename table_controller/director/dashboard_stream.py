@@ -15,7 +15,7 @@ apply.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from table_controller.director.dashboard_view import TableLine, json_text
@@ -32,9 +32,10 @@ class OverviewStream:
 
     def next(
         self, lines: Sequence[TableLine], parts: Mapping[str, str], changed: Sequence[str]
-    ) -> tuple[str, str] | None:
-        """The next snapshot whole and as a change from the last, both JSON text; None
-        when nothing changed and no table is named as changed."""
+    ) -> tuple[Callable[[], str], str] | None:
+        """The next snapshot as a change from the last (JSON text), and what makes it
+        whole (made once, only when a page needs it: a page that connects or fell
+        behind); None when nothing changed and no table is named as changed."""
         order = [line.table for line in lines]
         fresh = [line for line in lines if self._lines.get(line.table) != line.text]
         moved = {k: v for k, v in parts.items() if self._parts.get(k) != v}
@@ -54,9 +55,19 @@ class OverviewStream:
         self._lines = {line.table: line.text for line in lines}
         self._order = order
         self._parts = {**self._parts, **parts}
-        return self.whole(named), "{" + ",".join(items) + "}"
+        version = self.version
+        made: list[str] = []
 
-    def problem(self, text: str, changed: Sequence[str]) -> tuple[str, str] | None:
+        def whole() -> str:
+            if self.version != version:  # a later one was published: that one is whole
+                return self.whole()
+            if not made:
+                made.append(self.whole(named))
+            return made[0]
+
+        return whole, "{" + ",".join(items) + "}"
+
+    def problem(self, text: str, changed: Sequence[str]) -> tuple[Callable[[], str], str] | None:
         """The next snapshot when the store cannot be read: what was last known, and
         the problem said (``text``)."""
         lines = [TableLine(t, {}, self._lines[t]) for t in self._order]

@@ -20,6 +20,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 import uvicorn
 from starlette.responses import StreamingResponse
 
+# A snapshot as JSON text, or what makes it when a page needs it whole.
+Snapshot = str | Callable[[], str]
+
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -27,12 +30,12 @@ class Mailbox:
     """One open page's mailbox: holds only the newest text not yet sent."""
 
     def __init__(self) -> None:
-        self.pending: str | None = None
+        self.pending: Snapshot | None = None
         self.closed = False
         self.ready = asyncio.Event()
         self._started = False  # offered a snapshot: the page has a base for a change
 
-    def offer(self, text: str, change: str | None = None) -> None:
+    def offer(self, text: Snapshot, change: str | None = None) -> None:
         """The newest snapshot ``text``; ``change``: the same as a change from the one
         offered before, sent instead when the page has that one and nothing is waiting
         (else the page would miss a change: it gets ``text`` whole)."""
@@ -59,7 +62,7 @@ class Broadcast:
     def __init__(self, heartbeat: float, retry_ms: int) -> None:
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
-        self.latest: str | None = None
+        self._latest: Snapshot | None = None
         self._mailboxes: set[Mailbox] = set()
 
     @property
@@ -67,14 +70,21 @@ class Broadcast:
         """How many pages are connected now."""
         return len(self._mailboxes)
 
-    def publish(self, text: str, change: str | None = None) -> bool:
+    @property
+    def latest(self) -> str | None:
+        """The newest snapshot's text (made now, when it was published as a maker)."""
+        latest = self._latest
+        return latest() if callable(latest) else latest
+
+    def publish(self, text: Snapshot, change: str | None = None) -> bool:
         """Offer ``text`` to every open page; False (and nothing sent) if it is the same
         as the last. ``change``: the same snapshot as a change from the last one
-        published, sent to each page that has that one (``Mailbox.offer``). Call it
-        from the event loop's thread."""
-        if text == self.latest:
+        published, sent to each page that has that one (``Mailbox.offer``); ``text``
+        may then be what makes the whole snapshot, called only for a page that needs
+        it (one that connects, or fell behind). Call it from the event loop's thread."""
+        if isinstance(text, str) and text == self._latest:
             return False
-        self.latest = text
+        self._latest = text
         for mailbox in self._mailboxes:
             mailbox.offer(text, change)
         return True
@@ -85,8 +95,8 @@ class Broadcast:
         """A page's stream: the newest snapshot first, on every (re)connect, then each
         newer one."""
         mailbox = Mailbox()
-        if self.latest is not None:
-            mailbox.offer(self.latest)
+        if self._latest is not None:
+            mailbox.offer(self._latest)
         self._mailboxes.add(mailbox)
         return StreamingResponse(
             self._stream(mailbox, still_open),
@@ -108,7 +118,8 @@ class Broadcast:
                     yield ": heartbeat\n\n"
                     continue
                 mailbox.ready.clear()
-                text, mailbox.pending = mailbox.pending, None
+                pending, mailbox.pending = mailbox.pending, None
+                text = pending() if callable(pending) else pending
                 if text is not None and not mailbox.closed:
                     yield f"data: {text}\n\n"
         finally:
