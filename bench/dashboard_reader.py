@@ -1,7 +1,9 @@
 """The dashboard as a director's browser reads it, for bench/feed.py ``--dashboard-tls``:
 served over HTTPS (a certificate from the event's own CA, made for the run), a director logged in
 through ``/api/login`` (Argon2id, the throttle, the Origin and JSON checks), and the
-overview's stream (``/events``) read by a thread that notes when each snapshot arrives.
+overview's stream (``/events``) read in a process of its own, as a browser on another
+machine reads it (a thread here would take the director's interpreter lock from it and
+count its own waits as the director's), noting when each message arrives.
 So the feed's latency is measured to a logged-in reader over TLS, not only to the
 server's publishing of the snapshot: after the run, the stream's changes are applied as
 the page applies them, and an event is on the dashboard when its table's count of
@@ -11,9 +13,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import multiprocessing as mp
+import os
 import secrets
 import ssl
-import threading
+import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -47,26 +51,32 @@ class DashboardReader:
         assert self._cookie.startswith(COOKIE + "=")
         conn.close()
         self.arrivals: list[float] = []
-        self.messages: list[bytes] = []  # each snapshot's data, read after the run
-        self._thread = threading.Thread(target=self._read, name="dashboard-reader", daemon=True)
-        self._thread.start()
+        self.messages: list[bytes] = []  # each message's data, read after the run
+        fd, name = tempfile.mkstemp(prefix="bench-dashboard-", suffix=".log")
+        os.close(fd)
+        self._log = Path(name)
+        host, port = self._url.hostname or "127.0.0.1", self._url.port or 443
+        self._proc = mp.get_context("spawn").Process(
+            target=read_stream,
+            args=(host, port, str(cert), self._cookie, str(self._log)),
+            name="dashboard-reader",
+            daemon=True,
+        )
+        self._proc.start()
 
     def _connect(self) -> http.client.HTTPSConnection:
         host, port = self._url.hostname or "127.0.0.1", self._url.port or 443
         return http.client.HTTPSConnection(host, port, context=self._ctx, timeout=60)
 
-    def _read(self) -> None:
-        conn = self._connect()
-        conn.request("GET", "/events", headers={"Cookie": self._cookie})
-        resp = conn.getresponse()
-        while line := resp.readline():  # ends when the dashboard stops
-            if line.startswith(b"data:"):
-                self.arrivals.append(time.time())
-                self.messages.append(line[5:])
-        conn.close()
-
     def join(self) -> None:
-        self._thread.join(30)
+        """Waits for the stream to end (the dashboard stopped), then takes what it read."""
+        self._proc.join(60)
+        with self._log.open("rb") as f:
+            for line in f:
+                at, _, data = line.partition(b" ")
+                self.arrivals.append(float(at))
+                self.messages.append(data.rstrip(b"\n"))
+        self._log.unlink()
 
     def shown_counts(self) -> tuple[dict[str, list[tuple[float, int]]], int]:
         """What the reader's page showed, as the page applies the stream's changes
@@ -90,3 +100,16 @@ class DashboardReader:
                 if not seen or t["events"] > seen[-1][1]:
                     seen.append((at, int(t["events"])))
         return counts, refused
+
+
+def read_stream(host: str, port: int, cafile: str, cookie: str, log: str) -> None:
+    """The reader's process: each message of the stream, as it arrives, with the time."""
+    ctx = ssl.create_default_context(cafile=cafile)
+    conn = http.client.HTTPSConnection(host, port, context=ctx, timeout=60)
+    conn.request("GET", "/events", headers={"Cookie": cookie})
+    resp = conn.getresponse()
+    with open(log, "wb") as out:
+        while line := resp.readline():  # ends when the dashboard stops
+            if line.startswith(b"data:"):
+                out.write(repr(time.time()).encode() + b" " + line[5:].rstrip(b"\n") + b"\n")
+    conn.close()

@@ -239,7 +239,7 @@ def register_table_keys(store: Any, path: Path) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.director.service import BrokerConfig, DirectorService
+    from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore, StoreError
     from table_controller.director.web import DashboardError, DirectorPage
 
@@ -288,6 +288,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             "messages are stored only when signed with them",
             file=sys.stderr,
         )
+    take_turns()
     service = DirectorService(store, broker, prefix=s.prefix, private_key=key)
     if key is None:
         print(

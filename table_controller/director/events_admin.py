@@ -747,7 +747,7 @@ class EventsAdmin:
         if out.get("format") is not None and not out.get("name"):
             events = stored_events(self.store)  # an event from before names: its date's
             out["name"] = events[-1].name if events else ""
-        out["history"] = self.store.format_history()[-50:]
+        out["history"] = self.store.format_history(last=50)
         return out
 
 

@@ -491,11 +491,12 @@ def _tls(ev: FleetFolder) -> EventTls | None:
 
 
 def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
-    from table_controller.director.service import BrokerConfig, DirectorService
+    from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore
     from table_controller.director.web import DashboardError, DirectorPage
     from table_controller.feed.dynsec import DynsecAdmin
 
+    take_turns()
     tls = _tls(ev)
     with _running_broker(ev, mosquitto, tls) as files:
         store = DirectorStore(

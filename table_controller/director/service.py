@@ -58,6 +58,7 @@ import json
 import logging
 import queue
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -88,8 +89,26 @@ RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 Listener = Callable[[str, str], None]
 BATCH_MAX = 500  # messages in one transaction at most (the broker's in-flight window is less)
 RETRY = 1.0  # seconds between tries when the store cannot commit
+# How long a thread of the director's process may hold the interpreter while another
+# waits for it (Python's default is 5 ms): see ``take_turns``.
+TURN_SECONDS = 0.001
 
 log = logging.getLogger(__name__)
+
+
+def take_turns(seconds: float = TURN_SECONDS) -> None:
+    """Sets how long one of the director's threads may keep the interpreter while another
+    waits (``sys.setswitchinterval``), for the process that runs the director.
+
+    Its threads share one interpreter: paho's network thread, the writer, the results'
+    worker and the dashboard's event loop. Paho's thread lets go of it at every read of
+    the socket, then waits for it again behind a busy thread for up to the switch
+    interval; with Python's 5 ms, a burst of messages queued behind the results' replay
+    waited 5 ms a message. At 1 ms the card reaches a logged-in dashboard sooner at 256
+    tables (docs/benchmarks.md, "Turns of the interpreter"), for a little more switching.
+    A setting of the whole process, so the commands that run a director call it, not the
+    service (tests and tools may hold several)."""
+    sys.setswitchinterval(seconds)
 
 
 class RulingError(TableControllerError, ValueError):
@@ -895,4 +914,4 @@ def _ruling_event(
     return ScoreAdjusted(Team[team], points, reason)
 
 
-__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError"]
+__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError", "take_turns"]

@@ -99,15 +99,14 @@ class Formats:
         )
         return dict(json.loads(rows[0][0])) if rows else None
 
-    def format_history(self) -> list[dict[str, Any]]:
-        """Every change to the event's format: who, when, what, why (oldest first)."""
+    def format_history(self, last: int | None = None) -> list[dict[str, Any]]:
+        """Every change to the event's format: who, when, what, why (oldest first); the
+        ``last`` ones only when given (the dashboard's summary, read at every snapshot)."""
         keys = ("version", "at", "who", "action", "reason")
-        return [
-            dict(zip(keys, r, strict=True))
-            for r in self._core.rows(
-                "SELECT id, at, who, action, reason FROM format_state ORDER BY id"
-            )
-        ]
+        query = "SELECT id, at, who, action, reason FROM format_state ORDER BY id DESC"
+        rows = self._core.rows(query + (" LIMIT ?" if last is not None else ""),
+                               (last,) if last is not None else ())  # fmt: skip
+        return [dict(zip(keys, r, strict=True)) for r in reversed(rows)]
 
 
 __all__ = ["Formats"]
