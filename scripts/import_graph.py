@@ -5,10 +5,13 @@ know pins and bytes but not the game, and no two modules import each other at ru
 Run it from the checkout to print every runtime import cycle (exit 1 if there is one):
 
     python scripts/import_graph.py
+    python scripts/import_graph.py --type-checking   # type-only imports count too
 
 "Runtime" means any import statement that runs: at module level, inside functions and
 classes, inside try/except; only imports under ``if TYPE_CHECKING:`` are left out, since
-they never run.
+they never run. With ``type_checking=True`` (``--type-checking``) those count as well: a
+module that names another's type still depends on it, and a circle of them is a back
+reference to be typed by a Protocol below both.
 """
 
 from __future__ import annotations
@@ -42,15 +45,18 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that can run: everything but the body of ``if TYPE_CHECKING``."""
+def _runtime_imports(
+    tree: ast.AST, *, type_checking: bool = False
+) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that can run: everything but the body of ``if TYPE_CHECKING``
+    (with ``type_checking``, that body too)."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(ast.iter_child_nodes(node))
@@ -61,8 +67,11 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package's modules that module ``name`` imports at run time.
+def imports_of(
+    name: str, path: Path, modules: dict[str, Path], *, type_checking: bool = False
+) -> set[str]:
+    """The package's modules that module ``name`` imports at run time (with
+    ``type_checking``, under ``if TYPE_CHECKING:`` too).
 
     ``from pkg import sub`` counts as importing ``pkg.sub`` when that is a module, else
     ``pkg``; importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` unless the
@@ -71,7 +80,8 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     is_package = path.name == "__init__.py"
     here = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in _runtime_imports(tree, type_checking=type_checking):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -120,10 +130,14 @@ def named_modules(path: Path, modules: dict[str, Path]) -> set[str]:
     }
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports at run time (``BY_NAME`` included)."""
+def import_graph(root: Path = ROOT, *, type_checking: bool = False) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports at run time (``BY_NAME`` included);
+    with ``type_checking``, the imports made only for the type checker too."""
     modules = module_files(root)
-    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    graph = {
+        name: imports_of(name, path, modules, type_checking=type_checking)
+        for name, path in modules.items()
+    }
     for importer, table in BY_NAME.items():
         if importer in graph and table in modules:
             graph[importer] |= named_modules(modules[table], modules)
@@ -202,17 +216,19 @@ def cycle_path(graph: dict[str, set[str]], component: list[str]) -> list[str]:
     return component
 
 
-def main() -> int:
-    graph = import_graph()
+def main(argv: list[str]) -> int:
+    type_checking = "--type-checking" in argv
+    kind = "import" if type_checking else "runtime import"
+    graph = import_graph(type_checking=type_checking)
     found = cycles(graph)
     for component in found:
         print(" -> ".join(cycle_path(graph, component)))
     if found:
-        print(f"{len(found)} runtime import cycle(s)", file=sys.stderr)
+        print(f"{len(found)} {kind} cycle(s)", file=sys.stderr)
         return 1
-    print("no runtime import cycle")
+    print(f"no {kind} cycle")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -15,7 +15,8 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.seats import Seat
-from table_controller.table.config import ConfigError, load_config, parse_config, to_toml
+from table_controller.table.config import ConfigError, load_config, parse_config
+from table_controller.table.config_toml import to_toml
 from table_controller.table.fleet_run import FleetRun, ensure_membership
 from table_controller.table.fleet_settings import (
     FleetError,

@@ -26,8 +26,8 @@ from waiting import wait_until
 
 from table_controller.fleet import membership
 from table_controller.fleet.discovery import key_fingerprint
-from table_controller.table.config import TableConfig, example_config, parse_config
-from table_controller.table.config_toml import fleet_example_config
+from table_controller.table.config import TableConfig, parse_config
+from table_controller.table.config_toml import example_config, fleet_example_config
 from table_controller.table.join_cli import fleet_folder
 from table_controller.table.join_display import join_showing
 

@@ -38,7 +38,8 @@ from table_controller.feed.tls import fingerprint, issue, make_ca
 from table_controller.rules.events import HandDealt
 from table_controller.rules.game import Phase
 from table_controller.table.app import Table
-from table_controller.table.config import ConfigError, TableConfig, parse_config, to_toml
+from table_controller.table.config import ConfigError, TableConfig, parse_config
+from table_controller.table.config_toml import to_toml
 from table_controller.table.join_display import JoinDisplay
 from table_controller.table.page_tls import (
     CERT_DAYS,

@@ -26,12 +26,11 @@ from table_controller.table.config import (
     WebConfig,
     check_files,
     demo_config,
-    example_config,
     load_config,
     parse_config,
-    to_toml,
 )
 from table_controller.table.config_cli import cmd_check
+from table_controller.table.config_toml import example_config, to_toml
 from table_controller.table.machine import Machine
 from table_controller.vision.layout import Calibration
 

@@ -4,7 +4,7 @@ A director or a club edits it by hand, so it is read strictly and every mistake 
 reported at once, each naming the key, what is wrong and what to write instead: one
 ``table-controller config check`` lists them all. Relative paths are relative to the
 file's folder, so a table's folder can be copied whole. The keys are in docs/config.md;
-``example_config()`` (examples/table.toml) is the documented example.
+``config_toml.example_config()`` (examples/table.toml) is the documented example.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from table_controller.rules.presets import PRESETS, Rules
 from table_controller.safe_toml import TOMLLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
 from table_controller.table.config_reader import ConfigError, ConfigProblem, Reader, describe
-from table_controller.table.config_toml import example_config, to_toml
 from table_controller.transcript import DEFAULT_PRESET
 
 DOCS = "docs/config.md"
@@ -776,8 +775,6 @@ __all__ = [
     "WebConfig",
     "check_files",
     "demo_config",
-    "example_config",
     "load_config",
     "parse_config",
-    "to_toml",
 ]

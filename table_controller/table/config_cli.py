@@ -21,10 +21,9 @@ from table_controller.table.config import (
     ConfigError,
     TableConfig,
     check_files,
-    example_config,
     load_config,
 )
-from table_controller.table.config_toml import fleet_example_config
+from table_controller.table.config_toml import example_config, fleet_example_config
 from table_controller.table.machine import Machine, look_at
 
 
