@@ -172,8 +172,9 @@ def logging_rate(folder: Path, seed: int) -> None:
 
     async def through_the_table() -> float:
         from table_controller.table.app import Table
+        from table_controller.table.options import TableOptions
 
-        table = Table(config, camera=_no_camera, serve_page=True)
+        table = Table(config, TableOptions(camera=_no_camera, serve_page=True))
         stop = asyncio.Event()
         task = asyncio.create_task(table.run(stop=stop))
         while table.sinks.snapshot is None:

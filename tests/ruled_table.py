@@ -21,6 +21,7 @@ from table_controller.cards import Card
 from table_controller.rules.events import HandDealt
 from table_controller.table.app import Table
 from table_controller.table.config import load_config
+from table_controller.table.options import TableOptions
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.camera import Frame, FrameSource
 from table_controller.vision.synthetic import Effects
@@ -38,7 +39,7 @@ class Empty(FrameSource):
 
 
 async def main(path: str) -> None:
-    table = Table(load_config(path), camera=Empty, serve_page=False)
+    table = Table(load_config(path), TableOptions(camera=Empty, serve_page=False))
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     task = asyncio.create_task(table.run(stop=stop))

@@ -27,6 +27,7 @@ from table_controller.seats import Seat
 from table_controller.table.app import Table
 from table_controller.table.config import parse_config
 from table_controller.table.devices import TableDevices
+from table_controller.table.options import TableOptions
 from table_controller.table.world import World
 from table_controller.vision.synthetic import Effects
 
@@ -65,7 +66,7 @@ def table_in(folder: Path, pins: Any) -> Table:
     )
     world = World(effects=Effects(), hands=False, seed=3)
     devices = TableDevices(config, clock=time.monotonic, pin_factory=pins)
-    return Table(config, world=world, devices=devices)
+    return Table(config, TableOptions(devices=devices), world=world)
 
 
 def led_pins(factory: Any, seat: Seat) -> list[Any]:

@@ -38,6 +38,8 @@ from table_controller.rules.events import (
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
 from table_controller.table.app import Table
+from table_controller.table.noticed import CameraSaw
+from table_controller.table.options import TableOptions
 from table_controller.vision.calibration import calibrate
 from table_controller.vision.evidence import Seen
 from table_controller.vision.foreign import ForeignCardLaid, ForeignSeen, ForeignTracker
@@ -142,7 +144,7 @@ class Played:
         import threading
 
         self.config = config_in(folder, table={"first_dealer": "W", "name": TABLE_ID})
-        self.table = Table(self.config, camera=_Stopped, serve_page=True)
+        self.table = Table(self.config, TableOptions(camera=_Stopped, serve_page=True))
         self.ready, self.done = threading.Event(), threading.Event()
         self.seen = seen
         self.failed: BaseException | None = None
@@ -170,7 +172,7 @@ class Played:
         for name in ("N", "E", "twice", "foreign", "kitty"):
             count = len(table.game.log)
             s = self.seen[name]
-            table.submit(s, "camera", s.evidence)
+            table.submit(CameraSaw(s))
             await until(f"the camera's {name}", lambda count=count: len(table.game.log) > count)
         self.ready.set()
         await asyncio.get_running_loop().run_in_executor(None, self.done.wait, 600)

@@ -30,6 +30,7 @@ from table_controller.table.app import Table
 from table_controller.table.config import parse_config
 from table_controller.table.fleet_status import device_words, fleet_status, package_version
 from table_controller.table.health import Device, Fault
+from table_controller.table.options import TableOptions
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.layout import Calibration
 from table_controller.vision.synthetic import Effects
@@ -270,7 +271,8 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
         "<test>",
     )
     world = World(seed=3, effects=Effects())
-    table = Table(config, world=world, camera=lambda: WorldCamera(world, seed=3, realtime=True))
+    camera = TableOptions(camera=lambda: WorldCamera(world, seed=3, realtime=True))
+    table = Table(config, camera, world=world)
     store, commands = director.store, director.commands
 
     def fleet_of() -> dict[str, Any]:

@@ -40,6 +40,7 @@ from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, parse_config
 from table_controller.table.export import score_sheet_html
 from table_controller.table.health import Device
+from table_controller.table.options import TableOptions
 from table_controller.table.page_door import KIOSK, pin_throttle
 from table_controller.web.pin import hash_pin, verify_pin
 
@@ -408,7 +409,7 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     from table_controller.vision.tracker import CardLaid, CardRemoved
 
     config = kiosk_config(tmp_path)
-    table = KioskTable(config, seed=3, serve_page=False, attract=False)
+    table = KioskTable(config, TableOptions(serve_page=False), seed=3, attract=False)
     game = table.game
     assert game.phase is Phase.DEALING
     # A card the camera lost under a cover (a card of the last hand left in the zone) and
@@ -487,7 +488,7 @@ def test_the_bots_choose_the_remedy_for_a_visitor_s_bid_out_of_turn(tmp_path: Pa
     from table_controller.vision.tracker import CardLaid
 
     config = kiosk_config(tmp_path)
-    table = KioskTable(config, seed=5, serve_page=False, attract=False)
+    table = KioskTable(config, TableOptions(serve_page=False), seed=5, attract=False)
     game = table.game
     dealt = None
     for i, code in enumerate(("9S", "TS", "JS", "QS", "KS")):
@@ -653,7 +654,7 @@ def test_a_hand_that_cannot_go_on_starts_a_new_game_and_keeps_the_old(tmp_path: 
         game_no = log.start_game(config.rules_name, config.options, config.players)
         log.append(game_no, 1, DealerChosen(W), source="director")
         log.append(game_no, 2, HandDealt(upcard=c("9H"), hands={S: mine}), source="camera")
-    table = KioskTable(config, seed=1, serve_page=False, attract=False)
+    table = KioskTable(config, TableOptions(serve_page=False), seed=1, attract=False)
     try:
         assert table.game_no > game_no and table.game.deals == 0  # a fresh deal
         assert any("could not go on" in n.text for n in table.shown.notices)

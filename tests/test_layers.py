@@ -3,6 +3,9 @@
 - no two modules import each other at run time, directly or around a loop (an import
   under ``if TYPE_CHECKING:`` never runs and does not count; one inside a function does,
   and so do the command groups the command line loads by name);
+- in the table and the kiosk not even for the type checker: no circle among their
+  modules, type-only imports included (a back reference is typed by a Protocol below
+  both: the table's ports, the policy's, the kiosk's);
 - the rules core imports nothing of the package but itself, ``cards``, ``seats``,
   ``clip`` and ``errors``, and only the standard library, never its clock, randomness
   or IO;
@@ -40,6 +43,8 @@ def _load_walker() -> ModuleType:
 
 walker = _load_walker()
 GRAPH: dict[str, set[str]] = walker.import_graph()
+# The groups whose modules form no circle even through imports made only for types.
+NO_TYPE_CIRCLES = {"table", "kiosk"}
 
 # Lowest first. A group is a subpackage or a top-level module of table_controller;
 # groups not named here (cards, seats, narrate, transcript, ...) are held only by the
@@ -90,6 +95,27 @@ def test_the_walker_sees_the_package() -> None:
 def test_no_runtime_import_cycle() -> None:
     loops = [" -> ".join(walker.cycle_path(GRAPH, c)) for c in walker.cycles(GRAPH)]
     assert loops == [], "runtime import cycles:\n" + "\n".join(loops)
+
+
+def test_no_import_circle_in_the_table_or_the_kiosk_type_only_ones_included() -> None:
+    modules = walker.module_files()
+    inside = {
+        name: {
+            b
+            for b in walker.imports_of(name, path, modules, type_checking=True)
+            if group(b) in NO_TYPE_CIRCLES
+        }
+        for name, path in modules.items()
+        if group(name) in NO_TYPE_CIRCLES
+    }
+    loops = [" -> ".join(walker.cycle_path(inside, c)) for c in walker.cycles(inside)]
+    assert loops == [], (
+        "import circles in table/ or kiosk/, counting imports under `if TYPE_CHECKING:` "
+        "(`python scripts/import_graph.py --type-checking` prints them). Type the back "
+        "reference with a Protocol in a module below both (table/ports.py, the policy's "
+        "in table/policy.py, the kiosk's in kiosk/port.py) instead of importing the "
+        "module that uses it:\n" + "\n".join(loops)
+    )
 
 
 def test_the_rules_core_imports_only_itself_cards_seats_clip_and_errors() -> None:
@@ -193,6 +219,13 @@ def test_the_walker_counts_function_imports_not_type_checking_ones(package: Path
     assert graph["pkg.sub"] == {"pkg.sub.d"}
     assert graph["pkg.b"] == set()
     assert walker.outside_imports(package / "b.py", "pkg") == {"json"}
+    # with type_checking, a's import of c for the type checker counts too
+    assert walker.import_graph(package, type_checking=True)["pkg.a"] == {
+        "pkg.b",
+        "pkg.c",
+        "pkg.sub",
+        "pkg.sub.d",
+    }
     assert walker.outside_imports(package / "a.py", "pkg") == {"typing"}
 
 

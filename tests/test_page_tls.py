@@ -41,6 +41,8 @@ from table_controller.table.app import Table
 from table_controller.table.config import ConfigError, TableConfig, parse_config
 from table_controller.table.config_toml import to_toml
 from table_controller.table.join_display import JoinDisplay
+from table_controller.table.noticed import Ruled
+from table_controller.table.options import TableOptions
 from table_controller.table.page_tls import (
     CERT_DAYS,
     INSECURE,
@@ -121,10 +123,10 @@ def served(tmp_path: Path) -> Iterator[Served]:
     world = World(effects=Effects())
     table = Table(
         table_config(tmp_path, operator_pin_hash=PIN_HASH),
-        camera=lambda: WorldCamera(world, fps=5.0, realtime=True),
+        TableOptions(camera=lambda: WorldCamera(world, fps=5.0, realtime=True)),
     )
     running = Served(table)
-    table.submit_threadsafe(HandDealt(Card.parse("9H")), "director")  # N is to bid
+    table.submit_threadsafe(Ruled(HandDealt(Card.parse("9H"))))  # N is to bid
     running.until("the deal", lambda: table.game.phase is Phase.BIDDING)
     yield running
     running.close()

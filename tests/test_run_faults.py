@@ -25,6 +25,7 @@ from table_controller.cli import parser
 from table_controller.table.app import Table
 from table_controller.table.config import parse_config
 from table_controller.table.health import Device
+from table_controller.table.options import TableOptions
 from table_controller.vision.layout import Calibration
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,9 +109,7 @@ def test_a_table_on_a_machine_without_its_devices_says_only_real_things(
     later = [0.0]  # the table's clock jumps past the cube's grace once it runs
     table = Table(
         config,
-        clock=lambda: time.monotonic() + later[0],
-        serve_page=False,
-        check_every=0.05,
+        TableOptions(clock=lambda: time.monotonic() + later[0], serve_page=False, check_every=0.05),
     )
     wanted = {Device.CAMERA, Device.SEATS, Device.CUBE}
 

@@ -47,6 +47,7 @@ from table_controller.table.config import TableConfig, demo_config, parse_config
 from table_controller.table.cube_state import cube_state
 from table_controller.table.devices import TableDevices
 from table_controller.table.health import Device
+from table_controller.table.options import TableOptions
 from table_controller.table.simulated import FAST, simulated_table
 from table_controller.table.sinks import table_lights
 from table_controller.table.world import World, WorldCamera
@@ -227,7 +228,7 @@ class _Stopped(FrameSource):
 def plain_table(folder: Path, **options: Any) -> Table:
     """A table with W the first dealer (from the config) and an empty table in view."""
     config = config_in(folder, table={"first_dealer": "W"})
-    return Table(config, camera=_Stopped, serve_page=False, **options)
+    return Table(config, TableOptions(camera=_Stopped, serve_page=False, **options))
 
 
 def test_a_refused_bid_shows_a_notice_and_the_seat_s_light(tmp_path: Path) -> None:
@@ -382,13 +383,13 @@ def test_faults_are_shown_logged_and_clear_themselves(
     config = config_in(tmp_path, camera={"drift_check": 0.2}, table={"disk_min_free_mb": 100})
     world = World(effects=Effects())
     free = [10**12]
-    table = Table(
-        config,
+    options = TableOptions(
         camera=lambda: GatedCamera(world),
         serve_page=False,
         disk_free=lambda _path: free[0],
         check_every=0.05,
     )
+    table = Table(config, options)
 
     async def body() -> None:
         await until(

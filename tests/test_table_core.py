@@ -21,7 +21,8 @@ from table_controller.seats import Seat
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.core import MAX_NOTICES, Accepted, TableCore
 from table_controller.table.health import Device
-from table_controller.table.policy import Input, PlainTable
+from table_controller.table.noticed import Pressed
+from table_controller.table.policy import PlainTable
 from table_controller.table.sinks import Shown, Sinks
 
 N, E, S, W = Seat.N, Seat.E, Seat.S, Seat.W
@@ -145,12 +146,12 @@ def test_a_press_means_what_the_phase_says_and_the_director_button_calls(
 ) -> None:
     core, _ = make_core(config, log, clock)
     take(core, HandDealt(Card.parse("9H")))
-    press = Input("button", ButtonPressed(N, SeatButton.PASS))
+    press = Pressed(ButtonPressed(N, SeatButton.PASS))
     assert core.interpret(press, cube_suit=None, operator_pin=False) == Passed(N)
-    early = Input("button", ButtonPressed(S, SeatButton.PASS))
+    early = Pressed(ButtonPressed(S, SeatButton.PASS))
     refusal = core.interpret(early, cube_suit=None, operator_pin=False)
     assert isinstance(refusal, tuple) and "North's turn" in refusal[0]
-    director = Input("button", ButtonPressed(E, SeatButton.DIRECTOR))
+    director = Pressed(ButtonPressed(E, SeatButton.DIRECTOR))
     assert core.interpret(director, cube_suit=None, operator_pin=False) is None
     assert core.shown.director_called
     assert core.shown.notices[-1].text == "seat E called the director"

@@ -9,21 +9,18 @@ import asyncio
 import logging
 import random
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 from table_controller.bots.knowledge import seat_view
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.cards import DECK
 from table_controller.kiosk.bots import cancel
+from table_controller.kiosk.port import KioskPart
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import DealerChosen, HandDealt, HandStarted, InputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.seats import SEATS
 from table_controller.table.sinks import Shown
-
-if TYPE_CHECKING:
-    from table_controller.kiosk.kiosk import Kiosk
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +31,7 @@ class Attract:
     """The demo hand of ``kiosk``: a move every ``step`` seconds while the kiosk is in
     attract mode, a fresh demo after each hand."""
 
-    def __init__(self, kiosk: Kiosk, step: float, pool: ThreadPoolExecutor) -> None:
+    def __init__(self, kiosk: KioskPart, step: float, pool: ThreadPoolExecutor) -> None:
         self.kiosk = kiosk
         self.step = step
         self._pool = pool
@@ -82,7 +79,7 @@ class Attract:
 
     async def _run(self) -> None:
         kiosk = self.kiosk
-        core = kiosk.table.core
+        table = kiosk.table
         loop = asyncio.get_running_loop()
         try:
             while kiosk.mode == "attract":
@@ -94,7 +91,7 @@ class Attract:
                     demo.hands_counted >= 1 and demo.phase is Phase.DEALING
                 ):
                     self.fresh()
-                    core.drive()
+                    table.drive()
                     continue
                 rng = random.Random(kiosk.rng.random())
                 event = await loop.run_in_executor(self._pool, self._event, demo, rng)
@@ -109,7 +106,7 @@ class Attract:
                     shown.recent = []
                 shown.recent.extend(outputs)
                 shown.last = list(outputs)
-                core.changed()
+                table.changed()
         except asyncio.CancelledError:
             pass
         except Exception:  # the demo must never take the kiosk down

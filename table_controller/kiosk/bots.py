@@ -11,17 +11,16 @@ import contextlib
 import logging
 import random
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from table_controller.bots.knowledge import seat_view_from
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
+from table_controller.kiosk.port import KioskPart
 from table_controller.rules.events import InputEvent
 from table_controller.rules.hand import HAND_PHASES, Phase
 from table_controller.seats import Seat
-
-if TYPE_CHECKING:
-    from table_controller.kiosk.kiosk import Kiosk
+from table_controller.table.noticed import BotMoved
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,7 @@ class KioskBots:
     the remedy for a bid out of turn)."""
 
     def __init__(
-        self, kiosk: Kiosk, bot: StrongBot | RuleOfThumbBot, pool: ThreadPoolExecutor
+        self, kiosk: KioskPart, bot: StrongBot | RuleOfThumbBot, pool: ThreadPoolExecutor
     ) -> None:
         self.kiosk = kiosk
         self.bot = bot
@@ -64,8 +63,8 @@ class KioskBots:
 
     def refused(self) -> None:
         """The table refused the bot's last choice: at this point it plays any legal one."""
-        game = self.kiosk.table
-        self._refused = (game.game_no, len(game.game.log))
+        table = self.kiosk.table
+        self._refused = (table.game_no, len(table.game.log))
         self._asked = None
 
     def schedule(self) -> None:
@@ -113,7 +112,7 @@ class KioskBots:
             if (table.game_no, len(table.game.log)) != at or kiosk.mode != "play":
                 return
             self._asked = at
-            table.submit(event, "bot")
+            table.submit(BotMoved(event))
         except asyncio.CancelledError:
             pass
         except Exception:

@@ -39,9 +39,9 @@ import logging
 import os
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
@@ -68,9 +68,23 @@ from table_controller.table.app import Table
 from table_controller.table.config import DEFAULT_PLAYERS, PLAYER_MAX, TableConfig
 from table_controller.table.health import Device
 from table_controller.table.inputs import Refused, from_vision, zone_seat
-from table_controller.table.policy import PASS, Input, Pass, Refusal
+from table_controller.table.noticed import (
+    BotMoved,
+    CameraSaw,
+    Input,
+    PagePayload,
+    PageTouched,
+    Pressed,
+    Refusal,
+)
+from table_controller.table.options import TableOptions
+from table_controller.table.policy import PASS, Pass, PolicyTable
 from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
+from table_controller.vision.foreign import ForeignCardLaid
+
+if TYPE_CHECKING:
+    from table_controller.table.world import World
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
 from table_controller.web.announce import waiting_for
 from table_controller.web.view import PageCard, page_card
@@ -141,23 +155,23 @@ class Kiosk:
         self.bots = KioskBots(self, bot, self._pool)
         self.attract = Attract(self, demo_step, self._pool)
         self._last_visitor = 0.0
-        self._table: Table | None = None
+        self._table: PolicyTable | None = None
 
     @property
-    def table(self) -> Table:
+    def table(self) -> PolicyTable:
         if self._table is None:
             raise RuntimeError("the kiosk is not attached to a table")
         return self._table
 
-    def attach(self, table: Table) -> None:
+    def attach(self, table: PolicyTable) -> None:
         self._table = table
-        table.sinks.annotate = self.annotate
-        # On the page, where a BOT badge marks them, the bots go by their names alone
-        # ("Ada"), in the coach's and the results' sentences too; the log keeps "Ada
-        # (strong bot)", so a score sheet says who played.
+
+    def page_names(self, players: Mapping[Seat, str]) -> dict[Seat, str]:
+        """On the page, where a BOT badge marks them, the bots go by their names alone
+        ("Ada"), in the coach's and the results' sentences too; the log keeps "Ada
+        (strong bot)", so a score sheet says who played."""
         level = f" ({self.settings.bot_level} bot)"
-        players = table.config.players
-        table.shown.players = {s: n.replace(level, "") or n for s, n in players.items()}
+        return {s: n.replace(level, "") or n for s, n in players.items()}
 
     # --- games -----------------------------------------------------------------------
 
@@ -173,18 +187,18 @@ class Kiosk:
 
     def _choose_dealer(self) -> None:
         if self.table.game.phase is Phase.CHOOSING_DEALER:
-            self.table.core.record_now(DealerChosen(self.rng.choice(SEATS)), "kiosk")
+            self.table.record_now(DealerChosen(self.rng.choice(SEATS)), "kiosk")
 
     def new_game(self) -> None:
-        self.table.core.start_game()
+        self.table.start_game()
 
     def record(self, line: str) -> None:
         """A line in the log's records."""
-        self.table.core.record("notice", line, "")
+        self.table.record(line)
 
     def say(self, text: str, fix: str) -> None:
         """A notice on the page."""
-        self.table.core.notice("info", None, text, fix)
+        self.table.notice("info", None, text, fix)
 
     def _in_a_game(self) -> bool:
         return self.table.game.deals > 0 or any(self.collected.values())
@@ -198,52 +212,55 @@ class Kiosk:
 
     async def take(self, item: Input) -> Refusal | Pass | None:
         table = self.table
-        if item.source == "camera":
-            try:
-                event = self.from_camera(item.what.event)
-            except Refused as refused:
-                return table.core.refuse(
-                    refused.seat, refused.problem, refused.what_to_do, "camera"
-                )
-            if event is None:
-                return None
-            if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' are read
-                return await table.apply(event, "kiosk")
-            return await table.apply(event, "camera", item.evidence)
-        if item.source in ("page", "operator") and isinstance(item.what, dict):
-            kind = item.what.get("event")
-            if kind == "kiosk_touch":
+        match item:
+            case CameraSaw(seen):
+                try:
+                    event = self.from_camera(seen.event)
+                except Refused as refused:
+                    return table.refuse(refused.seat, refused.problem, refused.what_to_do, "camera")
+                if event is None:
+                    return None
+                if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' read
+                    return await table.apply(event, "kiosk")
+                return await table.apply(event, "camera", item.evidence)
+            case PageTouched(payload):
+                return await self._touched(payload)
+            case Pressed(press) if press.seat in self.visitors:
                 self._visitor_acted()
-                if item.what.get("do") == "again":
-                    return self.start_over()
-                table.core.changed()
-                return None
-            if kind == "kiosk_pin":
-                return await self._operator(item.what)
-            seat_text = item.what.get("seat")
-            seat = Seat.parse(seat_text) if seat_text in ("N", "E", "S", "W") else None
-            if seat is not None and seat not in self.visitors:
-                return table.core.refuse(
-                    None,
-                    f"{seat} is a bot's seat: the bots choose for themselves",
-                    "touch the choices for your own seat",
-                    "page",
-                )
-            self._visitor_acted()
-        if item.source == "button":
-            seat = getattr(item.what, "seat", None)
-            if seat in self.visitors:
-                self._visitor_acted()
-        if item.source == "bot":
-            refusal = await table.apply(item.what, "bot")
-            if refusal is not None:  # the bot's choice was refused: never wedge
-                log.warning("a bot's %r was refused: %s", item.what, refusal)
-                self.bots.refused()
-                table.core.drive()
-            return refusal
+            case BotMoved(event):
+                refusal = await table.apply(event, "bot")
+                if refusal is not None:  # the bot's choice was refused: never wedge
+                    log.warning("a bot's %r was refused: %s", event, refusal)
+                    self.bots.refused()
+                    table.drive()
+                return refusal
         return PASS
 
-    def from_camera(self, event: TrackerEvent) -> InputEvent | None:
+    async def _touched(self, payload: PagePayload) -> Refusal | Pass | None:
+        """A touch on the page: the kiosk's own (a touch to play, the operator's PIN), or
+        a choice, refused for a bot's seat."""
+        kind = payload.get("event")
+        if kind == "kiosk_touch":
+            self._visitor_acted()
+            if payload.get("do") == "again":
+                return self.start_over()
+            self.table.changed()
+            return None
+        if kind == "kiosk_pin":
+            return await self._operator(payload)
+        seat_text = payload.get("seat")
+        seat = Seat.parse(seat_text) if seat_text in ("N", "E", "S", "W") else None
+        if seat is not None and seat not in self.visitors:
+            return self.table.refuse(
+                None,
+                f"{seat} is a bot's seat: the bots choose for themselves",
+                "touch the choices for your own seat",
+                "page",
+            )
+        self._visitor_acted()
+        return PASS
+
+    def from_camera(self, event: TrackerEvent | ForeignCardLaid) -> InputEvent | None:
         """What a camera event is at the kiosk (see the module's doc)."""
         game = self.table.game
         if isinstance(event, CardRemoved):
@@ -262,7 +279,7 @@ class Kiosk:
             return None  # the kitty, a tricks pile: nothing to the kiosk
         card = event.card
         if seat not in self.visitors:
-            name = self.table.shown.players.get(seat, seat)
+            name = self.table.page_names.get(seat, seat)
             raise Refused(
                 f"{card} was laid in the play zone of {name}, a bot",
                 "the bots' cards are only on the screen: lay your cards in your own play "
@@ -299,7 +316,7 @@ class Kiosk:
             return None
         for other, cards in self.collected.items():
             if other != seat and card in cards:
-                name = self.table.shown.players.get(other, other)
+                name = self.table.page_names.get(other, other)
                 raise Refused(
                     f"{card.pretty} was already read for {name}",
                     "lay your own five cards",
@@ -313,7 +330,7 @@ class Kiosk:
             )
         mine.append(card)
         if any(len(self.collected.get(s, [])) < HAND_SIZE for s in self.visitors):
-            self.table.core.changed()
+            self.table.changed()
             return None
         taken = {c for cards in self.collected.values() for c in cards}
         rest = [c for c in DECK if c not in taken]
@@ -331,7 +348,7 @@ class Kiosk:
             return ("the cards are dealt already", "play on: the screen shows your cards")
         self.collected = {s: [] for s in self.visitors}
         self.record("kiosk: the cards read for the deal were cleared")
-        self.table.core.changed()
+        self.table.changed()
         return None
 
     def _removed(self, card: Card, at: float, unseen: float) -> None:
@@ -357,7 +374,7 @@ class Kiosk:
             "fix": "Nothing is lost: the screen shows every card played. Put the cards "
             "back as they were (the screen shows where), or just play on.",
         }
-        self.table.core.changed()
+        self.table.changed()
 
     def accepted(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
         if isinstance(event, HandDealt):
@@ -365,10 +382,11 @@ class Kiosk:
 
     # --- the operator --------------------------------------------------------------------
 
-    async def _operator(self, payload: dict[str, Any]) -> Refusal | None:
+    async def _operator(self, payload: PagePayload) -> Refusal | None:
         table = self.table
-        door = table.door
-        refusal = await door.pin_refusal(payload.get("pin"), self.settings.pin_hash, "at the kiosk")
+        refusal = await table.pin_refusal(
+            payload.get("pin"), self.settings.pin_hash, "at the kiosk"
+        )
         if refusal is not None:
             return refusal
         action = payload.get("do")
@@ -376,7 +394,7 @@ class Kiosk:
             self.record("kiosk: the operator left the kiosk")
             self.exited = True
             self.mode = "stopped"
-            table.core.changed()
+            table.changed()
             asyncio.get_running_loop().call_later(0.5, table.stop)
             return None
         if action == "reset":
@@ -389,7 +407,7 @@ class Kiosk:
     def _end_game(self, why: str) -> None:
         """End the game in play (it stays in the log) and go back to attract mode."""
         self.record(f"kiosk: {why}; game {self.table.game_no} ended")
-        self.table.core.start_game()
+        self.table.start_game()
         self.alert = None
         self.say(f"The last game was ended: {why}.", "")
         self._enter_attract()
@@ -412,12 +430,12 @@ class Kiosk:
         self.attract.fresh()
         if self.table.started:
             self.attract.start()
-        self.table.core.changed()
+        self.table.changed()
 
     def _leave_attract(self) -> None:
         self.mode = "play"
         self.attract.stop()
-        self.table.core.changed()
+        self.table.changed()
 
     def blind(self) -> bool:
         """The camera cannot see the table (covered, lost): the bots wait, so the
@@ -451,13 +469,9 @@ class Kiosk:
         attract = self.mode == "attract" and game is self.attract.game
         visitors = () if attract else self.visitors
         demo_shown = self.attract.shown
-        names = (
-            demo_shown.players if attract and demo_shown is not None else self.table.shown.players
-        )
+        names = demo_shown.players if attract and demo_shown is not None else self.table.page_names
         recent: list[OutputEvent] = (
-            (demo_shown.recent if demo_shown is not None else [])
-            if attract
-            else self.table.shown.recent
+            (demo_shown.recent if demo_shown is not None else []) if attract else self.table.recent
         )
         hand = game.hand
         bots: dict[str, Any] = {}
@@ -495,7 +509,7 @@ class Kiosk:
                 s.name: [page_card(c) for c in cards] for s, cards in self.collected.items()
             },
             "alert": self.alert,
-            "pin_wait": round(self.table.door.pin_wait(), 1),
+            "pin_wait": round(self.table.pin_wait(), 1),
         }
 
     # --- the camera's view --------------------------------------------------------------
@@ -533,23 +547,26 @@ class Kiosk:
 
 
 class KioskTable(Table):
-    """The table of ``config`` run as a kiosk: a ``Table`` given a ``Kiosk`` (``kiosk``)
-    as its policy, the bots' seats named as bots. ``options`` are the table's."""
+    """The table of ``config`` run as a kiosk: a ``Table`` (run as ``options`` say) given
+    a ``Kiosk`` (``kiosk``) as its policy, the bots' seats named as bots; ``seed``,
+    ``demo_step``, ``covered_after`` and ``attract`` are the kiosk's."""
 
     def __init__(
         self,
         config: TableConfig,
+        options: TableOptions | None = None,
         *,
         seed: int | None = None,
         demo_step: float = 1.2,
         covered_after: float = 1.0,
         attract: bool = True,
-        on_frame: Callable[[Frame, float], None] | None = None,
-        **options: Any,
+        world: World | None = None,
     ) -> None:
         kiosk = Kiosk(
             config, seed=seed, demo_step=demo_step, covered_after=covered_after, attract=attract
         )
+        options = options if options is not None else TableOptions()
+        on_frame = options.on_frame
 
         def looked(frame: Frame, read_at: float) -> None:
             kiosk.look(frame, read_at)
@@ -560,7 +577,8 @@ class KioskTable(Table):
         # from it says who played.
         config = dataclasses.replace(config, players=bot_names(config, kiosk.bot_seats))
         self.kiosk = kiosk
-        super().__init__(config, on_frame=looked, policy=kiosk, **options)
+        options = dataclasses.replace(options, on_frame=looked)
+        super().__init__(config, options, world=world, policy=kiosk)
 
 
 __all__ = ["Kiosk", "KioskError", "KioskTable", "bot_names", "covered"]

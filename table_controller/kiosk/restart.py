@@ -14,12 +14,8 @@ a new game starts; the old game's events stay in the log (``log export``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from table_controller.kiosk.port import KioskPart
 from table_controller.rules.hand import HAND_PHASES
-
-if TYPE_CHECKING:
-    from table_controller.kiosk.kiosk import Kiosk
 
 RESUMED = (
     "The kiosk was restarted: the hand goes on where it was.",
@@ -27,7 +23,7 @@ RESUMED = (
 )
 
 
-def carry_on(kiosk: Kiosk) -> bool:
+def carry_on(kiosk: KioskPart) -> bool:
     """After the table's resume: say the hand in play goes on (True), or start a new
     game when it cannot (False; a line in the log's records says why). True as well when
     no hand was in play."""

@@ -29,6 +29,8 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HAND_PHASES, Phase
 from table_controller.seats import Seat
 from table_controller.table.config import TableConfig
+from table_controller.table.noticed import PageTouched
+from table_controller.table.options import TableOptions
 from table_controller.table.simulated import FAST, Pace
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
@@ -84,7 +86,7 @@ class SimulatedVisitor:
         if self.asleep or frame < self._due:
             return
         if self.table.kiosk.mode == "attract":  # walking up to the kiosk: touch the screen
-            self.table.submit({"event": "kiosk_touch"}, "page")
+            self.table.submit(PageTouched({"event": "kiosk_touch"}))
             self._due = frame + self.redo_frames
             return
         if self.table.kiosk.mode != "play":
@@ -131,7 +133,7 @@ class SimulatedVisitor:
         elif game.to_act == me and phase in (Phase.BIDDING, Phase.NAMING_TRUMP):
             view = seat_view(game, me)
             event = RuleOfThumbBot().choose(view, self.rng)
-            self.table.submit({**encode(event), "seat": me.name}, "page")
+            self.table.submit(PageTouched({**encode(event), "seat": me.name}))
             self.touched += 1
             self._waiting = (len(game.log), frame, None)
         else:
@@ -260,19 +262,26 @@ def simulated_kiosk(
     renege: bool = False,
     pace: Pace = FAST,
     visitors: bool = True,
+    demo_step: float = 1.2,
+    attract: bool = True,
     **options: Any,
 ) -> tuple[KioskTable, World, dict[Seat, SimulatedVisitor]]:
     """The kiosk of ``config`` over a simulated world, with a simulated visitor at each
     visitor seat (``visitors=False``: the seats stay empty, for attract mode). On a log
-    with a hand in play (a restart) the visitors hold their cards as they were."""
+    with a hand in play (a restart) the visitors hold their cards as they were.
+    ``demo_step`` and ``attract`` are the kiosk's; ``options`` the table's
+    (``TableOptions``: ``new_game_after`` the pace's unless given)."""
     world = World(seed=seed, effects=Effects() if pace.clean else None)
     options.setdefault("new_game_after", pace.new_game_after)
     table = KioskTable(
         config,
+        TableOptions(
+            camera=lambda: WorldCamera(world, seed=seed, realtime=pace.realtime), **options
+        ),
         seed=seed,
+        demo_step=demo_step,
+        attract=attract,
         world=world,
-        camera=lambda: WorldCamera(world, seed=seed, realtime=pace.realtime),
-        **options,
     )
     people = {
         seat: SimulatedVisitor(

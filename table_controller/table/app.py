@@ -1,11 +1,11 @@
 """The running table: one asyncio event loop from the sensors to the rules to the log,
 the lights, the cube and the page.
 
-Sources put what they notice on one queue: the camera's tracker events (read in a
-worker thread, camera_watch.py), the seat buttons' presses (gpiozero's threads, handed
-over with ``call_soon_threadsafe``), the trump cube's face and button (its link
-thread, likewise), the page's touches, the director's rulings. One consumer takes them
-in order and, for each:
+Sources put what they notice on one queue, each kind its own type (noticed.py): the
+camera's tracker events (read in a worker thread, camera_watch.py), the seat buttons'
+presses (gpiozero's threads, handed over with ``call_soon_threadsafe``), the trump
+cube's face and button (its link thread, likewise), the page's touches, the director's
+rulings. One consumer takes them in order and, for each:
 
 1. says what it means now (inputs.py), or refuses it with a reason;
 2. pushes it into the ``Game``: the rules validate it (a refusal changes nothing);
@@ -17,6 +17,9 @@ A refusal is never silent: a notice on the page, the seat's light flashing, a li
 the log. Faults (table/health.py) are raised and cleared by their watchers, shown on
 the page and the lights, and logged; none stops the table. On start the last game in
 the log is replayed, so the table resumes mid-hand exactly where it was.
+
+The parts beside the table (its feed, its policy) are given ``TableControls``, seen
+through their ports (ports.py, policy.py), never the ``Table`` itself.
 """
 
 from __future__ import annotations
@@ -25,11 +28,8 @@ import asyncio
 import contextlib
 import functools
 import logging
-import shutil
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from table_controller.cards import Suit
@@ -39,28 +39,43 @@ from table_controller.devices.seat_events import (
     ButtonFreed,
     ButtonPressed,
     ButtonStuck,
-    SeatButton,
 )
 from table_controller.event_log import EventLog, LogError
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
+from table_controller.seats import Seat
 from table_controller.table.camera_watch import CameraWatch
 from table_controller.table.clear_pictures import ClearPictures
 from table_controller.table.config import TableConfig
 from table_controller.table.core import LOG_FIX, TableCore
 from table_controller.table.devices import TableDevices
 from table_controller.table.feed_link import FeedLink
-from table_controller.table.health import Device
+from table_controller.table.health import Device, Health
+from table_controller.table.noticed import (
+    CameraClearer,
+    CameraSaw,
+    CubeTurned,
+    Input,
+    Noticed,
+    PageTouched,
+    Pressed,
+    Refusal,
+    Ruled,
+    Source,
+)
+from table_controller.table.options import TableOptions
 from table_controller.table.page_door import PageDoor
-from table_controller.table.policy import PASS, Input, Refusal, TablePolicy
-from table_controller.table.sinks import Sinks, Trace
+from table_controller.table.policy import PASS, TablePolicy
+from table_controller.table.ports import TableStatus
+from table_controller.table.sinks import Sinks
 from table_controller.vision.across import CardAcross
 from table_controller.vision.camera import Frame, FrameSource, open_camera
+from table_controller.vision.evidence import Clearer, Seen
 from table_controller.vision.tracker import CardLaid, CardMoved
-from table_controller.vision.watcher import Clearer, Seen
 from table_controller.web.guard import Sender
 
 if TYPE_CHECKING:
+    from table_controller.feed.signing import Ruling
     from table_controller.table.page_tls import PageTls
     from table_controller.table.world import World
     from table_controller.web.server import TablePage
@@ -76,95 +91,61 @@ class Actors(Protocol):
     def act(self, game: Game, frame: int) -> None: ...
 
 
-def disk_free(path: Path) -> int:
-    """Bytes free on the disk holding ``path``."""
-    return shutil.disk_usage(path).free
-
-
 class Table:
-    """One table, from its configuration. ``world`` and ``players`` make it the simulated
-    table (the camera then renders the world unless ``camera`` is given); ``policy``
-    makes it a particular kind of table (the kiosk: table/policy.py). Hooks for the
-    CLI, the tests and the bench: ``on_ack(game, seq, event)`` after each durable append,
-    ``on_step(event, outputs)`` after each accepted event, ``trace(sink, clock)`` after
-    each sink is driven, ``on_frame(frame, read_at)`` after each camera frame and
-    ``on_noticed(frame, source, what)`` for each input not from the camera (a recording
-    keeps them). ``disk_free(path)`` (bytes) is injectable so a test can fill
-    the disk."""
+    """One table, from its configuration, run as ``options`` say (options.py: the clock,
+    the camera, the devices, the page, the timings and the hooks). ``world`` makes it the
+    simulated table (the camera then renders the world unless ``options.camera`` is
+    given; ``players`` act on it between frames, ``new_players`` fresh for each game);
+    ``policy`` makes it a particular kind of table (the kiosk: table/policy.py)."""
 
     def __init__(
         self,
         config: TableConfig,
+        options: TableOptions | None = None,
         *,
         world: World | None = None,
-        players: Actors | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        camera: Callable[[], FrameSource] | None = None,
-        devices: TableDevices | None = None,
-        disk_free: Callable[[Path], int] = disk_free,
-        on_ack: Callable[[int, int, InputEvent], None] | None = None,
-        on_step: Callable[[InputEvent, list[OutputEvent]], None] | None = None,
-        on_frame: Callable[[Frame, float], None] | None = None,
-        on_noticed: Callable[[int, str, object], None] | None = None,
-        trace: Trace | None = None,
-        serve_page: bool = True,
-        end_with_camera: bool = False,
-        new_players: Callable[[], Actors] | None = None,
-        new_game_after: float = 10.0,
-        notice_seconds: float = 30.0,
-        check_every: float = 1.0,
         policy: TablePolicy | None = None,
     ) -> None:
+        options = options if options is not None else TableOptions()
         self.config = config
         self.world = world
-        self.players = players
-        self.new_players = new_players
-        self.clock = clock
-        self._disk_free = disk_free
-        self.on_ack = on_ack
-        self.on_step = on_step
-        self.on_noticed = on_noticed
-        self.end_with_camera = end_with_camera
-        self.new_game_after = new_game_after
-        self.check_every = check_every
+        self.players: Actors | None = None
+        self.new_players: Callable[[], Actors] | None = None
+        self.clock = clock = options.clock
+        self._disk_free = options.disk_free
+        self.on_ack = options.on_ack
+        self.on_step = options.on_step
+        self.on_noticed = options.on_noticed
+        self.new_game_after = options.new_game_after
+        self.check_every = options.check_every
         self.hands_played = 0
         self.disk_free_bytes: int | None = None  # at the last check (the fleet view's)
         self.cube_suit: Suit | None = None  # the suit the trump cube shows, for calls
         self.log = EventLog(config.log, table=config.name)
         # Appends wait for fsync in a thread of their own, one at a time, in order.
         self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="table-log")
+        devices = options.devices
         self.devices = devices if devices is not None else TableDevices(config, clock=clock)
-        self.sinks = Sinks(lights=None, cube=None, page=None, clock=clock, trace=trace)
-        self.feed = FeedLink(self)
+        self.sinks = Sinks(clock=clock, trace=options.trace)
         self.core = TableCore(
             config,
             self.log,
             self.sinks,
             clock=clock,
             policy=policy,
-            notice_seconds=notice_seconds,
+            notice_seconds=options.notice_seconds,
             on_logged=self._logged,
             on_new_game=self._new_game,
-            on_health=self.feed.status,
+            on_health=self._health_changed,
         )
         self.policy = self.core.policy
         self.health = self.core.health
         self.shown = self.core.shown
         self.door = PageDoor(self.core, extra_pin=self.policy.operator_pin)
-        self.page: TablePage | None = None
-        if serve_page:
-            from table_controller.web.server import TablePage
-
-            self.page = TablePage(
-                on_input=self.on_page,
-                evidence=self.log.evidence,
-                title=config.name,
-                on_login=self.door.login if self.door.operator_pin_hash() else None,
-                on_refused=self.door.refused,
-                extra_inputs=self.policy.page_extra,
-            )
+        self.page = self._page() if options.serve_page else None
         self.sinks.page = self.page
-        self._queue: asyncio.Queue[Input] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[Input, asyncio.Future[Refusal | None] | None]]
+        self._queue = asyncio.Queue()
         self._item: Input | None = None  # the input being taken (by ``_consume``)
         self.pictures = ClearPictures(self.log)  # the camera's clearer pictures
         self.rulings: asyncio.Queue[InputEvent] = asyncio.Queue()
@@ -174,15 +155,9 @@ class Table:
         self._taking: asyncio.Future[Refusal | None] | None = None
         self.url: str | None = None
         self.page_tls: PageTls | None = None  # the page's HTTPS, once it is served
-        if camera is None:
-            if world is not None:
-                from table_controller.table.world import WorldCamera
-
-                camera = functools.partial(WorldCamera, world)
-            else:
-                camera = functools.partial(open_camera, config.camera.source)
+        camera = options.camera
         self.camera = CameraWatch(
-            camera,
+            camera if camera is not None else self._default_camera(),
             health=self.health,
             clock=clock,
             on_seen=self._on_seen,
@@ -192,12 +167,35 @@ class Table:
             lost_after=config.camera.lost_after,
             drift_check=config.camera.drift_check,
             before_frame=self._before_frame,
-            on_frame=on_frame,
-            end_with_source=end_with_camera,
+            on_frame=options.on_frame,
+            end_with_source=options.end_with_camera,
         )
-        self.policy.attach(self)
+        self.controls = TableControls(self)
+        self.feed = FeedLink(self.controls, self.camera)
+        self.policy.attach(self.controls)
         self.core.resume()
         self.core.ready = True
+
+    def _page(self) -> TablePage:
+        from table_controller.web.server import TablePage
+
+        door = self.door
+        return TablePage(
+            on_input=self.on_page,
+            evidence=self.log.evidence,
+            title=self.config.name,
+            on_login=door.login if door.operator_pin_hash() else None,
+            on_refused=door.refused,
+            extra_inputs=self.policy.page_extra,
+        )
+
+    def _default_camera(self) -> Callable[[], FrameSource]:
+        """The simulated world's camera when there is a world, else the config's."""
+        if self.world is not None:
+            from table_controller.table.world import WorldCamera
+
+            return functools.partial(WorldCamera, self.world)
+        return functools.partial(open_camera, self.config.camera.source)
 
     @property
     def game(self) -> Game:
@@ -210,6 +208,9 @@ class Table:
     @property
     def seq(self) -> int:
         return self.core.seq
+
+    def _health_changed(self) -> None:
+        self.feed.status()
 
     def _logged(self, game_no: int, seq: int, event: InputEvent) -> None:
         self.feed.status(new_events=True)
@@ -228,7 +229,7 @@ class Table:
     async def apply(
         self,
         event: InputEvent,
-        source: str,
+        source: Source,
         evidence: bytes | None = None,
         *,
         ruling_id: str | None = None,
@@ -254,15 +255,10 @@ class Table:
         except LogError as exc:
             return core.undo(accepted, exc)
         core.commit(accepted, evidence is not None)
-        item = self._item
-        if (
-            evidence is not None
-            and item is not None
-            and isinstance(item.what, Seen)
-            and isinstance(item.what.event, CardLaid | CardMoved)
-        ):
-            # where the camera's clearer picture of this card, if one comes, will go
-            self.pictures.logged(item.what.event, accepted.game_no, accepted.seq)
+        match self._item:
+            case CameraSaw(Seen(event=CardLaid() | CardMoved() as laid)) if evidence is not None:
+                # where the camera's clearer picture of this card, if one comes, will go
+                self.pictures.logged(laid, accepted.game_no, accepted.seq)
         outputs = accepted.outputs
         if self.on_step is not None:
             self.on_step(event, outputs)
@@ -276,14 +272,16 @@ class Table:
         return None
 
     async def _take(self, item: Input) -> Refusal | None:
-        if isinstance(item.what, Clearer):  # after its event, in turn: nothing to refuse
-            await self._clearer(item.what)
-            return None
-        if item.ruling is not None:  # checked here, in turn with every other input
-            refusal = self.core.ruling_refusal(item.ruling)
-            if refusal is not None:
-                return refusal
-            return await self.apply(item.what, item.source, ruling_id=item.ruling.ruling_id)
+        match item:
+            case CameraClearer(clearer):  # after its event, in turn: nothing to refuse
+                await self._clearer(clearer)
+                return None
+            case Ruled(event, ruling) if ruling is not None:
+                # checked here, in turn with every other input
+                refusal = self.core.ruling_refusal(ruling)
+                if refusal is not None:
+                    return refusal
+                return await self.apply(event, item.source, ruling_id=ruling.ruling_id)
         taken = await self.policy.take(item)
         if taken is not PASS:
             return taken
@@ -295,7 +293,7 @@ class Table:
 
     async def _consume(self) -> None:
         while True:
-            item = await self._queue.get()
+            item, reply = await self._queue.get()
             try:
                 # Shielded: stopping the table never cuts an input between its log
                 # write and its acknowledgement (run() waits for it).
@@ -313,39 +311,41 @@ class Table:
                 )
             finally:
                 self._queue.task_done()
-            if item.reply is not None and not item.reply.done():
-                item.reply.set_result(refusal)
+            if reply is not None and not reply.done():
+                reply.set_result(refusal)
 
     # --- the sources --------------------------------------------------------------------
 
-    def submit(self, what: object, source: str, evidence: bytes | None = None) -> None:
+    def submit(self, noticed: Input) -> None:
         """Queue something noticed (from the event loop's thread)."""
-        self.noticed(source, what)
-        self._queue.put_nowait(Input(source, what, evidence, at=self.clock()))
+        self.noticed(noticed)
+        self._queue.put_nowait((noticed, None))
 
-    async def ask(self, item: Input) -> Refusal | None:
-        """Queue ``item`` and wait for the table's answer."""
-        item.reply = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(item)
-        return await item.reply
+    async def ask(self, noticed: Input) -> Refusal | None:
+        """Queue ``noticed`` and wait for the table's answer."""
+        self.noticed(noticed)
+        reply: asyncio.Future[Refusal | None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((noticed, reply))
+        return await reply
 
-    def noticed(self, source: str, what: object) -> None:
-        """An input not from the camera, for the ``on_noticed`` hook (a recording)."""
+    def noticed(self, noticed: Noticed) -> None:
+        """Something noticed, for the ``on_noticed`` hook (a recording keeps all but the
+        camera's)."""
         if self.on_noticed is not None:
-            self.on_noticed(self.camera.frames, source, what)
+            self.on_noticed(self.camera.frames, noticed)
 
-    def submit_threadsafe(self, what: object, source: str) -> None:
+    def submit_threadsafe(self, noticed: Input) -> None:
         """Queue something noticed, from any thread."""
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has closed: shutting down
-                loop.call_soon_threadsafe(self.submit, what, source)
+                loop.call_soon_threadsafe(self.submit, noticed)
 
     def _on_seen(self, seen: Seen, frame: Frame, read_at: float) -> None:
-        self._queue.put_nowait(Input("camera", seen, seen.evidence, at=read_at))
+        self._queue.put_nowait((CameraSaw(seen), None))
 
     def _on_clearer(self, clearer: Clearer, read_at: float) -> None:
-        self._queue.put_nowait(Input("camera", clearer, clearer.evidence, at=read_at))
+        self._queue.put_nowait((CameraClearer(clearer), None))
 
     def _on_across(self, cards: tuple[CardAcross, ...], read_at: float) -> None:
         """Cards lying across a zone's line (came, went, or moved to other lines): shown
@@ -375,15 +375,14 @@ class Table:
         self, payload: dict[str, Any], sender: Sender | None = None
     ) -> Refusal | None:
         """A touch on the page; the operator's (after the PIN) is logged as "operator"."""
-        source = "operator" if sender is not None and sender.operator else "page"
-        self.noticed(source, payload)
-        address = sender.address if sender is not None else ""
-        return await self.ask(Input(source, payload, at=self.clock(), address=address))
+        if sender is None:
+            return await self.ask(PageTouched(payload))
+        return await self.ask(PageTouched(payload, sender.operator, sender.address))
 
     def on_button(self, event: ButtonEvent) -> None:
         """The seat buttons' events (in the loop's thread)."""
         if isinstance(event, ButtonPressed):
-            self.submit(event, "button")
+            self.submit(Pressed(event))
         elif isinstance(event, ButtonStuck):
             self.health.raise_fault(
                 Device.SEATS, "a button is stuck down", event.what_to_do, self.clock()
@@ -395,10 +394,10 @@ class Table:
         """The trump cube's events (in the loop's thread)."""
         if isinstance(event, cube_types.FaceTurnedUp):
             self.cube_suit = event.suit
-            self.noticed("cube-face", event.suit)
+            self.noticed(CubeTurned(event.suit))
         elif isinstance(event, cube_types.ButtonPressed):
             if event.held:  # held 1.5 s: a call for the director
-                self.submit(ButtonPressed(None, SeatButton.DIRECTOR), "cube")
+                self.submit(Pressed.cube_held())
         elif event.up:
             self.health.clear(Device.CUBE)
         else:
@@ -538,4 +537,109 @@ class Table:
         return self.sinks.snapshot
 
 
-__all__ = ["Actors", "Refusal", "Table", "disk_free"]
+class TableControls:
+    """The running table behind its ports: ``FeedTable`` for its feed (ports.py) and
+    ``PolicyTable`` for its policy (policy.py), each member one of the table's or its
+    core's, so the parts beside the table see only what their port names."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self._core = table.core
+
+    # --- the table's control (ports.TableControl) ----------------------------------------
+
+    @property
+    def config(self) -> TableConfig:
+        return self._table.config
+
+    @property
+    def health(self) -> Health:
+        return self._core.health
+
+    def clock(self) -> float:
+        return self._table.clock()
+
+    @property
+    def game(self) -> Game:
+        return self._core.game
+
+    @property
+    def game_no(self) -> int:
+        return self._core.game_no
+
+    @property
+    def page_names(self) -> Mapping[Seat, str]:
+        return self._core.shown.players
+
+    def submit(self, noticed: Input) -> None:
+        self._table.submit(noticed)
+
+    async def ask(self, noticed: Input) -> Refusal | None:
+        return await self._table.ask(noticed)
+
+    def notice(self, kind: str, seat: Seat | None, text: str, fix: str) -> None:
+        self._core.notice(kind, seat, text, fix)
+
+    def changed(self) -> None:
+        self._core.changed()
+
+    # --- the feed's (ports.FeedTable) ------------------------------------------------------
+
+    @property
+    def disk_free_bytes(self) -> int | None:
+        return self._table.disk_free_bytes
+
+    def status(self) -> TableStatus:
+        return self._core.status()
+
+    def ruling_applied(self, ruling_id: str) -> bool:
+        return self._table.log.ruling_applied(ruling_id) is not None
+
+    def ruling_refusal(self, ruling: Ruling) -> Refusal | None:
+        return self._core.ruling_refusal(ruling)
+
+    # --- the policy's (policy.PolicyTable) -------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return self._table.started
+
+    @property
+    def stopping(self) -> bool:
+        return self._table.stopping
+
+    def stop(self) -> None:
+        self._table.stop()
+
+    @property
+    def recent(self) -> list[OutputEvent]:
+        return self._core.shown.recent
+
+    async def apply(
+        self, event: InputEvent, source: Source, evidence: bytes | None = None
+    ) -> Refusal | None:
+        return await self._table.apply(event, source, evidence)
+
+    def record_now(self, event: InputEvent, source: Source) -> None:
+        self._core.record_now(event, source)
+
+    def start_game(self) -> None:
+        self._core.start_game()
+
+    def record(self, line: str) -> None:
+        self._core.record("notice", line, "")
+
+    def refuse(self, seat: Seat | None, problem: str, fix: str, source: str) -> Refusal:
+        return self._core.refuse(seat, problem, fix, source)
+
+    def drive(self) -> None:
+        self._core.drive()
+
+    async def pin_refusal(self, pin: object, stored: str, where: str) -> Refusal | None:
+        return await self._table.door.pin_refusal(pin, stored, where)
+
+    def pin_wait(self) -> float:
+        return self._table.door.pin_wait()
+
+
+__all__ = ["Actors", "Refusal", "Table", "TableControls"]

@@ -16,7 +16,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, assert_never
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import DirectorCalled
@@ -41,7 +41,19 @@ from table_controller.table.across_line import across_lines
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Fault, Health
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision
-from table_controller.table.policy import Input, PlainTable, Refusal, TablePolicy
+from table_controller.table.noticed import (
+    BotMoved,
+    CameraClearer,
+    CameraSaw,
+    Input,
+    PageTouched,
+    Pressed,
+    Refusal,
+    Ruled,
+    SimTold,
+)
+from table_controller.table.policy import PlainTable, TablePolicy
+from table_controller.table.ports import TableStatus
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
 from table_controller.vision.across import CardAcross
@@ -103,7 +115,7 @@ class TableCore:
         self.on_new_game = on_new_game
         self.on_health = on_health
         self.health = Health(self._health_changed)
-        self.shown = Shown(table=config.name, players=dict(config.players))
+        self.shown = Shown(table=config.name, players=self.policy.page_names(config.players))
         self.game = Game(config.rules)
         self.game_no = 0
         self.seq = 1
@@ -211,23 +223,29 @@ class TableCore:
     ) -> InputEvent | Refusal | None:
         """What ``item`` means now (inputs.py): the event, a refusal (shown), or None when
         it means nothing to the rules (a card picked up, the director called)."""
-        game, what, source = self.game, item.what, item.source
+        game = self.game
         try:
-            if source == "camera":
-                return from_vision(game, what.event)
-            if source in ("button", "cube"):
-                meant = from_press(game, what, cube_suit)
-                if isinstance(meant, DirectorCalled):
-                    self.director_called(meant.seat)
-                    return None
-                return meant
-            if source in ("page", "operator"):
-                operator = source == "operator"
-                return from_page(game, what, operator=operator, operator_pin=operator_pin)
-            event: InputEvent = what
-            return event
+            match item:
+                case CameraSaw(seen):
+                    return from_vision(game, seen.event)
+                case Pressed(press):
+                    meant = from_press(game, press, cube_suit)
+                    if isinstance(meant, DirectorCalled):
+                        self.director_called(meant.seat)
+                        return None
+                    return meant
+                case PageTouched(payload, operator):
+                    return from_page(game, payload, operator=operator, operator_pin=operator_pin)
+                case Ruled(event) | BotMoved(event) | SimTold(event):
+                    return event
+                case CameraClearer():
+                    return None  # a picture of a card logged already: nothing to the rules
+                case _:
+                    assert_never(item)
         except Refused as refused:
-            where = f"{source} from {item.address}" if item.address else source
+            where: str = item.source
+            if isinstance(item, PageTouched) and item.address:
+                where = f"{where} from {item.address}"
             return self.refuse(refused.seat, refused.problem, refused.what_to_do, where)
 
     def accept(self, event: InputEvent, source: str) -> Accepted | Refusal:
@@ -327,7 +345,8 @@ class TableCore:
     def drive(self) -> None:
         """Show the whole state on every sink (idempotent)."""
         self.shown.faults = self.health.faults
-        self.sinks.drive(*self.policy.showing(self.game, self.shown))
+        game, shown = self.policy.showing(self.game, self.shown)
+        self.sinks.drive(game, shown, self.policy.annotate)
         self.policy.driven()
 
     def changed(self) -> None:
@@ -356,7 +375,7 @@ class TableCore:
         if self.ready:
             self.changed()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> TableStatus:
         """The table in a few fields: the director's feed sends it as a heartbeat."""
         game = self.game
         hand = game.hand or game.last_hand

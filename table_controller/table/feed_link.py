@@ -12,25 +12,38 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
-from table_controller.table.fleet_status import calibration_at, fleet_status, package_version
+from table_controller.table.fleet_status import (
+    FleetStatus,
+    calibration_at,
+    fleet_status,
+    package_version,
+)
 from table_controller.table.health import Device
-from table_controller.table.policy import Input, Refusal
+from table_controller.table.noticed import Refusal, Ruled
+from table_controller.table.ports import CameraPort, FeedTable, TableStatus
 from table_controller.words import ruling_announcement
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.feed.signing import Ruling
-    from table_controller.table.app import Table
+
+
+class Heartbeat(TableStatus):
+    """What the heartbeat tells the director: the table's state and its machine's."""
+
+    fleet: FleetStatus
+
 
 log = logging.getLogger(__name__)
 
 
 class FeedLink:
-    """The feed of ``table``: started by ``start`` (in the loop) when the config wants
-    it; its troubles are the FEED fault."""
+    """The feed of ``table`` (its ``camera`` for the director's camera commands): started
+    by ``start`` (in the loop) when the config wants it; its troubles are the FEED fault."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: FeedTable, camera: CameraPort) -> None:
         self.table = table
+        self.camera = camera
         self.publisher: Publisher | None = None
         # The director's config and commands (a fleet's table: table/fleet_run.py), called
         # on the publisher's thread; None: the table does not listen for them.
@@ -79,6 +92,8 @@ class FeedLink:
 
             commands = FleetCommands(
                 table,
+                self,
+                self.camera,
                 table_id=settings.table,
                 public_pem=settings.director_key,
                 send=self.publisher.send,
@@ -96,11 +111,12 @@ class FeedLink:
         """The heartbeat's contents, and a nudge when the log has new events."""
         if self.publisher is None:
             return
-        self.publisher.set_status({**self.table.core.status(), "fleet": self.fleet()})
+        heartbeat: Heartbeat = {**self.table.status(), "fleet": self.fleet()}
+        self.publisher.set_status(heartbeat)
         if new_events:
             self.publisher.notify()
 
-    def fleet(self) -> dict[str, Any]:
+    def fleet(self) -> FleetStatus:
         """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it."""
         table = self.table
         return fleet_status(
@@ -116,7 +132,7 @@ class FeedLink:
         """Rulings handed to the table directly (tests, a director at the table)."""
         while True:
             event = await rulings.get()
-            self.table.submit(event, "director")
+            self.table.submit(Ruled(event))
 
     def _on_order(self, kind: str, payload: dict[str, Any]) -> None:
         for handler in list(self.order_handlers):
@@ -142,15 +158,15 @@ class FeedLink:
     async def _apply(self, ruling: Ruling) -> None:
         from table_controller.rules.codec import CodecError, decode_input
 
-        table, core = self.table, self.table.core
-        if table.log.ruling_applied(ruling.ruling_id) is not None:  # sent again: answered,
+        table = self.table
+        if table.ruling_applied(ruling.ruling_id):  # sent again: answered,
             if self.publisher is not None:  # not applied again
                 self.publisher.answer(ruling.ruling_id, True, None)
             return
         refusal: Refusal | None = None
         change: InputEvent | None = None  # what the ruling changes at the table
         if ruling.event is None:
-            refusal = core.ruling_refusal(ruling)
+            refusal = table.ruling_refusal(ruling)
         else:
             try:
                 event = decode_input(ruling.event)
@@ -158,15 +174,13 @@ class FeedLink:
                 refusal = (f"the ruling's event cannot be read ({exc})", "make the ruling again")
             else:
                 change = event
-                table.noticed("director", event)
-                item = Input("director", event, at=table.clock(), ruling=ruling)
-                refusal = await table.ask(item)
+                refusal = await table.ask(Ruled(event, ruling))
         if refusal is None:
             said = ruling_announcement(
-                ruling.kind, change, ruling.reason, core.shown.players, ruling.hand
+                ruling.kind, change, ruling.reason, table.page_names, ruling.hand
             )
-            core.notice("director", None, said, "")
-            core.changed()
+            table.notice("director", None, said, "")
+            table.changed()
         if self.publisher is not None:
             problem = None if refusal is None else f"{refusal[0]} ({refusal[1]})"
             self.publisher.answer(ruling.ruling_id, refusal is None, problem)

@@ -20,27 +20,39 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from table_controller.feed import orders
 from table_controller.pictures import encode_jpeg
 from table_controller.rules.hand import HAND_PHASES
 from table_controller.table.health import Device
+from table_controller.table.ports import CameraPort, FeedPort, TableControl
 from table_controller.vision.layout import CalibrationError
 
 if TYPE_CHECKING:
-    from table_controller.table.app import Table
     from table_controller.vision.camera import Frame
 
 log = logging.getLogger(__name__)
 
 KINDS = ("camera-view", "recalibrate")
 SEEN_MAX = 200  # the command ids remembered (each is taken once)
-Send = Callable[[str, dict[str, Any]], None]  # Publisher.send
+Send = Callable[[str, "CameraAnswer"], None]  # Publisher.send
 NO_FRAME = (
     "the camera has given no picture yet: check its cable and that it is switched on "
     "(the table's page says what is wrong), then ask again"
 )
+
+
+class CameraAnswer(TypedDict):
+    """The answer on ``fleet(table, "camera")``: what was done, and the picture."""
+
+    table: str
+    id: str  # the order's
+    kind: str  # "camera-view" or "recalibrate"
+    ok: bool
+    problem: str | None  # in words, when not ok
+    jpeg: str | None  # base64
+    at: float  # wall clock
 
 
 @dataclass
@@ -54,11 +66,14 @@ class Done:
 
 class FleetCommands:
     """Takes the director's camera commands for ``table`` (its id on the feed
-    ``table_id``), checked with the director's ``public_pem``; answers with ``send``."""
+    ``table_id``, its ``feed`` and ``camera``), checked with the director's
+    ``public_pem``; answers with ``send``."""
 
     def __init__(
         self,
-        table: Table,
+        table: TableControl,
+        feed: FeedPort,
+        camera: CameraPort,
         *,
         table_id: str,
         public_pem: bytes,
@@ -67,12 +82,14 @@ class FleetCommands:
         stale_after: float | None = None,
     ) -> None:
         self.table = table
+        self.feed = feed
+        self.camera = camera
         self.table_id = table_id
         self.public_pem = public_pem
         self.send = send
         self.clock = clock
         # A frame older than this (the table's clock) is not the camera's view now.
-        self.stale_after = stale_after if stale_after is not None else 2 * table.camera.lost_after
+        self.stale_after = stale_after if stale_after is not None else 2 * camera.lost_after
         self._seen: list[str] = []
         self._tasks: set[asyncio.Future[None]] = set()
 
@@ -106,7 +123,7 @@ class FleetCommands:
         except Exception as exc:  # the answer says it; the table plays on
             log.exception("fleet: the %s command failed", kind)
             done = Done(False, f"the table failed to do it ({exc}): ask again", None)
-        reply: dict[str, Any] = {
+        reply: CameraAnswer = {
             "table": self.table_id,
             "id": order["id"],
             "kind": kind,
@@ -118,7 +135,7 @@ class FleetCommands:
         self.send("camera", reply)
 
     def _frame(self) -> Frame | None:
-        camera = self.table.camera
+        camera = self.camera
         frame, read_at = camera.last_frame, camera.last_read_at
         if frame is None or read_at is None:
             return None
@@ -151,11 +168,11 @@ class FleetCommands:
         frame = self._frame()
         if frame is None:
             return Done(False, NO_FRAME, None)
-        done = await table.camera.in_camera_thread(self._calibrate, frame)
+        done = await self.camera.in_camera_thread(self._calibrate, frame)
         if done.ok:
             table.health.clear(Device.CALIBRATION)
-            table.feed.calibrated_at = self.clock()
-            table.feed.status()
+            self.feed.calibrated_at = self.clock()
+            self.feed.status()
         return done
 
     def _calibrate(self, frame: Frame) -> Done:
@@ -182,8 +199,8 @@ class FleetCommands:
                     "check the table's disk; the old calibration is still used",
                     encode_jpeg(frame.image),
                 )
-        self.table.camera.use_calibration(calibration)
+        self.camera.use_calibration(calibration)
         return Done(True, None, encode_jpeg(overlay(calibration, frame.image)))
 
 
-__all__ = ["KINDS", "NO_FRAME", "Done", "FleetCommands"]
+__all__ = ["KINDS", "NO_FRAME", "CameraAnswer", "Done", "FleetCommands"]

@@ -14,7 +14,7 @@ import importlib.metadata
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from table_controller.table.health import Device, Fault
 
@@ -29,6 +29,20 @@ DEVICE_FAULTS: dict[str, tuple[Device, ...]] = {
 }
 OK = "ok"
 NOT_FITTED = "not fitted"
+
+
+class CalibrationStatus(TypedDict):
+    at: float | None  # when the camera was last calibrated (wall clock)
+
+
+class FleetStatus(TypedDict):
+    """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it."""
+
+    version: str
+    devices: dict[str, str]  # each device: "ok", "not fitted", or its fault in words
+    disk_free_mb: int | None
+    calibration: CalibrationStatus
+    config_seq: int | None
 
 
 def package_version(package: str = PACKAGE) -> str:
@@ -74,7 +88,7 @@ def fleet_status(
     disk_free: int | None,
     calibration: float | None,
     config_seq: int | None = None,
-) -> dict[str, Any]:
+) -> FleetStatus:
     """The heartbeat's ``fleet`` part (SPEC, H4). ``disk_free`` in bytes (None: not read
     yet); ``config_seq``: the director's config applied (None until the table runs in
     fleet mode, table/fleet_run.py)."""
@@ -91,6 +105,8 @@ __all__ = [
     "DEVICE_FAULTS",
     "NOT_FITTED",
     "OK",
+    "CalibrationStatus",
+    "FleetStatus",
     "calibration_at",
     "device_words",
     "fleet_status",

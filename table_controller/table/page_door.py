@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from table_controller.table.core import TableCore
-from table_controller.table.policy import Refusal
+from table_controller.table.noticed import Refusal
 from table_controller.throttle import Key, Rule, Throttle, address_key
 from table_controller.web.guard import Sender
 from table_controller.web.pin import verify_pin

@@ -29,9 +29,27 @@ from table_controller.rules.events import InputEvent
 from table_controller.rules.game import Game
 from table_controller.safe_json import loads_limited
 from table_controller.seats import Seat
+from table_controller.table.noticed import (
+    BotMoved,
+    CameraClearer,
+    CameraSaw,
+    CubeTurned,
+    Input,
+    Noticed,
+    PageTouched,
+    Pressed,
+    Ruled,
+    SimTold,
+)
 from table_controller.vision.camera import TIMESTAMPS, Frame
 
 INPUTS = "inputs.jsonl"
+# The inputs recorded with an event, by their source's word.
+EVENT_INPUTS: dict[str, Callable[[InputEvent], Input]] = {
+    "director": Ruled,
+    "bot": BotMoved,
+    "sim": SimTold,
+}
 
 
 class RecordingError(TableControllerError, ValueError):
@@ -61,19 +79,21 @@ class Recorder:
             self._writer.writerow([name, self.frames, f"{frame.timestamp:.6f}"])
             self.frames += 1
 
-    def noticed(self, frame: int, source: str, what: Any) -> None:
-        doc: dict[str, Any] = {"frame": frame, "source": source}
-        if isinstance(what, ButtonPressed):
-            doc["seat"] = None if what.seat is None else what.seat.name
-            doc["button"] = what.button.value
-        elif isinstance(what, InputEvent):
-            doc["event"] = encode(what)
-        elif source == "cube-face":
-            doc["suit"] = None if what is None else what.name
-        elif isinstance(what, dict):
-            doc["payload"] = what
-        else:
-            return
+    def noticed(self, frame: int, noticed: Noticed) -> None:
+        """One line of ``inputs.jsonl`` for each input not from the camera."""
+        doc: dict[str, object] = {"frame": frame, "source": noticed.source}
+        match noticed:
+            case Pressed(press):
+                doc["seat"] = None if press.seat is None else press.seat.name
+                doc["button"] = press.button.value
+            case Ruled(event) | BotMoved(event) | SimTold(event):
+                doc["event"] = encode(event)
+            case CubeTurned(suit):
+                doc["suit"] = None if suit is None else suit.name
+            case PageTouched(payload):
+                doc["payload"] = dict(payload)
+            case CameraSaw() | CameraClearer():
+                return  # the frames are the camera's record
         self._inputs.write(json.dumps(doc) + "\n")
         self._inputs.flush()
 
@@ -104,14 +124,14 @@ def read_inputs(path: Path) -> dict[int, list[dict[str, Any]]]:
 
 class RecordedInputs:
     """Plays the recorded inputs back: the table calls ``act`` before each frame, as it
-    calls the simulated players. ``submit(what, source)`` queues an input; ``set_cube``
+    calls the simulated players. ``submit(noticed)`` queues an input; ``set_cube``
     sets the suit the cube showed."""
 
     def __init__(
         self,
         inputs: dict[int, list[dict[str, Any]]],
         *,
-        submit: Callable[[Any, str], None],
+        submit: Callable[[Input], None],
         set_cube: Callable[[Suit | None], None],
         source: str = INPUTS,
     ) -> None:
@@ -125,21 +145,24 @@ class RecordedInputs:
             self._give(doc)
 
     def _give(self, doc: dict[str, Any]) -> None:
-        source = doc["source"]
         try:
-            if source == "cube-face":
-                suit = doc.get("suit")
-                self.set_cube(None if suit is None else Suit.parse(suit))
-            elif "button" in doc:
-                seat = doc.get("seat")
-                press = ButtonPressed(
-                    None if seat is None else Seat.parse(seat), SeatButton(doc["button"])
-                )
-                self.submit(press, source)
-            elif "event" in doc:
-                self.submit(decode_input(doc["event"]), source)
-            elif "payload" in doc:
-                self.submit(dict(doc["payload"]), source)  # through from_page, as live
+            match doc:
+                case {"source": "cube-face"}:
+                    suit = doc.get("suit")
+                    self.set_cube(None if suit is None else Suit.parse(suit))
+                case {"source": source, "button": button}:
+                    seat = doc.get("seat")
+                    press = ButtonPressed(
+                        None if seat is None else Seat.parse(seat), SeatButton(button)
+                    )
+                    self.submit(Pressed(press, cube=source == "cube"))
+                case {"source": source, "event": event}:
+                    given = EVENT_INPUTS.get(source)
+                    if given is None:
+                        raise ValueError(f"no input of source {source!r} is an event")
+                    self.submit(given(decode_input(event)))
+                case {"source": source, "payload": payload}:  # through from_page, as live
+                    self.submit(PageTouched(dict(payload), operator=source == "operator"))
         except (ValueError, KeyError, TypeError) as exc:
             raise RecordingError(
                 f"{self.source}: the input {doc} cannot be replayed ({exc}); fix or remove it"

@@ -25,6 +25,7 @@ from table_controller.table.serving import error as _error
 from table_controller.table.serving import serve as _serve
 
 if TYPE_CHECKING:
+    from table_controller.cards import Suit
     from table_controller.rules.events import InputEvent
 
 # asyncio, random, tempfile and the rules' codec are imported where they are used: every
@@ -72,8 +73,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             )
         else:
             from table_controller.table.app import Table
+            from table_controller.table.options import TableOptions
 
-            table = Table(config, **options)
+            table = Table(config, TableOptions(**options))
     except (LogError, SimulationError) as exc:
         return _error(str(exc))
     if ack:  # where the table resumed: a replay of its log must say the same
@@ -116,8 +118,9 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
                 table.players = table.new_players = None
             return table
         from table_controller.table.app import Table
+        from table_controller.table.options import TableOptions
 
-        return Table(table_config, **more)
+        return Table(table_config, TableOptions(**more))
 
     try:
         member = ensure_membership(config, config.fleet.folder, say=_say_to(out))
@@ -247,6 +250,7 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     from table_controller.table.app import Table
     from table_controller.table.config import ConfigError, load_config, parse_config
     from table_controller.table.devices import TableDevices
+    from table_controller.table.options import TableOptions
     from table_controller.table.recording import INPUTS, RecordedInputs, RecordingError, read_inputs
     from table_controller.vision.camera import CameraError, open_camera
 
@@ -304,18 +308,18 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     spec = f"folder:{video}" if video.is_dir() else f"video:{video}"
     narrator = Narrator(out)
     try:
-        table = Table(
-            config,
+        options = TableOptions(
             camera=lambda: open_camera(spec),
             devices=TableDevices(config, clock=_monotonic(), lights=False, buttons=False),
             on_step=narrator.step,
             serve_page=args.port is not None,
             end_with_camera=True,
         )
+        table = Table(config, options)
     except LogError as exc:
         return _error(str(exc))
 
-    def set_cube(suit: Any) -> None:
+    def set_cube(suit: Suit | None) -> None:
         table.cube_suit = suit
 
     table.players = RecordedInputs(inputs, submit=table.submit, set_cube=set_cube)

@@ -16,6 +16,8 @@ from typing import Any
 from table_controller.errors import TableControllerError
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig
+from table_controller.table.noticed import SimTold
+from table_controller.table.options import TableOptions
 from table_controller.table.players import SimulatedPlayers
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
@@ -68,8 +70,10 @@ def simulated_table(
     pace: Pace = FAST,
     **table_options: Any,
 ) -> Table:
-    """The table of ``config`` with simulated players at it. The config must have the
-    mock pins (the players press them); a cube, if any, must be the emulator."""
+    """The table of ``config`` with simulated players at it, run as ``table_options``
+    say (``TableOptions``' fields; ``new_game_after`` the pace's unless given). The config
+    must have the mock pins (the players press them); a cube, if any, must be the
+    emulator."""
     if config.gpio != "mock":
         where = config.source or "the config"
         raise SimulationError(
@@ -83,12 +87,8 @@ def simulated_table(
         )
     world = World(seed=seed, effects=Effects() if pace.clean else None)
     table_options.setdefault("new_game_after", pace.new_game_after)
-    table = Table(
-        config,
-        world=world,
-        camera=lambda: WorldCamera(world, seed=seed, realtime=pace.realtime),
-        **table_options,
-    )
+    camera = functools.partial(WorldCamera, world, seed=seed, realtime=pace.realtime)
+    table = Table(config, TableOptions(camera=camera, **table_options), world=world)
 
     games = itertools.count()
 
@@ -101,7 +101,7 @@ def simulated_table(
             table.game.rules,
             press=devices.press,
             turn_cube=devices.turn_cube if config.cube is not None else None,
-            tell=functools.partial(table.submit, source="sim"),  # no sensor for it
+            tell=lambda event: table.submit(SimTold(event)),  # no sensor for it
             seed=seed + GAME_SEED_STEP * next(games),
             renege=renege,
             frames_per_action=pace.frames_per_action,

@@ -99,6 +99,7 @@ class Shown:
 
 
 Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)
+Annotate = Callable[[Game, dict[str, Any]], None]  # adds to the page's snapshot
 
 
 class Sinks:
@@ -122,11 +123,10 @@ class Sinks:
         self.shown_lights: TableLights | None = None
         self.shown_cube: CubeState | None = None
         self.snapshot: dict[str, Any] | None = None
-        # Adds to each snapshot before it is published (the kiosk's coach, its mode).
-        self.annotate: Callable[[Game, dict[str, Any]], None] | None = None
 
-    def drive(self, game: Game, shown: Shown) -> None:
-        """Show ``game`` and ``shown`` on every sink."""
+    def drive(self, game: Game, shown: Shown, annotate: Annotate | None = None) -> None:
+        """Show ``game`` and ``shown`` on every sink; ``annotate`` adds to the page's
+        snapshot before it is published (the policy's: the kiosk's coach, its mode)."""
         across = across_lines(game, shown.across)
         lights = table_lights(
             game,
@@ -159,8 +159,8 @@ class Sinks:
             ended=shown.ended,
             across=across,
         )
-        if self.annotate is not None:
-            self.annotate(game, self.snapshot)
+        if annotate is not None:
+            annotate(game, self.snapshot)
         if self.page is not None:
             self.page.publish(self.snapshot)
             self._traced("page")
@@ -170,4 +170,4 @@ class Sinks:
             self.trace(sink, self._clock())
 
 
-__all__ = ["Shown", "Sinks", "Trace", "table_lights"]
+__all__ = ["Annotate", "Shown", "Sinks", "Trace", "table_lights"]

@@ -17,6 +17,7 @@ from table_controller.kiosk.kiosk import KioskTable
 from table_controller.rules.events import ScoreAdjusted
 from table_controller.seats import Team
 from table_controller.table.config import parse_config
+from table_controller.table.options import TableOptions
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 
@@ -33,9 +34,8 @@ def kiosk(folder: Path) -> Running:
     }
     config = parse_config(data, folder, "<kiosk security test>")
     world = World(effects=Effects())
-    table = KioskTable(
-        config, seed=1, attract=False, camera=lambda: WorldCamera(world, fps=5.0, realtime=True)
-    )
+    options = TableOptions(camera=lambda: WorldCamera(world, fps=5.0, realtime=True))
+    table = KioskTable(config, options, seed=1, attract=False)
     return Running(table)
 
 

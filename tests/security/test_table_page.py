@@ -33,6 +33,8 @@ from table_controller.table import page_door
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.inputs import Refused, from_page
+from table_controller.table.noticed import Ruled
+from table_controller.table.options import TableOptions
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 from table_controller.web.guard import COOKIE, OperatorSessions
@@ -69,7 +71,7 @@ class Running(InThread):
 
     def deal(self) -> None:
         """The deal, as the camera would see its upcard: N is to bid."""
-        self.table.submit_threadsafe(HandDealt(UPCARD), "director")
+        self.table.submit_threadsafe(Ruled(HandDealt(UPCARD)))
         self.until("the deal", lambda: self.table.game.phase is Phase.BIDDING)
 
     def send(
@@ -113,7 +115,7 @@ class Running(InThread):
 
 def start(config: TableConfig) -> Running:
     world = World(effects=Effects())
-    table = Table(config, camera=lambda: WorldCamera(world, fps=5.0, realtime=True))
+    table = Table(config, TableOptions(camera=lambda: WorldCamera(world, fps=5.0, realtime=True)))
     return Running(table)
 
 
@@ -393,7 +395,8 @@ def test_refusals_from_one_address_are_one_line_per_while(tmp_path: Path) -> Non
 
     now = [0.0]
     config = table_config(tmp_path)
-    table = Table(config, clock=lambda: now[0], serve_page=False, camera=lambda: None)  # type: ignore[arg-type,return-value]
+    options = TableOptions(clock=lambda: now[0], serve_page=False, camera=lambda: None)  # type: ignore[arg-type,return-value]
+    table = Table(config, options)
     try:
         for _ in range(50):
             table.door.refused(Sender("10.0.0.9"), "flood")
