@@ -57,6 +57,7 @@ from table_controller.table.noticed import (
     CubeTurned,
     Input,
     Noticed,
+    PagePayload,
     PageTouched,
     Pressed,
     Refusal,
@@ -371,9 +372,7 @@ class Table:
         if self.players is not None:
             self.players.act(self.game, index)
 
-    async def on_page(
-        self, payload: dict[str, Any], sender: Sender | None = None
-    ) -> Refusal | None:
+    async def on_page(self, payload: PagePayload, sender: Sender | None = None) -> Refusal | None:
         """A touch on the page; the operator's (after the PIN) is logged as "operator"."""
         if sender is None:
             return await self.ask(PageTouched(payload))

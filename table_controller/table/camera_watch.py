@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar, TypeVarTuple
 
 from table_controller.table.health import Device, Health
 from table_controller.table.machine import SYNTHETIC_TABLE
@@ -35,6 +35,7 @@ from table_controller.vision.layout import Calibration, CalibrationError
 from table_controller.vision.watcher import CardWatcher, Clearer, Seen
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 CAMERA_FIX = (
     "check the camera's cable and power; the table keeps trying to reopen it and "
@@ -129,10 +130,10 @@ class CameraWatch:
         finally:
             self._thread.shutdown(wait=False)  # the source closes after its last frame
 
-    def _in_thread(self, call: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    def _in_thread(self, call: Callable[[*Ts], T], *args: *Ts) -> asyncio.Future[T]:
         return asyncio.get_running_loop().run_in_executor(self._thread, call, *args)
 
-    def in_camera_thread(self, call: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    def in_camera_thread(self, call: Callable[[*Ts], T], *args: *Ts) -> asyncio.Future[T]:
         """Run ``call`` in the camera's own thread, between two frames: what changes the
         calibration or the watcher (a recalibration the director asked for) never races
         a frame being read. In the loop, while the camera runs."""

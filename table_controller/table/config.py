@@ -27,7 +27,13 @@ from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, Rules
 from table_controller.safe_toml import TOMLLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
-from table_controller.table.config_reader import ConfigError, ConfigProblem, Reader, describe
+from table_controller.table.config_reader import (
+    ConfigError,
+    ConfigProblem,
+    Reader,
+    TomlTable,
+    describe,
+)
 from table_controller.transcript import DEFAULT_PRESET
 
 DOCS = "docs/config.md"
@@ -143,7 +149,7 @@ class KioskConfig:
 class TableConfig:
     name: str
     rules_name: str
-    options: Mapping[str, Any]  # as written (keys with underscores), for the log
+    options: Mapping[str, object]  # as written (keys with underscores), for the log
     rules: Rules
     players: Mapping[Seat, str]
     camera: CameraConfig
@@ -280,7 +286,7 @@ def _syntax_problem(exc: tomllib.TOMLDecodeError, text: str) -> ConfigProblem:
     return ConfigProblem(f"line {line}, column {column}", problem, fix)
 
 
-def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") -> TableConfig:
+def parse_config(data: TomlTable, base: Path, source: str = "<config>") -> TableConfig:
     """Check the parsed TOML ``data``; relative paths are resolved against ``base``."""
     r = Reader(base, _TABLES)
     for key, value in data.items():
@@ -333,7 +339,7 @@ def parse_config(data: Mapping[str, Any], base: Path, source: str = "<config>") 
     )
 
 
-def _fleet(r: Reader, data: Mapping[str, Any]) -> FleetConfig | None:
+def _fleet(r: Reader, data: TomlTable) -> FleetConfig | None:
     """``[fleet]``, and a problem for each key the director gives such a table."""
     if "fleet" not in data:
         return None
@@ -386,7 +392,7 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "table"
 
 
-def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules | None]:
+def _rules(r: Reader, t: TomlTable) -> tuple[str, dict[str, object], Rules | None]:
     name = r.text(t, "rules.preset", DEFAULT_PRESET) or DEFAULT_PRESET
     base = PRESETS[name].rules if name in PRESETS else None
     if base is None and "preset" in t and isinstance(t["preset"], str):
@@ -399,7 +405,7 @@ def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules 
         )
     raw = r.table(t, "rules.options", known=None)
     known = [f.name for f in dataclasses.fields(Rules)]
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     for key, value in raw.items():
         option = key.replace("-", "_")
         where = f"rules.options.{key}"
@@ -433,7 +439,7 @@ def _rules(r: Reader, t: Mapping[str, Any]) -> tuple[str, dict[str, Any], Rules 
         return name, options, None
 
 
-def _players(r: Reader, t: Mapping[str, Any]) -> dict[Seat, str]:
+def _players(r: Reader, t: TomlTable) -> dict[Seat, str]:
     players = dict(DEFAULT_PLAYERS)
     for seat in SEATS:
         name = r.text(t, f"players.{seat.name}", DEFAULT_PLAYERS[seat], limit=PLAYER_MAX)
@@ -442,7 +448,7 @@ def _players(r: Reader, t: Mapping[str, Any]) -> dict[Seat, str]:
     return players
 
 
-def _camera(r: Reader, t: Mapping[str, Any]) -> CameraConfig:
+def _camera(r: Reader, t: TomlTable) -> CameraConfig:
     from table_controller.vision.camera import CameraError, parse_spec  # OpenCV: when read
 
     d = CameraConfig()
@@ -524,7 +530,7 @@ def _split(message: str) -> tuple[str, str]:
     return message.rstrip("."), ""
 
 
-def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
+def _cube(r: Reader, t: TomlTable) -> CubeConfig | None:
     d = CubeConfig()
     port = r.text(t, "cube.port", d.port) or d.port
     if port.lower() in CUBE_PORTS:
@@ -555,7 +561,7 @@ def _cube(r: Reader, t: Mapping[str, Any]) -> CubeConfig | None:
     return None if port == "none" else cube
 
 
-def _web(r: Reader, t: Mapping[str, Any]) -> WebConfig:
+def _web(r: Reader, t: TomlTable) -> WebConfig:
     from table_controller.web.pin import pin_hash_problem
 
     d = WebConfig()
@@ -595,7 +601,7 @@ def _web(r: Reader, t: Mapping[str, Any]) -> WebConfig:
     )
 
 
-def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
+def _feed(r: Reader, t: TomlTable) -> FeedConfig:
     d = FeedConfig()
     feed = FeedConfig(
         enabled=r.boolean(t, "feed.enabled", d.enabled),
@@ -635,7 +641,7 @@ def _feed(r: Reader, t: Mapping[str, Any]) -> FeedConfig:
     return feed
 
 
-def _optional_path(r: Reader, t: Mapping[str, Any], key: str) -> Path | None:
+def _optional_path(r: Reader, t: TomlTable, key: str) -> Path | None:
     return r.path(t, f"feed.{key}", None) if t.get(key) != "" else None
 
 
@@ -654,7 +660,7 @@ def secret_file_problem(path: Path, key: str) -> ConfigProblem | None:
     return None
 
 
-def _kiosk(r: Reader, t: Mapping[str, Any]) -> KioskConfig:
+def _kiosk(r: Reader, t: TomlTable) -> KioskConfig:
     from table_controller.web.pin import HASH_FIX, pin_hash_problem
 
     d = KioskConfig()
@@ -755,7 +761,7 @@ def check_files(config: TableConfig) -> list[ConfigProblem]:
 def demo_config(folder: Path, *, port: int = 0, log: str = "demo.sqlite") -> TableConfig:
     """The simulated table: synthetic camera, mock pins, the cube's firmware emulated,
     its log ``log`` in ``folder``, the page on this machine only."""
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "table": {"name": "Demo table", "gpio": "mock", "log": log},
         "camera": {"source": "synthetic"},
         "cube": {"port": "emulator"},

@@ -6,11 +6,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from table_controller.clip import clip, clip_text
 from table_controller.errors import TableControllerError
 from table_controller.seats import Seat
+
+# A TOML table as read from the file: its values are not checked yet, so each is an
+# ``object`` the ``Reader`` checks before it is used.
+TomlTable = Mapping[str, object]
 
 
 class ConfigProblem(NamedTuple):
@@ -82,9 +86,7 @@ class Reader:
         else:
             self.add(key, f"unknown table [{key}]", _nearest(key, list(self.tables), "table"))
 
-    def table(
-        self, data: Mapping[str, Any], key: str, *, known: Sequence[str] | None = ()
-    ) -> Mapping[str, Any]:
+    def table(self, data: TomlTable, key: str, *, known: Sequence[str] | None = ()) -> TomlTable:
         """The sub-table ``key`` (empty when absent), its unknown keys reported."""
         name = key.rsplit(".", 1)[-1]
         value = data.get(name, {})
@@ -101,7 +103,7 @@ class Reader:
                     )
         return value
 
-    def _get(self, t: Mapping[str, Any], key: str) -> Any:
+    def _get(self, t: TomlTable, key: str) -> object:
         return t.get(key.rsplit(".", 1)[-1])
 
     def _wrong(self, key: str, value: object, want: str, example: str) -> None:
@@ -112,7 +114,7 @@ class Reader:
 
     def text(
         self,
-        t: Mapping[str, Any],
+        t: TomlTable,
         key: str,
         default: str | None,
         *,
@@ -146,9 +148,7 @@ class Reader:
             return None
         return value
 
-    def number(
-        self, t: Mapping[str, Any], key: str, default: float, *, low: float, high: float
-    ) -> float:
+    def number(self, t: TomlTable, key: str, default: float, *, low: float, high: float) -> float:
         value = self._get(t, key)
         if value is None:
             return default
@@ -165,7 +165,7 @@ class Reader:
         return float(value)
 
     def whole(
-        self, t: Mapping[str, Any], key: str, default: int, *, low: int, high: int | None = None
+        self, t: TomlTable, key: str, default: int, *, low: int, high: int | None = None
     ) -> int:
         value = self._get(t, key)
         if value is None:
@@ -183,7 +183,7 @@ class Reader:
             return default
         return value
 
-    def boolean(self, t: Mapping[str, Any], key: str, default: bool) -> bool:
+    def boolean(self, t: TomlTable, key: str, default: bool) -> bool:
         value = self._get(t, key)
         if value is None:
             return default
@@ -192,7 +192,7 @@ class Reader:
             return default
         return value
 
-    def choice(self, t: Mapping[str, Any], key: str, default: str, choices: Sequence[str]) -> str:
+    def choice(self, t: TomlTable, key: str, default: str, choices: Sequence[str]) -> str:
         value = self.text(t, key, default)
         if value is None:
             return default
@@ -202,7 +202,7 @@ class Reader:
             return default
         return value.lower()
 
-    def seat(self, t: Mapping[str, Any], key: str) -> Seat | None:
+    def seat(self, t: TomlTable, key: str) -> Seat | None:
         value = self.text(t, key, "")
         if not value:
             return None
@@ -212,7 +212,7 @@ class Reader:
             self.add(key, f"{_label(key)} is {clip(value)}", 'write a seat: "N", "E", "S" or "W"')
             return None
 
-    def path(self, t: Mapping[str, Any], key: str, default: str | None) -> Path | None:
+    def path(self, t: TomlTable, key: str, default: str | None) -> Path | None:
         value = self.text(t, key, default or "")
         if not value:
             return None

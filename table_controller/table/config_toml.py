@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from table_controller.devices.pins import DEFAULT_PIN_MAP
 
@@ -144,7 +144,7 @@ def to_toml(config: TableConfig) -> str:
     (paths written absolute), e.g. to start ``run --config`` on a demo table."""
     out: list[str] = []
 
-    def section(name: str, values: Mapping[str, Any]) -> None:
+    def section(name: str, values: Mapping[str, object]) -> None:
         out.append(f"[{name}]")
         out.extend(f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None)
         out.append("")

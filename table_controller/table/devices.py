@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from table_controller.cards import Suit
 from table_controller.devices.cube import TrumpCube
@@ -44,6 +44,9 @@ CUBE_FIX = (
 # A cube that never answered since the start: perhaps there is none at this table.
 NEVER_FIX = f"{CUBE_FIX}. If this table has no cube: in its config, {WITHOUT_CUBE}"
 CUBE_GRACE = 5.0  # seconds after the start before a cube that never answered is a fault
+
+
+E = TypeVar("E")  # a device's event, handed over to the loop
 
 
 class Listener(Protocol):
@@ -145,10 +148,8 @@ class TableDevices:
             self.cube = cube
 
     @staticmethod
-    def _handed(
-        loop: asyncio.AbstractEventLoop, call: Callable[[Any], None]
-    ) -> Callable[[Any], None]:
-        def hand_over(event: Any) -> None:
+    def _handed(loop: asyncio.AbstractEventLoop, call: Callable[[E], None]) -> Callable[[E], None]:
+        def hand_over(event: E) -> None:
             with contextlib.suppress(RuntimeError):  # the loop has closed: shutting down
                 loop.call_soon_threadsafe(call, event)
 

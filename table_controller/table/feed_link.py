@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
@@ -58,7 +57,7 @@ class FeedLink:
         self.config_seq: int | None = None
         # Who hears the director's orders (feed/orders.py), in the loop, each taking the
         # kinds it knows: the camera commands (table/fleet_commands.py), the config, ...
-        self.order_handlers: list[Callable[[str, dict[str, Any]], None]] = []
+        self.order_handlers: list[OrderListener] = []
 
     def start(self) -> None:
         """Send the log to the director's broker."""

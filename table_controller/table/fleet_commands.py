@@ -18,7 +18,7 @@ import asyncio
 import base64
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -93,7 +93,7 @@ class FleetCommands:
         self._seen: list[str] = []
         self._tasks: set[asyncio.Future[None]] = set()
 
-    def on_order(self, topic_kind: str, payload: dict[str, Any]) -> None:
+    def on_order(self, topic_kind: str, payload: Mapping[str, object]) -> None:
         """An order from the feed (in the loop): a camera command is checked and done;
         anything else (a config, an update) is another part's."""
         if topic_kind != orders.COMMANDS or payload.get("kind") not in KINDS:

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 NEVER = 1e9  # seconds: a seated table starts no game by itself; the next round's config does
 TableMaker = Callable[[TableConfig, "float | None"], "Table"]  # (config, new_game_after)
-CommandTaker = Callable[["Table", dict[str, Any]], None]
+CommandTaker = Callable[["Table", dict[str, object]], None]
 
 
 def ensure_membership(
@@ -178,14 +178,14 @@ class FleetRun:
 
     # --- the director's orders ---------------------------------------------------------
 
-    def _from_publisher(self, kind: str, payload: dict[str, Any]) -> None:
+    def _from_publisher(self, kind: str, payload: Mapping[str, object]) -> None:
         """The publisher's thread: handed over to the table's loop."""
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has closed: stopping
                 loop.call_soon_threadsafe(self.take, kind, payload)
 
-    def take(self, kind: str, payload: Mapping[str, Any]) -> None:
+    def take(self, kind: str, payload: Mapping[str, object]) -> None:
         """One order from the director (in the loop): a command handed on, a config
         checked, kept and answered."""
         if kind != "config":  # the camera's are the feed's own (table/fleet_commands.py)
@@ -225,7 +225,7 @@ class FleetRun:
             if not (table.started and between_games(table)):
                 self._answer(seq, "waiting", None)
 
-    def _answer(self, seq: Any, state: str, problem: str | None) -> None:
+    def _answer(self, seq: object, state: str, problem: str | None) -> None:
         table = self.table
         publisher = table.feed.publisher if table is not None else None
         if publisher is None:

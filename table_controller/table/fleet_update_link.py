@@ -25,7 +25,7 @@ from table_controller.fleet.update import Releases
 from table_controller.fleet.update_agent import UpdateAgent, download
 
 if TYPE_CHECKING:
-    from table_controller.feed.publisher import Publisher
+    from table_controller.feed.publisher import OrderListener, Publisher
     from table_controller.table.app import Table
 
 
@@ -48,7 +48,7 @@ def attach(
     table: str,
     director_key: bytes,
     base_url: str,
-    status: Callable[[], Mapping[str, Any]],
+    status: Callable[[], Mapping[str, object]],
     root: Path | None = None,
     running: str = table_controller.__version__,
     stop: threading.Event | None = None,
@@ -84,10 +84,7 @@ def attach(
     return worker
 
 
-def _chain(
-    first: Callable[[str, dict[str, Any]], None] | None,
-    then: Callable[[str, dict[str, Any]], None],
-) -> Callable[[str, dict[str, Any]], None]:
+def _chain(first: OrderListener | None, then: OrderListener) -> OrderListener:
     def both(kind: str, payload: dict[str, Any]) -> None:
         if first is not None:
             first(kind, payload)
@@ -96,8 +93,8 @@ def _chain(
     return both
 
 
-def _no_releases(publisher: Publisher, table: str) -> Callable[[str, dict[str, Any]], None]:
-    def refuse(kind: str, payload: dict[str, Any]) -> None:
+def _no_releases(publisher: Publisher, table: str) -> OrderListener:
+    def refuse(kind: str, payload: Mapping[str, object]) -> None:
         if kind != "commands" or payload.get("kind") != "update":
             return
         publisher.send(
@@ -150,7 +147,7 @@ class FleetRunUpdates:
                 director_key=member.director_key.encode(), **agent,
             )  # fmt: skip
 
-    def on_command(self, table: Table, payload: dict[str, Any]) -> None:
+    def on_command(self, table: Table, payload: dict[str, object]) -> None:
         """FleetRun's ``on_command`` (in the loop): an update command taken, checked."""
         if self.agent is not None:
             self.agent.on_order("commands", payload)
@@ -167,12 +164,12 @@ class FleetRunUpdates:
         table = self.current()
         return table.feed.publisher if table is not None else None
 
-    def _send(self, body: dict[str, Any]) -> None:
+    def _send(self, body: Mapping[str, object]) -> None:
         publisher = self._publisher()
         if publisher is not None:
             publisher.send("update", body)
 
-    def _status(self) -> Mapping[str, Any]:
+    def _status(self) -> Mapping[str, object]:
         table = self.current()
         # No table running yet: not known to be between games, so no switch.
         return table.core.status() if table is not None else {"phase": "starting"}

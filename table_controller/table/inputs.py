@@ -15,8 +15,6 @@ and what to do, and the table shows it on the page and the seat's light.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
@@ -37,6 +35,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import Seat
+from table_controller.table.noticed import PagePayload
 from table_controller.table.seat_input import PressRefused, press_to_event
 from table_controller.vision.foreign import ForeignCardLaid
 from table_controller.vision.tracker import (
@@ -219,7 +218,7 @@ def _discarded(game: Game, seat: Seat, dealer: Seat, button: SeatButton) -> Inpu
 
 
 def from_page(
-    game: Game, payload: Mapping[str, Any], *, operator: bool = False, operator_pin: bool = False
+    game: Game, payload: PagePayload, *, operator: bool = False, operator_pin: bool = False
 ) -> InputEvent:
     """The event a player tapped on the page: one of the snapshot's actions (an encoded
     event, with the acting ``seat``), or a renege claimed by the claiming seat; with
@@ -266,7 +265,7 @@ def from_page(
     return event
 
 
-def _has_field(doc: Mapping[str, Any], name: str) -> bool:
+def _has_field(doc: PagePayload, name: str) -> bool:
     """Whether the event ``doc`` names has the field ``name``."""
     kind = doc.get("event")
     cls = INPUT_BY_NAME.get(kind) if isinstance(kind, str) else None

@@ -15,10 +15,13 @@ import threading
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.errors import TableControllerError
+
+if TYPE_CHECKING:
+    from table_controller.table.config import TableConfig
 
 DOCS = "docs/fleet.md"
 FLEET_FIX = '[fleet]\nfolder = "fleet"'
@@ -28,13 +31,11 @@ class NotInFleet(TableControllerError):
     """The table's file has no [fleet] table: where to write it."""
 
 
-def fleet_folder(config: Any) -> Path:
+def fleet_folder(config: TableConfig) -> Path:
     """The folder of the table's ``[fleet] folder`` (the table's config reads it)."""
-    fleet = getattr(config, "fleet", None)
-    folder = getattr(fleet, "folder", None)
-    if folder is None:
+    if config.fleet is None:
         raise NotInFleet(not_in_fleet(config.source))
-    return Path(folder)
+    return Path(config.fleet.folder)
 
 
 def not_in_fleet(source: Path | None) -> str:

@@ -17,7 +17,7 @@ import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Required, TextIO, TypedDict
 
 import cv2
 
@@ -44,6 +44,22 @@ from table_controller.table.noticed import (
 from table_controller.vision.camera import TIMESTAMPS, Frame
 
 INPUTS = "inputs.jsonl"
+
+
+class RecordedInput(TypedDict, total=False):
+    """One line of ``inputs.jsonl``: the frame it came before, its source's word, and
+    what it was: a button (``seat``, ``button``), an event, the cube's face (``suit``)
+    or a touch's ``payload``."""
+
+    frame: Required[int]
+    source: Required[str]
+    seat: str | None
+    button: str
+    event: dict[str, object]  # rules/codec.py's JSON
+    suit: str | None
+    payload: dict[str, object]
+
+
 # The inputs recorded with an event, by their source's word.
 EVENT_INPUTS: dict[str, Callable[[InputEvent], Input]] = {
     "director": Ruled,
@@ -81,7 +97,7 @@ class Recorder:
 
     def noticed(self, frame: int, noticed: Noticed) -> None:
         """One line of ``inputs.jsonl`` for each input not from the camera."""
-        doc: dict[str, object] = {"frame": frame, "source": noticed.source}
+        doc: RecordedInput = {"frame": frame, "source": noticed.source}
         match noticed:
             case Pressed(press):
                 doc["seat"] = None if press.seat is None else press.seat.name
@@ -102,9 +118,9 @@ class Recorder:
         self._inputs.close()
 
 
-def read_inputs(path: Path) -> dict[int, list[dict[str, Any]]]:
+def read_inputs(path: Path) -> dict[int, list[RecordedInput]]:
     """The recorded inputs by frame; ``RecordingError`` names the bad line."""
-    by_frame: dict[int, list[dict[str, Any]]] = {}
+    by_frame: dict[int, list[RecordedInput]] = {}
     if not path.exists():
         return by_frame
     for number, line in enumerate(path.read_text().splitlines(), 1):
@@ -129,7 +145,7 @@ class RecordedInputs:
 
     def __init__(
         self,
-        inputs: dict[int, list[dict[str, Any]]],
+        inputs: dict[int, list[RecordedInput]],
         *,
         submit: Callable[[Input], None],
         set_cube: Callable[[Suit | None], None],
@@ -144,7 +160,7 @@ class RecordedInputs:
         for doc in self.inputs.pop(frame, []):
             self._give(doc)
 
-    def _give(self, doc: dict[str, Any]) -> None:
+    def _give(self, doc: RecordedInput) -> None:
         try:
             match doc:
                 case {"source": "cube-face"}:
@@ -173,4 +189,4 @@ class RecordedInputs:
         return sum(len(v) for v in self.inputs.values())
 
 
-__all__ = ["INPUTS", "RecordedInputs", "Recorder", "RecordingError", "read_inputs"]
+__all__ = ["INPUTS", "RecordedInput", "RecordedInputs", "Recorder", "RecordingError", "read_inputs"]

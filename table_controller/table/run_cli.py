@@ -27,6 +27,8 @@ from table_controller.table.serving import serve as _serve
 if TYPE_CHECKING:
     from table_controller.cards import Suit
     from table_controller.rules.events import InputEvent
+    from table_controller.table.app import Table
+    from table_controller.table.config import FleetConfig, TableConfig
 
 # asyncio, random, tempfile and the rules' codec are imported where they are used: every
 # command's parser is built from this module's (demo, replay), and `log games` and the
@@ -64,11 +66,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     if args.narrate:
         options["on_step"] = Narrator(out).step
     if config.fleet is not None:
-        return _run_fleet(config, args, out, options)
+        return _run_fleet(config, config.fleet, args, out, options)
     try:
         if config.camera.source.split(",")[0] == "synthetic":
             pace = FAST if args.fast else DEMO
-            table: Any = simulated_table(
+            table: Table = simulated_table(
                 config, seed=args.seed, renege=args.renege, pace=pace, **options
             )
         else:
@@ -90,7 +92,13 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict[str, Any]) -> int:
+def _run_fleet(
+    config: TableConfig,
+    fleet: FleetConfig,
+    args: argparse.Namespace,
+    out: TextIO,
+    options: dict[str, Any],
+) -> int:
     """``run`` of a table with ``[fleet]``: its name, rules, players and broker from the
     event's director (table/fleet_run.py), joining first when it has not joined yet."""
     import asyncio
@@ -105,7 +113,7 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
 
     synthetic = config.camera.source.split(",")[0] == "synthetic"
 
-    def make_table(table_config: Any, new_game_after: float | None) -> Any:
+    def make_table(table_config: TableConfig, new_game_after: float | None) -> Table:
         more = dict(options)
         if new_game_after is not None:
             more["new_game_after"] = new_game_after
@@ -123,7 +131,7 @@ def _run_fleet(config: Any, args: argparse.Namespace, out: TextIO, options: dict
         return Table(table_config, TableOptions(**more))
 
     try:
-        member = ensure_membership(config, config.fleet.folder, say=_say_to(out))
+        member = ensure_membership(config, fleet.folder, say=_say_to(out))
         runner: FleetRun | None = None
         updates = FleetRunUpdates(member, current=lambda: None if runner is None else runner.table)
         runner = FleetRun(config, member, make_table=make_table, on_command=updates.on_command)
@@ -264,7 +272,7 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
     try:
         if args.config:
             base = load_config(args.config)
-            table_doc: dict[str, Any] = {"table": {"name": base.name, "log": str(log)}}
+            table_doc: dict[str, object] = {"table": {"name": base.name, "log": str(log)}}
             config = parse_config(
                 {
                     **table_doc,
@@ -285,7 +293,7 @@ def cmd_replay_video(args: argparse.Namespace, out: TextIO) -> int:
                 str(args.config),
             )
         else:
-            camera: dict[str, Any] = {"source": "synthetic"}
+            camera: dict[str, object] = {"source": "synthetic"}
             if args.calibration:
                 camera["calibration"] = str(Path(args.calibration).resolve())
             config = parse_config(

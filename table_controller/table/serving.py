@@ -6,10 +6,11 @@ importing another command (and neither imports the command line's top)."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from table_controller.rules.events import InputEvent, OutputEvent
+    from table_controller.table.app import Table
 
 # asyncio, the rules and the narrator load where they are used: every command's parser
 # is built with run_cli, which imports this module.
@@ -43,7 +44,7 @@ def error(message: str) -> int:
     return 2
 
 
-async def serve(table: Any, out: TextIO, *, hands: int | None, quiet: bool) -> None:
+async def serve(table: Table, out: TextIO, *, hands: int | None, quiet: bool) -> None:
     """Run ``table`` until SIGINT or SIGTERM (or ``hands`` hands), saying its page's
     address once the page is up (unless ``quiet``)."""
     import asyncio  # loaded by the caller's asyncio.run already
