@@ -460,7 +460,7 @@ class Table:
         self._loop = asyncio.get_running_loop()
         self._stop = stop if stop is not None else asyncio.Event()
         self._hands_wanted = hands
-        tasks: list[asyncio.Task[Any]] = []
+        tasks: list[asyncio.Task[object]] = []
         try:
             self.policy.starting()
             self.devices.open(self, self.health)
