@@ -243,7 +243,9 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
     folder = Path(share.folder)
     tables: dict[str, tuple[RulesTable, Publisher]] = {}
-    signing = [0, 0.0]  # messages signed, the CPU seconds of signing them
+    # messages signed, the CPU seconds of signing them, and when each event was first
+    # signed to be sent: (table, game, seq, time)
+    signing: list[Any] = [0, 0.0, []]
     for t in share.ids:
         path = folder / f"{t}.sqlite"
         rt = RulesTable(path, name=t, seed=int(t.rsplit("-", 1)[1]))
@@ -293,18 +295,23 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     for rt, pub in tables.values():
         pub.stop(timeout=1.0)
         rt.close()
-    report.put(("done", resends, resumes, time.process_time(), signing[0], signing[1]))
+    report.put(("done", resends, resumes, time.process_time(), signing[0], signing[1], signing[2]))
 
 
 def timed_signing(sign: Any, tally: list[Any]) -> Any:
     """A publisher's ``_signed`` that also adds its message and the CPU time its thread
-    spent signing it (``time.thread_time``) to ``tally``."""
+    spent signing it (``time.thread_time``) to ``tally``, and, for an event, when it was
+    signed to be sent: the table's own share of the latency (its publisher's thread, in a
+    worker process of 64 tables), apart from the broker's and the director's."""
 
     def signed(kind: str, payload: dict[str, Any], **how: Any) -> dict[str, Any]:
         t0 = time.thread_time()
         out = sign(kind, payload, **how)
         tally[1] += time.thread_time() - t0
         tally[0] += 1
+        if kind == "events":
+            with contextlib.suppress(KeyError, TypeError):
+                tally[2].append((payload["table"], payload["game"], payload["seq"], time.time()))
         return out
 
     return signed
@@ -582,8 +589,11 @@ def run(args: argparse.Namespace) -> int:
     resends = resumes = 0
     tables_cpu = signing_cpu = 0.0
     signed = 0
+    sent_first: dict[tuple[str, int, int], float] = {}  # each event first signed to send
     for _ in workers:
-        _, r, again, cpu, n_signed, sign_cpu = report.get(timeout=120)
+        _, r, again, cpu, n_signed, sign_cpu, sent = report.get(timeout=120)
+        for t, g, q, when in sent:
+            sent_first.setdefault((t, g, q), when)
         resends += r
         resumes += again
         tables_cpu += cpu
@@ -604,6 +614,7 @@ def run(args: argparse.Namespace) -> int:
     times: list[tuple[float, float]] = []
     taken_ms: list[float] = []
     arrived_ms: list[float] = []
+    sent_ms: list[float] = []
     first: dict[tuple[str, int, int], float] = {}
     for when, topic, payload in arrivals:
         if topic.endswith("/events"):
@@ -634,6 +645,8 @@ def run(args: argparse.Namespace) -> int:
             taken_ms.append((rec - at) * 1000)
             if (tbl, game, seq) in first:
                 arrived_ms.append((first[(tbl, game, seq)] - at) * 1000)
+            if (tbl, game, seq) in sent_first:
+                sent_ms.append((sent_first[(tbl, game, seq)] - at) * 1000)
             if reader is not None:
                 shown_at.append((at, math.inf if on_page is None else on_page))
     keys = conn.execute(
@@ -684,6 +697,8 @@ def run(args: argparse.Namespace) -> int:
         f"on {os.cpu_count()} CPUs"
     )
     print("latency, event logged at the table ->")
+    if sent_ms:
+        print(line("the table signs it to send        ", sent_ms))
     print(line("paho hands it to the director     ", arrived_ms))
     print(line("the director's writer stores it   ", taken_ms))
     print(line("the director's store holds it     ", store_ms))
