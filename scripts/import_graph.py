@@ -8,7 +8,8 @@ Run it from the checkout to print every runtime import cycle (exit 1 if there is
 
 "Runtime" means any import statement that runs: at module level, inside functions and
 classes, inside try/except; only imports under ``if TYPE_CHECKING:`` are left out, since
-they never run.
+they never run. ``import_graph(typing=True)`` counts those too, for a rule that holds for
+the type checker as well (a folder entered only through its face).
 """
 
 from __future__ import annotations
@@ -42,15 +43,16 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that can run: everything but the body of ``if TYPE_CHECKING``."""
+def _runtime_imports(tree: ast.AST, typing: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that can run: everything but the body of ``if TYPE_CHECKING``
+    (with ``typing``, that body too)."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not typing and isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         stack.extend(ast.iter_child_nodes(node))
@@ -61,8 +63,9 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package's modules that module ``name`` imports at run time.
+def imports_of(name: str, path: Path, modules: dict[str, Path], typing: bool = False) -> set[str]:
+    """The package's modules that module ``name`` imports at run time (with ``typing``,
+    under ``if TYPE_CHECKING:`` too).
 
     ``from pkg import sub`` counts as importing ``pkg.sub`` when that is a module, else
     ``pkg``; importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` unless the
@@ -71,7 +74,8 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     is_package = path.name == "__init__.py"
     here = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in _runtime_imports(tree, typing):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -120,10 +124,11 @@ def named_modules(path: Path, modules: dict[str, Path]) -> set[str]:
     }
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports at run time (``BY_NAME`` included)."""
+def import_graph(root: Path = ROOT, typing: bool = False) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports at run time (``BY_NAME`` included); with
+    ``typing``, also those it imports only for the type checker."""
     modules = module_files(root)
-    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    graph = {name: imports_of(name, path, modules, typing) for name, path in modules.items()}
     for importer, table in BY_NAME.items():
         if importer in graph and table in modules:
             graph[importer] |= named_modules(modules[table], modules)

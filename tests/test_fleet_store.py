@@ -1,11 +1,11 @@
-"""The fleet's approved tables in the director's store (store_fleet.py), on SQLite and
+"""The fleet's approved tables in the director's store (store/fleet.py), on SQLite and
 PostgreSQL alike: approved, listed, removed (kept, marked), approved again, audited."""
 
 from __future__ import annotations
 
 import json
 
-from table_controller.director.store import DirectorStore
+from table_controller.director.store.facade import DirectorStore
 
 
 def test_approved_removed_and_audited(store_target: str) -> None:
