@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.director.dashboard.stream import apply_change
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE
 
 

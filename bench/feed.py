@@ -104,8 +104,8 @@ from sysinfo import cpu_model, version
 
 from table_controller.director.cli import register_table_keys
 from table_controller.director.service import BrokerConfig, DirectorService, take_turns
+from table_controller.director.store import DirectorStore
 from table_controller.director.store.db import open_database
-from table_controller.director.store.facade import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.event_log import EventLog
 from table_controller.feed import messages

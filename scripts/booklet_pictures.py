@@ -23,7 +23,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from test_director_web import PASSWORD, Served  # noqa: E402
 
 from table_controller.cli import main  # noqa: E402
-from table_controller.director.store.facade import DirectorStore  # noqa: E402
+from table_controller.director.store import DirectorStore  # noqa: E402
 from table_controller.director.web import DirectorPage  # noqa: E402
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.feed.messages import event_message
 from table_controller.rules.codec import encode
 from table_controller.rules.game import Game, Phase

@@ -19,8 +19,8 @@ from test_director_service import WAIT, client, publish, topic, wait_until
 from test_director_store import real_game
 from test_director_web import World, get_json, log_in
 
+from table_controller.director.dashboard import TableLine, json_text
 from table_controller.director.dashboard.stream import OverviewStream, apply_change
-from table_controller.director.dashboard.view import TableLine, json_text
 from table_controller.director.web import COOKIE
 from table_controller.web.stream import Broadcast
 
@@ -194,7 +194,7 @@ def test_a_change_after_a_quiet_spell_is_sent_at_once_and_at_most_one_a_spell(
 ) -> None:
     """The overview is made at most every ``coalesce`` seconds, on the page's clock; the
     first change after a quiet spell does not wait a whole spell from its arrival."""
-    from table_controller.director.store.facade import DirectorStore
+    from table_controller.director.store import DirectorStore
     from table_controller.director.web import DirectorPage
 
     class Loop:  # records what the page asks of its event loop

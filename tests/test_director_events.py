@@ -14,9 +14,9 @@ from export_event import PLAYERS, START, TABLES, dealing_status, progressive_gam
 from test_director_export import pages_text, read_csv
 
 from table_controller.cli import main
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import collect
 from table_controller.director.tournament.admin import AdminError, EventsAdmin, create
-from table_controller.director.tournament.results.model import collect
 from table_controller.director.web import DirectorPage
 
 DAY = 86400.0

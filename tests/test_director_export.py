@@ -29,9 +29,9 @@ from PIL import Image
 from postgres import Postgres
 
 from table_controller.cli import main
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import Bracket, ProgressiveEvent, RoundsEvent
 from table_controller.director.tournament.admin import EventsAdmin, create, record, team_words
-from table_controller.director.tournament.formats import Bracket, ProgressiveEvent, RoundsEvent
 from table_controller.director.tournament.results import files as results_files
 from table_controller.director.tournament.results.as_csv import (
     CSV_ENCODING,

@@ -21,9 +21,8 @@ from table_controller.director.fleet.config import (
     seated,
 )
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore, StoreError
-from table_controller.director.tournament.admin import EventsAdmin
-from table_controller.director.tournament.formats import ProgressiveEvent
+from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
 from table_controller.feed.messages import Topics
 from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys

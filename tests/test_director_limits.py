@@ -31,7 +31,7 @@ from table_controller.cli import main
 from table_controller.director.cli import load_settings
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.start import FleetFolder, FleetStartError, open_folder
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.guard import FeedLimits
 from table_controller.feed.limits import (

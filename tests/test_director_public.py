@@ -17,8 +17,8 @@ from test_director_store import TABLE
 from test_director_web import PASSWORD, Served, log_in_page
 
 from table_controller import transcript
-from table_controller.director.hall.view import PublicView
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.hall import PublicView
+from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.feed.messages import event_message
 from table_controller.rules.codec import encode

@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Page, expect
 from test_director_start import Director
 from test_director_web import PASSWORD, Served
 
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.rules.option_words import OPTIONS, option_words, rules_words
 from table_controller.rules.presets import PRESETS, Rules

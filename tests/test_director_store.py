@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from postgres import Postgres
 
-from table_controller.director.store.facade import DirectorStore, StoreError, StoreUnavailable
+from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.event_log import EventLog
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandDealt

@@ -18,9 +18,8 @@ from table_controller.director.demo.seater import (
     format_rules,
 )
 from table_controller.director.demo.table import next_game
-from table_controller.director.store.facade import DirectorStore
-from table_controller.director.tournament.admin import EventsAdmin
-from table_controller.director.tournament.formats import Bracket, RoundsEvent
+from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import Bracket, EventsAdmin, RoundsEvent
 
 NAMES = [f"P{i}" for i in range(1, 13)]  # three tables' players
 TABLES = [("table-1", 1), ("table-2", 2), ("table-3", 3)]

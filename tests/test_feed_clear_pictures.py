@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.cards import Card
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.outbox import Outbox

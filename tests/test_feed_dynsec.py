@@ -303,7 +303,7 @@ def test_the_directors_service_publishes_a_tables_retained_config(
     fleet: Fleet, tmp_path: Path
 ) -> None:
     from table_controller.director.service import BrokerConfig, DirectorService
-    from table_controller.director.store.facade import DirectorStore
+    from table_controller.director.store import DirectorStore
 
     password = fleet.admin.add_table("table-2")
     store = DirectorStore(tmp_path / "director.sqlite")

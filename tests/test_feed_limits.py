@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from table_controller.director.fleet.view import FleetView
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.director.store.usage import size_words, usage_words
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.dynsec import fleet_conf

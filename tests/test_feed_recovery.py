@@ -24,7 +24,7 @@ import waiting
 from mosquitto import Mosquitto, free_port
 
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import mosquitto_conf, write_broker_config

@@ -24,7 +24,7 @@ from test_feed_publisher import Subscriber
 
 from table_controller.director.fleet.config import push
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.messages import Topics
 from table_controller.feed.orders import sign_order

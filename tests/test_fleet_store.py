@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 
 
 def test_approved_removed_and_audited(store_target: str) -> None:

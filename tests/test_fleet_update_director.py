@@ -15,7 +15,7 @@ from fleet_wheels import Served, make_wheel
 from table_controller.director.fleet import replies as fleet_replies
 from table_controller.director.fleet import update as fleet_update
 from table_controller.director.fleet.update import Release, Rollout, UpdateRunner
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import update
@@ -240,7 +240,7 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(
 
 
 def test_the_latest_word_of_each_table_is_kept(store_target: str) -> None:
-    from table_controller.director.store.fleet_updates import FleetUpdates
+    from table_controller.director.store import FleetUpdates
 
     store = DirectorStore(store_target)
     updates = FleetUpdates(store.core)

@@ -21,7 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from table_controller.director.fleet import replies as fleet_replies
 from table_controller.director.fleet import update as fleet_update
 from table_controller.director.fleet.update import UpdateRunner
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.publisher import FeedSettings, Publisher

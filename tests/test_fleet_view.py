@@ -22,7 +22,7 @@ from test_director_service import PREFIX, WAIT, client, start_broker, wait_until
 from table_controller.director.fleet.camera import CameraCommands, camera_reply
 from table_controller.director.fleet.view import FleetView, config_words, lag_words
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore, StoreError
+from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed import messages
 from table_controller.feed.signing import new_keys
 from table_controller.pictures import JPEG_MAGIC

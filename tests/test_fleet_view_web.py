@@ -28,10 +28,10 @@ from test_director_service import PREFIX, WAIT, client, publish, start_broker, w
 from test_director_web import ARTIFACTS, PASSWORD, Served, log_in, log_in_page, post
 from test_fleet_join import Credentials
 
+from table_controller.director.fleet import Fleet
 from table_controller.director.fleet import config as fleet_config
-from table_controller.director.fleet.core import Fleet
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed import messages, orders
 from table_controller.feed.limits import limits_words

@@ -37,8 +37,7 @@ from table_controller.cli import main
 from table_controller.director.demo.cli import stopped_words
 from table_controller.director.demo.seater import TEAM_NAMES
 from table_controller.director.demo.tournament import FAST, SUBSTITUTE, EventDemo
-from table_controller.director.tournament.admin import slug
-from table_controller.director.tournament.formats import Bracket, RoundsEvent
+from table_controller.director.tournament import Bracket, RoundsEvent, slug
 from table_controller.event_log import EventLog
 from table_controller.rules.events import GameEnded
 from table_controller.rules.game import Game

@@ -14,10 +14,9 @@ from export_event import PLAYERS, START, TABLES, build_event, dealing_status, pr
 from test_director_export import ended_individual, ended_scores, pages_text, read_csv
 
 from table_controller.cli import main
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.director.store.games import parse_record
-from table_controller.director.tournament.admin import EventsAdmin
-from table_controller.director.tournament.results.model import collect
+from table_controller.director.tournament import EventsAdmin, collect
 from table_controller.director.tournament.results.view import ResultsSource, results_view
 from table_controller.director.web import DirectorPage
 from table_controller.seats import Seat

@@ -14,10 +14,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from table_controller.cli import main
 from table_controller.director.cli import register_table_keys
-from table_controller.director.fleet.core import Fleet
+from table_controller.director.fleet import Fleet
 from table_controller.director.fleet.join import approve
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.feed import messages
 from table_controller.feed.signing import new_keys
 from table_controller.feed.table_order import Place, placed

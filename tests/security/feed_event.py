@@ -23,7 +23,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.cli import main
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.feed.messages import Topics
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ from security.feed_event import (
 )
 from table_controller.cli import main
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 
 
 def event(table: str, seq: int) -> dict[str, object]:

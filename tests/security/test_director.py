@@ -38,9 +38,9 @@ from test_director_web import PASSWORD, Served, World, get_json, log_in
 
 from table_controller.cards import Card
 from table_controller.director import logins
-from table_controller.director.hall.view import PublicView
+from table_controller.director.hall import PublicView
 from table_controller.director.logins import LoginThrottle
-from table_controller.director.store.facade import SESSION_SECONDS, DirectorStore
+from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.tls import make_certs
 from table_controller.words import card_face

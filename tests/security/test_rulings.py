@@ -27,7 +27,7 @@ from security.feed_event import (
 )
 from table_controller.cli import main
 from table_controller.director.service import BrokerConfig, DirectorService, RulingError
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.signing import Ruling, sign
 

@@ -31,7 +31,7 @@ from security.feed_event import (
     wait_until,
 )
 from table_controller.director.cli import register_table_keys
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.limits import Limits

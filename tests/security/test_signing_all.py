@@ -29,7 +29,7 @@ from security.feed_event import (
 from table_controller.cards import Card
 from table_controller.director.cli import register_table_keys
 from table_controller.director.service import DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.picture_signing import sign_picture
