@@ -23,7 +23,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from table_controller.director.dashboard_stream import apply_change
+from table_controller.director.dashboard.stream import apply_change
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE
 

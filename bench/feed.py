@@ -102,10 +102,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sysinfo import cpu_model, version
 
-from table_controller.director.director_cli import register_table_keys
+from table_controller.director.cli import register_table_keys
 from table_controller.director.service import BrokerConfig, DirectorService, take_turns
 from table_controller.director.store import DirectorStore
-from table_controller.director.store_db import open_database
+from table_controller.director.store.db import open_database
 from table_controller.director.web import DirectorPage
 from table_controller.event_log import EventLog
 from table_controller.feed import messages

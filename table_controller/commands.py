@@ -41,7 +41,7 @@ GROUPS: dict[str, tuple[str, str]] = {
         "join the event of the director on this network (the table shows a code to approve)",
     ),
     "director": (
-        "table_controller.director.director_cli",
+        "table_controller.director.cli",
         "the tournament director's service and dashboard",
     ),
     "feed": (
@@ -49,7 +49,7 @@ GROUPS: dict[str, tuple[str, str]] = {
         "the director's feed: the broker's configuration and the director's keys",
     ),
     "event": (
-        "table_controller.director.event_cli",
+        "table_controller.director.demo",  # its face hands on demo/cli.py's add_commands
         "see an event working: a broker, the director's dashboard and simulated tables",
     ),
     "kiosk": (

@@ -17,9 +17,8 @@ from typing import Any
 
 from test_director_store import feed_messages
 
-from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
 from table_controller.feed.messages import status_message
 from table_controller.table.config import parse_config
 from table_controller.table.simulated import FAST, simulated_table

@@ -18,7 +18,7 @@ from pathlib import Path
 import uvicorn
 from starlette.applications import Starlette
 
-from table_controller.director import fleet_update
+from table_controller.director.fleet import update as fleet_update
 
 GOOD_INIT = '__version__ = "{version}"\n'
 BROKEN_INIT = 'raise ImportError("this release is broken on purpose")\n'

@@ -18,7 +18,7 @@ from test_director_web import ARTIFACTS, PASSWORD, Served, log_in_page
 from test_table_trust import TOPICS, T, close, setup
 
 from table_controller.cards import Card
-from table_controller.director.dashboard_view import DashboardView
+from table_controller.director.dashboard import DashboardView
 from table_controller.director.web import DirectorPage
 from table_controller.feed import messages
 from table_controller.seats import Seat

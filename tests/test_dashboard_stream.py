@@ -1,5 +1,5 @@
 """The dashboard's stream sends each snapshot as what changed since the one before
-(director/dashboard_stream.py): the changes, applied in order as the page applies them,
+(director/dashboard/stream.py): the changes, applied in order as the page applies them,
 always add up to the whole snapshot; a page that fell behind is sent the whole; and over
 the real service, with tables playing, the page's picture is the director's overview."""
 
@@ -19,8 +19,8 @@ from test_director_service import WAIT, client, publish, topic, wait_until
 from test_director_store import real_game
 from test_director_web import World, get_json, log_in
 
-from table_controller.director.dashboard_stream import OverviewStream, apply_change
-from table_controller.director.dashboard_view import TableLine, json_text
+from table_controller.director.dashboard import TableLine, json_text
+from table_controller.director.dashboard.stream import OverviewStream, apply_change
 from table_controller.director.web import COOKIE
 from table_controller.web.stream import Broadcast
 

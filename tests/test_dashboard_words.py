@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from table_controller import transcript
-from table_controller.director.dashboard_history import (
+from table_controller.director.dashboard.history import (
     claimed_trick,
     hands_of,
     history_entry,
@@ -19,7 +19,7 @@ from table_controller.director.dashboard_history import (
     output_line,
     renege_evidence,
 )
-from table_controller.director.dashboard_words import (
+from table_controller.director.words import (
     CLOCK_LIMIT,
     alert_sentence,
     clock_texts,

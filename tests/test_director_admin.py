@@ -17,10 +17,10 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from test_director_web import PASSWORD, Served, log_in_page, post
 
-from table_controller.director.event_final import record_final
-from table_controller.director.events_admin import AdminError, EventsAdmin, summary
-from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.tournament import ProgressiveEvent
+from table_controller.director.tournament.admin import AdminError, EventsAdmin, summary
+from table_controller.director.tournament.final import record_final
 from table_controller.director.web import DirectorPage
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]

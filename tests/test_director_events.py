@@ -1,4 +1,4 @@
-"""Several events in one director's store (director/event_list.py): a club's director
+"""Several events in one director's store (director/tournament/catalog.py): a club's director
 runs next month's event with the same store, and each event's papers, dashboard and hall
 screen hold that event's games only. Built through the real store and EventsAdmin, as
 test_results_model.py builds one event; each on SQLite and on PostgreSQL."""
@@ -14,9 +14,9 @@ from export_event import PLAYERS, START, TABLES, dealing_status, progressive_gam
 from test_director_export import pages_text, read_csv
 
 from table_controller.cli import main
-from table_controller.director.events_admin import AdminError, EventsAdmin, create
-from table_controller.director.results import collect
 from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import collect
+from table_controller.director.tournament.admin import AdminError, EventsAdmin, create
 from table_controller.director.web import DirectorPage
 
 DAY = 86400.0

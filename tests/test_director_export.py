@@ -29,19 +29,19 @@ from PIL import Image
 from postgres import Postgres
 
 from table_controller.cli import main
-from table_controller.director import results_files
-from table_controller.director.events_admin import EventsAdmin, create, record, team_words
-from table_controller.director.formats import Bracket, ProgressiveEvent, RoundsEvent
-from table_controller.director.results import dates_text
-from table_controller.director.results_csv import (
+from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import Bracket, ProgressiveEvent, RoundsEvent
+from table_controller.director.tournament.admin import EventsAdmin, create, record, team_words
+from table_controller.director.tournament.results import files as results_files
+from table_controller.director.tournament.results.as_csv import (
     CSV_ENCODING,
     RESULTS_HEADS,
     csv_text,
     is_formula,
 )
-from table_controller.director.results_pdf import pdf
-from table_controller.director.results_standings import standings
-from table_controller.director.store import DirectorStore
+from table_controller.director.tournament.results.as_pdf import pdf
+from table_controller.director.tournament.results.model import dates_text
+from table_controller.director.tournament.results.standings import standings
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import HandDealt, RenegeProven
 from table_controller.rules.game import Game

@@ -13,17 +13,16 @@ from typing import Any
 
 import pytest
 
-from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.fleet_config import (
+from table_controller.director.fleet.config import (
     FleetConfigError,
     RoundPush,
     attach,
     push,
     seated,
 )
-from table_controller.director.formats import ProgressiveEvent
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
 from table_controller.feed.messages import Topics
 from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys
@@ -36,7 +35,7 @@ PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 
 @dataclass
 class Fleet:
-    """The part of director/fleet.py's Fleet a push reads, publishing into a list."""
+    """The part of director/fleet/core.py's Fleet a push reads, publishing into a list."""
 
     store: DirectorStore
     event: str = "Spring Open"

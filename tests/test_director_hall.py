@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from playwright.sync_api import Browser, Page, expect
 from test_director_web import Served
 
-from table_controller.director.hall import news_text, table_title
-from table_controller.director.public import PublicView, delay_text
-from table_controller.director.results import Results
-from table_controller.director.results_standings import Standings
-from table_controller.director.results_view import hall_standings
+from table_controller.director.hall.view import PublicView, delay_text
+from table_controller.director.hall.words import news_text, table_title
 from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import hall_standings
+from table_controller.director.tournament.results.model import Results
+from table_controller.director.tournament.results.standings import Standings
 from table_controller.director.web import DirectorPage
 from table_controller.feed.messages import public_outputs
 from table_controller.rules.codec import encode

@@ -28,9 +28,9 @@ from test_director_web import get_json, log_in
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.director_cli import load_settings
-from table_controller.director.fleet_cli import FleetFolder, FleetStartError, open_folder
+from table_controller.director.cli import load_settings
 from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.start import FleetFolder, FleetStartError, open_folder
 from table_controller.director.store import DirectorStore
 from table_controller.feed.broker import MAX_PACKET
 from table_controller.feed.guard import FeedLimits

@@ -17,7 +17,7 @@ from test_director_store import TABLE
 from test_director_web import PASSWORD, Served, log_in_page
 
 from table_controller import transcript
-from table_controller.director.public import PublicView
+from table_controller.director.hall import PublicView
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.feed.messages import event_message

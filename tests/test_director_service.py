@@ -361,7 +361,7 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
 CRASHING_DIRECTOR = """
 import sys, threading
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store import DirectorStore, StoreError
+from table_controller.director.store.facade import DirectorStore, StoreError
 
 def stuck(self, batch):  # the process is killed while the batch is being stored
     print("taken", len(batch), self._inbox.qsize(), flush=True)
@@ -468,7 +468,7 @@ def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_i
     refuses a statement after the event's row went in), the whole batch is taken back
     and nothing of it is acknowledged; the next try, the same messages, writes each
     within its own savepoint, so the one that fails is taken back alone."""
-    import table_controller.director.store_alerts as store_alerts
+    import table_controller.director.store.alerts as store_alerts
 
     messages, _ = real_game()
     batch = [(topic("events"), json.dumps(m).encode()) for m in messages[:6]]

@@ -1,5 +1,5 @@
 """``table-controller director config example``: a director's settings file that names
-every key the director reads (director_cli.py's DEFAULTS), each explained, and runs as
+every key the director reads (cli.py's DEFAULTS), each explained, and runs as
 it is; docs/director.md shows the same file."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from mosquitto import free_port
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.director_cli import DEFAULTS, load_settings
+from table_controller.director.cli import DEFAULTS, load_settings
 from table_controller.director.settings_example import example_settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,7 +23,7 @@ from test_feed_dynsec import log_in as broker_log_in
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.fleet_cli import open_folder, parse_options
+from table_controller.director.start import open_folder, parse_options
 from table_controller.feed.dynsec import DynsecAdmin, FleetBroker
 
 EVENT = "Spring Open"

@@ -30,7 +30,7 @@ from test_director_web import log_in
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.event_demo import (
+from table_controller.director.demo.tournament import (
     NAMES,
     EventDemo,
     EventDemoError,

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, expect
 from test_director_web import log_in as director_login
 from waiting import wait_until
 
-from table_controller.director.event_demo import FAST, EventDemo
+from table_controller.director.demo.tournament import FAST, EventDemo
 from table_controller.director.web import COOKIE
 
 GUARD = 240.0  # seconds: only a hang takes this long

@@ -1,4 +1,4 @@
-"""The event demo's seating as results come in (director/event_seater.py), without the
+"""The event demo's seating as results come in (director/demo/seater.py), without the
 tables' processes: a real store and the event as the director keeps it; results
 entered as a table's game would bring them (EventsAdmin.record), and the games the
 seater sends each table read back."""
@@ -11,16 +11,15 @@ from pathlib import Path
 import pytest
 from waiting import wait_until
 
-from table_controller.director.event_seater import (
+from table_controller.director.demo.seater import (
     Seater,
     Seats,
     event_lines,
     format_rules,
 )
-from table_controller.director.event_table import next_game
-from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.formats import Bracket, RoundsEvent
+from table_controller.director.demo.table import next_game
 from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import Bracket, EventsAdmin, RoundsEvent
 
 NAMES = [f"P{i}" for i in range(1, 13)]  # three tables' players
 TABLES = [("table-1", 1), ("table-2", 2), ("table-3", 3)]

@@ -362,7 +362,7 @@ def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
 DIRECTOR_PROCESS = """
 import sys, time
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store import DirectorStore
+from table_controller.director.store.facade import DirectorStore
 path, port, password, prefix = sys.argv[1:]
 store_all = DirectorService._store_all
 

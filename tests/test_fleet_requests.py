@@ -1,4 +1,4 @@
-"""The tables asking to join, at the director's (director/fleet.py ``JoinRequests``):
+"""The tables asking to join, at the director's (director/fleet/core.py ``JoinRequests``):
 in memory, at most 50 waiting, a fair share per address, kept while polled and
 forgotten 15 minutes after the last poll, two showing the same code both flagged."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from table_controller.director.fleet import FleetError, JoinRequests
+from table_controller.director.fleet.core import FleetError, JoinRequests
 from table_controller.fleet.sealing import join_check
 
 SALT = b"a fixed salt 16b"  # where two requests must show one code

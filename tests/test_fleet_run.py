@@ -22,7 +22,7 @@ from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 from test_feed_publisher import Subscriber
 
-from table_controller.director.fleet_config import push
+from table_controller.director.fleet.config import push
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
@@ -49,7 +49,7 @@ def wait_for(what: str, check: Any) -> None:
 
 @dataclass
 class Fleet:
-    """What director/fleet.py's Fleet gives a push, publishing on a paho client."""
+    """What director/fleet/core.py's Fleet gives a push, publishing on a paho client."""
 
     store: DirectorStore
     client: mqtt.Client

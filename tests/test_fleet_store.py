@@ -1,4 +1,4 @@
-"""The fleet's approved tables in the director's store (store_fleet.py), on SQLite and
+"""The fleet's approved tables in the director's store (store/fleet.py), on SQLite and
 PostgreSQL alike: approved, listed, removed (kept, marked), approved again, audited."""
 
 from __future__ import annotations

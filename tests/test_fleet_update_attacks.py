@@ -32,9 +32,9 @@ from fleet_wheels import make_wheel as make_fake_wheel
 from test_fleet_run import KEYS, TABLE, TOPICS, Fleet, _state, local_config
 from test_fleet_run import director as director  # the fixture: a broker and the director
 
-from table_controller.director.fleet_config import push
-from table_controller.director.fleet_update import UpdateRunner, add_release, status_words
-from table_controller.director.store_fleet_updates import FleetUpdates
+from table_controller.director.fleet.config import push
+from table_controller.director.fleet.update import UpdateRunner, add_release, status_words
+from table_controller.director.store import FleetUpdates
 from table_controller.feed.orders import sign_order
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import update

@@ -1,4 +1,4 @@
-"""The director's side of an update (director/fleet_update.py): the rollout stepped with
+"""The director's side of an update (director/fleet/update.py): the rollout stepped with
 a clock of its own, one table at a time; the wheel served over real HTTP and fetched by
 the table's own download; the runner with a real store and signed orders."""
 
@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from fleet_wheels import Served, make_wheel
 
-from table_controller.director import fleet_replies, fleet_update
-from table_controller.director.fleet_update import Release, Rollout, UpdateRunner
+from table_controller.director.fleet import replies as fleet_replies
+from table_controller.director.fleet import update as fleet_update
+from table_controller.director.fleet.update import Release, Rollout, UpdateRunner
 from table_controller.director.store import DirectorStore
 from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys
@@ -220,7 +221,7 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(
     order = verify_order(payload, public, table="table-1", kind="commands", now=now[0])
     assert order["version"] == "2.0" and order["url"].endswith("2.0-py3-none-any.whl")
 
-    # The table's progress arrives through fleet_replies' "update" entry.
+    # The table's progress arrives through fleet/replies.py's "update" entry.
     fleet_replies.handle(store, "table-1", "update", {"id": order["id"], "state": "installing",
                         "at": now[0]}, now[0])  # fmt: skip
     fleet_replies.handle(store, "table-1", "update", {"state": "nonsense"}, now[0])
@@ -239,7 +240,7 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(
 
 
 def test_the_latest_word_of_each_table_is_kept(store_target: str) -> None:
-    from table_controller.director.store_fleet_updates import FleetUpdates
+    from table_controller.director.store import FleetUpdates
 
     store = DirectorStore(store_target)
     updates = FleetUpdates(store.core)

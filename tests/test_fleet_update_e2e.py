@@ -18,8 +18,9 @@ from fleet_wheels import Served, make_wheel
 from mosquitto import Mosquitto
 from paho.mqtt.enums import CallbackAPIVersion
 
-from table_controller.director import fleet_replies, fleet_update
-from table_controller.director.fleet_update import UpdateRunner
+from table_controller.director.fleet import replies as fleet_replies
+from table_controller.director.fleet import update as fleet_update
+from table_controller.director.fleet.update import UpdateRunner
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages

@@ -19,8 +19,8 @@ import pytest
 from mosquitto import Mosquitto
 from test_director_service import PREFIX, WAIT, client, start_broker, wait_until
 
-from table_controller.director.fleet_camera import CameraCommands, camera_reply
-from table_controller.director.fleet_view import FleetView, config_words, lag_words
+from table_controller.director.fleet.camera import CameraCommands, camera_reply
+from table_controller.director.fleet.view import FleetView, config_words, lag_words
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed import messages
@@ -198,7 +198,7 @@ def test_the_latest_picture_of_each_kind_is_kept(store: DirectorStore) -> None:
 
 class Director:
     """The director's service on a real broker, with its key, and its camera commands
-    (the service stores the tables' answers: fleet_replies); a listener counts them."""
+    (the service stores the tables' answers: fleet/replies.py); a listener counts them."""
 
     def __init__(self, folder: Path, broker: Mosquitto) -> None:
         self.private, self.public = new_keys()

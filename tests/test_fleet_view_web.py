@@ -28,8 +28,8 @@ from test_director_service import PREFIX, WAIT, client, publish, start_broker, w
 from test_director_web import ARTIFACTS, PASSWORD, Served, log_in, log_in_page, post
 from test_fleet_join import Credentials
 
-from table_controller.director import fleet_config
 from table_controller.director.fleet import Fleet
+from table_controller.director.fleet import config as fleet_config
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage

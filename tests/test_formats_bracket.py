@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.director.formats import Bracket, FormatError, load, seed_order
+from table_controller.director.tournament.formats import Bracket, FormatError, load, seed_order
 
 
 def test_seed_order_keeps_top_seeds_apart() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.director.formats import (
+from table_controller.director.tournament.formats import (
     FormatError,
     ProgressiveEvent,
     Roster,

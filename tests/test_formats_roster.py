@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_controller.director.formats import FormatError, Roster
+from table_controller.director.tournament.formats import FormatError, Roster
 
 
 def roster() -> Roster:

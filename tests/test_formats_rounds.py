@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_controller.director.formats import FormatError, RoundsEvent, load
+from table_controller.director.tournament.formats import FormatError, RoundsEvent, load
 
 
 def test_losers_rotate_winners_stay() -> None:

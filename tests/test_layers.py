@@ -13,7 +13,10 @@
 - the groups are layered: the rules, the event log, the parts that stand alone
   (devices, vision, bots, feed, web), a table's place in a fleet (joining, updates), the
   table, what runs a table (kiosk, director), the command line; each imports only from
-  below it, and parts at one level not from each other.
+  below it, and parts at one level not from each other;
+- each folder of the director (store, dashboard, hall, tournament and its formats and
+  results, fleet, demo) is entered from outside it only through its face, its
+  ``__init__.py``, for the type checker too: its inner modules are its own business.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def _load_walker() -> ModuleType:
 
 walker = _load_walker()
 GRAPH: dict[str, set[str]] = walker.import_graph()
+TYPED_GRAPH: dict[str, set[str]] = walker.import_graph(type_checking=True)
+DIRECTOR = "table_controller.director"
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
@@ -82,6 +87,36 @@ def group(module: str) -> str:
 
 def edges(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     return sorted((a, b) for a, targets in graph.items() for b in targets)
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def folders(modules: dict[str, Path], under: str) -> list[str]:
+    """The packages below ``under`` (each folder with an ``__init__.py``), ``under`` not
+    included."""
+    return sorted(
+        name
+        for name, path in modules.items()
+        if path.name == "__init__.py" and name.startswith(under + ".")
+    )
+
+
+def past_the_face(graph: dict[str, set[str]], faces: list[str]) -> list[str]:
+    """Each import of a folder's inner module from outside that folder, in words: the
+    outermost such folder is named, so a module of ``tournament/results/`` taken from
+    ``fleet/`` is reported against ``tournament``, whose face it must go through."""
+    wrong = []
+    for a, b in edges(graph):
+        for face in sorted(faces, key=len):
+            if within(b, face) and b != face and not within(a, face):
+                wrong.append(
+                    f"{a} imports {b}, inside {face}/: import it from {face} (its face), "
+                    f"and add the name to {face}'s __all__ if another folder needs it"
+                )
+                break
+    return wrong
 
 
 def test_the_walker_sees_the_package() -> None:
@@ -162,6 +197,14 @@ def test_imports_point_down_the_layers() -> None:
     assert wrong == []
 
 
+def test_a_director_folder_is_entered_only_through_its_face() -> None:
+    faces = folders(walker.module_files(), DIRECTOR)
+    assert {f"{DIRECTOR}.{name}" for name in ("store", "dashboard", "hall", "fleet")} <= set(faces)
+    assert f"{DIRECTOR}.tournament.results" in faces
+    wrong = past_the_face(TYPED_GRAPH, faces)
+    assert wrong == [], "a folder entered past its face:\n" + "\n".join(wrong)
+
+
 def test_no_cycle_among_the_groups() -> None:
     groups: dict[str, set[str]] = {}
     for a, b in edges(GRAPH):
@@ -227,6 +270,26 @@ def test_the_walker_counts_function_imports_not_type_checking_ones(package: Path
         "pkg.sub.d",
     }
     assert walker.outside_imports(package / "a.py", "pkg") == {"typing"}
+
+
+def test_the_walker_counts_type_checking_imports_when_asked(package: Path) -> None:
+    assert walker.import_graph(package, type_checking=True)["pkg.a"] == {
+        "pkg.b",
+        "pkg.c",
+        "pkg.sub",
+        "pkg.sub.d",
+    }
+
+
+def test_a_folder_entered_past_its_face_is_named(package: Path) -> None:
+    graph = walker.import_graph(package, type_checking=True)
+    faces = folders(walker.module_files(package), "pkg")
+    assert faces == ["pkg.sub"]
+    # a imports sub.d (inner) from outside sub; sub itself may import its own module.
+    assert past_the_face(graph, faces) == [
+        "pkg.a imports pkg.sub.d, inside pkg.sub/: import it from pkg.sub (its face), "
+        "and add the name to pkg.sub's __all__ if another folder needs it"
+    ]
 
 
 def test_the_walker_finds_a_cycle_and_a_path_around_it(package: Path) -> None:

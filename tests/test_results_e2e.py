@@ -34,11 +34,10 @@ from test_event_demo_e2e import call, log_in, renege_alerts
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.event_cli import stopped_words
-from table_controller.director.event_demo import FAST, SUBSTITUTE, EventDemo
-from table_controller.director.event_seater import TEAM_NAMES
-from table_controller.director.events_admin import slug
-from table_controller.director.formats import Bracket, RoundsEvent
+from table_controller.director.demo.cli import stopped_words
+from table_controller.director.demo.seater import TEAM_NAMES
+from table_controller.director.demo.tournament import FAST, SUBSTITUTE, EventDemo
+from table_controller.director.tournament import Bracket, RoundsEvent, slug
 from table_controller.event_log import EventLog
 from table_controller.rules.events import GameEnded
 from table_controller.rules.game import Game

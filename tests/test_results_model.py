@@ -1,6 +1,6 @@
-"""The results model (director/results.py): one computation that the dashboard, the hall
-screen, results.csv, standings.csv and the booklet all render, checked against what the
-tables' own logs say (their ``game_ended``)."""
+"""The results model (director/tournament/results/model.py): one computation that the
+dashboard, the hall screen, results.csv, standings.csv and the booklet all render,
+checked against what the tables' own logs say (their ``game_ended``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from export_event import PLAYERS, START, TABLES, build_event, dealing_status, pr
 from test_director_export import ended_individual, ended_scores, pages_text, read_csv
 
 from table_controller.cli import main
-from table_controller.director.events_admin import EventsAdmin
-from table_controller.director.results import collect
-from table_controller.director.results_view import ResultsSource, results_view
 from table_controller.director.store import DirectorStore
-from table_controller.director.store_games import parse_record
+from table_controller.director.store.games import parse_record
+from table_controller.director.tournament import EventsAdmin, collect
+from table_controller.director.tournament.results.view import ResultsSource, results_view
 from table_controller.director.web import DirectorPage
 from table_controller.seats import Seat
 
@@ -299,7 +298,7 @@ def test_the_screens_kept_replays_read_only_later_events_and_agree_with_a_fresh_
     are the results read afresh."""
     from test_director_store import real_game
 
-    from table_controller.director.results import PlayedCache
+    from table_controller.director.tournament.results.model import PlayedCache
 
     store = DirectorStore(tmp_path / "director.sqlite")
     reads: list[int] = []

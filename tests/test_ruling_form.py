@@ -22,7 +22,7 @@ from test_director_store import TABLE, real_game, status
 from test_director_web import PASSWORD, Served, log_in
 
 from table_controller.cards import Card, Suit
-from table_controller.director.ruling_form import renege_penalty, ruling_form, ruling_text
+from table_controller.director.dashboard.ruling import renege_penalty, ruling_form, ruling_text
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.rules.codec import encode

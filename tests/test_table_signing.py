@@ -13,9 +13,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from table_controller.cli import main
-from table_controller.director.director_cli import register_table_keys
+from table_controller.director.cli import register_table_keys
 from table_controller.director.fleet import Fleet
-from table_controller.director.fleet_join import approve
+from table_controller.director.fleet.join import approve
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.feed import messages

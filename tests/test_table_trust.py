@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store import DirectorStore
-from table_controller.director.store_fleet_updates import FleetUpdates
+from table_controller.director.store import DirectorStore, FleetUpdates
 from table_controller.feed import messages
 from table_controller.feed.picture_signing import sign_picture
 from table_controller.feed.table_order import Places, is_ordered, next_boot, placed

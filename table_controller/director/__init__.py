@@ -1,2 +1,14 @@
 """The tournament director's service: every table's feed stored, alerts raised, rulings
-signed and sent back, and the dashboard (docs/director.md)."""
+signed and sent back, and the dashboard (docs/director.md).
+
+At the top, what puts the director together: ``cli.py`` (``table-controller
+director``), ``start.py`` (``director start``: a whole event from one folder),
+``release.py``, ``settings_example.py``; ``service.py`` (the feed's subscriber, with
+``table_trust.py``); ``web.py`` (the web server: every feature's routes behind one
+login, with ``web_guard.py``, ``logins.py`` and ``https_redirect.py``); and ``words.py``,
+the director's words, which every folder speaks.
+
+One folder per feature, each entered only through its face, its ``__init__.py``
+(tests/test_layers.py holds it): ``store/``, ``dashboard/``, ``hall/``, ``tournament/``,
+``fleet/`` and ``demo/``. docs/architecture.md draws them.
+"""

@@ -69,7 +69,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from table_controller.director import fleet_replies
+from table_controller.director.fleet import handle_reply
 from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
 from table_controller.director.table_trust import Decision, TableTrust
 from table_controller.errors import TableControllerError
@@ -685,7 +685,7 @@ class DirectorService:
             tell[("ruling", table)] = None
         elif kind == "fleet" and len(parts) == 4:  # what a fleet's table says of itself
             now = received if received is not None else self._clock()
-            fleet_replies.handle(self.store, table, parts[3], body, now)
+            handle_reply(self.store, table, parts[3], body, now)
             tell[("fleet", table)] = None
         if decision is not None:
             self._trust.taken(table, signed, decision)  # stored: its place is the newest

@@ -2,7 +2,7 @@
 from, every key explained in a director's words, which ``table-controller director
 --config director.toml`` runs as it is (docs/director.md, "Settings").
 
-The keys are director_cli.py's ``DEFAULTS``; a test holds the example to them, so a key
+The keys are cli.py's ``DEFAULTS``; a test holds the example to them, so a key
 added there and not here (or here and not there) is caught, and the ``[limits]`` shown
 to their defaults (limits.py). A key with no default (a
 file of the director's that may not exist yet: a password, a key, a certificate) is

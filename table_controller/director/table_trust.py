@@ -11,7 +11,7 @@ same transaction.
 
 A table with no key registered (a table of an older release, or one set up without
 keys) is taken as before, and so is an unsigned message from a fleet's table whose key
-is not enforced yet (store_table_keys.py): neither has a place worth keeping. A signed
+is not enforced yet (store/table_keys.py): neither has a place worth keeping. A signed
 status or answer without its place (a table of the release before places) is taken
 until a place of that table is kept, as a key is enforced from the table's first
 signed message: a table is held to places from its first placed message.

@@ -50,23 +50,31 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from table_controller.cards import Card
-from table_controller.director import event_forms, fleet_web
-from table_controller.director.dashboard_stream import OverviewStream
-from table_controller.director.dashboard_view import DashboardView, TableLine, json_text
-from table_controller.director.events_admin import AdminError, EventsAdmin
-from table_controller.director.fleet import Fleet
-from table_controller.director.fleet_camera import CameraCommands
-from table_controller.director.fleet_view_web import FleetWeb
+from table_controller.director.dashboard import (
+    DashboardView,
+    OverviewStream,
+    TableLine,
+    json_text,
+    ruling_form,
+    ruling_text,
+)
+from table_controller.director.fleet import CameraCommands, Fleet, FleetWeb
+from table_controller.director.fleet import routes as fleet_routes
+from table_controller.director.hall import PublicView, PublicViewError, parse_delay
 from table_controller.director.logins import LoginThrottle
-from table_controller.director.public import PublicView, PublicViewError, parse_delay
-from table_controller.director.results_view import ResultsSource
-from table_controller.director.ruling_form import ruling_form, ruling_text
 from table_controller.director.service import DirectorService, RulingError
 from table_controller.director.store import (
     ALERT_STATES,
     DirectorStore,
     StoreError,
     StoreUnavailable,
+)
+from table_controller.director.tournament import (
+    FORM_ACTIONS,
+    AdminError,
+    EventsAdmin,
+    ResultsSource,
+    apply_form,
 )
 from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_json, refused
 from table_controller.director.web_guard import problem as _problem
@@ -201,7 +209,7 @@ class DirectorPage:
             *self.fleet_view.routes(login),
         ]
         if fleet is not None:  # fleet mode: tables ask to join, directors approve them
-            director += fleet_web.routes(fleet, login, self._director)
+            director += fleet_routes(fleet, login, self._director)
         director += extra_routes  # served without a login (the fleet's releases)
         public: list[BaseRoute] = [
             Route("/public", self._public_index),
@@ -352,7 +360,7 @@ class DirectorPage:
 
     def overview(self) -> dict[str, Any]:
         """The dashboard's snapshot whole, with the results computed now (``/api/overview``;
-        the stream sends it part by part, ``dashboard_stream``)."""
+        the stream sends it part by part, ``dashboard.stream``)."""
         lines, alerts, event = self._read_store()
         results = self._computed_results()[0]
         return {
@@ -766,12 +774,12 @@ class DirectorPage:
     async def _event_change(self, request: Request) -> Response:
         who, body = await self._form(request)
         action = request.path_params["action"]
-        if action not in event_forms.ACTIONS:
+        if action not in FORM_ACTIONS:
             raise Refused(
                 404, f"there is no event action {action[:40]!r}", "use the dashboard's event forms"
             )
         try:
-            done = await event_forms.apply(self.admin, who, action, body)
+            done = await apply_form(self.admin, who, action, body)
         except AdminError as exc:
             raise Refused(400, str(exc), "correct the form and send it again") from None
         except StoreError as exc:

@@ -13,7 +13,7 @@ range is fine: refused later, it would drop a table's messages in the middle of 
 event with nothing to show why. The rate guard (guard.py) and the store's parts
 take what they need from here, given to them; none reads a module constant.
 
-A KB is 1,024 bytes and a MB 1,024 KB, as the fleet view's figures (store_usage.py).
+A KB is 1,024 bytes and a MB 1,024 KB, as the fleet view's figures (store/usage.py).
 """
 
 from __future__ import annotations

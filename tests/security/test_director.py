@@ -38,8 +38,8 @@ from test_director_web import PASSWORD, Served, World, get_json, log_in
 
 from table_controller.cards import Card
 from table_controller.director import logins
+from table_controller.director.hall import PublicView
 from table_controller.director.logins import LoginThrottle
-from table_controller.director.public import PublicView
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.tls import make_certs
@@ -629,7 +629,7 @@ def test_no_request_gets_a_500(
 def test_tls_and_public_port_settings_are_checked(tmp_path: Path) -> None:
     import argparse
 
-    from table_controller.director.director_cli import SettingsError, load_settings
+    from table_controller.director.cli import SettingsError, load_settings
     from table_controller.director.web import DashboardError
 
     conf = tmp_path / "director.toml"

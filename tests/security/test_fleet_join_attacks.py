@@ -187,7 +187,7 @@ DIRECTOR = """
     import json, pathlib, sys
     from test_director_web import post
     from test_fleet_join import Director
-    from table_controller.director.fleet import JoinRequests
+    from table_controller.director.fleet.core import JoinRequests
 
     class Clock:  # the director's time, moved by the test
         now = 1_000_000.0

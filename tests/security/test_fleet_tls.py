@@ -29,8 +29,8 @@ from mosquitto import free_port
 from test_director_start import Director, started, trusting
 from test_director_web import log_in
 
-from table_controller.director.fleet_cli import FleetStartError, open_folder
 from table_controller.director.https_redirect import https_location
+from table_controller.director.start import FleetStartError, open_folder
 from table_controller.feed.signing import new_keys
 from table_controller.feed.tls import make_certs
 from table_controller.fleet import sealing

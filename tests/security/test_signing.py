@@ -30,7 +30,7 @@ from security.feed_event import (
     start_broker,
     wait_until,
 )
-from table_controller.director.director_cli import register_table_keys
+from table_controller.director.cli import register_table_keys
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.broker import MAX_PACKET

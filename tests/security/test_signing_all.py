@@ -27,7 +27,7 @@ from security.feed_event import (
     wait_until,
 )
 from table_controller.cards import Card
-from table_controller.director.director_cli import register_table_keys
+from table_controller.director.cli import register_table_keys
 from table_controller.director.service import DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog

@@ -111,7 +111,7 @@ async function setAlert(id, state) {
   if (!r.ok) window.alert(words(r));
 }
 
-// The games and the standings, as the results model gives them (results_view.py): the
+// The games and the standings, as the results model gives them (tournament/results/view.py): the
 // same rows, points and places as results.csv and the booklet.
 function drawResults(res) {
   const games = res ? res.games : [];
@@ -417,7 +417,7 @@ function connect() {
 }
 // A snapshot comes whole ("full") when the page connects or fell behind, else as what
 // changed since the one before ("base"): the changed tables' lines, and the other parts
-// only when they changed (dashboard_stream.py).
+// only when they changed (dashboard/stream.py).
 function merged(msg) {
   if (msg.full) return msg;
   if (!overview || msg.base !== overview.version) return null;

@@ -1,0 +1,22 @@
+"""The director's dashboard: what it draws of every table from the store, in words (the
+overview's lines, a table's detail and history, a renege's and a deck alert's evidence),
+the stream that sends each snapshot as what changed, and the ruling form.
+
+``web.py`` serves it; the results take the words of a ruling sent from here
+(``ruling_text``), so the papers say what the dashboard said.
+"""
+
+from __future__ import annotations
+
+from table_controller.director.dashboard.ruling import ruling_form, ruling_text
+from table_controller.director.dashboard.stream import OverviewStream
+from table_controller.director.dashboard.view import DashboardView, TableLine, json_text
+
+__all__ = [
+    "DashboardView",
+    "OverviewStream",
+    "TableLine",
+    "json_text",
+    "ruling_form",
+    "ruling_text",
+]

@@ -1,0 +1,269 @@
+"""What the director's dashboard draws, made from the store in words: each table's line
+of the overview, each alert's sentence, a table's detail and history, and a renege
+alert's evidence.
+
+Why a part of its own: the overview is rebuilt up to 20 times a second while tables
+play, so the words that need a stored event (an alert's sentence) are made once per
+alert and kept; the live ones (score, whose turn, trump) come from the store's kept
+replays, which cost nothing to read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from table_controller.director.dashboard.deck_alerts import DECK_HEADS, deck_evidence
+from table_controller.director.dashboard.history import (
+    claimed_trick,
+    history_entry,
+    played_pictures,
+    renege_evidence,
+)
+from table_controller.director.store import DirectorStore, Projection, RawTable, finite, table_row
+from table_controller.director.words import (
+    ALERT_CATEGORY,
+    ALERT_HEADINGS,
+    alert_sentence,
+    seat_label,
+    table_title,
+    table_words,
+    title_order,
+)
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import RenegeProven
+from table_controller.rules.game import Game
+from table_controller.rules.presets import PRESETS
+from table_controller.rules.sources import renege_rule, text_title
+from table_controller.words import renege_sentence
+
+EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
+
+
+_EVIDENCE_URL = re.compile(r"^/evidence/([^/]+)/(\d+)/(\d+)\.png$")
+
+
+class TableLine(NamedTuple):
+    """A table's line of the overview, and the same as JSON text."""
+
+    table: str
+    row: dict[str, Any]
+    text: str
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON (a NaN stored before it was refused: drawn as empty)."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return json.dumps(finite(value), separators=(",", ":"))
+
+
+class DashboardView:
+    """The dashboard's words over ``store``."""
+
+    def __init__(self, store: DirectorStore) -> None:
+        self.store = store
+        self._sentences: dict[tuple[Any, ...], str] = {}
+        self._lock = threading.Lock()
+        # each table's status read, and its line with what it was made of (``lines``)
+        self._parsed: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self._lines: dict[str, tuple[tuple[Any, ...], TableLine, Projection | None]] = {}
+
+    # --- the overview -------------------------------------------------------------
+
+    def projection_of(self, table: str, game: Any) -> Projection | None:
+        """The replay of the table's game ``game`` (not a number: its latest game), None
+        before its first event or when its rules cannot be used."""
+        if not isinstance(game, int) or isinstance(game, bool):
+            games = self.store.games(table)
+            if not games:
+                return None
+            game = games[-1]
+        try:
+            return self.store.projection(table, game)
+        except RulesError:
+            return None
+
+    def game_of(self, t: Mapping[str, Any]) -> Game | None:
+        """The table's game in play, replayed (None before its first event)."""
+        proj = self.projection_of(str(t["table"]), t.get("game"))
+        return proj.game if proj is not None and proj.applied else None
+
+    def lines(
+        self, raws: list[RawTable], events: Mapping[str, int], alerts: Mapping[str, int]
+    ) -> list[TableLine]:
+        """Each table's line of the overview, as ``tables`` makes it, with its JSON
+        text, in the overview's order. A line is made again only when what it is made
+        of changed: the table's stored status, its events and open alerts, and its
+        game's replay (``game_of``). Why: at 256 tables, making and encoding every line for every
+        snapshot cost more than the cards that changed one; the store's lock must be
+        held, so the replays do not move while they are read."""
+        out = []
+        for raw in raws:
+            name = raw.name
+            parsed = self._parsed.get(name)
+            if parsed is None or parsed[0] != raw.status:
+                parsed = (raw.status, json.loads(raw.status) if raw.status else {})
+                self._parsed[name] = parsed
+            proj = self.projection_of(name, parsed[1].get("game"))
+            moved = None if proj is None else (id(proj), proj.applied, proj.problem)
+            key = (raw, events.get(name, 0), alerts.get(name, 0), moved)
+            kept = self._lines.get(name)
+            if kept is None or kept[0] != key:
+                t = table_row(raw, parsed[1])
+                t["events"], t["alerts"] = key[1], key[2]
+                game = proj.game if proj is not None and proj.applied else None
+                row = {**t, **table_words(t, game)}
+                kept = (key, TableLine(name, row, json_text(row)), proj)
+                self._lines[name] = kept
+            out.append(kept[1])
+        for gone in self._lines.keys() - {raw.name for raw in raws}:
+            del self._lines[gone]
+            self._parsed.pop(gone, None)
+        return sorted(out, key=lambda line: title_order(line.row["title"]))
+
+    def alerts(
+        self, alerts: list[dict[str, Any]], tables: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Each alert with ``category`` (the DOM's kind), ``heading`` and ``sentence``."""
+        by_name = {t["table"]: t for t in tables}
+        out = []
+        for a in alerts:
+            t = by_name.get(a["table"], {})
+            title = table_title(a["table"], t.get("name"))
+            category = ALERT_CATEGORY.get(a["kind"], a["kind"])
+            out.append(
+                {
+                    **a,
+                    "title": title,
+                    "category": category,
+                    "heading": ALERT_HEADINGS.get(category, "Alert"),
+                    "sentence": self.sentence(a, title, t.get("players") or {}),
+                    "pictured": a["kind"] == "irregularity_found"
+                    and str(a.get("text") or "").startswith(DECK_HEADS),
+                }
+            )
+        return out
+
+    def sentence(self, a: Mapping[str, Any], title: str, players: Mapping[str, str]) -> str:
+        key = (a["id"], title, tuple(sorted(players.items())))
+        with self._lock:
+            known = self._sentences.get(key)
+        if known is not None:
+            return known
+        event = None
+        if a["kind"] in EVENT_ALERTS and isinstance(a.get("game"), int):
+            event = next(
+                (e for e in self.store.events(a["table"], a["game"]) if e["seq"] == a["seq"]), None
+            )
+        text = alert_sentence(a, title, players, event)
+        with self._lock:
+            if len(self._sentences) > 10_000:
+                self._sentences.clear()
+            self._sentences[key] = text
+        return text
+
+    # --- an alert's panel, a table's detail ---------------------------------------
+
+    def alert_detail(self, alert: Mapping[str, Any]) -> dict[str, Any]:
+        """An alert's panel: its sentence, and for a renege or a deck alert (a card the
+        game did not take) its evidence and rule."""
+        table = str(alert["table"])
+        status = next((t for t in self.store.tables() if t["table"] == table), {})
+        title = table_title(table, status.get("name"))
+        players = status.get("players") or {}
+        (shown,) = self.alerts([dict(alert)], [status] if status else [])
+        evidence = None
+        if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
+            events = self.store.events(table, alert["game"])
+            evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+        elif alert["kind"] == "irregularity_found" and isinstance(alert.get("game"), int):
+            events = self.store.events(table, alert["game"])
+            evidence = deck_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+        elif alert["kind"] == "renege_claimed":
+            evidence = _rule_only(self.store.rules_of(table)[0])
+            if evidence is not None and isinstance(alert.get("game"), int):
+                events = self.store.events(table, alert["game"])
+                evidence["trick"] = claimed_trick(alert, events, players)
+        if evidence is not None:
+            self._received_only(evidence)
+        return {**shown, "evidence": evidence}
+
+    def _received_only(self, evidence: dict[str, Any]) -> None:
+        """A picture the table has not sent yet (it travels apart from its event) has no
+        address: its place says "waiting", and the page asks again when it comes."""
+        pictures = [evidence.get("offence"), evidence.get("proof"), *(evidence.get("trick") or [])]
+        for p in pictures:
+            url = p.get("url") if isinstance(p, dict) else None
+            m = _EVIDENCE_URL.match(url) if isinstance(url, str) else None
+            if p is not None and m and self.store.evidence(m[1], int(m[2]), int(m[3])) is None:
+                p["url"] = None
+                p["waiting"] = True
+
+    def table_detail(
+        self, table: str, game: int, events: list[dict[str, Any]], history: int
+    ) -> dict[str, Any]:
+        """A table's detail in words: ``words`` (as on the overview, and the dealer),
+        ``seats``, ``reneges`` (sentences and pictures) and ``history`` (newest last)."""
+        status: dict[str, Any] = next(
+            (t for t in self.store.tables() if t["table"] == table), {"table": table}
+        )
+        players: dict[str, str] = status.get("players") or {}
+        try:
+            proj = self.store.projection(table, game) if events else None
+        except RulesError:
+            proj = None
+        g = proj.game if proj is not None and proj.applied else None
+        words = table_words({**status, "game": game}, g)
+        if g is not None and g.dealer is not None:
+            words["dealer_text"] = seat_label(players, g.dealer)
+        played = played_pictures(events, table, game)
+        reneges = []
+        for out in [] if proj is None else proj.recent:
+            if isinstance(out, RenegeProven):
+                reneges.append(_renege(out, players, played))
+        return {
+            "title": words["title"],
+            "words": words,
+            "seats": [{"seat": s, "text": seat_label(players, s)} for s in ("N", "E", "S", "W")],
+            "reneges": reneges,
+            "history": [history_entry(e, players, table) for e in events[-history:]],
+        }
+
+
+def _renege(
+    out: RenegeProven,
+    players: Mapping[str, str],
+    played: Mapping[tuple[int | None, str, str], tuple[str | None, Any]],
+) -> dict[str, Any]:
+    """A renege proven in a table's detail: its sentence and its two pictures."""
+    who = players.get(out.seat.name) or seat_label(players, out.seat)
+    seat = out.seat.name
+    offence = played.get((out.hand, seat, out.played.code), (None, None))[0]
+    proof = played.get((out.hand, seat, out.proof.code), (None, None))[0]
+    pictures = [(offence, f"Trick {out.trick}: {who} played the {out.played.pretty}")]
+    if out.proof_trick != out.trick:
+        pictures.append(
+            (proof, f"Proof: trick {out.proof_trick}, {who} played the {out.proof.pretty}")
+        )
+    return {
+        "text": renege_sentence(out, seat_label(players, out.seat)),
+        "hand": out.hand,
+        "pictures": [{"url": url, "caption": cap} for url, cap in pictures if url],
+    }
+
+
+def _rule_only(rules_name: str) -> dict[str, Any] | None:
+    """A claim's panel before its pictures: the rule the event's preset follows."""
+    preset = PRESETS.get(rules_name)
+    if preset is None:
+        return None
+    rule = {"text": renege_rule(preset.source), "source": text_title(preset.source)}
+    return {"offence": None, "proof": None, "rule": {**rule, "preset": preset.title}}
+
+
+__all__ = ["DashboardView", "TableLine", "json_text"]

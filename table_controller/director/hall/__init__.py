@@ -1,0 +1,10 @@
+"""The hall's big screen: every table's score and trick, the results and the standings,
+for spectators, without a login, held back by the public delay and never showing a card
+a player still holds (``view.py``), in the words the screen reads (``words.py``).
+"""
+
+from __future__ import annotations
+
+from table_controller.director.hall.view import PublicView, PublicViewError, parse_delay
+
+__all__ = ["PublicView", "PublicViewError", "parse_delay"]

@@ -1,0 +1,256 @@
+"""The public view: every table's score and current trick for a big screen in the hall,
+read-only, no login, held back by ``public_delay`` seconds, and never a card a player
+still holds.
+
+Held cards stay out by construction, not by filtering a full picture: a table's public
+picture is built from a whitelist of the table page's fields that are public by nature
+(scores, the trick on the table, the last trick, trump, the upcard everyone saw), and
+the recent outputs shown pass through ``feed.messages.public_outputs`` (a renege spotted
+names the card the player still holds; the public learns it when it is played or
+proven). The delay is the table's own clock: only events the table recorded at least
+``delay`` seconds ago are replayed, so a screen never shows a play sooner than that.
+A query's ``delay`` may lengthen the director's setting, never shorten it (up to
+``MAX_DELAY``; not a number of seconds in that range, it is refused).
+
+The news shown with a table are the outputs the table sent (only the table knows the
+hands, so only it spots a renege), cut by ``feed.messages.public_outputs``; a replay's
+problem is said without the rules' words, which may name a card.
+
+The snapshot carries the hall screen's words (``hall.words``): each table's ``title``
+and its score, phase and trump as text, the standings (the event's, else the teams at
+the tables by games won) and the recent results. Results and the tables' standings are
+held back by the delay like the pictures (a game's end is not shown before its last
+trick); the event's standings are not (they change when the director records a result).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from table_controller.director.hall.words import (
+    bracket_rows,
+    news_text,
+    round_text,
+    seat_names,
+    seating_words,
+    standings_heading,
+    table_title,
+    table_words,
+    team_names,
+)
+from table_controller.director.store import DirectorStore
+from table_controller.director.tournament import (
+    EventsAdmin,
+    ResultsSource,
+    hall_results,
+    hall_standings,
+)
+from table_controller.director.words import title_order
+from table_controller.errors import TableControllerError
+from table_controller.feed.messages import public_outputs
+from table_controller.rules.errors import RulesError
+from table_controller.rules.game import Game
+from table_controller.rules.presets import preset
+from table_controller.rules.replay import OnError, replay, unbroken
+from table_controller.web.view import table_view
+
+# The table page's fields a spectator may see (never "actions", hands, reneges' proof).
+PUBLIC_FIELDS = (
+    "table",
+    "game",
+    "phase",
+    "hand",
+    "dealer",
+    "trump",
+    "maker",
+    "alone",
+    "bid",
+    "upcard",
+    "trick",
+    "last_trick",
+    "tricks_won",
+    "score",
+    "result",
+    "winner",
+)
+SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
+NEWS = 6  # the latest outputs shown with each table
+RESULTS = 8  # the latest games ended shown under "Recent results"
+MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
+
+
+class PublicViewError(TableControllerError, ValueError):
+    """A public view's query that cannot be answered: what, and what to ask instead."""
+
+
+def parse_delay(text: str) -> float:
+    """A query's ``delay``: seconds, finite, 0 to ``MAX_DELAY``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MAX_DELAY:  # NaN fails this too
+        raise PublicViewError(
+            f"delay={text[:20]!r} is not a number of seconds from 0 to {MAX_DELAY:.0f}"
+        )
+    return value
+
+
+def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """A table page's snapshot cut down to what a spectator may see (pure)."""
+    out = {k: view.get(k) for k in PUBLIC_FIELDS}
+    out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
+    names = seat_names(out)
+    teams = team_names(names)
+    out["news"] = [
+        {"event": o.get("event"), "text": news_text(o, names, teams)}
+        for o in public_outputs(outputs)[-NEWS:]
+    ]
+    return out
+
+
+def delay_text(delay: float) -> str:
+    """How far behind play the hall's screen is, as its header says it."""
+    if delay <= 0:
+        return "Live"
+    minutes, seconds = divmod(round(delay), 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes)
+    parts += [f"{seconds} s"] * bool(seconds or not parts)
+    return "Shown " + " ".join(parts) + " behind play"
+
+
+class PublicView:
+    """Every table's public picture, delayed; ``clock`` is the hall's time (unix)."""
+
+    def __init__(
+        self,
+        store: DirectorStore,
+        admin: EventsAdmin | None = None,
+        *,
+        delay: float | None = None,
+        clock: Callable[[], float] = time.time,
+        results: ResultsSource | None = None,
+    ) -> None:
+        self.store = store
+        self.admin = admin
+        # The standings and the games ended: the results model, as the papers print them.
+        self.results = results if results is not None else ResultsSource(store, "")
+        self._delay = delay
+        self._clock = clock
+        self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+    def delay(self, asked: float | None = None) -> float:
+        """The director's setting (constructor, else the event's), lengthened by ``asked``."""
+        base = self._delay
+        if base is None:
+            base = self.admin.state.public_delay if self.admin is not None else 0.0
+        return max(base, asked or 0.0)
+
+    def snapshot(self, asked_delay: float | None = None) -> dict[str, Any]:
+        delay = self.delay(asked_delay)
+        until = self._clock() - delay
+        tables = []
+        titles: dict[str, str] = {}
+        for t in self.store.tables():
+            titles[t["table"]] = table_title(t)
+            pic = self._table(t["table"], until)
+            if pic is None:
+                continue
+            pic = {**pic, **table_words(pic, titles[t["table"]])}
+            tables.append(pic)
+        tables.sort(key=lambda t: title_order(t["title"]))
+        model = self.results.results()
+        event: dict[str, Any] = {"format": None}
+        if self.admin is not None:
+            full = self.admin.summary()
+            event = {
+                k: full.get(k)
+                for k in (
+                    "format",
+                    "round",
+                    "rounds",
+                    "standings",
+                    "seating",
+                    "bracket",
+                    "champion",
+                )
+            }
+        rows: list[Any] = [] if model is None else list(hall_standings(model))
+        if event.get("format") == "bracket" and not rows:
+            rows = bracket_rows(event)
+        return {
+            "standings": {"heading": standings_heading(event), "rows": rows},
+            "delay": delay,
+            "delay_text": delay_text(delay),
+            "round_text": round_text(event),
+            "at": until,
+            "tables": tables,
+            "seating": seating_words(event, titles),
+            "results": [] if model is None else list(hall_results(model, until, RESULTS)),
+            "event": event,
+        }
+
+    def _table(self, table: str, until: float) -> dict[str, Any] | None:
+        games = self.store.games(table)
+        for game in reversed(games):
+            events = self.store.stored_events(table, game, until=until)
+            if not events:
+                continue
+            key = (table, game, events[-1]["seq"])
+            pic = self._cache.get(key)
+            if pic is None:
+                pic = self._replay(table, game, events)
+                if len(self._cache) > 4096:
+                    self._cache.clear()
+                self._cache[key] = pic
+            return pic
+        return None
+
+    def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+        name, options = self.store.rules_of(table, game)
+        try:
+            g = Game(preset(name, options))
+        except RulesError:
+            return {"table": table, "game": game, "problem": "the table's rules are unknown"}
+        # Up to a gap (the rest when it arrives), and no further than an event the rules
+        # refuse (the director rules on it).
+        ahead = unbroken([ev["seq"] for ev in events], 1)
+        done = replay(g, [ev["input"] for ev in events[:ahead]], OnError.STOP)
+        recent = done.outputs
+        outputs: list[Mapping[str, Any]] = [
+            o for s in done.steps for o in events[s.index]["outputs"] if isinstance(o, dict)
+        ]
+        problem = None
+        if done.problems:
+            stop = events[done.problems[0].index]["seq"]
+            problem = f"the game stops at event {stop}, which the director rules on"
+        elif ahead < len(events):
+            problem = f"event {ahead + 1} has not arrived yet"
+        view = table_view(
+            g, table=table, players=self.store.players(table), recent=recent, rules_name=name
+        )
+        pic = public_picture(view, _since_hand(outputs))
+        pic["game"] = game
+        pic["problem"] = problem
+        return pic
+
+
+def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    for i in range(len(outputs) - 1, -1, -1):
+        if outputs[i].get("event") == "hand_started":
+            return outputs[i:]
+    return outputs
+
+
+__all__ = [
+    "PUBLIC_FIELDS",
+    "PublicView",
+    "PublicViewError",
+    "delay_text",
+    "parse_delay",
+    "public_picture",
+]

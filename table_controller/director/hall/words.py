@@ -1,0 +1,294 @@
+"""The hall screen's words: a table's public picture, a game's result and the standings as
+the screen reads them ("Ann & Cy 7", "Trump: Hearts", "Bidding"), made here so the page
+only lays text out and never maps a code (``NS``, ``choosing_dealer``, ``JH``) itself.
+
+Pure: it reads a picture that ``public.public_picture`` already cut down to what a
+spectator may see, and the outputs ``feed.messages.public_outputs`` let through, so no
+sentence here can name a card a player still holds (a renege spotted is said without the
+card; the card is public once the renege is proven).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller.cards import Card, Suit
+from table_controller.director import words as director_words
+from table_controller.rules.events import HandResult, Irregularity, Remedy, ThrowIn
+from table_controller.seats import Seat
+from table_controller.words import (
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    card_face,
+    event_words,
+    phase_words,
+    suit_name,
+)
+
+TEAMS = ("NS", "EW")
+TEAM_WORDS = {"NS": "North–South", "EW": "East–West"}
+
+
+def table_title(table: Mapping[str, Any]) -> str:
+    """A table's row (``title`` or ``name``, and ``table``) as people read it."""
+    return director_words.table_title(
+        str(table.get("table") or ""), table.get("title") or table.get("name")
+    )
+
+
+def seat_names(picture: Mapping[str, Any]) -> dict[str, str]:
+    """Each seat's player ("N" -> "Ann"; the seat's word when no one is named)."""
+    names = {s.name: SEAT_NAMES[s] for s in Seat}
+    for seat in picture.get("seats") or []:
+        if seat.get("seat") in names and seat.get("name"):
+            names[seat["seat"]] = str(seat["name"])
+    return names
+
+
+def team_names(names: Mapping[str, str]) -> dict[str, str]:
+    """Each partnership by its players ("Ann & Cy"), or "North–South" when unnamed."""
+    out = {}
+    for team, (a, b) in (("NS", ("N", "S")), ("EW", ("E", "W"))):
+        first, second = names.get(a, ""), names.get(b, "")
+        unnamed = {first, second} <= set(SEAT_NAMES.values())
+        out[team] = TEAM_WORDS[team] if unnamed else f"{first} & {second}"
+    return out
+
+
+def _face(code: Any) -> dict[str, Any] | None:
+    try:
+        card = Card.parse(str(code))
+    except ValueError:
+        return None
+    return {"text": card_face(card), "red": card.suit in (Suit.D, Suit.H)}
+
+
+def _suit(code: Any) -> Suit | None:
+    try:
+        return Suit.parse(str(code))
+    except ValueError:
+        return None
+
+
+def _enum_words(words: Mapping[Any, str], enum: Any, code: Any) -> str:
+    try:
+        return words[enum(code)]
+    except ValueError:
+        return str(code).replace("_", " ")
+
+
+def news_text(out: Mapping[str, Any], names: Mapping[str, str], teams: Mapping[str, str]) -> str:
+    """One public output as a sentence for the hall ("Hand 3: Ann & Cy +1")."""
+    event = str(out.get("event") or "")
+    who = names.get(str(out.get("seat")), "")
+    if event == "hand_started":
+        return f"Hand {out.get('hand')}: {names.get(str(out.get('dealer')), '')} deals"
+    if event == "first_dealer_set":
+        return f"{who} deals first"
+    if event == "trump_set":
+        suit = _suit(out.get("trump"))
+        alone = " and goes alone" if out.get("alone") else ""
+        return f"{names.get(str(out.get('maker')), '')} called {suit_name(suit)}{alone}"
+    if event == "trick_won":
+        return f"{names.get(str(out.get('winner')), '')} took trick {out.get('trick')}"
+    if event == "hand_scored":
+        return hand_text(out, names, teams)
+    if event == "hand_thrown_in":
+        reason = _enum_words(THROW_IN_WORDS, ThrowIn, out.get("reason"))
+        return f"Hand {out.get('hand')} thrown in ({reason})"
+    if event == "renege_spotted":  # the held card stays out: the table checks it
+        return f"Possible renege by {who} in trick {out.get('trick')}: the table checks it"
+    if event == "renege_proven":
+        played, proof = _face(out.get("played")), _face(out.get("proof"))
+        cards = (
+            f": played {played['text']} while holding {proof['text']}" if played and proof else ""
+        )
+        return f"Renege by {who} in trick {out.get('trick')}{cards}"
+    if event == "irregularity_found":
+        title = _enum_words(IRREGULARITY_WORDS, Irregularity, out.get("kind"))
+        remedy = _enum_words(REMEDY_WORDS, Remedy, out.get("remedy"))
+        return f"{title}{f' by {who}' if who else ''}: {remedy}"
+    if event in ("penalty_scored", "score_corrected"):
+        points = out.get("points")
+        team = teams.get(str(out.get("team")), "")
+        label = "Penalty" if event == "penalty_scored" else "The director's correction"
+        return f"{label}: {team} {points:+d}" if isinstance(points, int) else label
+    if event == "game_ended":
+        return game_text(out, teams)
+    if event == "match_won":
+        return f"{teams.get(str(out.get('winner')), '')} won the match"
+    return event_words(event)
+
+
+def hand_text(out: Mapping[str, Any], names: Mapping[str, str], teams: Mapping[str, str]) -> str:
+    """A scored hand, the points first: "Hand 3: Ann & Cy +2 (euchred)"."""
+    result = _enum_words(RESULT_WORDS, HandResult, out.get("result"))
+    points = out.get("points") or [0, 0]
+    scored = [f"{teams[t]} +{p}" for t, p in zip(TEAMS, points, strict=False) if p]
+    return f"Hand {out.get('hand')}: {', '.join(scored) or 'no points'} ({result})"
+
+
+def game_text(out: Mapping[str, Any], teams: Mapping[str, str]) -> str:
+    """A game's end: "Ann & Cy won 10–7 against Bo & Di" (or a tie)."""
+    a, b = [*(out.get("scores") or []), 0, 0][:2]
+    winner = out.get("winner")
+    if winner not in TEAMS:
+        return f"A tie, {a}–{b}"
+    loser = "EW" if winner == "NS" else "NS"
+    high, low = (a, b) if winner == "NS" else (b, a)
+    return f"{teams[str(winner)]} won {high}–{low} against {teams[loser]}"
+
+
+def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
+    """The words the hall shows for one table's public picture (added to it)."""
+    names = seat_names(picture)
+    teams = team_names(names)
+    score = picture.get("score") or {}
+    tricks = picture.get("tricks_won") or {}
+    games = score.get("games") or {}
+    winner = picture.get("winner") or {}
+    phase = phase_words(picture.get("phase"))
+    if picture.get("phase") == "over":
+        team = winner.get("team")
+        phase = f"{teams[team]} won" if team in teams else "Game over"
+    hand = picture.get("hand")
+    dealer = picture.get("dealer")
+    trump = picture.get("trump")
+    trump_words = None
+    if trump:
+        suit = _suit(trump.get("suit"))
+        maker = names.get(str(picture.get("maker")), "")
+        trump_words = {
+            "text": suit_name(suit),
+            "symbol": "" if suit is None else suit.symbol,
+            "red": bool(trump.get("red")),
+            "by": (f"{maker} alone" if picture.get("alone") else f"by {maker}") if maker else "",
+        }
+    upcard = picture.get("upcard")
+    up_words = None
+    if upcard and not trump:  # the bidding's card: everyone at the table saw it
+        face = _face(upcard.get("card", {}).get("code"))
+        if face is not None:
+            up_words = {**face, "status": str(upcard.get("status") or "up")}
+    trick = picture.get("trick") or {}
+    plays = []
+    for play in trick.get("plays") or []:
+        face = _face(play.get("card", {}).get("code"))
+        if face is not None:
+            plays.append({"who": names.get(str(play.get("seat")), ""), **face})
+    to_win = score.get("to_win")
+    per_game = score.get("hands_per_game")
+    return {
+        "title": title,
+        "phase_text": phase,
+        "hand_text": f"Hand {hand}" if hand else "",
+        "dealer_text": f"{names[dealer]} deals" if dealer in names and hand else "",
+        "goal_text": f"Game to {to_win}"
+        if to_win
+        else (f"{per_game} hands a game" if per_game else ""),
+        "teams": [
+            {
+                "team": t,
+                "names": teams[t],
+                "score": score.get(t, 0),
+                "tricks": tricks.get(t, 0),
+                "games": games.get(t) if games else None,
+                "won": winner.get("team") == t,
+            }
+            for t in TEAMS
+        ],
+        "trump_words": trump_words,
+        "upcard_words": up_words,
+        "trick_text": f"Trick {trick.get('number')}" if trick.get("number") else "",
+        "plays": plays,
+        "names": names,
+        "team_names": teams,
+    }
+
+
+# --- standings ------------------------------------------------------------------------
+
+
+def bracket_rows(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A bracket before its champion: the matches of the round being played."""
+    names = {t.get("id"): t.get("name") for t in event.get("teams") or []}
+    for rnd in event.get("bracket") or []:
+        matches = rnd.get("matches") or []
+        if any(m.get("winner") is None and not m.get("bye") for m in matches):
+            out = []
+            for m in matches:
+                top, bottom = names.get(m.get("top")), names.get(m.get("bottom"))
+                games = m.get("games") or []
+                won = (games.count(m.get("top")), games.count(m.get("bottom")))
+                out.append(
+                    {
+                        "place": "",
+                        "name": f"{top or 'to be decided'} v {bottom or 'to be decided'}",
+                        "detail": str(rnd.get("name") or ""),
+                        "value": f"{won[0]}–{won[1]}",
+                        "more": "",
+                    }
+                )
+            return out
+    return []
+
+
+def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any] | None:
+    """The round's seating, for the players looking for their table: each of the
+    event's tables ("Table 2", or the table that plays it by its name) and who sits
+    where; ``titles`` the tables' names by id. None before an event or its seating."""
+    seating = event.get("seating") or {}
+    tables = seating.get("tables") or []
+    if not tables:
+        return None
+    rows = []
+    for t in tables:
+        feed = t.get("feed")
+        title = titles.get(feed, feed) if feed else f"Table {t.get('table')}"
+        seats = t.get("seats") or {}
+        if set(seats) <= set(TEAMS):
+            text = " v ".join(str(seats[k]) for k in TEAMS if k in seats)
+        else:
+            text = ", ".join(
+                f"{SEAT_NAMES[Seat.parse(k)]} {v}"
+                for k, v in seats.items()
+                if k in {s.name for s in Seat}
+            )
+        rows.append({"title": title, "text": text})
+    byes = [str(b) for b in seating.get("byes") or []]
+    return {
+        "heading": f"Round {seating.get('round')}: where to sit",
+        "tables": rows,
+        "byes": f"Sitting out: {', '.join(byes)}" if byes else "",
+    }
+
+
+def standings_heading(event: Mapping[str, Any]) -> str:
+    if event.get("format") == "bracket":
+        return "Champion" if event.get("champion") else "The bracket"
+    return "Standings"
+
+
+def round_text(event: Mapping[str, Any]) -> str:
+    """The event's round for the screen's header ("Round 2 of 4"), "" when none."""
+    rnd, rounds = event.get("round"), event.get("rounds")
+    return f"Round {rnd} of {rounds}" if rnd and rounds else ""
+
+
+__all__ = [
+    "bracket_rows",
+    "game_text",
+    "hand_text",
+    "news_text",
+    "round_text",
+    "seat_names",
+    "seating_words",
+    "standings_heading",
+    "table_title",
+    "table_words",
+    "team_names",
+]

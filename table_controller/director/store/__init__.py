@@ -1,0 +1,46 @@
+"""The director's store: everything every table sent and everything directors did, in
+one SQLite file or one PostgreSQL database (``db.py``: the same SQL on both).
+
+One module per concern, each with its own SQL, over one connection and one lock
+(``core.py``); ``facade.py``'s ``DirectorStore`` builds them all and offers their
+methods under one name (its docstring lists the parts). Other folders take the store,
+and the few names of its parts they need, from here, never from a part's module.
+
+The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that folder's note.
+"""
+
+from __future__ import annotations
+
+from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
+from table_controller.director.store.facade import (
+    ALERT_KINDS,
+    ALERT_STATES,
+    MAX_EVERY,
+    SESSION_SECONDS,
+    DirectorStore,
+    Projection,
+    finite,
+)
+from table_controller.director.store.fleet_config import CONFIG_STATES
+from table_controller.director.store.fleet_updates import FleetUpdates
+from table_controller.director.store.tables import RawTable, table_row
+from table_controller.director.store.usage import TableUsage, usage_words
+
+__all__ = [
+    "ALERT_KINDS",
+    "ALERT_STATES",
+    "CONFIG_STATES",
+    "MAX_EVERY",
+    "SESSION_SECONDS",
+    "DirectorStore",
+    "FleetUpdates",
+    "Projection",
+    "RawTable",
+    "StoreError",
+    "StoreUnavailable",
+    "TableUsage",
+    "finite",
+    "is_url",
+    "table_row",
+    "usage_words",
+]

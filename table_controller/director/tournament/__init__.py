@@ -1,0 +1,62 @@
+"""The tournament: the event's format run from the dashboard (``admin.py``, its forms in
+``forms.py``, the 12-hand rounds' final in ``final.py``), the events a store holds and
+which games belong to each (``catalog.py``), the formats of the rule texts (``formats/``,
+pure), and the results every screen and paper renders (``results/``).
+
+"Tournament" names the folder and not "event", which also means a game's event; the
+code keeps the rule texts' and the dashboard's word ("the event") for one tournament.
+"""
+
+from __future__ import annotations
+
+from table_controller.director.tournament.admin import (
+    AdminError,
+    EventsAdmin,
+    EventState,
+    current_round,
+    slug,
+)
+from table_controller.director.tournament.catalog import EventChoiceError
+from table_controller.director.tournament.formats import (
+    Bracket,
+    FormatError,
+    ProgressiveEvent,
+    RoundsEvent,
+)
+from table_controller.director.tournament.forms import ACTIONS as FORM_ACTIONS
+from table_controller.director.tournament.forms import apply as apply_form
+from table_controller.director.tournament.results import (
+    ExportError,
+    NoGames,
+    ResultsSource,
+    check_folder,
+    collect,
+    export_files,
+    hall_results,
+    hall_standings,
+    write_all,
+)
+
+__all__ = [
+    "FORM_ACTIONS",
+    "AdminError",
+    "Bracket",
+    "EventChoiceError",
+    "EventState",
+    "EventsAdmin",
+    "ExportError",
+    "FormatError",
+    "NoGames",
+    "ProgressiveEvent",
+    "ResultsSource",
+    "RoundsEvent",
+    "apply_form",
+    "check_folder",
+    "collect",
+    "current_round",
+    "export_files",
+    "hall_results",
+    "hall_standings",
+    "slug",
+    "write_all",
+]

@@ -1,0 +1,70 @@
+"""Tournament formats from the rule texts (docs/formats.md): pure, JSON-serialisable.
+
+Progressive rounds with individual scores (003), 12-hand team rounds with losers
+rotating and a final (001), single-elimination brackets of best two of three (000), and
+the roster of players, teams, absentees and substitutes behind them. Results come in as
+data; nothing here reads a clock, a file or a random source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from table_controller.director.tournament.formats.bracket import Bracket, Match, seed_order
+from table_controller.director.tournament.formats.progressive import (
+    Balance,
+    Chart,
+    ProgressiveEvent,
+    RoundPlan,
+    Standing,
+    rotation_chart,
+    scores_from_game_ended,
+)
+from table_controller.director.tournament.formats.roster import FormatError, Player, Roster, Team
+from table_controller.director.tournament.formats.rounds import (
+    FinalResult,
+    Playoff,
+    RoundsEvent,
+    TeamStanding,
+)
+
+Event = ProgressiveEvent | RoundsEvent | Bracket
+
+
+def load(obj: Mapping[str, Any]) -> Event:
+    """An event from its ``to_json()`` form, by its ``"format"`` field."""
+    kind = obj.get("format")
+    if kind == "progressive":
+        return ProgressiveEvent.from_json(obj)
+    if kind == "rounds":
+        return RoundsEvent.from_json(obj)
+    if kind == "bracket":
+        return Bracket.from_json(obj)
+    raise FormatError(
+        f"Unknown event format {kind!r}: it is one of 'progressive', 'rounds', 'bracket'."
+    )
+
+
+__all__ = [
+    "Balance",
+    "Bracket",
+    "Chart",
+    "Event",
+    "FinalResult",
+    "FormatError",
+    "Match",
+    "Player",
+    "Playoff",
+    "ProgressiveEvent",
+    "Roster",
+    "RoundPlan",
+    "RoundsEvent",
+    "Standing",
+    "Team",
+    "TeamStanding",
+    "load",
+    "rotation_chart",
+    "scores_from_game_ended",
+    "seed_order",
+]
