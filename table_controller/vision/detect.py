@@ -286,7 +286,7 @@ class CardReader:
             return first
         return first + self._second_look(gray, rejected, first, offset, frame)
 
-    def _full_size(self, frame: Image) -> Image:
+    def full_size(self, frame: Image) -> Image:
         """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
         x0, y0, x1, y1 = self.roi
         box = frame[y0:y1, x0:x1]
@@ -324,7 +324,7 @@ class CardReader:
         self.second_looks += int(plausible.sum())
         if frame is not None and k > 1:
             box = np.array(self.roi[:2], np.float32)
-            decoded = self.decoder.read(self._full_size(frame), full[plausible] - box)
+            decoded = self.decoder.read(self.full_size(frame), full[plausible] - box)
             k, offset = 1, box
         else:
             decoded = self.decoder.read(gray, rejected[plausible])
@@ -388,7 +388,7 @@ class CardReader:
         size, leaving out the cards read in it (``cards``) and the markers of this
         family already listed apart."""
         assert self.other is not None
-        box = np.ascontiguousarray(self._full_size(frame))
+        box = np.ascontiguousarray(self.full_size(frame))
         x0, y0 = self.roi[:2]
         if self.other.printing is Printing.ARUCO:
             offset = np.array([x0, y0], np.float32)
