@@ -25,7 +25,7 @@ the rate; 0 turns the looks off.
   (the table's deck, its corners included, is printed in QR codes), of a card marker's
   size on the table (the reader checks it, as for its own family).
 
-Costs: docs/benchmarks.md (bench/vision.py ``--sections 8``).
+Costs: docs/benchmarks.md (bench/vision.py ``--sections 7``).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ is another deck's card (vision/foreign.py). But a QR module is 1.43 mm: about 1.
    an ArUco marker's border and quiet zone, which an ArUco marker fits at 0.89 and more
    and a QR code at 0.55-0.82. A card is a QR card when both its squares fit the
    finders at least ``FIT_MIN`` and no worse than ``BORDER_LEAD`` below the border
-   (``qr_card``). Set on the camera model's venues (bench/vision.py ``--sections 8``):
+   (``qr_card``). Set on the camera model's venues (bench/vision.py ``--sections 7``):
    83-86 % of sharp QR cards in one frame, none of 564 ArUco cards.
 
 Where the picture is fine enough the code's text is read too (zxing-cpp on the warped
@@ -106,11 +106,11 @@ def card_shapes(gray: Gray, px_per_mm: float, to_mm: ToMm) -> list[Points]:
     wide as a card's on the table (within ``CARD_FIT``), and nearly fills its rectangle
     (a card partly under a hand or another card does not: it is looked for again in a
     later frame). ``px_per_mm``: the picture's scale, roughly; ``to_mm``: its px to mm."""
-    k = max(1, int(px_per_mm / SHAPE_PX_PER_MM))
-    if k > 1:
-        size = (gray.shape[1] // k, gray.shape[0] // k)
-        gray = np.asarray(cv2.resize(gray, size, interpolation=cv2.INTER_AREA), np.uint8)
-        px_per_mm /= k
+    k = 1  # halved while a card stays over SHAPE_PX_PER_MM a mm (cheap: pyrDown)
+    while px_per_mm / (2 * k) >= SHAPE_PX_PER_MM:
+        gray = np.asarray(cv2.pyrDown(gray), np.uint8)
+        k *= 2
+    px_per_mm /= k
     window = max(15, int(1.6 * CARD_H * px_per_mm) | 1)
     light = cv2.adaptiveThreshold(
         gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, window, -BRIGHTER
@@ -121,12 +121,11 @@ def card_shapes(gray: Gray, px_per_mm: float, to_mm: ToMm) -> list[Points]:
     # where a zone's outline holds a hole larger), then opened by a few mm: a line goes,
     # the card stays.
     contours, tree = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    holes = [
-        c
-        for c, (_, _, _, parent) in zip(contours, tree[0] if tree is not None else [], strict=True)
-        if parent >= 0 and cv2.contourArea(c) < HOLE_SHARE * area
-    ]
-    cv2.drawContours(light, holes, -1, 255, cv2.FILLED)
+    if tree is not None:
+        inner = np.flatnonzero(tree[0][:, 3] >= 0)  # holes: the contours with a parent
+        largest = HOLE_SHARE * area
+        holes = [contours[i] for i in inner if cv2.contourArea(contours[i]) < largest]
+        cv2.drawContours(light, holes, -1, 255, cv2.FILLED)
     light = cv2.morphologyEx(light, cv2.MORPH_OPEN, _OPEN)
     contours, _ = cv2.findContours(light, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     boxes = []
@@ -138,7 +137,7 @@ def card_shapes(gray: Gray, px_per_mm: float, to_mm: ToMm) -> list[Points]:
         w, h = rect[1]
         if a < CARD_FILLED * w * h or max(w, h) > 2.0 * min(w, h):
             continue
-        boxes.append((cv2.boxPoints(rect) + 0.5) * k - 0.5)
+        boxes.append(cv2.boxPoints(rect) * k)  # a halved picture's px i is 2i
     if not boxes:
         return []
     mm = to_mm(np.asarray(boxes, np.float64).reshape(-1, 2)).reshape(-1, 4, 2)
