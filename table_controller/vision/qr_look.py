@@ -122,7 +122,7 @@ def card_shapes(gray: Gray, px_per_mm: float, to_mm: ToMm) -> list[Points]:
     # the card stays.
     contours, tree = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if tree is not None:
-        inner = np.flatnonzero(tree[0][:, 3] >= 0)  # holes: the contours with a parent
+        inner = np.flatnonzero(tree[0][:, 3] >= 0).tolist()  # holes: contours with a parent
         largest = HOLE_SHARE * area
         holes = [contours[i] for i in inner if cv2.contourArea(contours[i]) < largest]
         cv2.drawContours(light, holes, -1, 255, cv2.FILLED)
