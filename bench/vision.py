@@ -1,7 +1,7 @@
 """The camera's path on the synthetic table: cost per frame, read rate, wrong cards, latency.
 
 Run it as ``.venv/bin/python bench/vision.py`` (``--quick`` for a smoke run of seconds);
-it prints the command, the machine and the versions, then six sections (``--sections``
+it prints the command, the machine and the versions, then seven sections (``--sections``
 picks some, e.g. ``--sections 56``):
 
 1. **Cost per frame** at 1280x720 on one core (OpenCV limited to one thread, CPU time of
@@ -48,6 +48,10 @@ picks some, e.g. ``--sections 56``):
    (light, defocus, motion blur, lens k1 with and without the lens measured, resolution,
    occlusion, glare) varied alone from a good baseline, over ``--condition-scenes``
    tables per row; a Markdown table with the position error and the whole path's cost.
+7. **The other marker family** (``vision_other.py``): QR-printed cards at an ArUco table,
+   over ``--other-venues`` venues at 1280x720 and 1920x1080: the reader's time per frame
+   with and without the look for them (a ratio, same run), how often one is found in a
+   look and reported within a second, and false alarms.
 
 Times are CPU time (``time.process_time``) with ``cv2.setNumThreads(1)``: the cost on
 one core, not disturbed by other work on a shared machine (beyond the cache).
@@ -89,6 +93,7 @@ from vision_common import (
     readable,
 )
 from vision_conditions import section_conditions
+from vision_other import section_other
 from vision_sequences import section_still
 
 from table_controller.cards import DECK, Card
@@ -816,11 +821,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="section 6: tables of 8 cards per condition (default 100)",
     )
     parser.add_argument(
+        "--other-venues",
+        type=int,
+        default=150,
+        help="section 7: venues a picture size (default 150)",
+    )
+    parser.add_argument(
         "--jobs", type=int, default=2, help="sections 5 and 6: processes (default 2)"
     )
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument(
-        "--sections", default="123456", help="which sections to run (default 123456)"
+        "--sections", default="1234567", help="which sections to run (default 1234567)"
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     args = parser.parse_args(argv)
@@ -850,6 +861,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "4": section_latency,
         "5": section_still,
         "6": section_conditions,
+        "7": section_other,
     }
     for key in args.sections:
         sections[key](args, cals)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.rules.codec import event_name
-from table_controller.rules.events import INPUT_EVENTS
+from table_controller.rules.events import INPUT_EVENTS, Printing
 from table_controller.rules.presets import PRESETS
 from table_controller.transcript import SINCE, VERSION
 
@@ -29,6 +29,7 @@ _TYPES: dict[str, dict[str, Any]] = {
     "Team": {"enum": ["NS", "EW"]},
     "tuple[Card, ...]": {"$ref": "#/$defs/cards"},
     "tuple[Card, ...] | None": {"anyOf": [{"$ref": "#/$defs/cards"}, {"type": "null"}]},
+    "Printing | None": {"anyOf": [{"enum": [p.value for p in Printing]}, {"type": "null"}]},
     "Mapping[Seat, tuple[Card, ...]]": {"$ref": "#/$defs/hands"},
 }
 

@@ -32,12 +32,13 @@ from table_controller.safe_json import JSONLimitError, loads_limited
 
 DEFAULT_PRESET = "td-tournament"
 
-VERSION = 2
+VERSION = 3
 """The newest transcript format this code reads and writes (docs/transcript.md)."""
 
 SINCE: dict[tuple[str, str], int] = {
     ("renege_claimed", "trick"): 2,
     ("all_nines_shown", "cards"): 2,
+    ("foreign_card_seen", "family"): 3,
 }
 """Input fields added after version 1: (event, field) to the version that added it."""
 

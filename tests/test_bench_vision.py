@@ -47,6 +47,9 @@ def test_the_vision_benchmark_runs_quickly_and_prints_its_sections() -> None:
         "| Condition | Value | Cards | Read in one frame |",
         "| lens k1 | -0.15, with calibrate lens |",
         "| occlusion | 50% of the card |",
+        "== 7. The other marker family: QR cards at an ArUco table ==",
+        "QR cards found in one look: ",
+        "false alarms (a QR card listed where none lies): ",
     ):
         assert line in out, f"{line!r} missing from:\n{out}"
 

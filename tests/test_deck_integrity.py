@@ -1,7 +1,8 @@
-"""The deck's integrity, every hand (issue 31): two decks mixed, a card not of this deck,
-a card seen twice, a hand ended short and a wrong kitty, each from the camera's real
-path (the synthetic table rendered, read by the watcher) to an alert with its picture
-on the table's page and on the director's dashboard, both in Debian's chromium.
+"""The deck's integrity, every hand (issue 31): two decks mixed, a card not of this deck
+(an ArUco number no card has, and a card printed with QR codes), a card seen twice, a
+hand ended short and a wrong kitty, each from the camera's real path (the synthetic
+table rendered, read by the watcher) to an alert with its picture on the table's page
+and on the director's dashboard, both in Debian's chromium.
 
 The rule each quotes: 001 s2 "Only 24 cards, each suit's nine (9) through ace, are in
 play."; 003 "If an incorrect number of cards are found at any time during play, the hand
@@ -20,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from test_director_service import client, publish, topic, wait_until
 from test_director_store import feed_messages
 from test_director_web import ARTIFACTS, World, log_in_page
@@ -33,6 +34,7 @@ from table_controller.rules.events import (
     ForeignCardSeen,
     HandDealt,
     KittyCardSeen,
+    Printing,
     SecondCopySeen,
 )
 from table_controller.rules.hand import Phase
@@ -44,6 +46,7 @@ from table_controller.vision.calibration import calibrate
 from table_controller.vision.evidence import Seen
 from table_controller.vision.foreign import ForeignCardLaid, ForeignSeen, ForeignTracker
 from table_controller.vision.markers import family
+from table_controller.vision.other_family import OTHER_EVERY
 from table_controller.vision.synthetic import Camera, CardPlacement, Scene, place, render
 from table_controller.vision.tracker import CardLaid, CardSeenTwice
 from table_controller.vision.watcher import CardWatcher
@@ -54,15 +57,15 @@ CAMERA = Camera()
 FOREIGN_MARKER = 31  # an ArUco 4x4 marker numbered past the deck's 24: another deck's card
 
 
-def watched(*scenes: Scene) -> list[Seen]:
-    """What the watcher reports over ``scenes``, each shown for two frames."""
+def watched(*scenes: Scene, frames: int = 2) -> list[Seen]:
+    """What the watcher reports over ``scenes``, each shown for ``frames`` frames."""
     calibration = calibrate(render(Scene(camera=CAMERA, seed=1)).image)
     watcher = CardWatcher(calibration)
     seen: list[Seen] = []
     frame = 0
     for scene in scenes:
         image = render(scene).image
-        for _ in range(2):
+        for _ in range(frames):
             seen += watcher.process(image, frame, frame / 30)
             frame += 1
     return seen
@@ -76,8 +79,9 @@ def only(seen: list[Seen], kind: type) -> Seen:
 @pytest.fixture(scope="module")
 def camera_seen() -> dict[str, Seen]:
     """The camera's reports, with their pictures, for each case: the 9♠ laid in North's
-    square and in East's, two 9♥ at once, a card of another deck in West's, a card laid
-    in the kitty."""
+    square and in East's, two 9♥ at once, a card of another deck in West's (an ArUco
+    number no card has; a card printed with QR codes, found in the frames the other
+    family is looked for in), a card laid in the kitty."""
     rng = np.random.default_rng(5)
     out: dict[str, Seen] = {}
     for name, card, zone in (
@@ -92,6 +96,8 @@ def camera_seen() -> dict[str, Seen]:
     out["twice"] = only(watched(Scene(cards=two, camera=CAMERA)), CardSeenTwice)
     foreign = Scene(cards=(_marked(place(QH, "play:W", rng), FOREIGN_MARKER),), camera=CAMERA)
     out["foreign"] = only(watched(foreign), ForeignCardLaid)
+    qr = Scene(cards=(replace(place(QH, "play:W", rng), family="qr-zxing"),), camera=CAMERA)
+    out["qr"] = only(watched(qr, frames=OTHER_EVERY + 1), ForeignCardLaid)
     return out
 
 
@@ -108,9 +114,12 @@ def test_the_camera_reports_a_card_of_another_deck_and_two_copies_with_pictures(
     foreign = camera_seen["foreign"]
     assert isinstance(foreign.event, ForeignCardLaid)
     assert (foreign.event.marker, foreign.event.zone) == (FOREIGN_MARKER, "play:W")
+    qr = camera_seen["qr"]
+    assert isinstance(qr.event, ForeignCardLaid)
+    assert (qr.event.family, qr.event.zone) == (Printing.QR, "play:W")
     twice = camera_seen["twice"]
     assert isinstance(twice.event, CardSeenTwice) and twice.event.card == NINE_H
-    for seen in (foreign, twice):
+    for seen in (foreign, qr, twice):
         assert seen.evidence is not None and seen.evidence[:2] == b"\xff\xd8"  # a JPEG
     both = cv2.imdecode(np.frombuffer(twice.evidence or b"", np.uint8), cv2.IMREAD_GRAYSCALE)
     # Both copies in the one picture, side by side.
@@ -169,7 +178,7 @@ class Played:
         await until("ordered up", lambda: table.game.phase is Phase.DISCARDING)
         table.devices.press(W, SeatButton.PASS)
         await until("the play", lambda: table.game.phase is Phase.PLAYING)
-        for name in ("N", "E", "twice", "foreign", "kitty"):
+        for name in ("N", "E", "twice", "foreign", "qr", "kitty"):
             count = len(table.game.log)
             s = self.seen[name]
             table.submit(CameraSaw(s))
@@ -198,16 +207,30 @@ def test_the_table_takes_none_of_them_and_logs_each_with_its_picture(played: Pla
     deck = [e for e in game.log if isinstance(e, SecondCopySeen | ForeignCardSeen | KittyCardSeen)]
     pair = deck[1]
     assert isinstance(pair, SecondCopySeen) and pair.seat in (N, S)  # either copy's square
+    qr = played.seen["qr"].event
+    assert isinstance(qr, ForeignCardLaid)
     assert deck == [
         SecondCopySeen(NINE_S, E),
         SecondCopySeen(NINE_H, pair.seat, at_once=True),
         ForeignCardSeen(W, FOREIGN_MARKER),
+        ForeignCardSeen(W, qr.marker, Printing.QR),
         KittyCardSeen(NINE_S),
     ]
-    snapshot = played.table.sinks.snapshot
+    sinks = played.table.sinks
+    wait_until(  # the page's snapshot follows the log
+        "the snapshot", lambda: len((sinks.snapshot or {}).get("irregularities", [])) >= 6
+    )
+    snapshot = sinks.snapshot
     assert snapshot is not None
     kinds = [i["kind"] for i in snapshot["irregularities"]]
-    assert kinds == ["second_copy", "second_copy", "foreign_card", "wrong_kitty", "short_hand"]
+    assert kinds == [
+        "second_copy",
+        "second_copy",
+        "foreign_card",
+        "foreign_card",
+        "wrong_kitty",
+        "short_hand",
+    ]
     for i in snapshot["irregularities"]:
         assert i["evidence"] and all(p["url"].startswith("/evidence/") for p in i["evidence"])
     # The copy's picture is its own: the 9♠ the game took keeps its own picture.
@@ -221,24 +244,62 @@ def test_each_alert_with_its_picture_on_the_table_s_page(played: Played, browser
     try:
         page.goto(played.table.url)
         items = page.locator("#irregularities li")
-        expect(items).to_have_count(5)
+        expect(items).to_have_count(6)
         expect(items.nth(0)).to_contain_text("A second copy of a card: East")
         expect(items.nth(0)).to_contain_text("a second 9♠ was laid in East's square")
         expect(items.nth(1)).to_contain_text("9♥ is on the table twice at once")
         expect(items.nth(2)).to_contain_text("A card not of this deck: West")
-        expect(items.nth(3)).to_contain_text("the kitty, but it was played by North in trick 1")
-        expect(items.nth(4)).to_contain_text("A hand ended short")
-        for n in range(5):
+        expect(items.nth(3)).to_contain_text("A card not of this deck: West")
+        expect(items.nth(3)).to_contain_text(
+            "a card printed with QR codes (another deck's) was laid in West's square"
+        )
+        expect(items.nth(4)).to_contain_text("the kitty, but it was played by North in trick 1")
+        expect(items.nth(5)).to_contain_text("A hand ended short")
+        for n in range(6):
             img = items.nth(n).locator("img").first
             wait_until(
                 "the picture", lambda img=img: img.evaluate("i => i.complete && i.naturalWidth > 0")
             )
         text = page.evaluate("document.body.innerText")
         assert "second_copy" not in text and "9S" not in text and "play:" not in text
+        assert "qr-zxing" not in text and "Printing" not in text and "foreign" not in text
+        corner = page.locator("#problems")
+        expect(corner.locator("h2")).to_have_text("Reneges and irregularities (6, newest first)")
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "table-page-deck.png"), full_page=True)
+        readable(page)
+        items.nth(3).scroll_into_view_if_needed()  # the card printed with QR codes
+        corner.screenshot(path=str(ARTIFACTS / "table-page-deck-qr.png"))
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone: under the felt
+        readable(page)
+        page.set_viewport_size({"width": 390, "height": 2400})  # the whole list, for a look
+        corner.screenshot(path=str(ARTIFACTS / "table-page-deck-phone.png"))
     finally:
         context.close()
+
+
+def readable(page: Page) -> None:
+    """The alerts' corner as a person reads it: every alert's words inside the corner,
+    none wider than it (words wrap), at a size read across a table (15 px or more), and
+    the newest alert, shown first, whole in view without scrolling."""
+    sizes = page.evaluate(
+        """() => {
+          const box = document.querySelector('#problems').getBoundingClientRect();
+          return [...document.querySelectorAll('#problems li')].map(li => {
+            const r = li.getBoundingClientRect();
+            return {left: r.left - box.left, right: box.right - r.right,
+                    wide: li.scrollWidth - li.clientWidth, top: r.top - box.top,
+                    bottom: box.bottom - r.bottom,
+                    font: parseFloat(getComputedStyle(li.querySelector('.text')).fontSize)};
+          });
+        }"""
+    )
+    for li in sizes:
+        assert li["left"] >= 0 and li["right"] >= 0 and li["wide"] <= 0, li
+        assert li["font"] >= 15, li
+    newest = sizes[-1]
+    assert newest["top"] >= 0 and newest["bottom"] >= 0, newest
+    assert newest["top"] < min(li["top"] for li in sizes[:-1])  # first on screen
 
 
 def test_each_alert_with_its_picture_and_the_rule_on_the_dashboard(
@@ -257,19 +318,20 @@ def test_each_alert_with_its_picture_and_the_rule_on_the_dashboard(
                 png = images[(m["game"], m["seq"])]
                 publish(feed, topic(f"evidence/{m['game']}/{m['seq']}", TABLE_ID), png)
             publish(feed, topic("events", TABLE_ID), m)
-        wait_until("the alerts", lambda: len(world.store.alerts()) >= 5)
+        wait_until("the alerts", lambda: len(world.store.alerts()) >= 6)
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         page = context.new_page()
         page.goto(world.served.url)
         log_in_page(page)
         alerts = page.locator('#alerts [data-kind="irregularity"]')
-        expect(alerts).to_have_count(5)
+        expect(alerts).to_have_count(6)
         rule = "If an incorrect number of cards are found at any time during play"
         cases = [
             (0, "The second 9♠, laid in Bo (East)'s square", True, rule),
             (2, "The card not of this deck, laid in Di (West)'s square", False, rule),
-            (3, "The 9♠ turned up in the kitty", True, "The kitty is then set aside"),
-            (4, "The card turned up in the kitty", False, rule),
+            (3, "The card not of this deck, laid in Di (West)'s square", False, rule),
+            (4, "The 9♠ turned up in the kitty", True, "The kitty is then set aside"),
+            (5, "The card turned up in the kitty", False, rule),
         ]
         for n, caption, proof, quoted in cases:
             alerts.nth(n).locator(".open-alert").click()

@@ -12,7 +12,13 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.rules.codec import encode
-from table_controller.rules.events import AllNinesShown, HandDealt, RenegeClaimed
+from table_controller.rules.events import (
+    AllNinesShown,
+    ForeignCardSeen,
+    HandDealt,
+    Printing,
+    RenegeClaimed,
+)
 from table_controller.rules.presets import preset
 from table_controller.schema import transcript_schema
 from table_controller.seats import Seat
@@ -80,9 +86,10 @@ def test_the_explicit_version_1_file_replays_as_its_twin() -> None:
 
 def test_a_newer_version_is_refused_with_what_to_do() -> None:
     with pytest.raises(TranscriptError) as info:
-        parse_lines(['{"version": 3, "rules": "td-tournament"}'], "new.jsonl")
+        parse_lines([f'{{"version": {VERSION + 1}, "rules": "td-tournament"}}'], "new.jsonl")
     assert info.value.line == 1
-    assert "version 3, newer than this table controller reads (versions 1 to 2)" in str(info.value)
+    newer = f"version {VERSION + 1}, newer than this table controller reads"
+    assert f"{newer} (versions 1 to {VERSION})" in str(info.value)
     assert "update table-controller" in str(info.value)
 
 
@@ -93,22 +100,27 @@ def test_a_version_that_is_not_one_is_refused(value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "field"),
+    ("line", "field", "since"),
     [
-        ('{"event": "renege_claimed", "by": "N", "against": "E", "trick": 1}', "trick"),
-        ('{"event": "all_nines_shown", "seat": "N", "cards": ["9C"]}', "cards"),
+        ('{"event": "renege_claimed", "by": "N", "against": "E", "trick": 1}', "trick", 2),
+        ('{"event": "all_nines_shown", "seat": "N", "cards": ["9C"]}', "cards", 2),
+        ('{"event": "foreign_card_seen", "seat": "W", "family": "qr"}', "family", 3),
     ],
 )
-def test_a_field_newer_than_the_file_is_refused_at_its_line(line: str, field: str) -> None:
-    for header in ([], ['{"rules": "family-bid-euchre"}'], ['{"version": 1}']):
+def test_a_field_newer_than_the_file_is_refused_at_its_line(
+    line: str, field: str, since: int
+) -> None:
+    for header in ([], ['{"rules": "family-bid-euchre"}'], [f'{{"version": {since - 1}}}']):
         with pytest.raises(TranscriptError) as info:
             parse_lines([*header, "# a comment", line], "old.jsonl")
         assert info.value.line == len(header) + 2
-        assert f".{field} is new in transcript version 2, and this file is version 1" in str(
-            info.value
+        file_version = 1 if not header or "rules" in header[0] else since - 1
+        assert (
+            f".{field} is new in transcript version {since}, and this file is version "
+            f"{file_version}" in str(info.value)
         )
-        assert 'put "version": 2 in its first line' in str(info.value)
-    assert parse_lines(['{"version": 2}', line]).version == 2
+        assert f'put "version": {since} in its first line' in str(info.value)
+    assert parse_lines([f'{{"version": {since}}}', line]).version == since
 
 
 def test_a_null_new_field_is_no_field() -> None:
@@ -146,6 +158,22 @@ def test_dump_writes_the_oldest_version_that_says_the_events() -> None:
     back = parse_lines(text.splitlines())
     assert back.version == 2 and back.events == new
     assert dump([RenegeClaimed(Seat.N, Seat.E, 2)]).splitlines()[0] == '{"version": 2}'
+
+
+def test_a_card_of_another_marker_family_needs_version_3_and_a_known_family() -> None:
+    """The family a foreign card is printed in (issue 31) is new in version 3; a foreign
+    card without it still writes and reads as version 1."""
+    assert not dump([ForeignCardSeen(Seat.W, 31)]).startswith('{"version"')
+    qr = ForeignCardSeen(Seat.W, None, Printing.QR)
+    text = dump([qr])
+    assert text.splitlines()[0] == '{"version": 3}'
+    assert parse_lines(text.splitlines()).events == [qr]
+    with pytest.raises(TranscriptError, match="'barcode' is not a marker family: aruco, qr"):
+        parse_lines(['{"version": 3}', '{"event": "foreign_card_seen", "family": "barcode"}'])
+    validator = jsonschema.Draft202012Validator(transcript_schema())
+    line = {"event": "foreign_card_seen", "seat": "W", "family": "qr"}
+    assert not list(validator.iter_errors(line))
+    assert list(validator.iter_errors({**line, "family": "barcode"}))
 
 
 def test_replay_refuses_a_newer_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

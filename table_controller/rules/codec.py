@@ -17,7 +17,13 @@ from typing import Any
 from table_controller.cards import Card, Suit
 from table_controller.clip import clip
 from table_controller.errors import TableControllerError
-from table_controller.rules.events import INPUT_EVENTS, OUTPUT_EVENTS, InputEvent, OutputEvent
+from table_controller.rules.events import (
+    INPUT_EVENTS,
+    OUTPUT_EVENTS,
+    InputEvent,
+    OutputEvent,
+    Printing,
+)
 from table_controller.seats import Seat, Team
 
 JSON = Any
@@ -79,6 +85,14 @@ def _text(v: JSON) -> str:
     return v
 
 
+def _printing(v: JSON) -> Printing:
+    try:
+        return Printing(v)
+    except ValueError:
+        families = ", ".join(p.value for p in Printing)
+        raise CodecError(f"{clip(v)} is not a marker family: {families}") from None
+
+
 def _cards(v: JSON) -> tuple[Card, ...]:
     if not isinstance(v, list):
         raise CodecError(f"{clip(v)} is not a list of cards")
@@ -119,6 +133,7 @@ _DECODERS: dict[str, Decoder] = {
     "Team": _team,
     "tuple[Card, ...]": _cards,
     "tuple[Card, ...] | None": _cards,
+    "Printing | None": _printing,
     "Mapping[Seat, tuple[Card, ...]]": _hands,
 }
 

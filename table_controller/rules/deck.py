@@ -20,6 +20,7 @@ from table_controller.rules.events import (
     ForeignCardSeen,
     Irregularity,
     IrregularityFound,
+    Printing,
     Remedy,
     SecondCopySeen,
 )
@@ -63,13 +64,25 @@ def second_copy(hand: HandState | None, ev: SecondCopySeen) -> IrregularityFound
     return IrregularityFound(Irregularity.SECOND_COPY, ev.seat, Remedy.DIRECTOR, detail, card)
 
 
+# How a card printed in another marker family is named to the people at the table.
+_PRINTED = {Printing.QR: "QR codes", Printing.ARUCO: "ArUco markers"}
+
+
 def foreign_card(ev: ForeignCardSeen) -> IrregularityFound:
-    """A card whose marker is none of this deck's: not taken into the game."""
+    """A card whose marker is none of this deck's: not taken into the game. A card printed
+    in another marker family (``ev.family``) is named by how it is printed, which is what
+    the players can see on it."""
     where = f" in {ev.seat}'s square" if ev.seat is not None else ""
-    detail = (
-        f"a card that is not of this deck was laid{where}: its marker is none of the 24 "
-        "cards' (another deck's card); it is not taken into the game"
-    )
+    if ev.family is not None:
+        detail = (
+            f"a card printed with {_PRINTED[ev.family]} (another deck's) was laid{where}; "
+            "it is not taken into the game"
+        )
+    else:
+        detail = (
+            f"a card that is not of this deck was laid{where}: its marker is none of the 24 "
+            "cards' (another deck's card); it is not taken into the game"
+        )
     return IrregularityFound(Irregularity.FOREIGN_CARD, ev.seat, Remedy.DIRECTOR, detail)
 
 

@@ -220,14 +220,24 @@ class SecondCopySeen(InputEvent):
     at_once: bool = False
 
 
+class Printing(Enum):
+    """How a card's markers are printed: the marker family of its deck (docs/deck.md)."""
+
+    ARUCO = "aruco"  # ArUco 4x4 squares
+    QR = "qr"  # QR codes
+
+
 @dataclass(frozen=True, slots=True)
 class ForeignCardSeen(InputEvent):
     """The camera saw a card whose marker is none of this deck's 24 (another deck's),
     laid in ``seat``'s zone (None: no seat's); ``marker`` is the number it reads as,
-    for the record. Never taken into the game."""
+    for the record; ``family`` is how that card is printed when it is not the way this
+    table's deck is (a QR-coded card at a table of ArUco cards; None: printed as this
+    deck is, with a number that is none of its cards'). Never taken into the game."""
 
     seat: Seat | None = None
     marker: int | None = None
+    family: Printing | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +280,7 @@ _CHECKS: dict[str, tuple[_Check, str]] = {
     "Card": (lambda v: isinstance(v, Card), "a Card"),
     "Card | None": (lambda v: v is None or isinstance(v, Card), "a Card or None"),
     "Suit | None": (lambda v: v is None or isinstance(v, Suit), "a Suit, or None for no trump"),
+    "Printing | None": (lambda v: v is None or isinstance(v, Printing), "a Printing or None"),
     "bool": (lambda v: isinstance(v, bool), "True or False"),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
     "int | None": (
@@ -612,6 +623,7 @@ __all__ = [
     "PenaltyAccepted",
     "PenaltyScored",
     "PlayoffStarted",
+    "Printing",
     "Remedy",
     "RenegeClaimed",
     "RenegeProven",

@@ -90,7 +90,7 @@ def from_vision(game: Game, event: TrackerEvent | ForeignCardLaid) -> InputEvent
     if isinstance(event, ForeignCardLaid):
         if game.phase is Phase.OVER:
             return None
-        return ForeignCardSeen(_any_seat(event.zone), event.marker)
+        return ForeignCardSeen(_any_seat(event.zone), event.marker, event.family)
     if isinstance(event, CardRemoved):
         return None
     zone = event.zone

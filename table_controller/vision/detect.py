@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from table_controller.cards import Card
+from table_controller.rules.events import Printing
 from table_controller.vision.calibration import image_to_table, scale, table_to_image
 from table_controller.vision.deck import MARKER_MARGIN_MM, MARKER_MM
 from table_controller.vision.decode import FinerDecoder
@@ -32,6 +33,7 @@ from table_controller.vision.markers import (
     Sighting,
     family,
 )
+from table_controller.vision.other_family import OTHER_EVERY, OtherFamily
 from table_controller.vision.tracker import CardRead
 from table_controller.vision.zones import (
     LINE_MM,
@@ -190,6 +192,10 @@ class CardReader:
     From the calibration it knows how large a marker looks in every zone, so it reads
     only the zones' box, at the smallest size that keeps the markers readable (a whole
     number of times smaller, or full size), with the detector set up for that one size.
+
+    One frame in ``other_every`` it also looks for cards printed in the other marker
+    family (other_family.py: a QR card at an ArUco table), listed in ``foreign`` with
+    their family; 0 never looks.
     """
 
     def __init__(
@@ -200,6 +206,7 @@ class CardReader:
         reduce: int | None = None,
         tune: bool = True,
         second: bool = True,
+        other_every: int = OTHER_EVERY,
     ) -> None:
         self.calibration = calibration
         base = marker_family or family(calibration.family)
@@ -225,6 +232,7 @@ class CardReader:
             if second and isinstance(self.family, ArucoFamily)
             else None
         )
+        self.other = OtherFamily(calibration, base, self.roi, other_every) if other_every else None
 
     def _zones_box(self) -> tuple[int, int, int, int]:
         """The image rectangle (x0, y0, x1, y1) holding every zone, with a card's margin
@@ -278,7 +286,7 @@ class CardReader:
             return first
         return first + self._second_look(gray, rejected, first, offset, frame)
 
-    def _full_size(self, frame: Image) -> Image:
+    def full_size(self, frame: Image) -> Image:
         """The zones' box of a frame, grey, at full size (a view of a grey frame)."""
         x0, y0, x1, y1 = self.roi
         box = frame[y0:y1, x0:x1]
@@ -316,7 +324,7 @@ class CardReader:
         self.second_looks += int(plausible.sum())
         if frame is not None and k > 1:
             box = np.array(self.roi[:2], np.float32)
-            decoded = self.decoder.read(self._full_size(frame), full[plausible] - box)
+            decoded = self.decoder.read(self.full_size(frame), full[plausible] - box)
             k, offset = 1, box
         else:
             decoded = self.decoder.read(gray, rejected[plausible])
@@ -366,10 +374,33 @@ class CardReader:
 
     def read(self, frame: Image) -> list[CardSeen]:
         """The cards in a frame, one entry per card (both its markers combined); the
-        cards that are none of this deck's are left in ``foreign``."""
+        cards that are none of this deck's are left in ``foreign``, those of the other
+        marker family among them in the frames it is looked for in."""
         cards = self.cards(self.sightings(frame))
         self.foreign = self.foreign_cards(self.foreign_sightings)
+        if self.other is not None and self.other.due():
+            self.foreign += self.other_cards(frame, cards)
         return cards
+
+    def other_cards(self, frame: Image, cards: list[CardSeen]) -> list[ForeignSeen]:
+        """The cards of the other marker family in a frame (other_family.py), as cards
+        none of this deck's, with their family: looked for in the zones' box at full
+        size, leaving out the cards read in it (``cards``) and the markers of this
+        family already listed apart."""
+        assert self.other is not None
+        box = np.ascontiguousarray(self.full_size(frame))
+        x0, y0 = self.roi[:2]
+        if self.other.printing is Printing.ARUCO:
+            offset = np.array([x0, y0], np.float32)
+            found = [Sighting(s.marker, s.corners + offset) for s in self.other.aruco_markers(box)]
+            return [replace(f, family=Printing.ARUCO) for f in self.foreign_cards(found)]
+        read = [(c.x, c.y) for c in cards] + [(f.x, f.y) for f in self.foreign]
+        out = []
+        for q in self.other.qr_cards(box, (x0, y0), read):
+            outline = tuple((float(a), float(b)) for a, b in q.outline)
+            zone = placed(self._zones.shares(outline))
+            out.append(ForeignSeen(q.marker, q.x, q.y, zone, outline, Printing.QR))
+        return out
 
     def foreign_cards(self, sightings: list[Sighting]) -> list[ForeignSeen]:
         """Markers that are none of this deck's, of a card marker's size on the table:

@@ -1,5 +1,7 @@
 """Cards that are none of this deck's: a marker of the deck's family whose number is no
-card's (0-23) and no mat corner's (40-43), of a card marker's size on the table.
+card's (0-23) and no mat corner's (40-43), of a card marker's size on the table; or a
+card printed in the other marker family (other_family.py: a QR card at a table whose
+deck has ArUco markers), which says so (``family``).
 
 A second deck printed with other numbers, or a marker from another set, is such a card.
 It is never a card of the game, but a player who lays it thinks it is, so the table says
@@ -17,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from table_controller.rules.events import Printing
 from table_controller.vision.tracker import FORGET_SECONDS, SAME_PLACE_MM, STILL_MM
 
 Outline = tuple[tuple[float, float], ...]
@@ -29,31 +32,36 @@ REPORTED_KEEP_SECONDS = 60.0
 @dataclass(frozen=True)
 class ForeignSeen:
     """A marker that is none of this deck's, read in one frame: its number in the
-    family, where the card carrying it lies (table mm, as a card of this deck would)
-    and the zone clearly holding it (None: none)."""
+    family (None: a code of the other family not read), where the card carrying it lies
+    (table mm, as a card of this deck would) and the zone clearly holding it (None:
+    none); ``family``: how the card is printed when not as this deck is (None: as it is)."""
 
-    marker: int
+    marker: int | None
     x: float
     y: float
     zone: str | None
     outline: Outline = ()
+    family: Printing | None = None
 
 
 @dataclass(frozen=True)
 class ForeignCardLaid:
-    """A card not of this deck laid, read still in ``zone`` (None: in no zone)."""
+    """A card not of this deck laid, read still in ``zone`` (None: in no zone), printed
+    in ``family`` when not as this deck is (None: as it is, with another number)."""
 
-    marker: int
+    marker: int | None
     zone: str | None
     frame: int
     time: float
     x: float
     y: float
+    family: Printing | None = None
 
 
 @dataclass
 class _Track:
-    marker: int
+    marker: int | None
+    family: Printing | None
     anchor: tuple[float, float]
     last: float
     streak: int = 1
@@ -76,9 +84,11 @@ class ForeignTracker:
             if track is not None and any(track is t for t in touched):
                 continue
             if track is None:
-                track = _Track(s.marker, (s.x, s.y), time)
+                track = _Track(s.marker, s.family, (s.x, s.y), time)
                 self.tracks.append(track)
             else:
+                if track.marker is None:  # a code of the other family read at last
+                    track.marker = s.marker
                 still = math.dist(track.anchor, (s.x, s.y)) <= STILL_MM
                 if track.reported and still:
                     track.last = time
@@ -92,7 +102,7 @@ class ForeignTracker:
             touched.append(track)
             if not track.reported and track.streak >= self.stable_frames:
                 track.reported = True
-                laid.append(ForeignCardLaid(s.marker, s.zone, frame, time, s.x, s.y))
+                laid.append(ForeignCardLaid(track.marker, s.zone, frame, time, s.x, s.y, s.family))
         self.tracks = [
             t
             for t in self.tracks
@@ -101,10 +111,14 @@ class ForeignTracker:
         return laid
 
     def _near(self, s: ForeignSeen) -> _Track | None:
+        """The track of the same card: the same family, the same number (a code of the
+        other family read in one look and not in another is the same), near."""
         near = [
             t
             for t in self.tracks
-            if t.marker == s.marker and math.dist(t.anchor, (s.x, s.y)) <= SAME_PLACE_MM
+            if t.family == s.family
+            and (t.marker == s.marker or (s.family is not None and None in (t.marker, s.marker)))
+            and math.dist(t.anchor, (s.x, s.y)) <= SAME_PLACE_MM
         ]
         return min(near, key=lambda t: math.dist(t.anchor, (s.x, s.y))) if near else None
 

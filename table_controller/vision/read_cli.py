@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import threading
+from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -157,7 +158,13 @@ def _watch(args: argparse.Namespace, out: TextIO, source: Any, calibration: Any,
                 doc: dict[str, Any] = {"frame": frame.index, "event": type(s.event).__name__}
                 for key, value in vars(s.event).items():
                     if key not in ("frame", "time"):
-                        doc[key] = round(value, 1) if isinstance(value, float) else str(value)
+                        doc[key] = (
+                            round(value, 1)
+                            if isinstance(value, float)
+                            else value.value
+                            if isinstance(value, Enum)
+                            else str(value)
+                        )
                 play = None if isinstance(s.event, ForeignCardLaid) else to_input_event(s.event)
                 if play is not None:
                     doc["input"] = encode(play)

@@ -304,7 +304,9 @@ function renderProblems(snap) {
     if (i.evidence && i.evidence.length) li.append(evidenceThumbs(i.evidence, i.text));
     irregular.append(li);
   }
-  byId("problems").hidden = !(snap.reneges.length || snap.irregularities.length);
+  const count = snap.reneges.length + snap.irregularities.length;
+  byId("problems-count").textContent = count > 1 ? "(" + count + ", newest first)" : "";
+  byId("problems").hidden = !count;
 }
 
 function renderNotices(snap) {
@@ -378,6 +380,7 @@ function renderKiosk(snap) {
     if (byId(id).parentElement !== side) side.append(byId(id));
   }
   byId("problems").hidden = !snap.irregularities.length;
+  byId("problems-count").textContent = "";  // the coach explains a renege; the rest are few
   byId("op-open").hidden = true;  // the kiosk's operator has the ⚙ and its PIN pad
   document.body.dataset.kiosk = k.mode;
   byId("operator").hidden = false;
