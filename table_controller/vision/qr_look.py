@@ -19,11 +19,11 @@ is another deck's card (vision/foreign.py). But a QR module is 1.43 mm: about 1.
    the best over a module's shift either way and the code's four turns). At 1 px a
    module the light rings are half washed out, so an ArUco marker (whose black border
    fills the same corners) fits up to about 0.5 too: the square is also compared with
-   an ArUco marker's border and quiet zone, which an ArUco marker fits at 0.89 and more
-   and a QR code at 0.55-0.82. A card is a QR card when both its squares fit the
+   an ArUco marker's border and quiet zone, which an ArUco marker fits at about 0.9
+   and a QR code at 0.55-0.8. A card is a QR card when both its squares fit the
    finders at least ``FIT_MIN`` and no worse than ``BORDER_LEAD`` below the border
-   (``qr_card``). Set on the camera model's venues (bench/vision.py ``--sections 7``):
-   83-86 % of sharp QR cards in one frame, none of 564 ArUco cards.
+   (``qr_card``). Through the camera model's venues (bench/vision.py ``--sections 7``,
+   docs/benchmarks.md): 86-89 % of QR cards found in one look, no false alarm.
 
 Where the picture is fine enough the code's text is read too (zxing-cpp on the warped
 square), for the record: the card a code of the QR deck names.
