@@ -207,10 +207,13 @@ def qr_fit(gray: Gray, corners: Points) -> QrFound:
     steps = 2 * SHIFT * PX + 1
     windows = np.lib.stride_tricks.sliding_window_view(warped, (_SIDE, _SIDE))
     windows = windows[:steps, :steps].reshape(steps * steps, _SIDE * _SIDE)
-    # A correlation over a mask: (sum t*a) / sqrt(var_mask(a)), t centred and of unit
-    # length over the mask (zero off it). One product for all: templates and masks.
-    sums = windows @ _ROWS_T
-    squares = (windows * windows) @ _MASKS_T
+    # A correlation over a mask at every shift: (sum t*a) / sqrt(var_mask(a)), t centred
+    # and of unit length over the mask (zero off it); all templates and masks at once.
+    # einsum, not a matrix product: numpy's BLAS spreads so small a product over threads
+    # that spin, at ten times the CPU time (bench/vision.py sets one thread; a table
+    # does not).
+    sums = np.einsum("ij,kj->ik", windows, _ROWS)
+    squares = np.einsum("ij,kj->ik", windows * windows, _MASKS)
     n = len(_MASK_OF)
     num, s1 = sums[:, :n], sums[:, n:]
     var = np.maximum(squares - s1 * s1 / _COUNTS, 1e-6)
@@ -311,9 +314,7 @@ def _bank() -> tuple[
 
 _BANK, _MASKS, _COUNTS, _MASK_LIST = _bank()
 _MASK_OF = np.asarray(_MASK_LIST)
-# One matrix product gives every template's sum and every mask's: templates, then masks.
-_ROWS_T = np.ascontiguousarray(np.vstack([_BANK, _MASKS]).T)
-_MASKS_T = np.ascontiguousarray(_MASKS.T)
+_ROWS = np.ascontiguousarray(np.vstack([_BANK, _MASKS]))  # the templates, then the masks
 
 
 _QR = zxingcpp.barcode_formats_from_str("QRCode")
