@@ -19,11 +19,11 @@ is another deck's card (vision/foreign.py). But a QR module is 1.43 mm: about 1.
    the best over a module's shift either way and the code's four turns). At 1 px a
    module the light rings are half washed out, so an ArUco marker (whose black border
    fills the same corners) fits up to about 0.5 too: the square is also compared with
-   an ArUco marker's border and quiet zone, which an ArUco marker fits at 0.89 and more
-   and a QR code at 0.55-0.82. A card is a QR card when both its squares fit the
+   an ArUco marker's border and quiet zone, which an ArUco marker fits at about 0.9
+   and a QR code at 0.55-0.8. A card is a QR card when both its squares fit the
    finders at least ``FIT_MIN`` and no worse than ``BORDER_LEAD`` below the border
-   (``qr_card``). Set on the camera model's venues (bench/vision.py ``--sections 7``):
-   83-86 % of sharp QR cards in one frame, none of 564 ArUco cards.
+   (``qr_card``). Through the camera model's venues (bench/vision.py ``--sections 7``,
+   docs/benchmarks.md): 86-89 % of QR cards found in one look, no false alarm.
 
 Where the picture is fine enough the code's text is read too (zxing-cpp on the warped
 square), for the record: the card a code of the QR deck names.
@@ -207,10 +207,13 @@ def qr_fit(gray: Gray, corners: Points) -> QrFound:
     steps = 2 * SHIFT * PX + 1
     windows = np.lib.stride_tricks.sliding_window_view(warped, (_SIDE, _SIDE))
     windows = windows[:steps, :steps].reshape(steps * steps, _SIDE * _SIDE)
-    # A correlation over a mask: (sum t*a) / sqrt(var_mask(a)), t centred and of unit
-    # length over the mask (zero off it). One product for all: templates and masks.
-    sums = windows @ _ROWS_T
-    squares = (windows * windows) @ _MASKS_T
+    # A correlation over a mask at every shift: (sum t*a) / sqrt(var_mask(a)), t centred
+    # and of unit length over the mask (zero off it); all templates and masks at once.
+    # einsum, not a matrix product: numpy's BLAS spreads so small a product over threads
+    # that spin, at ten times the CPU time (bench/vision.py sets one thread; a table
+    # does not).
+    sums = np.einsum("ij,kj->ik", windows, _ROWS)
+    squares = np.einsum("ij,kj->ik", windows * windows, _MASKS)
     n = len(_MASK_OF)
     num, s1 = sums[:, :n], sums[:, n:]
     var = np.maximum(squares - s1 * s1 / _COUNTS, 1e-6)
@@ -311,9 +314,7 @@ def _bank() -> tuple[
 
 _BANK, _MASKS, _COUNTS, _MASK_LIST = _bank()
 _MASK_OF = np.asarray(_MASK_LIST)
-# One matrix product gives every template's sum and every mask's: templates, then masks.
-_ROWS_T = np.ascontiguousarray(np.vstack([_BANK, _MASKS]).T)
-_MASKS_T = np.ascontiguousarray(_MASKS.T)
+_ROWS = np.ascontiguousarray(np.vstack([_BANK, _MASKS]))  # the templates, then the masks
 
 
 _QR = zxingcpp.barcode_formats_from_str("QRCode")

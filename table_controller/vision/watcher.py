@@ -46,6 +46,7 @@ from table_controller.vision.focus import Sharpness
 from table_controller.vision.foreign import ForeignTracker
 from table_controller.vision.layout import Calibration
 from table_controller.vision.markers import MarkerFamily
+from table_controller.vision.other_family import OTHER_EVERY
 from table_controller.vision.tracker import (
     STILL_MM,
     CardLaid,
@@ -75,19 +76,21 @@ class CardWatcher:
     """Feed it frames; it says which cards were laid, moved or removed, and where.
 
     ``evidence_wait``: how long after its event a card reported under a hand is watched
-    for a clear frame (seconds; None: ``CLEAR_WAIT``). After each frame, ``clearer``
-    holds the clearer pictures that frame gave (of events reported before), ``across``
-    the cards lying across a zone's line and ``across_changed`` whether that frame
-    changed them."""
+    for a clear frame (seconds; None: ``CLEAR_WAIT``). ``other_every``: the cards of the
+    other marker family are looked for in one frame in this many (other_family.py; 0:
+    never). After each frame, ``clearer`` holds the clearer pictures that frame gave (of
+    events reported before), ``across`` the cards lying across a zone's line and
+    ``across_changed`` whether that frame changed them."""
 
     calibration: Calibration
     family: MarkerFamily | None = None
     tracker: Tracker = field(default_factory=Tracker)
     evidence_wait: float | None = None
     lines: AcrossLines = field(default_factory=AcrossLines)
+    other_every: int = OTHER_EVERY
 
     def __post_init__(self) -> None:
-        self.reader = CardReader(self.calibration, self.family)
+        self.reader = CardReader(self.calibration, self.family, other_every=self.other_every)
         self.mat = EmptyMat(self.calibration, self.reader.roi)
         wait = CLEAR_WAIT if self.evidence_wait is None else self.evidence_wait
         self.waiting = ClearWait(wait)
