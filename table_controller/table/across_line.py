@@ -44,7 +44,7 @@ class AcrossOnPage(TypedDict):
 
 class AcrossStatus(TypedDict):
     """A card across a line as the table's status tells the director (signed with the
-    rest of the status; director/dashboard_words.py reads it back)."""
+    rest of the status; director/words.py reads it back)."""
 
     card: str  # its code ("9S")
     seat: str | None

@@ -8,7 +8,7 @@ once). Each is checked (feed/orders.py: the director's key, this table, not olde
 the one held) and answered on ``fleet/config``: ``refused`` with the reason in words,
 ``waiting`` while a game is in play (the players and rules change when the next game
 starts), ``applied`` once the table runs with it. Applying it is what the event demo's
-tables do between rounds (director/event_table.py): the table is stopped between two
+tables do between rounds (director/demo/table.py): the table is stopped between two
 games and started again from the new config over the same log, so the next game starts
 with the new players. A table seated by the event's rounds (``round`` set) starts no
 game by itself: the next round's config starts it.
