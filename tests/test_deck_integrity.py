@@ -329,7 +329,12 @@ def test_each_alert_with_its_picture_and_the_rule_on_the_dashboard(
         cases = [
             (0, "The second 9♠, laid in Bo (East)'s square", True, rule),
             (2, "The card not of this deck, laid in Di (West)'s square", False, rule),
-            (3, "The card not of this deck, laid in Di (West)'s square", False, rule),
+            (
+                3,
+                "The card printed with QR codes (another deck's), laid in Di (West)'s square",
+                False,
+                rule,
+            ),
             (4, "The 9♠ turned up in the kitty", True, "The kitty is then set aside"),
             (5, "The card turned up in the kitty", False, rule),
         ]

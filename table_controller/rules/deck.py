@@ -64,8 +64,9 @@ def second_copy(hand: HandState | None, ev: SecondCopySeen) -> IrregularityFound
     return IrregularityFound(Irregularity.SECOND_COPY, ev.seat, Remedy.DIRECTOR, detail, card)
 
 
-# How a card printed in another marker family is named to the people at the table.
-_PRINTED = {Printing.QR: "QR codes", Printing.ARUCO: "ArUco markers"}
+# How a card printed in another marker family is named to the people at the table (the
+# alert here, the dashboard's caption of its picture).
+PRINTED = {Printing.QR: "QR codes", Printing.ARUCO: "ArUco markers"}
 
 
 def foreign_card(ev: ForeignCardSeen) -> IrregularityFound:
@@ -75,7 +76,7 @@ def foreign_card(ev: ForeignCardSeen) -> IrregularityFound:
     where = f" in {ev.seat}'s square" if ev.seat is not None else ""
     if ev.family is not None:
         detail = (
-            f"a card printed with {_PRINTED[ev.family]} (another deck's) was laid{where}; "
+            f"a card printed with {PRINTED[ev.family]} (another deck's) was laid{where}; "
             "it is not taken into the game"
         )
     else:
@@ -140,4 +141,4 @@ def _may_be_in_kitty(hand: HandState, card: Card, seen: Sighting) -> bool:
     return kind in _IN_KITTY
 
 
-__all__ = ["earlier_copy", "foreign_card", "kitty_card", "second_copy", "short_seats"]
+__all__ = ["PRINTED", "earlier_copy", "foreign_card", "kitty_card", "second_copy", "short_seats"]

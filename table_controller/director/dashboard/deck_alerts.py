@@ -16,7 +16,8 @@ from typing import Any
 
 from table_controller.director.dashboard.history import hands_of
 from table_controller.director.words import face, irregularity_sentence, seat_label
-from table_controller.rules.events import Irregularity
+from table_controller.rules.deck import PRINTED
+from table_controller.rules.events import Irregularity, Printing
 from table_controller.rules.presets import PRESETS
 from table_controller.rules.sources import deck_rule, text_title
 from table_controller.words import IRREGULARITY_WORDS
@@ -66,7 +67,7 @@ def deck_evidence(
     in_square = f", laid in {where}'s square" if where else ""
     captions = {
         "second_copy": f"The second {face(card)}{in_square}: not taken into the game",
-        "foreign_card": f"The card not of this deck{in_square}: not taken into the game",
+        "foreign_card": f"The card {_not_of_this_deck(raised)}{in_square}: not taken into the game",
         "wrong_kitty": f"The {face(card)} turned up in the kitty",
         "short_hand": f"The card turned up in the kitty (the {face(card)})",
     }
@@ -110,6 +111,16 @@ def _taken(events: Sequence[Mapping[str, Any]], seq: Any, card: Any) -> Mapping[
         if inp.get("event") == "hand_dealt" and inp.get("upcard") == card:
             return ev
     return None
+
+
+def _not_of_this_deck(raised: Mapping[str, Any]) -> str:
+    """A foreign card as its alert names it: by how it is printed when that is another
+    marker family (the input's ``family``), else as not of this deck."""
+    family = (raised.get("input") or {}).get("family")
+    try:
+        return f"printed with {PRINTED[Printing(family)]} (another deck's)"
+    except ValueError:
+        return "not of this deck"
 
 
 __all__ = ["DECK_HEADS", "DECK_KINDS", "deck_evidence"]
