@@ -104,8 +104,10 @@ class Formats:
         ``last`` ones only when given (the dashboard's summary, read at every snapshot)."""
         keys = ("version", "at", "who", "action", "reason")
         query = "SELECT id, at, who, action, reason FROM format_state ORDER BY id DESC"
-        rows = self._core.rows(query + (" LIMIT ?" if last is not None else ""),
-                               (last,) if last is not None else ())  # fmt: skip
+        if last is None:
+            rows = self._core.rows(query)
+        else:
+            rows = self._core.rows(query + " LIMIT ?", (last,))
         return [dict(zip(keys, r, strict=True)) for r in reversed(rows)]
 
 
