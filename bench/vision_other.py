@@ -9,9 +9,10 @@ out), ``--other-venues`` a picture size, at 1280x720 and 1920x1080. At each venu
   other family (``CardReader.read`` with ``other_every=0``) and the look itself
   (``CardReader.other_cards``) on the same frame, in the same run: a table as found
   mid-hand (6-10 of this deck's cards, some stacked, a hand over one half the time) and
-  a frame with two QR cards (where the look has codes to check). With the look one frame
-  in ``OTHER_EVERY``, a frame costs on average the read plus a fifth of the look: the
-  ratio to the read alone; a frame that looks costs the read plus the look;
+  a frame with two QR cards (where the look has codes to check: the first look at them,
+  and the looks after, which know them); with the look one frame in ``OTHER_EVERY``, a
+  frame costs on average the read plus a fifth of the look: the ratio to the read
+  alone; a frame that looks costs the read plus the look;
 - **found per frame**: two of this deck's cards and two QR cards of the project's QR
   deck in the four play zones (``placement.foreign_cards``, its other deck's cards all
   printed in QR codes); a QR card with both markers wholly in view is found in a look
@@ -60,7 +61,8 @@ class Tally:
     read_table: list[float] = field(default_factory=list)  # s, the read without the look
     look_table: list[float] = field(default_factory=list)  # s, the look
     read_qr: list[float] = field(default_factory=list)
-    look_qr: list[float] = field(default_factory=list)
+    look_qr: list[float] = field(default_factory=list)  # s, the first look at them
+    look_kept: list[float] = field(default_factory=list)  # s, the looks after it
     qr_in_view: int = 0
     qr_found: int = 0
     qr_marker_read: int = 0
@@ -150,6 +152,8 @@ def venue(
         truth = qr_cards_in_view(shown)
         tally.looks += 1
         tally.false += len([f for f in found if not any(near([f], *c) for c in truth)])
+        if n > 0:
+            tally.look_kept.append(look_s)
         if n == 0:
             tally.read_qr.append(read_s)
             tally.look_qr.append(look_s)
@@ -214,6 +218,13 @@ def report(t: Tally, size: tuple[int, int], wall: float) -> None:
             f"{float(np.percentile(both, 50)):.2f} ms median, {float(np.percentile(both, 99)):.2f}"
             f" p99, x{(mean_read + mean_look) / mean_read:.2f}"
         )
+    kept, first = float(np.mean(t.look_kept)) * 1e3, float(np.mean(t.read_qr)) * 1e3
+    print(
+        f"  the looks after, the QR cards still lying there (found before: not checked "
+        f"again): {ms(t.look_kept, 50):.2f} ms median, {ms(t.look_kept, 99):.2f} p99 (mean "
+        f"{kept:.2f}); one frame in {OTHER_EVERY}: x{(first + kept / OTHER_EVERY) / first:.3f}"
+        " the read alone"
+    )
     print(
         f"  QR cards found in one look: {pct(t.qr_found, t.qr_in_view)} "
         f"({t.qr_found} of {t.qr_in_view} with both markers in view); their text read: "

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -45,6 +46,10 @@ OTHER_EVERY = 5  # frames: the other family is looked for in one frame in this m
 # A card shape this near a card the reader read in the same frame (its centre, mm) is
 # that card: not looked at (a card's centre from its markers is within a few mm).
 READ_NEAR_MM = 30.0
+# A card shape this near a QR card found in the look before (its centre, mm: a card's
+# shape is placed within a mm or two) is that card still lying there, not checked again:
+# the check costs a few ms a card, and the card may lie there for the rest of the hand.
+KNOWN_MM = 4.0
 
 
 def own_printing(family: MarkerFamily) -> Printing:
@@ -74,6 +79,7 @@ class OtherFamily:
         self.px_per_mm = scale(calibration).px_per_mm
         self.frames = 0  # frames seen
         self.looks = 0  # frames looked in
+        self.known: list[QrCard] = []  # the QR cards the last look found
         self.aruco: ArucoFamily | None = None
         if self.printing is Printing.ARUCO:
             s = scale(calibration, "aruco")
@@ -95,7 +101,8 @@ class OtherFamily:
     ) -> list[QrCard]:
         """The QR cards in ``box`` (the zones' box of the frame, grey, full size, whose
         top-left is ``offset`` in the frame), leaving out the card shapes within
-        ``READ_NEAR_MM`` of a card read in this frame (``read``: centres, mm)."""
+        ``READ_NEAR_MM`` of a card read in this frame (``read``: centres, mm). A shape
+        where the last look found a QR card (within ``KNOWN_MM``) is that card."""
         cal = self.calibration
         shift = np.asarray(offset, np.float64)
         out = []
@@ -103,10 +110,15 @@ class OtherFamily:
             x, y = (float(v) for v in shape.mean(axis=0))
             if any(math.dist((x, y), r) <= READ_NEAR_MM for r in read):
                 continue
+            known = [q for q in self.known if math.dist((q.x, q.y), (x, y)) <= KNOWN_MM]
+            if known:
+                out.append(replace(known[0], outline=shape, x=x, y=y))
+                continue
             squares = [table_to_image(cal, sq) - shift for sq in marker_squares(shape)]
             found = qr_card(box, shape, squares)
             if found is not None:
                 out.append(found)
+        self.known = out
         return out
 
     def aruco_markers(self, box: Gray) -> list[Sighting]:
@@ -117,4 +129,4 @@ class OtherFamily:
         return found + others
 
 
-__all__ = ["OTHER_EVERY", "READ_NEAR_MM", "OtherFamily", "own_printing"]
+__all__ = ["KNOWN_MM", "OTHER_EVERY", "READ_NEAR_MM", "OtherFamily", "own_printing"]
