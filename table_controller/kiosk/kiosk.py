@@ -82,12 +82,12 @@ from table_controller.table.policy import PASS, Pass, PolicyTable
 from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.foreign import ForeignCardLaid
-
-if TYPE_CHECKING:
-    from table_controller.table.world import World
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
 from table_controller.web.announce import waiting_for
 from table_controller.web.view import PageCard, page_card
+
+if TYPE_CHECKING:
+    from table_controller.table.world import World
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class Kiosk:
                     return table.refuse(refused.seat, refused.problem, refused.what_to_do, "camera")
                 if event is None:
                     return None
-                if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' read
+                if isinstance(event, HandDealt):  # the kiosk's deal, once the visitors' are read
                     return await table.apply(event, "kiosk")
                 return await table.apply(event, "camera", item.evidence)
             case PageTouched(payload):
