@@ -461,6 +461,38 @@ def test_after_a_restart_mid_hand_fresh_players_set_the_table_out_and_play_on() 
     assert table.refused == [] and table.game.phase is Phase.OVER
 
 
+def test_a_restart_at_any_event_of_a_game_sets_the_table_out_and_plays_the_hand_out() -> None:
+    """Killed after any event, the table replays its log and the players set the cards
+    out from the game alone. A turned-down upcard stays in the kitty: given to the dealer,
+    the rules refused it as already seen, and the dealer ran out of cards to play."""
+    table = Table(TD)
+    world = World(seed=1)
+    players = players_for(table, world, seed=1, renege=True, frames_per_action=2, settle_frames=35)
+    play_without_frames(table, players, world, until=None)
+    log = list(table.game.log)
+    turned_down = 0
+    for n in range(1, len(log)):
+        game = Game.replay(TD, log[:n])
+        hand = game.hand
+        if game.phase not in (Phase.BIDDING, Phase.DISCARDING, Phase.PLAYING) or hand is None:
+            continue
+        again = Table(TD)
+        again.game = game
+        world = World(seed=n)
+        players = players_for(again, world, seed=n, frames_per_action=2, settle_frames=35)
+        players.act(game, 0)  # the first look sets the table out
+        upcard = hand.upcard
+        assert upcard is not None
+        if game.phase is Phase.PLAYING and hand.seen[upcard][0] == "turned down":
+            turned_down += 1
+            assert world.where(upcard) == "kitty" and upcard not in world.held[hand.dealer]
+        for seat in SEATS:  # the dealer about to discard takes the upcard up first
+            assert len(world.held[seat]) == TD.hand_size - hand.played[seat]
+        play_without_frames(again, players, world, until=HandScored, start=1, frames=20_000)
+        assert again.refused == [], (n, again.refused)
+    assert turned_down > 0  # the game had a hand made in the second round
+
+
 def test_bad_pacing_is_refused() -> None:
     with pytest.raises(ValueError, match="frames_per_action and redo_frames must be at least 1"):
         SimulatedPlayers(

@@ -12,7 +12,6 @@ table carries the game on from there.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import random
 import signal
@@ -73,8 +72,10 @@ class Run:
         return got
 
     def kill(self) -> list[tuple[int, int, dict[str, object]]]:
-        """SIGKILL; the acks printed before it."""
-        os.kill(self.proc.pid, signal.SIGKILL)
+        """SIGKILL (unless it died already: its own error is the one to show); the acks
+        printed before it."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
         self._reader.join(timeout=10)
         rest = []

@@ -10,9 +10,14 @@ As a process (the test kills it with SIGKILL and starts it again on the same log
 
     python -m table_controller.feed.loadgen LOG --table ID --port PORT [--every SECONDS]
         [--username USER --password-file FILE] [--signing-key FILE] [--events N]
+        [--until sent|confirmed]
 
 prints ``logged GAME SEQ`` after each event is durably in the log, and plays on (the
 log's last game resumed, as the table resumes it) until killed or ``--events`` are logged.
+With ``--until`` it then goes on sending until the broker has taken (``sent``) or the
+director has confirmed (``confirmed``) every logged event, as a table is left on until
+its feed has drained: a loaded machine may need longer than the few seconds a stopping
+feed gives itself.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
+from table_controller.feed.outbox import Outbox
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.rules.events import InputEvent
 from table_controller.rules.game import Game, Phase
@@ -94,6 +100,18 @@ class RulesTable:
         self.log.close()
 
 
+def drain(log: str | Path, *, confirmed: bool, poll: float = 0.05) -> None:
+    """Return once the broker has acknowledged (``confirmed``: the director has
+    confirmed) every event in ``log``, as the publisher records them there; the caller's
+    own guard bounds the wait."""
+    outbox = Outbox(log)
+    try:
+        while outbox.backlog(outbox.safe() if confirmed else None) > 0:
+            time.sleep(poll)
+    finally:
+        outbox.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m table_controller.feed.loadgen")
     ap.add_argument("log")
@@ -108,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=float, default=0.01, help="seconds between events")
     ap.add_argument("--events", type=int, default=0, help="stop after this many (0: never)")
+    ap.add_argument(
+        "--until",
+        choices=("sent", "confirmed"),
+        help="after --events, send until the broker took (the director holds) every one",
+    )
     args = ap.parse_args(argv)
     table = RulesTable(args.log, name=args.table, seed=args.seed)
     settings = FeedSettings(
@@ -132,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             pub.notify()
             pub.set_status(table.status())
             time.sleep(args.every)
+        if args.until:
+            drain(args.log, confirmed=args.until == "confirmed")
     finally:
         pub.stop()
         table.close()

@@ -486,16 +486,20 @@ class SimulatedPlayers:
         current = hand.trick.plays if hand.trick is not None else []
         played.update(c for _, c in current)
         counts = {seat: self.rules.hand_size - hand.played[seat] for seat in SEATS}
-        upcard_held = game.phase is Phase.PLAYING and upcard not in played and hand.trump_set
+        # What the rules saw go to the kitty (turned down, a known discard) stays there;
+        # the dealer holds the upcard only when it was picked up and is not played yet.
+        kitty = {c for c, (kind, _, _) in hand.seen.items() if kind in ("turned down", "discarded")}
+        picked_up = hand.seen.get(upcard, ("", None, 0))[0] == "picked up"
+        upcard_held = game.phase is Phase.PLAYING and picked_up and upcard not in played
         if upcard_held:
             counts[hand.dealer] -= 1
-        pool = [c for c in DECK if c not in played and c != upcard]
+        pool = [c for c in DECK if c not in played and c != upcard and c not in kitty]
         hands = self._share(pool, counts, hand)
         if upcard_held:
             hands[hand.dealer].append(upcard)
         world.deal(hands)
         dealt = {c for cards in hands.values() for c in cards}
-        for card in pool:
+        for card in [*pool, *sorted(kitty - {upcard})]:
             if card not in dealt:
                 world.lay(card, "kitty", face_up=False)
         if not upcard_held and upcard not in played:

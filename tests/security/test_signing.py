@@ -43,17 +43,20 @@ def loadgen(
     log: Path, folder: Path, port: int, *, seed: int, events: int, key: bool
 ) -> subprocess.Popen[str]:
     """A table process sending as table-1 with table-1's password; signing with table-1's
-    key only when ``key`` (the real table), else as one who sniffed the password."""
+    key only when ``key`` (the real table, which runs until the director confirms every
+    event), else as one who sniffed the password (who runs until the broker took them)."""
     secret = log.with_suffix(".password")
     fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
         fh.write(password(folder, "table-1"))
-    signing = ["--signing-key", str(folder / "secrets" / "table-1.signing.key")] if key else []
+    key_file = folder / "secrets" / "table-1.signing.key"
+    signing = ["--signing-key", str(key_file), "--until", "confirmed"] if key else []
+    until = [] if key else ["--until", "sent"]
     return subprocess.Popen(
         [sys.executable, "-m", "table_controller.feed.loadgen", str(log),
          "--table", "table-1", "--port", str(port), "--event", "sec",
          "--username", "table-1", "--password-file", str(secret), "--seed", str(seed),
-         "--events", str(events), "--every", "0", *signing],
+         "--events", str(events), "--every", "0", *signing, *until],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -78,10 +81,12 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
     store = DirectorStore(tmp_path / "director.sqlite")
     assert register_table_keys(store, folder / "table-keys.json") == 2
     svc = director(store, folder, broker.port)
+    tables: list[subprocess.Popen[str]] = []
     try:
         # One who sniffed table-1's password: 400 invented events, games 1 and 2.
         forger = loadgen(tmp_path / "forged.sqlite", folder, broker.port, seed=1, events=400,
                          key=False)  # fmt: skip
+        tables.append(forger)
         assert forger.wait(60) == 0, forger.stderr.read() if forger.stderr else ""
         forged = logged(tmp_path / "forged.sqlite")
         assert len(forged) >= 400 and {g for g, _ in forged} >= {1, 2}
@@ -93,6 +98,7 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
         # The real table, signing, sends the same game and seq numbers with its own cards.
         real_log = tmp_path / "real.sqlite"
         real = loadgen(real_log, folder, broker.port, seed=2, events=120, key=True)
+        tables.append(real)
         assert real.wait(60) == 0, real.stderr.read() if real.stderr else ""
         mine = logged(real_log)
         wait_until(
@@ -105,6 +111,9 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
         # Still the one alert (the real table, stopped, is offline: an alert of its own).
         assert [a["kind"] for a in store.alerts() if a["kind"] != "table_offline"] == ["signature"]
     finally:
+        for proc in tables:
+            proc.kill()
+            proc.wait()
         svc.stop()
         store.close()
         broker.kill()
