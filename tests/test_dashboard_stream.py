@@ -226,3 +226,69 @@ def test_a_change_after_a_quiet_spell_is_sent_at_once_and_at_most_one_a_spell(
         assert loop.later == [0.0, 0.04, 0.0]
     finally:
         store.close()
+
+
+def test_a_snapshot_reads_the_tables_a_change_named_and_all_of_them_every_few_seconds(
+    tmp_path: Path,
+) -> None:
+    """At 256 tables a snapshot (up to 20 a second) reads again only the tables the
+    service named (a status, an event: the writes that move one table's line); a change
+    that names none (an alert set on the page, the heartbeat check) reads them all, and
+    so does the first snapshot after ``WHOLE_EVERY`` seconds, for writes no one told
+    this process of. Whatever was read, the streamed picture is the overview's."""
+    from table_controller.director.store import DirectorStore
+    from table_controller.director.web import WHOLE_EVERY, DirectorPage
+
+    class Loop:  # the results computed at once; nothing else scheduled
+        def call_later(self, delay: float, callback: Any) -> None:
+            pass
+
+        def call_soon_threadsafe(self, callback: Any, *args: Any) -> None:
+            pass
+
+        def run_in_executor(self, executor: None, work: Any) -> None:
+            work()
+
+    def shown(page: DirectorPage) -> dict[str, dict[str, Any]]:
+        return {t["table"]: t for t in json.loads(page._stream.whole())["tables"]}
+
+    def hand_of(page: DirectorPage, table: str) -> object:
+        return shown(page)[table]["hand"]
+
+    store = DirectorStore(tmp_path / "director.sqlite")
+    try:
+        page = DirectorPage(store, None, coalesce=0.05)
+        now = [100.0]
+        page._monotonic = lambda: now[0]
+        page._loop = Loop()  # type: ignore[assignment]
+        for n in (1, 2, 3):
+            store.add_status(status(f"table-{n}", f"Table {n}", ["A", "B", "C", "D"]))
+        page._schedule("")
+        page._flush()
+        assert set(shown(page)) == {"table-1", "table-2", "table-3"}
+        # table-1's status told; table-2's written by another process, untold
+        store.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=2))
+        store.add_status(status("table-2", "Table 2", ["A", "B", "C", "D"], hand=3))
+        now[0] += 0.1
+        page._schedule("table-1")
+        page._flush()
+        assert (hand_of(page, "table-1"), hand_of(page, "table-2")) == (2, 1)
+        now[0] += WHOLE_EVERY
+        page._schedule("table-1")
+        page._flush()
+        assert hand_of(page, "table-2") == 3
+        assert shown(page) == {t["table"]: t for t in page.overview()["tables"]}
+        # An alert on table-3 raised where no table is named: every line read, its
+        # count of open alerts moved, and the alert shown in words.
+        store.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=4))
+        store.alert_once("table-3", "camera", "lens", "the camera sees nothing", now[0])
+        now[0] += 0.1
+        page._schedule("")
+        page._flush()
+        lines = shown(page)
+        assert (lines["table-3"]["alerts"], lines["table-1"]["hand"]) == (1, 4)
+        alerts = json.loads(page._stream.whole())["alerts"]
+        assert [a["table"] for a in alerts] == ["table-3"] and alerts[0]["sentence"]
+        assert lines == {t["table"]: t for t in page.overview()["tables"]}
+    finally:
+        store.close()

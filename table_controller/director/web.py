@@ -111,6 +111,9 @@ log = logging.getLogger(__name__)
 
 
 RESULTS_EVERY = 1.0  # seconds: the streamed snapshot's results computed at most this often
+# seconds: every table's row read again at least this often (another process's writes,
+# which tell this one nothing, are shown within it)
+WHOLE_EVERY = 2.0
 
 
 class DashboardError(TableControllerError, OSError):
@@ -160,6 +163,10 @@ class DirectorPage:
         self._pages = Broadcast(heartbeat, 1000)
         self._stream = OverviewStream()
         self._dirty: set[str] = set()
+        self._whole_due = True  # a change named no table: read every table's row
+        # the alerts as last read, with their tables' lines; in words; as JSON text
+        self._alerts_kept: tuple[tuple[Any, ...], list[dict[str, Any]], str | None] | None = None
+        self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._servers: list[tuple[EmbeddedServer, asyncio.Task[None]]] = []
@@ -242,6 +249,8 @@ class DirectorPage:
     def _schedule(self, table: str) -> None:
         if table:
             self._dirty.add(table)
+        else:
+            self._whole_due = True
         if not self._scheduled and self._loop is not None:
             # At most one snapshot every ``coalesce`` seconds, the first change after a
             # quiet spell sent at once: a card waits for the rest of the spell, not for
@@ -252,31 +261,40 @@ class DirectorPage:
 
     def _flush(self) -> None:
         self._scheduled = False
-        self._last_flush = self._monotonic()
+        self._last_flush = now = self._monotonic()
         changed, self._dirty = sorted(self._dirty), set()
+        whole = self._whole_due or now - self._last_whole >= WHOLE_EVERY
+        self._whole_due = False
         try:
-            sent = self._stream.next(*self._snapshot(self._stream_results()), changed)
+            snapshot = self._snapshot(self._stream_results(), None if whole else changed)
+            sent = self._stream.next(*snapshot, changed)
+            if whole:
+                self._last_whole = now
         except StoreUnavailable as exc:
             # Said on the page, and tried again until the database is back (nothing
             # else may come to ask: the writer waits for the same database).
             self._dirty.update(changed)
+            self._whole_due = self._whole_due or whole
             sent = self._stream.problem(str(exc), changed)
             if self._loop is not None and not self._scheduled:
                 self._scheduled = True
                 self._loop.call_later(STORE_RETRY, self._flush)
         except Exception:
             log.exception("the dashboard's overview could not be built")
+            self._whole_due = True
             return
         if sent is not None:
-            whole, change = sent
-            self._pages.publish(whole, change)
+            made, change = sent
+            self._pages.publish(made, change)
 
     def _snapshot(
-        self, results: tuple[dict[str, Any], str] | None
+        self, results: tuple[dict[str, Any], str] | None, tables: list[str] | None = None
     ) -> tuple[list[TableLine], dict[str, str]]:
         """The tables' lines and the other parts of a snapshot, as JSON text
-        (``results``: those to show, None: computed now)."""
-        lines, alerts, event = self._read_store()
+        (``results``: those to show, None: computed now; ``tables``: only these
+        tables' rows read again, None: every table's)."""
+        lines, alerts, event = self._read_store(tables)
+        alerts_text = self._alerts_text(alerts)
         if results is None:
             results = self._computed_results()
             self._results_cached = (self._monotonic(), *results)
@@ -287,7 +305,7 @@ class DirectorPage:
         )
         parts = {
             "title": json_text(self._title),
-            "alerts": json_text(alerts),
+            "alerts": alerts_text,
             "results": results[1],
             "event": json_text(event),
             "broker": json_text(broker),
@@ -295,10 +313,13 @@ class DirectorPage:
         }
         return lines, parts
 
-    def _read_store(self) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
+    def _read_store(
+        self, tables: list[str] | None = None
+    ) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
         """The tables' lines and the alerts, read in one hold of the store's lock (the
         writer's batch waited for once, not at every read, and the replays do not move
-        while the lines are made), and the event."""
+        while the lines are made), and the event. ``tables``: only these tables' rows
+        read again (the others' lines kept, ``DashboardView.lines``); None: all."""
         with self.store.core.lock:
             counts = self.store.event_counts()
             alerts = self.store.alerts()
@@ -306,10 +327,36 @@ class DirectorPage:
             for a in alerts:
                 if a["state"] == "open":
                     open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
-            lines = self.view.lines(self.store.raw_tables(), counts, open_by_table)
+            raws = self.store.raw_tables(tables)
+            lines = self.view.lines(raws, counts, open_by_table, partial=tables is not None)
         # Not under the store's lock: the admin's own lock is taken before the store's.
         event = self.admin.summary()
-        return lines, self.view.alerts(alerts, [line.row for line in lines]), event
+        return lines, self._shown_alerts(alerts, lines), event
+
+    def _shown_alerts(
+        self, alerts: list[dict[str, Any]], lines: list[TableLine]
+    ) -> list[dict[str, Any]]:
+        """The alerts in words, made again only when they or their tables' lines
+        changed. Why: at an event's end every table is offline, an alert each, and
+        putting 256 alerts in words at every snapshot cost more than all the rest."""
+        named = {a["table"] for a in alerts}
+        key = (alerts, [line.text for line in lines if line.table in named])
+        kept = self._alerts_kept
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        shown = self.view.alerts(alerts, [line.row for line in lines])
+        self._alerts_kept = (key, shown, None)
+        return shown
+
+    def _alerts_text(self, shown: list[dict[str, Any]]) -> str:
+        """``shown`` as JSON text, encoded once while they stay the same."""
+        kept = self._alerts_kept
+        if kept is None or kept[1] is not shown:
+            return json_text(shown)
+        if kept[2] is None:
+            self._alerts_kept = kept = (kept[0], kept[1], json_text(shown))
+        assert kept[2] is not None
+        return kept[2]
 
     def _stream_results(self) -> tuple[dict[str, Any], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
 from table_controller.director.store.alerts import Alerts
@@ -283,13 +283,21 @@ class TableStatus:
 
     # --- reading --------------------------------------------------------------------
 
-    def raw_tables(self) -> list[RawTable]:
-        """Every table seen, its latest status as stored (JSON text): the dashboard
-        builds a table's line again only when this (or its events) changed."""
+    def raw_tables(self, names: Collection[str] | None = None) -> list[RawTable]:
+        """Every table seen (or those of ``names`` that were), its latest status as
+        stored (JSON text): the dashboard builds a table's line again only when this
+        (or its events) changed, and reads only the tables a change named."""
+        query = "SELECT name, online, status, status_at, every FROM tables"
+        params: tuple[str, ...] = ()
+        if names is not None:
+            params = tuple(sorted(set(names)))
+            if not params:
+                return []
+            query += f" WHERE name IN ({','.join('?' * len(params))})"
         return [
             RawTable(str(name), bool(online), status, status_at, every)
             for name, online, status, status_at, every in self._core.rows(
-                "SELECT name, online, status, status_at, every FROM tables ORDER BY name"
+                query + " ORDER BY name", params
             )
         ]
 
