@@ -443,7 +443,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sign:  # as `director start` registers `feed broker-config`'s table-keys.json
         registered = register_table_keys(store, files.folder / TABLE_KEYS)
     checks = Checks.wrap(svc)
-    page = DirectorPage(store, svc)
+    page = DirectorPage(store, svc, coalesce=args.coalesce)
     flushes: list[float] = []
     committed: dict[str, list[float]] = {t: [] for t in ids}
     real_flush = page._flush
@@ -674,6 +674,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"the director's interpreter switch interval: {sys.getswitchinterval() * 1000:g} ms")
+    print(f"the dashboard's snapshots: at most one every {args.coalesce * 1000:g} ms")
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
     mosq = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout
     print(
@@ -790,6 +791,13 @@ def main() -> None:
         action="store_true",
         help="each table signs its events and status with a key of its own (written by "
         "`feed broker-config`), registered at the director, which checks every one",
+    )
+    ap.add_argument(
+        "--coalesce",
+        type=float,
+        default=0.05,
+        metavar="SECONDS",
+        help="the dashboard's snapshots at most this often (the director's default: 0.05)",
     )
     ap.add_argument(
         "--switch-interval",
