@@ -24,7 +24,7 @@ What is real and what is simulated:
   (its own paho client, outbox, director's mark); the director's ``DirectorService``,
   ``DirectorStore`` (SQLite, synchronous=FULL; or with ``--postgres`` a PostgreSQL
   server started for the run, fsync on) and ``DirectorPage`` (the dashboard's snapshots,
-  coalesced 50 ms; with ``--dashboard-tls`` served over HTTPS and read by a logged-in
+  coalesced 25 ms; with ``--dashboard-tls`` served over HTTPS and read by a logged-in
   director, bench/dashboard_reader.py);
 * real with ``--sign``: each table's Ed25519 signing key as ``feed broker-config`` writes
   it (``secrets/TABLE.signing.key``), given to its ``Publisher`` (``signing_key``), which
@@ -54,7 +54,7 @@ inside the transaction): a breakdown; to (a) the director's
 store holding it, committed: the end of the writer's transaction that stored it (the
 first "event" notice for its table at or after ``received``; notices go out after the
 commit), and (b) the next dashboard snapshot published after that commit (coalesced,
-at most every 50 ms; how long each took to build and publish on the director's event
+at most every 25 ms; how long each took to build and publish on the director's event
 loop, and that thread's CPU time for it, are printed too): median and p99, over the
 events logged while the broker was up
 (an event logged while the broker was down waits for it, by design, and so does one
@@ -106,7 +106,7 @@ from table_controller.director.cli import register_table_keys
 from table_controller.director.service import BrokerConfig, DirectorService, take_turns
 from table_controller.director.store import DirectorStore
 from table_controller.director.store.db import open_database
-from table_controller.director.web import DirectorPage
+from table_controller.director.web import COALESCE, DirectorPage
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import TABLE_KEYS, Tls, mosquitto_conf, write_broker_config
@@ -795,9 +795,9 @@ def main() -> None:
     ap.add_argument(
         "--coalesce",
         type=float,
-        default=0.05,
+        default=COALESCE,
         metavar="SECONDS",
-        help="the dashboard's snapshots at most this often (the director's default: 0.05)",
+        help=f"the dashboard's snapshots at most this often (the director's: {COALESCE})",
     )
     ap.add_argument(
         "--switch-interval",

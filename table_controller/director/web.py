@@ -111,6 +111,10 @@ log = logging.getLogger(__name__)
 
 
 RESULTS_EVERY = 1.0  # seconds: the streamed snapshot's results computed at most this often
+# seconds: at most one snapshot this often. At 256 tables a snapshot that reads only the
+# tables a change named costs the event loop about 1.5 ms, so 40 a second are cheap, and a
+# card waits for at most 25 ms of the spell (docs/benchmarks.md, "Turns of the interpreter")
+COALESCE = 0.025
 # seconds: every table's row read again at least this often (another process's writes,
 # which tell this one nothing, are shown within it)
 WHOLE_EVERY = 2.0
@@ -130,7 +134,7 @@ class DirectorPage:
         service: DirectorService | None = None,
         *,
         title: str = DEFAULT_TITLE,
-        coalesce: float = 0.05,
+        coalesce: float = COALESCE,
         results_every: float = RESULTS_EVERY,
         heartbeat: float = HEARTBEAT,
         admin: EventsAdmin | None = None,
@@ -363,7 +367,7 @@ class DirectorPage:
         at most every ``results_every`` seconds in a worker thread, a snapshot following
         once they are (None: compute them now, the first time). Why: at 256 tables the
         results (standings, every game's score, replayed as games grow) cost more than
-        the tables' cards and more than the 50 ms a snapshot is coalesced over; computed
+        the tables' cards and more than the 25 ms a snapshot is coalesced over; computed
         for every snapshot, on the loop, they put each card laid behind them. A card
         shows at once now, a standing within a second or so."""
         cached = self._results_cached
