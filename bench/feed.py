@@ -231,6 +231,7 @@ class Share:
     seed: int
     tls_ca: str | None = None  # TLS (--tls): the event's CA
     keys: str | None = None  # signed (--sign): the folder of each table's signing key
+    switch: float | None = None  # the worker's interpreter switch interval (None: Python's)
 
 
 def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None:
@@ -241,6 +242,8 @@ def play(share: Share, go: Any, start_at: Any, finish: Any, report: Any) -> None
     resends, resumes, cpu seconds, signed messages, their signing's cpu seconds) on
     ``report``."""
     logging.getLogger("table_controller").setLevel(logging.ERROR)  # 100 tables' warnings
+    if share.switch is not None and threading.current_thread() is threading.main_thread():
+        sys.setswitchinterval(share.switch)
     folder = Path(share.folder)
     tables: dict[str, tuple[RulesTable, Publisher]] = {}
     # messages signed, the CPU seconds of signing them, and when each event was first
@@ -509,7 +512,8 @@ def run(args: argparse.Namespace) -> int:
         mine = {t: files.passwords[t] for t in group}
         share = Share(group, str(folder), broker.port, cut_id, relay.port, mine, interval,
                       args.seconds, n + 1, None if tls is None else str(tls.cafile),
-                      str(files.folder / "secrets") if args.sign else None)  # fmt: skip
+                      str(files.folder / "secrets") if args.sign else None,
+                      args.tables_switch_interval)  # fmt: skip
         target = (share, go, start_at, finish, report)
         w: Any = (
             ctx.Process(target=play, args=target, name=f"tables-{n + 1}")
@@ -675,6 +679,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"Python {platform.python_version()} ({platform.python_implementation()})")
     print(f"the director's interpreter switch interval: {sys.getswitchinterval() * 1000:g} ms")
     print(f"the dashboard's snapshots: at most one every {args.coalesce * 1000:g} ms")
+    if args.tables_switch_interval is not None:
+        print(f"the tables' processes' switch interval: {args.tables_switch_interval * 1000:g} ms")
     print(f"CPU: {cpu_model()} ({platform.machine()}, {os.cpu_count()} logical CPUs)")
     mosq = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True).stdout
     print(
@@ -806,6 +812,15 @@ def main() -> None:
         metavar="SECONDS",
         help="the director's interpreter switch interval (default: the director's own, "
         "1 ms; Python's default is 0.005)",
+    )
+    ap.add_argument(
+        "--tables-switch-interval",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the tables' worker processes' interpreter switch interval (default: Python's "
+        "0.005). A worker holds 64 tables' threads in one interpreter where a real table "
+        "has a machine of its own",
     )
     ap.add_argument(
         "--tls",
