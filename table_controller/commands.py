@@ -37,7 +37,7 @@ GROUPS: dict[str, tuple[str, str]] = {
         "run the table: camera, seat lights and buttons, cube, the page",
     ),
     "join": (
-        "table_controller.table.join_cli",
+        "table_controller.table.fleet.join_cli",
         "join the event of the director on this network (the table shows a code to approve)",
     ),
     "director": (

@@ -24,8 +24,8 @@ from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
 from table_controller.feed.messages import Topics
-from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys
+from table_controller.fleet.orders import verify_order
 
 PREFIX = "euchre/spring-open"
 KEYS = new_keys()

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 from mosquitto import free_port
+from test_director_dynsec import log_in as broker_log_in
 from test_director_web import log_in
-from test_feed_dynsec import log_in as broker_log_in
 from waiting import wait_until
 
 from table_controller.cli import main
+from table_controller.director.dynsec import DynsecAdmin, FleetBroker
 from table_controller.director.start import open_folder, parse_options
-from table_controller.feed.dynsec import DynsecAdmin, FleetBroker
 
 EVENT = "Spring Open"
 DIRECTOR_START = [sys.executable, "-m", "table_controller.cli", "director", "start"]
@@ -219,7 +219,7 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
     from test_director_web import get_json, post
 
     from table_controller.fleet import discovery
-    from table_controller.fleet.join import join
+    from table_controller.table.fleet.join import join
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from table_controller.director.dynsec import fleet_conf
 from table_controller.director.fleet.view import FleetView
 from table_controller.director.store import DirectorStore
 from table_controller.director.store.usage import size_words, usage_words
 from table_controller.feed.broker import MAX_PACKET
-from table_controller.feed.dynsec import fleet_conf
 from table_controller.feed.guard import QUIET, FeedLimits, RateGuard
 from table_controller.feed.limits import Limits
 

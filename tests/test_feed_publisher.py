@@ -271,7 +271,7 @@ def test_forged_and_stale_rulings_are_refused_with_ok_false(ruled: Any) -> None:
     assert got == []
 
 
-# --- the director's orders and the table's answers (feed/orders.py) ---------------------
+# --- the director's orders and the table's answers (fleet/orders.py) ---------------------
 
 
 def test_orders_reach_on_order_and_send_answers_on_the_fleet_topic(tmp_path: Path) -> None:

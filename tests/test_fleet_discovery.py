@@ -227,7 +227,7 @@ DIRECTOR = """
 
 TABLE = """
     import dataclasses, json, pathlib, sys
-    from table_controller.fleet.join import join
+    from table_controller.table.fleet.join import join
     m = join(pathlib.Path(sys.argv[1]),
              on_code=lambda shown, found: print(json.dumps({"code": shown.code,
                                                             "host": found.host}), flush=True),

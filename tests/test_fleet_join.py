@@ -27,14 +27,15 @@ from table_controller.director.fleet.core import Fleet, JoinRequests
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.signing import new_keys
-from table_controller.fleet import discovery, membership, sealing
+from table_controller.fleet import discovery, sealing
 from table_controller.fleet.discovery import DiscoveryError, Found, key_fingerprint
-from table_controller.fleet.join import JoinError, JoinStopped, join, table_key
-from table_controller.fleet.membership import MembershipError
+from table_controller.table.fleet import membership
+from table_controller.table.fleet.join import JoinError, JoinStopped, join, table_key
+from table_controller.table.fleet.membership import MembershipError
 
 
 class Credentials:
-    """A recording stand-in for the broker's table logins (feed/dynsec.py's is H1's)."""
+    """A recording stand-in for the broker's table logins (director/dynsec.py's is H1's)."""
 
     def __init__(self) -> None:
         self.logins: dict[str, str] = {}

@@ -1,4 +1,4 @@
-"""The table's membership (fleet/membership.py): kept in three files readable by their
+"""The table's membership (table/fleet/membership.py): kept in three files readable by their
 owner only, written whole or not at all; one that cannot be read is an error in words."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table_controller.fleet import membership
-from table_controller.fleet.membership import Membership, MembershipError
+from table_controller.table.fleet import membership
+from table_controller.table.fleet.membership import Membership, MembershipError
 
 
 def sample() -> Membership:

@@ -27,13 +27,13 @@ from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.messages import Topics
-from table_controller.feed.orders import sign_order
 from table_controller.feed.signing import new_keys
+from table_controller.fleet.orders import sign_order
 from table_controller.seats import Seat
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
-from table_controller.table.fleet_run import FleetRun
-from table_controller.table.fleet_settings import load_membership
+from table_controller.table.fleet.run import FleetRun
+from table_controller.table.fleet.settings import load_membership
 from table_controller.table.simulated import simulated_table
 
 GUARD = 120.0  # only against a hang: every wait is for a condition
@@ -64,7 +64,7 @@ class Fleet:
 
 
 def joined(folder: Path, port: int, director_pub: bytes) -> None:
-    """The folder as joining leaves it (fleet/join.py's files)."""
+    """The folder as joining leaves it (table/fleet/join.py's files)."""
     folder.mkdir()
     member = {
         "table": TABLE,

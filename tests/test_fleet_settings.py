@@ -17,8 +17,8 @@ from table_controller.cli import main
 from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, load_config, parse_config
 from table_controller.table.config_toml import to_toml
-from table_controller.table.fleet_run import FleetRun, ensure_membership
-from table_controller.table.fleet_settings import (
+from table_controller.table.fleet.run import FleetRun, ensure_membership
+from table_controller.table.fleet.settings import (
     FleetError,
     build,
     load_applied,

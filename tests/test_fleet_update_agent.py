@@ -1,4 +1,4 @@
-"""The table's side of an update (fleet/update_agent.py): real wheels served over HTTP,
+"""The table's side of an update (table/fleet/update_agent.py): real wheels served over HTTP,
 installed with pip into a temporary root; the game's phase and the restart injected."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from fleet_wheels import make_wheel
 
 from table_controller.fleet import update
 from table_controller.fleet.update import Releases
-from table_controller.fleet.update_agent import UpdateAgent, between_games, download
+from table_controller.fleet.update_order import between_games
+from table_controller.table.fleet.update_agent import UpdateAgent, download
 
 IN_GAME = {"phase": "playing", "hand": 3}
 OVER = {"phase": "over", "hand": 9}
@@ -222,8 +223,8 @@ def test_a_release_that_never_reaches_the_director_goes_back(tmp_path: Path) -> 
 def test_a_damaged_record_of_orders_refuses_every_order(tmp_path: Path) -> None:
     """The ids taken are kept on disk; a file that cannot be read refuses, in words,
     rather than forgetting what was taken."""
-    from table_controller.feed.orders import sign_order
     from table_controller.feed.signing import new_keys
+    from table_controller.fleet.orders import sign_order
 
     private, public = new_keys()
     releases = Releases(tmp_path)

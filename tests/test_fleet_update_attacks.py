@@ -35,9 +35,9 @@ from test_fleet_run import director as director  # the fixture: a broker and the
 from table_controller.director.fleet.config import push
 from table_controller.director.fleet.update import UpdateRunner, add_release, status_words
 from table_controller.director.store import FleetUpdates
-from table_controller.feed.orders import sign_order
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import update
+from table_controller.fleet.orders import sign_order
 from table_controller.fleet.update import Releases
 from table_controller.table.config_toml import to_toml
 

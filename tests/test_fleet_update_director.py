@@ -16,10 +16,10 @@ from table_controller.director.fleet import replies as fleet_replies
 from table_controller.director.fleet import update as fleet_update
 from table_controller.director.fleet.update import Release, Rollout, UpdateRunner
 from table_controller.director.store import DirectorStore
-from table_controller.feed.orders import verify_order
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import update
-from table_controller.fleet.update_agent import download
+from table_controller.fleet.orders import verify_order
+from table_controller.table.fleet.update_agent import download
 
 RELEASE = Release("table_controller-2.0-py3-none-any.whl", "2.0", "ab" * 32)
 TABLES = [("table-1", "Table 1"), ("table-2", "Table 2"), ("table-3", "Table 3")]

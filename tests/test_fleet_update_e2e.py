@@ -29,7 +29,7 @@ from table_controller.feed.signing import new_keys
 from table_controller.fleet import update
 from table_controller.fleet.update import Releases
 from table_controller.seats import Seat
-from table_controller.table.fleet_update_link import attach, release_root
+from table_controller.table.fleet.update_link import attach, release_root
 
 TOPICS = messages.Topics.of("euchre", "cup")
 TABLE = "table-1"
@@ -176,8 +176,8 @@ def test_the_updates_of_a_fleet_run_follow_its_current_table(
 ) -> None:
     from types import SimpleNamespace
 
-    from table_controller.feed.orders import sign_order
-    from table_controller.table.fleet_update_link import FleetRunUpdates
+    from table_controller.fleet.orders import sign_order
+    from table_controller.table.fleet.update_link import FleetRunUpdates
 
     private, public = new_keys()
     served = world["served"]

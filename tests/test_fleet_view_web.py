@@ -33,11 +33,12 @@ from table_controller.director.fleet import config as fleet_config
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
-from table_controller.feed import messages, orders
+from table_controller.feed import messages
 from table_controller.feed.limits import limits_words
 from table_controller.feed.signing import new_keys
+from table_controller.fleet import orders
 from table_controller.pictures import encode_jpeg
-from table_controller.table.fleet_status import fleet_status
+from table_controller.table.fleet.status import fleet_status
 from table_controller.table.health import Device, Fault
 from table_controller.table.world import World, WorldCamera
 from table_controller.vision.calibration import calibrate, overlay

@@ -18,10 +18,17 @@ from waiting import wait_until
 from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.emulator import CubeEmulator
 from table_controller.devices.gpio import GpioBackend, make_pin_factory
-from table_controller.fleet.join_lights import DARK, GLOW, WHITE, SeatColours, code_steps, read_code
 from table_controller.seats import SEATS
 from table_controller.table.config import TableConfig, parse_config
-from table_controller.table.join_display import JoinDisplay, cube_states
+from table_controller.table.fleet.display import JoinDisplay, cube_states
+from table_controller.table.fleet.lights import (
+    DARK,
+    GLOW,
+    WHITE,
+    SeatColours,
+    code_steps,
+    read_code,
+)
 
 IMAGES = Path(__file__).resolve().parents[1] / "test-artifacts"  # docs/images/ holds a copy
 codes = st.text(alphabet="123456789", min_size=4, max_size=4)

@@ -11,16 +11,21 @@
   or IO;
 - the devices know pins and bytes, not the game: nothing from the rules or the table;
 - the groups are layered: the rules, the event log, the parts that stand alone
-  (devices, vision, bots, feed, web), a table's place in a fleet (joining, updates), the
-  table, what runs a table (kiosk, director), the command line; each imports only from
-  below it, and parts at one level not from each other;
+  (devices, vision, bots, feed, web), the fleet's protocol (discovery, sealing, signed
+  orders, updates), the table (its side of the fleet in ``table/fleet/``), what runs a
+  table (kiosk, director), the command line; each imports only from below it, and parts
+  at one level not from each other;
 - each folder of the director (store, dashboard, hall, tournament and its formats and
   results, fleet, demo) is entered from outside it only through its face, its
-  ``__init__.py``, for the type checker too: its inner modules are its own business.
+  ``__init__.py``, for the type checker too: its inner modules are its own business;
+- the fleet's two packages, the protocol (``fleet/``) and the table's side
+  (``table/fleet/``), are entered from outside only by the modules their face names in
+  ``__all__``, and the director takes the protocol, never the table's side.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 import textwrap
@@ -48,6 +53,9 @@ walker = _load_walker()
 GRAPH: dict[str, set[str]] = walker.import_graph()
 TYPED_GRAPH: dict[str, set[str]] = walker.import_graph(type_checking=True)
 DIRECTOR = "table_controller.director"
+# The fleet's protocol, which both sides speak, and the table's side of it.
+FLEET_PROTOCOL = "table_controller.fleet"
+TABLE_FLEET = "table_controller.table.fleet"
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
@@ -58,8 +66,8 @@ LAYERS: list[set[str]] = [
     {"rules"},
     {"event_log"},
     {"devices", "vision", "bots", "feed", "web"},
-    {"fleet"},
-    {"table"},
+    {"fleet"},  # the fleet's protocol: the table and the director both speak it
+    {"table"},  # table/fleet/, the table's side of the fleet, included
     {"kiosk", "director"},
     {"cli"},
 ]
@@ -203,6 +211,44 @@ def test_a_director_folder_is_entered_only_through_its_face() -> None:
     assert f"{DIRECTOR}.tournament.results" in faces
     wrong = past_the_face(TYPED_GRAPH, faces)
     assert wrong == [], "a folder entered past its face:\n" + "\n".join(wrong)
+
+
+def face_names(package: str) -> set[str]:
+    """The names in the ``__all__`` of ``package``'s ``__init__.py``, read with ast."""
+    path = walker.module_files()[package]
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            return set(value)
+    return set()
+
+
+def test_a_fleet_package_is_entered_only_by_the_modules_its_face_names() -> None:
+    wrong = []
+    for package in (FLEET_PROTOCOL, TABLE_FLEET):
+        names = face_names(package)
+        assert names, f"{package}/__init__.py names no module in __all__"
+        for a, b in edges(TYPED_GRAPH):
+            if within(a, package) or not within(b, package) or b == package:
+                continue
+            if b[len(package) + 1 :].split(".")[0] not in names:
+                wrong.append(
+                    f"{a} imports {b}, which {package}'s face does not name: add it to "
+                    f"{package}'s __all__ if another part needs it"
+                )
+    assert wrong == [], "a fleet package entered past its face:\n" + "\n".join(wrong)
+
+
+def test_the_director_takes_the_fleets_protocol_never_the_tables_side() -> None:
+    wrong = [
+        f"{a} imports {b}: take what both sides speak from {FLEET_PROTOCOL}"
+        for a, b in edges(TYPED_GRAPH)
+        if within(a, DIRECTOR) and within(b, TABLE_FLEET)
+    ]
+    assert wrong == [], "the director takes the table's side of the fleet:\n" + "\n".join(wrong)
+    assert any(within(a, DIRECTOR) and within(b, FLEET_PROTOCOL) for a, b in edges(GRAPH))
 
 
 def test_no_cycle_among_the_groups() -> None:

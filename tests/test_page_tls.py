@@ -40,7 +40,7 @@ from table_controller.rules.game import Phase
 from table_controller.table.app import Table
 from table_controller.table.config import ConfigError, TableConfig, parse_config
 from table_controller.table.config_toml import to_toml
-from table_controller.table.join_display import JoinDisplay
+from table_controller.table.fleet.display import JoinDisplay
 from table_controller.table.noticed import Ruled
 from table_controller.table.options import TableOptions
 from table_controller.table.page_tls import (

@@ -32,7 +32,8 @@ from table_controller.feed.table_signing import (
     sign_message,
     signed_bytes,
 )
-from table_controller.fleet import membership, sealing
+from table_controller.fleet import sealing
+from table_controller.table.fleet import membership
 
 TOPICS = messages.Topics.of("euchre", "sig")
 FIRST = Place(boot=1_767_000_000, link=1, n=1)  # a status's place: its table's first

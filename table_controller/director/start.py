@@ -40,10 +40,10 @@ from table_controller.feed.limits import (
 )
 
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
+    from table_controller.director.dynsec import TableCredentials
     from table_controller.director.fleet import EventTls
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
-    from table_controller.feed.dynsec import TableCredentials
 
 STATE = "fleet.json"
 TOPIC = "euchre"
@@ -389,9 +389,9 @@ def attach_config(page: Any, fleet: Any) -> None:
 def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> Iterator[Any]:
     """The fleet's broker, from its files (written each run: the port and the
     certificate may change); with ``tls``, its listener takes TLS only."""
+    from table_controller.director.dynsec import write_fleet_broker
     from table_controller.feed.broker import Tls
     from table_controller.feed.broker_process import BrokerProcess
-    from table_controller.feed.dynsec import write_fleet_broker
 
     files = write_fleet_broker(
         ev.folder / BROKER,
@@ -453,7 +453,7 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             limits=parse_limits(getattr(args, "limit", None) or []),
         )
         from table_controller.director.demo import find_mosquitto
-        from table_controller.feed.dynsec import find_plugin
+        from table_controller.director.dynsec import find_plugin
 
         mosquitto = find_mosquitto(os.environ)  # both said before anything is made
         if mosquitto is None:
@@ -490,10 +490,10 @@ def _tls(ev: FleetFolder) -> EventTls | None:
 
 
 def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
+    from table_controller.director.dynsec import DynsecAdmin
     from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore
     from table_controller.director.web import DashboardError, DirectorPage
-    from table_controller.feed.dynsec import DynsecAdmin
 
     take_turns()
     tls = _tls(ev)

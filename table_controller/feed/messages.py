@@ -98,7 +98,7 @@ class Topics:
         return f"{self.table(table)}/received"
 
     def config(self, table: str) -> str:
-        """The director's signed config for this table (retained; feed/orders.py)."""
+        """The director's signed config for this table (retained; fleet/orders.py)."""
         return f"{self.table(table)}/config"
 
     def commands(self, table: str) -> str:
@@ -185,7 +185,7 @@ def status_message(
     has not acknowledged; ``unconfirmed``: events the director has not yet confirmed;
     ``name``: the table's name as its config writes it ("Table 1", "Maple"), what a
     person reads where ``table`` (the id, ``table-1``) is the key. ``fleet``: what the
-    director's fleet view shows of the table's own machine (``table/fleet_status.py``:
+    director's fleet view shows of the table's own machine (``table/fleet/status.py``:
     version, each device in words, disk free, last calibration, config applied); left
     out when None, so a table that does not send it reads as before. ``across``: the
     cards the camera sees lying across a zone's line (``table/across_line.py``

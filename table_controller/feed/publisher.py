@@ -102,7 +102,7 @@ class Publisher:
     """Sends one table's log to the broker. ``notify()`` after each durable append;
     ``set_status()`` with the table's state for the heartbeat; ``answer()`` a ruling.
     ``on_ruling``, ``on_state`` and ``on_order`` (the director's config and commands,
-    unverified: feed/orders.py verifies them) are called from the worker thread;
+    unverified: fleet/orders.py verifies them) are called from the worker thread;
     ``send()`` answers the director on ``fleet(table, kind)``."""
 
     def __init__(
@@ -160,7 +160,7 @@ class Publisher:
         self._rulings_topic = t.rulings(settings.table)
         self._acks_topic = t.acks(settings.table)
         self._received_topic = t.received(settings.table)
-        # The director's orders (feed/orders.py): its topic's kind by topic.
+        # The director's orders (fleet/orders.py): its topic's kind by topic.
         self._order_topics = {
             t.config(settings.table): "config",
             t.commands(settings.table): "commands",

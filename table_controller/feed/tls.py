@@ -196,7 +196,7 @@ def fingerprint(cert_path: Path) -> str:
 def client_context(ca: Path | None = None, *, ca_pem: str | None = None) -> ssl.SSLContext:
     """A client's TLS context: checking the server (its name too) against the CA in the
     file ``ca``, or given as ``ca_pem`` text, alone; with neither, checking nothing:
-    only for a first contact whose answer is checked otherwise (fleet/join.py)."""
+    only for a first contact whose answer is checked otherwise (table/fleet/join.py)."""
     if ca is not None:
         return ssl.create_default_context(cafile=str(ca))
     if ca_pem is not None:

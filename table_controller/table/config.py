@@ -99,7 +99,7 @@ class FeedConfig:
 class FleetConfig:
     """``[fleet]``: the table belongs to an event's fleet (docs/fleet.md). It joins the
     event's director once (its membership is kept in ``folder``), then takes its name,
-    rules, players and broker from the director (table/fleet_run.py); the file keeps
+    rules, players and broker from the director (table/fleet/run.py); the file keeps
     only what is this table's own: pins, camera, calibration, cube, page."""
 
     folder: Path
@@ -305,7 +305,7 @@ def parse_config(data: TomlTable, base: Path, source: str = "<config>") -> Table
     disk = r.whole(table, "table.disk_min_free_mb", 200, low=0)
     first = r.seat(table, "table.first_dealer")
     default_log = f"{_slug(name or '')}.sqlite"
-    if fleet is not None:  # named after the table's id once it has joined (fleet_run.py)
+    if fleet is not None:  # named after the table's id once it has joined (table/fleet/run.py)
         default_log = str(fleet.folder / "table.sqlite")
     log = r.path(table, "table.log", default_log)
     rules_name, options, rules = _rules(r, r.table(data, "rules"))

@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from table_controller.rules.events import InputEvent
-from table_controller.table.fleet_status import (
+from table_controller.table.fleet.status import (
     FleetStatus,
     calibration_at,
     fleet_status,
@@ -44,19 +44,19 @@ class FeedLink:
         self.table = table
         self.camera = camera
         self.publisher: Publisher | None = None
-        # The director's config and commands (a fleet's table: table/fleet_run.py), called
+        # The director's config and commands (a fleet's table: table/fleet/run.py), called
         # on the publisher's thread; None: the table does not listen for them.
         self.on_order: OrderListener | None = None
-        self.offline_at_stop = True  # False: started again at once (fleet_run.py)
+        self.offline_at_stop = True  # False: started again at once (table/fleet/run.py)
         self._tasks: set[asyncio.Future[None]] = set()
         self.version = package_version()
-        # The fleet view's extras (table/fleet_status.py): a calibration made while the
+        # The fleet view's extras (table/fleet/status.py): a calibration made while the
         # table runs (wall clock; else the file's saved time), the director's config
-        # applied (None until fleet mode applies one: table/fleet_run.py sets it).
+        # applied (None until fleet mode applies one: table/fleet/run.py sets it).
         self.calibrated_at: float | None = None
         self.config_seq: int | None = None
-        # Who hears the director's orders (feed/orders.py), in the loop, each taking the
-        # kinds it knows: the camera commands (table/fleet_commands.py), the config, ...
+        # Who hears the director's orders (fleet/orders.py), in the loop, each taking the
+        # kinds it knows: the camera commands (table/fleet/commands.py), the config, ...
         self.order_handlers: list[OrderListener] = []
 
     def start(self) -> None:
@@ -78,7 +78,7 @@ class FeedLink:
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
         def order(kind: str, payload: dict[str, Any]) -> None:  # the publisher's thread
-            if self.on_order is not None:  # a fleet's table: its config (fleet_run.py)
+            if self.on_order is not None:  # a fleet's table: its config (table/fleet/run.py)
                 self.on_order(kind, payload)
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_order, kind, payload)
@@ -87,7 +87,7 @@ class FeedLink:
             settings, table.config.log, on_ruling=ruling, on_state=state, on_order=order
         )
         if settings.director_key is not None:
-            from table_controller.table.fleet_commands import FleetCommands
+            from table_controller.table.fleet.commands import FleetCommands
 
             commands = FleetCommands(
                 table,

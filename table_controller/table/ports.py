@@ -5,7 +5,7 @@
   all use: its config, clock and faults, the game, its one queue of inputs, a notice.
 - ``FeedTable``: what the feed (feed_link.py) adds: the heartbeat's state
   (``TableStatus``), the log's rulings.
-- ``FeedPort``: the feed as the fleet's camera commands see it (fleet_commands.py).
+- ``FeedPort``: the feed as the fleet's camera commands see it (table/fleet/commands.py).
 - ``CameraPort``: the camera as they see it.
 
 The policy's own port (what the kiosk may do with its table) is ``PolicyTable`` in

@@ -100,14 +100,14 @@ def _run_fleet(
     options: dict[str, Any],
 ) -> int:
     """``run`` of a table with ``[fleet]``: its name, rules, players and broker from the
-    event's director (table/fleet_run.py), joining first when it has not joined yet."""
+    event's director (table/fleet/run.py), joining first when it has not joined yet."""
     import asyncio
     import threading
 
     from table_controller.event_log import LogError
-    from table_controller.table.fleet_run import FleetRun, ensure_membership, serve_fleet
-    from table_controller.table.fleet_settings import FleetError
-    from table_controller.table.fleet_update_link import FleetRunUpdates
+    from table_controller.table.fleet.run import FleetRun, ensure_membership, serve_fleet
+    from table_controller.table.fleet.settings import FleetError
+    from table_controller.table.fleet.update_link import FleetRunUpdates
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
     from table_controller.web.server import PageError
 

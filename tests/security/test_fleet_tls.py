@@ -35,7 +35,7 @@ from table_controller.feed.signing import new_keys
 from table_controller.feed.tls import make_certs
 from table_controller.fleet import sealing
 from table_controller.fleet.discovery import Found, key_text
-from table_controller.fleet.join import JoinError, _opened
+from table_controller.table.fleet.join import JoinError, _opened
 
 EVENT = "Spring Open"
 

@@ -5,7 +5,8 @@ camera (``view.py``, ``view_web.py``, ``camera.py``), what the tables answer
 (``replies.py``), new releases rolled out one table at a time (``update.py``), and the
 event's own certificate authority (``tls.py``).
 
-The table's side of the same protocol is ``table_controller.fleet`` and ``table/``.
+The protocol both sides speak is ``table_controller.fleet``; the table's side is
+``table_controller.table.fleet``.
 
 The fleet's rows stay in ``store/`` (``store/fleet*.py``) and not here: while
 ``DirectorStore`` gathers every part of the store, a part kept here would make the store

@@ -1,5 +1,5 @@
 """The director's two camera commands of the fleet view: "show me the table's camera"
-and "recalibrate it", sent as signed orders (feed/orders.py) on the table's commands
+and "recalibrate it", sent as signed orders (fleet/orders.py) on the table's commands
 topic, and the table's answer (a JPEG, and for a recalibration whether it worked) kept
 as the table's latest picture of that kind (store/fleet_pictures.py).
 
@@ -21,7 +21,8 @@ from typing import Any
 
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.errors import TableControllerError
-from table_controller.feed import messages, orders
+from table_controller.feed import messages
+from table_controller.fleet import orders
 from table_controller.pictures import JPEG_MAGIC
 
 KINDS = ("camera-view", "recalibrate")

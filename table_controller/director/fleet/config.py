@@ -1,6 +1,6 @@
 """Config from the centre: the director pushes each fleet table its name, the event's
 rules and options, and the players the event seats there, as a signed order retained on
-the table's ``config`` topic (feed/orders.py); the table applies it between games and
+the table's ``config`` topic (fleet/orders.py); the table applies it between games and
 answers on ``fleet/config`` (director/fleet/replies.py stores the answer).
 
 Each order's number (``seq``) rises per table and is kept in the store, in the same
@@ -29,7 +29,7 @@ from table_controller.director.tournament import (
 )
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics
-from table_controller.feed.orders import sign_order
+from table_controller.fleet.orders import sign_order
 
 log = logging.getLogger(__name__)
 

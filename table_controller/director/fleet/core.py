@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.director.dynsec import TableCredentials
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
-from table_controller.feed.dynsec import TableCredentials
 from table_controller.fleet.discovery import key_fingerprint, key_text
 from table_controller.fleet.sealing import join_check, new_salt
 

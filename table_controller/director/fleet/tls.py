@@ -8,7 +8,7 @@ certificate from it (``tls/director.crt``) for the names and addresses the machi
 now: the broker's TLS listener and the dashboard's HTTPS both present it.
 
 A table learns the CA in its join bundle, which the director signs and seals to the
-table (fleet/join.py), and from then on checks the broker and the dashboard against it
+table (table/fleet/join.py), and from then on checks the broker and the dashboard against it
 alone: a laptop on the venue's Wi-Fi answering in the director's place is refused. A
 browser does not know the CA: the director compares the certificate's fingerprint the
 start prints with the one the browser shows, or adds ``tls/ca.crt`` to the browser's

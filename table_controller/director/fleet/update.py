@@ -4,13 +4,13 @@
 ``DIR/releases/`` and asks the running director for a rollout (``rollout.json``); the
 director's ``UpdateRunner`` takes it up and steps a ``Rollout``: for each approved table
 in turn it waits until the table's heartbeat says no game is in progress, sends the
-signed ``update`` order (feed/orders.py) naming the wheel's address on the dashboard's
+signed ``update`` order (fleet/orders.py) naming the wheel's address on the dashboard's
 port (``GET /fleet/release/{file}``, no login: the order's sha256 is what the table
 trusts) and waits for the table's heartbeat to report the new version. A table that
 refuses, rolls back, or does not come back within ``limit`` stops the rollout: the
 tables after it keep their version, and the words say which and what to do.
 
-The order is the signed release record (fleet/update_agent.py's ``ReleaseRecord``):
+The order is the signed release record (fleet/update_order.py's ``ReleaseRecord``):
 the version, the sha256 of the wheel (what the table trusts, the download being plain
 HTTP), an expiry (``EXPIRES`` after it is made) and ``downgrade``. A release older than
 the last one asked for, or than a table runs, is refused unless the person asked for a
@@ -48,9 +48,9 @@ from starlette.routing import Route
 
 from table_controller.director.store import FleetUpdates
 from table_controller.feed.messages import Topics
-from table_controller.feed.orders import sign_order
 from table_controller.fleet import update
-from table_controller.fleet.update_agent import between_games, same_version
+from table_controller.fleet.orders import sign_order
+from table_controller.fleet.update_order import between_games, same_version
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """A fleet's table's configuration: its own file (pins, camera, calibration, cube, page),
 its membership of the event (the broker, its user and password, the director's key,
 the event's rules) and the last config the director pushed (its name, rules, players),
-put together into the ``TableConfig`` the table runs with (table/fleet_run.py).
+put together into the ``TableConfig`` the table runs with (table/fleet/run.py).
 
 The last config applied is kept in ``{folder}/config.json`` (written whole or not at
 all, readable by the table's user only), so a table restarted while the broker is away
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.errors import TableControllerError
-from table_controller.fleet.membership import CA as CA_FILE
-from table_controller.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
-from table_controller.fleet.membership import PASSWORD as PASSWORD_FILE
-from table_controller.fleet.membership import SIGNING_KEY as SIGNING_KEY_FILE
-from table_controller.fleet.membership import Membership
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.config import DEFAULT_PLAYERS, FeedConfig, TableConfig
+from table_controller.table.fleet.membership import CA as CA_FILE
+from table_controller.table.fleet.membership import DIRECTOR_KEY as DIRECTOR_KEY_FILE
+from table_controller.table.fleet.membership import PASSWORD as PASSWORD_FILE
+from table_controller.table.fleet.membership import SIGNING_KEY as SIGNING_KEY_FILE
+from table_controller.table.fleet.membership import Membership
 
 CONFIG_FILE = "config.json"
 
@@ -41,9 +41,9 @@ MembershipLike = Membership
 
 
 def load_membership(folder: Path) -> MembershipLike | None:
-    """The membership ``join`` left in ``folder`` (fleet/membership.py), None when the
+    """The membership ``join`` left in ``folder`` (table/fleet/membership.py), None when the
     table has not joined yet; FleetError in words when it is there but cannot be read."""
-    from table_controller.fleet.membership import MembershipError, load
+    from table_controller.table.fleet.membership import MembershipError, load
 
     try:
         return load(folder)

@@ -1,5 +1,5 @@
 """While a table joins an event, its join code shown wherever a person might look: the
-table's page (join_page.py), its seat lights (join_lights.py) and the trump cube.
+table's page (page.py), its seat lights (lights.py) and the trump cube.
 
 The director approves the code the table shows, so a table nobody can see the screen of
 still gives its code: counted out by the seat lights, and on the cube as its two scores
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 from table_controller.closing import Closing
 from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.gpio import GpioUnavailable, SeatDeviceError
-from table_controller.fleet.join_lights import BEAT, LightsPlayer
-from table_controller.fleet.join_page import JoinPage, JoinPageError
 from table_controller.table.config import TableConfig
 from table_controller.table.devices import pin_factory_for
+from table_controller.table.fleet.lights import BEAT, LightsPlayer
+from table_controller.table.fleet.page import JoinPage, JoinPageError
 from table_controller.table.page_tls import PageTls, PageTlsError, prepare, start_words
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from table_controller.devices.emulator import CubeEmulator
     from table_controller.devices.seat_leds import SeatLeds
     from table_controller.fleet.discovery import Found
-    from table_controller.fleet.membership import Membership
     from table_controller.fleet.sealing import JoinCheck
+    from table_controller.table.fleet.membership import Membership
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def join_showing(
     while it waits; ``say`` hears every sentence for a person (a terminal, the
     journal). ``fingerprint``: the director's key as given by a person (pinned). The
     table's devices are free again when it returns (or raises)."""
-    from table_controller.fleet.join import join
+    from table_controller.table.fleet.join import join
 
     def tell(words: str) -> None:
         if say is not None:

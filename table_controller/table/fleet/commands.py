@@ -1,6 +1,6 @@
 """The table's side of the fleet view's camera commands: the director asks for the
 camera's view, or for a new calibration, with a signed order on the table's commands
-topic (feed/orders.py); the table checks the signature, does it, and answers on
+topic (fleet/orders.py); the table checks the signature, does it, and answers on
 ``fleet(table, "camera")`` with the picture.
 
 Why the table calibrates itself on the director's word: at an event the director
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from table_controller.feed import orders
+from table_controller.fleet import orders
 from table_controller.pictures import encode_jpeg
 from table_controller.rules.hand import HAND_PHASES
 from table_controller.table.health import Device

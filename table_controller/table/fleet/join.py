@@ -33,10 +33,11 @@ from typing import Any
 
 from table_controller import __version__
 from table_controller.errors import TableControllerError
-from table_controller.fleet import discovery, membership, sealing
+from table_controller.fleet import discovery, sealing
 from table_controller.fleet.discovery import DiscoveryError, Found
-from table_controller.fleet.membership import Membership, MembershipError
 from table_controller.fleet.sealing import JoinCheck
+from table_controller.table.fleet import membership
+from table_controller.table.fleet.membership import Membership, MembershipError
 
 KEY_FILE = "join.key"
 FIRST_PAUSE = 1.0

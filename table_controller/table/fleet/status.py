@@ -91,7 +91,7 @@ def fleet_status(
 ) -> FleetStatus:
     """The heartbeat's ``fleet`` part (SPEC, H4). ``disk_free`` in bytes (None: not read
     yet); ``config_seq``: the director's config applied (None until the table runs in
-    fleet mode, table/fleet_run.py)."""
+    fleet mode, table/fleet/run.py)."""
     return {
         "version": version,
         "devices": device_words(faults, cube=cube),

@@ -1,10 +1,10 @@
 """A fleet's table running: the table as its own file, its membership of the event and
-the director's last config make it (table/fleet_settings.py), and a new config from the
+the director's last config make it (table/fleet/settings.py), and a new config from the
 director changes it between games only.
 
 The director's config orders come retained on the table's ``config`` topic, through the
 table's one connection to the broker (its Publisher: the broker lets a table's user in
-once). Each is checked (feed/orders.py: the director's key, this table, not older than
+once). Each is checked (fleet/orders.py: the director's key, this table, not older than
 the one held) and answered on ``fleet/config``: ``refused`` with the reason in words,
 ``waiting`` while a game is in play (the players and rules change when the next game
 starts), ``applied`` once the table runs with it. Applying it is what the event demo's
@@ -29,9 +29,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from table_controller.feed.orders import OrderRejected, verify_order
+from table_controller.fleet.orders import OrderRejected, verify_order
 from table_controller.table.config import TableConfig
-from table_controller.table.fleet_settings import (
+from table_controller.table.fleet.settings import (
     FleetError,
     MembershipLike,
     build,
@@ -60,9 +60,9 @@ def ensure_membership(
     member = load_membership(folder)
     if member is not None:
         return member
-    from table_controller.fleet.join import JoinError, JoinStopped
-    from table_controller.table.join_cli import stopped_by_signals
-    from table_controller.table.join_display import join_showing
+    from table_controller.table.fleet.display import join_showing
+    from table_controller.table.fleet.join import JoinError, JoinStopped
+    from table_controller.table.fleet.join_cli import stopped_by_signals
 
     stop = threading.Event()
     try:
@@ -188,7 +188,7 @@ class FleetRun:
     def take(self, kind: str, payload: Mapping[str, object]) -> None:
         """One order from the director (in the loop): a command handed on, a config
         checked, kept and answered."""
-        if kind != "config":  # the camera's are the feed's own (table/fleet_commands.py)
+        if kind != "config":  # the camera's are the feed's own (table/fleet/commands.py)
             if self.on_command is not None and self.table is not None:
                 self.on_command(self.table, dict(payload))
             return

@@ -39,7 +39,7 @@ class MembershipError(TableControllerError, OSError):
 
 @dataclass(frozen=True)
 class Membership:
-    """The director's bundle (sealing.py) and where the director was reached."""
+    """The director's bundle (fleet/sealing.py) and where the director was reached."""
 
     table: str
     name: str

@@ -22,8 +22,7 @@ from mosquitto import MOSQUITTO, free_port
 from paho.mqtt.enums import CallbackAPIVersion
 from waiting import wait_until
 
-from table_controller.feed.broker_process import BrokerProcess, BrokerStartError
-from table_controller.feed.dynsec import (
+from table_controller.director.dynsec import (
     BrokerAdminError,
     DynsecAdmin,
     FleetBroker,
@@ -32,6 +31,7 @@ from table_controller.feed.dynsec import (
     find_plugin,
     write_fleet_broker,
 )
+from table_controller.feed.broker_process import BrokerProcess, BrokerStartError
 
 PREFIX = "euchre/may"
 

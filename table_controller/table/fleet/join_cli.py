@@ -1,5 +1,5 @@
 """``table-controller join``: a table asks the director of the event on its network to
-join, shows its code (its page, seat lights and cube: join_display.py) until the
+join, shows its code (its page, seat lights and cube: display.py) until the
 director approves it on the dashboard, and keeps what the director gives it in its fleet
 folder. The service does the same at its first start; this is the step by hand (where
 multicast is blocked: ``--director HOST[:PORT]``; and, to take no other machine for the
@@ -93,10 +93,11 @@ def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
 
 
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.fleet import discovery, membership
-    from table_controller.fleet.join import JoinStopped
+    from table_controller.fleet import discovery
     from table_controller.table.config import load_config
-    from table_controller.table.join_display import join_showing
+    from table_controller.table.fleet import membership
+    from table_controller.table.fleet.display import join_showing
+    from table_controller.table.fleet.join import JoinStopped
 
     config = load_config(args.config)
     folder = fleet_folder(config)

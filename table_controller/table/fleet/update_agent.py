@@ -12,21 +12,20 @@ After the restart, ``connected()`` (the feed is up and has sent its heartbeat) c
 the new release; if that does not happen within ``confirm_within``, the table restarts
 again and the unit's check before start goes back to the previous release (update.boot).
 
-The order is a signed release record (``ReleaseRecord``: version, sha256, expiry, and
-whether the director signed a rollback to an older version). Its id is written to disk
-(update.TakenOrders) before anything is done, so a copy replayed after the restart that
-ends the update is refused; an expired record, one signed by any key other than that of
-the director this table joined, or one older than the running version without a signed
-rollback is refused, in words, before anything is fetched. The wheel comes over plain
+The order is a signed release record (fleet/update_order.py's ``ReleaseRecord``:
+version, sha256, expiry, and whether the director signed a rollback to an older
+version). Its id is written to disk (update.TakenOrders) before anything is done, so a
+copy replayed after the restart that ends the update is refused; an expired record, one
+signed by any key other than that of the director this table joined, or one older than
+the running version without a signed rollback is refused, in words, before anything is
+fetched. The wheel comes over plain
 HTTP: the sha256 in the signed record is what is trusted, checked before it is read.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
-import re
 import ssl
 import threading
 import time
@@ -34,15 +33,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-from packaging.version import InvalidVersion, Version
 
 from table_controller.fleet import update
 from table_controller.fleet.update import Releases, UpdateRefused
+from table_controller.fleet.update_order import ReleaseRecord, between_games, same_version
 
 log = logging.getLogger(__name__)
 
@@ -50,79 +48,6 @@ MAX_WHEEL_BYTES = 100 * 1024 * 1024  # this project's wheel is a few MB
 DOWNLOAD_SECONDS = 60.0  # per read: a director that stops answering
 CONFIRM_WITHIN = 300.0  # a new release that has not reached the director by then goes back
 WAITING_AGAIN = 60.0  # a table waiting for its game's end says so again this often
-RECORD_MAX_LIFE = 3600.0  # a release record valid for longer than this is refused
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class ReleaseRecord:
-    """What the director signed for one update: which release (its version and the
-    sha256 of its wheel, the only thing that makes the plain-HTTP download trusted),
-    until when the order may be taken, and whether it is a rollback to an older
-    version the director asked for in so many words."""
-
-    id: str
-    version: str
-    url: str
-    sha256: str
-    expires: float
-    downgrade: bool
-
-    @classmethod
-    def of(cls, order: Mapping[str, Any], *, now: float) -> ReleaseRecord:
-        """The record of a verified ``update`` order; UpdateRefused in words when a field
-        is missing or it has expired."""
-        version, url, sha = order.get("version"), order.get("url"), order.get("sha256")
-        expires, at, downgrade = order.get("expires"), order.get("at"), order.get("downgrade")
-        if not (isinstance(version, str) and isinstance(url, str) and isinstance(sha, str)):
-            raise UpdateRefused(
-                "the director's update order names no version, address or SHA-256 this "
-                "table can read: update the director's software"
-            )
-        if not _SHA256.fullmatch(sha):
-            raise UpdateRefused(
-                f"the director's update order's SHA-256 {sha[:80]!r} is not 64 hex digits: "
-                "update the director's software"
-            )
-        if (
-            isinstance(expires, bool) or not isinstance(expires, int | float)
-            or not math.isfinite(expires) or not isinstance(at, int | float)
-            or not isinstance(downgrade, bool)
-        ):  # fmt: skip
-            raise UpdateRefused(
-                "the director's update order has no expiry or no word on going back to an "
-                "older version (a director older than this table signed it): update the "
-                "director's software, then run the update again"
-            )
-        if expires - float(at) > RECORD_MAX_LIFE:
-            raise UpdateRefused(
-                f"the director's update order stays valid for {(expires - at) / 60:.0f} "
-                f"minutes, more than the {RECORD_MAX_LIFE / 60:.0f} this table accepts: "
-                "update the director's software"
-            )
-        if now > expires:
-            raise UpdateRefused(
-                f"the director's update order to version {version} expired "
-                f"{now - expires:.0f} s ago (an old order sent again is refused): run the "
-                "update again from the director, and check this table's clock"
-            )
-        return cls(str(order["id"]), version, url, sha, float(expires), downgrade)
-
-
-def between_games(status: Mapping[str, Any]) -> bool:
-    """No game in progress at a table whose heartbeat (or TableCore.status) is
-    ``status``: the last game is over, or the next has not had its first deal."""
-    phase = status.get("phase")
-    if phase in (None, "over"):
-        return True
-    return phase == "choosing_dealer" and status.get("hand") is None
-
-
-def same_version(a: object, b: object) -> bool:
-    try:
-        return Version(str(a)) == Version(str(b))
-    except InvalidVersion:
-        return a == b
 
 
 def download(url: str, folder: Path, *, limit: int = MAX_WHEEL_BYTES,
@@ -194,7 +119,7 @@ def restart_now(grace: float = 1.0) -> None:
 
 class UpdateAgent:
     """One table's updates. ``take`` (any thread) an order already verified
-    (feed/orders.py), or ``on_order`` one to verify with ``director_key``;
+    (fleet/orders.py), or ``on_order`` one to verify with ``director_key``;
     ``connected`` when the feed is up and its heartbeat sent (or ``is_connected``,
     asked at each step);
     ``step`` (or ``run`` in a thread) does the work. ``status`` gives the table's
@@ -251,7 +176,7 @@ class UpdateAgent:
         """An order from the feed, unverified (Publisher's ``on_order``): an ``update``
         command signed by the director's key for this table is taken; anything else is
         another part's. Its id is kept on disk before anything is done."""
-        from table_controller.feed import orders
+        from table_controller.fleet import orders
 
         if topic_kind != orders.COMMANDS or payload.get("kind") != "update":
             return
@@ -403,11 +328,4 @@ class UpdateAgent:
         )
 
 
-__all__ = [
-    "ReleaseRecord",
-    "UpdateAgent",
-    "between_games",
-    "download",
-    "restart_now",
-    "same_version",
-]
+__all__ = ["UpdateAgent", "download", "restart_now"]

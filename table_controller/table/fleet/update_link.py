@@ -1,5 +1,5 @@
 """A fleet table's updates, joined to its feed: the director's ``update`` commands
-handed to the update agent (fleet/update_agent.py), which runs in a thread of its own,
+handed to the update agent (table/fleet/update_agent.py), which runs in a thread of its own,
 and the feed's connection confirming a release just switched to.
 
 Why joined to the publisher's listeners and not to the table's loop: an update never
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import table_controller
-from table_controller.fleet.membership import Membership
 from table_controller.fleet.update import Releases
-from table_controller.fleet.update_agent import UpdateAgent, download
+from table_controller.table.fleet.membership import Membership
+from table_controller.table.fleet.update_agent import UpdateAgent, download
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher
@@ -114,7 +114,7 @@ def _no_releases(publisher: Publisher, table: str) -> OrderListener:
 
 
 class FleetRunUpdates:
-    """The updates of a fleet's table run by table/fleet_run.py's ``FleetRun``, whose
+    """The updates of a fleet's table run by table/fleet/run.py's ``FleetRun``, whose
     ``Table`` (and so its feed) is made again at each new config: ``current()`` gives
     the one running (``lambda: run.table``). Give ``on_command`` to the FleetRun (with
     the camera's), then ``start(stop)``. ``agent`` is None when the table runs from no

@@ -1,4 +1,4 @@
-"""Signed orders (feed/orders.py): the director's key signs a config or a command for
+"""Signed orders (fleet/orders.py): the director's key signs a config or a command for
 one table; a table refuses, in words, anything else."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.feed.orders import (
+from table_controller.feed.signing import new_keys
+from table_controller.fleet.orders import (
     COMMAND_MAX_AGE,
     CONFIG_MAX_AGE,
     OrderRejected,
     sign_order,
     verify_order,
 )
-from table_controller.feed.signing import new_keys
 
 KEYS = new_keys()
 OTHER = new_keys()

@@ -39,7 +39,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "camera-view": frozenset(),
     "recalibrate": frozenset(),
     # The signed release record: the version, its wheel's sha256, until when it may be
-    # taken, and whether it is a rollback to an older version (fleet/update_agent.py).
+    # taken, and whether it is a rollback to an older version (table/fleet/update_agent.py).
     "update": frozenset({"version", "url", "sha256", "expires", "downgrade"}),
 }
 SEATS = ("N", "E", "S", "W")
