@@ -81,6 +81,7 @@ from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
 from table_controller.pictures import media_type, not_modified, picture_headers
+from table_controller.present import table_view
 from table_controller.rules.errors import RulesError
 from table_controller.web.stream import (
     Broadcast,
@@ -89,7 +90,6 @@ from table_controller.web.stream import (
     start_server,
     stop_server,
 )
-from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
