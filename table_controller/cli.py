@@ -43,7 +43,7 @@ def _options(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.narrate import narrate  # here: other commands start without it
+    from table_controller.present import narrate  # here: other commands start without it
     from table_controller.rules.codec import encode
 
     if args.video:

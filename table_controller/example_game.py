@@ -9,7 +9,7 @@ import argparse
 from importlib import resources
 from typing import TextIO
 
-from table_controller.narrate import narrate
+from table_controller.present import narrate
 from table_controller.rules.presets import PRESETS
 from table_controller.transcript import DEFAULT_PRESET, parse_lines, replay
 

@@ -4,7 +4,7 @@ sheet and the director's results (score sheets, the booklet).
 Why templates rather than f-strings: every name on a sheet is text a table or a person
 typed ("Bob & Co", a player called ``<script>``), and a template autoescapes all of it
 in one place, where an f-string must remember ``escape()`` at each value. The layout
-lives in the template; the code gives it words already made (``words.py``), never
+lives in the template; the code gives it words already made (``present/words.py``), never
 codes.
 """
 

@@ -10,6 +10,7 @@ import pytest
 
 from table_controller.cards import Card, cards
 from table_controller.devices.seat_lights import SeatLight
+from table_controller.present import table_view
 from table_controller.rules import Game, preset
 from table_controller.rules.events import (
     CardPlayed,
@@ -29,7 +30,6 @@ from table_controller.table.across_line import (
 )
 from table_controller.table.sinks import table_lights
 from table_controller.vision.across import CardAcross
-from table_controller.web.view import table_view
 
 N, E, S, W = Seat
 HANDS = {

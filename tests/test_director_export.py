@@ -42,6 +42,7 @@ from table_controller.director.tournament.results.as_csv import (
 from table_controller.director.tournament.results.as_pdf import pdf
 from table_controller.director.tournament.results.model import dates_text
 from table_controller.director.tournament.results.standings import standings
+from table_controller.present import renege_sentence
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.events import HandDealt, RenegeProven
 from table_controller.rules.game import Game
@@ -49,7 +50,6 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import preset
 from table_controller.templating import data_uri, red_suits
 from table_controller.transcript import parse_lines
-from table_controller.words import renege_sentence
 
 # Names a person may type: a comma and quotes, an accent, markup that must stay text.
 PLAYERS = ["Ann", "Bob", "Zoë", "<i>Di</i>", 'Ed "Fast" O\'Neil, Jr.', "Flo", "Gus", "Hal"]

@@ -10,14 +10,19 @@
   ``clip`` and ``errors``, and only the standard library, never its clock, randomness
   or IO;
 - the devices know pins and bytes, not the game: nothing from the rules or the table;
-- the groups are layered: the rules, the event log, the parts that stand alone
+- the groups are layered: the rules, the event log, what people read of a game
+  (present: words, sentences, the page's snapshot), the parts that stand alone
   (devices, vision, bots, feed, web), the fleet's protocol (discovery, sealing, signed
   orders, updates), the table (its side of the fleet in ``table/fleet/``), what runs a
   table (kiosk, director), the command line; each imports only from below it, and parts
   at one level not from each other;
+- the table imports nothing of the director, and of web/ only what serving its page
+  needs (the server, the door, the roles, the PIN, the stream); its core, ``table/core.py``, nothing
+  of web/ at all: its words and the page's snapshot come from present/;
 - each folder of the director (store, dashboard, hall, tournament and its formats and
-  results, fleet, demo) is entered from outside it only through its face, its
-  ``__init__.py``, for the type checker too: its inner modules are its own business;
+  results, fleet, demo), and present/, is entered from outside it only through its
+  face, its ``__init__.py``, for the type checker too: its inner modules are its own
+  business;
 - the fleet's two packages, the protocol (``fleet/``) and the table's side
   (``table/fleet/``), are entered from outside only by the modules their face names in
   ``__all__``, and the director takes the protocol, never the table's side.
@@ -56,21 +61,35 @@ DIRECTOR = "table_controller.director"
 # The fleet's protocol, which both sides speak, and the table's side of it.
 FLEET_PROTOCOL = "table_controller.fleet"
 TABLE_FLEET = "table_controller.table.fleet"
+PRESENT = "table_controller.present"
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
 # Lowest first. A group is a subpackage or a top-level module of table_controller;
-# groups not named here (cards, seats, narrate, transcript, ...) are held only by the
-# rule of no cycles.
+# groups not named here (cards, seats, transcript, ...) are held only by the rule of no
+# cycles.
 LAYERS: list[set[str]] = [
     {"rules"},
     {"event_log"},
+    {"present"},
     {"devices", "vision", "bots", "feed", "web"},
     {"fleet"},  # the fleet's protocol: the table and the director both speak it
     {"table"},  # table/fleet/, the table's side of the fleet, included
     {"kiosk", "director"},
     {"cli"},
 ]
+# What the table takes from web/: serving its pages (the server, the door every request
+# passes, who may send what, the operator's PIN, the live stream the join page is
+# redrawn by); never the words or the snapshot.
+TABLE_MAY_USE_OF_WEB = {
+    "table_controller.web",
+    "table_controller.web.guard",
+    "table_controller.web.pin",
+    "table_controller.web.roles",
+    "table_controller.web.server",
+    "table_controller.web.stream",
+}
+TABLE_CORE = "table_controller.table.core"
 RULES_MAY_IMPORT = {"rules", "cards", "seats", "clip", "errors"}
 IMPURE = {
     "asyncio",
@@ -191,6 +210,30 @@ def test_devices_import_nothing_of_the_rules_or_the_table() -> None:
     assert wrong == []
 
 
+def test_the_table_imports_nothing_of_the_director_and_of_web_only_its_page() -> None:
+    wrong = [
+        f"{a} imports {b}"
+        for a, b in edges(TYPED_GRAPH)
+        if group(a) == "table"
+        and (
+            group(b) == "director"
+            or (group(b) == "web" and (a == TABLE_CORE or b not in TABLE_MAY_USE_OF_WEB))
+        )
+    ]
+    assert wrong == [], (
+        "the table reaches above or beside its page: its words and the page's snapshot "
+        "are in present/, the director is above it:\n" + "\n".join(wrong)
+    )
+
+
+def test_present_sits_below_the_table_and_the_director() -> None:
+    level = {name: i for i, names in enumerate(LAYERS) for name in names}
+    assert level["present"] < level["table"] < level["director"]
+    assert level["present"] < level["web"]
+    users = {group(a) for a, b in edges(GRAPH) if group(b) == "present" and group(a) != "present"}
+    assert {"table", "director", "kiosk"} <= users
+
+
 def test_imports_point_down_the_layers() -> None:
     level = {name: i for i, names in enumerate(LAYERS) for name in names}
     wrong = []
@@ -205,11 +248,11 @@ def test_imports_point_down_the_layers() -> None:
     assert wrong == []
 
 
-def test_a_director_folder_is_entered_only_through_its_face() -> None:
+def test_a_director_folder_and_present_are_entered_only_through_their_face() -> None:
     faces = folders(walker.module_files(), DIRECTOR)
     assert {f"{DIRECTOR}.{name}" for name in ("store", "dashboard", "hall", "fleet")} <= set(faces)
     assert f"{DIRECTOR}.tournament.results" in faces
-    wrong = past_the_face(TYPED_GRAPH, faces)
+    wrong = past_the_face(TYPED_GRAPH, [*faces, PRESENT])
     assert wrong == [], "a folder entered past its face:\n" + "\n".join(wrong)
 
 

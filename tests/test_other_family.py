@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from table_controller.cards import Card
+from table_controller.present import in_words
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
@@ -49,7 +50,6 @@ from table_controller.vision.synthetic import (
 )
 from table_controller.vision.tracker import CardLaid
 from table_controller.vision.watcher import CardWatcher
-from table_controller.web.announce import in_words
 
 PI3 = preset("pi3")
 QH = Card.parse("QH")

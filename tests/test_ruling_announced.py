@@ -16,11 +16,11 @@ from test_table_app import plain_table, running, until
 
 from table_controller.cards import Card
 from table_controller.feed.signing import Ruling
+from table_controller.present import ruling_announcement, ruling_change, signed_points
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandDealt, HandVoided, InputEvent, ScoreAdjusted
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat, Team
-from table_controller.words import ruling_announcement, ruling_change, signed_points
 
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
 

@@ -220,7 +220,7 @@ def test_the_policy_is_told_at_each_point_and_adds_to_what_is_shown(
 
 def test_the_end_of_a_game_is_shown_until_the_next_game_deals(tmp_path: Path, clock: Clock) -> None:
     """The table starts its next game at once; the page keeps announcing who won the
-    last one until the new game's first hand is dealt (web/announce.py)."""
+    last one until the new game's first hand is dealt (present/announce.py)."""
     config = config_in(tmp_path / "over")
     with EventLog(config.log, table=config.name) as log:
         core, sinks = make_core(config, log, clock)

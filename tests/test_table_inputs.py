@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from table_controller.cards import DECK, Card, Suit
 from table_controller.devices.cube_types import Alert
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
+from table_controller.present import waiting_for
 from table_controller.rules import Game, preset
 from table_controller.rules.codec import encode
 from table_controller.rules.events import (
@@ -34,7 +35,6 @@ from table_controller.simulate import choose_dealer, deal, play
 from table_controller.table.cube_state import cube_state
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision, zone_seat
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, CardSeenTwice
-from table_controller.web.announce import waiting_for
 
 N, E, S, W = Seat
 PASS, CALL, ALONE, DIRECTOR = SeatButton

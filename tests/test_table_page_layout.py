@@ -21,13 +21,12 @@ from test_web_page import Served
 
 from table_controller import simulate, transcript
 from table_controller.cards import Card
+from table_controller.present import game_over, table_view
 from table_controller.rules.events import GameEnded, HandDealt, OutputEvent
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
-from table_controller.web.announce import game_over
 from table_controller.web.server import TablePage
-from table_controller.web.view import table_view
 
 # Screenshots go to test-artifacts/; docs/images/ holds copies (a test never writes docs).
 IMAGES = Path(__file__).resolve().parents[1] / "test-artifacts"

@@ -1,4 +1,4 @@
-"""The table page's snapshot (web/view.py): read from real games, driven through the
+"""The table page's snapshot (present/view.py): read from real games, driven through the
 transcripts of the rule texts and through simulated games."""
 
 from __future__ import annotations
@@ -13,6 +13,15 @@ import pytest
 
 from table_controller import simulate, transcript
 from table_controller.cards import Card, Suit
+from table_controller.present import (
+    SEAT_NAMES,
+    Notice,
+    choices,
+    game_over,
+    in_words,
+    table_view,
+    waiting_for,
+)
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -29,9 +38,6 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat, Team
 from table_controller.table.health import Device, Health
-from table_controller.web.announce import game_over, in_words, waiting_for
-from table_controller.web.view import Notice, choices, table_view
-from table_controller.words import SEAT_NAMES
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}
@@ -415,7 +421,7 @@ def test_a_trump_call_event_round_trips_through_the_page() -> None:
     assert decode_input(action["event"]) == TrumpCalled(Seat.E, Suit.S, True)
 
 
-# --- the page's sentences (web/announce.py) ---------------------------------------------------
+# --- the page's sentences (present/announce.py) ---------------------------------------------------
 
 
 def test_what_the_table_waits_for_in_words() -> None:

@@ -21,6 +21,7 @@ from waiting import wait_until
 
 from table_controller import simulate
 from table_controller.cards import Card
+from table_controller.present import Notice, table_view
 from table_controller.rules.events import (
     DealerChosen,
     HandDealt,
@@ -33,7 +34,6 @@ from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.health import Device, Health
 from table_controller.web.server import PageError, Refusal, Sender, TablePage
-from table_controller.web.view import Notice, table_view
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 PLAYERS = {Seat.N: "Ann", Seat.E: "Bo", Seat.S: "Cy", Seat.W: "Di"}

@@ -14,7 +14,18 @@ import pytest
 from table_controller.cards import Suit
 from table_controller.event_log import EventLog
 from table_controller.kiosk.teach import coach
-from table_controller.narrate import narrate
+from table_controller.present import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    narrate,
+    renege_sentence,
+    table_view,
+    who,
+)
 from table_controller.rules.events import (
     HandResult,
     HowChosen,
@@ -30,17 +41,6 @@ from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.export import score_sheet_html
 from table_controller.transcript import load
-from table_controller.web.announce import who
-from table_controller.web.view import table_view
-from table_controller.words import (
-    FIRST_DEALER_WORDS,
-    IRREGULARITY_WORDS,
-    REMEDY_WORDS,
-    RESULT_WORDS,
-    SUIT_NAMES,
-    THROW_IN_WORDS,
-    renege_sentence,
-)
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"
 NAMES = {s: s.name for s in Seat}  # the page's name for a seat
@@ -129,10 +129,10 @@ def test_every_code_the_engine_reports_has_words(enum: type[Enum], words: dict[A
 def test_phases_events_and_cards_read_as_words() -> None:
     """The dashboard, the hall screen and the table's page name what is going on in words
     (issue 19: "choosing_dealer", "hand_dealt" and "JH" were shown to people)."""
+    from table_controller.present import card_face, card_words, event_words, phase_words
     from table_controller.rules.codec import event_name
     from table_controller.rules.events import INPUT_EVENTS, OUTPUT_EVENTS
     from table_controller.rules.hand import Phase
-    from table_controller.words import card_face, card_words, event_words, phase_words
 
     assert {phase_words(p) for p in Phase} == {phase_words(p.value) for p in Phase}
     assert all(phase_words(p) and "_" not in phase_words(p) for p in Phase)

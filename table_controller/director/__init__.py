@@ -5,7 +5,8 @@ At the top, what puts the director together: ``cli.py`` (``table-controller
 director``), ``start.py`` (``director start``: a whole event from one folder),
 ``release.py``, ``settings_example.py``; ``service.py`` (the feed's subscriber, with
 ``table_trust.py``); ``web.py`` (the web server: every feature's routes behind one
-login, with ``web_guard.py``, ``logins.py`` and ``https_redirect.py``); and ``words.py``,
+login, behind the guard of every web listener, web/guard.py, in its own words and
+limits, ``door.py``; with ``logins.py`` and ``https_redirect.py``); and ``words.py``,
 the director's words, which every folder speaks.
 
 One folder per feature, each entered only through its face, its ``__init__.py``

@@ -12,8 +12,9 @@ and the public view (``/public``, ``/api/public``: delayed, no held card) needs 
 director's login: a session cookie (HttpOnly, SameSite=Strict, Secure over TLS) from
 ``/api/login``, checked on each request. Logins are slowed after failures, per name and
 address, with a short global slow-down (``logins.LoginThrottle``); their hash runs in a
-worker thread, and every failure is in the audit log. ``web_guard`` adds the security
-headers to every answer and refuses changes from other sites. With ``public_port`` the
+worker thread, and every failure is in the audit log. The guard (web/guard.py, in the
+director's words: door.py) adds the security headers to every answer and refuses
+changes from other sites. With ``public_port`` the
 public view has a port of its own and the director's routes are not on it (nor the
 public view on the director's).
 
@@ -21,7 +22,7 @@ No route reads the store or hashes on the event loop (a table's whole-game repla
 database waiting on its lock or a server): a route that needs nothing else is a plain
 ``def``, which Starlette runs in a worker thread, and one that reads a body hands that
 work to a worker thread, so one slow request never holds every dashboard's stream. A
-request is refused by raising ``web_guard.Refused`` where the problem is found; one
+request is refused by raising the guard's ``Refused`` where the problem is found; one
 handler turns it into the answer.
 """
 
@@ -58,6 +59,7 @@ from table_controller.director.dashboard import (
     ruling_form,
     ruling_text,
 )
+from table_controller.director.door import DIRECTOR_DOOR, SafeJSON, guarded, read_json
 from table_controller.director.fleet import CameraCommands, Fleet, FleetWeb
 from table_controller.director.fleet import routes as fleet_routes
 from table_controller.director.hall import PublicView, PublicViewError, parse_delay
@@ -76,12 +78,13 @@ from table_controller.director.tournament import (
     ResultsSource,
     apply_form,
 )
-from table_controller.director.web_guard import Guard, Refused, SafeJSON, read_json, refused
-from table_controller.director.web_guard import problem as _problem
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
 from table_controller.pictures import media_type, not_modified, picture_headers
+from table_controller.present import table_view
 from table_controller.rules.errors import RulesError
+from table_controller.web.guard import Refused, refused, secure_headers
+from table_controller.web.guard import problem as _problem
 from table_controller.web.stream import (
     Broadcast,
     EmbeddedServer,
@@ -89,7 +92,6 @@ from table_controller.web.stream import (
     start_server,
     stop_server,
 )
-from table_controller.web.view import table_view
 
 COOKIE = "tc_director"
 HEARTBEAT = 15.0
@@ -239,7 +241,7 @@ class DirectorPage:
         app = Starlette(
             routes=routes, exception_handlers={StoreUnavailable: _store_down, Refused: refused}
         )
-        return Guard(app)
+        return guarded(app)
 
     # --- changes, from any thread ---------------------------------------------------------
 
@@ -518,11 +520,13 @@ class DirectorPage:
 
     async def serve_redirect(self, host: str, port: int, https_port: int) -> int:
         """Plain HTTP on ``host:port`` that only redirects to the HTTPS dashboard on
-        ``https_port`` (director/https_redirect.py); stopped with the dashboard. Returns
-        the port bound; DashboardError (an OSError) in words when it cannot listen."""
+        ``https_port`` (director/https_redirect.py), with the headers of every listener;
+        stopped with the dashboard. Returns the port bound; DashboardError (an OSError)
+        in words when it cannot listen."""
         from table_controller.director.https_redirect import redirect_app
 
-        return await self._serve_on(redirect_app(https_port), host, port, "--http-port", None, None)
+        app = secure_headers(redirect_app(https_port), DIRECTOR_DOOR)
+        return await self._serve_on(app, host, port, "--http-port", None, None)
 
     async def stop(self) -> None:
         self._pages.close_all()

@@ -5,7 +5,7 @@ hall, the fleet view, the results and the alerts the store raises.
 
 Why at the director's top and not in ``dashboard/``: the store words each alert as it
 raises it, and the store is below every feature. Why here and not in the page's script:
-the words are made once, from the engine's own enums (``table_controller.words``), for
+the words are made once, from the engine's own enums (``table_controller.present.words``), for
 every screen; the page only places them. A director reads these across a room, so
 nothing here is ever a code (``choosing_dealer``, ``JH``, ``table-1`` where a name
 exists).
@@ -20,12 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from table_controller.cards import Card, Suit
-from table_controller.rules.events import Irregularity, Remedy, RenegeProven
-from table_controller.rules.game import Game
-from table_controller.rules.hand import Phase
-from table_controller.seats import Seat
-from table_controller.table.across_line import director_words
-from table_controller.words import (
+from table_controller.present import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
     SEAT_NAMES,
@@ -35,6 +30,11 @@ from table_controller.words import (
     renege_sentence,
     suit_text,
 )
+from table_controller.rules.events import Irregularity, Remedy, RenegeProven
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.seats import Seat
+from table_controller.table.across_line import director_words
 
 # The alert kinds as the dashboard's DOM names them (SPEC: ``data-kind``).
 ALERT_CATEGORY = {

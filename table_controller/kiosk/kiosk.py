@@ -52,6 +52,7 @@ from table_controller.kiosk.bots import KioskBots
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
+from table_controller.present import PageCard, page_card, waiting_for
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
@@ -83,8 +84,6 @@ from table_controller.table.sinks import Shown
 from table_controller.vision.camera import Frame
 from table_controller.vision.foreign import ForeignCardLaid
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
-from table_controller.web.announce import waiting_for
-from table_controller.web.view import PageCard, page_card
 
 if TYPE_CHECKING:
     from table_controller.table.world import World

@@ -86,8 +86,8 @@ def cmd_kiosk(args: argparse.Namespace, out: TextIO) -> int:
 def simulated_banner(config: TableConfig, *, visitor: bool) -> str:
     """What ``kiosk --simulated`` says it runs: a simulated visitor and the bots, or (with
     ``--no-visitor``) nobody at the visitors' seats and the bots' demo hands."""
+    from table_controller.present import SEAT_NAMES
     from table_controller.seats import SEATS
-    from table_controller.words import SEAT_NAMES
 
     visitors = config.kiosk.visitors
     at = _and([SEAT_NAMES[s] for s in visitors])

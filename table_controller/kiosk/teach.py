@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
+from table_controller.present import renege_sentence
 from table_controller.rules.events import (
     IrregularityFound,
     OutputEvent,
@@ -28,7 +29,6 @@ from table_controller.rules.hand import Phase
 from table_controller.rules.presets import RenegePenalty
 from table_controller.rules.scoring import RenegeCost, renege_cost
 from table_controller.seats import Seat
-from table_controller.words import renege_sentence
 
 HAND_SIZE = 5
 TRUMP_ORDER = (
@@ -105,7 +105,7 @@ def renege_words(
     visitors: Collection[Seat],
     recent: Sequence[OutputEvent] = (),
 ) -> str:
-    """A renege explained: the sentence every screen uses (words.py), then the rule,
+    """A renege explained: the sentence every screen uses (present/words.py), then the rule,
     a word on the left bower where it is the catch, and what follows."""
     seat, suit = event.seat, event.suit
     trump = game.trump

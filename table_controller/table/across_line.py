@@ -20,13 +20,11 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from table_controller.cards import Card
+from table_controller.present import SEAT_NAMES, PageCard, card_face, page_card, who
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.inputs import zone_seat
 from table_controller.vision.across import CardAcross
-from table_controller.web.announce import who
-from table_controller.web.view import PageCard, page_card
-from table_controller.words import SEAT_NAMES, card_face
 
 # Across a line is "push it into your zone": the table takes it once it lies clearly in.
 TAKEN_ONCE_IN = "the table takes it once it lies clearly inside"

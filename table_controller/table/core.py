@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, assert_never
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import DirectorCalled
 from table_controller.event_log import EventLog, LogError
+from table_controller.present import Notice, game_over, waiting_for
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     DealerChosen,
@@ -57,8 +58,6 @@ from table_controller.table.ports import TableStatus
 from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
 from table_controller.vision.across import CardAcross
-from table_controller.web.announce import game_over, waiting_for
-from table_controller.web.view import Notice
 
 if TYPE_CHECKING:
     from table_controller.feed.signing import Ruling

@@ -21,6 +21,17 @@ from dataclasses import dataclass, field
 
 from table_controller.cards import Card, Suit
 from table_controller.event_log import EventLog, GameRecord, LoggedEvent
+from table_controller.present import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    reason_words,
+    renege_sentence,
+    suit_text,
+)
 from table_controller.rules.codec import encode
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -48,17 +59,6 @@ from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat, Team
 from table_controller.templating import render
 from table_controller.transcript import header
-from table_controller.words import (
-    FIRST_DEALER_WORDS,
-    IRREGULARITY_WORDS,
-    REMEDY_WORDS,
-    RESULT_WORDS,
-    SEAT_NAMES,
-    THROW_IN_WORDS,
-    reason_words,
-    renege_sentence,
-    suit_text,
-)
 
 # --- the transcript -----------------------------------------------------------------
 

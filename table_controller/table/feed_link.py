@@ -10,6 +10,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from table_controller.present import ruling_announcement
 from table_controller.rules.events import InputEvent
 from table_controller.table.fleet.status import (
     FleetStatus,
@@ -20,7 +21,6 @@ from table_controller.table.fleet.status import (
 from table_controller.table.health import Device
 from table_controller.table.noticed import Refusal, Ruled
 from table_controller.table.ports import CameraPort, FeedTable, TableStatus
-from table_controller.words import ruling_announcement
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher

@@ -18,6 +18,7 @@ import dataclasses
 
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
+from table_controller.present import SEAT_NAMES, waiting_for
 from table_controller.rules.codec import INPUT_BY_NAME, CodecError, decode_input
 from table_controller.rules.events import (
     CardCut,
@@ -45,9 +46,7 @@ from table_controller.vision.tracker import (
     CardSeenTwice,
     TrackerEvent,
 )
-from table_controller.web.announce import waiting_for
 from table_controller.web.roles import page_refusal
-from table_controller.words import SEAT_NAMES
 
 
 class Refused(PressRefused):

@@ -20,13 +20,12 @@ from __future__ import annotations
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import ButtonPressed, DirectorCalled, SeatButton
 from table_controller.errors import TableControllerError
+from table_controller.present import SEAT_NAMES, waiting_for
 from table_controller.rules.events import InputEvent, OrderedUp, Passed, TrumpCalled
 from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase
 from table_controller.rules.presets import Variant
 from table_controller.seats import Seat
-from table_controller.web.announce import waiting_for
-from table_controller.words import SEAT_NAMES
 
 
 class PressRefused(TableControllerError, ValueError):

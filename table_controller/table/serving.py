@@ -25,7 +25,7 @@ class Narrator:
         self._said = 0
 
     def step(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
-        from table_controller.narrate import narrate
+        from table_controller.present import narrate
         from table_controller.rules.events import HandStarted
 
         if any(isinstance(o, HandStarted) for o in outputs):

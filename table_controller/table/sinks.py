@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from table_controller.cards import Card
 from table_controller.devices.cube_types import CubeState
 from table_controller.devices.seat_lights import SeatLight, TableLights
+from table_controller.present import Notice, table_view
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
@@ -25,7 +26,6 @@ from table_controller.table.cube_state import cube_state
 from table_controller.table.health import Fault
 from table_controller.table.seat_state import seat_lights
 from table_controller.vision.across import CardAcross
-from table_controller.web.view import Notice, table_view
 
 # Seats with nothing to do: these flash while a device is faulty.
 _IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})
@@ -94,7 +94,7 @@ class Shown:
     pictured: list[tuple[OutputEvent, str]] = field(default_factory=list)
     across: tuple[CardAcross, ...] = ()  # cards the camera sees lying across a zone's line
     version: int = 0
-    # The previous game's end, announced until the next game's first deal (web/announce.py).
+    # The previous game's end, announced until the next game's first deal (present/announce.py).
     ended: dict[str, Any] | None = None
 
 

@@ -32,13 +32,14 @@ from table_controller.pictures import media_type, not_modified, picture_headers
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
-    Denied,
     HostNames,
     OperatorSessions,
+    Refused,
     Sender,
     guard_post,
     secure_headers,
 )
+from table_controller.web.guard import problem as _refused
 from table_controller.web.roles import NO_OPERATOR_FIX, page_refusal
 from table_controller.web.stream import (
     Broadcast,
@@ -216,13 +217,13 @@ class TablePage:
     async def _input(self, request: Request) -> Response:
         try:
             payload, sender = await guard_post(request, self.hosts, self.sessions)
-        except Denied as denied:
+        except Refused as denied:
             return self._denied(request, Sender(_address(request)), denied)
         if not isinstance(payload, dict) or not isinstance(payload.get("event"), str):
             return self._denied(
                 request,
                 sender,
-                Denied(
+                Refused(
                     400, 'the input is not an action: it needs an "event" naming it', ACTION_FIX
                 ),
             )
@@ -235,7 +236,7 @@ class TablePage:
             )
         )
         if why is not None:
-            return self._denied(request, sender, Denied(403, *why))
+            return self._denied(request, sender, Refused(403, *why))
         if self._on_input is None:
             return _refused(
                 503,
@@ -274,10 +275,10 @@ class TablePage:
             payload, sender = await guard_post(request, self.hosts, self.sessions)
             pin = payload.get("pin") if isinstance(payload, dict) else None
             if self._on_login is None:
-                raise Denied(403, "this table has no operator PIN", NO_OPERATOR_FIX)
+                raise Refused(403, "this table has no operator PIN", NO_OPERATOR_FIX)
             if not isinstance(pin, str):
-                raise Denied(400, 'a log-in is {"pin": "1234"}', "type the operator's PIN")
-        except Denied as denied:
+                raise Refused(400, 'a log-in is {"pin": "1234"}', "type the operator's PIN")
+        except Refused as denied:
             return self._denied(request, Sender(_address(request)), denied)
         refusal = await self._on_login(pin, sender)
         if refusal is not None:  # the table has logged the wrong PIN
@@ -300,7 +301,7 @@ class TablePage:
         cookie too); anyone else's only clears their own cookie."""
         try:
             _, sender = await guard_post(request, self.hosts, self.sessions)
-        except Denied as denied:
+        except Refused as denied:
             return self._denied(request, Sender(_address(request)), denied)
         if sender.operator:
             self.sessions.end_all()
@@ -314,7 +315,7 @@ class TablePage:
         )
         return response
 
-    def _denied(self, request: Request, sender: Sender, denied: Denied) -> Response:
+    def _denied(self, request: Request, sender: Sender, denied: Refused) -> Response:
         """A refusal at the door: logged here and in the table's log, then answered."""
         log.warning(
             "refused %s %s from %s (%d): %s",
@@ -375,10 +376,6 @@ def tls_options(tls_cert: str | None, tls_key: str | None) -> dict[str, Any]:
     if not tls_cert:
         return {}
     return {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key, "ssl_ciphers": TLS_CIPHERS}
-
-
-def _refused(status: int, problem: str, fix: str) -> JSONResponse:
-    return JSONResponse({"ok": False, "problem": problem, "fix": fix}, status_code=status)
 
 
 def _address(request: Request) -> str:

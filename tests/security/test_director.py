@@ -43,7 +43,7 @@ from table_controller.director.logins import LoginThrottle
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
 from table_controller.director.web import COOKIE, DirectorPage
 from table_controller.feed.tls import make_certs
-from table_controller.words import card_face
+from table_controller.present import card_face
 
 
 class Clock:

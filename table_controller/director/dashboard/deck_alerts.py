@@ -16,11 +16,11 @@ from typing import Any
 
 from table_controller.director.dashboard.history import hands_of
 from table_controller.director.words import face, irregularity_sentence, seat_label
+from table_controller.present import IRREGULARITY_WORDS
 from table_controller.rules.deck import PRINTED
 from table_controller.rules.events import Irregularity, Printing
 from table_controller.rules.presets import PRESETS
 from table_controller.rules.sources import deck_rule, text_title
-from table_controller.words import IRREGULARITY_WORDS
 
 DECK_KINDS = ("second_copy", "foreign_card", "wrong_kitty", "short_hand")
 # How a deck alert's stored text begins (its irregularity's words): the dashboard offers

@@ -21,17 +21,17 @@ from table_controller.director.words import (
     seat_label,
     suit_words,
 )
-from table_controller.rules.events import HandResult, HowChosen, RenegeSpotted, ThrowIn
-from table_controller.rules.presets import PRESETS
-from table_controller.rules.sources import renege_rule, text_title
-from table_controller.seats import Seat
-from table_controller.words import (
+from table_controller.present import (
     FIRST_DEALER_WORDS,
     RESULT_WORDS,
     THROW_IN_WORDS,
     event_words,
     renege_sentence,
 )
+from table_controller.rules.events import HandResult, HowChosen, RenegeSpotted, ThrowIn
+from table_controller.rules.presets import PRESETS
+from table_controller.rules.sources import renege_rule, text_title
+from table_controller.seats import Seat
 
 Players = Mapping[str, str]
 Line = Callable[[Mapping[str, Any], Players], str]

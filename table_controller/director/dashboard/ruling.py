@@ -28,7 +28,7 @@ from table_controller.director.words import (
     seat_label,
     table_title,
 )
-from table_controller.words import RULING_DONE, renege_sentence, signed_points
+from table_controller.present import RULING_DONE, renege_sentence, signed_points
 
 KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 RENEGE_ALERTS = ("renege_proven", "renege_claimed")

@@ -33,12 +33,12 @@ from table_controller.director.words import (
     table_words,
     title_order,
 )
+from table_controller.present import renege_sentence
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import RenegeProven
 from table_controller.rules.game import Game
 from table_controller.rules.presets import PRESETS
 from table_controller.rules.sources import renege_rule, text_title
-from table_controller.words import renege_sentence
 
 EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
 

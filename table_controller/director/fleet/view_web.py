@@ -3,7 +3,7 @@
 ``.../recalibrate``) and the latest pictures (``GET /fleet/camera/{table}.jpg``).
 
 Every route needs a director's login, like the dashboard's own; the commands are POSTs
-of JSON, so the dashboard's guard (web_guard.py) refuses them from another site as it
+of JSON, so the dashboard's guard (web/guard.py) refuses them from another site as it
 refuses a ruling. The tables asking to join, and approving or removing a table, are
 the joining part's routes (``/api/fleet/requests``, ``/approve``, ``/remove``): the
 page calls them, this module does not.
@@ -21,13 +21,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from table_controller.director.door import SafeJSON, read_json
 from table_controller.director.fleet.camera import KINDS, CameraCommandError, CameraCommands
 from table_controller.director.fleet.view import FleetView, approved_tables
 from table_controller.director.store import DirectorStore, StoreError
-from table_controller.director.web_guard import Refused, SafeJSON, read_json
 from table_controller.feed.limits import limits_words
 from table_controller.pictures import media_type
 from table_controller.rules.option_words import rules_words
+from table_controller.web.guard import Refused
 
 Wrap = Callable[[Any], Any]  # the dashboard's login_required
 

@@ -8,7 +8,7 @@ its code and check) and fetch its request's answer (``GET /api/fleet/join/{rid}`
 request's id is random, each fetch keeps a waiting request alive, and the bundle is
 sealed to the table's key). Listing the
 requests, approving, refusing and removing a table need a director's login, and as
-every change on the dashboard pass ``web_guard``'s same-origin and JSON checks.
+every change on the dashboard pass the guard's same-origin and JSON checks (web/guard.py).
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from table_controller import __version__
+from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import join
 from table_controller.director.fleet.core import Fleet, FleetError
-from table_controller.director.web_guard import Refused, SafeJSON
 from table_controller.fleet.discovery import key_text
 from table_controller.fleet.sealing import KEY_BYTES
 from table_controller.safe_json import JSONLimitError, loads_limited
+from table_controller.web.guard import Refused
 
 MAX_JOIN_BODY = 4096
 JOIN_FIX = "this table asks again by itself; if it keeps failing, update the table"

@@ -51,11 +51,11 @@ from table_controller.director.tournament import (
 from table_controller.director.words import title_order
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
+from table_controller.present import table_view
 from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay, unbroken
-from table_controller.web.view import table_view
 
 # The table page's fields a spectator may see (never "actions", hands, reneges' proof).
 PUBLIC_FIELDS = (

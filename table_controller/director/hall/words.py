@@ -15,9 +15,7 @@ from typing import Any
 
 from table_controller.cards import Card, Suit
 from table_controller.director import words as director_words
-from table_controller.rules.events import HandResult, Irregularity, Remedy, ThrowIn
-from table_controller.seats import Seat
-from table_controller.words import (
+from table_controller.present import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
     RESULT_WORDS,
@@ -28,6 +26,8 @@ from table_controller.words import (
     phase_words,
     suit_name,
 )
+from table_controller.rules.events import HandResult, Irregularity, Remedy, ThrowIn
+from table_controller.seats import Seat
 
 TEAMS = ("NS", "EW")
 TEAM_WORDS = {"NS": "North–South", "EW": "East–West"}

@@ -23,7 +23,7 @@ from table_controller.director.words import (
     renege_event,
     seat_label,
 )
-from table_controller.words import renege_sentence
+from table_controller.present import renege_sentence
 
 FAULT_KINDS = {"camera": "camera_fault", "calibration": "camera_fault", "cube": "cube_fault"}
 ALERT_KINDS = (

@@ -27,8 +27,8 @@ from table_controller.director.store.projections import Projections
 from table_controller.director.store.tables import TableStatus
 from table_controller.director.words import seat_label
 from table_controller.feed.limits import Limits
+from table_controller.present import card_words, event_words
 from table_controller.rules.codec import CodecError, decode_input
-from table_controller.words import card_words, event_words
 
 _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
 # The event pictures kept for one table at most, by count and by bytes, are the

@@ -5,7 +5,7 @@ score sheet), on A4 or US Letter.
 HTML from Jinja2 templates (``templates/``: autoescaped, so every name a table sent is
 text) printed by WeasyPrint, which fetches nothing: the evidence pictures are inline
 ``data:`` URIs and any other address is refused, so a name cannot make the export read a
-file or the network. Everything a person reads is in words (``words.py``): seats, suits,
+file or the network. Everything a person reads is in words (``present/words.py``): seats, suits,
 card faces, the rules' title, never a code.
 """
 
@@ -23,10 +23,10 @@ from table_controller.director.tournament.results.model import (
 )
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
+from table_controller.present import SEAT_NAMES, card_face, suit_text
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Note
 from table_controller.templating import render
-from table_controller.words import SEAT_NAMES, card_face, suit_text
 
 PAPERS = {"a4": "A4", "letter": "letter"}  # --paper -> CSS @page size
 

@@ -42,12 +42,12 @@ from table_controller.director.tournament.results.standings import Standings, st
 from table_controller.director.words import table_title
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
+from table_controller.present import SEAT_NAMES
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.hand import Phase
 from table_controller.rules.option_words import rules_words as option_rules_words
 from table_controller.seats import Seat, Team
 from table_controller.table.export import Evidence, Sheet, replay_game
-from table_controller.words import SEAT_NAMES
 
 FORMAT_WORDS = {
     "progressive": "Progressive euchre",

@@ -278,3 +278,31 @@ def ruling_announcement(
     said = ruling_change(kind, change, players, hand)
     why = reason.strip().rstrip(".")
     return f"{said}. Reason: {why}" if why else said
+
+
+__all__ = [
+    "EVENT_WORDS",
+    "FIRST_DEALER_WORDS",
+    "IRREGULARITY_WORDS",
+    "PHASE_WORDS",
+    "RANK_NAMES",
+    "REMEDY_WORDS",
+    "RESULT_WORDS",
+    "RULING_DONE",
+    "SEAT_NAMES",
+    "SUIT_NAMES",
+    "TEAM_SHORT",
+    "TEAM_WORDS",
+    "THROW_IN_WORDS",
+    "card_face",
+    "card_words",
+    "event_words",
+    "phase_words",
+    "reason_words",
+    "renege_sentence",
+    "ruling_announcement",
+    "ruling_change",
+    "signed_points",
+    "suit_name",
+    "suit_text",
+]

@@ -16,12 +16,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from table_controller.present.words import SEAT_NAMES, TEAM_SHORT, TEAM_WORDS, card_face, suit_text
 from table_controller.rules.events import GameEnded, HandStarted, MatchWon, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import FirstDealer, Variant
 from table_controller.seats import SEATS, Seat, Team
-from table_controller.words import SEAT_NAMES, TEAM_SHORT, TEAM_WORDS, card_face, suit_text
 
 
 def seat_names(players: Mapping[Seat, str]) -> dict[Seat, str]:

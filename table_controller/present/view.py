@@ -22,6 +22,25 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
+from table_controller.present.announce import (
+    TEAM_SHORT,
+    TEAM_WORDS,
+    game_over,
+    in_words,
+    tricks_text,
+    waiting_for,
+    who,
+)
+from table_controller.present.words import (
+    IRREGULARITY_WORDS,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    SUIT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+    suit_name,
+)
 from table_controller.rules.choices import bids as bid_euchre_bids
 from table_controller.rules.codec import encode
 from table_controller.rules.events import (
@@ -50,25 +69,6 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import HandState, Phase, Trick
 from table_controller.rules.presets import PRESETS, Variant
 from table_controller.seats import SEATS, Seat, Team
-from table_controller.web.announce import (
-    TEAM_SHORT,
-    TEAM_WORDS,
-    game_over,
-    in_words,
-    tricks_text,
-    waiting_for,
-    who,
-)
-from table_controller.words import (
-    IRREGULARITY_WORDS,
-    REMEDY_WORDS,
-    RESULT_WORDS,
-    SEAT_NAMES,
-    SUIT_NAMES,
-    THROW_IN_WORDS,
-    renege_sentence,
-    suit_name,
-)
 
 NOTICE_KINDS = ("refused", "director", "info")
 

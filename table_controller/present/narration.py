@@ -9,6 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from table_controller.cards import Card
+from table_controller.present.words import (
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    RESULT_WORDS,
+    SEAT_NAMES,
+    THROW_IN_WORDS,
+    renege_sentence,
+    suit_text,
+)
 from table_controller.rules.events import (
     BidMade,
     BidWon,
@@ -38,15 +47,6 @@ from table_controller.rules.events import (
     TrumpSet,
 )
 from table_controller.seats import Seat
-from table_controller.words import (
-    FIRST_DEALER_WORDS,
-    IRREGULARITY_WORDS,
-    RESULT_WORDS,
-    SEAT_NAMES,
-    THROW_IN_WORDS,
-    renege_sentence,
-    suit_text,
-)
 
 
 def _score(scores: tuple[int, int]) -> str:
@@ -138,3 +138,6 @@ def _output(out: OutputEvent) -> Iterator[str]:
         yield f"Game {out.game} over: {who}, {_score(out.scores)}"
     elif isinstance(out, MatchWon):
         yield f"Match won by {out.winner}, {out.games[0]} games to {out.games[1]}"
+
+
+__all__ = ["narrate"]

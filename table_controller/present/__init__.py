@@ -1,0 +1,109 @@
+"""What people read of a game: its words, the table page's sentences and snapshot, and a
+replay told hand by hand.
+
+It sits above the rules and below everything that shows a game (the table, its page,
+the kiosk, the director's dashboard, hall and papers), so each of them says a seat, a
+card, a renege or whom the table waits for the same way, and the table's core takes
+its words from here rather than from the web server above it. Every module is pure:
+it reads the rules' state and events, and does no IO.
+
+- ``words.py``: seats, suits, cards and every code the engine reports, in words;
+- ``announce.py``: whom the table waits for, and who won, with the players' names;
+- ``view.py``: the table page's snapshot (``table_view``), which the dashboard and the
+  hall draw too;
+- ``narration.py``: a replay told for people (``narrate``) (``table-controller replay --pretty``).
+
+Outsiders import from here, never from the modules themselves.
+"""
+
+from __future__ import annotations
+
+from table_controller.present.announce import (
+    game_over,
+    in_words,
+    pair,
+    seat_names,
+    tricks_text,
+    waiting_for,
+    who,
+)
+from table_controller.present.narration import narrate
+from table_controller.present.view import (
+    NOTICE_KINDS,
+    AcrossNote,
+    Notice,
+    PageCard,
+    actions,
+    choices,
+    page_card,
+    table_view,
+)
+from table_controller.present.words import (
+    EVENT_WORDS,
+    FIRST_DEALER_WORDS,
+    IRREGULARITY_WORDS,
+    PHASE_WORDS,
+    RANK_NAMES,
+    REMEDY_WORDS,
+    RESULT_WORDS,
+    RULING_DONE,
+    SEAT_NAMES,
+    SUIT_NAMES,
+    TEAM_SHORT,
+    TEAM_WORDS,
+    THROW_IN_WORDS,
+    card_face,
+    card_words,
+    event_words,
+    phase_words,
+    reason_words,
+    renege_sentence,
+    ruling_announcement,
+    ruling_change,
+    signed_points,
+    suit_name,
+    suit_text,
+)
+
+__all__ = [
+    "EVENT_WORDS",
+    "FIRST_DEALER_WORDS",
+    "IRREGULARITY_WORDS",
+    "NOTICE_KINDS",
+    "PHASE_WORDS",
+    "RANK_NAMES",
+    "REMEDY_WORDS",
+    "RESULT_WORDS",
+    "RULING_DONE",
+    "SEAT_NAMES",
+    "SUIT_NAMES",
+    "TEAM_SHORT",
+    "TEAM_WORDS",
+    "THROW_IN_WORDS",
+    "AcrossNote",
+    "Notice",
+    "PageCard",
+    "actions",
+    "card_face",
+    "card_words",
+    "choices",
+    "event_words",
+    "game_over",
+    "in_words",
+    "narrate",
+    "page_card",
+    "pair",
+    "phase_words",
+    "reason_words",
+    "renege_sentence",
+    "ruling_announcement",
+    "ruling_change",
+    "seat_names",
+    "signed_points",
+    "suit_name",
+    "suit_text",
+    "table_view",
+    "tricks_text",
+    "waiting_for",
+    "who",
+]
