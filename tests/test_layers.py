@@ -11,12 +11,14 @@
   or IO;
 - the devices know pins and bytes, not the game: nothing from the rules or the table;
 - the groups are layered: the rules, the event log, the parts that stand alone
-  (devices, vision, bots, feed, web), a table's place in a fleet (joining, updates), the
-  table, what runs a table (kiosk, director), the command line; each imports only from
-  below it, and parts at one level not from each other;
+  (devices, vision, bots, feed, web), a table's place in a fleet (joining, updates) and
+  the simulated world in front of a simulated table (sim), the table, what runs a table
+  (kiosk, director), the command line; each imports only from below it, and parts at one
+  level not from each other;
 - each folder of the director (store, dashboard, hall, tournament and its formats and
   results, fleet, demo) is entered from outside it only through its face, its
-  ``__init__.py``, for the type checker too: its inner modules are its own business.
+  ``__init__.py``, for the type checker too: its inner modules are its own business;
+  so is the simulated world (sim).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ walker = _load_walker()
 GRAPH: dict[str, set[str]] = walker.import_graph()
 TYPED_GRAPH: dict[str, set[str]] = walker.import_graph(type_checking=True)
 DIRECTOR = "table_controller.director"
+SIM = "table_controller.sim"
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
@@ -58,7 +61,7 @@ LAYERS: list[set[str]] = [
     {"rules"},
     {"event_log"},
     {"devices", "vision", "bots", "feed", "web"},
-    {"fleet"},
+    {"fleet", "sim"},
     {"table"},
     {"kiosk", "director"},
     {"cli"},
@@ -203,6 +206,12 @@ def test_a_director_folder_is_entered_only_through_its_face() -> None:
     assert f"{DIRECTOR}.tournament.results" in faces
     wrong = past_the_face(TYPED_GRAPH, faces)
     assert wrong == [], "a folder entered past its face:\n" + "\n".join(wrong)
+
+
+def test_the_simulated_world_is_entered_only_through_its_face() -> None:
+    assert SIM in walker.module_files()
+    wrong = past_the_face(TYPED_GRAPH, [SIM])
+    assert wrong == [], "the simulated world entered past its face:\n" + "\n".join(wrong)
 
 
 def test_no_cycle_among_the_groups() -> None:

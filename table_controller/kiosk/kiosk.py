@@ -87,7 +87,7 @@ from table_controller.web.announce import waiting_for
 from table_controller.web.view import PageCard, page_card
 
 if TYPE_CHECKING:
-    from table_controller.table.world import World
+    from table_controller.sim import World
 
 log = logging.getLogger(__name__)
 
