@@ -41,7 +41,7 @@ What is real and what is simulated:
   enforced. Without ``--sign`` the tables send unsigned and no key is registered, as
   before: the CPU seconds of the two runs compared give signing's cost in the feed;
 * simulated: the players and the camera. Each table's events are the rules core's legal
-  choices (``feed.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
+  choices (``sim.loadgen.RulesTable``: random legal play, shuffled deals) logged at a
   real table's pace divided by ``--speed`` (a real table logs an event about every
   ``--pace`` seconds, 3 s by default: 20x speed is one event every 0.15 s a table). A
   "card laid" is the moment its event is in the table's log; the camera's own latency
@@ -110,11 +110,11 @@ from table_controller.director.web import COALESCE, DirectorPage
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import TABLE_KEYS, Tls, mosquitto_conf, write_broker_config
-from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.feed.table_signing import SIG
 from table_controller.feed.tls import make_certs
 from table_controller.rules.codec import encode
+from table_controller.sim.loadgen import RulesTable
 
 TOPICS = messages.Topics.of("euchre", "bench")
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"

@@ -11,14 +11,14 @@ from __future__ import annotations
 # command -> (the module whose add_commands adds it, its help line)
 GROUPS: dict[str, tuple[str, str]] = {
     "deck": (
-        "table_controller.vision.deck_cli",
+        "table_controller.vision.cli.deck_cli",
         "make a marked deck: card images, a print-ready deck, or stickers",
     ),
     "calibrate": (
-        "table_controller.vision.calibrate_cli",
+        "table_controller.vision.cli.calibrate_cli",
         "calibrate the camera against the mat (or print the mat)",
     ),
-    "vision": ("table_controller.vision.read_cli", "read cards from camera pictures"),
+    "vision": ("table_controller.vision.cli.read_cli", "read cards from camera pictures"),
     "seats": (
         "table_controller.devices.seats_cli",
         "the seat lights and buttons: check the wiring, print the pin map",

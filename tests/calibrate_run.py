@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 
-from table_controller.vision.calibrate_cli import add_commands
+from table_controller.vision.cli.calibrate_cli import add_commands
 
 
 def run(argv: list[str]) -> tuple[int, str]:

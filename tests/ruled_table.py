@@ -19,10 +19,10 @@ from waiting import until_async
 
 from table_controller.cards import Card
 from table_controller.rules.events import HandDealt
+from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import load_config
 from table_controller.table.options import TableOptions
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.camera import Frame, FrameSource
 from table_controller.vision.synthetic import Effects
 

@@ -24,11 +24,11 @@ from table_controller.devices.seat_lights import SeatLight
 from table_controller.rules.events import CardPlayed, DealerDiscarded, HandDealt, OrderedUp
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
+from table_controller.sim import World
 from table_controller.table.app import Table
 from table_controller.table.config import parse_config
 from table_controller.table.devices import TableDevices
 from table_controller.table.options import TableOptions
-from table_controller.table.world import World
 from table_controller.vision.synthetic import Effects
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

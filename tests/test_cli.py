@@ -180,7 +180,8 @@ def test_a_command_loads_only_its_own_group() -> None:
 def test_calibrate_s_options_are_the_calibration_s() -> None:
     """calibrate_cli names the families and limits itself (its --help loads no OpenCV):
     they must be calibration.py's and markers.py's."""
-    from table_controller.vision import calibrate_cli, calibration
+    from table_controller.vision import calibration
+    from table_controller.vision.cli import calibrate_cli
     from table_controller.vision.markers import FAMILIES
 
     assert sorted(calibrate_cli.FAMILY_NAMES) == sorted(FAMILIES)

@@ -17,7 +17,7 @@ from PIL import Image
 
 from table_controller import paper
 from table_controller.cards import DECK, Card, Suit
-from table_controller.vision import deck_cli
+from table_controller.vision.cli import deck_cli
 from table_controller.vision.deck import (
     MARKER_MARGIN_MM,
     MARKER_MM,

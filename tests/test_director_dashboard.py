@@ -24,9 +24,9 @@ from test_director_service import client, publish, topic, wait_until
 from test_director_store import TABLE, feed_messages, real_game
 from test_director_web import ARTIFACTS, World, log_in_page
 
-from table_controller.feed.loadgen import RulesTable
 from table_controller.rules.events import RenegeClaimed
 from table_controller.rules.hand import Phase
+from table_controller.sim.loadgen import RulesTable
 
 CODES = re.compile(r"\b[a-z]+_[a-z_]+\b|\b(?:[9TJQKA]|10)[CDHS]\b")  # hand_dealt, JH, 10C
 ROOM = {"width": 1920, "height": 1080}

@@ -3,7 +3,7 @@ card's event logged at once with the picture of its own frame, then that picture
 replaced in the table's log by the first frame's in which the card lay still and clear
 of the hand: at least 480 px on its long side, no hand over it.
 
-The simulated table (table/world.py) lays each card under its player's hand, which
+The simulated table (sim/world.py) lays each card under its player's hand, which
 withdraws over three frames: the frame a card is reported in still shows the hand.
 Waits are for behaviour, with a guard against a hang; nothing here times anything."""
 
@@ -32,7 +32,7 @@ GUARD = 240.0  # seconds: only against a hang
 
 
 def skin_share(picture: np.ndarray, seat: Seat) -> float:
-    """The share of a picture's pixels of ``seat``'s hand's skin (table/world.py gives
+    """The share of a picture's pixels of ``seat``'s hand's skin (sim/world.py gives
     each seat's player one tone), BGR within 30 levels."""
     tone = np.array(SKIN[int(seat) % len(SKIN)], np.int16)
     near = np.abs(picture.astype(np.int16) - tone).max(axis=2) <= 30

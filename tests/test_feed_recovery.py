@@ -28,10 +28,10 @@ from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed import messages
 from table_controller.feed.broker import mosquitto_conf, write_broker_config
-from table_controller.feed.loadgen import RulesTable
 from table_controller.feed.outbox import Outbox
 from table_controller.feed.publisher import FeedSettings, Publisher
 from table_controller.rules.codec import encode
+from table_controller.sim.loadgen import RulesTable
 
 TOPICS = messages.Topics.of("euchre", "recovery")
 TABLES = ["table-1", "table-2"]
@@ -524,7 +524,7 @@ def test_the_table_process_killed_resumes_from_the_directors_mark(event: Event) 
 
     def run(events: int) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "table_controller.feed.loadgen", str(path),
+            [sys.executable, "-m", "table_controller.sim.loadgen", str(path),
              "--table", "table-1", "--port", str(s.port), "--event", "recovery",
              "--username", "table-1", "--password-file", str(secret),
              "--events", str(events), "--every", "0.005"],

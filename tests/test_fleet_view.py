@@ -26,12 +26,12 @@ from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed import messages
 from table_controller.feed.signing import new_keys
 from table_controller.pictures import JPEG_MAGIC
+from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import parse_config
 from table_controller.table.fleet.status import device_words, fleet_status, package_version
 from table_controller.table.health import Device, Fault
 from table_controller.table.options import TableOptions
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.layout import Calibration
 from table_controller.vision.synthetic import Effects
 

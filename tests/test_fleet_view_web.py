@@ -38,9 +38,9 @@ from table_controller.feed.limits import limits_words
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import orders
 from table_controller.pictures import encode_jpeg
+from table_controller.sim import World, WorldCamera
 from table_controller.table.fleet.status import fleet_status
 from table_controller.table.health import Device, Fault
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.calibration import calibrate, overlay
 from table_controller.vision.synthetic import Effects
 

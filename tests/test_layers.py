@@ -13,16 +13,18 @@
 - the groups are layered: the rules, the event log, what people read of a game
   (present: words, sentences, the page's snapshot), the parts that stand alone
   (devices, vision, bots, feed, web), the fleet's protocol (discovery, sealing, signed
-  orders, updates), the table (its side of the fleet in ``table/fleet/``), what runs a
-  table (kiosk, director), the command line; each imports only from below it, and parts
-  at one level not from each other;
+  orders, updates) and the simulated world in front of a simulated table (sim), the
+  table (its side of the fleet in ``table/fleet/``), what runs a table (kiosk,
+  director), the command line; each imports only from below it, and parts at one level
+  not from each other;
 - the table imports nothing of the director, and of web/ only what serving its page
-  needs (the server, the door, the roles, the PIN, the stream); its core, ``table/core.py``, nothing
-  of web/ at all: its words and the page's snapshot come from present/;
+  needs (the server, the door, the roles, the PIN, the stream); its core,
+  ``table/core.py``, nothing of web/ at all: its words and the page's snapshot come
+  from present/;
 - each folder of the director (store, dashboard, hall, tournament and its formats and
-  results, fleet, demo), and present/, is entered from outside it only through its
-  face, its ``__init__.py``, for the type checker too: its inner modules are its own
-  business;
+  results, fleet, demo), present/ and the simulated world (sim) are entered from
+  outside only through their face, their ``__init__.py``, for the type checker too:
+  their inner modules are their own business;
 - the fleet's two packages, the protocol (``fleet/``) and the table's side
   (``table/fleet/``), are entered from outside only by the modules their face names in
   ``__all__``, and the director takes the protocol, never the table's side.
@@ -62,6 +64,7 @@ DIRECTOR = "table_controller.director"
 FLEET_PROTOCOL = "table_controller.fleet"
 TABLE_FLEET = "table_controller.table.fleet"
 PRESENT = "table_controller.present"
+SIM = "table_controller.sim"
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
@@ -73,7 +76,7 @@ LAYERS: list[set[str]] = [
     {"event_log"},
     {"present"},
     {"devices", "vision", "bots", "feed", "web"},
-    {"fleet"},  # the fleet's protocol: the table and the director both speak it
+    {"fleet", "sim"},  # the fleet's protocol (both sides speak it); the simulated world
     {"table"},  # table/fleet/, the table's side of the fleet, included
     {"kiosk", "director"},
     {"cli"},
@@ -292,6 +295,12 @@ def test_the_director_takes_the_fleets_protocol_never_the_tables_side() -> None:
     ]
     assert wrong == [], "the director takes the table's side of the fleet:\n" + "\n".join(wrong)
     assert any(within(a, DIRECTOR) and within(b, FLEET_PROTOCOL) for a, b in edges(GRAPH))
+
+
+def test_the_simulated_world_is_entered_only_through_its_face() -> None:
+    assert SIM in walker.module_files()
+    wrong = past_the_face(TYPED_GRAPH, [SIM])
+    assert wrong == [], "the simulated world entered past its face:\n" + "\n".join(wrong)
 
 
 def test_no_cycle_among_the_groups() -> None:

@@ -37,6 +37,7 @@ from table_controller.cards import Card
 from table_controller.feed.tls import fingerprint, issue, make_ca
 from table_controller.rules.events import HandDealt
 from table_controller.rules.game import Phase
+from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import ConfigError, TableConfig, parse_config
 from table_controller.table.config_toml import to_toml
@@ -54,7 +55,6 @@ from table_controller.table.page_tls import (
     own,
     prepare,
 )
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 from table_controller.web.guard import COOKIE
 from table_controller.web.pin import hash_pin

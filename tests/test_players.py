@@ -40,16 +40,16 @@ from table_controller.rules.events import (
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import FirstDealer, Rules, preset
 from table_controller.seats import SEATS, Seat
-from table_controller.table.players import SimulatedPlayers, cube_face, cube_turner
-from table_controller.table.seat_input import PressRefused, press_to_event
-from table_controller.table.strategy import (
+from table_controller.sim.players import SimulatedPlayers, cube_face, cube_turner
+from table_controller.sim.strategy import (
     choose_play,
     dealer_discard,
     first_round_bid,
     second_round_bid,
     worth_calling,
 )
-from table_controller.table.world import World, WorldCamera
+from table_controller.sim.world import World, WorldCamera
+from table_controller.table.seat_input import PressRefused, press_to_event
 from table_controller.vision.synthetic import Effects
 from table_controller.vision.tracker import (
     CardLaid,

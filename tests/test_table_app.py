@@ -42,6 +42,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
+from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, demo_config, parse_config
 from table_controller.table.cube_state import cube_state
@@ -50,7 +51,6 @@ from table_controller.table.health import Device
 from table_controller.table.options import TableOptions
 from table_controller.table.simulated import FAST, simulated_table
 from table_controller.table.sinks import table_lights
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.camera import Frame, FrameSource
 from table_controller.vision.synthetic import Camera, Effects
 

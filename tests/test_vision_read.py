@@ -14,9 +14,9 @@ from favicon_check import the_icon_answers
 
 from table_controller.cards import Card
 from table_controller.cli import main
+from table_controller.vision.cli.read_cli import FAMILY_NAMES
 from table_controller.vision.deck import render_card
 from table_controller.vision.markers import FAMILIES, family
-from table_controller.vision.read_cli import FAMILY_NAMES
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -177,7 +177,7 @@ def test_the_live_view_serves_the_latest_frame_and_says_when_there_is_none() -> 
     import urllib.error
     import urllib.request
 
-    from table_controller.vision.live_view import LiveView, parse_view
+    from table_controller.vision.cli.live_view import LiveView, parse_view
 
     with LiveView(fps=1000) as view:
         with pytest.raises(urllib.error.HTTPError) as missing:
@@ -248,7 +248,7 @@ def test_a_source_that_ends_says_so_and_keeps_its_view_until_ctrl_c(tmp_path: Pa
 def test_the_live_view_has_its_icon() -> None:
     # Over HTTP: Chromium asks for a page's icon once it has loaded, and the live view's
     # picture is a stream that never ends loading.
-    from table_controller.vision.live_view import LiveView
+    from table_controller.vision.cli.live_view import LiveView
 
     with LiveView(fps=1000) as view:
         the_icon_answers(view.url)
@@ -259,7 +259,8 @@ def test_the_live_view_measures_sharpness_once_a_second(
 ) -> None:
     """Measuring the markers' blur costs about 10 ms at 720p: the view shows a figure
     measured once a second of the camera's time, not one per picture shown."""
-    from table_controller.vision import calibration, live_view
+    from table_controller.vision import calibration
+    from table_controller.vision.cli import live_view
 
     monkeypatch.chdir(tmp_path)
     assert run("calibrate", "--camera", "synthetic,limit=1", "--out", "cal.json")[0] == 0

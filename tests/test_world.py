@@ -8,7 +8,7 @@ import pytest
 
 from table_controller.cards import Card, cards
 from table_controller.seats import Seat
-from table_controller.table.world import HAND_FRAMES, World, WorldCamera, WorldError
+from table_controller.sim.world import HAND_FRAMES, World, WorldCamera, WorldError
 from table_controller.vision.layout import default_zones
 from table_controller.vision.synthetic import Effects
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved

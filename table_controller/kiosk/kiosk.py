@@ -86,7 +86,7 @@ from table_controller.vision.foreign import ForeignCardLaid
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, TrackerEvent
 
 if TYPE_CHECKING:
-    from table_controller.table.world import World
+    from table_controller.sim import World
 
 log = logging.getLogger(__name__)
 

@@ -28,11 +28,11 @@ from table_controller.rules.events import CardPlayed
 from table_controller.rules.game import Game
 from table_controller.rules.hand import HAND_PHASES, Phase
 from table_controller.seats import Seat
+from table_controller.sim import World, WorldCamera
 from table_controller.table.config import TableConfig
 from table_controller.table.noticed import PageTouched
 from table_controller.table.options import TableOptions
 from table_controller.table.simulated import FAST, Pace
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 
 

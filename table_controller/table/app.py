@@ -77,8 +77,8 @@ from table_controller.web.guard import Sender
 
 if TYPE_CHECKING:
     from table_controller.feed.signing import Ruling
+    from table_controller.sim import World
     from table_controller.table.page_tls import PageTls
-    from table_controller.table.world import World
     from table_controller.web.server import TablePage
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ DISK_FIX = "free some space on the table's disk (old logs, exports), or give the
 
 
 class Actors(Protocol):
-    """Whoever acts on a simulated table between two frames (table/players.py)."""
+    """Whoever acts on a simulated table between two frames (sim/players.py)."""
 
     def act(self, game: Game, frame: int) -> None: ...
 
@@ -193,7 +193,7 @@ class Table:
     def _default_camera(self) -> Callable[[], FrameSource]:
         """The simulated world's camera when there is a world, else the config's."""
         if self.world is not None:
-            from table_controller.table.world import WorldCamera
+            from table_controller.sim import WorldCamera
 
             return functools.partial(WorldCamera, self.world)
         return functools.partial(open_camera, self.config.camera.source)

@@ -204,7 +204,7 @@ class TableDevices:
         """Lay the emulated cube down with ``suit``'s face up."""
         if self.emulator is None:
             raise RuntimeError("there is no emulated cube to turn")
-        from table_controller.table.players import cube_turner
+        from table_controller.sim import cube_turner
 
         cube_turner(self.emulator.board)(suit)
 

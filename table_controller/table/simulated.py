@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from table_controller.errors import TableControllerError
+from table_controller.sim import SimulatedPlayers, World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig
 from table_controller.table.noticed import SimTold
 from table_controller.table.options import TableOptions
-from table_controller.table.players import SimulatedPlayers
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 
 

@@ -16,9 +16,9 @@ from security.test_table_page import PIN, PIN_HASH, Running, quiet_never, refuse
 from table_controller.kiosk.kiosk import KioskTable
 from table_controller.rules.events import ScoreAdjusted
 from table_controller.seats import Team
+from table_controller.sim import World, WorldCamera
 from table_controller.table.config import parse_config
 from table_controller.table.options import TableOptions
-from table_controller.table.world import World, WorldCamera
 from table_controller.vision.synthetic import Effects
 
 __all__ = ["quiet_never"]  # the fixture, shared

@@ -1,6 +1,6 @@
 """Trust over the air, on a real mosquitto with the files `feed broker-config` writes,
 the director's real service and store, and tables as real processes
-(table_controller.feed.loadgen, a table without camera: the feed's whole path is real).
+(table_controller.sim.loadgen, a table without camera: the feed's whole path is real).
 
 Before: anyone holding table-1's broker password (it crosses the hall's network) sent
 400 invented events as Table 1; the director stored them as its games, the standings
@@ -53,7 +53,7 @@ def loadgen(
     signing = ["--signing-key", str(key_file), "--until", "confirmed"] if key else []
     until = [] if key else ["--until", "sent"]
     return subprocess.Popen(
-        [sys.executable, "-m", "table_controller.feed.loadgen", str(log),
+        [sys.executable, "-m", "table_controller.sim.loadgen", str(log),
          "--table", "table-1", "--port", str(port), "--event", "sec",
          "--username", "table-1", "--password-file", str(secret), "--seed", str(seed),
          "--events", str(events), "--every", "0", *signing, *until],

@@ -57,14 +57,14 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.hand import HAND_PHASES, HandState
 from table_controller.rules.presets import FirstDealer, Rules, Variant
 from table_controller.seats import SEATS, Seat
-from table_controller.table.strategy import (
+from table_controller.sim.strategy import (
     choose_play,
     dealer_discard,
     first_round_bid,
     second_round_bid,
     strength,
 )
-from table_controller.table.world import World
+from table_controller.sim.world import World
 
 Press = Callable[[Seat, SeatButton], None]
 TurnCube = Callable[[Suit], None]

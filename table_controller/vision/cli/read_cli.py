@@ -81,8 +81,8 @@ def cmd_live(args: argparse.Namespace, out: TextIO) -> int:
     annotated view in a browser (``--view``) and/or keep the latest annotated frame in
     ``--snapshot`` for a person to look at."""
     from table_controller.vision.camera import CameraError, open_camera
+    from table_controller.vision.cli.live_view import LiveView, ViewError, parse_view
     from table_controller.vision.layout import Calibration, CalibrationError
-    from table_controller.vision.live_view import LiveView, ViewError, parse_view
 
     try:
         calibration = Calibration.load(args.calibration or DEFAULT_CALIBRATION)

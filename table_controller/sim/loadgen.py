@@ -8,7 +8,7 @@ What is not here: the camera reading a card and the page (bench/table.py measure
 
 As a process (the test kills it with SIGKILL and starts it again on the same log):
 
-    python -m table_controller.feed.loadgen LOG --table ID --port PORT [--every SECONDS]
+    python -m table_controller.sim.loadgen LOG --table ID --port PORT [--every SECONDS]
         [--username USER --password-file FILE] [--signing-key FILE] [--events N]
         [--until sent|confirmed]
 
@@ -113,7 +113,7 @@ def drain(log: str | Path, *, confirmed: bool, poll: float = 0.05) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m table_controller.feed.loadgen")
+    ap = argparse.ArgumentParser(prog="python -m table_controller.sim.loadgen")
     ap.add_argument("log")
     ap.add_argument("--table", default="loadgen")
     ap.add_argument("--broker", default="127.0.0.1")
