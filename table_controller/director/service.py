@@ -64,13 +64,19 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_controller.director.fleet import handle_reply
-from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
+from table_controller.director.store import (
+    DirectorStore,
+    EventMessage,
+    StatusMessage,
+    StoreError,
+    StoreUnavailable,
+)
 from table_controller.director.table_trust import Decision, TableTrust
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
@@ -666,14 +672,17 @@ class DirectorService:
                 return
         body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
-            new, alerts = self.store.add_event(body)
+            # the message as sent: the store checks each value before it keeps one
+            new, alerts = self.store.add_event(cast(EventMessage, body))
             outcome.stored.append((table, int(body["game"]), int(body["seq"])))
             if new:
                 tell[("event", table)] = None
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "status":
-            alerts = self.store.add_status(body, received=received, retained=retained)
+            alerts = self.store.add_status(
+                cast(StatusMessage, body), received=received, retained=retained
+            )
             if body.get("online") is True:
                 outcome.online.add(table)
             tell[("status", table)] = None

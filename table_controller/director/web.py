@@ -51,6 +51,7 @@ from starlette.types import ASGIApp
 
 from table_controller.cards import Card
 from table_controller.director.dashboard import (
+    AlertCard,
     DashboardView,
     OverviewStream,
     TableLine,
@@ -65,6 +66,7 @@ from table_controller.director.logins import LoginThrottle
 from table_controller.director.service import DirectorService, RulingError
 from table_controller.director.store import (
     ALERT_STATES,
+    AlertRow,
     DirectorStore,
     StoreError,
     StoreUnavailable,
@@ -165,7 +167,9 @@ class DirectorPage:
         self._dirty: set[str] = set()
         self._whole_due = True  # a change named no table: read every table's row
         # the alerts as last read, with their tables' lines; in words; as JSON text
-        self._alerts_kept: tuple[tuple[Any, ...], list[dict[str, Any]], str | None] | None = None
+        self._alerts_kept: (
+            tuple[tuple[list[AlertRow], list[str]], list[AlertCard], str | None] | None
+        ) = None
         self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -315,7 +319,7 @@ class DirectorPage:
 
     def _read_store(
         self, tables: list[str] | None = None
-    ) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
+    ) -> tuple[list[TableLine], list[AlertCard], dict[str, Any]]:
         """The tables' lines and the alerts, read in one hold of the store's lock (the
         writer's batch waited for once, not at every read, and the replays do not move
         while the lines are made), and the event. ``tables``: only these tables' rows
@@ -333,9 +337,7 @@ class DirectorPage:
         event = self.admin.summary()
         return lines, self._shown_alerts(alerts, lines), event
 
-    def _shown_alerts(
-        self, alerts: list[dict[str, Any]], lines: list[TableLine]
-    ) -> list[dict[str, Any]]:
+    def _shown_alerts(self, alerts: list[AlertRow], lines: list[TableLine]) -> list[AlertCard]:
         """The alerts in words, made again only when they or their tables' lines
         changed. Why: at an event's end every table is offline, an alert each, and
         putting 256 alerts in words at every snapshot cost more than all the rest."""
@@ -348,7 +350,7 @@ class DirectorPage:
         self._alerts_kept = (key, shown, None)
         return shown
 
-    def _alerts_text(self, shown: list[dict[str, Any]]) -> str:
+    def _alerts_text(self, shown: list[AlertCard]) -> str:
         """``shown`` as JSON text, encoded once while they stay the same."""
         kept = self._alerts_kept
         if kept is None or kept[1] is not shown:
@@ -664,7 +666,8 @@ class DirectorPage:
             for ev in events:
                 card = ev["input"].get("card")
                 if ev["evidence"] and ev["input"].get("event") == "card_played" and card:
-                    urls[Card.parse(card)] = f"/evidence/{table}/{game}/{ev['seq']}.png"
+                    # a stored input was decoded (checked) before it was stored: a card's code
+                    urls[Card.parse(cast(str, card))] = f"/evidence/{table}/{game}/{ev['seq']}.png"
             view = table_view(
                 proj.game,
                 table=table,

@@ -186,9 +186,9 @@ def ruling_form(
     store: DirectorStore, table: str, alert: Mapping[str, Any] | None = None
 ) -> RulingForm:
     """The ruling form for ``table``, filled from ``alert`` when it is opened from one."""
-    status = next((t for t in store.tables() if t["table"] == table), {})
-    players: dict[str, str] = status.get("players") or {}
-    title = table_title(table, status.get("name"))
+    status = next((t for t in store.tables() if t["table"] == table), None)
+    players: dict[str, str] = (status["players"] if status is not None else None) or {}
+    title = table_title(table, status["name"] if status is not None else None)
     position = store.table_position(table)
     game = alert.get("game") if alert is not None else None
     penalty = None

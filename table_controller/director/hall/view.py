@@ -41,7 +41,7 @@ from table_controller.director.hall.words import (
     table_words,
     team_names,
 )
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
     ResultsSource,
@@ -210,7 +210,7 @@ class PublicView:
             return pic
         return None
 
-    def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+    def _replay(self, table: str, game: int, events: list[GameEvent]) -> dict[str, Any]:
         name, options = self.store.rules_of(table, game)
         try:
             g = Game(preset(name, options))

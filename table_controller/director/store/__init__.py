@@ -11,7 +11,9 @@ The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that fold
 
 from __future__ import annotations
 
+from table_controller.director.store.alerts import AlertRow, Fault
 from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
+from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
 from table_controller.director.store.facade import (
     ALERT_KINDS,
     ALERT_STATES,
@@ -23,7 +25,13 @@ from table_controller.director.store.facade import (
 )
 from table_controller.director.store.fleet_config import CONFIG_STATES
 from table_controller.director.store.fleet_updates import FleetUpdates
-from table_controller.director.store.tables import RawTable, table_row
+from table_controller.director.store.tables import (
+    RawTable,
+    StatusMessage,
+    StatusRow,
+    TableRow,
+    table_row,
+)
 from table_controller.director.store.usage import TableUsage, usage_words
 
 __all__ = [
@@ -32,12 +40,21 @@ __all__ = [
     "CONFIG_STATES",
     "MAX_EVERY",
     "SESSION_SECONDS",
+    "AlertRow",
     "DirectorStore",
+    "EndedGame",
+    "EventMessage",
+    "Fault",
     "FleetUpdates",
+    "GameEvent",
     "Projection",
     "RawTable",
+    "StatusMessage",
+    "StatusRow",
     "StoreError",
     "StoreUnavailable",
+    "StoredEvent",
+    "TableRow",
     "TableUsage",
     "finite",
     "is_url",

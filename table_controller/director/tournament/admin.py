@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, EndedGame
 from table_controller.director.tournament.catalog import (
     EventChoiceError,
     check_name,
@@ -721,7 +721,7 @@ class EventsAdmin:
             done: list[str] = []
             for e in fresh:
 
-                def edit(s: EventState, e: dict[str, Any] = e) -> str | None:
+                def edit(s: EventState, e: EndedGame = e) -> str | None:
                     return take_result(s, table, e["game"], e["seq"], e["outputs"])
 
                 words = self.change(
