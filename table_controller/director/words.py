@@ -27,6 +27,7 @@ from table_controller.seats import Seat
 from table_controller.table.across_line import director_words
 
 if TYPE_CHECKING:
+    from table_controller.director.json_value import JSONValue
     from table_controller.director.store import AlertRow, StoredEvent, TableRow
 from table_controller.words import (
     IRREGULARITY_WORDS,
@@ -296,7 +297,7 @@ def alert_sentence(
     return f"{title}: {text}" if text else title
 
 
-def irregularity_sentence(o: Mapping[str, Any], players: Mapping[str, str]) -> str:
+def irregularity_sentence(o: Mapping[str, JSONValue], players: Mapping[str, str]) -> str:
     """An irregularity found, in words: what, by whom, with which card, and the remedy."""
     try:
         what = IRREGULARITY_WORDS[Irregularity(o.get("kind"))]

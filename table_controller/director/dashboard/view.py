@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 
 from table_controller.director.dashboard.deck_alerts import DECK_HEADS, deck_evidence
 from table_controller.director.dashboard.history import (
+    Evidence,
+    RuleQuote,
     claimed_trick,
     history_entry,
     played_pictures,
@@ -236,7 +238,7 @@ class DashboardView:
         title = table_title(table, status["name"] if status is not None else None)
         players = (status["players"] if status is not None else None) or {}
         (shown,) = self.alerts([alert], [status] if status is not None else [])
-        evidence = None
+        evidence: Evidence | None = None
         if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
             events = self.store.events(table, alert["game"])
             evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
@@ -252,7 +254,7 @@ class DashboardView:
             self._received_only(evidence)
         return {**shown, "evidence": evidence}
 
-    def _received_only(self, evidence: dict[str, Any]) -> None:
+    def _received_only(self, evidence: Evidence) -> None:
         """A picture the table has not sent yet (it travels apart from its event) has no
         address: its place says "waiting", and the page asks again when it comes."""
         pictures = [evidence.get("offence"), evidence.get("proof"), *(evidence.get("trick") or [])]
@@ -318,13 +320,17 @@ def _renege(
     }
 
 
-def _rule_only(rules_name: str) -> dict[str, Any] | None:
+def _rule_only(rules_name: str) -> Evidence | None:
     """A claim's panel before its pictures: the rule the event's preset follows."""
     preset = PRESETS.get(rules_name)
     if preset is None:
         return None
-    rule = {"text": renege_rule(preset.source), "source": text_title(preset.source)}
-    return {"offence": None, "proof": None, "rule": {**rule, "preset": preset.title}}
+    rule: RuleQuote = {
+        "text": renege_rule(preset.source),
+        "source": text_title(preset.source),
+        "preset": preset.title,
+    }
+    return {"offence": None, "proof": None, "rule": rule}
 
 
 __all__ = ["AlertCard", "DashboardView", "TableCard", "TableLine", "json_text"]

@@ -11,6 +11,7 @@ The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that fold
 
 from __future__ import annotations
 
+from table_controller.director.store.accounts import AuditLine
 from table_controller.director.store.alerts import AlertRow, Fault
 from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
 from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
@@ -25,6 +26,7 @@ from table_controller.director.store.facade import (
 )
 from table_controller.director.store.fleet_config import CONFIG_STATES
 from table_controller.director.store.fleet_updates import FleetUpdates
+from table_controller.director.store.table_keys import TableKeyRow
 from table_controller.director.store.tables import (
     RawTable,
     StatusMessage,
@@ -41,6 +43,7 @@ __all__ = [
     "MAX_EVERY",
     "SESSION_SECONDS",
     "AlertRow",
+    "AuditLine",
     "DirectorStore",
     "EndedGame",
     "EventMessage",
@@ -54,6 +57,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
+    "TableKeyRow",
     "TableRow",
     "TableUsage",
     "finite",

@@ -123,7 +123,7 @@ class Rulings:
             "SELECT r.ruling_id, r.tbl, r.payload, coalesce(s.sent_at, r.at) FROM rulings r"
             " LEFT JOIN ruling_sends s ON s.ruling_id = r.ruling_id WHERE r.ack_ok IS NULL"
         )
-        params: tuple[Any, ...] = ()
+        params: tuple[str, ...] = ()
         if table is not None:
             sql += " AND r.tbl = ?"
             params = (table,)
@@ -154,7 +154,7 @@ class Rulings:
             " r.ack_problem, r.ack_at, r.payload, s.sent_at, s.sends, s.delivered_at"
             " FROM rulings r LEFT JOIN ruling_sends s ON s.ruling_id = r.ruling_id"
         )
-        params: tuple[Any, ...] = ()
+        params: tuple[str, ...] = ()
         if table is not None:
             sql += " WHERE r.tbl = ?"
             params = (table,)
