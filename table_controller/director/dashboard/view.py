@@ -14,7 +14,7 @@ import json
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from table_controller.director.dashboard.deck_alerts import DECK_HEADS, deck_evidence
 from table_controller.director.dashboard.history import (
@@ -78,6 +78,11 @@ class AlertCard(AlertRow):
     pictured: bool
 
 
+# What a table's line is made of (``DashboardView._line``): its stored row, its events
+# and open alerts counted, and its game's replay (which, how far, its problem).
+LineKey = tuple[RawTable, int, int, tuple[int, int, str | None] | None]
+
+
 class TableLine(NamedTuple):
     """A table's line of the overview, and the same as JSON text."""
 
@@ -103,7 +108,7 @@ class DashboardView:
         self._lock = threading.Lock()
         # each table's status read, and its line with what it was made of (``lines``)
         self._parsed: dict[str, tuple[str | None, StatusMessage]] = {}
-        self._lines: dict[str, tuple[tuple[Any, ...], TableLine, Projection | None]] = {}
+        self._lines: dict[str, tuple[LineKey, TableLine, Projection | None]] = {}
         # the tables' names in the overview's order, and as a set (None: to be sorted)
         self._order: tuple[list[str], set[str]] | None = None
 
@@ -301,8 +306,8 @@ class DashboardView:
 def _renege(
     out: RenegeProven,
     players: Mapping[str, str],
-    played: Mapping[tuple[int | None, str, str], tuple[str | None, Any]],
-) -> dict[str, Any]:
+    played: Mapping[tuple[int | None, str, str], tuple[str | None, StoredEvent]],
+) -> dict[str, object]:
     """A renege proven in a table's detail: its sentence and its two pictures."""
     who = players.get(out.seat.name) or seat_label(players, out.seat)
     seat = out.seat.name
