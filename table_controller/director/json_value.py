@@ -1,7 +1,7 @@
 """What a JSON value decoded from the wire (a table's status, an event's input and
 outputs, a form) can be, named once for the director's typed contracts.
 
-Why an alias rather than ``Any``: a value read from a message is not trusted, so the
+Why an alias rather than no type at all: a value read from a message is not trusted, so the
 code that reads one narrows it (``isinstance``) before it uses it, and the type checker
 holds it to that.
 """

@@ -67,7 +67,9 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from table_controller.director.fleet import handle_reply
 from table_controller.director.store import (
@@ -206,7 +208,7 @@ class DirectorService:
         self._ack_lock = threading.Lock()
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
-        self._sub_mid: tuple[Any, int | None] = (0, None)
+        self._sub_mid: tuple[MQTTErrorCode | int, int | None] = (0, None)
         self._mark_every = mark_every
         self._mark_refresh = mark_refresh
         self._marks: dict[str, dict[int, int]] = {}  # table -> game -> contiguous high seq
@@ -390,13 +392,18 @@ class DirectorService:
 
     # --- paho's callbacks (the network thread) ---------------------------------------
 
-    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: Any) -> None:
         # Without TCP_NODELAY small messages wait up to 40 ms for an ACK (Nagle).
         with contextlib.suppress(OSError, AttributeError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
     ) -> None:
         if reason.is_failure:
             self.problem = (
@@ -428,7 +435,12 @@ class DirectorService:
         # connected is set on SUBACK: from then on nothing sent to the tables' topics is missed
 
     def _on_subscribe(
-        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        mid: int,
+        reasons: list[ReasonCode],
+        properties: Properties | None,
     ) -> None:
         if mid == self._sub_mid[1]:
             self.connected.set()
@@ -443,7 +455,12 @@ class DirectorService:
             ).start()
 
     def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
     ) -> None:
         self.connected.clear()
         self._tell("broker", "")
@@ -456,7 +473,7 @@ class DirectorService:
             )
             log.warning(self.problem)
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         # Only queued here: paho's thread goes on reading while the writer commits.
         with self._ack_lock:
             session = self._session

@@ -36,7 +36,7 @@ import logging
 import math
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, cast
 
@@ -158,7 +158,7 @@ class DirectorPage:
         self._last_flush = -math.inf  # when the last snapshot was made (``_monotonic``)
         self._results_every = results_every
         # (when, the results, as JSON text)
-        self._results_cached: tuple[float, dict[str, Any], str] | None = None
+        self._results_cached: tuple[float, Mapping[str, object], str] | None = None
         self._results_due = False  # a snapshot is to come when they may be computed again
         self._results_computing = False  # a worker thread computes them now
         self._monotonic = time.monotonic
@@ -292,7 +292,7 @@ class DirectorPage:
             self._pages.publish(made, change)
 
     def _snapshot(
-        self, results: tuple[dict[str, Any], str] | None, tables: list[str] | None = None
+        self, results: tuple[Mapping[str, object], str] | None, tables: list[str] | None = None
     ) -> tuple[list[TableLine], dict[str, str]]:
         """The tables' lines and the other parts of a snapshot, as JSON text
         (``results``: those to show, None: computed now; ``tables``: only these
@@ -360,7 +360,7 @@ class DirectorPage:
         assert kept[2] is not None
         return kept[2]
 
-    def _stream_results(self) -> tuple[dict[str, Any], str] | None:
+    def _stream_results(self) -> tuple[Mapping[str, object], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again
         at most every ``results_every`` seconds in a worker thread, a snapshot following
         once they are (None: compute them now, the first time). Why: at 256 tables the
@@ -398,8 +398,9 @@ class DirectorPage:
         if loop is not None:
             loop.call_soon_threadsafe(self._schedule, "")
 
-    def _computed_results(self) -> tuple[dict[str, Any], str]:
+    def _computed_results(self) -> tuple[Mapping[str, object], str]:
         """The results, and as JSON text (encoded where they are computed)."""
+        results: Mapping[str, object]
         try:
             results = dict(self.results.view())
         except Exception as exc:  # the format's code must never take the dashboard down
@@ -864,7 +865,7 @@ def _number(text: str) -> int | None:
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:
-    """Any request while the database is down (a PostgreSQL server restarting, a disk):
+    """Every request while the database is down (a PostgreSQL server restarting, a disk):
     503 with the store's words, not a bare 500."""
     return _problem(503, str(exc), "wait for the database to be back; the page tries again")
 

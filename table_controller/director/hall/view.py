@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from table_controller.director.hall.words import (
+    BracketLine,
     bracket_rows,
     news_text,
     round_text,
@@ -41,9 +42,11 @@ from table_controller.director.hall.words import (
     table_words,
     team_names,
 )
+from table_controller.director.json_value import JSONObject
 from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
+    HallRow,
     ResultsSource,
     hall_results,
     hall_standings,
@@ -99,7 +102,7 @@ def parse_delay(text: str) -> float:
     return value
 
 
-def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) -> dict[str, Any]:
+def public_picture(view: Mapping[str, Any], outputs: Sequence[JSONObject]) -> dict[str, Any]:
     """A table page's snapshot cut down to what a spectator may see (pure)."""
     out = {k: view.get(k) for k in PUBLIC_FIELDS}
     out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
@@ -179,7 +182,9 @@ class PublicView:
                     "champion",
                 )
             }
-        rows: list[Any] = [] if model is None else list(hall_standings(model))
+        rows: list[HallRow] | list[BracketLine] = (
+            [] if model is None else list(hall_standings(model))
+        )
         if event.get("format") == "bracket" and not rows:
             rows = bracket_rows(event)
         return {
@@ -221,7 +226,7 @@ class PublicView:
         ahead = unbroken([ev["seq"] for ev in events], 1)
         done = replay(g, [ev["input"] for ev in events[:ahead]], OnError.STOP)
         recent = done.outputs
-        outputs: list[Mapping[str, Any]] = [
+        outputs: list[JSONObject] = [
             o for s in done.steps for o in events[s.index]["outputs"] if isinstance(o, dict)
         ]
         problem = None
@@ -239,7 +244,7 @@ class PublicView:
         return pic
 
 
-def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _since_hand(outputs: list[JSONObject]) -> list[JSONObject]:
     for i in range(len(outputs) - 1, -1, -1):
         if outputs[i].get("event") == "hand_started":
             return outputs[i:]
