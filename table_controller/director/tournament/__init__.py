@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from table_controller.director.tournament.admin import (
     AdminError,
+    EventRules,
     EventsAdmin,
     EventState,
+    Seating,
+    SeatingTable,
+    UnplacedResult,
     current_round,
     slug,
 )
@@ -47,6 +51,7 @@ __all__ = [
     "AdminError",
     "Bracket",
     "EventChoiceError",
+    "EventRules",
     "EventState",
     "EventsAdmin",
     "ExportError",
@@ -59,7 +64,10 @@ __all__ = [
     "ResultsSource",
     "ResultsView",
     "RoundsEvent",
+    "Seating",
+    "SeatingTable",
     "StandingsView",
+    "UnplacedResult",
     "apply_form",
     "check_folder",
     "collect",

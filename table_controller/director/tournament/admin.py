@@ -25,8 +25,9 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import DirectorStore, EndedGame
 from table_controller.director.tournament.catalog import (
     EventChoiceError,
@@ -57,6 +58,35 @@ class AdminError(TableControllerError, ValueError):
     """A change to the event that cannot be made: what is wrong and what to do."""
 
 
+class UnplacedResult(TypedDict):
+    """A game's end no round could take (``take_result``): the director records it by
+    hand; ``problem`` when the format refused it."""
+
+    table: str
+    game: int
+    seq: int
+    result: JSONObject
+    problem: NotRequired[str]
+
+
+class SeatingTable(TypedDict):
+    """One of a round's tables: its number, the feed table that plays it (None: not
+    assigned yet) and who sits where (seats, or NS and EW's teams)."""
+
+    table: int
+    feed: str | None
+    seats: dict[str, str]
+
+
+class Seating(TypedDict):
+    """A round's seating (``seating``), or why not yet (``problem``)."""
+
+    round: int
+    tables: list[SeatingTable]
+    byes: list[str]
+    problem: NotRequired[str]
+
+
 @dataclass
 class EventState:
     """The whole event as one JSON-able document (see the module's docstring)."""
@@ -71,7 +101,7 @@ class EventState:
     roster: Roster = field(default_factory=Roster)  # team formats (progressive: event's)
     assign: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> table -> place
     taken: list[str] = field(default_factory=list)  # "table:game:seq" results already used
-    unplaced: list[dict[str, Any]] = field(default_factory=list)
+    unplaced: list[UnplacedResult] = field(default_factory=list)
     public_delay: float = 0.0
     # The event's rules, kept when it is created (the preset's name and its options):
     # the papers and any game whose table sent none are scored under them.
@@ -125,10 +155,10 @@ class EventRules(TypedDict):
     """The event's rules: a preset's name and the director's options."""
 
     name: str
-    options: dict[str, Any]
+    options: JSONObject
 
 
-def _event_rules(raw: Any) -> EventRules | None:
+def _event_rules(raw: object) -> EventRules | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
         return None
     options = raw.get("options")
@@ -194,7 +224,7 @@ def _place_done(state: EventState, round_no: int, place: str) -> bool:
 
 
 def take_result(
-    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, Any]]
+    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, JSONValue]]
 ) -> str | None:
     """Apply one stored event's ``game_ended`` to the event; the words of what changed
     (None: not a game's end, or already taken)."""
@@ -265,12 +295,13 @@ def current_round(state: EventState) -> int | None:
     return None
 
 
-def seating(state: EventState, round_no: int) -> dict[str, Any]:
+def seating(state: EventState, round_no: int) -> Seating:
     """A round's tables with names (and which feed table plays each), or why not yet."""
     ev = state.event
     people = state.people
     where = {p: t for t, p in state.assign.get(round_no, {}).items()}
     try:
+        tables: list[SeatingTable]
         if isinstance(ev, ProgressiveEvent):
             tables = [
                 {
@@ -753,8 +784,12 @@ class EventsAdmin:
 
 __all__ = [
     "AdminError",
+    "EventRules",
     "EventState",
     "EventsAdmin",
+    "Seating",
+    "SeatingTable",
+    "UnplacedResult",
     "correct_match",
     "create",
     "current_round",
