@@ -38,7 +38,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import uvicorn
 from starlette.applications import Starlette
@@ -54,6 +54,7 @@ from table_controller.director.dashboard import (
     AlertCard,
     DashboardView,
     OverviewStream,
+    TableCard,
     TableLine,
     json_text,
     ruling_form,
@@ -116,6 +117,29 @@ RESULTS_EVERY = 1.0  # seconds: the streamed snapshot's results computed at most
 # seconds: every table's row read again at least this often (another process's writes,
 # which tell this one nothing, are shown within it)
 WHOLE_EVERY = 2.0
+
+
+class BrokerState(TypedDict):
+    """The director's link to the broker, as the dashboard shows it."""
+
+    connected: bool
+    problem: str | None
+
+
+class Overview(TypedDict):
+    """The dashboard's snapshot whole (``/api/overview``): the same parts the stream
+    sends one by one (``dashboard.stream``)."""
+
+    version: int
+    title: str
+    tables: list[TableCard]
+    alerts: list[AlertCard]
+    results: Mapping[str, object]
+    standings: object
+    changed: list[str]
+    store_problem: str | None
+    event: Mapping[str, object]
+    broker: BrokerState | None
 
 
 class DashboardError(TableControllerError, OSError):
@@ -319,7 +343,7 @@ class DirectorPage:
 
     def _read_store(
         self, tables: list[str] | None = None
-    ) -> tuple[list[TableLine], list[AlertCard], dict[str, Any]]:
+    ) -> tuple[list[TableLine], list[AlertCard], Mapping[str, object]]:
         """The tables' lines and the alerts, read in one hold of the store's lock (the
         writer's batch waited for once, not at every read, and the replays do not move
         while the lines are made), and the event. ``tables``: only these tables' rows
@@ -408,7 +432,7 @@ class DirectorPage:
             results = {"problem": f"the results could not be computed ({exc})"}
         return results, json_text(results)
 
-    def overview(self) -> dict[str, Any]:
+    def overview(self) -> Overview:
         """The dashboard's snapshot whole, with the results computed now (``/api/overview``;
         the stream sends it part by part, ``dashboard.stream``)."""
         lines, alerts, event = self._read_store()

@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from table_controller.director.hall.words import (
     BracketLine,
+    HallSeating,
     bracket_rows,
     news_text,
     round_text,
@@ -46,6 +47,7 @@ from table_controller.director.json_value import JSONObject
 from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
+    HallResult,
     HallRow,
     ResultsSource,
     hall_results,
@@ -83,6 +85,29 @@ SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sit
 NEWS = 6  # the latest outputs shown with each table
 RESULTS = 8  # the latest games ended shown under "Recent results"
 MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
+
+
+class HallStandings(TypedDict):
+    """The hall's standings: the papers' lines, or the bracket's round being played."""
+
+    heading: str
+    rows: list[HallRow] | list[BracketLine]
+
+
+class HallSnapshot(TypedDict):
+    """What the hall screen draws (``PublicView.snapshot``), held back by the delay:
+    every table's public picture in words, the standings, the seating, the results."""
+
+    standings: HallStandings
+    delay: float
+    delay_text: str
+    round_text: str
+    at: float
+    tables: list[dict[str, Any]]
+    seating: HallSeating | None
+    results: list[HallResult]
+    event: dict[str, Any]
+    title: NotRequired[str]  # the dashboard's, added where it is served
 
 
 class PublicViewError(TableControllerError, ValueError):
@@ -153,7 +178,7 @@ class PublicView:
             base = self.admin.state.public_delay if self.admin is not None else 0.0
         return max(base, asked or 0.0)
 
-    def snapshot(self, asked_delay: float | None = None) -> dict[str, Any]:
+    def snapshot(self, asked_delay: float | None = None) -> HallSnapshot:
         delay = self.delay(asked_delay)
         until = self._clock() - delay
         tables = []

@@ -42,6 +42,21 @@ class FaceWords(TypedDict):
     red: bool
 
 
+class SeatedTable(TypedDict):
+    """One of the round's tables on the hall screen, and who sits there."""
+
+    title: str
+    text: str
+
+
+class HallSeating(TypedDict):
+    """The round's seating as the hall screen shows it (``seating_words``)."""
+
+    heading: str
+    tables: list[SeatedTable]
+    byes: str
+
+
 class BracketLine(TypedDict):
     """A match of the bracket's round being played, as a standings line (the same keys
     as the results' ``HallRow``)."""
@@ -257,7 +272,7 @@ def bracket_rows(event: Mapping[str, Any]) -> list[BracketLine]:
     return []
 
 
-def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any] | None:
+def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> HallSeating | None:
     """The round's seating, for the players looking for their table: each of the
     event's tables ("Table 2", or the table that plays it by its name) and who sits
     where; ``titles`` the tables' names by id. None before an event or its seating."""
@@ -265,7 +280,7 @@ def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[s
     tables = seating.get("tables") or []
     if not tables:
         return None
-    rows = []
+    rows: list[SeatedTable] = []
     for t in tables:
         feed = t.get("feed")
         title = titles.get(feed, feed) if feed else f"Table {t.get('table')}"
@@ -302,6 +317,8 @@ def round_text(event: Mapping[str, object]) -> str:
 __all__ = [
     "BracketLine",
     "FaceWords",
+    "HallSeating",
+    "SeatedTable",
     "bracket_rows",
     "game_text",
     "hand_text",

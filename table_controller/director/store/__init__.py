@@ -24,8 +24,12 @@ from table_controller.director.store.facade import (
     Projection,
     finite,
 )
-from table_controller.director.store.fleet_config import CONFIG_STATES
+from table_controller.director.store.fleet import FleetTableRow
+from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigState
+from table_controller.director.store.fleet_pictures import PictureState
 from table_controller.director.store.fleet_updates import FleetUpdates
+from table_controller.director.store.formats import FormatChange, FormatVersion
+from table_controller.director.store.rulings import RulingRow
 from table_controller.director.store.table_keys import TableKeyRow
 from table_controller.director.store.tables import (
     RawTable,
@@ -44,14 +48,20 @@ __all__ = [
     "SESSION_SECONDS",
     "AlertRow",
     "AuditLine",
+    "ConfigState",
     "DirectorStore",
     "EndedGame",
     "EventMessage",
     "Fault",
+    "FleetTableRow",
     "FleetUpdates",
+    "FormatChange",
+    "FormatVersion",
     "GameEvent",
+    "PictureState",
     "Projection",
     "RawTable",
+    "RulingRow",
     "StatusMessage",
     "StatusRow",
     "StoreError",

@@ -25,7 +25,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import DirectorStore, EndedGame
@@ -45,6 +45,8 @@ from table_controller.director.tournament.formats import (
     ProgressiveEvent,
     Roster,
     RoundsEvent,
+    StandingJSON,
+    TeamStandingJSON,
     load,
     scores_from_game_ended,
 )
@@ -56,6 +58,36 @@ log = logging.getLogger(__name__)
 
 class AdminError(TableControllerError, ValueError):
     """A change to the event that cannot be made: what is wrong and what to do."""
+
+
+class TeamStandingRow(TeamStandingJSON):
+    """A team's line of a team event's standings, with the team in words."""
+
+    name: str
+
+
+class ChampionRow(TypedDict):
+    """A bracket's standings once it has a champion: the champion alone."""
+
+    place: int
+    team: str
+    name: str
+
+
+# A line of the event's standings, as the dashboard's event section shows it.
+StandingRow = StandingJSON | TeamStandingRow | ChampionRow
+
+T = TypeVar("T")  # what an edit of the event returns (``EventsAdmin.change``)
+
+
+class ResultsFinal(TypedDict):
+    """The director's "results final": who confirmed which results (their digest),
+    when, and the director's signature of it."""
+
+    digest: str
+    who: str
+    at: float
+    signature: str
 
 
 class UnplacedResult(TypedDict):
@@ -108,7 +140,7 @@ class EventState:
     rules: EventRules | None = None
     # The director's "results final" (``results_final``): who, when, and the signed
     # digest of the results confirmed; None while they are provisional.
-    final: dict[str, Any] | None = None
+    final: ResultsFinal | None = None
 
     @property
     def people(self) -> Roster:
@@ -147,7 +179,10 @@ class EventState:
             unplaced=list(obj.get("unplaced") or []),
             public_delay=float(obj.get("public_delay") or 0.0),
             rules=_event_rules(obj.get("rules")),
-            final=dict(obj["final"]) if isinstance(obj.get("final"), Mapping) else None,
+            # as ``to_json`` saved it
+            final=cast(ResultsFinal, dict(obj["final"]))
+            if isinstance(obj.get("final"), Mapping)
+            else None,
         )
 
 
@@ -343,19 +378,30 @@ def team_words(state: EventState, tid: str) -> str:
     return f"{t.name} ({state.roster.name(t.players[0])} & {state.roster.name(t.players[1])})"
 
 
-def standings(state: EventState) -> list[dict[str, Any]]:
+def player_standings(ev: ProgressiveEvent) -> list[StandingJSON]:
+    """A progressive event's standings: each player's line."""
+    return [s.to_json() for s in ev.standings()]
+
+
+def team_standings(state: EventState, ev: RoundsEvent) -> list[TeamStandingRow]:
+    """A team event's standings: each team's line, the team in words."""
+    return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
+
+
+def standings(state: EventState) -> Sequence[StandingRow]:
     ev = state.event
     if isinstance(ev, ProgressiveEvent):
-        return [s.to_json() for s in ev.standings()]
+        return player_standings(ev)
     if isinstance(ev, RoundsEvent):
-        return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
+        return team_standings(state, ev)
     if isinstance(ev, Bracket):
         champion = ev.champion()
-        return (
+        won: list[ChampionRow] = (
             []
             if champion is None
             else [{"place": 1, "team": champion, "name": team_words(state, champion)}]
         )
+        return won
     return []
 
 
@@ -561,8 +607,8 @@ class EventsAdmin:
             ) from None
 
     def change(
-        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], Any]
-    ) -> Any:
+        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], T]
+    ) -> T:
         """Apply ``edit`` to a copy of the event; saved (and current) only if it works."""
         with self._lock:
             trial = copy.deepcopy(self.state)
@@ -784,15 +830,20 @@ class EventsAdmin:
 
 __all__ = [
     "AdminError",
+    "ChampionRow",
     "EventRules",
     "EventState",
     "EventsAdmin",
+    "ResultsFinal",
     "Seating",
     "SeatingTable",
+    "StandingRow",
+    "TeamStandingRow",
     "UnplacedResult",
     "correct_match",
     "create",
     "current_round",
+    "player_standings",
     "record",
     "record_playoff",
     "seating",
@@ -800,4 +851,5 @@ __all__ = [
     "summary",
     "take_result",
     "team_of",
+    "team_standings",
 ]
