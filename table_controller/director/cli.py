@@ -17,7 +17,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.director import release
@@ -25,6 +25,9 @@ from table_controller.errors import TableControllerError
 from table_controller.feed.limits import Limits, LimitsError, parse_limit_args, shown
 from table_controller.safe_toml import TOMLLimitError
 from table_controller.safe_toml import loads_limited as toml_limited
+
+if TYPE_CHECKING:
+    from table_controller.director.store import DirectorStore
 
 PAPERS_CHOICES = ("a4", "letter")  # results/as_pdf.py's PAPERS, without importing it
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -233,7 +236,7 @@ def _read_secret(path: Path, what: str) -> str:
     return text
 
 
-def register_table_keys(store: Any, path: Path) -> int:
+def register_table_keys(store: DirectorStore, path: Path) -> int:
     """Register every key of ``path`` (``table-keys.json``) in ``store``: how many were
     new or changed. ValueError or StoreError in words."""
     from table_controller.feed.broker import read_table_keys
@@ -456,7 +459,7 @@ def _settings_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``director`` command group to a ``table-controller`` parser's subparsers."""
     d = subparsers.add_parser(
         "director",

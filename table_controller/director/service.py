@@ -64,13 +64,21 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from table_controller.director.fleet import handle_reply
-from table_controller.director.store import DirectorStore, StoreError, StoreUnavailable
+from table_controller.director.store import (
+    DirectorStore,
+    EventMessage,
+    StatusMessage,
+    StoreError,
+    StoreUnavailable,
+)
 from table_controller.director.table_trust import Decision, TableTrust
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
@@ -200,7 +208,7 @@ class DirectorService:
         self._ack_lock = threading.Lock()
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
-        self._sub_mid: tuple[Any, int | None] = (0, None)
+        self._sub_mid: tuple[MQTTErrorCode | int, int | None] = (0, None)
         self._mark_every = mark_every
         self._mark_refresh = mark_refresh
         self._marks: dict[str, dict[int, int]] = {}  # table -> game -> contiguous high seq
@@ -384,13 +392,18 @@ class DirectorService:
 
     # --- paho's callbacks (the network thread) ---------------------------------------
 
-    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: Any) -> None:
         # Without TCP_NODELAY small messages wait up to 40 ms for an ACK (Nagle).
         with contextlib.suppress(OSError, AttributeError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
     ) -> None:
         if reason.is_failure:
             self.problem = (
@@ -422,7 +435,12 @@ class DirectorService:
         # connected is set on SUBACK: from then on nothing sent to the tables' topics is missed
 
     def _on_subscribe(
-        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        mid: int,
+        reasons: list[ReasonCode],
+        properties: Properties | None,
     ) -> None:
         if mid == self._sub_mid[1]:
             self.connected.set()
@@ -437,7 +455,12 @@ class DirectorService:
             ).start()
 
     def _on_disconnect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
     ) -> None:
         self.connected.clear()
         self._tell("broker", "")
@@ -450,7 +473,7 @@ class DirectorService:
             )
             log.warning(self.problem)
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+    def _on_message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
         # Only queued here: paho's thread goes on reading while the writer commits.
         with self._ack_lock:
             session = self._session
@@ -666,14 +689,17 @@ class DirectorService:
                 return
         body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
-            new, alerts = self.store.add_event(body)
+            # the message as sent: the store checks each value before it keeps one
+            new, alerts = self.store.add_event(cast(EventMessage, body))
             outcome.stored.append((table, int(body["game"]), int(body["seq"])))
             if new:
                 tell[("event", table)] = None
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "status":
-            alerts = self.store.add_status(body, received=received, retained=retained)
+            alerts = self.store.add_status(
+                cast(StatusMessage, body), received=received, retained=retained
+            )
             if body.get("online") is True:
                 outcome.online.add(table)
             tell[("status", table)] = None

@@ -29,8 +29,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.feed.picture_signing import check_picture
 from table_controller.feed.table_order import Place, is_ordered, key_words, place_of
@@ -69,7 +69,13 @@ class TableTrust:
         self._store = store
 
     def message(
-        self, table: str, kind: str, body: Mapping[str, Any], now: float, *, copy: bool = False
+        self,
+        table: str,
+        kind: str,
+        body: Mapping[str, JSONValue],
+        now: float,
+        *,
+        copy: bool = False,
     ) -> Decision:
         """Whether ``body`` (a JSON message of ``kind`` from ``table``) may be stored.
         ``copy``: it came as the broker's copy (``dup`` or ``retain``), not fresh."""

@@ -37,9 +37,9 @@ import logging
 import math
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import uvicorn
 from starlette.applications import Starlette
@@ -52,8 +52,10 @@ from starlette.types import ASGIApp
 
 from table_controller.cards import Card
 from table_controller.director.dashboard import (
+    AlertCard,
     DashboardView,
     OverviewStream,
+    TableCard,
     TableLine,
     json_text,
     ruling_form,
@@ -67,6 +69,7 @@ from table_controller.director.logins import LoginThrottle
 from table_controller.director.service import DirectorService, RulingError
 from table_controller.director.store import (
     ALERT_STATES,
+    AlertRow,
     DirectorStore,
     StoreError,
     StoreUnavailable,
@@ -122,6 +125,29 @@ COALESCE = 0.025
 WHOLE_EVERY = 2.0
 
 
+class BrokerState(TypedDict):
+    """The director's link to the broker, as the dashboard shows it."""
+
+    connected: bool
+    problem: str | None
+
+
+class Overview(TypedDict):
+    """The dashboard's snapshot whole (``/api/overview``): the same parts the stream
+    sends one by one (``dashboard.stream``)."""
+
+    version: int
+    title: str
+    tables: list[TableCard]
+    alerts: list[AlertCard]
+    results: Mapping[str, object]
+    standings: object
+    changed: list[str]
+    store_problem: str | None
+    event: Mapping[str, object]
+    broker: BrokerState | None
+
+
 class DashboardError(TableControllerError, OSError):
     """The dashboard could not be served: which address, and what to do."""
 
@@ -162,7 +188,7 @@ class DirectorPage:
         self._last_flush = -math.inf  # when the last snapshot was made (``_monotonic``)
         self._results_every = results_every
         # (when, the results, as JSON text)
-        self._results_cached: tuple[float, dict[str, Any], str] | None = None
+        self._results_cached: tuple[float, Mapping[str, object], str] | None = None
         self._results_due = False  # a snapshot is to come when they may be computed again
         self._results_computing = False  # a worker thread computes them now
         self._monotonic = time.monotonic
@@ -171,7 +197,9 @@ class DirectorPage:
         self._dirty: set[str] = set()
         self._whole_due = True  # a change named no table: read every table's row
         # the alerts as last read, with their tables' lines; in words; as JSON text
-        self._alerts_kept: tuple[tuple[Any, ...], list[dict[str, Any]], str | None] | None = None
+        self._alerts_kept: (
+            tuple[tuple[list[AlertRow], list[str]], list[AlertCard], str | None] | None
+        ) = None
         self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -294,7 +322,7 @@ class DirectorPage:
             self._pages.publish(made, change)
 
     def _snapshot(
-        self, results: tuple[dict[str, Any], str] | None, tables: list[str] | None = None
+        self, results: tuple[Mapping[str, object], str] | None, tables: list[str] | None = None
     ) -> tuple[list[TableLine], dict[str, str]]:
         """The tables' lines and the other parts of a snapshot, as JSON text
         (``results``: those to show, None: computed now; ``tables``: only these
@@ -321,7 +349,7 @@ class DirectorPage:
 
     def _read_store(
         self, tables: list[str] | None = None
-    ) -> tuple[list[TableLine], list[dict[str, Any]], dict[str, Any]]:
+    ) -> tuple[list[TableLine], list[AlertCard], Mapping[str, object]]:
         """The tables' lines and the alerts, read in one hold of the store's lock (the
         writer's batch waited for once, not at every read, and the replays do not move
         while the lines are made), and the event. ``tables``: only these tables' rows
@@ -339,9 +367,7 @@ class DirectorPage:
         event = self.admin.summary()
         return lines, self._shown_alerts(alerts, lines), event
 
-    def _shown_alerts(
-        self, alerts: list[dict[str, Any]], lines: list[TableLine]
-    ) -> list[dict[str, Any]]:
+    def _shown_alerts(self, alerts: list[AlertRow], lines: list[TableLine]) -> list[AlertCard]:
         """The alerts in words, made again only when they or their tables' lines
         changed. Why: at an event's end every table is offline, an alert each, and
         putting 256 alerts in words at every snapshot cost more than all the rest."""
@@ -354,7 +380,7 @@ class DirectorPage:
         self._alerts_kept = (key, shown, None)
         return shown
 
-    def _alerts_text(self, shown: list[dict[str, Any]]) -> str:
+    def _alerts_text(self, shown: list[AlertCard]) -> str:
         """``shown`` as JSON text, encoded once while they stay the same."""
         kept = self._alerts_kept
         if kept is None or kept[1] is not shown:
@@ -364,7 +390,7 @@ class DirectorPage:
         assert kept[2] is not None
         return kept[2]
 
-    def _stream_results(self) -> tuple[dict[str, Any], str] | None:
+    def _stream_results(self) -> tuple[Mapping[str, object], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again
         at most every ``results_every`` seconds in a worker thread, a snapshot following
         once they are (None: compute them now, the first time). Why: at 256 tables the
@@ -402,8 +428,9 @@ class DirectorPage:
         if loop is not None:
             loop.call_soon_threadsafe(self._schedule, "")
 
-    def _computed_results(self) -> tuple[dict[str, Any], str]:
+    def _computed_results(self) -> tuple[Mapping[str, object], str]:
         """The results, and as JSON text (encoded where they are computed)."""
+        results: Mapping[str, object]
         try:
             results = dict(self.results.view())
         except Exception as exc:  # the format's code must never take the dashboard down
@@ -411,7 +438,7 @@ class DirectorPage:
             results = {"problem": f"the results could not be computed ({exc})"}
         return results, json_text(results)
 
-    def overview(self) -> dict[str, Any]:
+    def overview(self) -> Overview:
         """The dashboard's snapshot whole, with the results computed now (``/api/overview``;
         the stream sends it part by part, ``dashboard.stream``)."""
         lines, alerts, event = self._read_store()
@@ -672,7 +699,8 @@ class DirectorPage:
             for ev in events:
                 card = ev["input"].get("card")
                 if ev["evidence"] and ev["input"].get("event") == "card_played" and card:
-                    urls[Card.parse(card)] = f"/evidence/{table}/{game}/{ev['seq']}.png"
+                    # a stored input was decoded (checked) before it was stored: a card's code
+                    urls[Card.parse(cast(str, card))] = f"/evidence/{table}/{game}/{ev['seq']}.png"
             view = table_view(
                 proj.game,
                 table=table,
@@ -869,7 +897,7 @@ def _number(text: str) -> int | None:
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:
-    """Any request while the database is down (a PostgreSQL server restarting, a disk):
+    """Every request while the database is down (a PostgreSQL server restarting, a disk):
     503 with the store's words, not a bare 500."""
     return _problem(503, str(exc), "wait for the database to be back; the page tries again")
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from table_controller.cards import Card, Suit
 from table_controller.present import (
@@ -35,6 +35,10 @@ from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
 from table_controller.table.across_line import director_words
+
+if TYPE_CHECKING:
+    from table_controller.director.json_value import JSONValue
+    from table_controller.director.store import AlertRow, StoredEvent, TableRow
 
 # The alert kinds as the dashboard's DOM names them (SPEC: ``data-kind``).
 ALERT_CATEGORY = {
@@ -81,7 +85,36 @@ TURN_VERBS = {
 }
 
 
-def table_title(table: str, name: Any) -> str:
+class TeamLine(TypedDict):
+    """A team on a table's card: its names (or seats) and its score."""
+
+    team: str
+    names: str
+    score: int
+
+
+class ClockTexts(TypedDict):
+    """A table's clock against the director's, for its card and its detail."""
+
+    clock_text: str
+    clock_detail: str
+
+
+class TableWords(ClockTexts):
+    """A table's overview in words (``table_words``), beside its row on the dashboard."""
+
+    title: str
+    teams: list[TeamLine]
+    phase_text: str
+    turn_text: str
+    trump_text: str
+    trump_red: bool
+    hand_text: str
+    online_text: str
+    across_texts: list[str]
+
+
+def table_title(table: str, name: object) -> str:
     """A table as a person reads it: its name from its status, else its id."""
     return name.strip() if isinstance(name, str) and name.strip() else table
 
@@ -95,7 +128,7 @@ def title_order(title: str) -> tuple[tuple[int, int, str], ...]:
     )
 
 
-def seat_label(players: Mapping[str, str], seat: Seat | str | None) -> str:
+def seat_label(players: Mapping[str, str], seat: object) -> str:
     """A seat with its player: "Ann (North)"; the seat alone ("North") with no name."""
     if seat is None:
         return ""
@@ -113,7 +146,7 @@ def team_names(players: Mapping[str, str], team: str) -> str:
     return " & ".join(names) if names else TEAM_WORDS[team]
 
 
-def face(code: Any) -> str:
+def face(code: object) -> str:
     """A card's face ("J♥") from its code; anything not a card as it is."""
     try:
         return card_face(str(code))
@@ -121,21 +154,21 @@ def face(code: Any) -> str:
         return str(code)
 
 
-def _suit(code: Any) -> Suit | None:
+def _suit(code: object) -> Suit | None:
     try:
         return Suit.parse(str(code))
     except ValueError:
         return None
 
 
-def table_words(t: Mapping[str, Any], game: Game | None) -> dict[str, Any]:
+def table_words(t: TableRow, game: Game | None) -> TableWords:
     """A table's overview in words: ``title``, ``teams`` (names and score), ``phase_text``,
     ``turn_text``, ``trump_text`` (and ``trump_red``), ``hand_text``, ``online_text``,
     ``across_texts`` (each card its camera sees across a zone's line, while online).
     ``game`` is the replayed game (live); without it, the table's last status."""
     players: Mapping[str, str] = t.get("players") or {}
     scores = list(game.team_scores()) if game is not None else t.get("scores") or [0, 0]
-    phase: Any = game.phase if game is not None else t.get("phase")
+    phase: Phase | str | None = game.phase if game is not None else t.get("phase")
     turn = trump = ""
     trump_red = False
     hand_no = t.get("hand")
@@ -173,7 +206,7 @@ def table_words(t: Mapping[str, Any], game: Game | None) -> dict[str, Any]:
     }
 
 
-def _across_texts(t: Mapping[str, Any]) -> list[str]:
+def _across_texts(t: TableRow) -> list[str]:
     players: Mapping[str, str] = t.get("players") or {}
     said = (director_words(a, players) for a in t.get("across") or [] if isinstance(a, Mapping))
     return [text for text in said if text is not None]
@@ -198,17 +231,17 @@ def clock_compared(offset: float) -> str:
     return f"{said} of the director's" if offset > 0 else f"{said} the director's"
 
 
-def clock_texts(offset: Any) -> dict[str, str]:
+def clock_texts(offset: float | None) -> ClockTexts:
     """``clock_text`` for the table's card, only when over ``CLOCK_LIMIT`` (a card
     shows what needs doing), and ``clock_detail`` for the table's detail, always once
     known ("" before the table's first heartbeat)."""
-    if type(offset) not in (int, float):
+    if offset is None or type(offset) not in (int, float):
         return {"clock_text": "", "clock_detail": ""}
     card = f"Clock {clock_words(float(offset))}" if abs(offset) > CLOCK_LIMIT else ""
     return {"clock_text": card, "clock_detail": f"Clock: {clock_compared(float(offset))}"}
 
 
-def _int(values: Any, i: int) -> int:
+def _int(values: Sequence[int], i: int) -> int:
     try:
         return int(values[i])
     except (TypeError, ValueError, IndexError):
@@ -232,10 +265,10 @@ def renege_event(o: Mapping[str, Any]) -> RenegeProven | None:
 
 
 def alert_sentence(
-    alert: Mapping[str, Any],
+    alert: AlertRow,
     title: str,
     players: Mapping[str, str],
-    event: Mapping[str, Any] | None,
+    event: StoredEvent | None,
 ) -> str:
     """The alert as one sentence for the director, beginning with the table's name.
     ``event``: the stored event that raised it (None for a status's alert)."""
@@ -264,7 +297,7 @@ def alert_sentence(
     return f"{title}: {text}" if text else title
 
 
-def irregularity_sentence(o: Mapping[str, Any], players: Mapping[str, str]) -> str:
+def irregularity_sentence(o: Mapping[str, JSONValue], players: Mapping[str, str]) -> str:
     """An irregularity found, in words: what, by whom, with which card, and the remedy."""
     try:
         what = IRREGULARITY_WORDS[Irregularity(o.get("kind"))]
@@ -281,7 +314,7 @@ def irregularity_sentence(o: Mapping[str, Any], players: Mapping[str, str]) -> s
     return out
 
 
-def suit_words(code: Any) -> str:
+def suit_words(code: object) -> str:
     """A suit from its code in a sentence ("♣ clubs"), "no trump" for none."""
     suit = _suit(code)
     return suit_text(suit) if suit is not None else "no trump"
@@ -291,6 +324,9 @@ __all__ = [
     "ALERT_CATEGORY",
     "ALERT_HEADINGS",
     "CLOCK_LIMIT",
+    "ClockTexts",
+    "TableWords",
+    "TeamLine",
     "alert_sentence",
     "clock_compared",
     "clock_texts",

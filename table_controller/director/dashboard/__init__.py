@@ -10,11 +10,19 @@ from __future__ import annotations
 
 from table_controller.director.dashboard.ruling import ruling_form, ruling_text
 from table_controller.director.dashboard.stream import OverviewStream
-from table_controller.director.dashboard.view import DashboardView, TableLine, json_text
+from table_controller.director.dashboard.view import (
+    AlertCard,
+    DashboardView,
+    TableCard,
+    TableLine,
+    json_text,
+)
 
 __all__ = [
+    "AlertCard",
     "DashboardView",
     "OverviewStream",
+    "TableCard",
     "TableLine",
     "json_text",
     "ruling_form",

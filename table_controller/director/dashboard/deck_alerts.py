@@ -12,9 +12,10 @@ them, so the panel is the same after a restart of the director.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from table_controller.director.dashboard.history import hands_of
+from table_controller.director.dashboard.history import Evidence, Picture, RuleQuote, hands_of
+from table_controller.director.json_value import JSONValue
+from table_controller.director.store import AlertRow, StoredEvent
 from table_controller.director.words import face, irregularity_sentence, seat_label
 from table_controller.present import IRREGULARITY_WORDS
 from table_controller.rules.deck import PRINTED
@@ -31,12 +32,12 @@ Players = Mapping[str, str]
 
 
 def deck_evidence(
-    alert: Mapping[str, Any],
-    events: Sequence[Mapping[str, Any]],
+    alert: AlertRow,
+    events: Sequence[StoredEvent],
     players: Players,
     title: str,
     rules_name: str,
-) -> dict[str, Any] | None:
+) -> Evidence | None:
     """The panel of an irregularity alert about the deck: ``offence`` (the event's own
     picture), ``proof`` (the card as the game took it, or None) and ``rule``; None for
     another irregularity, or when the alert's event is not stored."""
@@ -57,7 +58,7 @@ def deck_evidence(
     if out is None:
         return None
 
-    def picture(e: Mapping[str, Any] | None) -> str | None:
+    def picture(e: StoredEvent | None) -> str | None:
         if e is None or not e.get("evidence"):
             return None
         return f"/evidence/{table}/{game}/{e.get('seq')}.png"
@@ -71,8 +72,8 @@ def deck_evidence(
         "wrong_kitty": f"The {face(card)} turned up in the kitty",
         "short_hand": f"The card turned up in the kitty (the {face(card)})",
     }
-    offence = {"url": picture(raised), "caption": captions[kind], "card": face(card)}
-    proof = None
+    offence: Picture = {"url": picture(raised), "caption": captions[kind], "card": face(card)}
+    proof: Picture | None = None
     earlier = _taken(events, seq, card) if card and kind != "short_hand" else None
     if earlier is not None:
         inp = earlier.get("input") or {}
@@ -83,7 +84,7 @@ def deck_evidence(
         caption = f"The {face(card)} the game took: {how}"
         proof = {"url": picture(earlier), "caption": caption, "card": face(card)}
     preset = PRESETS.get(rules_name)
-    rule = None
+    rule: RuleQuote | None = None
     if preset is not None and (text := deck_rule(preset.source, kind)) is not None:
         rule = {"text": text, "source": text_title(preset.source), "preset": preset.title}
     return {
@@ -95,11 +96,11 @@ def deck_evidence(
     }
 
 
-def _taken(events: Sequence[Mapping[str, Any]], seq: Any, card: Any) -> Mapping[str, Any] | None:
+def _taken(events: Sequence[StoredEvent], seq: int | None, card: JSONValue) -> StoredEvent | None:
     """The event, before ``seq`` in the same hand, in which the game took ``card``: its
     play, or the deal that turned it up."""
     hands = hands_of(events)
-    hand = hands.get(seq)
+    hand = hands.get(seq) if seq is not None else None
     for ev in events:
         if ev.get("seq") == seq:
             break
@@ -113,7 +114,7 @@ def _taken(events: Sequence[Mapping[str, Any]], seq: Any, card: Any) -> Mapping[
     return None
 
 
-def _not_of_this_deck(raised: Mapping[str, Any]) -> str:
+def _not_of_this_deck(raised: StoredEvent) -> str:
     """A foreign card as its alert names it: by how it is printed when that is another
     marker family (the input's ``family``), else as not of this deck."""
     family = (raised.get("input") or {}).get("family")

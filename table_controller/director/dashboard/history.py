@@ -10,9 +10,12 @@ it), captioned, beside the rule it breaks, quoted from the event's rule text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from enum import Enum
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from table_controller.cards import Card, Suit
+from table_controller.director.json_value import JSONObject
+from table_controller.director.store import AlertRow, StoredEvent
 from table_controller.director.words import (
     TEAM_WORDS,
     face,
@@ -34,21 +37,76 @@ from table_controller.rules.sources import renege_rule, text_title
 from table_controller.seats import Seat
 
 Players = Mapping[str, str]
-Line = Callable[[Mapping[str, Any], Players], str]
+Line = Callable[[JSONObject, Players], str]
+E = TypeVar("E", bound=Enum)
 
 
-def _pair(v: Any) -> str:
+class Picture(TypedDict):
+    """A picture of an alert's panel: its URL (None: none was sent), its caption and its
+    card; ``waiting`` when the table has not sent it yet."""
+
+    url: str | None
+    caption: str
+    card: str
+    waiting: NotRequired[bool]
+
+
+class TrickPlay(TypedDict):
+    """One play of a claimed renege's trick: its picture, caption, and whether it is
+    the accused's."""
+
+    url: str | None
+    caption: str
+    accused: bool
+    waiting: NotRequired[bool]
+
+
+class RuleQuote(TypedDict):
+    """The rule an alert's panel quotes, from its preset's text (None: the text has no
+    such rule)."""
+
+    text: str | None
+    source: str
+    preset: str
+
+
+class Evidence(TypedDict, total=False):
+    """An alert's panel: a renege's (``renege_evidence``), a deck alert's
+    (``deck_alerts.deck_evidence``), or a claim's rule and trick."""
+
+    title: str
+    sentence: str
+    hand: int
+    offence: Picture | None
+    proof: Picture | None
+    rule: RuleQuote | None
+    trick: list[TrickPlay]
+
+
+class HistoryLine(TypedDict):
+    """One stored event as a table's history shows it (``history_entry``)."""
+
+    seq: int
+    game: int
+    hand: int | None
+    at: float
+    text: str
+    then: list[str]
+    picture: str | None
+
+
+def _pair(v: object) -> str:
     return f"{v[0]}–{v[1]}" if isinstance(v, list | tuple) and len(v) == 2 else str(v)
 
 
-def _enum_words(table: Mapping[Any, str], enum: Any, value: Any) -> str:
+def _enum_words(table: Mapping[E, str], enum: type[E], value: object) -> str:
     try:
         return table[enum(value)]
     except ValueError:
         return str(value).replace("_", " ")
 
 
-def _alone(e: Mapping[str, Any]) -> str:
+def _alone(e: JSONObject) -> str:
     return " alone" if e.get("alone") else ""
 
 
@@ -127,7 +185,7 @@ OUTPUT_LINES: dict[str, Line] = {
 }
 
 
-def _renege_line(o: Mapping[str, Any], players: Players) -> str:
+def _renege_line(o: JSONObject, players: Players) -> str:
     ev = renege_event(o)
     if ev is None:
         return "Renege proven"
@@ -147,19 +205,19 @@ def _spotted_line(o: Mapping[str, Any], players: Players) -> str:
     return "Renege spotted: " + renege_sentence(ev, seat_label(players, ev.seat))
 
 
-def input_line(inp: Mapping[str, Any], players: Players) -> str:
+def input_line(inp: JSONObject, players: Players) -> str:
     name = str(inp.get("event"))
     line = INPUT_LINES.get(name)
     return line(inp, players) if line is not None else event_words(name)
 
 
-def output_line(out: Mapping[str, Any], players: Players) -> str:
+def output_line(out: JSONObject, players: Players) -> str:
     name = str(out.get("event"))
     line = OUTPUT_LINES.get(name)
     return line(out, players) if line is not None else event_words(name)
 
 
-def history_entry(ev: Mapping[str, Any], players: Players, table: str) -> dict[str, Any]:
+def history_entry(ev: StoredEvent, players: Players, table: str) -> HistoryLine:
     """One stored event as the dashboard's history shows it: ``text`` (the input),
     ``then`` (what the rules made of it), and its picture's URL if there is one."""
     inp = ev.get("input") or {}
@@ -177,10 +235,10 @@ def history_entry(ev: Mapping[str, Any], players: Players, table: str) -> dict[s
     }
 
 
-def hands_of(events: Sequence[Mapping[str, Any]]) -> dict[Any, int | None]:
+def hands_of(events: Sequence[StoredEvent]) -> dict[int, int | None]:
     """Each event's hand, by seq: the hand it was part of (the stored ``hand`` is the
     hand in play after the event, None once a renege or the last trick ended it)."""
-    out: dict[Any, int | None] = {}
+    out: dict[int, int | None] = {}
     current: int | None = None
     for ev in events:
         for o in ev.get("outputs") or []:
@@ -192,12 +250,12 @@ def hands_of(events: Sequence[Mapping[str, Any]]) -> dict[Any, int | None]:
 
 
 def played_pictures(
-    events: Sequence[Mapping[str, Any]], table: str, game: int
-) -> dict[tuple[int | None, str, str], tuple[str | None, Mapping[str, Any]]]:
+    events: Sequence[StoredEvent], table: str, game: int
+) -> dict[tuple[int | None, str, str], tuple[str | None, StoredEvent]]:
     """Each card played, by (hand, seat, card): its picture's URL (None without one)
     and its stored event."""
     hands = hands_of(events)
-    out: dict[tuple[int | None, str, str], tuple[str | None, Mapping[str, Any]]] = {}
+    out: dict[tuple[int | None, str, str], tuple[str | None, StoredEvent]] = {}
     for ev in events:
         inp = ev.get("input") or {}
         if inp.get("event") == "card_played":
@@ -207,9 +265,7 @@ def played_pictures(
     return out
 
 
-def _seq_of(
-    events: Sequence[Mapping[str, Any]], hand: int, seat: str, card: str
-) -> Mapping[str, Any] | None:
+def _seq_of(events: Sequence[StoredEvent], hand: int, seat: str, card: str) -> StoredEvent | None:
     """The stored event of ``seat`` playing ``card`` in ``hand``."""
     hands = hands_of(events)
     for ev in events:
@@ -224,9 +280,7 @@ def _seq_of(
     return None
 
 
-def _upcard_event(
-    events: Sequence[Mapping[str, Any]], hand: int, card: str
-) -> Mapping[str, Any] | None:
+def _upcard_event(events: Sequence[StoredEvent], hand: int, card: str) -> StoredEvent | None:
     """The deal of ``hand`` if ``card`` was its upcard (turned face up for everyone)."""
     for ev in events:
         for o in ev.get("outputs") or []:
@@ -241,12 +295,12 @@ def _upcard_event(
 
 
 def renege_evidence(
-    alert: Mapping[str, Any],
-    events: Sequence[Mapping[str, Any]],
+    alert: AlertRow,
+    events: Sequence[StoredEvent],
     players: Players,
     title: str,
     rules_name: str,
-) -> dict[str, Any] | None:
+) -> Evidence | None:
     """A renege alert's evidence: the offending play's picture and the proof's, each
     captioned in words, and the rule quoted from the preset's text. None when the
     alert's event does not prove a renege."""
@@ -266,7 +320,7 @@ def renege_evidence(
         return None
     who = players.get(ev.seat.name) or seat_label(players, ev.seat)
 
-    def picture(e: Mapping[str, Any] | None) -> str | None:
+    def picture(e: StoredEvent | None) -> str | None:
         if e is None or not e.get("evidence"):
             return None
         return f"/evidence/{table}/{game}/{e.get('seq')}.png"
@@ -282,7 +336,7 @@ def renege_evidence(
         proof = None
         proof_caption = f"Proof: the {ev.proof.pretty} was known to be in {who}'s hand"
     preset = PRESETS.get(rules_name)
-    return {
+    evidence: Evidence = {
         "title": title,
         "sentence": renege_sentence(ev, seat_label(players, ev.seat)),
         "hand": ev.hand,
@@ -300,21 +354,22 @@ def renege_evidence(
             "preset": preset.title,
         },
     }
+    return evidence
 
 
 def claimed_trick(
-    alert: Mapping[str, Any], events: Sequence[Mapping[str, Any]], players: Players
-) -> list[dict[str, Any]]:
+    alert: AlertRow, events: Sequence[StoredEvent], players: Players
+) -> list[TrickPlay]:
     """A renege claim's trick, card by card: each play's picture and caption, the
     accused's marked, for the director to judge the claim (empty without a trick)."""
     table, game, seq = alert.get("table"), alert.get("game"), alert.get("seq")
     claim = next((e for e in events if e.get("seq") == seq), None)
-    inp = (claim or {}).get("input") or {}
+    inp = (claim["input"] if claim is not None else None) or {}
     trick = inp.get("trick")
     if claim is None or not isinstance(trick, int):
         return []
-    hand = hands_of(events).get(seq)
-    plays: list[Any] = []
+    hand = hands_of(events).get(seq) if seq is not None else None
+    plays: list[Any] = []  # the outputs as the table sent them (not checked on the way in)
     for ev in events:
         for o in ev.get("outputs") or []:
             if (
@@ -323,9 +378,9 @@ def claimed_trick(
                 and o.get("hand") == hand
                 and o.get("trick") == trick
             ):
-                plays = list(o.get("plays") or [])
+                plays = list(cast(list[Any], o.get("plays") or []))
     pictures = played_pictures(events, str(table), int(game or 0))
-    out = []
+    out: list[TrickPlay] = []
     for n, play in enumerate(plays):
         seat, card = str(play[0]), str(play[1])
         url = pictures.get((hand, seat, card), (None, None))[0]
@@ -341,6 +396,11 @@ def claimed_trick(
 
 
 __all__ = [
+    "Evidence",
+    "HistoryLine",
+    "Picture",
+    "RuleQuote",
+    "TrickPlay",
     "claimed_trick",
     "hands_of",
     "history_entry",

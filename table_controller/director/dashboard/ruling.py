@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
-from table_controller.director.store import DirectorStore
+from table_controller.director.json_value import JSONValue
+from table_controller.director.store import AlertRow, DirectorStore, StoredEvent
 from table_controller.director.words import (
     TEAM_SEATS,
     TEAM_WORDS,
@@ -86,7 +87,7 @@ def team_text(players: Mapping[str, str], team: str) -> str:
 
 
 def renege_penalty(
-    alert: Mapping[str, Any], events: Sequence[Mapping[str, Any]], players: Mapping[str, str]
+    alert: AlertRow, events: Sequence[StoredEvent], players: Mapping[str, str]
 ) -> Penalty | None:
     """The penalty of the renege an alert is about, from the stored events: a renege
     proven names its own event; a claim is judged when its hand is complete, so its
@@ -116,7 +117,8 @@ def renege_penalty(
                 if team in TEAM_WORDS and isinstance(points, int) and points:
                     return Penalty(team, points, seat, found.hand, sentence)
             if o.get("event") == "hand_scored":
-                pts = o.get("points") or [0, 0]
+                # the points as the table sent them: a pair of numbers
+                pts = cast("list[JSONValue]", o.get("points") or [0, 0])
                 got = pts[0] if others == "NS" else pts[1]
                 if isinstance(got, int) and got:
                     return Penalty(others, got, seat, found.hand, sentence)
@@ -182,13 +184,11 @@ def _where(
     return f"{said} {title} is {at}: the points move in this game's score.".strip()
 
 
-def ruling_form(
-    store: DirectorStore, table: str, alert: Mapping[str, Any] | None = None
-) -> RulingForm:
+def ruling_form(store: DirectorStore, table: str, alert: AlertRow | None = None) -> RulingForm:
     """The ruling form for ``table``, filled from ``alert`` when it is opened from one."""
-    status = next((t for t in store.tables() if t["table"] == table), {})
-    players: dict[str, str] = status.get("players") or {}
-    title = table_title(table, status.get("name"))
+    status = next((t for t in store.tables() if t["table"] == table), None)
+    players: dict[str, str] = (status["players"] if status is not None else None) or {}
+    title = table_title(table, status["name"] if status is not None else None)
     position = store.table_position(table)
     game = alert.get("game") if alert is not None else None
     penalty = None

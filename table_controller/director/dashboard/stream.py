@@ -16,9 +16,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
-from table_controller.director.dashboard.view import TableLine, json_text
+from table_controller.director.dashboard.view import json_text
+
+
+class Line(Protocol):
+    """What the stream reads of a table's line (``view.TableLine``): its table and its
+    JSON text."""
+
+    @property
+    def table(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+class _SentLine(NamedTuple):
+    """A line as last sent: its table and its JSON text."""
+
+    table: str
+    text: str
 
 
 class OverviewStream:
@@ -31,7 +49,7 @@ class OverviewStream:
         self._parts: dict[str, str] = {}
 
     def next(
-        self, lines: Sequence[TableLine], parts: Mapping[str, str], changed: Sequence[str]
+        self, lines: Sequence[Line], parts: Mapping[str, str], changed: Sequence[str]
     ) -> tuple[Callable[[], str], str] | None:
         """The next snapshot as a change from the last (JSON text), and what makes it
         whole (made once, only when a page needs it: a page that connects or fell
@@ -70,7 +88,7 @@ class OverviewStream:
     def problem(self, text: str, changed: Sequence[str]) -> tuple[Callable[[], str], str] | None:
         """The next snapshot when the store cannot be read: what was last known, and
         the problem said (``text``)."""
-        lines = [TableLine(t, {}, self._lines[t]) for t in self._order]
+        lines = [_SentLine(t, self._lines[t]) for t in self._order]
         return self.next(lines, {**self._parts, "store_problem": json_text(text)}, changed)
 
     def whole(self, named: str = "[]") -> str:

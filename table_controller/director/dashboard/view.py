@@ -13,20 +13,33 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from table_controller.director.dashboard.deck_alerts import DECK_HEADS, deck_evidence
 from table_controller.director.dashboard.history import (
+    Evidence,
+    RuleQuote,
     claimed_trick,
     history_entry,
     played_pictures,
     renege_evidence,
 )
-from table_controller.director.store import DirectorStore, Projection, RawTable, finite, table_row
+from table_controller.director.store import (
+    AlertRow,
+    DirectorStore,
+    Projection,
+    RawTable,
+    StatusMessage,
+    StoredEvent,
+    TableRow,
+    finite,
+    table_row,
+)
 from table_controller.director.words import (
     ALERT_CATEGORY,
     ALERT_HEADINGS,
+    TableWords,
     alert_sentence,
     seat_label,
     table_title,
@@ -46,15 +59,39 @@ EVENT_ALERTS = ("renege_proven", "renege_claimed", "irregularity_found")
 _EVIDENCE_URL = re.compile(r"^/evidence/([^/]+)/(\d+)/(\d+)\.png$")
 
 
+class TableCard(TableRow, TableWords):
+    """A table's line of the overview (its card): its row, its events and open alerts
+    counted, and its words."""
+
+    events: int
+    alerts: int
+
+
+class AlertCard(AlertRow):
+    """An alert as the dashboard shows it: its row, the table's title, its category
+    (the DOM's kind), heading and sentence, and whether it has pictures."""
+
+    title: str
+    category: str
+    heading: str
+    sentence: str
+    pictured: bool
+
+
+# What a table's line is made of (``DashboardView._line``): its stored row, its events
+# and open alerts counted, and its game's replay (which, how far, its problem).
+LineKey = tuple[RawTable, int, int, tuple[int, int, str | None] | None]
+
+
 class TableLine(NamedTuple):
     """A table's line of the overview, and the same as JSON text."""
 
     table: str
-    row: dict[str, Any]
+    row: TableCard
     text: str
 
 
-def json_text(value: Any) -> str:
+def json_text(value: object) -> str:
     """``value`` as compact JSON (a NaN stored before it was refused: drawn as empty)."""
     try:
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
@@ -67,17 +104,17 @@ class DashboardView:
 
     def __init__(self, store: DirectorStore) -> None:
         self.store = store
-        self._sentences: dict[tuple[Any, ...], str] = {}
+        self._sentences: dict[tuple[int, str, tuple[tuple[str, str], ...]], str] = {}
         self._lock = threading.Lock()
         # each table's status read, and its line with what it was made of (``lines``)
-        self._parsed: dict[str, tuple[str | None, dict[str, Any]]] = {}
-        self._lines: dict[str, tuple[tuple[Any, ...], TableLine, Projection | None]] = {}
+        self._parsed: dict[str, tuple[str | None, StatusMessage]] = {}
+        self._lines: dict[str, tuple[LineKey, TableLine, Projection | None]] = {}
         # the tables' names in the overview's order, and as a set (None: to be sorted)
         self._order: tuple[list[str], set[str]] | None = None
 
     # --- the overview -------------------------------------------------------------
 
-    def projection_of(self, table: str, game: Any) -> Projection | None:
+    def projection_of(self, table: str, game: object) -> Projection | None:
         """The replay of the table's game ``game`` (not a number: its latest game), None
         before its first event or when its rules cannot be used."""
         if not isinstance(game, int) or isinstance(game, bool):
@@ -90,7 +127,7 @@ class DashboardView:
         except RulesError:
             return None
 
-    def game_of(self, t: Mapping[str, Any]) -> Game | None:
+    def game_of(self, t: TableRow) -> Game | None:
         """The table's game in play, replayed (None before its first event)."""
         proj = self.projection_of(str(t["table"]), t.get("game"))
         return proj.game if proj is not None and proj.applied else None
@@ -149,46 +186,45 @@ class DashboardView:
         if kept is not None and kept[0] == key:
             return
         t = table_row(raw, parsed[1])
-        t["events"], t["alerts"] = key[1], key[2]
         game = proj.game if proj is not None and proj.applied else None
-        row = {**t, **table_words(t, game)}
+        row: TableCard = {**t, "events": key[1], "alerts": key[2], **table_words(t, game)}
         if kept is not None and kept[1].row["title"] != row["title"]:
             self._order = None  # a table renamed: the order is made again
         self._lines[name] = (key, TableLine(name, row, json_text(row)), proj)
 
-    def alerts(
-        self, alerts: list[dict[str, Any]], tables: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
+    def alerts(self, alerts: Sequence[AlertRow], tables: Sequence[TableRow]) -> list[AlertCard]:
         """Each alert with ``category`` (the DOM's kind), ``heading`` and ``sentence``."""
         by_name = {t["table"]: t for t in tables}
-        out = []
+        out: list[AlertCard] = []
         for a in alerts:
-            t = by_name.get(a["table"], {})
-            title = table_title(a["table"], t.get("name"))
+            t = by_name.get(a["table"])
+            title = table_title(a["table"], t["name"] if t is not None else None)
             category = ALERT_CATEGORY.get(a["kind"], a["kind"])
+            players = (t["players"] if t is not None else None) or {}
             out.append(
                 {
                     **a,
                     "title": title,
                     "category": category,
                     "heading": ALERT_HEADINGS.get(category, "Alert"),
-                    "sentence": self.sentence(a, title, t.get("players") or {}),
+                    "sentence": self.sentence(a, title, players),
                     "pictured": a["kind"] == "irregularity_found"
                     and str(a.get("text") or "").startswith(DECK_HEADS),
                 }
             )
         return out
 
-    def sentence(self, a: Mapping[str, Any], title: str, players: Mapping[str, str]) -> str:
+    def sentence(self, a: AlertRow, title: str, players: Mapping[str, str]) -> str:
         key = (a["id"], title, tuple(sorted(players.items())))
         with self._lock:
             known = self._sentences.get(key)
         if known is not None:
             return known
         event = None
-        if a["kind"] in EVENT_ALERTS and isinstance(a.get("game"), int):
+        game = a["game"]
+        if a["kind"] in EVENT_ALERTS and isinstance(game, int):
             event = next(
-                (e for e in self.store.events(a["table"], a["game"]) if e["seq"] == a["seq"]), None
+                (e for e in self.store.events(a["table"], game) if e["seq"] == a["seq"]), None
             )
         text = alert_sentence(a, title, players, event)
         with self._lock:
@@ -199,15 +235,15 @@ class DashboardView:
 
     # --- an alert's panel, a table's detail ---------------------------------------
 
-    def alert_detail(self, alert: Mapping[str, Any]) -> dict[str, Any]:
+    def alert_detail(self, alert: AlertRow) -> dict[str, object]:
         """An alert's panel: its sentence, and for a renege or a deck alert (a card the
         game did not take) its evidence and rule."""
         table = str(alert["table"])
-        status = next((t for t in self.store.tables() if t["table"] == table), {})
-        title = table_title(table, status.get("name"))
-        players = status.get("players") or {}
-        (shown,) = self.alerts([dict(alert)], [status] if status else [])
-        evidence = None
+        status = next((t for t in self.store.tables() if t["table"] == table), None)
+        title = table_title(table, status["name"] if status is not None else None)
+        players = (status["players"] if status is not None else None) or {}
+        (shown,) = self.alerts([alert], [status] if status is not None else [])
+        evidence: Evidence | None = None
         if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
             events = self.store.events(table, alert["game"])
             evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
@@ -223,7 +259,7 @@ class DashboardView:
             self._received_only(evidence)
         return {**shown, "evidence": evidence}
 
-    def _received_only(self, evidence: dict[str, Any]) -> None:
+    def _received_only(self, evidence: Evidence) -> None:
         """A picture the table has not sent yet (it travels apart from its event) has no
         address: its place says "waiting", and the page asks again when it comes."""
         pictures = [evidence.get("offence"), evidence.get("proof"), *(evidence.get("trick") or [])]
@@ -235,12 +271,14 @@ class DashboardView:
                 p["waiting"] = True
 
     def table_detail(
-        self, table: str, game: int, events: list[dict[str, Any]], history: int
-    ) -> dict[str, Any]:
+        self, table: str, game: int, events: list[StoredEvent], history: int
+    ) -> dict[str, object]:
         """A table's detail in words: ``words`` (as on the overview, and the dealer),
         ``seats``, ``reneges`` (sentences and pictures) and ``history`` (newest last)."""
-        status: dict[str, Any] = next(
-            (t for t in self.store.tables() if t["table"] == table), {"table": table}
+        # a table not heard from: a row of nothing (read as no status at all)
+        status = next(
+            (t for t in self.store.tables() if t["table"] == table),
+            table_row(RawTable(table, False, None, None, None), {}),
         )
         players: dict[str, str] = status.get("players") or {}
         try:
@@ -248,7 +286,7 @@ class DashboardView:
         except RulesError:
             proj = None
         g = proj.game if proj is not None and proj.applied else None
-        words = table_words({**status, "game": game}, g)
+        words: dict[str, object] = dict(table_words({**status, "game": game}, g))
         if g is not None and g.dealer is not None:
             words["dealer_text"] = seat_label(players, g.dealer)
         played = played_pictures(events, table, game)
@@ -268,8 +306,8 @@ class DashboardView:
 def _renege(
     out: RenegeProven,
     players: Mapping[str, str],
-    played: Mapping[tuple[int | None, str, str], tuple[str | None, Any]],
-) -> dict[str, Any]:
+    played: Mapping[tuple[int | None, str, str], tuple[str | None, StoredEvent]],
+) -> dict[str, object]:
     """A renege proven in a table's detail: its sentence and its two pictures."""
     who = players.get(out.seat.name) or seat_label(players, out.seat)
     seat = out.seat.name
@@ -287,13 +325,17 @@ def _renege(
     }
 
 
-def _rule_only(rules_name: str) -> dict[str, Any] | None:
+def _rule_only(rules_name: str) -> Evidence | None:
     """A claim's panel before its pictures: the rule the event's preset follows."""
     preset = PRESETS.get(rules_name)
     if preset is None:
         return None
-    rule = {"text": renege_rule(preset.source), "source": text_title(preset.source)}
-    return {"offence": None, "proof": None, "rule": {**rule, "preset": preset.title}}
+    rule: RuleQuote = {
+        "text": renege_rule(preset.source),
+        "source": text_title(preset.source),
+        "preset": preset.title,
+    }
+    return {"offence": None, "proof": None, "rule": rule}
 
 
-__all__ = ["DashboardView", "TableLine", "json_text"]
+__all__ = ["AlertCard", "DashboardView", "TableCard", "TableLine", "json_text"]

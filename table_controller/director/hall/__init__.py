@@ -5,6 +5,12 @@ a player still holds (``view.py``), in the words the screen reads (``words.py``)
 
 from __future__ import annotations
 
-from table_controller.director.hall.view import PublicView, PublicViewError, parse_delay
+from table_controller.director.hall.view import (
+    HallSnapshot,
+    HallStandings,
+    PublicView,
+    PublicViewError,
+    parse_delay,
+)
 
-__all__ = ["PublicView", "PublicViewError", "parse_delay"]
+__all__ = ["HallSnapshot", "HallStandings", "PublicView", "PublicViewError", "parse_delay"]

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
 
 from table_controller.director.hall.words import (
+    BracketLine,
+    HallSeating,
     bracket_rows,
     news_text,
     round_text,
@@ -41,9 +43,12 @@ from table_controller.director.hall.words import (
     table_words,
     team_names,
 )
-from table_controller.director.store import DirectorStore
+from table_controller.director.json_value import JSONObject
+from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
+    HallResult,
+    HallRow,
     ResultsSource,
     hall_results,
     hall_standings,
@@ -82,6 +87,29 @@ RESULTS = 8  # the latest games ended shown under "Recent results"
 MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
 
 
+class HallStandings(TypedDict):
+    """The hall's standings: the papers' lines, or the bracket's round being played."""
+
+    heading: str
+    rows: list[HallRow] | list[BracketLine]
+
+
+class HallSnapshot(TypedDict):
+    """What the hall screen draws (``PublicView.snapshot``), held back by the delay:
+    every table's public picture in words, the standings, the seating, the results."""
+
+    standings: HallStandings
+    delay: float
+    delay_text: str
+    round_text: str
+    at: float
+    tables: list[dict[str, Any]]
+    seating: HallSeating | None
+    results: list[HallResult]
+    event: dict[str, Any]
+    title: NotRequired[str]  # the dashboard's, added where it is served
+
+
 class PublicViewError(TableControllerError, ValueError):
     """A public view's query that cannot be answered: what, and what to ask instead."""
 
@@ -99,7 +127,7 @@ def parse_delay(text: str) -> float:
     return value
 
 
-def public_picture(view: Mapping[str, Any], outputs: list[Mapping[str, Any]]) -> dict[str, Any]:
+def public_picture(view: Mapping[str, Any], outputs: Sequence[JSONObject]) -> dict[str, Any]:
     """A table page's snapshot cut down to what a spectator may see (pure)."""
     out = {k: view.get(k) for k in PUBLIC_FIELDS}
     out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
@@ -150,7 +178,7 @@ class PublicView:
             base = self.admin.state.public_delay if self.admin is not None else 0.0
         return max(base, asked or 0.0)
 
-    def snapshot(self, asked_delay: float | None = None) -> dict[str, Any]:
+    def snapshot(self, asked_delay: float | None = None) -> HallSnapshot:
         delay = self.delay(asked_delay)
         until = self._clock() - delay
         tables = []
@@ -179,7 +207,9 @@ class PublicView:
                     "champion",
                 )
             }
-        rows: list[Any] = [] if model is None else list(hall_standings(model))
+        rows: list[HallRow] | list[BracketLine] = (
+            [] if model is None else list(hall_standings(model))
+        )
         if event.get("format") == "bracket" and not rows:
             rows = bracket_rows(event)
         return {
@@ -210,7 +240,7 @@ class PublicView:
             return pic
         return None
 
-    def _replay(self, table: str, game: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+    def _replay(self, table: str, game: int, events: list[GameEvent]) -> dict[str, Any]:
         name, options = self.store.rules_of(table, game)
         try:
             g = Game(preset(name, options))
@@ -221,7 +251,7 @@ class PublicView:
         ahead = unbroken([ev["seq"] for ev in events], 1)
         done = replay(g, [ev["input"] for ev in events[:ahead]], OnError.STOP)
         recent = done.outputs
-        outputs: list[Mapping[str, Any]] = [
+        outputs: list[JSONObject] = [
             o for s in done.steps for o in events[s.index]["outputs"] if isinstance(o, dict)
         ]
         problem = None
@@ -239,7 +269,7 @@ class PublicView:
         return pic
 
 
-def _since_hand(outputs: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _since_hand(outputs: list[JSONObject]) -> list[JSONObject]:
     for i in range(len(outputs) - 1, -1, -1):
         if outputs[i].get("event") == "hand_started":
             return outputs[i:]

@@ -11,7 +11,8 @@ card; the card is public once the renege is proven).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from enum import Enum
+from typing import Any, TypedDict, TypeVar
 
 from table_controller.cards import Card, Suit
 from table_controller.director import words as director_words
@@ -31,9 +32,43 @@ from table_controller.seats import Seat
 
 TEAMS = ("NS", "EW")
 TEAM_WORDS = {"NS": "North–South", "EW": "East–West"}
+E = TypeVar("E", bound=Enum)
 
 
-def table_title(table: Mapping[str, Any]) -> str:
+class FaceWords(TypedDict):
+    """A card as the hall screen draws it: its face, and whether it is red."""
+
+    text: str
+    red: bool
+
+
+class SeatedTable(TypedDict):
+    """One of the round's tables on the hall screen, and who sits there."""
+
+    title: str
+    text: str
+
+
+class HallSeating(TypedDict):
+    """The round's seating as the hall screen shows it (``seating_words``)."""
+
+    heading: str
+    tables: list[SeatedTable]
+    byes: str
+
+
+class BracketLine(TypedDict):
+    """A match of the bracket's round being played, as a standings line (the same keys
+    as the results' ``HallRow``)."""
+
+    place: str
+    name: str
+    detail: str
+    value: str
+    more: str
+
+
+def table_title(table: Mapping[str, object]) -> str:
     """A table's row (``title`` or ``name``, and ``table``) as people read it."""
     return director_words.table_title(
         str(table.get("table") or ""), table.get("title") or table.get("name")
@@ -59,7 +94,7 @@ def team_names(names: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _face(code: Any) -> dict[str, Any] | None:
+def _face(code: object) -> FaceWords | None:
     try:
         card = Card.parse(str(code))
     except ValueError:
@@ -67,14 +102,14 @@ def _face(code: Any) -> dict[str, Any] | None:
     return {"text": card_face(card), "red": card.suit in (Suit.D, Suit.H)}
 
 
-def _suit(code: Any) -> Suit | None:
+def _suit(code: object) -> Suit | None:
     try:
         return Suit.parse(str(code))
     except ValueError:
         return None
 
 
-def _enum_words(words: Mapping[Any, str], enum: Any, code: Any) -> str:
+def _enum_words(words: Mapping[E, str], enum: type[E], code: object) -> str:
     try:
         return words[enum(code)]
     except ValueError:
@@ -213,13 +248,13 @@ def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
 # --- standings ------------------------------------------------------------------------
 
 
-def bracket_rows(event: Mapping[str, Any]) -> list[dict[str, Any]]:
+def bracket_rows(event: Mapping[str, Any]) -> list[BracketLine]:
     """A bracket before its champion: the matches of the round being played."""
     names = {t.get("id"): t.get("name") for t in event.get("teams") or []}
     for rnd in event.get("bracket") or []:
         matches = rnd.get("matches") or []
         if any(m.get("winner") is None and not m.get("bye") for m in matches):
-            out = []
+            out: list[BracketLine] = []
             for m in matches:
                 top, bottom = names.get(m.get("top")), names.get(m.get("bottom"))
                 games = m.get("games") or []
@@ -237,7 +272,7 @@ def bracket_rows(event: Mapping[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any] | None:
+def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> HallSeating | None:
     """The round's seating, for the players looking for their table: each of the
     event's tables ("Table 2", or the table that plays it by its name) and who sits
     where; ``titles`` the tables' names by id. None before an event or its seating."""
@@ -245,7 +280,7 @@ def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[s
     tables = seating.get("tables") or []
     if not tables:
         return None
-    rows = []
+    rows: list[SeatedTable] = []
     for t in tables:
         feed = t.get("feed")
         title = titles.get(feed, feed) if feed else f"Table {t.get('table')}"
@@ -267,19 +302,23 @@ def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> dict[s
     }
 
 
-def standings_heading(event: Mapping[str, Any]) -> str:
+def standings_heading(event: Mapping[str, object]) -> str:
     if event.get("format") == "bracket":
         return "Champion" if event.get("champion") else "The bracket"
     return "Standings"
 
 
-def round_text(event: Mapping[str, Any]) -> str:
+def round_text(event: Mapping[str, object]) -> str:
     """The event's round for the screen's header ("Round 2 of 4"), "" when none."""
     rnd, rounds = event.get("round"), event.get("rounds")
     return f"Round {rnd} of {rounds}" if rnd and rounds else ""
 
 
 __all__ = [
+    "BracketLine",
+    "FaceWords",
+    "HallSeating",
+    "SeatedTable",
     "bracket_rows",
     "game_text",
     "hand_text",

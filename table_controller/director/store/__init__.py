@@ -11,7 +11,10 @@ The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that fold
 
 from __future__ import annotations
 
+from table_controller.director.store.accounts import AuditLine
+from table_controller.director.store.alerts import AlertRow, Fault
 from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
+from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
 from table_controller.director.store.facade import (
     ALERT_KINDS,
     ALERT_STATES,
@@ -21,9 +24,20 @@ from table_controller.director.store.facade import (
     Projection,
     finite,
 )
-from table_controller.director.store.fleet_config import CONFIG_STATES
+from table_controller.director.store.fleet import FleetTableRow
+from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigState
+from table_controller.director.store.fleet_pictures import PictureState
 from table_controller.director.store.fleet_updates import FleetUpdates
-from table_controller.director.store.tables import RawTable, table_row
+from table_controller.director.store.formats import FormatChange, FormatVersion
+from table_controller.director.store.rulings import RulingRow
+from table_controller.director.store.table_keys import TableKeyRow
+from table_controller.director.store.tables import (
+    RawTable,
+    StatusMessage,
+    StatusRow,
+    TableRow,
+    table_row,
+)
 from table_controller.director.store.usage import TableUsage, usage_words
 
 __all__ = [
@@ -32,12 +46,29 @@ __all__ = [
     "CONFIG_STATES",
     "MAX_EVERY",
     "SESSION_SECONDS",
+    "AlertRow",
+    "AuditLine",
+    "ConfigState",
     "DirectorStore",
+    "EndedGame",
+    "EventMessage",
+    "Fault",
+    "FleetTableRow",
     "FleetUpdates",
+    "FormatChange",
+    "FormatVersion",
+    "GameEvent",
+    "PictureState",
     "Projection",
     "RawTable",
+    "RulingRow",
+    "StatusMessage",
+    "StatusRow",
     "StoreError",
     "StoreUnavailable",
+    "StoredEvent",
+    "TableKeyRow",
+    "TableRow",
     "TableUsage",
     "finite",
     "is_url",

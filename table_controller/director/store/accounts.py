@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from typing import Any
+from typing import TypedDict
 
 from table_controller.director import logins
 from table_controller.director.store.core import StoreCore
@@ -26,6 +26,19 @@ def _token_key(token: str) -> str:
     """A session as stored: the token's SHA-256, so reading the database (a backup, a
     copy) gives no session to use."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AuditLine(TypedDict):
+    """A line of the audit log: who did what, to which table, why (``audit()``)."""
+
+    id: int
+    at: float
+    who: str
+    action: str
+    table: str | None
+    ruling_id: str | None
+    reason: str | None
+    detail: str
 
 
 class Accounts:
@@ -104,15 +117,23 @@ class Accounts:
         with self._core.tx() as conn:
             conn.execute("DELETE FROM sessions WHERE token = ?", (_token_key(token),))
 
-    def audit(self) -> list[dict[str, Any]]:
+    def audit(self) -> list[AuditLine]:
         """Every line of the audit log, oldest first."""
-        keys = ("id", "at", "who", "action", "table", "ruling_id", "reason", "detail")
         return [
-            dict(zip(keys, r, strict=True))
-            for r in self._core.rows(
+            AuditLine(
+                id=id_,
+                at=at,
+                who=who,
+                action=action,
+                table=tbl,
+                ruling_id=ruling_id,
+                reason=reason,
+                detail=detail,
+            )
+            for id_, at, who, action, tbl, ruling_id, reason, detail in self._core.rows(
                 "SELECT id, at, who, action, tbl, ruling_id, reason, detail FROM audit ORDER BY id"
             )
         ]
 
 
-__all__ = ["SESSION_SECONDS", "Accounts"]
+__all__ = ["SESSION_SECONDS", "Accounts", "AuditLine"]

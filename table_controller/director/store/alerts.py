@@ -11,9 +11,10 @@ Every change of an alert's state is in the audit log with who and why.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
 from table_controller.director.store.db import Database, StoreError
 from table_controller.director.words import (
@@ -42,6 +43,30 @@ ALERT_KINDS = (
 ALERT_STATES = ("open", "acknowledged", "closed")
 
 
+class Fault(TypedDict, total=False):
+    """One of a status's faults (docs/feed.md, "status"): a device's problem and its fix."""
+
+    device: str
+    what: str
+    problem: str
+    fix: str
+    since: float
+
+
+class AlertRow(TypedDict):
+    """An alert as the dashboard, the rulings and the exports read it (``alerts()``)."""
+
+    id: int
+    kind: str
+    table: str
+    game: int | None
+    seq: int | None
+    at: float
+    text: str
+    state: str
+    who: str | None
+
+
 class Alerts:
     """The alert queue. The methods that take ``conn`` write inside the caller's
     transaction (``StoreCore.tx``): the alert goes in with the message that raised it."""
@@ -51,15 +76,27 @@ class Alerts:
 
     # --- reading and directors' changes ---------------------------------------------
 
-    def alerts(self, *, states: tuple[str, ...] = ("open", "acknowledged")) -> list[dict[str, Any]]:
+    def alerts(self, *, states: tuple[str, ...] = ("open", "acknowledged")) -> list[AlertRow]:
         marks = ",".join("?" * len(states))
         rows = self._core.rows(
             "SELECT id, kind, tbl, game, seq, at, text, state, who FROM alerts"
             f" WHERE state IN ({marks}) ORDER BY id",
             tuple(states),
         )
-        keys = ("id", "kind", "table", "game", "seq", "at", "text", "state", "who")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [
+            AlertRow(
+                id=id_,
+                kind=kind,
+                table=tbl,
+                game=game,
+                seq=seq,
+                at=at,
+                text=text,
+                state=state,
+                who=who,
+            )
+            for id_, kind, tbl, game, seq, at, text, state, who in rows
+        ]
 
     def set_alert(self, alert_id: int, state: str, who: str, reason: str | None = None) -> None:
         if state not in ALERT_STATES:
@@ -77,8 +114,8 @@ class Alerts:
         table: str,
         game: int,
         seq: int,
-        inp: Mapping[str, Any],
-        outputs: list[Any],
+        inp: JSONObject,
+        outputs: Sequence[JSONValue],
         at: float,
     ) -> list[int]:
         """The alerts one stored event raises (``event_alerts``), each once."""
@@ -98,7 +135,9 @@ class Alerts:
                 raised.append(alert)
         return raised
 
-    def faults(self, conn: Database, table: str, faults: Any, at: float, now: float) -> list[int]:
+    def faults(
+        self, conn: Database, table: str, faults: Iterable[Fault] | None, at: float, now: float
+    ) -> list[int]:
         """A status's faults (camera, cube): each raised once, and every open fault
         alert of the table the status no longer names closed."""
         raised: list[int] = []
@@ -224,7 +263,7 @@ class Alerts:
         )
 
 
-def event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[str, str]]:
+def event_alerts(inp: JSONObject, outputs: Sequence[JSONValue]) -> Iterator[tuple[str, str]]:
     """The alerts one event raises: a renege claimed (an input), a renege proven or an
     irregularity found (outputs), in words for the director (seats by their names, cards
     by their faces; the dashboard adds the table's and the players' names)."""
@@ -251,4 +290,12 @@ def event_alerts(inp: Mapping[str, Any], outputs: list[Any]) -> Iterator[tuple[s
             yield "irregularity_found", irregularity_sentence(o, {})
 
 
-__all__ = ["ALERT_KINDS", "ALERT_STATES", "FAULT_KINDS", "Alerts", "event_alerts"]
+__all__ = [
+    "ALERT_KINDS",
+    "ALERT_STATES",
+    "FAULT_KINDS",
+    "AlertRow",
+    "Alerts",
+    "Fault",
+    "event_alerts",
+]

@@ -17,10 +17,11 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from table_controller.director.store.db import (
     Database,
+    Params,
+    Row,
     StoreError,
     StoreUnavailable,
     open_database,
@@ -29,7 +30,7 @@ from table_controller.director.store.db import (
 Clock = Callable[[], float]
 
 
-def finite(value: Any) -> Any:
+def finite(value: object) -> object:
     """``value`` with every NaN or infinity replaced by None: what a table sends is kept
     as strict JSON, which has neither, so no view of it fails to be drawn."""
     if isinstance(value, float):
@@ -82,7 +83,7 @@ class StoreCore:
         with self.lock:
             self.db.close()
 
-    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
         with self.lock:
             return self.db.execute(sql, params).rows
 

@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,14 +101,22 @@ class StoreUnavailable(StoreError):
     server down or restarting): nothing of the write was kept; try it again later."""
 
 
+# A row as the driver returns it: each column's Python type follows the SQL that read it
+# (TEXT a str, INTEGER an int, a nullable column also None), which the type checker
+# cannot see; the part that wrote the SQL reads the columns as what they are.
+Row = tuple[Any, ...]
+# A statement's parameters: str, int, float, bytes or None, as the SQL places them.
+Params = Sequence[object]
+
+
 @dataclass
 class Result:
     """A statement's rows (all fetched) and how many rows it changed."""
 
-    rows: list[tuple[Any, ...]]
+    rows: list[Row]
     rowcount: int
 
-    def one(self) -> tuple[Any, ...] | None:
+    def one(self) -> Row | None:
         return self.rows[0] if self.rows else None
 
 
@@ -122,7 +130,7 @@ class Database(ABC):
     savepoints_cheap: bool = True
 
     @abstractmethod
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Result:
+    def execute(self, sql: str, params: Params = ()) -> Result:
         """Run one statement of the store's SQL; raise StoreUnavailable or StoreError."""
 
     def begin(self) -> None:
@@ -192,7 +200,7 @@ class SqliteDatabase(Database):
                 "path and the disk, or give a new file (--database)"
             ) from None
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Result:
+    def execute(self, sql: str, params: Params = ()) -> Result:
         try:
             cur = self._conn.execute(sql, tuple(params))
             rows = cur.fetchall()
@@ -338,7 +346,7 @@ class PostgresDatabase(Database):
             self.rollback()
             raise
 
-    def _run(self, sql: str, params: Sequence[Any] | None) -> Result:
+    def _run(self, sql: str, params: Params | None) -> Result:
         psycopg = self._psycopg
         if self._conn is None or self._conn.closed or self._conn.broken:
             if self._in_tx:
@@ -367,7 +375,7 @@ class PostgresDatabase(Database):
         except psycopg.Error as exc:
             raise StoreError(f"the director's store refused a write: {_first_line(exc)}") from exc
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Result:
+    def execute(self, sql: str, params: Params = ()) -> Result:
         return self._run(_placeholders(sql), tuple(params))
 
     def begin(self) -> None:
@@ -422,7 +430,7 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _redacted(info: dict[str, Any]) -> str:
+def _redacted(info: Mapping[str, object]) -> str:
     """The URL without its password, for messages and logs."""
     user = f"{info['user']}@" if info.get("user") else ""
     host = info.get("host") or "localhost"
@@ -434,8 +442,10 @@ __all__ = [
     "APPEND_ONLY",
     "TABLES",
     "Database",
+    "Params",
     "PostgresDatabase",
     "Result",
+    "Row",
     "SqliteDatabase",
     "StoreError",
     "StoreUnavailable",

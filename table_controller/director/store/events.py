@@ -17,11 +17,12 @@ import logging
 import math
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.alerts import Alerts
 from table_controller.director.store.core import StoreCore, finite
-from table_controller.director.store.db import StoreError, StoreUnavailable
+from table_controller.director.store.db import Database, StoreError, StoreUnavailable
 from table_controller.director.store.games import GameSetups, parse_record
 from table_controller.director.store.projections import Projections
 from table_controller.director.store.tables import TableStatus
@@ -38,11 +39,64 @@ _INT_MAX = 2**31 - 1  # the INTEGER columns' range on PostgreSQL
 log = logging.getLogger(__name__)
 
 
+class EventMessage(TypedDict, total=False):
+    """An ``events`` message as it comes off the wire (docs/feed.md, "events"): one
+    event of a table's game, its outputs, and (the game's first) its record. Nothing in
+    it is trusted: ``add_event`` checks every value before it stores one."""
+
+    v: int
+    table: str
+    game: int
+    seq: int
+    at: float
+    source: str
+    hand: int | None
+    input: JSONObject
+    outputs: list[JSONObject]
+    evidence: bool
+    record: JSONObject
+    order: JSONValue
+    sig: str
+
+
+class StoredEvent(TypedDict):
+    """An event as stored (``events()``): what the dashboard, the results and the
+    exports read back, its input and outputs as the table sent them."""
+
+    game: int
+    seq: int
+    at: float
+    source: str
+    input: JSONObject
+    outputs: list[JSONObject]
+    hand: int | None
+    evidence: bool
+
+
+class EndedGame(TypedDict):
+    """A stored event whose outputs end a game (``ended_games()``)."""
+
+    game: int
+    seq: int
+    at: float
+    outputs: list[JSONObject]
+
+
+class GameEvent(TypedDict):
+    """One of a game's stored events up to a time (``stored_events()``): the hall
+    screen replays them."""
+
+    seq: int
+    at: float
+    input: JSONObject
+    outputs: list[JSONObject]
+
+
 def _when(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
 
 
-def copy_words(inp: Any) -> str:
+def copy_words(inp: JSONValue) -> str:
     """One copy of an event in words, for an alert that shows two ("Card played: North,
     Jack of Hearts")."""
     if not isinstance(inp, Mapping):
@@ -91,7 +145,7 @@ class FeedEvents:
 
     # --- the feed's messages ----------------------------------------------------------
 
-    def add_event(self, msg: Mapping[str, Any]) -> tuple[bool, list[int]]:
+    def add_event(self, msg: EventMessage) -> tuple[bool, list[int]]:
         """Store one ``events`` message: (True if it was new, the alerts it raised).
         A message already held (same table, game, seq) changes nothing."""
         clock = self._core.clock
@@ -149,11 +203,11 @@ class FeedEvents:
 
     def _reused(
         self,
-        conn: Any,
+        conn: Database,
         table: str,
         game: int,
         seq: int,
-        inp: Mapping[str, Any],
+        inp: JSONObject,
         at: float | None,
     ) -> None:
         """An event whose (table, game, seq) is already held: a redelivery is the same
@@ -189,9 +243,7 @@ class FeedEvents:
             conn, f"game_reused:{table}:{game}", "game_reused", table, text, now, game=game, seq=seq
         )
 
-    def add_events(
-        self, msgs: Iterable[Mapping[str, Any]]
-    ) -> list[tuple[bool, list[int]] | StoreError]:
+    def add_events(self, msgs: Iterable[EventMessage]) -> list[tuple[bool, list[int]] | StoreError]:
         """Store many ``events`` messages in one transaction (``batch``): for each, in
         order, what ``add_event`` returns, or the ``StoreError`` that says why it could
         not be stored (a bad message does not stop the others)."""
@@ -224,7 +276,7 @@ class FeedEvents:
                 self._pictures[table] = (count + 1, size + len(png))
         return True
 
-    def _picture_use(self, conn: Any, table: str) -> tuple[int, int]:
+    def _picture_use(self, conn: Database, table: str) -> tuple[int, int]:
         """The table's pictures stored, and their bytes (read once, then kept)."""
         use = self._pictures.get(table)
         if use is None:
@@ -284,26 +336,33 @@ class FeedEvents:
 
     # --- reading --------------------------------------------------------------------
 
-    def events(self, table: str, game: int | None = None, after: int = 0) -> list[dict[str, Any]]:
+    def events(self, table: str, game: int | None = None, after: int = 0) -> list[StoredEvent]:
         """The table's events (of ``game``; with a seq over ``after``), in order."""
         sql = (
             "SELECT game, seq, at, source, input, outputs, hand, evidence FROM events WHERE tbl = ?"
         )
-        params: tuple[Any, ...] = (table,)
+        params: tuple[str | int, ...] = (table,)
         if game is not None:
             sql += " AND game = ?"
             params += (game,)
         if after:
             sql += " AND seq > ?"
             params += (after,)
-        keys = ("game", "seq", "at", "source", "input", "outputs", "hand", "evidence")
-        out = []
-        for row in self._core.rows(sql + " ORDER BY game, seq", params):
-            d = dict(zip(keys, row, strict=True))
-            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
-            d["evidence"] = bool(d["evidence"])
-            out.append(d)
-        return out
+        return [
+            StoredEvent(
+                game=game,
+                seq=seq,
+                at=at,
+                source=source,
+                input=json.loads(inp),
+                outputs=json.loads(outputs),
+                hand=hand,
+                evidence=bool(evidence),
+            )
+            for game, seq, at, source, inp, outputs, hand, evidence in self._core.rows(
+                sql + " ORDER BY game, seq", params
+            )
+        ]
 
     def event_counts(self) -> dict[str, int]:
         """How many events each table has sent (the dashboard redraws a table on change).
@@ -366,10 +425,10 @@ class FeedEvents:
             )
         }
 
-    def ended_games(self, table: str) -> list[dict[str, Any]]:
+    def ended_games(self, table: str) -> list[EndedGame]:
         """The stored events of ``table`` whose outputs end a game (game_ended), with the
         time the table recorded each (``at``: the hall screen holds results back by it)."""
-        out = []
+        out: list[EndedGame] = []
         for game, seq, at, outputs in self._core.rows(
             "SELECT game, seq, at, outputs FROM events WHERE tbl = ? AND outputs LIKE ?"
             " ORDER BY game, seq",
@@ -378,19 +437,16 @@ class FeedEvents:
             out.append({"game": game, "seq": seq, "at": at, "outputs": json.loads(outputs)})
         return out
 
-    def stored_events(self, table: str, game: int, *, until: float) -> list[dict[str, Any]]:
+    def stored_events(self, table: str, game: int, *, until: float) -> list[GameEvent]:
         """A game's stored events the table recorded at or before ``until`` (in order)."""
-        keys = ("seq", "at", "input", "outputs")
-        out = []
-        for row in self._core.rows(
-            "SELECT seq, at, input, outputs FROM events WHERE tbl = ? AND game = ? AND at <= ?"
-            " ORDER BY seq",
-            (table, game, until),
-        ):
-            d = dict(zip(keys, row, strict=True))
-            d["input"], d["outputs"] = json.loads(d["input"]), json.loads(d["outputs"])
-            out.append(d)
-        return out
+        return [
+            GameEvent(seq=seq, at=at, input=json.loads(inp), outputs=json.loads(outputs))
+            for seq, at, inp, outputs in self._core.rows(
+                "SELECT seq, at, input, outputs FROM events WHERE tbl = ? AND game = ? AND at <= ?"
+                " ORDER BY seq",
+                (table, game, until),
+            )
+        ]
 
     def received_marks(self, table: str) -> dict[int, tuple[int, list[int]]]:
         """Per game of ``table`` (docs/feed.md, "Delivery"): the highest seq stored with
@@ -409,4 +465,4 @@ class FeedEvents:
         return out
 
 
-__all__ = ["FeedEvents"]
+__all__ = ["EndedGame", "EventMessage", "FeedEvents", "GameEvent", "StoredEvent"]

@@ -43,8 +43,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store.accounts import SESSION_SECONDS, Accounts
 from table_controller.director.store.alerts import ALERT_KINDS, ALERT_STATES, Alerts
 from table_controller.director.store.core import Clock, StoreCore, finite
@@ -75,7 +75,7 @@ class DirectorStore:
         path: str | Path,
         *,
         rules_name: str = "td-tournament",
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, JSONValue] | None = None,
         clock: Clock = time.time,
         limits: Limits | None = None,
     ) -> None:

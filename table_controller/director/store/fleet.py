@@ -10,11 +10,29 @@ the transaction that records it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict, cast
 
 from table_controller.director.store.core import StoreCore
 
 _COLUMNS = ("id", "name", "host", "address", "version", "key", "approved_at", "removed_at")
+
+
+class FleetTableRow(TypedDict):
+    """An approved table's row (``fleet_tables()``): its id and name, where it asked
+    from, its release and join key, when approved and (None: still in) removed."""
+
+    id: str
+    name: str | None
+    host: str | None
+    address: str | None
+    version: str | None
+    key: str | None
+    approved_at: float | None
+    removed_at: float | None
+
+
+def _row(r: tuple[object, ...]) -> FleetTableRow:
+    return cast(FleetTableRow, dict(zip(_COLUMNS, r, strict=True)))
 
 
 class FleetTables:
@@ -66,22 +84,22 @@ class FleetTables:
                 )
         return bool(changed)
 
-    def fleet_tables(self, include_removed: bool = False) -> list[dict[str, Any]]:
+    def fleet_tables(self, include_removed: bool = False) -> list[FleetTableRow]:
         """The approved tables (and the removed ones with ``include_removed``), in the
         order they were approved."""
         where = "" if include_removed else " WHERE removed_at IS NULL"
         return [
-            dict(zip(_COLUMNS, r, strict=True))
+            _row(r)
             for r in self._core.rows(
                 f"SELECT {', '.join(_COLUMNS)} FROM fleet_tables{where} ORDER BY approved_at, id"
             )
         ]
 
-    def fleet_table(self, id: str) -> dict[str, Any] | None:
+    def fleet_table(self, id: str) -> FleetTableRow | None:
         rows = self._core.rows(
             f"SELECT {', '.join(_COLUMNS)} FROM fleet_tables WHERE id = ?", (id,)
         )
-        return dict(zip(_COLUMNS, rows[0], strict=True)) if rows else None
+        return _row(rows[0]) if rows else None
 
 
-__all__ = ["FleetTables"]
+__all__ = ["FleetTableRow", "FleetTables"]

@@ -12,13 +12,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
 from table_controller.director.store.db import StoreError
 
 CONFIG_STATES = ("sent", "applied", "waiting", "refused")  # "sent": no answer yet
-_KEYS = ("table", "seq", "payload", "sent_at", "state", "problem", "answered_at")
+
+
+class ConfigState(TypedDict):
+    """The last config sent to a table and its answer (``fleet_config_state``):
+    ``applied`` is the highest number the table applied (None: none yet)."""
+
+    table: str
+    seq: int
+    payload: JSONObject
+    sent_at: float
+    state: str
+    problem: str | None
+    answered_at: float | None
+    applied: int | None
 
 
 class FleetConfigs:
@@ -28,8 +42,8 @@ class FleetConfigs:
         self._core = core
 
     def fleet_config_add(
-        self, table: str, build: Callable[[int], Mapping[str, Any]], *, who: str = "director"
-    ) -> dict[str, Any]:
+        self, table: str, build: Callable[[int], Mapping[str, JSONValue]], *, who: str = "director"
+    ) -> JSONObject:
         """Keep a new config order for ``table``: ``build(seq)`` makes the signed order
         with the next number (one more than the last kept, 1 for the first), kept with
         it in one transaction and audited. Returns the order."""
@@ -69,7 +83,7 @@ class FleetConfigs:
             )
             return done.rowcount > 0
 
-    def fleet_config_state(self, table: str) -> dict[str, Any] | None:
+    def fleet_config_state(self, table: str) -> ConfigState | None:
         """The last config sent to ``table`` and its answer, or None before any:
         ``{"table","seq","payload","sent_at","state","problem","answered_at",
         "applied"}``, ``applied`` being the highest number the table applied (None)."""
@@ -80,13 +94,20 @@ class FleetConfigs:
         )
         if not rows:
             return None
-        out = dict(zip(_KEYS, rows[0], strict=True))
-        out["payload"] = json.loads(out["payload"])
+        tbl, seq, payload, sent_at, state, problem, answered_at = rows[0]
         applied = self._core.rows(
             "SELECT MAX(seq) FROM fleet_configs WHERE tbl = ? AND state = 'applied'", (table,)
         )
-        out["applied"] = applied[0][0] if applied else None
-        return out
+        return ConfigState(
+            table=tbl,
+            seq=seq,
+            payload=json.loads(payload),
+            sent_at=sent_at,
+            state=state,
+            problem=problem,
+            answered_at=answered_at,
+            applied=applied[0][0] if applied else None,
+        )
 
 
-__all__ = ["CONFIG_STATES", "FleetConfigs"]
+__all__ = ["CONFIG_STATES", "ConfigState", "FleetConfigs"]

@@ -14,11 +14,22 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TypedDict
 
 from table_controller.director.store.core import StoreCore
 
 KINDS = ("camera-view", "recalibrate")
+
+
+class PictureState(TypedDict):
+    """A table's latest picture of one kind, without its bytes (``fleet_pictures``):
+    when asked for, when taken, the table's verdict and words, whether there is one."""
+
+    asked_at: float | None
+    at: float | None
+    ok: bool | None
+    problem: str | None
+    picture: bool
 
 
 class FleetPictures:
@@ -88,10 +99,10 @@ class FleetPictures:
         )
         return bytes(rows[0][0]) if rows and rows[0][0] is not None else None
 
-    def fleet_pictures(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def fleet_pictures(self) -> dict[str, dict[str, PictureState]]:
         """Per table, per kind: ``asked_at``, ``at``, ``ok``, ``problem``, ``picture``
         (whether there is one), without the bytes."""
-        out: dict[str, dict[str, dict[str, Any]]] = {}
+        out: dict[str, dict[str, PictureState]] = {}
         for tbl, kind, asked_at, at, ok, problem, has in self._core.rows(
             "SELECT tbl, kind, asked_at, at, ok, problem, jpeg IS NOT NULL FROM fleet_pictures"
         ):
@@ -118,4 +129,4 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"{kind!r} is not a picture the fleet view asks for: {', '.join(KINDS)}")
 
 
-__all__ = ["KINDS", "FleetPictures"]
+__all__ = ["KINDS", "FleetPictures", "PictureState"]

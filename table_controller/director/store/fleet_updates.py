@@ -13,8 +13,9 @@ import json
 import math
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict, cast
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store.core import StoreCore
 
 TABLE = (
@@ -28,6 +29,24 @@ MAX_BODY = 8 * 1024
 _MADE: weakref.WeakSet[StoreCore] = weakref.WeakSet()  # stores whose table exists
 
 
+class UpdateProgress(TypedDict):
+    """A table's word on its update, checked (``checked``): each field the director
+    reads, of the type it expects (None: not sent, or not readable)."""
+
+    state: str
+    id: str | None
+    version: str | None
+    running: str | None
+    problem: str | None
+    at: float | None
+
+
+class StoredProgress(UpdateProgress):
+    """A table's latest word on its update as kept: with when the director had it."""
+
+    received: float
+
+
 class FleetUpdates:
     """The latest update progress per table."""
 
@@ -38,7 +57,7 @@ class FleetUpdates:
                 conn.execute(TABLE)
             _MADE.add(core)
 
-    def add(self, table: str, body: Mapping[str, Any], now: float) -> bool:
+    def add(self, table: str, body: Mapping[str, JSONValue], now: float) -> bool:
         """Keep ``body`` (checked) as ``table``'s latest word; False when it is not one
         (unreadable) or an older one than kept (a message overtaken)."""
         clean = checked(body)
@@ -56,18 +75,19 @@ class FleetUpdates:
             )
         return True
 
-    def latest(self, table: str) -> dict[str, Any] | None:
+    def latest(self, table: str) -> StoredProgress | None:
         rows = self._core.rows("SELECT body FROM fleet_update_progress WHERE tbl = ?", (table,))
-        return dict(json.loads(rows[0][0])) if rows else None
+        # as ``add`` kept it
+        return cast(StoredProgress, dict(json.loads(rows[0][0]))) if rows else None
 
-    def all(self) -> dict[str, dict[str, Any]]:
+    def all(self) -> dict[str, StoredProgress]:
         return {
-            str(tbl): dict(json.loads(body))
+            str(tbl): cast(StoredProgress, dict(json.loads(body)))
             for tbl, body in self._core.rows("SELECT tbl, body FROM fleet_update_progress")
         }
 
 
-def checked(body: Mapping[str, Any]) -> dict[str, Any] | None:
+def checked(body: Mapping[str, JSONValue]) -> UpdateProgress | None:
     """The fields the director reads, each of the type it expects; None if unreadable."""
     state = body.get("state")
     if state not in STATES or len(json.dumps(dict(body), default=str)) > MAX_BODY:
@@ -82,7 +102,7 @@ def checked(body: Mapping[str, Any]) -> dict[str, Any] | None:
         return value[:limit] if isinstance(value, str) else None
 
     return {
-        "state": state,
+        "state": str(state),  # one of STATES
         "id": text("id", 80),
         "version": text("version", 80),
         "running": text("running", 80),
@@ -91,4 +111,4 @@ def checked(body: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-__all__ = ["FleetUpdates", "checked"]
+__all__ = ["FleetUpdates", "StoredProgress", "UpdateProgress", "checked"]

@@ -11,11 +11,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
 
 _LAST = 2**62  # no version is numbered above it (an open end of a range)
+
+
+class FormatChange(TypedDict):
+    """A version of the event's format state with who made it, when and why
+    (``format_changes``); ``state`` is the whole event as saved."""
+
+    at: float
+    who: str
+    action: str
+    reason: str | None
+    state: JSONObject
+
+
+class FormatVersion(TypedDict):
+    """A line of the event's format history (``format_history``): who, when, what, why."""
+
+    version: int
+    at: float
+    who: str
+    action: str
+    reason: str | None
 
 
 class Formats:
@@ -25,7 +47,7 @@ class Formats:
         self._core = core
 
     def add_format_state(
-        self, who: str, action: str, reason: str | None, state: Mapping[str, Any]
+        self, who: str, action: str, reason: str | None, state: Mapping[str, JSONValue]
     ) -> int:
         """A new version of the event's format state (append-only), audited with it."""
         now = self._core.clock()
@@ -43,14 +65,14 @@ class Formats:
             )
             return version
 
-    def format_state(self) -> dict[str, Any] | None:
+    def format_state(self) -> JSONObject | None:
         """The event's format state as last saved, or None before one is created."""
         rows = self._core.rows("SELECT state FROM format_state ORDER BY id DESC LIMIT 1")
         return dict(json.loads(rows[0][0])) if rows else None
 
     def format_versions(
         self, first: int = 0, last: int | None = None
-    ) -> list[tuple[str, dict[str, Any]]]:
+    ) -> list[tuple[str, JSONObject]]:
         """Every version of the event (those numbered ``first`` to ``last``: one event
         of several in the store), oldest first: (its action, the whole state). The
         results' export reads which round a game's result went to from the version
@@ -63,23 +85,20 @@ class Formats:
             )
         ]
 
-    def format_changes(self, first: int = 0, last: int | None = None) -> list[dict[str, Any]]:
+    def format_changes(self, first: int = 0, last: int | None = None) -> list[FormatChange]:
         """Every version of the event (numbered ``first`` to ``last``) with who made it,
         when and why, oldest first: the results read a director's correction of a game
         from them."""
-        keys = ("at", "who", "action", "reason", "state")
-        out = []
-        for row in self._core.rows(
-            "SELECT at, who, action, reason, state FROM format_state"
-            " WHERE id >= ? AND id <= ? ORDER BY id",
-            (first, _LAST if last is None else last),
-        ):
-            d = dict(zip(keys, row, strict=True))
-            d["state"] = json.loads(d["state"])
-            out.append(d)
-        return out
+        return [
+            FormatChange(at=at, who=who, action=action, reason=reason, state=json.loads(state))
+            for at, who, action, reason, state in self._core.rows(
+                "SELECT at, who, action, reason, state FROM format_state"
+                " WHERE id >= ? AND id <= ? ORDER BY id",
+                (first, _LAST if last is None else last),
+            )
+        ]
 
-    def format_creations(self) -> list[tuple[int, float, dict[str, Any]]]:
+    def format_creations(self) -> list[tuple[int, float, JSONObject]]:
         """Each version that created an event (its number, when, the whole state),
         oldest first, and the last version's number as ``(last, 0, {})`` after them:
         where each of the store's events begins and ends (``tournament.catalog``)."""
@@ -91,7 +110,7 @@ class Formats:
         out.append((int(last[0][0] or 0), 0.0, {}))
         return out
 
-    def format_state_before(self, version: int) -> dict[str, Any] | None:
+    def format_state_before(self, version: int) -> JSONObject | None:
         """The last version numbered below ``version``: an event's state as it stood
         when the next one was created."""
         rows = self._core.rows(
@@ -99,16 +118,18 @@ class Formats:
         )
         return dict(json.loads(rows[0][0])) if rows else None
 
-    def format_history(self, last: int | None = None) -> list[dict[str, Any]]:
+    def format_history(self, last: int | None = None) -> list[FormatVersion]:
         """Every change to the event's format: who, when, what, why (oldest first); the
         ``last`` ones only when given (the dashboard's summary, read at every snapshot)."""
-        keys = ("version", "at", "who", "action", "reason")
         query = "SELECT id, at, who, action, reason FROM format_state ORDER BY id DESC"
         if last is None:
             rows = self._core.rows(query)
         else:
             rows = self._core.rows(query + " LIMIT ?", (last,))
-        return [dict(zip(keys, r, strict=True)) for r in reversed(rows)]
+        return [
+            FormatVersion(version=version, at=at, who=who, action=action, reason=reason)
+            for version, at, who, action, reason in reversed(rows)
+        ]
 
 
-__all__ = ["Formats"]
+__all__ = ["FormatChange", "FormatVersion", "Formats"]

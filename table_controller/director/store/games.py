@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
+from table_controller.director.store.db import Database
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
@@ -27,11 +28,11 @@ class GameSetup:
     """A game's rules (preset and options) and players, as the table's log holds them."""
 
     rules: str
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JSONObject = field(default_factory=dict)
     players: dict[Seat, str] = field(default_factory=dict)
 
 
-def parse_record(raw: Any) -> GameSetup | None:
+def parse_record(raw: JSONValue) -> GameSetup | None:
     """The ``record`` of an event message, checked, or None when it is missing or does not
     read (the game is then replayed under the event's rules, and the problem is the
     replay's to show)."""
@@ -64,7 +65,7 @@ class GameSetups:
         self._core = core
         self._known: dict[tuple[str, int], GameSetup | None] = {}
 
-    def write(self, conn: Any, table: str, game: int, setup: GameSetup) -> None:
+    def write(self, conn: Database, table: str, game: int, setup: GameSetup) -> None:
         """Keep a game's record (inside the event's transaction); the first one stays."""
         conn.execute(
             "INSERT INTO game_setups VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",

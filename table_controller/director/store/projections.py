@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
 from table_controller.director.store.games import GameSetups
 from table_controller.rules.events import OutputEvent
@@ -46,7 +46,7 @@ class Projections:
         self,
         core: StoreCore,
         rules_name: str,
-        options: Mapping[str, Any],
+        options: Mapping[str, JSONValue],
         setups: GameSetups | None = None,
     ) -> None:
         self.rules_name = rules_name
@@ -57,11 +57,11 @@ class Projections:
         self._rows = core.rows
         self._projections: dict[tuple[str, int], Projection] = {}
         # new events' inputs per game, written and not yet replayed into a projection
-        self._fresh: dict[tuple[str, int], dict[int, Any]] = {}
+        self._fresh: dict[tuple[str, int], dict[int, JSONObject]] = {}
         self._deferred: list[tuple[str, int]] = []  # asked for inside an open batch
         core.on_batch(after_commit=self._after_commit, after_rollback=self._forget)
 
-    def rules_of(self, table: str, game: int | None = None) -> tuple[str, dict[str, Any]]:
+    def rules_of(self, table: str, game: int | None = None) -> tuple[str, JSONObject]:
         """A game's rules: what its table's log holds for it (``store.games``), else
         what the table's status said (``rules``), else the event's."""
         setup = None if game is None or self._setups is None else self._setups.setup(table, game)
@@ -86,7 +86,7 @@ class Projections:
                 self._advance(table, game)
             return proj
 
-    def written(self, table: str, game: int, seq: int, inp: Any) -> None:
+    def written(self, table: str, game: int, seq: int, inp: JSONObject) -> None:
         """An event's input just written: kept to advance the projection with, once
         its row is committed, without reading it back."""
         self._fresh.setdefault((table, game), {})[seq] = inp
@@ -115,7 +115,7 @@ class Projections:
             if proj is None or proj.problem is not None:
                 return
             first = proj.applied + 1
-            rows: list[tuple[int, Any]]
+            rows: list[tuple[int, JSONObject]]
             if (
                 fresh
                 and proj.missing is None

@@ -11,25 +11,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store.core import StoreCore
 
-_RULING_KEYS = (
-    "ruling_id",
-    "table",
-    "kind",
-    "director",
-    "reason",
-    "at",
-    "ack_ok",
-    "ack_problem",
-    "ack_at",
-    "payload",
-    "sent_at",
-    "sends",
-    "delivered_at",
-)
+
+class RulingRow(TypedDict):
+    """A ruling with its delivery (``rulings()``): the signed payload as sent, the
+    table's answer (``ack_ok`` None: none yet), its sends, and its ``state``: pending,
+    delivered, applied or refused. ``game`` and ``hand`` are the payload's."""
+
+    ruling_id: str
+    table: str
+    kind: str
+    director: str
+    reason: str
+    at: float
+    ack_ok: bool | None
+    ack_problem: str | None
+    ack_at: float | None
+    payload: JSONObject
+    sent_at: float | None
+    sends: int | None
+    delivered_at: float | None
+    game: JSONValue
+    hand: JSONValue
+    state: str
 
 
 class Rulings:
@@ -123,7 +131,7 @@ class Rulings:
             "SELECT r.ruling_id, r.tbl, r.payload, coalesce(s.sent_at, r.at) FROM rulings r"
             " LEFT JOIN ruling_sends s ON s.ruling_id = r.ruling_id WHERE r.ack_ok IS NULL"
         )
-        params: tuple[Any, ...] = ()
+        params: tuple[str, ...] = ()
         if table is not None:
             sql += " AND r.tbl = ?"
             params = (table,)
@@ -146,7 +154,7 @@ class Rulings:
                     (ruling_id, table, now),
                 )
 
-    def rulings(self, table: str | None = None) -> list[dict[str, Any]]:
+    def rulings(self, table: str | None = None) -> list[RulingRow]:
         """Every ruling with its delivery: ``state`` is pending (stored, sent, the table
         has not said it has it), delivered, applied or refused (``ack_problem`` says why)."""
         sql = (
@@ -154,23 +162,54 @@ class Rulings:
             " r.ack_problem, r.ack_at, r.payload, s.sent_at, s.sends, s.delivered_at"
             " FROM rulings r LEFT JOIN ruling_sends s ON s.ruling_id = r.ruling_id"
         )
-        params: tuple[Any, ...] = ()
+        params: tuple[str, ...] = ()
         if table is not None:
             sql += " WHERE r.tbl = ?"
             params = (table,)
-        out = []
-        for row in self._core.rows(sql + " ORDER BY r.at", params):
-            d = dict(zip(_RULING_KEYS, row, strict=True))
-            d["payload"] = json.loads(d["payload"])
-            d["ack_ok"] = None if d["ack_ok"] is None else bool(d["ack_ok"])
-            d["game"], d["hand"] = d["payload"].get("game"), d["payload"].get("hand")
-            d["state"] = (
-                "applied" if d["ack_ok"] else
-                "refused" if d["ack_ok"] is False else
-                "delivered" if d["delivered_at"] is not None else "pending"
+        out: list[RulingRow] = []
+        for (
+            rid,
+            tbl,
+            kind,
+            director,
+            reason,
+            at,
+            ack_ok,
+            ack_problem,
+            ack_at,
+            payload,
+            sent_at,
+            sends,
+            delivered_at,
+        ) in self._core.rows(sql + " ORDER BY r.at", params):
+            body = json.loads(payload)
+            ok = None if ack_ok is None else bool(ack_ok)
+            state = (
+                "applied" if ok else
+                "refused" if ok is False else
+                "delivered" if delivered_at is not None else "pending"
             )  # fmt: skip
-            out.append(d)
+            out.append(
+                RulingRow(
+                    ruling_id=rid,
+                    table=tbl,
+                    kind=kind,
+                    director=director,
+                    reason=reason,
+                    at=at,
+                    ack_ok=ok,
+                    ack_problem=ack_problem,
+                    ack_at=ack_at,
+                    payload=body,
+                    sent_at=sent_at,
+                    sends=sends,
+                    delivered_at=delivered_at,
+                    game=body.get("game"),
+                    hand=body.get("hand"),
+                    state=state,
+                )
+            )
         return out
 
 
-__all__ = ["Rulings"]
+__all__ = ["RulingRow", "Rulings"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -38,6 +38,16 @@ class RegisteredKey:
 
     key: Ed25519PublicKey
     enforced: bool
+
+
+class TableKeyRow(TypedDict):
+    """A registered key as ``table_keys()`` lists it (``enforced`` as stored: 0 or 1)."""
+
+    table: str
+    public_key: str
+    source: str
+    registered_at: float
+    enforced: int
 
 
 class TableKeys:
@@ -109,17 +119,22 @@ class TableKeys:
                 self._cache = cache
             return self._cache.get(table)
 
-    def table_keys(self) -> list[dict[str, Any]]:
+    def table_keys(self) -> list[TableKeyRow]:
         """Every registered key: table, public key (PEM), where it came from, when, and
         whether every message must be signed with it yet."""
-        keys = ("table", "public_key", "source", "registered_at", "enforced")
         return [
-            dict(zip(keys, r, strict=True))
-            for r in self._core.rows(
+            TableKeyRow(
+                table=tbl,
+                public_key=public_key,
+                source=source,
+                registered_at=registered_at,
+                enforced=enforced,
+            )
+            for tbl, public_key, source, registered_at, enforced in self._core.rows(
                 "SELECT tbl, public_key, source, registered_at, enforced FROM table_keys"
                 " ORDER BY tbl"
             )
         ]
 
 
-__all__ = ["RegisteredKey", "TableKeys"]
+__all__ = ["RegisteredKey", "TableKeyRow", "TableKeys"]

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Collection
+from typing import NamedTuple, TypedDict
 
-from table_controller.director.store.alerts import Alerts
+from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.store.alerts import Alerts, Fault
 from table_controller.director.store.core import StoreCore, finite
 from table_controller.director.store.db import Database, StoreError
 from table_controller.feed.limits import Limits
@@ -31,6 +32,70 @@ CLOCK_RAISE_AFTER = 3  # the samples, all over the limit, before a clock alert
 # KB). What the dashboard reads is the latest status, kept apart (``tables.status``); the
 # history is for looking back, and without a bound a table could fill the director's disk.
 _PRUNE = 200  # rows dropped at a time past the bound (not one a status)
+
+
+class StatusMessage(TypedDict, total=False):
+    """A table's status as it comes off the wire (docs/feed.md, "status"): a heartbeat,
+    or the last will (``table``, ``online: false``, ``at``). Nothing in it is trusted:
+    the store checks each value it uses; older tables send fewer keys. The store's own
+    ``clock_samples``, ``clock_offset`` and ``clock_at`` are kept beside them."""
+
+    v: int
+    table: str
+    name: str
+    online: bool
+    at: float
+    every: float
+    game: int
+    hand: int | None
+    phase: str
+    scores: list[int]
+    players: dict[str, str]
+    faults: list[Fault]
+    backlog: int
+    unconfirmed: int
+    across: list[JSONObject]
+    fleet: JSONObject
+    rules: JSONObject
+    order: JSONValue
+    sig: str
+    clock_samples: list[list[float]]
+    clock_offset: float | None
+    clock_at: float | None
+
+
+class TableRow(TypedDict):
+    """A table with its latest status, as the dashboard, the rulings, the hall screen
+    and the fleet page read it (``table_row``, ``tables()``)."""
+
+    table: str
+    online: bool
+    status_at: float | None
+    every: float | None
+    game: int | None
+    hand: int | None
+    phase: str | None
+    scores: list[int] | None
+    players: dict[str, str]
+    faults: list[Fault]
+    backlog: int | None
+    # seconds the table's clock is ahead (+) of the director's, or None
+    clock_offset: float | None
+    # as the table's config writes it, if sent (a person reads it)
+    name: str | None
+    # the fleet view's: events the director has not confirmed, the table's machine
+    unconfirmed: int | None
+    fleet: JSONObject | None
+    # the cards its camera sees across a zone's line (table/across_line.py)
+    across: list[JSONObject]
+
+
+class StatusRow(TypedDict):
+    """One status of a table's history (``status_history``)."""
+
+    at: float
+    online: bool
+    status: StatusMessage
 
 
 def clock_offset(samples: list[list[float]]) -> float | None:
@@ -50,7 +115,7 @@ def clock_offset(samples: list[list[float]]) -> float | None:
     return min((s[1] for s in samples), key=abs)
 
 
-def _samples(value: Any) -> list[list[float]]:
+def _samples(value: object) -> list[list[float]]:
     """The samples kept in a stored status, any that cannot be read left out."""
     out = []
     for s in value if isinstance(value, list) else []:
@@ -73,7 +138,7 @@ class RawTable(NamedTuple):
     every: float | None
 
 
-def table_row(raw: RawTable, st: Mapping[str, Any]) -> dict[str, Any]:
+def table_row(raw: RawTable, st: StatusMessage) -> TableRow:
     """A table with its latest status (``st``: ``raw.status`` read)."""
     return {
         "table": raw.name,
@@ -165,7 +230,7 @@ class TableStatus:
         self._batch_seen.clear()
 
     def add_status(
-        self, msg: Mapping[str, Any], *, received: float | None = None, retained: bool = False
+        self, msg: StatusMessage, *, received: float | None = None, retained: bool = False
     ) -> list[int]:
         """Store a status (a heartbeat or the last will): the table's current picture,
         its history, and the alerts it raises or clears (offline, camera, cube, clock).
@@ -187,8 +252,8 @@ class TableStatus:
             ) from None
         if not math.isfinite(at):
             at = clock()  # not a time: taken as received
-        every: Any = msg.get("every")
-        if type(every) not in (int, float) or not 0 < every <= MAX_EVERY:
+        every = msg.get("every")
+        if every is None or type(every) not in (int, float) or not 0 < every <= MAX_EVERY:
             every = None  # not a heartbeat interval: the table is not timed out on it
         now = clock()
         received = now if received is None else received
@@ -198,7 +263,7 @@ class TableStatus:
             row = conn.execute("SELECT status FROM tables WHERE name = ?", (table,)).one()
             before = json.loads(row[0]) if row and row[0] else {}
             samples = _samples(before.get("clock_samples"))
-            was: Any = before.get("clock_at")
+            was = before.get("clock_at")
             last_at = float(was) if isinstance(was, (int, float)) else None
             counted = online and timed and not retained
             if counted and samples and last_at is not None:
@@ -301,14 +366,14 @@ class TableStatus:
             )
         ]
 
-    def tables(self) -> list[dict[str, Any]]:
+    def tables(self) -> list[TableRow]:
         """Every table seen, with its latest status (online, hand, scores, faults)."""
         return [
             table_row(raw, json.loads(raw.status) if raw.status else {})
             for raw in self.raw_tables()
         ]
 
-    def status_history(self, table: str) -> list[dict[str, Any]]:
+    def status_history(self, table: str) -> list[StatusRow]:
         return [
             {"at": at, "online": bool(on), "status": json.loads(p)}
             for at, on, p in self._core.rows(
@@ -338,7 +403,7 @@ class TableStatus:
         return game, hand if isinstance(hand, int) and not isinstance(hand, bool) else None
 
 
-def _across(raw: Any) -> list[dict[str, Any]]:
+def _across(raw: object) -> list[JSONObject]:
     """A status's cards across a line, as sent (each read in words by the dashboard,
     which passes over any it cannot read); at most a deck's worth."""
     if not isinstance(raw, list):
@@ -351,6 +416,9 @@ __all__ = [
     "CLOCK_SAMPLES",
     "MAX_EVERY",
     "RawTable",
+    "StatusMessage",
+    "StatusRow",
+    "TableRow",
     "TableStatus",
     "clock_offset",
     "table_row",

@@ -25,9 +25,10 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
-from table_controller.director.store import DirectorStore
+from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.store import DirectorStore, EndedGame
 from table_controller.director.tournament.catalog import (
     EventChoiceError,
     check_name,
@@ -44,6 +45,8 @@ from table_controller.director.tournament.formats import (
     ProgressiveEvent,
     Roster,
     RoundsEvent,
+    StandingJSON,
+    TeamStandingJSON,
     load,
     scores_from_game_ended,
 )
@@ -55,6 +58,65 @@ log = logging.getLogger(__name__)
 
 class AdminError(TableControllerError, ValueError):
     """A change to the event that cannot be made: what is wrong and what to do."""
+
+
+class TeamStandingRow(TeamStandingJSON):
+    """A team's line of a team event's standings, with the team in words."""
+
+    name: str
+
+
+class ChampionRow(TypedDict):
+    """A bracket's standings once it has a champion: the champion alone."""
+
+    place: int
+    team: str
+    name: str
+
+
+# A line of the event's standings, as the dashboard's event section shows it.
+StandingRow = StandingJSON | TeamStandingRow | ChampionRow
+
+T = TypeVar("T")  # what an edit of the event returns (``EventsAdmin.change``)
+
+
+class ResultsFinal(TypedDict):
+    """The director's "results final": who confirmed which results (their digest),
+    when, and the director's signature of it."""
+
+    digest: str
+    who: str
+    at: float
+    signature: str
+
+
+class UnplacedResult(TypedDict):
+    """A game's end no round could take (``take_result``): the director records it by
+    hand; ``problem`` when the format refused it."""
+
+    table: str
+    game: int
+    seq: int
+    result: JSONObject
+    problem: NotRequired[str]
+
+
+class SeatingTable(TypedDict):
+    """One of a round's tables: its number, the feed table that plays it (None: not
+    assigned yet) and who sits where (seats, or NS and EW's teams)."""
+
+    table: int
+    feed: str | None
+    seats: dict[str, str]
+
+
+class Seating(TypedDict):
+    """A round's seating (``seating``), or why not yet (``problem``)."""
+
+    round: int
+    tables: list[SeatingTable]
+    byes: list[str]
+    problem: NotRequired[str]
 
 
 @dataclass
@@ -71,14 +133,14 @@ class EventState:
     roster: Roster = field(default_factory=Roster)  # team formats (progressive: event's)
     assign: dict[int, dict[str, str]] = field(default_factory=dict)  # round -> table -> place
     taken: list[str] = field(default_factory=list)  # "table:game:seq" results already used
-    unplaced: list[dict[str, Any]] = field(default_factory=list)
+    unplaced: list[UnplacedResult] = field(default_factory=list)
     public_delay: float = 0.0
     # The event's rules, kept when it is created (the preset's name and its options):
     # the papers and any game whose table sent none are scored under them.
     rules: EventRules | None = None
     # The director's "results final" (``results_final``): who, when, and the signed
     # digest of the results confirmed; None while they are provisional.
-    final: dict[str, Any] | None = None
+    final: ResultsFinal | None = None
 
     @property
     def people(self) -> Roster:
@@ -117,7 +179,10 @@ class EventState:
             unplaced=list(obj.get("unplaced") or []),
             public_delay=float(obj.get("public_delay") or 0.0),
             rules=_event_rules(obj.get("rules")),
-            final=dict(obj["final"]) if isinstance(obj.get("final"), Mapping) else None,
+            # as ``to_json`` saved it
+            final=cast(ResultsFinal, dict(obj["final"]))
+            if isinstance(obj.get("final"), Mapping)
+            else None,
         )
 
 
@@ -125,10 +190,10 @@ class EventRules(TypedDict):
     """The event's rules: a preset's name and the director's options."""
 
     name: str
-    options: dict[str, Any]
+    options: JSONObject
 
 
-def _event_rules(raw: Any) -> EventRules | None:
+def _event_rules(raw: object) -> EventRules | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
         return None
     options = raw.get("options")
@@ -194,7 +259,7 @@ def _place_done(state: EventState, round_no: int, place: str) -> bool:
 
 
 def take_result(
-    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, Any]]
+    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, JSONValue]]
 ) -> str | None:
     """Apply one stored event's ``game_ended`` to the event; the words of what changed
     (None: not a game's end, or already taken)."""
@@ -265,12 +330,13 @@ def current_round(state: EventState) -> int | None:
     return None
 
 
-def seating(state: EventState, round_no: int) -> dict[str, Any]:
+def seating(state: EventState, round_no: int) -> Seating:
     """A round's tables with names (and which feed table plays each), or why not yet."""
     ev = state.event
     people = state.people
     where = {p: t for t, p in state.assign.get(round_no, {}).items()}
     try:
+        tables: list[SeatingTable]
         if isinstance(ev, ProgressiveEvent):
             tables = [
                 {
@@ -312,19 +378,30 @@ def team_words(state: EventState, tid: str) -> str:
     return f"{t.name} ({state.roster.name(t.players[0])} & {state.roster.name(t.players[1])})"
 
 
-def standings(state: EventState) -> list[dict[str, Any]]:
+def player_standings(ev: ProgressiveEvent) -> list[StandingJSON]:
+    """A progressive event's standings: each player's line."""
+    return [s.to_json() for s in ev.standings()]
+
+
+def team_standings(state: EventState, ev: RoundsEvent) -> list[TeamStandingRow]:
+    """A team event's standings: each team's line, the team in words."""
+    return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
+
+
+def standings(state: EventState) -> Sequence[StandingRow]:
     ev = state.event
     if isinstance(ev, ProgressiveEvent):
-        return [s.to_json() for s in ev.standings()]
+        return player_standings(ev)
     if isinstance(ev, RoundsEvent):
-        return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
+        return team_standings(state, ev)
     if isinstance(ev, Bracket):
         champion = ev.champion()
-        return (
+        won: list[ChampionRow] = (
             []
             if champion is None
             else [{"place": 1, "team": champion, "name": team_words(state, champion)}]
         )
+        return won
     return []
 
 
@@ -530,8 +607,8 @@ class EventsAdmin:
             ) from None
 
     def change(
-        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], Any]
-    ) -> Any:
+        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], T]
+    ) -> T:
         """Apply ``edit`` to a copy of the event; saved (and current) only if it works."""
         with self._lock:
             trial = copy.deepcopy(self.state)
@@ -721,7 +798,7 @@ class EventsAdmin:
             done: list[str] = []
             for e in fresh:
 
-                def edit(s: EventState, e: dict[str, Any] = e) -> str | None:
+                def edit(s: EventState, e: EndedGame = e) -> str | None:
                     return take_result(s, table, e["game"], e["seq"], e["outputs"])
 
                 words = self.change(
@@ -753,11 +830,20 @@ class EventsAdmin:
 
 __all__ = [
     "AdminError",
+    "ChampionRow",
+    "EventRules",
     "EventState",
     "EventsAdmin",
+    "ResultsFinal",
+    "Seating",
+    "SeatingTable",
+    "StandingRow",
+    "TeamStandingRow",
+    "UnplacedResult",
     "correct_match",
     "create",
     "current_round",
+    "player_standings",
     "record",
     "record_playoff",
     "seating",
@@ -765,4 +851,5 @@ __all__ = [
     "summary",
     "take_result",
     "team_of",
+    "team_standings",
 ]

@@ -11,22 +11,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from table_controller.director.tournament.formats.bracket import Bracket, Match, seed_order
+from table_controller.director.tournament.formats.bracket import (
+    Bracket,
+    BracketRound,
+    Match,
+    MatchJSON,
+    seed_order,
+)
 from table_controller.director.tournament.formats.progressive import (
     Balance,
     Chart,
     ProgressiveEvent,
     RoundPlan,
     Standing,
+    StandingJSON,
     rotation_chart,
     scores_from_game_ended,
 )
-from table_controller.director.tournament.formats.roster import FormatError, Player, Roster, Team
+from table_controller.director.tournament.formats.roster import (
+    FormatError,
+    Player,
+    Roster,
+    RosterJSON,
+    Team,
+)
 from table_controller.director.tournament.formats.rounds import (
     FinalResult,
     Playoff,
     RoundsEvent,
     TeamStanding,
+    TeamStandingJSON,
 )
 
 Event = ProgressiveEvent | RoundsEvent | Bracket
@@ -49,20 +63,25 @@ def load(obj: Mapping[str, Any]) -> Event:
 __all__ = [
     "Balance",
     "Bracket",
+    "BracketRound",
     "Chart",
     "Event",
     "FinalResult",
     "FormatError",
     "Match",
+    "MatchJSON",
     "Player",
     "Playoff",
     "ProgressiveEvent",
     "Roster",
+    "RosterJSON",
     "RoundPlan",
     "RoundsEvent",
     "Standing",
+    "StandingJSON",
     "Team",
     "TeamStanding",
+    "TeamStandingJSON",
     "load",
     "rotation_chart",
     "scores_from_game_ended",

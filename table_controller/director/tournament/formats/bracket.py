@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.director.tournament.formats.roster import FormatError
 
@@ -28,6 +28,26 @@ def seed_order(size: int) -> list[int]:
     return order
 
 
+class MatchJSON(TypedDict):
+    """A match as JSON (``Match.to_json``): the dashboard's and the papers' bracket."""
+
+    id: str
+    round: int
+    top: str | None
+    bottom: str | None
+    games: list[str]
+    winner: str | None
+    bye: bool
+
+
+class BracketRound(TypedDict):
+    """A round of the bracket as a chart draws it (``Bracket.printable``)."""
+
+    round: int
+    name: str
+    matches: list[MatchJSON]
+
+
 @dataclass
 class Match:
     id: str  # "R{round}-M{match}", both from 1
@@ -38,7 +58,7 @@ class Match:
     winner: str | None = None
     bye: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MatchJSON:
         return {
             "id": self.id,
             "round": self.round,
@@ -133,7 +153,7 @@ class Bracket:
     def champion(self) -> str | None:
         return self.rounds[-1][0].winner
 
-    def printable(self) -> list[dict[str, Any]]:
+    def printable(self) -> list[BracketRound]:
         """The bracket as data for a printed or on-screen chart: rounds of matches."""
         names = {1: "Final", 2: "Semi-finals", 3: "Quarter-finals"}
         total = len(self.rounds)

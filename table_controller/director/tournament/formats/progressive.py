@@ -29,13 +29,29 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.director.tournament.formats.roster import FormatError, Roster
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
 Table = tuple[int, int, int, int]  # player numbers (0-based) seated N E S W
+
+
+class BalanceJSON(TypedDict):
+    """A chart's fairness as JSON (``Balance.to_json``)."""
+
+    max_partner: int
+    distinct_partners: list[int]
+    opponent_range: list[int]
+    byes: list[int]
+
+
+class RoundPlanJSON(TypedDict):
+    """A round of a chart as JSON: each table's players (N E S W) and the byes."""
+
+    tables: list[list[int]]
+    byes: list[int]
 
 
 @dataclass(frozen=True)
@@ -69,7 +85,7 @@ class Balance:
         values = list(self.opponents.values())
         return (min(values), max(values)) if values else (0, 0)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BalanceJSON:
         return {
             "max_partner": self.max_partner,
             "distinct_partners": list(self.distinct_partners),
@@ -99,7 +115,7 @@ class Chart:
                         opponents[_key(a, b)] += 1
         return Balance(partners, opponents, tuple(byes))
 
-    def to_json(self) -> list[dict[str, Any]]:
+    def to_json(self) -> list[RoundPlanJSON]:
         return [
             {"tables": [list(t) for t in plan.tables], "byes": list(plan.byes)}
             for plan in self.rounds
@@ -227,6 +243,17 @@ def _pair_tables(
 # -- the event ------------------------------------------------------------------------
 
 
+class StandingJSON(TypedDict):
+    """A player's line of the standings as JSON (``Standing.to_json``)."""
+
+    place: int
+    player: str
+    name: str
+    total: int
+    rounds_won: int
+    rounds_played: int
+
+
 @dataclass(frozen=True)
 class Standing:
     place: int
@@ -236,7 +263,7 @@ class Standing:
     rounds_won: int
     rounds_played: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StandingJSON:
         return {
             "place": self.place,
             "player": self.player,

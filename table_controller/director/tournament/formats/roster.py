@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from table_controller.errors import TableControllerError
 
@@ -47,6 +47,34 @@ class Substitution:
     absent: str
     substitute: str
     credit: Credit = "absent"
+
+
+class PlayerJSON(TypedDict):
+    id: str
+    name: str
+
+
+class TeamJSON(TypedDict):
+    id: str
+    name: str
+    players: list[str]
+
+
+class SubstitutionJSON(TypedDict):
+    round: int
+    absent: str
+    substitute: str
+    credit: Credit
+
+
+class RosterJSON(TypedDict):
+    """The roster as JSON (``Roster.to_json``): players, teams, who is absent, and
+    each substitution."""
+
+    players: list[PlayerJSON]
+    teams: list[TeamJSON]
+    absent: list[str]
+    substitutions: list[SubstitutionJSON]
 
 
 @dataclass
@@ -189,7 +217,7 @@ class Roster:
 
     # -- JSON ------------------------------------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RosterJSON:
         return {
             "players": [{"id": p.id, "name": p.name} for p in self.players.values()],
             "teams": [

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, TypedDict
 
 from table_controller.director.tournament.formats.roster import FormatError
 
@@ -35,6 +35,18 @@ from table_controller.director.tournament.formats.roster import FormatError
 class MatchResult:
     points: tuple[int, int]  # the two teams' points over the 12 hands, as seated
     winner: int  # 0 or 1: the seated team that won (after any playoff hands)
+
+
+class TeamStandingJSON(TypedDict):
+    """A team's line of the standings as JSON (``TeamStanding.to_json``)."""
+
+    place: int
+    team: str
+    points: int
+    rounds_played: int
+    wins: int
+    average: float
+    final: str | None
 
 
 @dataclass(frozen=True)
@@ -47,7 +59,7 @@ class TeamStanding:
     average: Fraction
     final: str | None = None  # "champion" | "runner-up" once the final is recorded
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TeamStandingJSON:
         return {
             "place": self.place,
             "team": self.team,

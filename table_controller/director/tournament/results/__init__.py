@@ -13,15 +13,25 @@ from table_controller.director.tournament.results.files import (
 )
 from table_controller.director.tournament.results.model import ExportError, NoGames, collect
 from table_controller.director.tournament.results.view import (
+    GameRow,
+    HallResult,
+    HallRow,
     ResultsSource,
+    ResultsView,
+    StandingsView,
     hall_results,
     hall_standings,
 )
 
 __all__ = [
     "ExportError",
+    "GameRow",
+    "HallResult",
+    "HallRow",
     "NoGames",
     "ResultsSource",
+    "ResultsView",
+    "StandingsView",
     "check_folder",
     "collect",
     "export_files",

@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.director.dashboard import ruling_text
-from table_controller.director.store import DirectorStore
+from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.store import DirectorStore, FormatChange, RulingRow
 from table_controller.director.tournament.admin import EventState, team_words
 from table_controller.director.tournament.catalog import choose, stored_events
 from table_controller.director.tournament.formats import (
     Bracket,
+    Event,
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
@@ -401,7 +403,7 @@ def _played(
     store: DirectorStore,
     table: str,
     game: int,
-    setup: tuple[str, dict[str, Any], dict[Seat, str]],
+    setup: tuple[str, JSONObject, dict[Seat, str]],
     size: object,
     cache: PlayedCache | None,
 ) -> Played:
@@ -458,7 +460,7 @@ def _setup_of(
     table: str,
     game: int,
     players_of: _PlayersByGame,
-) -> tuple[str, dict[str, Any], dict[Seat, str]]:
+) -> tuple[str, JSONObject, dict[Seat, str]]:
     """A game's rules and players: its table's log's (sent with its first event), else
     the event's rules (else the table's status's, else the store's) and its statuses
     (read only when the log named no players)."""
@@ -474,7 +476,7 @@ def _setup_of(
     return rules_name, options, players
 
 
-def rules_text(name: str, options: Mapping[str, Any]) -> str:
+def rules_text(name: str, options: Mapping[str, JSONValue]) -> str:
     """The rules as a person reads them: the preset's title and its options in words
     (``rules.option_words``), on the cover and on every score sheet."""
     return option_rules_words(name, dict(options))
@@ -486,9 +488,9 @@ def _rules_words(state: EventState | None) -> str:
     return rules_text(state.rules["name"], state.rules["options"])
 
 
-def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[dict[str, Any]]]:
+def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[RulingRow]]:
     """Each game's rulings the table applied, oldest first."""
-    out: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    out: dict[tuple[str, int], list[RulingRow]] = {}
     for r in store.rulings():
         game = r.get("game")
         if isinstance(game, int) and r.get("state") == "applied":
@@ -496,7 +498,7 @@ def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[dict[str, Any]]
     return out
 
 
-def _ruling_lines(rulings: list[dict[str, Any]], players: Mapping[Seat, str]) -> list[str]:
+def _ruling_lines(rulings: list[RulingRow], players: Mapping[Seat, str]) -> list[str]:
     """A game's rulings in words, as the dashboard lists them, with who and why."""
     names = {s.name: n for s, n in players.items()}
     lines = []
@@ -565,7 +567,7 @@ def _players_by_game(store: DirectorStore, table: str) -> dict[int, dict[Seat, s
     return out
 
 
-def _seats(raw: Any) -> dict[Seat, str]:
+def _seats(raw: object) -> dict[Seat, str]:
     out: dict[Seat, str] = {}
     if not isinstance(raw, Mapping):
         return out
@@ -594,7 +596,7 @@ def _event_state(store: DirectorStore, version: int | None = None) -> EventState
         return None
 
 
-def _place_value(event: Mapping[str, Any], round_no: int, place: str) -> Any:
+def _place_value(event: Mapping[str, Any], round_no: int, place: str) -> object:
     if event.get("format") == "bracket":
         return (event.get("games") or {}).get(place)
     return ((event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
@@ -607,8 +609,9 @@ def game_rounds(
     ``first`` to ``last``: one event's) that took a game's result (``taken`` grew), the
     round whose place for that table changed."""
     out: dict[tuple[str, int], tuple[int, str]] = {}
-    before: dict[str, Any] = {}
-    for _action, state in store.format_versions(first, last):
+    before: Mapping[str, Any] = {}
+    for _action, saved in store.format_versions(first, last):
+        state: Mapping[str, Any] = saved  # the event as saved (``EventState.to_json``)
         taken_before = set(before.get("taken") or [])
         new = [k for k in state.get("taken") or [] if k not in taken_before]
         event = state.get("event") or {}
@@ -681,7 +684,7 @@ def recorded_by_hand(
     return out
 
 
-def _event_words(state: EventState, game: GameResult, value: Any) -> str:
+def _event_words(state: EventState, game: GameResult, value: object) -> str:
     """A place's result as the event's JSON holds it, in the game's own words."""
     if isinstance(value, Mapping) and "points" in value:  # a team round's result
         points = value["points"]
@@ -697,7 +700,7 @@ def _event_words(state: EventState, game: GameResult, value: Any) -> str:
     return "no result"
 
 
-def _as_table_gave(ev: Any, game: GameResult, round_no: int, place: str) -> bool:
+def _as_table_gave(ev: Event, game: GameResult, round_no: int, place: str) -> bool:
     """Does the event now hold the game's own result (a change put back)?"""
     if isinstance(ev, ProgressiveEvent):
         current = ev.results.get(round_no, {}).get(int(place))
@@ -731,10 +734,12 @@ def mark_corrections(
             placed.setdefault((g.round, g.place), []).append(g)
     if not placed:
         return
-    last: dict[tuple[int, str], dict[str, Any]] = {}
-    before: dict[str, Any] = {}
+    last: dict[tuple[int, str], FormatChange] = {}
+    before: Mapping[str, Any] = {}
     for change in store.format_changes(first, final):
-        now = change["state"].get("event") or {}
+        event = change["state"].get("event")
+        # the event as saved (``EventState.to_json``): an object, or None before one
+        now: Mapping[str, Any] = event if isinstance(event, dict) else {}
         if change["action"] in ("result", "match_corrected"):
             for round_no, place in placed:
                 assert round_no is not None and place is not None
@@ -759,7 +764,7 @@ def mark_corrections(
             )
 
 
-def _values(value: Any) -> tuple[tuple[int, int] | None, dict[Seat, int] | None]:
+def _values(value: object) -> tuple[tuple[int, int] | None, dict[Seat, int] | None]:
     """A place's result from the event's JSON: team points, or each seat's points."""
     if isinstance(value, Mapping) and "points" in value:
         points = value["points"]

@@ -13,8 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from table_controller.director.tournament.admin import EventState, team_words
-from table_controller.director.tournament.admin import standings as event_standings
+from table_controller.director.tournament.admin import (
+    EventState,
+    player_standings,
+    team_standings,
+    team_words,
+)
 from table_controller.director.tournament.final import final_words
 from table_controller.director.tournament.formats import Bracket, ProgressiveEvent, RoundsEvent
 from table_controller.seats import Team
@@ -47,7 +51,7 @@ def standings(state: EventState | None, games: list[GameResult]) -> Standings:
 def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
     ev = None if state is None else state.event
     if state is not None and isinstance(ev, ProgressiveEvent):
-        rows = event_standings(state)
+        rows = player_standings(ev)
         return Standings(
             ["Place", "Player", "Points", "Rounds won", "Rounds played"],
             [
@@ -56,7 +60,7 @@ def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
             ],
         )
     if state is not None and isinstance(ev, RoundsEvent):
-        rows = event_standings(state)
+        teams = team_standings(state, ev)
         return Standings(
             note=_final_note(state, ev),
             heads=["Place", "Team", "Points", "Wins", "Rounds played", "Average", "Final"],
@@ -70,7 +74,7 @@ def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
                     f"{r['average']:.2f}",
                     r["final"] or "",
                 ]
-                for r in rows
+                for r in teams
             ],
         )
     if state is not None and isinstance(ev, Bracket):
