@@ -29,7 +29,7 @@ GROUPS: dict[str, tuple[str, str]] = {
         "a table's event log: list its games, export one, check it",
     ),
     "config": (
-        "table_controller.table.config_cli",
+        "table_controller.table.config.cli",
         "the table's configuration file: check one, or start from the example",
     ),
     "run": (

@@ -42,7 +42,7 @@ def test_every_error_of_the_package_has_one_root() -> None:
 def test_the_root_keeps_the_built_in_bases() -> None:
     """Code that caught ``ValueError`` or ``OSError`` before still does."""
     from table_controller.rules.errors import RulesError
-    from table_controller.table.config_reader import ConfigError
+    from table_controller.table.config import ConfigError
     from table_controller.web.server import PageError
 
     assert issubclass(RulesError, ValueError) and issubclass(ConfigError, ValueError)

@@ -266,7 +266,7 @@ def test_table_controller_run_of_a_fleet_table_takes_the_config(
     import subprocess
     import sys
 
-    from table_controller.table.config_toml import to_toml
+    from table_controller.table.config import to_toml
 
     broker, _service, fleet = director
     joined(tmp_path / "fleet", broker.port, KEYS[1])

@@ -15,8 +15,7 @@ import pytest
 
 from table_controller.cli import main
 from table_controller.seats import Seat
-from table_controller.table.config import ConfigError, load_config, parse_config
-from table_controller.table.config_toml import to_toml
+from table_controller.table.config import ConfigError, load_config, parse_config, to_toml
 from table_controller.table.fleet.run import FleetRun, ensure_membership
 from table_controller.table.fleet.settings import (
     FleetError,

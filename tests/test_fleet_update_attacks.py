@@ -39,7 +39,7 @@ from table_controller.feed.signing import new_keys
 from table_controller.fleet import update
 from table_controller.fleet.orders import sign_order
 from table_controller.fleet.update import Releases
-from table_controller.table.config_toml import to_toml
+from table_controller.table.config import to_toml
 
 GUARD = 120.0  # only against a hang: every wait is for a condition
 UNIT = REPO / "hardware" / "table-controller-fleet.service"

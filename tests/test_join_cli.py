@@ -25,8 +25,12 @@ from test_fleet_join import Director, director  # noqa: F401  (the fixture)
 from waiting import wait_until
 
 from table_controller.fleet.discovery import key_fingerprint
-from table_controller.table.config import TableConfig, parse_config
-from table_controller.table.config_toml import example_config, fleet_example_config
+from table_controller.table.config import (
+    TableConfig,
+    example_config,
+    fleet_example_config,
+    parse_config,
+)
 from table_controller.table.fleet import membership
 from table_controller.table.fleet.display import join_showing
 from table_controller.table.fleet.join_cli import fleet_folder

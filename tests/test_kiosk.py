@@ -519,8 +519,7 @@ def test_the_kiosk_command_makes_a_pin_and_wants_one(
     import io
 
     from table_controller.cli import main
-    from table_controller.table.config import load_config
-    from table_controller.table.config_toml import to_toml
+    from table_controller.table.config import load_config, to_toml
 
     monkeypatch.setattr("sys.stdin", io.StringIO("97531\n"))
     out = io.StringIO()

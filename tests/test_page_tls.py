@@ -39,8 +39,7 @@ from table_controller.rules.events import HandDealt
 from table_controller.rules.game import Phase
 from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
-from table_controller.table.config import ConfigError, TableConfig, parse_config
-from table_controller.table.config_toml import to_toml
+from table_controller.table.config import ConfigError, TableConfig, parse_config, to_toml
 from table_controller.table.fleet.display import JoinDisplay
 from table_controller.table.noticed import Ruled
 from table_controller.table.options import TableOptions

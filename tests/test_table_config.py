@@ -26,11 +26,12 @@ from table_controller.table.config import (
     WebConfig,
     check_files,
     demo_config,
+    example_config,
     load_config,
     parse_config,
+    to_toml,
 )
-from table_controller.table.config_cli import cmd_check
-from table_controller.table.config_toml import example_config, to_toml
+from table_controller.table.config.cli import cmd_check
 from table_controller.table.machine import Machine
 from table_controller.vision.layout import Calibration
 
@@ -545,7 +546,7 @@ def test_config_example_prints_and_writes_without_overwriting(
 
 
 def test_the_docs_explain_every_key() -> None:
-    from table_controller.table.config import _TABLES
+    from table_controller.table.config.model import _TABLES
 
     docs = (REPO / "docs" / "config.md").read_text(encoding="utf-8")
     for table, keys in _TABLES.items():

@@ -27,8 +27,7 @@ from table_controller.event_log import EventLog
 from table_controller.rules.codec import decode_input
 from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
-from table_controller.table.config import demo_config
-from table_controller.table.config_toml import to_toml
+from table_controller.table.config import demo_config, to_toml
 
 KILLS = 20
 GUARD = 120.0  # seconds a run may take to acknowledge anything: only against a hang

@@ -14,7 +14,7 @@ import numpy as np
 from machines import PI, PICO, SERIAL_DONGLE, Parts, bare, table_pi
 
 from table_controller.table.config import TableConfig, load_config, parse_config
-from table_controller.table.config_cli import cmd_check
+from table_controller.table.config.cli import cmd_check
 from table_controller.table.machine import (
     Machine,
     SerialPortInfo,

@@ -77,7 +77,7 @@ def example_settings() -> str:
 
 
 def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.table.config_cli import write_example
+    from table_controller.table.config.cli import write_example
 
     then = (
         "edit it (every key is explained in it), then start the director: "

@@ -477,8 +477,7 @@ class EventDemo:
 
     def _table_config(self, table: DemoTable, players: Seats) -> Path:
         """The table's configuration for its next game: these players."""
-        from table_controller.table.config import parse_config
-        from table_controller.table.config_toml import to_toml
+        from table_controller.table.config import parse_config, to_toml
 
         assert self.folder is not None and self.broker_port is not None
         assert self._broker_files is not None

@@ -4,7 +4,7 @@ A director or a club edits it by hand, so it is read strictly and every mistake 
 reported at once, each naming the key, what is wrong and what to write instead: one
 ``table-controller config check`` lists them all. Relative paths are relative to the
 file's folder, so a table's folder can be copied whole. The keys are in docs/config.md;
-``config_toml.example_config()`` (examples/table.toml) is the documented example.
+``toml.example_config()`` (examples/table.toml) is the documented example.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import PRESETS, Rules
 from table_controller.safe_toml import TOMLLimitError, loads_limited
 from table_controller.seats import SEATS, Seat
-from table_controller.table.config_reader import (
+from table_controller.table.config.reader import (
     ConfigError,
     ConfigProblem,
     Reader,

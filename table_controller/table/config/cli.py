@@ -16,14 +16,14 @@ from typing import Any, TextIO
 
 from table_controller.commands import help_of
 from table_controller.rules.presets import PRESETS
-from table_controller.table.config import (
+from table_controller.table.config.model import (
     DOCS,
     ConfigError,
     TableConfig,
     check_files,
     load_config,
 )
-from table_controller.table.config_toml import example_config, fleet_example_config
+from table_controller.table.config.toml import example_config, fleet_example_config
 from table_controller.table.machine import Machine, look_at
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from table_controller.devices.pins import DEFAULT_PIN_MAP
 
 if TYPE_CHECKING:
-    from table_controller.table.config import TableConfig
+    from table_controller.table.config.model import TableConfig
 
 
 def example_config() -> str:
@@ -98,7 +98,7 @@ attract_after = 60.0        # seconds idle before the bots play a demo hand
 
 
 # The fleet's example (``config example --fleet``): the director gives a fleet's table
-# its name, rules, players and broker (table/config.py ``_fleet`` refuses them in the
+# its name, rules, players and broker (table/config/model.py ``_fleet`` refuses them in the
 # file), so the example keeps only what is the table's own, as hardware/first-boot.sh does.
 FLEET_HEADER = """\
 # The configuration of one table of an event's fleet (docs/fleet.md):
