@@ -39,8 +39,8 @@ def split(log: str) -> str:
     """Imports, opening and replaying, timed in this process (the first import here)."""
     start = time.perf_counter()
     from table_controller.event_log import EventLog
-    from table_controller.table import log_cli  # noqa: F401  what the command imports
-    from table_controller.table.export import replay_sheet
+    from table_controller.table.log import cli  # noqa: F401  what the command imports
+    from table_controller.table.log.export import replay_sheet
 
     imported = time.perf_counter()
     with EventLog.open_existing(log) as opened:

@@ -25,7 +25,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     ),
     "cube": ("table_controller.devices.cube_cli", "the trump cube: emulate, flash, show, test"),
     "log": (
-        "table_controller.table.log_cli",
+        "table_controller.table.log.cli",
         "a table's event log: list its games, export one, check it",
     ),
     "config": (

@@ -1,4 +1,4 @@
-"""Exports of a logged game (table_controller/table/export.py) and the ``log`` commands:
+"""Exports of a logged game (table_controller/table/log/export.py) and the ``log`` commands:
 the transcript replays to the same outputs as the log, the score sheet shows every hand,
 the renege evidence and the final score, and every failure has its exit code."""
 
@@ -22,7 +22,7 @@ from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.simulate import play
-from table_controller.table.export import replay_sheet, score_sheet_html, transcript_text
+from table_controller.table.log.export import replay_sheet, score_sheet_html, transcript_text
 from table_controller.transcript import load, parse_lines, replay
 
 HERE = Path(__file__).parent

@@ -38,10 +38,10 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat
 from table_controller.table.config import ConfigError, parse_config
-from table_controller.table.export import score_sheet_html
 from table_controller.table.health import Device
+from table_controller.table.log.export import score_sheet_html
 from table_controller.table.options import TableOptions
-from table_controller.table.page_door import KIOSK, pin_throttle
+from table_controller.table.page.door import KIOSK, pin_throttle
 from table_controller.web.pin import hash_pin, verify_pin
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

@@ -43,7 +43,7 @@ from table_controller.table.config import ConfigError, TableConfig, parse_config
 from table_controller.table.fleet.display import JoinDisplay
 from table_controller.table.noticed import Ruled
 from table_controller.table.options import TableOptions
-from table_controller.table.page_tls import (
+from table_controller.table.page.tls import (
     CERT_DAYS,
     INSECURE,
     PageTls,

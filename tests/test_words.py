@@ -39,7 +39,7 @@ from table_controller.rules.events import (
 )
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
-from table_controller.table.export import score_sheet_html
+from table_controller.table.log.export import score_sheet_html
 from table_controller.transcript import load
 
 TRANSCRIPTS = Path(__file__).parent / "transcripts"

@@ -1,6 +1,6 @@
 """A kiosk started again on its log (a crash, a power cut, the operator's restart).
 
-The table replays its log on start (table/resume.py), so the game in play comes back to
+The table replays its log on start (table/log/resume.py), so the game in play comes back to
 the event. The kiosk's own state comes back with it: the bots' hands are virtual, but
 the kiosk's deal is one logged ``hand_dealt`` holding every hand, so the replayed hand
 knows the bots' cards and they play on from them. What is not logged is the deal being

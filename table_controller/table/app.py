@@ -45,12 +45,12 @@ from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.camera_watch import CameraWatch
-from table_controller.table.clear_pictures import ClearPictures
 from table_controller.table.config import TableConfig
 from table_controller.table.core import LOG_FIX, TableCore
 from table_controller.table.devices import TableDevices
 from table_controller.table.feed_link import FeedLink
 from table_controller.table.health import Device, Health
+from table_controller.table.log.pictures import ClearPictures
 from table_controller.table.noticed import (
     CameraClearer,
     CameraSaw,
@@ -65,7 +65,7 @@ from table_controller.table.noticed import (
     Source,
 )
 from table_controller.table.options import TableOptions
-from table_controller.table.page_door import PageDoor
+from table_controller.table.page.door import PageDoor
 from table_controller.table.policy import PASS, TablePolicy
 from table_controller.table.ports import TableStatus
 from table_controller.table.sinks import Sinks
@@ -78,7 +78,7 @@ from table_controller.web.guard import Sender
 if TYPE_CHECKING:
     from table_controller.feed.signing import Ruling
     from table_controller.sim import World
-    from table_controller.table.page_tls import PageTls
+    from table_controller.table.page.tls import PageTls
     from table_controller.web.server import TablePage
 
 log = logging.getLogger(__name__)
@@ -505,9 +505,9 @@ class Table:
 
     async def _serve_page(self, page: TablePage) -> str:
         """The page served where the config says: HTTPS when it is open to the network
-        (table/page_tls.py; its certificate made or checked off the loop, the start
+        (table/page/tls.py; its certificate made or checked off the loop, the start
         stopped in words when it cannot be had), plain HTTP on this machine alone."""
-        from table_controller.table.page_tls import prepare
+        from table_controller.table.page.tls import prepare
 
         web = self.config.web
         self.page_tls = await asyncio.to_thread(prepare, self.config)

@@ -42,6 +42,7 @@ from table_controller.table.across_line import across_lines
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Fault, Health
 from table_controller.table.inputs import Refused, from_page, from_press, from_vision
+from table_controller.table.log.resume import UnusableRules, resume_last_game
 from table_controller.table.noticed import (
     BotMoved,
     CameraClearer,
@@ -55,7 +56,6 @@ from table_controller.table.noticed import (
 )
 from table_controller.table.policy import PlainTable, TablePolicy
 from table_controller.table.ports import TableStatus
-from table_controller.table.resume import UnusableRules, resume_last_game
 from table_controller.table.sinks import Shown, Sinks
 from table_controller.vision.across import CardAcross
 

@@ -81,7 +81,7 @@ class PolicyTable(TableControl, Protocol):
 
     async def pin_refusal(self, pin: object, stored: str, where: str) -> Refusal | None:
         """Whether ``pin`` (typed at the table's own screen) is ``stored``'s: None, or why
-        not; wrong ones rate-limited (page_door.py)."""
+        not; wrong ones rate-limited (page/door.py)."""
         ...
 
     def pin_wait(self) -> float:

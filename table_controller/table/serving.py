@@ -59,7 +59,7 @@ async def serve(table: Table, out: TextIO, *, hands: int | None, quiet: bool) ->
         while table.url is None and not stop.is_set():
             await asyncio.sleep(0.05)
         if table.url is not None and not quiet:
-            from table_controller.table.page_tls import on_loopback, start_words
+            from table_controller.table.page.tls import on_loopback, start_words
 
             host = table.config.web.host
             reach = "" if on_loopback(host) else f" (open to the network: [web] host = {host})"

@@ -1,5 +1,5 @@
 """The operator's PIN, stored hashed (PBKDF2-SHA256 with a salt of its own); the brake
-on guessing it is the table's door's (table/page_door.py, per address).
+on guessing it is the table's door's (table/page/door.py, per address).
 
 The page's operator logs in with it and the kiosk's operator unlocks the kiosk with it;
 the table's config checks its hash and ``kiosk pin`` makes one: here, below them all."""

@@ -158,7 +158,7 @@ class TablePage:
     ) -> str:
         """Serve in the running event loop; returns the page's URL (port 0: a free one).
         With ``tls_cert`` and ``tls_key`` (PEM files, checked by the caller: the table's
-        page_tls.py) the page is HTTPS only: a plain request on its port is not answered,
+        page/tls.py) the page is HTTPS only: a plain request on its port is not answered,
         so nothing of the page ever crosses the network in clear by mistake."""
         if self._task is not None:
             raise RuntimeError("the table page is already being served at " + str(self.url))

@@ -30,12 +30,12 @@ from table_controller.rules.game import Game, Phase
 from table_controller.rules.presets import preset
 from table_controller.seats import Seat, Team
 from table_controller.sim import World, WorldCamera
-from table_controller.table import page_door
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
 from table_controller.table.inputs import Refused, from_page
 from table_controller.table.noticed import Ruled
 from table_controller.table.options import TableOptions
+from table_controller.table.page import door as page_door
 from table_controller.vision.synthetic import Effects
 from table_controller.web.guard import COOKIE, OperatorSessions
 from table_controller.web.pin import hash_pin

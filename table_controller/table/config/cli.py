@@ -87,7 +87,7 @@ def summary(config: TableConfig) -> list[tuple[str, str]]:
     from table_controller.devices.pins import DEFAULT_PIN_MAP
 
     pins = "the default map" if config.pins == DEFAULT_PIN_MAP else "from [seats]"
-    from table_controller.table.page_tls import on_loopback
+    from table_controller.table.page.tls import on_loopback
 
     web = config.web
     mine = on_loopback(web.host)

@@ -26,7 +26,7 @@ from table_controller.table.config import TableConfig
 from table_controller.table.devices import pin_factory_for
 from table_controller.table.fleet.lights import BEAT, LightsPlayer
 from table_controller.table.fleet.page import JoinPage, JoinPageError
-from table_controller.table.page_tls import PageTls, PageTlsError, prepare, start_words
+from table_controller.table.page.tls import PageTls, PageTlsError, prepare, start_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -84,7 +84,7 @@ class JoinDisplay(Closing):
         self._cube_times = cube_times
         self._stop = threading.Event()
         self._cube_thread: threading.Thread | None = None
-        self.tls: PageTls | None = None  # the page's HTTPS (table/page_tls.py)
+        self.tls: PageTls | None = None  # the page's HTTPS (table/page/tls.py)
         try:
             self.tls = prepare(config)
             self.page = JoinPage(

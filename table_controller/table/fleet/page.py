@@ -51,7 +51,7 @@ def _static(name: str) -> str:
 class JoinPage:
     """Serves the join page on ``host:port`` (port 0: a free one) until ``close()``;
     over HTTPS with ``tls_cert`` and ``tls_key``, as the table's page will be on the
-    same port (table/page_tls.py): a phone that accepted the table's certificate for
+    same port (table/page/tls.py): a phone that accepted the table's certificate for
     the join page is not asked again once the table plays."""
 
     def __init__(

@@ -273,7 +273,7 @@ async def serve_fleet(runner: FleetRun, out: TextIO, *, hands: int | None) -> No
         while not stop.is_set():
             table = runner.table
             if table is not None and table.url is not None:
-                from table_controller.table.page_tls import start_words
+                from table_controller.table.page.tls import start_words
 
                 out.write(f"The table page: {table.url} (config from the event's director)\n")
                 for line in start_words(table.config, table.url, table.page_tls):

@@ -49,7 +49,7 @@ from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.hand import Phase
 from table_controller.rules.option_words import rules_words as option_rules_words
 from table_controller.seats import Seat, Team
-from table_controller.table.export import Evidence, Sheet, replay_game
+from table_controller.table.log.export import Evidence, Sheet, replay_game
 
 FORMAT_WORDS = {
     "progressive": "Progressive euchre",

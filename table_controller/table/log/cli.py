@@ -20,7 +20,7 @@ from table_controller.commands import help_of
 from table_controller.event_log import EventLog, GameRecord, LogError
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
-from table_controller.table.export import (
+from table_controller.table.log.export import (
     Sheet,
     replay_sheet,
     score_sheet_html,

@@ -1,0 +1,8 @@
+"""The table's log as the table uses it, over ``event_log.py`` (the log itself):
+``resume`` (the last game replayed at start), ``pictures`` (the camera's clearer
+pictures written over the first ones), ``export`` (a game as a transcript or a score
+sheet) and ``cli`` (``table-controller log``, loaded by name).
+
+The face loads none of them itself: each caller takes the one it needs."""
+
+__all__ = ["cli", "export", "pictures", "resume"]
