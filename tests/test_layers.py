@@ -63,6 +63,11 @@ DIRECTOR = "table_controller.director"
 # The fleet's protocol, which both sides speak, and the table's side of it.
 FLEET_PROTOCOL = "table_controller.fleet"
 TABLE_FLEET = "table_controller.table.fleet"
+# The table's own folders: its config (a face of names), its page and its log (faces
+# that name their modules).
+TABLE_CONFIG = "table_controller.table.config"
+TABLE_PAGE = "table_controller.table.page"
+TABLE_LOG = "table_controller.table.log"
 PRESENT = "table_controller.present"
 SIM = "table_controller.sim"
 # The groups whose modules form no circle even through imports made only for types.
@@ -272,8 +277,11 @@ def face_names(package: str) -> set[str]:
 
 
 def test_a_fleet_package_is_entered_only_by_the_modules_its_face_names() -> None:
+    """The fleet's two packages, and the table's page and log folders: each face names
+    its modules in ``__all__`` without loading them (what one caller needs, it loads
+    alone: the page's TLS its cryptography, the unit's guard nothing of the join)."""
     wrong = []
-    for package in (FLEET_PROTOCOL, TABLE_FLEET):
+    for package in (FLEET_PROTOCOL, TABLE_FLEET, TABLE_PAGE, TABLE_LOG):
         names = face_names(package)
         assert names, f"{package}/__init__.py names no module in __all__"
         for a, b in edges(TYPED_GRAPH):
@@ -285,6 +293,16 @@ def test_a_fleet_package_is_entered_only_by_the_modules_its_face_names() -> None
                     f"{package}'s __all__ if another part needs it"
                 )
     assert wrong == [], "a fleet package entered past its face:\n" + "\n".join(wrong)
+
+
+def test_the_tables_config_is_entered_through_its_face_or_its_command() -> None:
+    wrong = [
+        line
+        for line in past_the_face(TYPED_GRAPH, [TABLE_CONFIG])
+        if not line.startswith("table_controller.commands imports ")
+        and f" imports {TABLE_CONFIG}.cli," not in line
+    ]
+    assert wrong == [], "the table's config entered past its face:\n" + "\n".join(wrong)
 
 
 def test_the_director_takes_the_fleets_protocol_never_the_tables_side() -> None:
