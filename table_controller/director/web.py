@@ -197,9 +197,9 @@ class DirectorPage:
         self._dirty: set[str] = set()
         self._whole_due = True  # a change named no table: read every table's row
         # the alerts as last read, with their tables' lines; in words; as JSON text
-        self._alerts_kept: (
-            tuple[tuple[list[AlertRow], list[str]], list[AlertCard], str | None] | None
-        ) = None
+        self._alerts_kept: tuple[tuple[list[AlertRow], list[str]], list[AlertCard], str] | None = (
+            None
+        )
         self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -377,18 +377,13 @@ class DirectorPage:
         if kept is not None and kept[0] == key:
             return kept[1]
         shown = self.view.alerts(alerts, [line.row for line in lines])
-        self._alerts_kept = (key, shown, None)
+        self._alerts_kept = (key, shown, json_text(shown))
         return shown
 
     def _alerts_text(self, shown: list[AlertCard]) -> str:
         """``shown`` as JSON text, encoded once while they stay the same."""
         kept = self._alerts_kept
-        if kept is None or kept[1] is not shown:
-            return json_text(shown)
-        if kept[2] is None:
-            self._alerts_kept = kept = (kept[0], kept[1], json_text(shown))
-        assert kept[2] is not None
-        return kept[2]
+        return kept[2] if kept is not None and kept[1] is shown else json_text(shown)
 
     def _stream_results(self) -> tuple[Mapping[str, object], str] | None:
         """The results for a streamed snapshot: the last ones computed, computed again
