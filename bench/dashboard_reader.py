@@ -33,7 +33,7 @@ class DashboardReader:
 
     def __init__(self, store: DirectorStore, url: str, cert: Path) -> None:
         password = secrets.token_urlsafe(16)
-        store.add_login("bench", password)
+        store.accounts.add_login("bench", password)
         self._url = urllib.parse.urlsplit(url)
         self._ctx = ssl.create_default_context(cafile=str(cert))
         conn = self._connect()

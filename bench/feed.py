@@ -345,7 +345,7 @@ class Checks:
             t0 = time.thread_time()
             decision = real(table, kind, body, now, **how)
             checks.cpu += time.thread_time() - t0
-            key = svc.store.table_key(table)
+            key = svc.store.keys.table_key(table)
             if not decision.take:
                 if decision.alerted:
                     checks.refused += 1
@@ -583,7 +583,7 @@ def run(args: argparse.Namespace) -> int:
             }
     total = sum(len(v) for v in want.values())
     deadline = time.time() + args.drain
-    while store.count_events() < total and time.time() < deadline:
+    while store.events.count_events() < total and time.time() < deadline:
         time.sleep(0.5)
     drained = time.time() - start
     received = svc.received
@@ -606,7 +606,7 @@ def run(args: argparse.Namespace) -> int:
         tables_cpu += cpu
         signed += n_signed
         signing_cpu += sign_cpu
-    enforced = sum(1 for k in store.table_keys() if k["enforced"])
+    enforced = sum(1 for k in store.keys.table_keys() if k["enforced"])
     for w in workers:
         w.join(30)
     svc.stop()

@@ -30,7 +30,7 @@ from table_controller.director.web import DirectorPage  # noqa: E402
 def dashboard(database: Path) -> None:
     """The dashboard over the event's store: its results, then confirmed final."""
     store = DirectorStore(database)
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     served = Served(DirectorPage(store, title=EVENT))
     try:
         with sync_playwright() as pw:

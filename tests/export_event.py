@@ -107,7 +107,7 @@ def build_event(
         for table, place in plan[round_no].items():
             messages, images = games[played[(round_no, table)]]
             seats = _seats(admin, players, round_no, int(place))
-            store.add_status(
+            store.tables.add_status(
                 {
                     **dealing_status(table, at, round_no, seats),
                     "name": TABLES[table],
@@ -124,12 +124,12 @@ def build_event(
             }
             for m in messages:
                 first = {"record": record} if m["seq"] == 1 else {}
-                store.add_event(
+                store.events.add_event(
                     {**m, **first, "table": table, "game": round_no, "at": at + m["at"] - base}
                 )
                 admin.on_stored("event", table)
             for (_, seq), png in images.items():
-                store.add_evidence(table, round_no, seq, png)
+                store.events.add_evidence(table, round_no, seq, png)
             at += 3600
     return store
 

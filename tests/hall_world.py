@@ -95,9 +95,9 @@ def fill_hall(
             n_late, late_at = late[k]
             for m in messages[-n_late:]:
                 m["at"] = late_at
-        assert not [r for r in store.add_events(messages) if isinstance(r, Exception)]
+        assert not [r for r in store.events.add_events(messages) if isinstance(r, Exception)]
         t.last_at = messages[-1]["at"]
-        store.add_status(status(t, names=names))
+        store.tables.add_status(status(t, names=names))
         out.append(t)
     return out
 

@@ -37,7 +37,7 @@ def status(at: float, across: list[Any]) -> dict[str, Any]:
 
 
 def across_texts(view: DashboardView) -> list[str]:
-    (line,) = view.lines(view.store.raw_tables(), {}, {})
+    (line,) = view.lines(view.store.tables.raw_tables(), {}, {})
     return list(line.row["across_texts"])
 
 
@@ -47,7 +47,7 @@ def test_the_status_carries_the_card_across_a_line_signed(tmp_path: Path) -> Non
     try:
         assert "across" not in status(1.0, [])  # none: left out, as a table of before
         svc.handle(TOPICS.status(T), table.signed("status", status(1.0, [ACROSS])))
-        assert store.tables()[0]["across"] == [ACROSS]
+        assert store.tables.tables()[0]["across"] == [ACROSS]
         assert across_texts(view) == [SAID]
         # Changed on the way (another card named): the signature no longer holds.
         signed = json.loads(table.signed("status", status(2.0, [ACROSS])))
@@ -60,7 +60,7 @@ def test_the_status_carries_the_card_across_a_line_signed(tmp_path: Path) -> Non
         assert across_texts(view) == [SAID]  # what the table signed, still
         # Pushed in: the next status has none, and the mark goes.
         svc.handle(TOPICS.status(T), table.signed("status", status(3.0, [])))
-        assert store.tables()[0]["across"] == []
+        assert store.tables.tables()[0]["across"] == []
         assert across_texts(view) == []
     finally:
         store.close()
@@ -88,7 +88,7 @@ def test_the_dashboard_marks_the_table_until_the_card_is_pushed_in(
     tmp_path: Path, browser: Browser
 ) -> None:
     store, svc, table = setup(tmp_path)
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     served = Served(DirectorPage(store, svc, title="Spring Open"))
     try:
         svc.handle(TOPICS.status(T), table.signed("status", status(time.time(), [ACROSS])))

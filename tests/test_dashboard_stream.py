@@ -153,7 +153,7 @@ def test_the_streamed_changes_add_up_to_the_overview_with_tables_playing(
             for t in tables:
                 publish(feed, topic("events", t), {**m, "table": t})
         total = len(messages) * len(tables)
-        wait_until("every event stored", lambda: world.store.count_events() == total)
+        wait_until("every event stored", lambda: world.store.events.count_events() == total)
 
         def shown() -> dict[str, Any] | None:
             snap: dict[str, Any] | None = None
@@ -262,13 +262,13 @@ def test_a_snapshot_reads_the_tables_a_change_named_and_all_of_them_every_few_se
         page._monotonic = lambda: now[0]
         page._loop = Loop()  # type: ignore[assignment]
         for n in (1, 2, 3):
-            store.add_status(status(f"table-{n}", f"Table {n}", ["A", "B", "C", "D"]))
+            store.tables.add_status(status(f"table-{n}", f"Table {n}", ["A", "B", "C", "D"]))
         page._schedule("")
         page._flush()
         assert set(shown(page)) == {"table-1", "table-2", "table-3"}
         # table-1's status told; table-2's written by another process, untold
-        store.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=2))
-        store.add_status(status("table-2", "Table 2", ["A", "B", "C", "D"], hand=3))
+        store.tables.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=2))
+        store.tables.add_status(status("table-2", "Table 2", ["A", "B", "C", "D"], hand=3))
         now[0] += 0.1
         page._schedule("table-1")
         page._flush()
@@ -280,8 +280,8 @@ def test_a_snapshot_reads_the_tables_a_change_named_and_all_of_them_every_few_se
         assert shown(page) == {t["table"]: t for t in page.overview()["tables"]}
         # An alert on table-3 raised where no table is named: every line read, its
         # count of open alerts moved, and the alert shown in words.
-        store.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=4))
-        store.alert_once("table-3", "camera", "lens", "the camera sees nothing", now[0])
+        store.tables.add_status(status("table-1", "Table 1", ["A", "B", "C", "D"], hand=4))
+        store.alerts.alert_once("table-3", "camera", "lens", "the camera sees nothing", now[0])
         now[0] += 0.1
         page._schedule("")
         page._flush()

@@ -318,7 +318,7 @@ def test_each_alert_with_its_picture_and_the_rule_on_the_dashboard(
                 png = images[(m["game"], m["seq"])]
                 publish(feed, topic(f"evidence/{m['game']}/{m['seq']}", TABLE_ID), png)
             publish(feed, topic("events", TABLE_ID), m)
-        wait_until("the alerts", lambda: len(world.store.alerts()) >= 6)
+        wait_until("the alerts", lambda: len(world.store.alerts.alerts()) >= 6)
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         page = context.new_page()
         page.goto(world.served.url)

@@ -70,7 +70,7 @@ def test_progressive_two_rounds_from_real_games(store: DirectorStore) -> None:
                 expected[seats[seat]] += score
             # The game's feed, in order, one message at a time (delivered twice).
             for m in as_table(messages, table, round_no) * 2:
-                store.add_event(m)
+                store.events.add_event(m)
                 admin.on_stored("event", table)
         if round_no == 1:
             assert summary(admin.state)["round"] == 2
@@ -84,7 +84,7 @@ def test_progressive_two_rounds_from_real_games(store: DirectorStore) -> None:
     assert again.summary()["standings"] == standings
     # A game from a table no round assigns is kept for the director, not lost.
     for m in as_table(games[1], "hall-c"):
-        store.add_event(m)
+        store.events.add_event(m)
     again.catch_up()
     assert [u["table"] for u in again.state.unplaced] == ["hall-c"]
 
@@ -127,14 +127,14 @@ def test_correction_is_audited_and_history_append_only(store: DirectorStore) -> 
         admin.record("bob", 1, "1", res, " ")
     fixed = {**res, "individual": [4, 1, 4, 1]}
     admin.record("bob", 1, "1", fixed, "loner scored 4 for the partner, not 3")
-    history = store.format_history()
+    history = store.formats.format_history()
     assert [(h["who"], h["action"]) for h in history] == [
         ("ann", "created"),
         ("ann", "result"),
         ("bob", "result"),
     ]
     assert history[-1]["reason"] == "loner scored 4 for the partner, not 3"
-    assert any(a["action"] == "format_result" and a["who"] == "bob" for a in store.audit())
+    assert any(a["action"] == "format_result" and a["who"] == "bob" for a in store.accounts.audit())
     with pytest.raises(StoreError, match="format history is append-only"):
         store.db.execute("UPDATE format_state SET who = 'eve'")
     assert EventsAdmin(store).state.event.results[1][1]["N"] == 4  # type: ignore[union-attr]
@@ -171,7 +171,7 @@ def test_bracket_advances_from_game_results(store: DirectorStore) -> None:
             "hand": None,
             "evidence": False,
         }
-        store.add_event(msg)
+        store.events.add_event(msg)
         admin.on_stored("event", table)
 
     game_ends("t1", "NS")
@@ -206,7 +206,7 @@ def test_bad_requests_say_what_to_do(store: DirectorStore) -> None:
         admin.create("ann", "swiss", PLAYERS, rounds=2)
     with pytest.raises(AdminError, match="at least 4 players"):
         admin.create("ann", "progressive", PLAYERS[:3], rounds=2)
-    assert store.format_history() == []
+    assert store.formats.format_history() == []
 
 
 # --- the 12-hand rounds' playoff and a bracket's corrections -----------------------------------
@@ -234,7 +234,7 @@ def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
     step = admin.summary()["playoff"]
     assert (step["kind"], step["teams"], step["hands"]) == ("tie_playoff", ["blues", "greens"], 4)
     # Bad entries are refused in words, and change nothing.
-    versions = len(store.format_history())
+    versions = len(store.formats.format_history())
     with pytest.raises(AdminError, match="no team 'Purples' in this event: it is one of Reds"):
         admin.record_playoff("ann", "Purples", "greens", (3, 1), "score card")
     with pytest.raises(AdminError, match="Reds .* v Blues .* is not a playoff the standings"):
@@ -247,7 +247,7 @@ def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
         admin.record_playoff("ann", "blues", "greens", (-1, 3), "score card")
     with pytest.raises(AdminError, match="needs a reason"):
         admin.record_playoff("ann", "blues", "greens", (2, 2), " ")
-    assert len(store.format_history()) == versions
+    assert len(store.formats.format_history()) == versions
     # Still tied after the 4 hands: sudden death, added up (names as typed work too).
     words = admin.record_playoff("bob", "Blues", "greens", (2, 2), "score card")
     assert "next, sudden-death hands (001 s19)" in words
@@ -258,10 +258,12 @@ def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
     assert step["played"] == [{"teams": ["blues", "greens"], "points": [2, 3]}]
     with pytest.raises(AdminError, match="no tie-break is needed: .* the final \\(001 s18\\)"):
         admin.record_playoff("bob", "blues", "greens", (1, 0), "one more")
-    history = store.format_history()
+    history = store.formats.format_history()
     assert [(h["who"], h["action"]) for h in history[-2:]] == [("bob", "playoff")] * 2
     assert history[-1]["reason"] == "sudden death hand"
-    assert [a["who"] for a in store.audit() if a["action"] == "format_playoff"] == ["bob"] * 2
+    assert [a["who"] for a in store.accounts.audit() if a["action"] == "format_playoff"] == [
+        "bob"
+    ] * 2
     # A restarted director reads the playoff back.
     assert EventsAdmin(store).summary()["playoff"] == step
 
@@ -301,7 +303,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
     admin.record_playoff("ann", "blues", "greens", (1, 3), "score card")  # Greens through
     assert admin.summary()["champion"] is None and admin.summary()["final"] is None
     # Bad entries are refused in words, and change nothing.
-    versions = len(store.format_history())
+    versions = len(store.formats.format_history())
     bad: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
         (
             ("reds", "blues", (10, 8), "card"),
@@ -321,7 +323,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
     for args, kw, words in bad:
         with pytest.raises(AdminError, match=words):
             record_final(admin, "ann", *args, **kw)
-    assert len(store.format_history()) == versions
+    assert len(store.formats.format_history()) == versions
     # Tied after 12 hands: the tie-break's points (4 hands, then a sudden-death hand).
     words = record_final(admin, "ann", "Greens", "reds", (12, 12), "score card", tiebreak=(3, 2))
     assert words.endswith("champion Greens (Ed & Flo)") and "tie-break 2 to 3" in words
@@ -358,7 +360,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
         admin.record("bob", 1, "2", {"scores": [9, 4], "winner": "NS"}, "card")
     with pytest.raises(AdminError, match="no tie-break is needed"):
         admin.record_playoff("bob", "blues", "greens", (1, 0), "one more")
-    history = store.format_history()
+    history = store.formats.format_history()
     assert [(h["who"], h["action"]) for h in history[-2:]] == [
         ("ann", "final"),
         ("bob", "final_corrected"),
@@ -367,7 +369,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
         a["action"] == "format_final_corrected"
         and a["who"] == "bob"
         and a["reason"] == "tie-break misread"
-        for a in store.audit()
+        for a in store.accounts.audit()
     )
     again = EventsAdmin(store).summary()  # a restarted director reads the final back
     assert (again["champion"], again["final"]) == ("reds", admin.summary()["final"])
@@ -419,12 +421,12 @@ def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
     admin.correct_match("bob", "R1-M1", ["reds", "reds"], "it was right after all")
     final = admin.state.event.match("R2-M1")  # type: ignore[union-attr]
     assert (final.top, final.bottom, final.games) == ("reds", "blues", [])
-    history = store.format_history()
+    history = store.formats.format_history()
     assert [(h["who"], h["action"]) for h in history[-2:]] == [("bob", "match_corrected")] * 2
     assert sum(h["action"] == "match_corrected" for h in history) == 3
     assert any(
         a["action"] == "format_match_corrected" and a["reason"] == "NS and EW swapped"
-        for a in store.audit()
+        for a in store.accounts.audit()
     )
     again = EventsAdmin(store).state.event
     assert again.match("R1-M1").winner == "reds"  # type: ignore[union-attr]
@@ -444,7 +446,7 @@ def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
 
 @pytest.fixture
 def served(store: DirectorStore) -> Iterator[Served]:
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     s = Served(DirectorPage(store, None, title="Spring Open"))
     yield s
     s.close()
@@ -501,7 +503,7 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     status, answer = post(url + "api/event/playoff", playoff, cookie)
     assert status == 200 and "next, the final (001 s18)" in answer["done"]
     assert answer["event"]["playoff"]["teams"] == ["reds", "blues"]
-    assert store.format_history()[-1]["who"] == "ann"
+    assert store.formats.format_history()[-1]["who"] == "ann"
     # A bracket: a game recorded for the wrong team, corrected.
     # a new event in the same store: a name of its own (the first one has results)
     bracket = {"format": "bracket", "entrants": "\n".join(TEAMS), "name": "The cup"}
@@ -526,7 +528,7 @@ def test_playoff_and_correction_over_http(served: Served) -> None:
     first = answer["event"]["bracket"][0]["matches"][0]
     assert (first["games"], first["winner"]) == (["golds", "golds"], "golds")
     assert admin.state.event.match("R2-M1").top == "golds"  # type: ignore[union-attr]
-    assert store.format_history()[-1]["reason"] == "NS and EW swapped"
+    assert store.formats.format_history()[-1]["reason"] == "NS and EW swapped"
 
 
 @pytest.fixture
@@ -643,7 +645,7 @@ def test_final_over_http(served: Served) -> None:
     fixed = {**final, "points": [9, 14], "correct": True, "reason": "points swapped"}
     status, answer = post(url + "api/event/final", fixed, cookie)
     assert status == 200 and answer["event"]["champion"] == "greens"
-    assert [(h["who"], h["action"], h["reason"]) for h in store.format_history()[-2:]] == [
+    assert [(h["who"], h["action"], h["reason"]) for h in store.formats.format_history()[-2:]] == [
         ("ann", "final", "score card"),
         ("ann", "final_corrected", "points swapped"),
     ]

@@ -122,8 +122,8 @@ class Room:
         wait_until(
             "every event and picture stored",
             lambda: (
-                store.count_events() == sum(len(m) for m in self.messages.values())
-                and all(store.evidence(t, g, s) for t, g, s in self.images)
+                store.events.count_events() == sum(len(m) for m in self.messages.values())
+                and all(store.events.evidence(t, g, s) for t, g, s in self.images)
             ),
         )
 
@@ -364,7 +364,7 @@ def test_a_picture_that_arrives_after_the_alert_is_opened_is_shown(
         publish(feed, topic("status", TABLE), status(TABLE, "Table 3", ["Ann", "Bo", "Cy", "Di"]))
         for m in messages:
             publish(feed, topic("events", TABLE), m)
-        wait_until("the events stored", lambda: world.store.count_events() == len(messages))
+        wait_until("the events stored", lambda: world.store.events.count_events() == len(messages))
         page.goto(world.served.url)
         log_in_page(page)
         alert = page.locator('#alerts [data-kind="renege_proven"]')

@@ -39,7 +39,7 @@ def play(store: DirectorStore, admin: EventsAdmin | None, game: int, at: float) 
     messages = progressive_game(2, False)[0]
     base = messages[0]["at"]
     for table, name in TABLES.items():
-        store.add_status(
+        store.tables.add_status(
             {
                 **dealing_status(table, at, game, dict(zip("NESW", PLAYERS[:4], strict=True))),
                 "name": name,
@@ -52,7 +52,9 @@ def play(store: DirectorStore, admin: EventsAdmin | None, game: int, at: float) 
         }
         for m in messages:
             first = {"record": record} if m["seq"] == 1 else {}
-            store.add_event({**m, **first, "table": table, "game": game, "at": at + m["at"] - base})
+            store.events.add_event(
+                {**m, **first, "table": table, "game": game, "at": at + m["at"] - base}
+            )
             if admin is not None:
                 admin.on_stored("event", table)
 
@@ -153,7 +155,7 @@ def test_an_event_created_before_names_exports_named_by_its_date(
     old: dict[str, Any] = create("progressive", PLAYERS, rounds=1).to_json()
     del old["name"], old["created"]
     old["rules"] = {"name": "td-progressive", "options": {"hands_per_game": 2}}
-    store.add_format_state("ann", "created", "new progressive event", old)
+    store.formats.add_format_state("ann", "created", "new progressive event", old)
     play(store, None, 1, START)
     store.close()
     out = tmp_path / "out"
@@ -202,10 +204,10 @@ def test_a_table_whose_log_began_again_at_game_1_is_said_loudly(
     try:
         play(store, None, 1, START)
         play(store, None, 1, START)  # the broker delivering it all again: nothing
-        assert not [a for a in store.alerts() if a["kind"] == "game_reused"]
+        assert not [a for a in store.alerts.alerts() if a["kind"] == "game_reused"]
         clock.now += 30 * DAY
         play(store, None, 1, START + 30 * DAY)  # a new log's game 1, a month later
-        reused = [a for a in store.alerts() if a["kind"] == "game_reused"]
+        reused = [a for a in store.alerts.alerts() if a["kind"] == "game_reused"]
         assert sorted(a["table"] for a in reused) == sorted(TABLES)
         text = reused[0]["text"]
         assert "not the game 1 this store holds" in text and "not stored" in text

@@ -562,14 +562,14 @@ def test_a_whole_game_to_ten_fits_one_page(tmp_path: Path, paper: str) -> None:
     database = tmp_path / "director.sqlite"
     store = DirectorStore(database)
     try:
-        store.add_status(
+        store.tables.add_status(
             {"table": "club-3", "online": True, "at": START, "name": "Club table 3",
              "players": {"N": "Ann", "E": "Bob", "S": "Cy", "W": "Di"}}
         )  # fmt: skip
         for seq, event in enumerate(script.events, start=1):
             outputs = [encode(o) for o in game.push(event)]
             sent = HandDealt(event.upcard) if isinstance(event, HandDealt) else event
-            store.add_event(
+            store.events.add_event(
                 {"table": "club-3", "game": 1, "seq": seq, "at": START + seq, "source": "camera",
                  "input": encode(sent), "outputs": outputs, "evidence": False}
             )  # fmt: skip

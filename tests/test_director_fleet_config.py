@@ -53,7 +53,7 @@ def test_configs_are_numbered_per_table_and_each_answer_is_stored(store_target: 
     store = DirectorStore(store_target, clock=lambda: NOW)
     try:
         fleet = Fleet(store)
-        assert store.fleet_config_state("table-1") is None
+        assert store.fleet_configs.fleet_config_state("table-1") is None
         first = push(fleet, "table-1", name="Table 1", players={}, round=None, clock=lambda: NOW)
         push(fleet, "table-2", name="Table 2", players={}, round=None, clock=lambda: NOW)
         seated_ = {"N": "Ann", "E": "Bob", "S": "Cy", "W": "Di"}
@@ -72,18 +72,18 @@ def test_configs_are_numbered_per_table_and_each_answer_is_stored(store_target: 
         service.handle(
             answers, json.dumps({"table": "table-1", "seq": 2, "state": "waiting"}).encode()
         )
-        state = store.fleet_config_state("table-1")
+        state = store.fleet_configs.fleet_config_state("table-1")
         assert state is not None
         assert (state["seq"], state["state"], state["applied"]) == (2, "waiting", 1)
         problem = "the config's signature does not match the director's key"
         refusal = {"table": "table-1", "seq": 2, "state": "refused", "problem": problem}
         service.handle(answers, json.dumps(refusal).encode())
-        state = store.fleet_config_state("table-1")
+        state = store.fleet_configs.fleet_config_state("table-1")
         assert state is not None and (state["state"], state["problem"]) == ("refused", problem)
         # An answer that is none is refused in words, and stores nothing.
         with pytest.raises(StoreError, match="is 'lost'"):
             service.handle(answers, json.dumps({"seq": 2, "state": "lost"}).encode())
-        two = store.fleet_config_state("table-2")
+        two = store.fleet_configs.fleet_config_state("table-2")
         assert two is not None and two["seq"] == 1 and two["state"] == "sent"
     finally:
         store.close()
@@ -98,7 +98,7 @@ def test_a_push_without_a_broker_says_what_to_do(tmp_path: Path) -> None:
 
     with pytest.raises(FleetConfigError, match="not connected to its broker"):
         push(Offline(store), "table-1", name="Table 1", players={}, round=None)
-    assert store.fleet_config_state("table-1") is None
+    assert store.fleet_configs.fleet_config_state("table-1") is None
 
 
 def test_the_current_round_is_pushed_to_the_tables_it_seats(tmp_path: Path) -> None:

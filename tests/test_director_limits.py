@@ -305,7 +305,7 @@ def test_the_settings_files_limits_are_what_the_director_enforces(tmp_path: Path
             before the director has subscribed, and what comes before is not kept."""
             if next(polls) % 25 == 0:
                 table.publish(TOPICS.status("table-1"), {**status, "n": "probe"})
-            return bool(opened.status_history("table-1"))
+            return bool(opened.tables.status_history("table-1"))
 
         wait_until("the director hears the table", heard, WAIT)
         table.publish(TOPICS.status("table-1"), {**status, "pad": "x" * 9000})  # over 8 KB
@@ -314,13 +314,13 @@ def test_the_settings_files_limits_are_what_the_director_enforces(tmp_path: Path
         table.publish(f"{TOPICS.table('table-1')}/evidence/1/2", b"p" * 60_000)
         wait_until(
             "the picture within the limit is stored",
-            lambda: opened.evidence("table-1", 1, 2) is not None,
+            lambda: opened.events.evidence("table-1", 1, 2) is not None,
             WAIT,
         )
-        assert store.evidence("table-1", 1, 1) is None
-        kept = [h["status"].get("n") for h in store.status_history("table-1")]
+        assert store.events.evidence("table-1", 1, 1) is None
+        kept = [h["status"].get("n") for h in store.tables.status_history("table-1")]
         assert kept[-1] == 2 and set(kept[:-1]) == {"probe"}  # the one over 8 KB not kept
-        (flood,) = [a for a in store.alerts() if a["kind"] == "flood"]
+        (flood,) = [a for a in store.alerts.alerts() if a["kind"] == "flood"]
         assert "over the 8 KB a status may have (the director's limit status_kb)" in flood["text"]
     finally:
         if store is not None:
@@ -368,10 +368,10 @@ def test_a_tables_rate_is_the_settings_files_on_a_real_broker(tmp_path: Path) ->
             tables[0].publish(TOPICS.status("table-1"), body)
         tables[1].publish(TOPICS.status("table-2"), {**body, "table": "table-2"})
         wait_until("the director took every message", lambda: svc.batched >= 13, WAIT)
-        assert [h["status"]["n"] for h in store.status_history("table-1")] == [0, 1, 2, 3, 4]
-        assert len(store.status_history("table-2")) == 1
+        assert [h["status"]["n"] for h in store.tables.status_history("table-1")] == [0, 1, 2, 3, 4]
+        assert len(store.tables.status_history("table-2")) == 1
         assert svc.refused == 7
-        (flood,) = [a for a in store.alerts() if a["kind"] == "flood"]
+        (flood,) = [a for a in store.alerts.alerts() if a["kind"] == "flood"]
         assert flood["table"] == "table-1"
         assert "more than the 1 messages or 2 MB a second a table may send" in flood["text"]
     finally:

@@ -80,12 +80,12 @@ def status(table: str, rules: dict[str, Any]) -> dict[str, Any]:
 def test_public_view_is_delayed_and_hides_held_cards(tmp_path: Path) -> None:
     messages, i, held, rules = spotted()
     store = DirectorStore(tmp_path / "d.sqlite")
-    store.add_status(status(TABLE, rules))
+    store.tables.add_status(status(TABLE, rules))
     for m in messages:
-        store.add_event(m)
+        store.events.add_event(m)
     # The held card is in the store (the director rules on it), never in the public view
     # as of the renege being spotted (it is still in the player's hand then).
-    assert held in json.dumps(store.events(TABLE))
+    assert held in json.dumps(store.events.events(TABLE))
     at = messages[i]["at"]
     view = PublicView(store, clock=lambda: at + 30.0, delay=30.0)
     snap = view.snapshot()
@@ -106,7 +106,7 @@ def test_public_view_is_delayed_and_hides_held_cards(tmp_path: Path) -> None:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     store = DirectorStore(tmp_path / "director.sqlite")
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     s = Served(DirectorPage(store, None, title="Spring Open"))
     yield s
     s.close()
@@ -123,9 +123,9 @@ def page(browser: Browser) -> Iterator[Page]:
 def test_public_page_shows_scores_live_and_no_held_card(page: Page, served: Served) -> None:
     messages, i, held, rules = spotted()
     store = served.page.store
-    store.add_status(status(TABLE, rules))
+    store.tables.add_status(status(TABLE, rules))
     for m in messages[: i + 1]:
-        store.add_event(m)
+        store.events.add_event(m)
     page.goto(served.url + "public")
     box = page.locator(".tile")
     expect(box.locator(".name")).to_have_text(TABLE)  # no name in its status: the id
@@ -136,7 +136,7 @@ def test_public_page_shows_scores_live_and_no_held_card(page: Page, served: Serv
     code = held  # the page draws cards as text: check both the code and the JSON never had it
     assert code not in page.content()
     for m in messages[i + 1 :]:
-        store.add_event(m)
+        store.events.add_event(m)
     final = PublicView(store).snapshot()["tables"][0]["score"]
     expect(box.locator(".team .score")).to_have_text([str(final["NS"]), str(final["EW"])])
     assert (final["NS"], final["EW"]) != (0, 0)

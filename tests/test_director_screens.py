@@ -80,7 +80,7 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     path = tmp_path_factory.mktemp("event") / "director.sqlite"
     build_event(path, rounds=3).close()  # round 3 to come: its seating is shown
     store = DirectorStore(path, rules_name="td-progressive", options=OPTIONS_GIVEN)
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     served = Served(DirectorPage(store, None, title="Spring Open"))
     yield served
     served.close()

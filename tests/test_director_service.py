@@ -105,11 +105,13 @@ def test_a_real_game_arrives_once_with_its_renege_alert(
     for (game, seq), png in images.items():
         publish(table, topic(f"evidence/{game}/{seq}"), png)
     store = service.store
-    wait_until("every event stored", lambda: store.count_events() == len(messages))
-    wait_until("every image stored", lambda: all(store.evidence(TABLE, g, s) for g, s in images))
-    assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in messages]
-    assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
-    renege = [a for a in store.alerts() if a["kind"] == "renege_proven"]
+    wait_until("every event stored", lambda: store.events.count_events() == len(messages))
+    wait_until(
+        "every image stored", lambda: all(store.events.evidence(TABLE, g, s) for g, s in images)
+    )
+    assert [e["input"] for e in store.events.events(TABLE, 1)] == [m["input"] for m in messages]
+    assert store.projections.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+    renege = [a for a in store.alerts.alerts() if a["kind"] == "renege_proven"]
     assert len(renege) == 1 and renege[0]["table"] == TABLE
     assert ("alert", TABLE) in changes
     table.loop_stop()
@@ -145,18 +147,23 @@ def test_a_table_that_drops_off_is_marked_offline_by_its_last_will(
     }
     publish(table, topic("status"), status, retain=True)
     store = service.store
-    wait_until("the table online", lambda: bool(store.tables()) and store.tables()[0]["online"])
-    assert [a["kind"] for a in store.alerts()] == ["cube_fault"]
+    wait_until(
+        "the table online",
+        lambda: bool(store.tables.tables()) and store.tables.tables()[0]["online"],
+    )
+    assert [a["kind"] for a in store.alerts.alerts()] == ["cube_fault"]
     # The network goes: the socket closes without a DISCONNECT, the broker sends the will.
     table.loop_stop()
     sock = table.socket()
     assert sock is not None
     sock.shutdown(socket.SHUT_RDWR)
     sock.close()
-    wait_until("the table offline", lambda: not store.tables()[0]["online"])
-    kinds = sorted(a["kind"] for a in store.alerts())
+    wait_until("the table offline", lambda: not store.tables.tables()[0]["online"])
+    kinds = sorted(a["kind"] for a in store.alerts.alerts())
     assert kinds == ["cube_fault", "table_offline"]
-    assert "offline" in next(a["text"] for a in store.alerts() if a["kind"] == "table_offline")
+    assert "offline" in next(
+        a["text"] for a in store.alerts.alerts() if a["kind"] == "table_offline"
+    )
 
 
 def test_what_is_sent_while_the_director_is_stopped_arrives_when_it_starts(
@@ -172,13 +179,13 @@ def test_what_is_sent_while_the_director_is_stopped_arrives_when_it_starts(
     half = len(messages) // 2
     for m in messages[:half]:
         publish(table, topic("events"), m)
-    wait_until("the first half", lambda: store.count_events() == half)
+    wait_until("the first half", lambda: store.events.count_events() == half)
     first.stop()
     for m in messages[half:]:
         publish(table, topic("events"), m)  # the broker keeps them for the director
     second = DirectorService(store, config, prefix=PREFIX)
     second.start()
-    wait_until("the rest, after the restart", lambda: store.count_events() == len(messages))
+    wait_until("the rest, after the restart", lambda: store.events.count_events() == len(messages))
     second.stop()
     table.loop_stop()
     table.disconnect()
@@ -234,7 +241,7 @@ def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
         )
     with pytest.raises(RulingError, match="which game and hand"):
         service.send_ruling(director="ann", table=TABLE, kind="void_hand", reason="misdeal")
-    assert service.store.rulings() == []
+    assert service.store.rulings.rulings() == []
     status = {"v": 1, "table": TABLE, "online": True, "at": time.time(), "every": 60.0}
     service.handle(topic("status"), json.dumps({**status, "game": 1, "hand": 2}).encode())
     sent = service.send_ruling(
@@ -252,11 +259,11 @@ def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
         "points": -2,
         "reason": "the card was a left bower",
     }
-    wait_until("the table's ack", lambda: service.store.rulings()[0]["ack_ok"] is not None)
-    (ruling,) = service.store.rulings()
+    wait_until("the table's ack", lambda: service.store.rulings.rulings()[0]["ack_ok"] is not None)
+    (ruling,) = service.store.rulings.rulings()
     assert ruling["ack_ok"] is True and ruling["director"] == "ann"
     assert received[0]["sig"] == sent["sig"]
-    audit = service.store.audit()
+    audit = service.store.accounts.audit()
     assert [(a["action"], a["who"]) for a in audit] == [
         ("ruling_sent", "ann"),
         ("ruling_applied", f"table {TABLE}"),
@@ -264,8 +271,8 @@ def test_a_ruling_is_signed_published_verified_and_audited_with_its_ack(
     # A tampered ruling is refused by the table, and that refusal is audited too.
     forged = dict(sent, reason="changed on the way", ruling_id="forged")
     publish(client(broker, "intruder"), topic("rulings"), forged)
-    wait_until("the refusal", lambda: len(service.store.audit()) == 3)
-    assert service.store.audit()[2]["action"] == "ruling_refused"
+    wait_until("the refusal", lambda: len(service.store.accounts.audit()) == 3)
+    assert service.store.accounts.audit()[2]["action"] == "ruling_refused"
     table.loop_stop()
     table.disconnect()
 
@@ -280,7 +287,7 @@ def test_the_director_carries_on_after_the_broker_restarts(
     table = client(broker, "table-restart")
     for m in messages[:half]:
         publish(table, topic("events"), m)
-    wait_until("the first half", lambda: service.store.count_events() == half)
+    wait_until("the first half", lambda: service.store.events.count_events() == half)
     table.loop_stop()
     table.disconnect()
     broker.restart()
@@ -291,8 +298,8 @@ def test_the_director_carries_on_after_the_broker_restarts(
     table = client(broker, "table-restart")
     for m in messages:  # the table resends what it is not sure of: stored once
         publish(table, topic("events"), m)
-    wait_until("the rest", lambda: service.store.count_events() == len(messages))
-    assert [e["seq"] for e in service.store.events(TABLE, 1)] == [m["seq"] for m in messages]
+    wait_until("the rest", lambda: service.store.events.count_events() == len(messages))
+    assert [e["seq"] for e in service.store.events.events(TABLE, 1)] == [m["seq"] for m in messages]
     table.loop_stop()
     table.disconnect()
 
@@ -335,13 +342,13 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
     with store.core.lock:  # the writer cannot begin its transaction
         publish_all(table, burst)
         wait_until("the burst at the director", lambda: service.arrived == len(burst))
-        assert service.received == 0 and store.count_events() == 0
+        assert service.received == 0 and store.events.count_events() == 0
     wait_until("the burst stored and acknowledged", lambda: service.batched == len(burst))
     # The writer had taken what was waiting when it began (at least the first message);
     # everything that came while it waited went into its next transaction.
     assert service.batches <= 2
-    assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in good]
-    assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in good]
+    assert [e["seq"] for e in store.events.events(TABLE, 1)] == [m["seq"] for m in good]
+    assert [e["input"] for e in store.events.events(TABLE, 1)] == [m["input"] for m in good]
     assert changes.count(("event", TABLE)) == service.batches  # once a batch, not a message
     assert service.marks(TABLE) == {1: good[-1]["seq"]}
     # Every message of the burst was acknowledged, the bad ones too: the director comes
@@ -351,7 +358,7 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
     service.start()
     assert service.connected.wait(WAIT)
     publish(table, topic("events"), messages[9])
-    wait_until("the next event", lambda: store.count_events() == len(good) + 1)
+    wait_until("the next event", lambda: store.events.count_events() == len(good) + 1)
     wait_until("it counted", lambda: service.received >= len(burst) + 1)
     assert service.received == len(burst) + 1  # and nothing of the burst again
     table.loop_stop()
@@ -361,7 +368,7 @@ def test_a_burst_is_stored_once_in_one_transaction_with_its_bad_messages_left_ou
 CRASHING_DIRECTOR = """
 import sys, threading
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore, StoreError
+from table_controller.director.store.parts import DirectorStore, StoreError
 
 def stuck(self, batch):  # the process is killed while the batch is being stored
     print("taken", len(batch), self._inbox.qsize(), flush=True)
@@ -406,14 +413,16 @@ def test_the_director_killed_before_its_commit_loses_nothing(
         child.kill()
         child.wait(WAIT)
     store = DirectorStore(path)
-    assert store.count_events() == 0  # nothing was committed
+    assert store.events.count_events() == 0  # nothing was committed
     svc = DirectorService(
         store, BrokerConfig(port=broker.port, client_id="director-crash"), prefix=PREFIX
     )
     svc.start()
     try:
-        wait_until("every event, after the crash", lambda: store.count_events() == len(messages))
-        assert [e["input"] for e in store.events(TABLE, 1)] == [m["input"] for m in messages]
+        wait_until(
+            "every event, after the crash", lambda: store.events.count_events() == len(messages)
+        )
+        assert [e["input"] for e in store.events.events(TABLE, 1)] == [m["input"] for m in messages]
         # The marks move just after the commit (count_events may see it first).
         wait_until("the mark", lambda: svc.marks(TABLE) == {1: messages[-1]["seq"]})
     finally:
@@ -449,8 +458,11 @@ def test_on_postgresql_the_database_crashing_mid_event_loses_nothing(
         assert svc.batched == half  # nothing more acknowledged while the database is down
         server.start()
         wait_until("every event, after the crash", lambda: svc.batched >= len(messages))
-        assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in messages]
-        assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+        assert [e["seq"] for e in store.events.events(TABLE, 1)] == [m["seq"] for m in messages]
+        assert (
+            store.projections.projection(TABLE, 1).game.state_key()
+            == replayed(messages).state_key()
+        )
         assert svc.marks(TABLE) == {1: messages[-1]["seq"]}
     finally:
         svc.stop()
@@ -484,15 +496,15 @@ def test_on_postgresql_a_write_failing_half_way_takes_its_batch_back_then_only_i
     monkeypatch.setattr(store_alerts, "event_alerts", failing)
     with pytest.raises(StoreError, match="none of the batch was kept"):
         svc.handle_batch(batch)
-    assert store.count_events() == 0
+    assert store.events.count_events() == 0
     svc.handle_batch(batch)  # the writer's next try
-    assert [e["seq"] for e in store.events(TABLE, 1)] == [
+    assert [e["seq"] for e in store.events.events(TABLE, 1)] == [
         m["seq"] for i, m in enumerate(messages[:6]) if i != 2
     ]
     assert "division by zero" in caplog.text
     monkeypatch.setattr(store_alerts, "event_alerts", real)
     svc.handle_batch(batch)  # and back to the fast way, the missing one stored
-    assert store.count_events() == 6
+    assert store.events.count_events() == 6
     store.close()
 
 
@@ -506,13 +518,13 @@ def test_a_retained_old_heartbeat_raises_no_clock_alert(broker: Mosquitto, tmp_p
     svc = DirectorService(store, BrokerConfig(port=broker.port, client_id="d-clock"), prefix=PREFIX)
     svc.start()
     try:
-        wait_until("the retained status", lambda: bool(store.tables()))
-        assert store.tables()[0]["clock_offset"] is None
-        assert store.alerts() == []
+        wait_until("the retained status", lambda: bool(store.tables.tables()))
+        assert store.tables.tables()[0]["clock_offset"] is None
+        assert store.alerts.alerts() == []
         publish(table, topic("status"), {**old, "at": time.time()}, retain=True)  # live
-        wait_until("a live heartbeat", lambda: store.tables()[0]["clock_offset"] is not None)
-        assert abs(store.tables()[0]["clock_offset"]) < 2  # the same machine's clock
-        assert store.alerts() == []
+        wait_until("a live heartbeat", lambda: store.tables.tables()[0]["clock_offset"] is not None)
+        assert abs(store.tables.tables()[0]["clock_offset"]) < 2  # the same machine's clock
+        assert store.alerts.alerts() == []
     finally:
         svc.stop()
         table.loop_stop()

@@ -120,16 +120,16 @@ def test_a_real_game_is_stored_and_projects_to_its_replay(store: DirectorStore) 
     assert any(o["event"] == "renege_proven" for m in messages for o in m["outputs"])
     assert all("hands" not in m["input"] or not m["input"]["hands"] for m in messages)
     for m in messages:
-        new, _ = store.add_event(m)
+        new, _ = store.events.add_event(m)
         assert new
-    stored = store.events(TABLE, 1)
+    stored = store.events.events(TABLE, 1)
     assert [s["seq"] for s in stored] == [m["seq"] for m in messages]
     assert [s["input"] for s in stored] == [m["input"] for m in messages]
-    proj = store.projection(TABLE, 1)
+    proj = store.projections.projection(TABLE, 1)
     assert proj.applied == len(messages) and proj.missing is None and proj.problem is None
     assert proj.game.state_key() == replayed(messages).state_key()
     # One renege alert, with the words, for the event that proved it.
-    alerts = [a for a in store.alerts() if a["kind"] == "renege_proven"]
+    alerts = [a for a in store.alerts.alerts() if a["kind"] == "renege_proven"]
     assert len(alerts) == 1 and "did not follow" in alerts[0]["text"]
     proven = next(m for m in messages if any(o["event"] == "renege_proven" for o in m["outputs"]))
     assert (alerts[0]["table"], alerts[0]["game"], alerts[0]["seq"]) == (TABLE, 1, proven["seq"])
@@ -150,14 +150,14 @@ def test_any_order_of_redelivered_messages_is_stored_once(
         fresh = 0
         mid = len(order) // 2
         for i in order[:mid]:
-            fresh += store.add_event(messages[i])[0]
-        store.projection(TABLE, 1)  # read while messages are still missing
+            fresh += store.events.add_event(messages[i])[0]
+        store.projections.projection(TABLE, 1)  # read while messages are still missing
         for i in order[mid:]:
-            fresh += store.add_event(messages[i])[0]
-        assert fresh == len(messages) == store.count_events()
-        assert [s["input"] for s in store.events(TABLE, 1)] == [m["input"] for m in messages]
-        assert len([a for a in store.alerts() if a["kind"] == "renege_proven"]) == 1
-        proj = store.projection(TABLE, 1)
+            fresh += store.events.add_event(messages[i])[0]
+        assert fresh == len(messages) == store.events.count_events()
+        assert [s["input"] for s in store.events.events(TABLE, 1)] == [m["input"] for m in messages]
+        assert len([a for a in store.alerts.alerts() if a["kind"] == "renege_proven"]) == 1
+        proj = store.projections.projection(TABLE, 1)
         assert proj.applied == len(messages)
         assert proj.game.state_key() == replayed(messages).state_key()
         store.close()
@@ -166,22 +166,24 @@ def test_any_order_of_redelivered_messages_is_stored_once(
 def test_the_projection_waits_at_a_gap_and_goes_on_when_it_fills(store: DirectorStore) -> None:
     messages, _ = real_game()
     for m in messages[:3] + messages[4:]:
-        store.add_event(m)
-    proj = store.projection(TABLE, 1)
+        store.events.add_event(m)
+    proj = store.projections.projection(TABLE, 1)
     assert (proj.applied, proj.missing) == (3, 4)
-    store.add_event(messages[3])
-    proj = store.projection(TABLE, 1)
+    store.events.add_event(messages[3])
+    proj = store.projections.projection(TABLE, 1)
     assert (proj.applied, proj.missing) == (len(messages), None)
 
 
 def test_a_message_that_cannot_be_read_is_refused_with_words(store: DirectorStore) -> None:
     with pytest.raises(StoreError, match="cannot be read"):
-        store.add_event({"table": TABLE, "game": 1, "seq": 1, "input": {"event": "nonsense"}})
+        store.events.add_event(
+            {"table": TABLE, "game": 1, "seq": 1, "input": {"event": "nonsense"}}
+        )
     with pytest.raises(StoreError, match="start at 1"):
-        store.add_event(
+        store.events.add_event(
             {"table": TABLE, "game": 1, "seq": 0, "input": {"event": "passed", "seat": "N"}}
         )
-    assert store.count_events() == 0
+    assert store.events.count_events() == 0
 
 
 def _fails_half_way(*args: Any) -> None:
@@ -197,38 +199,42 @@ def test_a_batch_is_one_transaction_and_a_bad_message_is_taken_back_alone(
     counts, games and projection follow the commit, not what was rolled back."""
     messages, _ = real_game()
     bad = dict(messages[3], input={"event": "nonsense"})
-    results = store.add_events([*messages[:3], bad, *messages[3:6]])
+    results = store.events.add_events([*messages[:3], bad, *messages[3:6]])
     assert isinstance(results[3], StoreError) and "nonsense" in str(results[3])
     assert [r for i, r in enumerate(results) if i != 3] == [(True, [])] * 6
-    store.projection(TABLE, 1)  # kept from here on, advanced as events commit
+    store.projections.projection(TABLE, 1)  # kept from here on, advanced as events commit
     with store.batch():
         with monkeypatch.context() as patched, pytest.raises(StoreError):
-            patched.setattr(store.alerting, "close_alerts", _fails_half_way)
-            store.add_status({"table": "t2", "online": True, "at": 1.0, "every": 5})
+            patched.setattr(store.alerts, "close_alerts", _fails_half_way)
+            store.tables.add_status({"table": "t2", "online": True, "at": 1.0, "every": 5})
         for m in messages[6:]:
-            store.add_event(m)
-        assert store.projection(TABLE, 1).applied == 6  # not over rows not yet committed
-    assert store.count_events() == len(messages)
-    assert store.event_counts() == {TABLE: len(messages)}
-    assert [t["table"] for t in store.tables()] == [TABLE]  # t2's half-write taken back
-    assert store.status_history("t2") == []
-    assert store.projection(TABLE, 1).applied == len(messages)
-    assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+            store.events.add_event(m)
+        assert (
+            store.projections.projection(TABLE, 1).applied == 6
+        )  # not over rows not yet committed
+    assert store.events.count_events() == len(messages)
+    assert store.events.event_counts() == {TABLE: len(messages)}
+    assert [t["table"] for t in store.tables.tables()] == [TABLE]  # t2's half-write taken back
+    assert store.tables.status_history("t2") == []
+    assert store.projections.projection(TABLE, 1).applied == len(messages)
+    assert store.projections.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
     # An exception out of the block takes everything in it back.
     with pytest.raises(RuntimeError), store.batch():
-        store.add_event({**messages[0], "game": 2})
+        store.events.add_event({**messages[0], "game": 2})
         raise RuntimeError("the disk failed")
-    assert store.games(TABLE) == [1] and store.event_counts() == {TABLE: len(messages)}
-    assert store.events(TABLE, 2) == []
+    assert store.events.games(TABLE) == [1] and store.events.event_counts() == {
+        TABLE: len(messages)
+    }
+    assert store.events.events(TABLE, 2) == []
 
 
 def test_evidence_is_kept(store: DirectorStore) -> None:
     _, images = real_game()
     (game, seq), png = next(iter(images.items()))
-    store.add_evidence(TABLE, game, seq, png)
-    store.add_evidence(TABLE, game, seq, png)
-    assert store.evidence(TABLE, game, seq) == png
-    assert store.evidence(TABLE, game, seq + 1000) is None
+    store.events.add_evidence(TABLE, game, seq, png)
+    store.events.add_evidence(TABLE, game, seq, png)
+    assert store.events.evidence(TABLE, game, seq) == png
+    assert store.events.evidence(TABLE, game, seq + 1000) is None
 
 
 def test_a_clearer_picture_replaces_the_first_and_a_repeated_event_is_still_dropped(
@@ -243,21 +249,21 @@ def test_a_clearer_picture_replaces_the_first_and_a_repeated_event_is_still_drop
     first = images[(game, seq)]
     clear = first + b"clearer"  # the store keeps whatever bytes the table sent
     # Before its event: refused, nothing stored (the event, when it comes, carries it).
-    assert not store.replace_evidence(TABLE, game, seq, clear)
-    assert store.evidence(TABLE, game, seq) is None
-    store.add_evidence(TABLE, game, seq, first)
-    assert store.add_event(message)[0]
-    assert store.replace_evidence(TABLE, game, seq, clear)
-    assert store.evidence(TABLE, game, seq) == clear
+    assert not store.events.replace_evidence(TABLE, game, seq, clear)
+    assert store.events.evidence(TABLE, game, seq) is None
+    store.events.add_evidence(TABLE, game, seq, first)
+    assert store.events.add_event(message)[0]
+    assert store.events.replace_evidence(TABLE, game, seq, clear)
+    assert store.events.evidence(TABLE, game, seq) == clear
     # Sent again from the director's mark: the event dropped, the picture kept.
-    store.add_evidence(TABLE, game, seq, first)
-    assert store.add_event(message) == (False, [])
-    assert store.evidence(TABLE, game, seq) == clear
-    assert store.event_counts() == {TABLE: 1}
+    store.events.add_evidence(TABLE, game, seq, first)
+    assert store.events.add_event(message) == (False, [])
+    assert store.events.evidence(TABLE, game, seq) == clear
+    assert store.events.event_counts() == {TABLE: 1}
     # Another table's (game, seq) is its own: it does not reach this one's picture.
-    assert not store.replace_evidence("club-night-4", game, seq, b"another's")
-    assert store.evidence(TABLE, game, seq) == clear
-    assert store.evidence("club-night-4", game, seq) is None
+    assert not store.events.replace_evidence("club-night-4", game, seq, b"another's")
+    assert store.events.evidence(TABLE, game, seq) == clear
+    assert store.events.evidence("club-night-4", game, seq) is None
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -276,18 +282,18 @@ def test_any_order_of_an_event_its_picture_and_its_clearer_one(
     held, expected = False, None
     for kind in deliveries:
         if kind == "event":
-            assert store.add_event(message)[0] is not held
+            assert store.events.add_event(message)[0] is not held
             held = True
         elif kind == "first":
-            store.add_evidence(TABLE, game, seq, first)
+            store.events.add_evidence(TABLE, game, seq, first)
             expected = expected or first
-        elif store.replace_evidence(TABLE, game, seq, clear):
+        elif store.events.replace_evidence(TABLE, game, seq, clear):
             assert held
             expected = clear
         else:
             assert not held
-    assert store.evidence(TABLE, game, seq) == expected
-    assert store.count_events() == (1 if held else 0)
+    assert store.events.evidence(TABLE, game, seq) == expected
+    assert store.events.count_events() == (1 if held else 0)
     store.close()
 
 
@@ -312,8 +318,8 @@ def status(online: bool = True, at: float = 100.0, **more: Any) -> dict[str, Any
 def test_status_offline_faults_and_silence(store_target: str) -> None:
     now = [1000.0]
     store = DirectorStore(store_target, clock=lambda: now[0])
-    store.add_status(status())
-    (row,) = store.tables()
+    store.tables.add_status(status())
+    (row,) = store.tables.tables()
     assert row["online"] and row["scores"] == [3, 4] and row["players"]["N"] == "Ann"
     # A camera fault raises an alert once; it closes when the fault clears.
     cam = {
@@ -323,54 +329,57 @@ def test_status_offline_faults_and_silence(store_target: str) -> None:
         "fix": "check its cable",
         "since": 12.0,
     }
-    assert len(store.add_status(status(faults=[cam]))) == 1
-    assert store.add_status(status(faults=[cam])) == []
-    assert [a["kind"] for a in store.alerts()] == ["camera_fault"]
-    store.add_status(status())
-    assert store.alerts() == []
+    assert len(store.tables.add_status(status(faults=[cam]))) == 1
+    assert store.tables.add_status(status(faults=[cam])) == []
+    assert [a["kind"] for a in store.alerts.alerts()] == ["camera_fault"]
+    store.tables.add_status(status())
+    assert store.alerts.alerts() == []
     # The last will: offline, one alert; back online closes it.
-    assert len(store.add_status({"v": 1, "table": TABLE, "online": False, "at": 1001})) == 1
-    assert not store.tables()[0]["online"]
-    assert store.tables()[0]["scores"] == [3, 4]  # the last picture is kept
-    assert [a["kind"] for a in store.alerts()] == ["table_offline"]
-    store.add_status(status())
-    assert store.alerts() == []
+    assert len(store.tables.add_status({"v": 1, "table": TABLE, "online": False, "at": 1001})) == 1
+    assert not store.tables.tables()[0]["online"]
+    assert store.tables.tables()[0]["scores"] == [3, 4]  # the last picture is kept
+    assert [a["kind"] for a in store.alerts.alerts()] == ["table_offline"]
+    store.tables.add_status(status())
+    assert store.alerts.alerts() == []
     # Silence: nothing for more than three heartbeats is an alert, once.
     now[0] += 14
-    assert store.check_silent() == []
+    assert store.tables.check_silent() == []
     now[0] += 2
-    assert len(store.check_silent()) == 1 and store.check_silent() == []
-    assert "no heartbeat for 16 s" in store.alerts()[0]["text"]
-    assert len(store.status_history(TABLE)) == 6
+    assert len(store.tables.check_silent()) == 1 and store.tables.check_silent() == []
+    assert "no heartbeat for 16 s" in store.alerts.alerts()[0]["text"]
+    assert len(store.tables.status_history(TABLE)) == 6
 
 
 def test_alerts_are_acknowledged_and_closed_in_the_audit(store: DirectorStore) -> None:
-    store.add_status({"v": 1, "table": TABLE, "online": False, "at": 1})
-    (alert,) = store.alerts()
-    store.set_alert(alert["id"], "acknowledged", "ann")
-    assert store.alerts()[0]["state"] == "acknowledged" and store.alerts()[0]["who"] == "ann"
-    store.set_alert(alert["id"], "closed", "ann", "power cable back in")
-    assert store.alerts() == []
-    assert [(a["who"], a["action"]) for a in store.audit()] == [
+    store.tables.add_status({"v": 1, "table": TABLE, "online": False, "at": 1})
+    (alert,) = store.alerts.alerts()
+    store.alerts.set_alert(alert["id"], "acknowledged", "ann")
+    assert (
+        store.alerts.alerts()[0]["state"] == "acknowledged"
+        and store.alerts.alerts()[0]["who"] == "ann"
+    )
+    store.alerts.set_alert(alert["id"], "closed", "ann", "power cable back in")
+    assert store.alerts.alerts() == []
+    assert [(a["who"], a["action"]) for a in store.accounts.audit()] == [
         ("ann", "alert_acknowledged"),
         ("ann", "alert_closed"),
     ]
     with pytest.raises(StoreError, match="no alert"):
-        store.set_alert(999, "closed", "ann")
+        store.alerts.set_alert(999, "closed", "ann")
 
 
 def test_logins_sessions_and_the_append_only_audit(store_target: str) -> None:
     store = DirectorStore(store_target)
     with pytest.raises(StoreError, match="too short"):
-        store.add_login("ann", "short")
-    store.add_login("ann", "correct horse")
-    assert store.login("ann", "wrong password") is None
-    assert store.login("bob", "correct horse") is None
-    token = store.login("ann", "correct horse")
-    assert token is not None and store.session(token) == "ann"
-    assert store.session("forged") is None
-    store.logout(token)
-    assert store.session(token) is None
+        store.accounts.add_login("ann", "short")
+    store.accounts.add_login("ann", "correct horse")
+    assert store.accounts.login("ann", "wrong password") is None
+    assert store.accounts.login("bob", "correct horse") is None
+    token = store.accounts.login("ann", "correct horse")
+    assert token is not None and store.accounts.session(token) == "ann"
+    assert store.accounts.session("forged") is None
+    store.accounts.logout(token)
+    assert store.accounts.session(token) is None
     refused = (sqlite3.DatabaseError, psycopg.Error)
     with pytest.raises(refused, match="audit log is append-only"):
         raw(store_target, "DELETE FROM audit")
@@ -379,15 +388,19 @@ def test_logins_sessions_and_the_append_only_audit(store_target: str) -> None:
     if store_target.startswith("postgresql://"):
         with pytest.raises(refused, match="audit log is append-only"):
             raw(store_target, "TRUNCATE audit")
-    assert [a["action"] for a in store.audit()] == ["login_set", "login_failed", "login_failed"]
+    assert [a["action"] for a in store.accounts.audit()] == [
+        "login_set",
+        "login_failed",
+        "login_failed",
+    ]
     # The hash is Argon2id (its salt inside): never the password.
     ((_salt, digest),) = raw(store_target, "SELECT salt, hash FROM directors")
     assert bytes(digest).startswith(b"$argon2id$") and b"correct horse" not in bytes(digest)
     # Reopened, everything is there.
     store.close()
     again = DirectorStore(store_target)
-    assert again.logins() == ["ann"]
-    assert again.session(token) is None
+    assert again.accounts.logins() == ["ann"]
+    assert again.accounts.session(token) is None
 
 
 def test_another_programs_database_is_refused(store_target: str) -> None:
@@ -409,23 +422,23 @@ def test_ruling_and_ack_are_audited(store: DirectorStore) -> None:
         "at": 5.0,
         "sig": "AA==",
     }
-    store.add_ruling(payload)
-    assert [r["state"] for r in store.rulings(TABLE)] == ["pending"]
-    assert [u[0] for u in store.unanswered(TABLE)] == ["r1"]
-    store.ruling_sent("r1", TABLE)  # sent again: the table was away
+    store.rulings.add_ruling(payload)
+    assert [r["state"] for r in store.rulings.rulings(TABLE)] == ["pending"]
+    assert [u[0] for u in store.rulings.unanswered(TABLE)] == ["r1"]
+    store.rulings.ruling_sent("r1", TABLE)  # sent again: the table was away
     ack = {"v": 1, "table": TABLE, "ruling_id": "r1", "problem": None, "at": 6.0}
-    assert store.add_ack({**ack, "ok": None, "state": "delivered"})
-    (r,) = store.rulings(TABLE)
+    assert store.rulings.add_ack({**ack, "ok": None, "state": "delivered"})
+    (r,) = store.rulings.rulings(TABLE)
     assert (r["state"], r["sends"]) == ("delivered", 2)
     # Another table cannot answer it (its own signature says it is the other table).
-    assert not store.add_ack({**ack, "table": "table-9", "ok": False, "state": "refused"})
-    assert store.add_ack({**ack, "ok": True, "state": "applied"})
-    assert not store.add_ack({**ack, "ok": True, "state": "applied"})  # a copy's answer
-    (r,) = store.rulings(TABLE)
+    assert not store.rulings.add_ack({**ack, "table": "table-9", "ok": False, "state": "refused"})
+    assert store.rulings.add_ack({**ack, "ok": True, "state": "applied"})
+    assert not store.rulings.add_ack({**ack, "ok": True, "state": "applied"})  # a copy's answer
+    (r,) = store.rulings.rulings(TABLE)
     assert r["ack_ok"] is True and r["state"] == "applied" and r["payload"] == payload
-    assert store.unanswered(TABLE) == []
-    assert [a["action"] for a in store.audit()] == ["ruling_sent", "ruling_applied"]
-    assert json.loads(store.audit()[0]["detail"])["sig"] == "AA=="
+    assert store.rulings.unanswered(TABLE) == []
+    assert [a["action"] for a in store.accounts.audit()] == ["ruling_sent", "ruling_applied"]
+    assert json.loads(store.accounts.audit()[0]["detail"])["sig"] == "AA=="
 
 
 def test_postgresql_crashing_mid_event_keeps_every_commit_and_refuses_the_rest(
@@ -441,23 +454,26 @@ def test_postgresql_crashing_mid_event_keeps_every_commit_and_refuses_the_rest(
     server = Postgres().start()
     try:
         store = DirectorStore(server.new_database())
-        assert store.add_events(messages[:half]) == [(True, [])] * half
+        assert store.events.add_events(messages[:half]) == [(True, [])] * half
         with pytest.raises(StoreUnavailable, match="cannot be reached"), store.batch():
-            store.add_event(messages[half])
+            store.events.add_event(messages[half])
             server.crash()  # in the middle of a batch
-            store.add_event(messages[half + 1])
+            store.events.add_event(messages[half + 1])
         with pytest.raises(StoreUnavailable, match="check that PostgreSQL runs"):
-            store.add_events(messages[half:])
+            store.events.add_events(messages[half:])
         with pytest.raises(StoreUnavailable):
-            store.count_events()
+            store.events.count_events()
         server.start()
-        assert store.count_events() == half
-        results = store.add_events(messages[half - 2 :])  # two of them again
+        assert store.events.count_events() == half
+        results = store.events.add_events(messages[half - 2 :])  # two of them again
         assert [r[0] for r in results if isinstance(r, tuple)] == [False, False] + [True] * (
             len(messages) - half
         )
-        assert [e["seq"] for e in store.events(TABLE, 1)] == [m["seq"] for m in messages]
-        assert store.projection(TABLE, 1).game.state_key() == replayed(messages).state_key()
+        assert [e["seq"] for e in store.events.events(TABLE, 1)] == [m["seq"] for m in messages]
+        assert (
+            store.projections.projection(TABLE, 1).game.state_key()
+            == replayed(messages).state_key()
+        )
         store.close()
     finally:
         server.close()
@@ -480,16 +496,16 @@ def test_a_tables_clock_offset_raises_its_alert_and_closes_it(store_target: str)
 
     def beat(ahead: float) -> list[int]:
         now[0] += 5  # every heartbeat a full interval after the last
-        return store.add_status(status(at=now[0] + ahead))
+        return store.tables.add_status(status(at=now[0] + ahead))
 
     assert beat(0.2) == []
-    assert store.tables()[0]["clock_offset"] == pytest.approx(0.2)
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(0.2)
     assert beat(47) == [] and beat(47) == []  # the smallest of the last few: still 0.2
-    assert store.tables()[0]["clock_offset"] == pytest.approx(0.2)
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(0.2)
     assert beat(47) == [] and beat(47) == []
     assert len(beat(47)) == 1  # 5 kept: the 0.2 is gone, every one is over the limit
-    assert store.tables()[0]["clock_offset"] == pytest.approx(47)
-    (alert,) = store.alerts()
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(47)
+    (alert,) = store.alerts.alerts()
     assert alert["kind"] == "clock" and alert["table"] == TABLE
     assert alert["text"] == (
         f"{TABLE}'s clock is 47 s ahead of the director's: evidence times and latency "
@@ -500,9 +516,9 @@ def test_a_tables_clock_offset_raises_its_alert_and_closes_it(store_target: str)
     # NTP put it right: the clock went back, so this `at` is older than the last one,
     # but it comes a heartbeat later: counted, and the alert closes by itself.
     assert beat(-0.3) == []
-    assert store.alerts() == []
-    assert store.tables()[0]["clock_offset"] == pytest.approx(-0.3)
-    (closed,) = store.alerts(states=("closed",))
+    assert store.alerts.alerts() == []
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(-0.3)
+    (closed,) = store.alerts.alerts(states=("closed",))
     assert closed["kind"] == "clock" and closed["who"] == "table"
 
 
@@ -511,34 +527,34 @@ def test_a_late_or_retained_heartbeat_raises_no_clock_alert(store_target: str) -
     store = DirectorStore(store_target, clock=lambda: now[0])
     for _ in range(3):
         now[0] += 5
-        store.add_status(status(at=now[0] + 0.1))
+        store.tables.add_status(status(at=now[0] + 0.1))
     last = now[0] + 0.1
     # A heartbeat held 30 s somewhere: one late sample does not move the offset.
     now[0] += 5
-    assert store.add_status(status(at=now[0] - 30)) == []
+    assert store.tables.add_status(status(at=now[0] - 30)) == []
     # The broker's retained copy after a restart (old, because it waited): not counted.
     now[0] += 600
-    assert store.add_status(status(at=last), retained=True) == []
+    assert store.tables.add_status(status(at=last), retained=True) == []
     # The same heartbeat again, not flagged as retained: its `at` is not newer.
-    assert store.add_status(status(at=last)) == []
-    assert store.alerts() == []
-    assert store.tables()[0]["clock_offset"] == pytest.approx(0.1)
+    assert store.tables.add_status(status(at=last)) == []
+    assert store.alerts.alerts() == []
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(0.1)
     # What the broker held while the director was away comes all at once: the last
     # (the freshest) stands for them all, and one sample never raises an alert.
     now[0] += 600
     for late in (50, 40, 30, 20, 10, 3):
-        assert store.add_status(status(at=now[0] - late)) == []
+        assert store.tables.add_status(status(at=now[0] - late)) == []
     now[0] += 5
-    assert store.add_status(status(at=now[0] + 0.1)) == []  # a live one: within again
-    assert store.alerts() == []
-    assert store.tables()[0]["clock_offset"] == pytest.approx(0.1)
+    assert store.tables.add_status(status(at=now[0] + 0.1)) == []  # a live one: within again
+    assert store.alerts.alerts() == []
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(0.1)
 
 
 def test_the_clock_offset_is_taken_at_receipt_not_when_stored(store_target: str) -> None:
     now = [1000.0]
     store = DirectorStore(store_target, clock=lambda: now[0])
     # Received at 990, stored at 1000 (a busy writer): the table's clock is right.
-    store.add_status(status(at=990.5), received=990.0)
-    assert store.tables()[0]["clock_offset"] == pytest.approx(0.5)
+    store.tables.add_status(status(at=990.5), received=990.0)
+    assert store.tables.tables()[0]["clock_offset"] == pytest.approx(0.5)
     # The history keeps the table's message as it was sent.
-    assert "clock_offset" not in store.status_history(TABLE)[-1]["status"]
+    assert "clock_offset" not in store.tables.status_history(TABLE)[-1]["status"]

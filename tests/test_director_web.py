@@ -66,7 +66,7 @@ class World:
         self.broker = start_broker(folder / "broker")
         self.private, self.public = new_keys()
         self.store = DirectorStore(database or folder / "director.sqlite")
-        self.store.add_login("ann", PASSWORD)
+        self.store.accounts.add_login("ann", PASSWORD)
         self.service = DirectorService(
             self.store,
             BrokerConfig(port=self.broker.port, client_id="director-web"),
@@ -193,7 +193,7 @@ def test_changes_need_a_login(world: World) -> None:
     assert status == 401
     status, body = post(url + "api/login", {"name": "ann", "password": "wrong"})
     assert status == 401 and "add-login" in body["fix"]
-    assert world.store.rulings() == []
+    assert world.store.rulings.rulings() == []
 
 
 def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
@@ -235,7 +235,8 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     expect(alert).to_contain_text("did not follow")
     expect(card).to_contain_text("1 open alert")
     wait_until(
-        "the evidence stored", lambda: all(world.store.evidence(TABLE, g, s) for g, s in images)
+        "the evidence stored",
+        lambda: all(world.store.events.evidence(TABLE, g, s) for g, s in images),
     )
     # The table's live view and history, with the renege's evidence pictures.
     card.click()
@@ -262,7 +263,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     page.fill("#ruling-reason", "the proof card was misread; the player followed suit")
     page.click("#ruling-send")
     expect(page.locator("#ruling-result")).to_contain_text("applied")
-    wait_until("the table's ack", lambda: world.store.rulings()[0]["ack_ok"] is True)
+    wait_until("the table's ack", lambda: world.store.rulings.rulings()[0]["ack_ok"] is True)
     (sent,) = world.rulings
     assert sent["kind"] == "dismiss_renege" and sent["director"] == "ann"
     assert sent["event"]["event"] == "score_adjusted" and sent["event"]["points"] == -2
@@ -287,7 +288,7 @@ def test_the_dashboard_shows_the_tables_and_a_director_makes_a_ruling(
     # Acknowledged from the dashboard, in the audit under the director's name.
     page.locator('#alerts li[data-kind="offline"] button.ack').click()
     expect(page.locator('#alerts li[data-kind="offline"]')).to_contain_text("acknowledged by ann")
-    actions = [(a["who"], a["action"]) for a in world.store.audit()]
+    actions = [(a["who"], a["action"]) for a in world.store.accounts.audit()]
     assert ("ann", "ruling_sent") in actions and ("ann", "alert_acknowledged") in actions
     assert (f"table {TABLE}", "ruling_applied") in actions
     feed.loop_stop()
@@ -388,7 +389,7 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
     assert made.returncode == 0, made.stderr
     assert "postgresql://director@127.0.0.1" in made.stdout
     store = DirectorStore(url)
-    assert store.login("ann", PASSWORD) is not None
+    assert store.accounts.login("ann", PASSWORD) is not None
     broker = start_broker(tmp_path / "broker")
     web_port = free_port()
     proc = subprocess.Popen(
@@ -420,7 +421,7 @@ def test_the_director_command_on_a_postgresql_database(tmp_path: Path, postgres:
         messages, _ = real_game()
         for m in messages:
             publish(feed, "euchre/spring-open/tables/club-night-3/events", m)
-        wait_until("the game in the database", lambda: store.count_events() == len(messages))
+        wait_until("the game in the database", lambda: store.events.count_events() == len(messages))
         assert get_json(overview, cookie)["tables"][0]["events"] == len(messages)
         feed.loop_stop()
         feed.disconnect()
@@ -452,7 +453,7 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
         half = len(messages) // 2
         for m in messages[:half]:
             publish(world.table, topic("events"), m)
-        wait_until("half stored", lambda: world.store.count_events() == half)
+        wait_until("half stored", lambda: world.store.events.count_events() == half)
         cookie = log_in(world.served.url)
         page.goto(world.served.url)
         log_in_page(page)
@@ -471,7 +472,7 @@ def test_the_dashboard_says_when_the_postgresql_store_is_down_and_recovers(
         assert "PostgreSQL" in json.loads(down.value.read())["problem"]
         server.start()
         expect(problem).to_be_hidden(timeout=WAIT * 1000)
-        wait_until("all stored", lambda: world.store.count_events() == len(messages))
+        wait_until("all stored", lambda: world.store.events.count_events() == len(messages))
         overview = get_json(world.served.url + "api/overview", cookie)
         assert overview["tables"][0]["events"] == len(messages)
     finally:
@@ -498,10 +499,10 @@ def test_streamed_results_are_computed_at_most_once_a_second(tmp_path: Path) -> 
         messages, _ = real_game(renege=False)
         half = len(messages) // 2
         for m in messages[:half]:
-            store.add_event(m)
+            store.events.add_event(m)
         _, first = page._snapshot(None)  # the first time: computed now
         for m in messages[half:]:
-            store.add_event(m)
+            store.events.add_event(m)
         now[0] += 0.5
         reused = page._stream_results()
         assert reused is not None and reused[1] == first["results"]

@@ -130,7 +130,7 @@ def test_the_director_without_its_extra(
         "argon2",
         "table_controller.director.logins",
         "table_controller.director.store",
-        "table_controller.director.store.facade",
+        "table_controller.director.store.parts",
         "table_controller.director.store.accounts",
     )
     database = str(tmp_path / "event.sqlite")

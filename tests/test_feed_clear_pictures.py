@@ -147,11 +147,11 @@ def test_the_director_replaces_the_picture_and_refuses_one_for_an_unknown_event(
     log.append(1, 2, CardPlayed(Seat.E, Card.parse("JH")), source="camera", evidence=FIRST)
     feed = publisher(broker, log)
     try:
-        wait_for("the first picture", lambda: store.evidence(TABLE, 1, 2) == FIRST)
+        wait_for("the first picture", lambda: store.events.evidence(TABLE, 1, 2) == FIRST)
         log.replace_evidence(1, 2, CLEAR)
         feed.notify()
-        wait_for("the clearer picture", lambda: store.evidence(TABLE, 1, 2) == CLEAR)
-        assert store.count_events() == 2  # each event once
+        wait_for("the clearer picture", lambda: store.events.evidence(TABLE, 1, 2) == CLEAR)
+        assert store.events.count_events() == 2  # each event once
         # One for an event the director does not hold: refused, said, nothing changed.
         with caplog.at_level(logging.WARNING, logger="table_controller.director.service"):
             service.handle(TOPICS.clear_evidence(TABLE, 1, 9), b"\xff\xd8\xff other")
@@ -159,8 +159,11 @@ def test_the_director_replaces_the_picture_and_refuses_one_for_an_unknown_event(
         refused = [r.getMessage() for r in caplog.records if "clearer picture" in r.message]
         assert len(refused) == 2 and all("refused, nothing changed" in m for m in refused)
         assert "game 1's event 9" in refused[0] and refused[1].startswith("club-night-4 ")
-        assert store.evidence(TABLE, 1, 9) is None and store.evidence("club-night-4", 1, 2) is None
-        assert store.evidence(TABLE, 1, 2) == CLEAR and store.count_events() == 2
+        assert (
+            store.events.evidence(TABLE, 1, 9) is None
+            and store.events.evidence("club-night-4", 1, 2) is None
+        )
+        assert store.events.evidence(TABLE, 1, 2) == CLEAR and store.events.count_events() == 2
     finally:
         feed.stop()
         log.close()

@@ -37,16 +37,18 @@ def test_the_status_history_is_bounded_by_rows_and_bytes(store_target: str) -> N
     store = DirectorStore(store_target, limits=Limits(history_statuses=300, history_mb=1))
     try:
         for n in range(1000):
-            store.add_status({"table": "t", "online": True, "at": 1000.0 + n, "n": n})
-        history = store.status_history("t")
+            store.tables.add_status({"table": "t", "online": True, "at": 1000.0 + n, "n": n})
+        history = store.tables.status_history("t")
         assert 0 < len(history) <= 300
         assert history[-1]["status"]["n"] == 999  # the newest kept, the oldest dropped
         for n in range(60):
-            store.add_status({"table": "t", "online": True, "at": 5000.0 + n, "pad": "x" * 20_000})
-        history = store.status_history("t")
+            store.tables.add_status(
+                {"table": "t", "online": True, "at": 5000.0 + n, "pad": "x" * 20_000}
+            )
+        history = store.tables.status_history("t")
         assert sum(len(json.dumps(h["status"])) for h in history) <= 1024 * 1024 + 2000
-        store.add_status({"table": "u", "online": True, "at": 1.0})
-        assert len(store.status_history("u")) == 1  # each table its own
+        store.tables.add_status({"table": "u", "online": True, "at": 1.0})
+        assert len(store.tables.status_history("u")) == 1  # each table its own
     finally:
         store.close()
 
@@ -55,11 +57,11 @@ def test_a_tables_pictures_stop_at_its_bound(store_target: str) -> None:
     limits = Limits(pictures_kept=100, pictures_mb=10)
     store = DirectorStore(store_target, limits=limits)
     try:
-        assert all(store.add_evidence("t", 1, seq, b"p" * 100) for seq in range(1, 101))
-        assert not store.add_evidence("t", 1, 101, b"p")  # the 101st: refused
-        assert store.evidence("t", 1, 1) == b"p" * 100  # the first kept: they are evidence
-        assert store.add_evidence("u", 1, 1, b"q" * (9 * 1024 * 1024))
-        assert not store.add_evidence("u", 1, 2, b"q" * (2 * 1024 * 1024))  # bytes too
+        assert all(store.events.add_evidence("t", 1, seq, b"p" * 100) for seq in range(1, 101))
+        assert not store.events.add_evidence("t", 1, 101, b"p")  # the 101st: refused
+        assert store.events.evidence("t", 1, 1) == b"p" * 100  # the first kept: they are evidence
+        assert store.events.add_evidence("u", 1, 1, b"q" * (9 * 1024 * 1024))
+        assert not store.events.add_evidence("u", 1, 2, b"q" * (2 * 1024 * 1024))  # bytes too
     finally:
         store.close()
 
@@ -68,15 +70,15 @@ def test_each_tables_share_of_the_store_is_on_the_fleet_view(store_target: str) 
     now = [1000.0]
     store = DirectorStore(store_target, clock=lambda: now[0])
     try:
-        store.add_status({"table": "t", "online": True, "at": 1000.0, "name": "Maple"})
-        store.add_evidence("t", 1, 1, b"p" * 300_000)
+        store.tables.add_status({"table": "t", "online": True, "at": 1000.0, "name": "Maple"})
+        store.events.add_evidence("t", 1, 1, b"p" * 300_000)
         (row,) = FleetView(store, clock=lambda: now[0]).tables()
         assert row["store_text"].startswith("293 KB (pictures 293 KB, status history")
         assert row["store_bytes"] > 300_000
-        store.add_evidence("t", 1, 2, b"p" * 2_000_000)
-        assert store.table_usage()["t"].pictures == 300_000  # kept a while, not summed again
+        store.events.add_evidence("t", 1, 2, b"p" * 2_000_000)
+        assert store.usage.table_usage()["t"].pictures == 300_000  # kept a while, not summed again
         now[0] += 60
-        assert store.table_usage()["t"].pictures == 2_300_000
+        assert store.usage.table_usage()["t"].pictures == 2_300_000
         assert usage_words(None) == "Nothing stored yet"
         assert size_words(5 * 1024**3) == "5.0 GB"
     finally:

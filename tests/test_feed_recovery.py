@@ -172,7 +172,7 @@ def logged(path: Path) -> dict[tuple[int, int], dict[str, Any]]:
 
 
 def stored(store: DirectorStore, table: str) -> dict[tuple[int, int], dict[str, Any]]:
-    return {(e["game"], e["seq"]): e["input"] for e in store.events(table)}
+    return {(e["game"], e["seq"]): e["input"] for e in store.events.events(table)}
 
 
 def every_event_once(store: DirectorStore, table: str, path: Path) -> None:
@@ -362,7 +362,7 @@ def test_director_stopped_and_restarted_loses_nothing_and_is_not_flooded(
 DIRECTOR_PROCESS = """
 import sys, time
 from table_controller.director.service import BrokerConfig, DirectorService
-from table_controller.director.store.facade import DirectorStore
+from table_controller.director.store.parts import DirectorStore
 path, port, password, prefix = sys.argv[1:]
 store_all = DirectorService._store_all
 
@@ -574,8 +574,8 @@ def test_the_directors_marks_skip_nothing_after_a_gap(tmp_path: Path) -> None:
            "hand": None, "evidence": False,
            "input": {"event": "dealer_chosen", "seat": "N"}}  # fmt: skip
     for game, seq in [(1, 1), (1, 2), (1, 4), (1, 5), (2, 2)]:
-        store.add_event({**msg, "game": game, "seq": seq})
-    assert store.received_marks("t") == {1: (2, [4, 5]), 2: (0, [2])}
+        store.events.add_event({**msg, "game": game, "seq": seq})
+    assert store.events.received_marks("t") == {1: (2, [4, 5]), 2: (0, [2])}
     svc = DirectorService(store, BrokerConfig(port=free_port()), prefix=TOPICS.prefix)
     svc._note("t", 1, 3)  # the gap filled: the mark runs on over what was stored past it
     assert svc.marks("t") == {1: 5, 2: 0}

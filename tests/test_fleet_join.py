@@ -73,7 +73,7 @@ class Director:
         self, folder: Path, requests: JoinRequests | None = None, host: str = "127.0.0.1"
     ) -> None:
         self.store = DirectorStore(folder / "director.sqlite")
-        self.store.add_login("ann", PASSWORD)
+        self.store.accounts.add_login("ann", PASSWORD)
         self.private, self.public = new_keys()
         self.credentials = Credentials()
         self.published: list[tuple[str, bytes | str, bool]] = []
@@ -202,9 +202,9 @@ def test_a_table_joins_once_the_director_approves_its_code(
     for p in (tmp_path / "fleet").iterdir():
         assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
     assert director.waiting() == []
-    [row] = director.store.fleet_tables()
+    [row] = director.store.fleet.fleet_tables()
     assert row["name"] == "Table 7" and row["address"] == "127.0.0.1"
-    audit = [(a["who"], a["action"], a["table"]) for a in director.store.audit()]
+    audit = [(a["who"], a["action"], a["table"]) for a in director.store.accounts.audit()]
     assert ("ann", "table_approved", "table-7") in audit
 
     # A second table cannot take the name; the first one removed: login gone, config cleared.
@@ -221,9 +221,9 @@ def test_a_table_joins_once_the_director_approves_its_code(
     assert (status, body) == (200, {"removed": "table-7"})
     assert director.credentials.removed == ["table-7"]
     assert director.published == [("euchre/spring-open/tables/table-7/config", b"", True)]
-    assert director.store.fleet_tables() == []
+    assert director.store.fleet.fleet_tables() == []
     assert ("ann", "table_removed", "table-7") in [
-        (a["who"], a["action"], a["table"]) for a in director.store.audit()
+        (a["who"], a["action"], a["table"]) for a in director.store.accounts.audit()
     ]
     status, body = post(director.url + "api/fleet/remove", {"table": "table-7"}, director.cookie)
     assert status == 404 and "no approved table" in body["problem"]

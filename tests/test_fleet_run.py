@@ -230,7 +230,7 @@ def test_configs_from_the_centre_apply_between_games(
         assert run.runner.seq == 2 and run.runner.pending is None
         # The director saw the table with its new players, and never offline meanwhile.
         wait_for("the table's status with round 2's players", lambda: _players(fleet) == ROUND_2)
-        assert [a for a in fleet.store.alerts() if a["kind"] == "table_offline"] == []
+        assert [a for a in fleet.store.alerts.alerts() if a["kind"] == "table_offline"] == []
     finally:
         run.close()
         sub.close()
@@ -241,12 +241,12 @@ def test_configs_from_the_centre_apply_between_games(
 
 
 def _state(fleet: Fleet, seq: int) -> str | None:
-    state = fleet.store.fleet_config_state(TABLE)
+    state = fleet.store.fleet_configs.fleet_config_state(TABLE)
     return None if state is None or state["seq"] != seq else str(state["state"])
 
 
 def _players(fleet: Fleet) -> dict[str, str] | None:
-    found = [t["players"] for t in fleet.store.tables() if t["table"] == TABLE]
+    found = [t["players"] for t in fleet.store.tables.tables() if t["table"] == TABLE]
     return found[0] if found else None
 
 

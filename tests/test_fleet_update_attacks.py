@@ -194,7 +194,7 @@ def pi(
     config = tmp_path / "table.toml"
     local = local_config(tmp_path)
     config.write_text(to_toml(replace(local, feed=replace(local.feed, heartbeat=1.0))))
-    fleet.store.fleet_approve(TABLE, "Table 7", "pi", "127.0.0.1", first, "a2V5", 1.0)
+    fleet.store.fleet.fleet_approve(TABLE, "Table 7", "pi", "127.0.0.1", first, "a2V5", 1.0)
     push(fleet, TABLE, name="Table 7", players={}, round=None)  # no one seated: between games
     published: list[tuple[str, str]] = []
 

@@ -199,10 +199,10 @@ def test_the_runner_takes_up_a_release_and_sends_signed_orders(
     store = DirectorStore(store_target)
     now = [1000.0]
     for table in ("table-1", "table-2"):  # approved: the fleet's tables are the rollout's
-        store.fleet_approve(
+        store.fleet.fleet_approve(
             table, table.replace("table-", "Table "), "pi", "10.0.0.1", "0.1", "a2V5", 1
         )
-        store.add_status(
+        store.tables.add_status(
             {"table": table, "online": True, "at": now[0], "every": 5, "phase": "over",
              "hand": 8, "name": table.replace("table-", "Table ")}, received=now[0],
         )  # fmt: skip
@@ -280,8 +280,8 @@ def test_serve_updates_runs_the_runner_until_stopped(tmp_path: Path) -> None:
 
     private, _ = new_keys()
     store = DirectorStore(str(tmp_path / "director.sqlite"))
-    store.fleet_approve("table-1", "Table 1", "pi", "10.0.0.1", "0.1.0", "a2V5", 1.0)
-    store.add_status({"table": "table-1", "online": True, "at": 1.0, "phase": "over"})
+    store.fleet.fleet_approve("table-1", "Table 1", "pi", "10.0.0.1", "0.1.0", "a2V5", 1.0)
+    store.tables.add_status({"table": "table-1", "online": True, "at": 1.0, "phase": "over"})
     sent: list[str] = []
     stop = threading.Event()
     found = fleet_update.serve_updates(

@@ -56,7 +56,7 @@ class Director:
             return
         parts = m.topic.split("/")
         if parts[-1] == "status":
-            self.store.add_status(body)
+            self.store.tables.add_status(body)
         elif parts[-2] == "fleet":
             fleet_replies.handle(self.store, parts[-3], parts[-1], body, 0.0)
 
@@ -72,7 +72,7 @@ class Director:
 def world(tmp_path: Path) -> Iterator[dict[str, Any]]:
     with Mosquitto(tmp_path / "broker") as broker:
         store = DirectorStore(str(tmp_path / "director.sqlite"))
-        store.fleet_approve(TABLE, "Table 1", "pi", "10.0.0.1", "0.1.0", "a2V5", 1.0)
+        store.fleet.fleet_approve(TABLE, "Table 1", "pi", "10.0.0.1", "0.1.0", "a2V5", 1.0)
         director = Director(broker.port, store)
         served = Served(tmp_path / "event")
         waiting.wait_until("the director subscribed", director.subscribed.is_set, GUARD)
@@ -119,7 +119,7 @@ def test_a_release_goes_from_the_director_to_a_table_and_is_confirmed(
     restarts: list[str] = []
     served, store, director = world["served"], world["store"], world["director"]
     pub, stop = start_table(tmp_path, world["port"], public, served.url, "1.0", restarts)
-    waiting.wait_until("the table's heartbeat", lambda: store.tables() != [], GUARD)
+    waiting.wait_until("the table's heartbeat", lambda: store.tables.tables() != [], GUARD)
 
     event = served.folder
     fleet_update.add_release(event, make_wheel(tmp_path / "built", "1.1"), now=0.0)

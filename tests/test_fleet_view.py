@@ -115,14 +115,14 @@ def store(store_target: str) -> Iterator[DirectorStore]:
 
 
 def test_the_fleet_view_says_every_tables_machine_in_words(store: DirectorStore) -> None:
-    store.add_status(status("table-2", "Maple"), received=NOW)
+    store.tables.add_status(status("table-2", "Maple"), received=NOW)
     broken = status("table-10", "Table 10", backlog=7, unconfirmed=7)
     broken["fleet"] = fleet_part(
         devices={"camera": "the camera cannot be opened: no such device", "lights": "ok",
                  "cube": "not fitted", "disk": "ok", "log": "ok"},
         disk_free_mb=300, config_seq=None, calibration={"at": None},
     )  # fmt: skip
-    store.add_status(broken, received=NOW - 4)
+    store.tables.add_status(broken, received=NOW - 4)
     view = FleetView(store, clock=lambda: NOW + 60)
     tables = view.tables()
     assert [t["title"] for t in tables] == ["Maple", "Table 10"]
@@ -173,15 +173,15 @@ def test_the_feed_lag_and_the_config_state_in_words() -> None:
 
 
 def test_the_latest_picture_of_each_kind_is_kept(store: DirectorStore) -> None:
-    store.fleet_asked("table-1", "camera-view", NOW, who="ann", order="o1")
+    store.pictures.fleet_asked("table-1", "camera-view", NOW, who="ann", order="o1")
     view = FleetView(store, clock=lambda: NOW + 1)
-    store.add_status(status("table-1", "Table 1"), received=NOW)
+    store.tables.add_status(status("table-1", "Table 1"), received=NOW)
     shown = view.tables()[0]["camera_view"]
     assert shown["waiting"] and "Asked for the camera view at" in shown["text"]
     body = {"kind": "camera-view", "jpeg": base64.b64encode(JPEG).decode(), "at": NOW + 1}
     camera_reply(store, "table-1", body, NOW + 1)
     camera_reply(store, "table-1", {**body, "jpeg": base64.b64encode(JPEG + b"old").decode()}, NOW)
-    assert store.fleet_picture("table-1", "camera-view") == JPEG
+    assert store.pictures.fleet_picture("table-1", "camera-view") == JPEG
     shown = view.tables()[0]["camera_view"]
     assert not shown["waiting"] and shown["picture"] and shown["text"].startswith("Camera view")
     with pytest.raises(StoreError, match="not a JPEG"):
@@ -190,7 +190,7 @@ def test_the_latest_picture_of_each_kind_is_kept(store: DirectorStore) -> None:
     camera_reply(store, "table-1", {**failed, "at": NOW + 3}, NOW + 3)
     rec = view.tables()[0]["recalibration"]
     assert rec["ok"] is False and rec["text"].endswith(": the corner marker NE is not seen")
-    assert any(a["action"] == "camera_view_asked" for a in store.audit())
+    assert any(a["action"] == "camera_view_asked" for a in store.accounts.audit())
 
 
 # --- a real table answers the director's commands -----------------------------------
@@ -276,7 +276,7 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
     store, commands = director.store, director.commands
 
     def fleet_of() -> dict[str, Any]:
-        rows = [t for t in store.tables() if t["table"] == "table-7"]
+        rows = [t for t in store.tables.tables() if t["table"] == "table-7"]
         return (rows[0].get("fleet") or {}) if rows else {}
 
     async def body() -> None:
@@ -303,11 +303,11 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
                 wait_until,
                 "the camera view stored",
                 lambda: (
-                    store.fleet_picture("table-7", "camera-view") is not None
+                    store.pictures.fleet_picture("table-7", "camera-view") is not None
                     and len(director.answers) >= 1
                 ),
             )
-            picture = store.fleet_picture("table-7", "camera-view")
+            picture = store.pictures.fleet_picture("table-7", "camera-view")
             assert picture is not None and picture.startswith(JPEG_MAGIC)
             assert director.answers[0]["ok"] is True
 
@@ -316,7 +316,7 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
                 wait_until,
                 "the recalibration stored",
                 lambda: (
-                    store.fleet_picture("table-7", "recalibrate") is not None
+                    store.pictures.fleet_picture("table-7", "recalibrate") is not None
                     and len(director.answers) >= 2
                 ),
             )
@@ -324,7 +324,7 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
             answer = director.answers[1]
             assert answer["kind"] == "recalibrate" and answer["ok"] is True, answer
             assert Calibration.load(tmp_path / "calibration.json").image_size == (1280, 720)
-            rec = store.fleet_picture("table-7", "recalibrate")
+            rec = store.pictures.fleet_picture("table-7", "recalibrate")
             assert rec is not None and rec.startswith(JPEG_MAGIC)
             await asyncio.to_thread(
                 wait_until,
@@ -354,7 +354,7 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
             await asyncio.to_thread(
                 wait_until,
                 "the failure stored",
-                lambda: store.fleet_pictures()["table-7"]["recalibrate"]["ok"] is False,
+                lambda: store.pictures.fleet_pictures()["table-7"]["recalibrate"]["ok"] is False,
             )
         finally:
             stop.set()

@@ -151,7 +151,7 @@ class Event:
         self.broker = start_broker(folder / "broker")
         self.private, self.public = new_keys()
         self.store = DirectorStore(folder / "director.sqlite")
-        self.store.add_login("ann", PASSWORD)
+        self.store.accounts.add_login("ann", PASSWORD)
         self.service = DirectorService(
             self.store,
             BrokerConfig(port=self.broker.port, client_id="director-fleet-web"),
@@ -350,7 +350,9 @@ def test_the_fleet_page_approves_tables_shows_their_health_and_their_camera(
 
 def test_the_fleet_routes_need_a_login_and_this_site(event: Event) -> None:
     url = event.url
-    event.store.fleet_approve("table-1", "Table 1", "pi", "127.0.0.1", "0.1.0", "k", time.time())
+    event.store.fleet.fleet_approve(
+        "table-1", "Table 1", "pi", "127.0.0.1", "0.1.0", "k", time.time()
+    )
     status, body = post(url + "api/fleet/table-1/camera-view", {})
     assert status == 401 and "not logged in" in body["problem"]
     with pytest.raises(urllib.error.HTTPError) as refused:
@@ -376,8 +378,8 @@ def test_the_fleet_routes_need_a_login_and_this_site(event: Event) -> None:
     assert cross.value.code == 403
     status, body = post(url + "api/fleet/table-1/camera-view", {}, cookie)
     assert status == 200 and body["ok"]
-    assert event.store.fleet_pictures()["table-1"]["camera-view"]["asked_at"] is not None
-    assert [a["action"] for a in event.store.audit()].count("camera_view_asked") == 1
+    assert event.store.pictures.fleet_pictures()["table-1"]["camera-view"]["asked_at"] is not None
+    assert [a["action"] for a in event.store.accounts.audit()].count("camera_view_asked") == 1
     with pytest.raises(urllib.error.HTTPError) as none_yet:
         urllib.request.urlopen(
             urllib.request.Request(

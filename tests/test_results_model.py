@@ -68,12 +68,12 @@ def test_a_table_that_sends_no_record_is_scored_under_the_events_rules(tmp_path:
     admin.create("ann", "progressive", PLAYERS, rounds=1)
     assert admin.state.rules == {"name": "td-progressive", "options": {"hands_per_game": 2}}
     admin.assign_round("ann", 1, {"table-1": "1"})
-    store.add_status(
+    store.tables.add_status(
         dealing_status("table-1", START, 1, dict(zip("NESW", PLAYERS[:4], strict=True)))
     )
     messages = progressive_game(2, False)[0]
     for m in messages:
-        store.add_event({**m, "table": "table-1", "game": 1})
+        store.events.add_event({**m, "table": "table-1", "game": 1})
     admin.on_stored("event", "table-1")
     store.close()
     store = DirectorStore(database)  # the export's store: the default rules
@@ -96,7 +96,7 @@ def test_a_games_players_are_its_logs_and_its_statuses_are_read_only_without(
     store = DirectorStore(tmp_path / "director.sqlite", rules_name="td-progressive")
     logged_seats = dict(zip("NESW", PLAYERS[:4], strict=True))
     status_seats = dict(zip("NESW", PLAYERS[4:8], strict=True))
-    store.add_status(dealing_status("table-1", START, 1, status_seats))
+    store.tables.add_status(dealing_status("table-1", START, 1, status_seats))
     messages = progressive_game(2, False)[0]
     record = {
         "rules": "td-progressive",
@@ -105,15 +105,15 @@ def test_a_games_players_are_its_logs_and_its_statuses_are_read_only_without(
     }
     for m in messages:
         first = {"record": record} if m["seq"] == 1 else {}
-        store.add_event({**m, **first, "table": "table-1", "game": 1})
+        store.events.add_event({**m, **first, "table": "table-1", "game": 1})
     read: list[str] = []
-    history = store.status_history
+    history = store.tables.status_history
 
     def counted(table: str) -> list[dict[str, Any]]:
         read.append(table)
         return history(table)
 
-    store.status_history = counted  # type: ignore[method-assign]
+    store.tables.status_history = counted  # type: ignore[method-assign]
     try:
         (game,) = collect(store).games
     finally:
@@ -210,7 +210,7 @@ def test_results_are_confirmed_final_and_a_later_change_makes_them_provisional(
     results = source.results()
     assert results is not None and results.final is not None and results.final.who == "ann"
     assert results_view(results)["standings"]["heading"] == "Final standings"
-    assert store.audit()[-1]["action"] == "format_results_final"
+    assert store.accounts.audit()[-1]["action"] == "format_results_final"
     with pytest.raises(Exception, match="already confirmed final"):
         source.confirm_final(admin, "ann", None)
     store.close()
@@ -247,7 +247,7 @@ def test_the_dashboard_confirms_final_over_its_api(tmp_path: Path) -> None:
 
     store = build_event(tmp_path / "director.sqlite")
     private, _ = new_keys()
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
 
     class Service:  # what the page asks of the director's service here: its key
         private_key = private
@@ -302,14 +302,14 @@ def test_the_screens_kept_replays_read_only_later_events_and_agree_with_a_fresh_
 
     store = DirectorStore(tmp_path / "director.sqlite")
     reads: list[int] = []
-    real_events = store.feed.events
+    real_events = store.events.events
 
     def counted(table: str, game: int | None = None, after: int = 0) -> list[dict[str, Any]]:
         got = real_events(table, game, after)
         reads.append(len(got))
         return got
 
-    store.events = counted  # type: ignore[method-assign]
+    store.events.events = counted  # type: ignore[method-assign]
     try:
         messages, _ = real_game(renege=True, hands=2)
         gap = len(messages) // 2
@@ -317,7 +317,7 @@ def test_the_screens_kept_replays_read_only_later_events_and_agree_with_a_fresh_
         cache: PlayedCache = {}
         for step in steps:
             for m in step:
-                store.add_event(m)
+                store.events.add_event(m)
             reads.clear()
             kept = collect(store, latest=True, empty_ok=True, cache=cache)
             read_now = sum(reads)

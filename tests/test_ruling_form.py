@@ -45,9 +45,9 @@ def stored_renege(folder: Path, **where: Any) -> tuple[DirectorStore, dict[str, 
     store = DirectorStore(folder / "director.sqlite")
     messages, _ = real_game()
     for m in messages:
-        store.add_event(m)
-    store.add_status(status(players=PLAYERS, **where))
-    (alert,) = [a for a in store.alerts() if a["kind"] == "renege_proven"]
+        store.events.add_event(m)
+    store.tables.add_status(status(players=PLAYERS, **where))
+    (alert,) = [a for a in store.alerts.alerts() if a["kind"] == "renege_proven"]
     return store, alert
 
 
@@ -97,7 +97,7 @@ def test_a_table_in_its_next_game_is_said_before_the_points_move_there(tmp_path:
 
 def test_the_defaults_over_http_need_a_login_and_carry_the_words(tmp_path: Path) -> None:
     store, alert = stored_renege(tmp_path, game=1, hand=2)
-    store.add_login("ann", PASSWORD)
+    store.accounts.add_login("ann", PASSWORD)
     served = Served(DirectorPage(store))
     try:
 

@@ -106,32 +106,32 @@ def test_a_table_with_a_key_has_only_its_signed_messages_stored(tmp_path: Path) 
     svc = _service(store)
     pair = new_table_key()
     key = load_private(pair.private_pem)
-    assert store.register_key("table-1", pair.public_pem.decode(), source="test")
-    assert not store.register_key("table-1", pair.public_pem.decode(), source="test")
+    assert store.keys.register_key("table-1", pair.public_pem.decode(), source="test")
+    assert not store.keys.register_key("table-1", pair.public_pem.decode(), source="test")
     try:
         svc.handle(TOPICS.events("table-1"), json.dumps(event(1, "AS")).encode())  # forged
         svc.handle(TOPICS.events("table-1"), json.dumps(event(2, "AS")).encode())
-        assert store.events("table-1") == []
-        alerts = [a for a in store.alerts() if a["kind"] == "signature"]
+        assert store.events.events("table-1") == []
+        alerts = [a for a in store.alerts.alerts() if a["kind"] == "signature"]
         assert len(alerts) == 1  # one alert, not one a message
         assert "without the table's signature" in alerts[0]["text"]
         assert "new password" in alerts[0]["text"]
         # The real table's copy of the same game and seq is stored.
         svc.handle(TOPICS.events("table-1"), signed("events", event(1), key))
-        assert [e["input"]["card"] for e in store.events("table-1")] == ["JH"]
+        assert [e["input"]["card"] for e in store.events.events("table-1")] == ["JH"]
         assert svc.marks("table-1") == {1: 1}
         status = messages.status_message(
             table="table-1", at=1.0, every=5.0, game=1, hand=1, phase="playing",
             scores=(0, 0), players={}, faults=[], backlog=0,
         )  # fmt: skip
         svc.handle(TOPICS.status("table-1"), json.dumps(status).encode())
-        assert store.tables()[0]["game"] is None  # only seen, not stored
+        assert store.tables.tables()[0]["game"] is None  # only seen, not stored
         svc.handle(TOPICS.status("table-1"), signed("status", placed(status, FIRST), key))
-        assert store.table_position("table-1") == (1, 1)
+        assert store.tables.table_position("table-1") == (1, 1)
         # A table with no key registered (an older release) is taken as before.
         svc.handle(TOPICS.events("table-2"), json.dumps(event(1, table="table-2")).encode())
-        assert len(store.events("table-2")) == 1
-        assert [a["action"] for a in store.audit()] == ["table_key_registered"]
+        assert len(store.events.events("table-2")) == 1
+        assert [a["action"] for a in store.accounts.audit()] == ["table_key_registered"]
     finally:
         store.close()
 
@@ -141,14 +141,14 @@ def test_a_fleet_key_is_enforced_from_the_tables_first_signed_message(tmp_path: 
     svc = _service(store)
     pair = new_table_key()
     key = load_private(pair.private_pem)
-    store.register_key("table-1", pair.public_pem.decode(), source="fleet", enforced=False)
+    store.keys.register_key("table-1", pair.public_pem.decode(), source="fleet", enforced=False)
     try:
         svc.handle(TOPICS.events("table-1"), json.dumps(event(1)).encode())  # an older release
         svc.handle(TOPICS.events("table-1"), signed("events", event(2), key))
         svc.handle(TOPICS.events("table-1"), json.dumps(event(3)).encode())  # now refused
-        assert [e["seq"] for e in store.events("table-1")] == [1, 2]
-        assert store.table_keys()[0]["enforced"] == 1
-        assert [a["kind"] for a in store.alerts()] == ["signature"]
+        assert [e["seq"] for e in store.events.events("table-1")] == [1, 2]
+        assert store.keys.table_keys()[0]["enforced"] == 1
+        assert [a["kind"] for a in store.alerts.alerts()] == ["signature"]
     finally:
         store.close()
 
@@ -158,9 +158,9 @@ def test_two_copies_of_an_event_from_a_table_without_a_key_are_both_shown(
 ) -> None:
     store = DirectorStore(tmp_path / "director.sqlite")
     try:
-        store.add_event(event(1, "AS"))
-        store.add_event({**event(1, "JH"), "at": 1_700_000_100.0})
-        (alert,) = store.alerts()
+        store.events.add_event(event(1, "AS"))
+        store.events.add_event({**event(1, "JH"), "at": 1_700_000_100.0})
+        (alert,) = store.alerts.alerts()
         assert alert["kind"] == "game_reused"
         assert "the one held: Card played: North, Ace of Spades" in alert["text"]
         assert "the one sent now, not stored: Card played: North, Jack of Hearts" in alert["text"]
@@ -198,10 +198,12 @@ def test_the_fleets_approval_gives_the_table_its_key_and_registers_its_public_ha
         bundle = json.loads(sealing.open(table_private, base64.b64decode(r.sealed)))
         m = membership.Membership.of_bundle(bundle, host="10.0.0.1", port=8090)
         key = load_private(m.signing_key.encode())
-        (registered,) = store.table_keys()
+        (registered,) = store.keys.table_keys()
         assert registered["table"] == "table-7" and registered["enforced"] == 0
         assert registered["public_key"].encode() == public_pem(key.public_key())
-        assert ("ann", "table_key_registered") in [(a["who"], a["action"]) for a in store.audit()]
+        assert ("ann", "table_key_registered") in [
+            (a["who"], a["action"]) for a in store.accounts.audit()
+        ]
         # The table keeps it (0600) and its feed signs with it.
         membership.save(tmp_path / "fleet", m)
         assert membership.load(tmp_path / "fleet") == m
@@ -228,7 +230,7 @@ def test_broker_config_writes_each_tables_key_keeps_it_and_the_director_register
     try:
         assert register_table_keys(store, out / "table-keys.json") == 2
         assert register_table_keys(store, out / "table-keys.json") == 0
-        assert {k["table"]: k["enforced"] for k in store.table_keys()} == {
+        assert {k["table"]: k["enforced"] for k in store.keys.table_keys()} == {
             "table-1": 1,
             "table-2": 1,
         }

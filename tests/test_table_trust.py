@@ -79,13 +79,13 @@ def ack(rid: str, ok: bool | None) -> dict[str, Any]:
 
 
 def open_alerts(store: DirectorStore, kind: str) -> list[dict[str, Any]]:
-    return [a for a in store.alerts() if a["kind"] == kind]
+    return [a for a in store.alerts.alerts() if a["kind"] == kind]
 
 
 def close(store: DirectorStore, kind: str) -> str:
     """The one open alert of ``kind``, closed (so the next one raises its own); its text."""
     (alert,) = open_alerts(store, kind)
-    store.set_alert(alert["id"], "closed", "ann", "seen")
+    store.alerts.set_alert(alert["id"], "closed", "ann", "seen")
     return str(alert["text"])
 
 
@@ -95,7 +95,7 @@ def setup(
     """A store at ``target`` (a SQLite file's folder: a file in it) with table-1's key."""
     store = DirectorStore(target / "director.sqlite" if isinstance(target, Path) else target)
     pair = new_table_key()
-    store.register_key(T, pair.public_pem.decode(), source="test", enforced=enforced)
+    store.keys.register_key(T, pair.public_pem.decode(), source="test", enforced=enforced)
     return store, DirectorService(store, BrokerConfig(port=1), prefix=TOPICS.prefix), Table(pair)
 
 
@@ -117,8 +117,8 @@ def test_every_kind_a_table_sends_is_taken_only_signed_each_refusal_said_in_word
     tmp_path: Path,
 ) -> None:
     store, svc, table = setup(tmp_path)
-    store.add_ruling(ruling("r1"))
-    store.fleet_config_add(T, lambda seq: {"table": T, "seq": seq})
+    store.rulings.add_ruling(ruling("r1"))
+    store.fleet_configs.fleet_config_add(T, lambda seq: {"table": T, "seq": seq})
     try:
         forged: list[tuple[str, bytes, str]] = [
             (TOPICS.evidence(T, 1, 1), PNG, "a picture came without the table's signature"
@@ -141,35 +141,35 @@ def test_every_kind_a_table_sends_is_taken_only_signed_each_refusal_said_in_word
             assert text.startswith(f"table-1: {words}, and it was not stored"), text
             assert "give the table a new password" in text
             assert svc.refused == n
-        assert store.evidence(T, 1, 1) is None
-        assert store.rulings(T)[0]["state"] == "pending"
-        assert store.fleet_config_state(T)["state"] == "sent"  # type: ignore[index]
-        assert store.fleet_pictures() == {}
+        assert store.events.evidence(T, 1, 1) is None
+        assert store.rulings.rulings(T)[0]["state"] == "pending"
+        assert store.fleet_configs.fleet_config_state(T)["state"] == "sent"  # type: ignore[index]
+        assert store.pictures.fleet_pictures() == {}
         assert FleetUpdates(store.core).latest(T) is None
         # The table's own, signed: each taken.
         svc.handle(TOPICS.evidence(T, 1, 1), table.picture("evidence", 1, 1))
-        assert store.evidence(T, 1, 1) == PNG  # stored without its signature
+        assert store.events.evidence(T, 1, 1) == PNG  # stored without its signature
         svc.handle(TOPICS.events(T), table.signed("events", event(1, evidence=True)))
         svc.handle(TOPICS.clear_evidence(T, 1, 1), table.picture("evidence/clear", 1, 1, b"x"))
-        assert store.evidence(T, 1, 1) == b"x"
+        assert store.events.evidence(T, 1, 1) == b"x"
         svc.handle(TOPICS.acks(T), table.signed("acks", ack("r1", None)))
         svc.handle(TOPICS.acks(T), table.signed("acks", ack("r1", True)))
-        assert store.rulings(T)[0]["state"] == "applied"
+        assert store.rulings.rulings(T)[0]["state"] == "applied"
         svc.handle(
             TOPICS.fleet(T, "config"), table.signed("fleet/config", config_answer(1, "applied"))
         )
-        assert store.fleet_config_state(T)["state"] == "applied"  # type: ignore[index]
+        assert store.fleet_configs.fleet_config_state(T)["state"] == "applied"  # type: ignore[index]
         svc.handle(TOPICS.fleet(T, "camera"), table.signed("fleet/camera", camera_answer()))
-        assert store.fleet_pictures()[T]["camera-view"]["problem"] == "no picture yet"
+        assert store.pictures.fleet_pictures()[T]["camera-view"]["problem"] == "no picture yet"
         svc.handle(
             TOPICS.fleet(T, "update"), table.signed("fleet/update", update_answer("running", 9.0))
         )
         assert FleetUpdates(store.core).latest(T)["state"] == "running"  # type: ignore[index]
         # A picture signed for another event, or as a clearer one, is not taken.
         svc.handle(TOPICS.evidence(T, 1, 2), table.picture("evidence", 1, 3))
-        assert store.evidence(T, 1, 2) is None
+        assert store.events.evidence(T, 1, 2) is None
         assert "not the one registered for table-1 on that picture" in close(store, "signature")
-        assert store.alerts() == []
+        assert store.alerts.alerts() == []
     finally:
         store.close()
 
@@ -182,10 +182,10 @@ def test_a_status_sent_again_is_refused_with_one_alert_and_after_the_directors_r
     try:
         svc.handle(TOPICS.status(T), first)
         svc.handle(TOPICS.status(T), second)
-        assert store.table_position(T) == (1, 2)
+        assert store.tables.table_position(T) == (1, 2)
         svc.handle(TOPICS.status(T), first)  # captured, sent again
         svc.handle(TOPICS.status(T), second)  # the newest, sent again: not after it either
-        assert store.table_position(T) == (1, 2) and len(store.status_history(T)) == 2
+        assert store.tables.table_position(T) == (1, 2) and len(store.tables.status_history(T)) == 2
         (alert,) = open_alerts(store, "replay")  # one for the two
         assert alert["text"].startswith(
             "table-1: a status came that is not after the newest the director took from it "
@@ -196,11 +196,11 @@ def test_a_status_sent_again_is_refused_with_one_alert_and_after_the_directors_r
         close(store, "replay")
         # The broker's retained copy (sent when the director subscribes): dropped, no alert.
         svc.handle(TOPICS.status(T), first, retained=True)
-        assert open_alerts(store, "replay") == [] and store.table_position(T) == (1, 2)
+        assert open_alerts(store, "replay") == [] and store.tables.table_position(T) == (1, 2)
         # The connection's last will comes after everything numbered on it.
         svc.handle(TOPICS.status(T), table.signed("status", messages.offline_message(
             table=T, at=1_010.0), last_word=True))  # fmt: skip
-        assert store.tables()[0]["online"] is False
+        assert store.tables.tables()[0]["online"] is False
     finally:
         store.close()
     # The director restarted: what it took last is in its store.
@@ -208,15 +208,17 @@ def test_a_status_sent_again_is_refused_with_one_alert_and_after_the_directors_r
     svc = DirectorService(store, BrokerConfig(port=1), prefix=TOPICS.prefix)
     try:
         svc.handle(TOPICS.status(T), second)
-        assert store.tables()[0]["online"] is False
+        assert store.tables.tables()[0]["online"] is False
         assert "the newest taken: start 1767000000, connection 1, its last will" in close(
             store, "replay"
         )
         # The table started again, its clock now years behind: its start still counts up.
         again = table.restarted(next_boot(BOOT, 1_000.0))
         svc.handle(TOPICS.status(T), again.signed("status", status(3, at=1_000.0)))
-        assert store.table_position(T) == (1, 3) and store.tables()[0]["online"] is True
-        assert store.alerts() == []
+        assert (
+            store.tables.table_position(T) == (1, 3) and store.tables.tables()[0]["online"] is True
+        )
+        assert store.alerts.alerts() == []
     finally:
         store.close()
 
@@ -232,11 +234,11 @@ def test_a_signed_status_without_its_place_is_taken_only_until_the_table_sent_on
     captured = placeless(1)
     try:
         svc.handle(TOPICS.status(T), captured)
-        assert store.table_position(T) == (1, 1) and store.alerts() == []
+        assert store.tables.table_position(T) == (1, 1) and store.alerts.alerts() == []
         # Updated: its first status with its place, and from then on none without.
         svc.handle(TOPICS.status(T), table.signed("status", status(2)))
         svc.handle(TOPICS.status(T), captured)
-        assert store.table_position(T) == (1, 2)
+        assert store.tables.table_position(T) == (1, 2)
         text = close(store, "replay")
         assert text.startswith(
             "table-1: a status came without its place in the table's order, though the "
@@ -251,7 +253,7 @@ def test_answers_are_refused_when_sent_again_each_kind_against_its_own_newest(
     tmp_path: Path,
 ) -> None:
     store, svc, table = setup(tmp_path)
-    store.add_ruling(ruling("r1"))
+    store.rulings.add_ruling(ruling("r1"))
     try:
         early_status = table.signed("status", status(1))  # numbered before the answers
         delivered = table.signed("acks", ack("r1", None))
@@ -271,13 +273,13 @@ def test_answers_are_refused_when_sent_again_each_kind_against_its_own_newest(
         svc.handle(TOPICS.fleet(T, "update"), update_old)  # out of its order: refused
         assert FleetUpdates(store.core).latest(T)["state"] == "running"  # type: ignore[index]
         assert "an update's progress came that is not after" in close(store, "replay")
-        assert store.table_position(T) == (1, 1) and store.alerts() == []
+        assert store.tables.table_position(T) == (1, 1) and store.alerts.alerts() == []
         # Another key registered for the table (set up again): its count starts afresh.
         pair = new_table_key()
-        store.register_key(T, pair.public_pem.decode(), source="test")
+        store.keys.register_key(T, pair.public_pem.decode(), source="test")
         fresh = Table(pair, boot=5)
         svc.handle(TOPICS.status(T), fresh.signed("status", status(2)))
-        assert store.table_position(T) == (1, 2) and store.alerts() == []
+        assert store.tables.table_position(T) == (1, 2) and store.alerts.alerts() == []
     finally:
         store.close()
 
@@ -286,19 +288,22 @@ def test_a_fleet_key_not_yet_enforced_takes_unsigned_messages_until_the_table_si
     tmp_path: Path,
 ) -> None:
     store, svc, table = setup(tmp_path, enforced=False)
-    store.add_ruling(ruling("r1"))
+    store.rulings.add_ruling(ruling("r1"))
     try:
         # A table of an older release ignores the key its approval gave it.
         svc.handle(TOPICS.evidence(T, 1, 1), PNG)
         svc.handle(TOPICS.acks(T), json.dumps(ack("r1", None)).encode())
         svc.handle(TOPICS.status(T), json.dumps(status(1)).encode())
-        assert store.evidence(T, 1, 1) == PNG and store.rulings(T)[0]["state"] == "delivered"
-        assert store.table_position(T) == (1, 1) and store.alerts() == []
+        assert (
+            store.events.evidence(T, 1, 1) == PNG
+            and store.rulings.rulings(T)[0]["state"] == "delivered"
+        )
+        assert store.tables.table_position(T) == (1, 1) and store.alerts.alerts() == []
         # Updated, it signs: from then on it must.
         svc.handle(TOPICS.acks(T), table.signed("acks", ack("r1", True)))
-        assert store.table_keys()[0]["enforced"] == 1
+        assert store.keys.table_keys()[0]["enforced"] == 1
         svc.handle(TOPICS.evidence(T, 1, 2), PNG)
-        assert store.evidence(T, 1, 2) is None
+        assert store.events.evidence(T, 1, 2) is None
         assert "a picture came without the table's signature" in close(store, "signature")
     finally:
         store.close()
@@ -313,10 +318,10 @@ def test_a_table_without_a_key_is_taken_as_before_its_signature_taken_off_a_pict
     try:
         svc.handle(TOPICS.evidence(T, 1, 1), table.picture("evidence", 1, 1))
         svc.handle(TOPICS.evidence(T, 1, 2), PNG)
-        assert store.evidence(T, 1, 1) == PNG and store.evidence(T, 1, 2) == PNG
+        assert store.events.evidence(T, 1, 1) == PNG and store.events.evidence(T, 1, 2) == PNG
         first = table.signed("status", status(1))
         svc.handle(TOPICS.status(T), table.signed("status", status(2)))
         svc.handle(TOPICS.status(T), first)  # no key, no order kept: taken as it comes
-        assert store.table_position(T) == (1, 1) and store.alerts() == []
+        assert store.tables.table_position(T) == (1, 1) and store.alerts.alerts() == []
     finally:
         store.close()

@@ -243,7 +243,7 @@ def register_table_keys(store: DirectorStore, path: Path) -> int:
 
     changed = 0
     for table, pem in sorted(read_table_keys(path).items()):
-        if store.register_key(table, pem, source=f"{path.name}"):
+        if store.keys.register_key(table, pem, source=f"{path.name}"):
             changed += 1
     return changed
 
@@ -305,7 +305,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
             "note: no signing key (--key): the dashboard can be read, rulings cannot be sent",
             file=sys.stderr,
         )
-    if not store.logins():
+    if not store.accounts.logins():
         print(
             "note: no director's login yet: make one with `table-controller director "
             f"add-login NAME --database {store.name}`",
@@ -370,7 +370,7 @@ def cmd_add_login(args: argparse.Namespace, out: TextIO) -> int:
                 return 2
         store = DirectorStore(s.database())
         try:
-            store.add_login(args.name, password)
+            store.accounts.add_login(args.name, password)
         finally:
             store.close()
     except (SettingsError, StoreError) as exc:

@@ -300,7 +300,7 @@ class DirectorService:
                 continue
             checked = now
             try:
-                for _ in self.store.check_silent(now):
+                for _ in self.store.tables.check_silent(now):
                     self._tell("alert", "")
             except Exception:
                 log.exception("checking the tables' heartbeats failed")
@@ -315,7 +315,7 @@ class DirectorService:
     def _table_marks(self, table: str) -> dict[int, int]:
         marks = self._marks.get(table)
         if marks is None:
-            stored = self.store.received_marks(table)  # first: it may fail (the database)
+            stored = self.store.events.received_marks(table)  # first: it may fail (the database)
             marks = self._marks[table] = {}
             for game, (high, ahead) in stored.items():
                 marks[game] = high
@@ -377,7 +377,7 @@ class DirectorService:
         if every_table or now - self._refreshed >= self._mark_refresh:
             self._refreshed = now
             with self._marks_lock:
-                for t in self.store.tables():
+                for t in self.store.tables.tables():
                     self._table_marks(str(t["table"]))
                 due = set(self._marks)
         else:
@@ -646,7 +646,7 @@ class DirectorService:
             picture = self._picture(table, "evidence", game, seq, payload, now, outcome)
             if picture is None:
                 return
-            if not self.store.add_evidence(table, game, seq, picture):
+            if not self.store.events.add_evidence(table, game, seq, picture):
                 self._too_much(
                     table,
                     "its pictures have reached what the director keeps for one table (the "
@@ -690,14 +690,14 @@ class DirectorService:
         body.setdefault("table", table)  # after the check: the signature is of what came
         if kind == "events":
             # the message as sent: the store checks each value before it keeps one
-            new, alerts = self.store.add_event(cast(EventMessage, body))
+            new, alerts = self.store.events.add_event(cast(EventMessage, body))
             outcome.stored.append((table, int(body["game"]), int(body["seq"])))
             if new:
                 tell[("event", table)] = None
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "status":
-            alerts = self.store.add_status(
+            alerts = self.store.tables.add_status(
                 cast(StatusMessage, body), received=received, retained=retained
             )
             if body.get("online") is True:
@@ -706,7 +706,7 @@ class DirectorService:
             if alerts:
                 tell[("alert", table)] = None
         elif kind == "acks":
-            self.store.add_ack(body)
+            self.store.rulings.add_ack(body)
             tell[("ack", table)] = None
             tell[("ruling", table)] = None
         elif kind == "fleet" and len(parts) == 4:  # what a fleet's table says of itself
@@ -748,7 +748,7 @@ class DirectorService:
             "check the table (restart it, update its software), and if it is not the "
             "table, someone has its broker password: give it a new one (docs/security.md)"
         )
-        if self.store.alert_once(table, "flood", "flood", text, now) is not None:
+        if self.store.alerts.alert_once(table, "flood", "flood", text, now) is not None:
             log.warning("%s", text)  # once an alert: not once a message of a flood
             outcome.tell[("alert", table)] = None
         else:
@@ -807,7 +807,7 @@ class DirectorService:
         picture = self._picture(table, "evidence/clear", game, seq, wire, now, outcome)
         if not picture:
             return  # refused (the alert says why), or a signature with no picture
-        if not self.store.replace_evidence(table, game, seq, picture):
+        if not self.store.events.replace_evidence(table, game, seq, picture):
             log.warning(
                 "%s sent a clearer picture of game %d's event %d before the director held"
                 " that event: refused, nothing changed (the event, when it comes, carries"
@@ -855,7 +855,7 @@ class DirectorService:
                 "make one with `table-controller director keys` and start with --key"
             )
         event = _ruling_event(kind, reason.strip(), team, points)
-        position = self.store.table_position(table)
+        position = self.store.tables.table_position(table)
         if position is None:
             raise RulingError(
                 f"table {table} has not said which game and hand it is playing (no status "
@@ -873,7 +873,7 @@ class DirectorService:
             hand=position[1],
         )
         payload = sign(ruling, self._key)
-        self.store.add_ruling(payload)
+        self.store.rulings.add_ruling(payload)
         self._owing().add(table)
         self._publish_ruling(table, ruling.ruling_id, json.dumps(payload))
         self._tell("ruling", table)
@@ -883,7 +883,7 @@ class DirectorService:
         """The tables with rulings not answered, read from the store the first time."""
         with self._owed_lock:  # the writer and a web request may both be first
             if self._owed is None:
-                self._owed = {t for _, t, _, _ in self.store.unanswered()}
+                self._owed = {t for _, t, _, _ in self.store.rulings.unanswered()}
             return self._owed
 
     def _resend(self, table: str) -> None:
@@ -892,14 +892,14 @@ class DirectorService:
         owed = self._owing()
         if table not in owed:
             return
-        rulings = self.store.unanswered(table)
+        rulings = self.store.rulings.unanswered(table)
         if not rulings:
             owed.discard(table)
             return
         now = self._clock()
         for ruling_id, _, payload, sent_at in rulings:
             if now - sent_at >= self._resend_after:
-                self.store.ruling_sent(ruling_id, table)
+                self.store.rulings.ruling_sent(ruling_id, table)
                 self._publish_ruling(table, ruling_id, payload)
 
     @property

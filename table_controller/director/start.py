@@ -300,7 +300,7 @@ def first_run(made: FleetFolder) -> str:
     password = secrets.token_urlsafe(12)
     store = DirectorStore(made.database, rules_name=made.rules)
     try:
-        store.add_login(LOGIN, password)
+        store.accounts.add_login(LOGIN, password)
     finally:
         store.close()
     return password
@@ -378,7 +378,7 @@ def attach_config(page: Any, fleet: Any) -> None:
     store = fleet.store
 
     def name_of(table_id: str) -> str | None:
-        t = store.fleet_table(table_id)
+        t = store.fleet.fleet_table(table_id)
         return None if t is None or t["removed_at"] is not None else str(t["name"])
 
     pusher = attach(page.admin, fleet, name_of)

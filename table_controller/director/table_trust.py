@@ -79,7 +79,7 @@ class TableTrust:
     ) -> Decision:
         """Whether ``body`` (a JSON message of ``kind`` from ``table``) may be stored.
         ``copy``: it came as the broker's copy (``dup`` or ``retain``), not fresh."""
-        registered = self._store.table_key(table)
+        registered = self._store.keys.table_key(table)
         key = None if registered is None else registered.key
         if registered is not None and not registered.enforced and SIG not in body:
             key = None  # a fleet's table not yet seen signing: it may be of an older release
@@ -99,7 +99,7 @@ class TableTrust:
     ) -> PictureDecision:
         """Whether a picture of ``kind`` (``evidence`` or ``evidence/clear``) that came as
         ``wire`` for (``game``, ``seq``) may be stored, and its bytes to store."""
-        registered = self._store.table_key(table)
+        registered = self._store.keys.table_key(table)
         key = None if registered is None else registered.key
         checked = check_picture(kind, table, game, seq, wire, key)
         verdict = checked.verdict
@@ -114,20 +114,20 @@ class TableTrust:
     def taken(self, table: str, kind: str, decision: Decision) -> None:
         """The message was stored: its place is the newest of its kind now."""
         if decision.place is not None:
-            self._store.keep_place(table, kind, decision.place.key)
+            self._store.order.keep_place(table, kind, decision.place.key)
 
     # --- what is refused ------------------------------------------------------------------
 
     def _enforce(self, table: str, verdict: Verdict) -> None:
-        registered = self._store.table_key(table)
+        registered = self._store.keys.table_key(table)
         if registered is not None and not registered.enforced and verdict.signed:
-            self._store.enforce_key(table)  # it signs: from now on it must
+            self._store.keys.enforce_key(table)  # it signs: from now on it must
 
     def _in_order(
         self, table: str, kind: str, place: Place | None, now: float, copy: bool
     ) -> Decision:
         if place is None:
-            if not self._store.has_places(table):
+            if not self._store.order.has_places(table):
                 return TAKE  # a table of the release before places, not yet updated
             text = (
                 f"{table}: {words(kind)} came without its place in the table's order, "
@@ -138,7 +138,7 @@ class TableTrust:
                 f"{FIX}"
             )
             return self._alert(table, "replay", kind, text, now)
-        newest = self._store.newest_place(table, kind)
+        newest = self._store.order.newest_place(table, kind)
         if newest is None or place.key > newest:
             return Decision(take=True, place=place)
         if copy:
@@ -170,7 +170,7 @@ class TableTrust:
 
     def _alert(self, table: str, alert: str, kind: str, text: str, now: float) -> Decision:
         """Refused: one ``alert`` about the table while one is open."""
-        if self._store.alert_once(table, alert, kind, text, now) is not None:
+        if self._store.alerts.alert_once(table, alert, kind, text, now) is not None:
             log.warning("%s", text)  # once an alert: not once a message
             return Decision(take=False, alerted=True)
         log.debug("%s", text)

@@ -355,13 +355,13 @@ class DirectorPage:
         while the lines are made), and the event. ``tables``: only these tables' rows
         read again (the others' lines kept, ``DashboardView.lines``); None: all."""
         with self.store.core.lock:
-            counts = self.store.event_counts()
-            alerts = self.store.alerts()
+            counts = self.store.events.event_counts()
+            alerts = self.store.alerts.alerts()
             open_by_table: dict[str, int] = {}
             for a in alerts:
                 if a["state"] == "open":
                     open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
-            raws = self.store.raw_tables(tables)
+            raws = self.store.tables.raw_tables(tables)
             lines = self.view.lines(raws, counts, open_by_table, partial=tables is not None)
         # Not under the store's lock: the admin's own lock is taken before the store's.
         event = self.admin.summary()
@@ -562,7 +562,7 @@ class DirectorPage:
     # --- logging in ---------------------------------------------------------------------
 
     def _director(self, request: Request) -> str | None:
-        return self.store.session(request.cookies.get(COOKIE))
+        return self.store.accounts.session(request.cookies.get(COOKIE))
 
     def _logged_in(self, request: Request) -> str:
         """The director whose session the request carries; else refused (401, no data).
@@ -622,7 +622,9 @@ class DirectorPage:
         self.throttle.begin(name, address)
         assert self._hashing is not None
         async with self._hashing:  # the hash in a worker thread: the loop keeps serving
-            token = await asyncio.to_thread(self.store.login, name, password, address=address)
+            token = await asyncio.to_thread(
+                self.store.accounts.login, name, password, address=address
+            )
         if token is None:
             raise Refused(
                 401,
@@ -639,7 +641,7 @@ class DirectorPage:
     def _logout(self, request: Request) -> Response:
         token = request.cookies.get(COOKIE)
         if token:
-            self.store.logout(token)
+            self.store.accounts.logout(token)
         resp = SafeJSON({"ok": True})
         resp.delete_cookie(
             COOKIE, httponly=True, samesite="strict", secure=request.url.scheme == "https"
@@ -661,7 +663,7 @@ class DirectorPage:
 
         async def still_open() -> bool:
             with contextlib.suppress(StoreUnavailable):  # said in the overview
-                return await run_in_threadpool(self.store.session, token) is not None
+                return await run_in_threadpool(self.store.accounts.session, token) is not None
             return True
 
         return self._pages.response(still_open)
@@ -671,22 +673,22 @@ class DirectorPage:
 
     def _table(self, request: Request) -> Response:
         table = request.path_params["table"]
-        known = {t["table"] for t in self.store.tables()}
+        known = {t["table"] for t in self.store.tables.tables()}
         if table not in known:
             raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
-        games = self.store.games(table)
+        games = self.store.events.games(table)
         asked = request.query_params.get("game") or ""
         game = _number(asked) if asked else (games[-1] if games else 0)
         if game is None:
             raise Refused(400, f"game={asked[:20]!r} is not a game number", "e.g. ?game=2")
-        events = self.store.events(table, game) if games else []
-        players = self.store.players(table)
+        events = self.store.events.events(table, game) if games else []
+        players = self.store.tables.players(table)
         view = None
         proj = None
         problem = None
         if games:
             try:
-                proj = self.store.projection(table, game)
+                proj = self.store.projections.projection(table, game)
             except RulesError as exc:  # the rules the table's status named cannot be used
                 problem = f"the table's rules cannot be used: {exc}"
         if proj is not None:
@@ -702,7 +704,7 @@ class DirectorPage:
                 players=players,
                 recent=proj.recent,
                 evidence_urls=urls,
-                rules_name=self.store.rules_of(table)[0],
+                rules_name=self.store.projections.rules_of(table)[0],
             )
             problem = proj.problem
         detail = self.view.table_detail(table, game, events, HISTORY)
@@ -718,16 +720,20 @@ class DirectorPage:
                 "problem": problem,
                 "rulings": [
                     {**r, "text": ruling_text(r, {s.name: n for s, n in players.items()})}
-                    for r in self.store.rulings(table)
+                    for r in self.store.rulings.rulings(table)
                 ],
-                "status": self.store.status_history(table)[-20:],
+                "status": self.store.tables.status_history(table)[-20:],
             }
         )
 
     def _evidence(self, request: Request) -> Response:
         p = request.path_params
         game, seq = _number(p["game"]), _number(p["seq"])
-        png = None if game is None or seq is None else self.store.evidence(p["table"], game, seq)
+        png = (
+            None
+            if game is None or seq is None
+            else self.store.events.evidence(p["table"], game, seq)
+        )
         if png is None:
             raise Refused(
                 404,
@@ -742,7 +748,9 @@ class DirectorPage:
     def _defaults(self, request: Request) -> Response:
         """The ruling form opened from an alert: filled with what the alert knows."""
         aid = _number(request.path_params["alert"])
-        alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
+        alert = next(
+            (a for a in self.store.alerts.alerts(states=ALERT_STATES) if a["id"] == aid), None
+        )
         if alert is None:
             raise Refused(404, "there is no such alert", "reload the dashboard")
         return SafeJSON(ruling_form(self.store, str(alert["table"]), alert))
@@ -750,20 +758,22 @@ class DirectorPage:
     def _table_ruling(self, request: Request) -> Response:
         """The ruling form opened from a table's detail: its teams and choices in words."""
         table = request.path_params["table"]
-        if table not in {t["table"] for t in self.store.tables()}:
+        if table not in {t["table"] for t in self.store.tables.tables()}:
             raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
         return SafeJSON(ruling_form(self.store, table))
 
     def _alert_detail(self, request: Request) -> Response:
         """An alert's panel: its sentence, and a renege's evidence and rule, in words."""
         aid = _number(request.path_params["alert"])
-        alert = next((a for a in self.store.alerts(states=ALERT_STATES) if a["id"] == aid), None)
+        alert = next(
+            (a for a in self.store.alerts.alerts(states=ALERT_STATES) if a["id"] == aid), None
+        )
         if alert is None:
             raise Refused(404, "there is no such alert", "reload the dashboard")
         return SafeJSON(self.view.alert_detail(alert))
 
     def _audit(self, request: Request) -> Response:
-        return SafeJSON(self.store.audit())
+        return SafeJSON(self.store.accounts.audit())
 
     def _event(self, request: Request) -> Response:
         return SafeJSON(self.admin.summary())
@@ -785,7 +795,7 @@ class DirectorPage:
         reason = body.get("reason")
         try:
             await run_in_threadpool(
-                self.store.set_alert,
+                self.store.alerts.set_alert,
                 aid,
                 str(body.get("state")),
                 who,
@@ -830,7 +840,11 @@ class DirectorPage:
         if type(alert) is int and body.get("close_alert", True):
             with contextlib.suppress(StoreError, OverflowError):
                 await run_in_threadpool(
-                    self.store.set_alert, alert, "closed", who, f"ruling {payload['ruling_id']}"
+                    self.store.alerts.set_alert,
+                    alert,
+                    "closed",
+                    who,
+                    f"ruling {payload['ruling_id']}",
                 )
         self.changed("ruling", "")
         return SafeJSON({"ok": True, "ruling": payload})

@@ -101,9 +101,9 @@ def test_a_table_cannot_write_as_another_nor_read_its_rulings(tmp_path: Path) ->
         t1.publish(TOPICS.rulings("table-2"), {"v": 1, "ruling_id": "forged"})
         t1.publish(TOPICS.events("table-1"), event("table-2", 1))  # its own topic, lying
         t1.publish(TOPICS.status("table-1"), {**status, "table": "table-1"})  # its own: last
-        wait_until("table-1's status", lambda: store.table_position("table-1") == (1, 1))
-        assert [t["table"] for t in store.tables()] == ["table-1"]
-        assert store.events("table-1") == [] and store.audit() == []
+        wait_until("table-1's status", lambda: store.tables.table_position("table-1") == (1, 1))
+        assert [t["table"] for t in store.tables.tables()] == ["table-1"]
+        assert store.events.events("table-1") == [] and store.accounts.audit() == []
         # The director's ruling for table-2 reaches neither table-1 nor its spy.
         svc.handle(TOPICS.status("table-2"), json.dumps({**status, "table": "table-2"}).encode())
         svc.send_ruling(director="ann", table="table-2", kind="void_hand", reason="misdeal")
@@ -116,18 +116,20 @@ def test_a_table_cannot_write_as_another_nor_read_its_rulings(tmp_path: Path) ->
         # clearer picture on table-2's topic is dropped by the broker.
         t2.publish(TOPICS.events("table-2"), event("table-2", 1))
         t2.publish(TOPICS.evidence("table-2", 1, 1), b"table-2's first")
-        wait_until("table-2's picture", lambda: store.evidence("table-2", 1, 1) is not None)
+        wait_until("table-2's picture", lambda: store.events.evidence("table-2", 1, 1) is not None)
         t1.publish(TOPICS.clear_evidence("table-2", 1, 1), b"forged by table-1")
         t2.publish(TOPICS.clear_evidence("table-2", 1, 1), b"table-2's clearer")  # last
         wait_until(
             "table-2's clearer picture",
-            lambda: store.evidence("table-2", 1, 1) == b"table-2's clearer",
+            lambda: store.events.evidence("table-2", 1, 1) == b"table-2's clearer",
         )
         t1.publish(TOPICS.events("table-1"), event("table-1", 1))
-        wait_until("the director stores table-1's own", lambda: len(store.events("table-1")) == 1)
+        wait_until(
+            "the director stores table-1's own", lambda: len(store.events.events("table-1")) == 1
+        )
         wait_until("table-1's received mark", lambda: bool(t1.got))  # what it may read
         assert [t for t, _ in t1.got if "/table-2/" in t] == []
-        assert store.evidence("table-2", 1, 1) == b"table-2's clearer"
+        assert store.events.evidence("table-2", 1, 1) == b"table-2's clearer"
         t2.close()
     finally:
         t1.close()

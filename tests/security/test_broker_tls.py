@@ -44,9 +44,11 @@ def test_the_feed_runs_over_tls_end_to_end(tmp_path: Path) -> None:
         table.start()
         wait_until(
             "the table's deal stored",
-            lambda: "hand_dealt" in [e["input"]["event"] for e in store.events("table-1")],
+            lambda: "hand_dealt" in [e["input"]["event"] for e in store.events.events("table-1")],
         )
-        wait_until("the table plays hand 1", lambda: store.table_position("table-1") == (1, 1))
+        wait_until(
+            "the table plays hand 1", lambda: store.tables.table_position("table-1") == (1, 1)
+        )
         sent = svc.send_ruling(
             director="ann", table="table-1", kind="adjust_score", reason="exposed card",
             team="EW", points=1,
@@ -54,7 +56,10 @@ def test_the_feed_runs_over_tls_end_to_end(tmp_path: Path) -> None:
         rid = sent["ruling_id"]
         wait_until(
             "the ruling applied over TLS",
-            lambda: [r["state"] for r in store.rulings() if r["ruling_id"] == rid] == ["applied"],
+            lambda: (
+                [r["state"] for r in store.rulings.rulings() if r["ruling_id"] == rid]
+                == ["applied"]
+            ),
         )
         assert svc.problem is None
     finally:

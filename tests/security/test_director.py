@@ -64,11 +64,11 @@ class Director:
         self.clock = Clock()
         self.path = folder / "director.sqlite"
         self.store = DirectorStore(self.path, clock=self.clock)
-        self.store.add_login("ann", PASSWORD)
+        self.store.accounts.add_login("ann", PASSWORD)
         messages, i, self.held, rules = spotted()
-        self.store.add_status(status(TABLE, rules))
+        self.store.tables.add_status(status(TABLE, rules))
         for m in messages[: i + 1]:  # the renege spotted: the card still in S's hand
-            self.store.add_event({**m, "at": time.time()})
+            self.store.events.add_event({**m, "at": time.time()})
         self.page = DirectorPage(self.store, None, throttle=LoginThrottle(clock=self.clock))
         self.served = Served(self.page, **start)
         self.url = self.served.url
@@ -180,10 +180,10 @@ def test_no_public_field_names_a_card_before_the_table_saw_it(tmp_path: Path) ->
     (every field, the news, the problem) names only cards cut, turned up or played."""
     messages, i, _, rules = spotted()
     store = DirectorStore(tmp_path / "p.sqlite")
-    store.add_status(status(TABLE, rules))
+    store.tables.add_status(status(TABLE, rules))
     seen: set[str] = set()
     for n, m in enumerate(messages):
-        store.add_event(m)
+        store.events.add_event(m)
         inp = m["input"]
         if inp["event"] in ("card_played", "card_cut"):
             seen.add(Card.parse(inp["card"]).code)
@@ -241,7 +241,7 @@ def test_failed_logins_back_off_and_are_audited(director: Director) -> None:
     assert login_status(director, "ann", PASSWORD) == 429  # 2 s after the 6th
     director.clock.now += 0.2
     assert login_status(director, "ann", PASSWORD) == 200  # and the count starts again
-    failed = [a for a in director.store.audit() if a["action"] == "login_failed"]
+    failed = [a for a in director.store.accounts.audit() if a["action"] == "login_failed"]
     assert len(failed) == 6
     assert json.loads(failed[0]["detail"]) == {"address": "127.0.0.1", "known": True}
     # Per address: many names from one address slow down too.
@@ -251,7 +251,7 @@ def test_failed_logins_back_off_and_are_audited(director: Director) -> None:
     assert code == 429 and "from this address" in json.loads(body)["problem"]
     # ann got in from here before: her own brake is the only one she meets here.
     assert login_status(director, "ann", PASSWORD) == 200
-    assert json.loads(director.store.audit()[-1]["detail"])["known"] is False
+    assert json.loads(director.store.accounts.audit()[-1]["detail"])["known"] is False
 
 
 def login_from(director: Director, source: str, name: str, password: str) -> tuple[int, Any]:
@@ -369,15 +369,15 @@ def test_unknown_names_cost_a_hash_too(director: Director, monkeypatch: Any) -> 
     calls: list[bytes] = []
     real = logins._check_argon2
     monkeypatch.setattr(logins, "_check_argon2", lambda p, s: calls.append(s) or real(p, s))
-    assert director.store.login("nobody", "guess") is None
-    assert director.store.login("ann", "guess") is None
+    assert director.store.accounts.login("nobody", "guess") is None
+    assert director.store.accounts.login("ann", "guess") is None
     assert len(calls) == 2 and all(c.startswith(b"$argon2id$") for c in calls)
 
 
 def test_a_password_change_ends_every_session(director: Director) -> None:
     first, second = log_in(director.url), log_in(director.url)
     assert get_json(director.url + "api/overview", first)["tables"]
-    director.store.add_login("ann", "a new password 2")
+    director.store.accounts.add_login("ann", "a new password 2")
     for cookie in (first, second):
         assert request(director.url + "api/overview", cookie=cookie)[0] == 401
     assert login_status(director, "ann", PASSWORD) == 401
@@ -516,11 +516,13 @@ def test_a_status_with_a_bad_every_does_not_break_the_view(tmp_path: Path, every
         publish(
             feed, topic("status"), json.dumps(status(TABLE, {"name": "td-tournament"})).encode()
         )
-        wait_until("both statuses stored", lambda: len(world.store.status_history(TABLE)) == 2)
+        wait_until(
+            "both statuses stored", lambda: len(world.store.tables.status_history(TABLE)) == 2
+        )
         view = get_json(world.served.url + f"api/tables/{TABLE}", cookie)
         assert view["table"] == TABLE and len(view["status"]) == 2
         assert get_json(world.served.url + "api/overview", cookie)["tables"][0]["online"]
-        world.store.check_silent(time.time() + 10_000)  # every refused: no crash here either
+        world.store.tables.check_silent(time.time() + 10_000)  # every refused: no crash here either
         feed.loop_stop()
         feed.disconnect()
     finally:

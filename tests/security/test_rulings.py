@@ -48,11 +48,11 @@ class Venue:
         self.service = director(self.store, self.folder, self.broker.port)
 
     def state(self, ruling_id: str) -> str:
-        (r,) = [r for r in self.store.rulings(TABLE) if r["ruling_id"] == ruling_id]
+        (r,) = [r for r in self.store.rulings.rulings(TABLE) if r["ruling_id"] == ruling_id]
         return str(r["state"])
 
     def online(self) -> bool:
-        return any(t["online"] for t in self.store.tables() if t["table"] == TABLE)
+        return any(t["online"] for t in self.store.tables.tables() if t["table"] == TABLE)
 
     def adjustments(self) -> list[tuple[int, int]]:
         """The score adjustments in the table's own log: (game, seq) each."""
@@ -73,7 +73,7 @@ def venue(tmp_path: Path) -> Iterator[Venue]:
     table = TableProcess(config).start()
     v = Venue(folder, broker, store, service, table, config.parent / "table.sqlite")
     try:
-        wait_until("the table plays hand 1", lambda: store.table_position(TABLE) == (1, 1))
+        wait_until("the table plays hand 1", lambda: store.tables.table_position(TABLE) == (1, 1))
         yield v
     finally:
         v.table.kill()
@@ -108,7 +108,7 @@ def test_a_ruling_to_a_table_that_is_away_arrives_when_it_returns(venue: Venue) 
     v.table.start()
     wait_until("the ruling applied", lambda: v.state(rid) == "applied")
     assert len(v.adjustments()) == 1
-    (r,) = v.store.rulings(TABLE)
+    (r,) = v.store.rulings.rulings(TABLE)
     assert (r["game"], r["hand"], r["delivered_at"] is not None) == (1, 1, True)
     assert r["sends"] >= 2  # sent when made, and again when the table came back
 
@@ -151,12 +151,12 @@ def test_a_ruling_for_another_game_or_hand_is_refused_with_the_reason(venue: Ven
             else {"event": "score_adjusted", "team": "NS", "points": 2, "reason": "x"}
         )
         r = Ruling(rid, TABLE, kind, event, "x", "ann", at, game=game, hand=hand)
-        v.store.add_ruling(sign(r, key))
+        v.store.rulings.add_ruling(sign(r, key))
     v.service = director(v.store, v.folder, v.broker.port)
     refused = {}
     for rid in wrong:
         wait_until(f"{rid} answered", lambda rid=rid: v.state(rid) == "refused")
-        (r,) = [r for r in v.store.rulings(TABLE) if r["ruling_id"] == rid]
+        (r,) = [r for r in v.store.rulings.rulings(TABLE) if r["ruling_id"] == rid]
         refused[rid] = r["ack_problem"]
     assert "about game 2, and this table is playing game 1" in refused["another game"]
     assert "hand 5, not yet dealt" in refused["a hand not dealt"]
@@ -194,6 +194,6 @@ def test_the_director_refuses_a_ruling_for_a_table_id_no_topic_can_hold(
     try:
         with pytest.raises(RulingError, match="only lowercase letters, digits and single '-'"):
             svc.send_ruling(director="ann", table=table, kind="void_hand", reason="misdeal")
-        assert store.rulings() == []  # nothing stored that could never be sent
+        assert store.rulings.rulings() == []  # nothing stored that could never be sent
     finally:
         store.close()

@@ -91,9 +91,9 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
         forged = logged(tmp_path / "forged.sqlite")
         assert len(forged) >= 400 and {g for g, _ in forged} >= {1, 2}
         wait_until("the director refused them", lambda: svc.refused >= 400)
-        assert store.events("table-1") == [] and store.games("table-1") == []
+        assert store.events.events("table-1") == [] and store.events.games("table-1") == []
         assert svc.marks("table-1") == {}  # nothing told to the table as held
-        (alert,) = [a for a in store.alerts() if a["kind"] == "signature"]
+        (alert,) = [a for a in store.alerts.alerts() if a["kind"] == "signature"]
         assert alert["table"] == "table-1" and "without the table's signature" in alert["text"]
         # The real table, signing, sends the same game and seq numbers with its own cards.
         real_log = tmp_path / "real.sqlite"
@@ -103,13 +103,15 @@ def test_a_sniffed_password_without_the_tables_key_rewrites_nothing(tmp_path: Pa
         mine = logged(real_log)
         wait_until(
             "every one of the real table's events stored",
-            lambda: len(store.events("table-1")) == len(mine),
+            lambda: len(store.events.events("table-1")) == len(mine),
         )
-        held = {(e["game"], e["seq"]): e["input"] for e in store.events("table-1")}
+        held = {(e["game"], e["seq"]): e["input"] for e in store.events.events("table-1")}
         assert held == mine  # the real table's copies, none of the forger's
         assert any(forged[k] != mine[k] for k in mine)  # the same keys, other events
         # Still the one alert (the real table, stopped, is offline: an alert of its own).
-        assert [a["kind"] for a in store.alerts() if a["kind"] != "table_offline"] == ["signature"]
+        assert [a["kind"] for a in store.alerts.alerts() if a["kind"] != "table_offline"] == [
+            "signature"
+        ]
     finally:
         for proc in tables:
             proc.kill()
@@ -143,10 +145,10 @@ def test_a_flood_of_big_status_messages_stays_within_the_stores_bound(tmp_path: 
         assert last is not None
         last.wait_for_publish(120)
         wait_until("the director took every message", lambda: svc.batched >= sent, timeout=180)
-        history = store.status_history("table-1")
+        history = store.tables.status_history("table-1")
         assert 0 < len(history) <= Limits().history_statuses
         assert not [h for h in history if "pad" in h["status"]]  # too big: refused
-        floods = [a for a in store.alerts() if a["kind"] == "flood"]
+        floods = [a for a in store.alerts.alerts() if a["kind"] == "flood"]
         assert len(floods) == 1 and floods[0]["table"] == "table-1"
         size = sum(p.stat().st_size for p in tmp_path.glob("director.sqlite*"))
         assert size < 20_000_000, f"the store grew to {size} bytes"

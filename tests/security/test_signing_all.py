@@ -96,17 +96,17 @@ class RealTable:
 
 def alerted(store: DirectorStore, kind: str) -> Callable[[], bool]:
     """Whether an alert of ``kind`` is open (what a refusal raises)."""
-    return lambda: any(a["kind"] == kind for a in store.alerts())
+    return lambda: any(a["kind"] == kind for a in store.alerts.alerts())
 
 
 def close_alert(store: DirectorStore, kind: str) -> str:
-    (alert,) = [a for a in store.alerts() if a["kind"] == kind]
-    store.set_alert(alert["id"], "closed", "ann", "seen")
+    (alert,) = [a for a in store.alerts.alerts() if a["kind"] == kind]
+    store.alerts.set_alert(alert["id"], "closed", "ann", "seen")
     return str(alert["text"])
 
 
 def online(store: DirectorStore) -> bool:
-    return bool([t for t in store.tables() if t["table"] == T and t["online"]])
+    return bool([t for t in store.tables.tables() if t["table"] == T and t["online"]])
 
 
 def test_forged_pictures_acks_and_answers_are_refused_and_the_tables_own_taken(
@@ -120,11 +120,11 @@ def test_forged_pictures_acks_and_answers_are_refused_and_the_tables_own_taken(
     log = table_log(tmp_path / "table.sqlite")
     table = RealTable(folder, broker.port, log.path)
     try:
-        wait_until("the table's picture stored", lambda: store.evidence(T, 1, 2) == FIRST)
+        wait_until("the table's picture stored", lambda: store.events.evidence(T, 1, 2) == FIRST)
         log.replace_evidence(1, 2, CLEAR)
         table.feed.notify()
-        wait_until("its clearer picture stored", lambda: store.evidence(T, 1, 2) == CLEAR)
-        wait_until("its status stored", lambda: store.table_position(T) == (1, 1))
+        wait_until("its clearer picture stored", lambda: store.events.evidence(T, 1, 2) == CLEAR)
+        wait_until("its status stored", lambda: store.tables.table_position(T) == (1, 1))
         table.stop()
         wait_until("the table offline", lambda: not online(store))
         ruling = svc.send_ruling(
@@ -160,17 +160,19 @@ def test_forged_pictures_acks_and_answers_are_refused_and_the_tables_own_taken(
                 assert "it was not stored" in text and "give the table a new password" in text
         finally:
             forger.close()
-        assert store.evidence(T, 1, 2) == CLEAR and store.evidence(T, 1, 3) is None
-        assert [r["state"] for r in store.rulings(T)] == ["pending"]
-        assert store.fleet_pictures() == {}
+        assert store.events.evidence(T, 1, 2) == CLEAR and store.events.evidence(T, 1, 3) is None
+        assert [r["state"] for r in store.rulings.rulings(T)] == ["pending"]
+        assert store.pictures.fleet_pictures() == {}
         # The table back: the ruling sent again reaches it, its signed answers are taken.
         table = RealTable(folder, broker.port, log.path)
-        wait_until("the ruling applied", lambda: store.rulings(T)[0]["state"] == "applied")
+        wait_until("the ruling applied", lambda: store.rulings.rulings(T)[0]["state"] == "applied")
         table.feed.send("camera", {**camera, "problem": "the real table's words"})
-        wait_until("its camera answer kept", lambda: T in store.fleet_pictures())
-        assert store.fleet_pictures()[T]["camera-view"]["problem"] == "the real table's words"
-        assert store.evidence(T, 1, 2) == CLEAR
-        assert [a for a in store.alerts() if a["kind"] in ("signature", "replay")] == []
+        wait_until("its camera answer kept", lambda: T in store.pictures.fleet_pictures())
+        assert (
+            store.pictures.fleet_pictures()[T]["camera-view"]["problem"] == "the real table's words"
+        )
+        assert store.events.evidence(T, 1, 2) == CLEAR
+        assert [a for a in store.alerts.alerts() if a["kind"] in ("signature", "replay")] == []
     finally:
         table.stop()
         log.close()
@@ -203,20 +205,20 @@ def test_a_captured_status_sent_again_is_refused_also_after_the_directors_restar
     table: RealTable | None = RealTable(folder, broker.port, log.path)
     assert table is not None and svc is not None
     try:
-        wait_until("hand 1 stored", lambda: store.table_position(T) == (1, 1))
+        wait_until("hand 1 stored", lambda: store.tables.table_position(T) == (1, 1))
         table.feed.set_status(RealTable.status(2))
-        wait_until("hand 2 stored", lambda: store.table_position(T) == (1, 2))
+        wait_until("hand 2 stored", lambda: store.tables.table_position(T) == (1, 2))
         # What a listener on the hall's network captured: a genuine, signed heartbeat of
         # hand 1 (the director's own copy of it holds the same JSON).
         captured = next(
-            h["status"] for h in store.status_history(T) if h["status"].get("hand") == 1
+            h["status"] for h in store.tables.status_history(T) if h["status"].get("hand") == 1
         )
         assert captured["sig"] and captured["order"]
         table.stop()
         table = None
         wait_until("the table offline", lambda: not online(store))
         send_copy(broker.port, folder, store, captured, "the copy refused")
-        assert not online(store) and store.table_position(T) == (1, 2)
+        assert not online(store) and store.tables.table_position(T) == (1, 2)
         text = close_alert(store, "replay")
         assert text.startswith("table-1: a status came that is not after the newest the "
                                "director took from it (start "), text  # fmt: skip
@@ -228,13 +230,15 @@ def test_a_captured_status_sent_again_is_refused_also_after_the_directors_restar
         store = DirectorStore(database)
         svc = director(store, folder, broker.port)
         send_copy(broker.port, folder, store, captured, "the copy refused again")
-        assert not online(store) and store.table_position(T) == (1, 2)
+        assert not online(store) and store.tables.table_position(T) == (1, 2)
         assert "not after the newest" in close_alert(store, "replay")
         # The real table again, its clock now ten years behind: taken all the same.
         table = RealTable(folder, broker.port, log.path, clock=lambda: time.time() - YEARS_BEHIND)
         table.feed.set_status(RealTable.status(3))
-        wait_until("hand 3 stored", lambda: store.table_position(T) == (1, 3) and online(store))
-        assert [a for a in store.alerts() if a["kind"] in ("signature", "replay")] == []
+        wait_until(
+            "hand 3 stored", lambda: store.tables.table_position(T) == (1, 3) and online(store)
+        )
+        assert [a for a in store.alerts.alerts() if a["kind"] in ("signature", "replay")] == []
     finally:
         if table is not None:
             table.stop()

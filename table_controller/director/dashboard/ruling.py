@@ -186,14 +186,14 @@ def _where(
 
 def ruling_form(store: DirectorStore, table: str, alert: AlertRow | None = None) -> RulingForm:
     """The ruling form for ``table``, filled from ``alert`` when it is opened from one."""
-    status = next((t for t in store.tables() if t["table"] == table), None)
+    status = next((t for t in store.tables.tables() if t["table"] == table), None)
     players: dict[str, str] = (status["players"] if status is not None else None) or {}
     title = table_title(table, status["name"] if status is not None else None)
-    position = store.table_position(table)
+    position = store.tables.table_position(table)
     game = alert.get("game") if alert is not None else None
     penalty = None
     if alert is not None and alert.get("kind") in RENEGE_ALERTS and isinstance(game, int):
-        penalty = renege_penalty(alert, store.events(table, game), players)
+        penalty = renege_penalty(alert, store.events.events(table, game), players)
     hand = None if penalty is None else penalty.hand
     ask = "why, in a few words"
     fill: dict[str, Fill] = {

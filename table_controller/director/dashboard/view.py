@@ -118,12 +118,12 @@ class DashboardView:
         """The replay of the table's game ``game`` (not a number: its latest game), None
         before its first event or when its rules cannot be used."""
         if not isinstance(game, int) or isinstance(game, bool):
-            games = self.store.games(table)
+            games = self.store.events.games(table)
             if not games:
                 return None
             game = games[-1]
         try:
-            return self.store.projection(table, game)
+            return self.store.projections.projection(table, game)
         except RulesError:
             return None
 
@@ -224,7 +224,8 @@ class DashboardView:
         game = a["game"]
         if a["kind"] in EVENT_ALERTS and isinstance(game, int):
             event = next(
-                (e for e in self.store.events(a["table"], game) if e["seq"] == a["seq"]), None
+                (e for e in self.store.events.events(a["table"], game) if e["seq"] == a["seq"]),
+                None,
             )
         text = alert_sentence(a, title, players, event)
         with self._lock:
@@ -239,21 +240,25 @@ class DashboardView:
         """An alert's panel: its sentence, and for a renege or a deck alert (a card the
         game did not take) its evidence and rule."""
         table = str(alert["table"])
-        status = next((t for t in self.store.tables() if t["table"] == table), None)
+        status = next((t for t in self.store.tables.tables() if t["table"] == table), None)
         title = table_title(table, status["name"] if status is not None else None)
         players = (status["players"] if status is not None else None) or {}
         (shown,) = self.alerts([alert], [status] if status is not None else [])
         evidence: Evidence | None = None
         if alert["kind"] == "renege_proven" and isinstance(alert.get("game"), int):
-            events = self.store.events(table, alert["game"])
-            evidence = renege_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+            events = self.store.events.events(table, alert["game"])
+            evidence = renege_evidence(
+                alert, events, players, title, self.store.projections.rules_of(table)[0]
+            )
         elif alert["kind"] == "irregularity_found" and isinstance(alert.get("game"), int):
-            events = self.store.events(table, alert["game"])
-            evidence = deck_evidence(alert, events, players, title, self.store.rules_of(table)[0])
+            events = self.store.events.events(table, alert["game"])
+            evidence = deck_evidence(
+                alert, events, players, title, self.store.projections.rules_of(table)[0]
+            )
         elif alert["kind"] == "renege_claimed":
-            evidence = _rule_only(self.store.rules_of(table)[0])
+            evidence = _rule_only(self.store.projections.rules_of(table)[0])
             if evidence is not None and isinstance(alert.get("game"), int):
-                events = self.store.events(table, alert["game"])
+                events = self.store.events.events(table, alert["game"])
                 evidence["trick"] = claimed_trick(alert, events, players)
         if evidence is not None:
             self._received_only(evidence)
@@ -266,7 +271,11 @@ class DashboardView:
         for p in pictures:
             url = p.get("url") if isinstance(p, dict) else None
             m = _EVIDENCE_URL.match(url) if isinstance(url, str) else None
-            if p is not None and m and self.store.evidence(m[1], int(m[2]), int(m[3])) is None:
+            if (
+                p is not None
+                and m
+                and self.store.events.evidence(m[1], int(m[2]), int(m[3])) is None
+            ):
                 p["url"] = None
                 p["waiting"] = True
 
@@ -277,12 +286,12 @@ class DashboardView:
         ``seats``, ``reneges`` (sentences and pictures) and ``history`` (newest last)."""
         # a table not heard from: a row of nothing (read as no status at all)
         status = next(
-            (t for t in self.store.tables() if t["table"] == table),
+            (t for t in self.store.tables.tables() if t["table"] == table),
             table_row(RawTable(table, False, None, None, None), {}),
         )
         players: dict[str, str] = status.get("players") or {}
         try:
-            proj = self.store.projection(table, game) if events else None
+            proj = self.store.projections.projection(table, game) if events else None
         except RulesError:
             proj = None
         g = proj.game if proj is not None and proj.applied else None

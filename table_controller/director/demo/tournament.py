@@ -334,7 +334,7 @@ class EventDemo:
         database = self.database
         self.store = DirectorStore(database, rules_name=rules.preset, options=rules.options)
         password = secrets.token_urlsafe(12)
-        self.store.add_login(LOGIN, password)
+        self.store.accounts.add_login(LOGIN, password)
         self.login = (LOGIN, password)
         self.admin = EventsAdmin(self.store, default_name=TITLE)
         self.admin.create(
@@ -445,7 +445,7 @@ class EventDemo:
         # Each table's key, made with its broker password (feed/broker.py): registered
         # before the director hears anything, so nothing unsigned is taken as a table's.
         for table_id, public in self._broker_files.signing_keys.items():
-            self.store.register_key(table_id, public.decode("ascii"), source="event demo")
+            self.store.keys.register_key(table_id, public.decode("ascii"), source="event demo")
         self.service = DirectorService(
             self.store,
             BrokerConfig(
@@ -555,7 +555,7 @@ class EventDemo:
         want = {t.id for t in self.tables if t.games}  # a table with no match yet waits
         deadline = time.monotonic() + self.start_timeout
         while True:
-            online = {t["table"] for t in self.store.tables() if t["online"]}
+            online = {t["table"] for t in self.store.tables.tables() if t["online"]}
             if want <= online:
                 return
             for t in self.tables:

@@ -62,7 +62,7 @@ class CameraCommands:
         order = orders.sign_order(
             {"kind": kind, "table": table, "id": uuid.uuid4().hex, "at": now}, self.private_pem
         )
-        self.store.fleet_asked(table, kind, now, who=who, order=order["id"])
+        self.store.pictures.fleet_asked(table, kind, now, who=who, order=order["id"])
         topic = messages.Topics(self.prefix.rstrip("/")).commands(table)
         self.publish(topic, json.dumps(order), False)
         return order
@@ -91,7 +91,7 @@ def camera_reply(store: DirectorStore, table: str, body: Mapping[str, Any], now:
         ok = jpeg is not None
     problem = body.get("problem")
     try:
-        store.fleet_picture_add(
+        store.pictures.fleet_picture_add(
             table,
             str(kind),
             at=float(at),

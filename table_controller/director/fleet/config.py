@@ -97,7 +97,7 @@ def push(
             fleet.private_pem,
         )
 
-    order = fleet.store.fleet_config_add(table_id, build)
+    order = fleet.store.fleet_configs.fleet_config_add(table_id, build)
     publish(Topics(fleet.prefix).config(table_id), json.dumps(order), True)
     return order
 
@@ -155,7 +155,7 @@ class RoundPush:
             name = self.name_of(table_id)
             if name is None:
                 continue
-            last = self.fleet.store.fleet_config_state(table_id)
+            last = self.fleet.store.fleet_configs.fleet_config_state(table_id)
             if last is not None and _same(last["payload"], self.fleet, name, players, rnd):
                 continue
             try:

@@ -76,7 +76,7 @@ def _approve(
     if problem is not None:
         raise FleetError(400, problem, "choose another name")
     tid = table_id(name)
-    for t in fleet.store.fleet_tables():
+    for t in fleet.store.fleet.fleet_tables():
         if t["id"] == tid:
             raise FleetError(
                 409,
@@ -111,7 +111,7 @@ def _approve(
     signed = sign_bundle(bundle, fleet.private_pem, r.key)
     sealed = seal(r.key, json.dumps(signed, sort_keys=True).encode())
     try:
-        fleet.store.fleet_approve(
+        fleet.store.fleet.fleet_approve(
             tid,
             name,
             r.host,
@@ -121,7 +121,7 @@ def _approve(
             now,
             who=who,
         )
-        fleet.store.register_key(
+        fleet.store.keys.register_key(
             tid,
             signing.public_pem.decode("ascii"),
             source="fleet approval",
@@ -155,7 +155,7 @@ def remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]:
 
 
 def _remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]:
-    known = fleet.store.fleet_table(table)
+    known = fleet.store.fleet.fleet_table(table)
     if known is None or known["removed_at"] is not None:
         raise FleetError(404, f"there is no approved table {table[:80]!r}", "reload the fleet page")
     try:
@@ -166,7 +166,7 @@ def _remove(fleet: Fleet, table: str, *, who: str, now: float) -> dict[str, str]
             f"the broker did not delete {known['name']}'s login ({exc})",
             "nothing was removed; try again",
         ) from None
-    fleet.store.fleet_remove(table, now, who=who)
+    fleet.store.fleet.fleet_remove(table, now, who=who)
     if fleet.publish is not None:
         try:  # an empty retained payload deletes the retained message
             fleet.publish(Topics(fleet.prefix).config(table), b"", True)

@@ -37,7 +37,7 @@ def config_answer(store: DirectorStore, table: str, body: Mapping[str, Any], now
     if state not in CONFIG_STATES[1:]:
         raise StoreError(f"{table}'s answer to config {seq} is {state!r}")
     words = problem[:PROBLEM_MAX] if isinstance(problem, str) else None
-    if not store.fleet_config_answer(table, seq, str(state), words, now):
+    if not store.fleet_configs.fleet_config_answer(table, seq, str(state), words, now):
         log.info("%s answered config %s, which this director did not send", table, seq)
 
 

@@ -432,11 +432,13 @@ class UpdateRunner:
         that reported."""
         from table_controller.director.words import title_order
 
-        rows = [(str(t["id"]), str(t.get("name") or t["id"])) for t in self.store.fleet_tables()]
+        rows = [
+            (str(t["id"]), str(t.get("name") or t["id"])) for t in self.store.fleet.fleet_tables()
+        ]
         return sorted(rows, key=lambda r: title_order(r[1]))
 
     def heartbeat(self, table: str) -> Mapping[str, Any] | None:
-        return next((t for t in self.store.tables() if t["table"] == table), None)
+        return next((t for t in self.store.tables.tables() if t["table"] == table), None)
 
     def send(self, table: str, order: dict[str, Any]) -> None:
         signed = sign_order(order, self._private)

@@ -159,7 +159,7 @@ def store_words(usage: TableUsage | None) -> dict[str, Any]:
 
 def approved_tables(store: DirectorStore) -> list[dict[str, Any]]:
     """The tables the director approved and did not remove (store/fleet.py)."""
-    return [dict(t) for t in store.fleet_tables()]
+    return [dict(t) for t in store.fleet.fleet_tables()]
 
 
 class FleetView:
@@ -177,7 +177,7 @@ class FleetView:
 
     def tables(self) -> list[dict[str, Any]]:
         store, now = self.store, self.clock()
-        statuses = {t["table"]: t for t in store.tables()}
+        statuses = {t["table"]: t for t in store.tables.tables()}
         if self.fleet_mode:
             rows = [
                 {"id": a["id"], "name": a.get("name"), "approved": a}
@@ -185,14 +185,14 @@ class FleetView:
             ]
         else:  # no fleet: the tables the store knows
             rows = [{"id": tid, "name": t.get("name")} for tid, t in statuses.items()]
-        pictures = store.fleet_pictures()
-        last = store.last_events()
-        usage = store.table_usage()
+        pictures = store.pictures.fleet_pictures()
+        last = store.pictures.last_events()
+        usage = store.usage.table_usage()
         out = []
         for row in rows:
             tid = str(row["id"])
             t = statuses.get(tid, {"table": tid})
-            state = store.fleet_config_state(tid)
+            state = store.fleet_configs.fleet_config_state(tid)
             shown = self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now)
             out.append({**shown, **store_words(usage.get(tid))})
         return sorted(out, key=lambda r: title_order(r["title"]))

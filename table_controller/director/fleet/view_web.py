@@ -112,7 +112,7 @@ class FleetWeb:
         kind = request.query_params.get("kind") or "camera-view"
         if kind not in KINDS:
             raise Refused(404, "there is no such picture", "use the fleet page's pictures")
-        jpeg = self.store.fleet_picture(table, kind)
+        jpeg = self.store.pictures.fleet_picture(table, kind)
         if jpeg is None:
             raise Refused(
                 404,
@@ -153,7 +153,7 @@ class FleetWeb:
     def _known(self, table: str) -> bool:
         if self.fleet_mode:
             return any(t.get("id") == table for t in approved_tables(self.store))
-        return any(t["table"] == table for t in self.store.tables())
+        return any(t["table"] == table for t in self.store.tables.tables())
 
 
 __all__ = ["FleetWeb"]

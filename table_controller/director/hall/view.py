@@ -183,7 +183,7 @@ class PublicView:
         until = self._clock() - delay
         tables = []
         titles: dict[str, str] = {}
-        for t in self.store.tables():
+        for t in self.store.tables.tables():
             titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
             if pic is None:
@@ -225,9 +225,9 @@ class PublicView:
         }
 
     def _table(self, table: str, until: float) -> dict[str, Any] | None:
-        games = self.store.games(table)
+        games = self.store.events.games(table)
         for game in reversed(games):
-            events = self.store.stored_events(table, game, until=until)
+            events = self.store.events.stored_events(table, game, until=until)
             if not events:
                 continue
             key = (table, game, events[-1]["seq"])
@@ -241,7 +241,7 @@ class PublicView:
         return None
 
     def _replay(self, table: str, game: int, events: list[GameEvent]) -> dict[str, Any]:
-        name, options = self.store.rules_of(table, game)
+        name, options = self.store.projections.rules_of(table, game)
         try:
             g = Game(preset(name, options))
         except RulesError:
@@ -261,7 +261,7 @@ class PublicView:
         elif ahead < len(events):
             problem = f"event {ahead + 1} has not arrived yet"
         view = table_view(
-            g, table=table, players=self.store.players(table), recent=recent, rules_name=name
+            g, table=table, players=self.store.tables.players(table), recent=recent, rules_name=name
         )
         pic = public_picture(view, _since_hand(outputs))
         pic["game"] = game

@@ -2,9 +2,10 @@
 one SQLite file or one PostgreSQL database (``db.py``: the same SQL on both).
 
 One module per concern, each with its own SQL, over one connection and one lock
-(``core.py``); ``facade.py``'s ``DirectorStore`` builds them all and offers their
-methods under one name (its docstring lists the parts). Other folders take the store,
-and the few names of its parts they need, from here, never from a part's module.
+(``core.py``); ``parts.py``'s ``DirectorStore`` builds them all and holds them, and
+callers use the part of their concern (``store.events``, ``store.accounts``; its
+docstring lists them). Other folders take the store, and the few names of its parts
+they need, from here, never from a part's module.
 
 The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that folder's note.
 """
@@ -15,7 +16,12 @@ from table_controller.director.store.accounts import AuditLine
 from table_controller.director.store.alerts import AlertRow, Fault
 from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
 from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
-from table_controller.director.store.facade import (
+from table_controller.director.store.fleet import FleetTableRow
+from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigState
+from table_controller.director.store.fleet_pictures import PictureState
+from table_controller.director.store.fleet_updates import FleetUpdates
+from table_controller.director.store.formats import FormatChange, FormatVersion
+from table_controller.director.store.parts import (
     ALERT_KINDS,
     ALERT_STATES,
     MAX_EVERY,
@@ -24,11 +30,6 @@ from table_controller.director.store.facade import (
     Projection,
     finite,
 )
-from table_controller.director.store.fleet import FleetTableRow
-from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigState
-from table_controller.director.store.fleet_pictures import PictureState
-from table_controller.director.store.fleet_updates import FleetUpdates
-from table_controller.director.store.formats import FormatChange, FormatVersion
 from table_controller.director.store.rulings import RulingRow
 from table_controller.director.store.table_keys import TableKeyRow
 from table_controller.director.store.tables import (

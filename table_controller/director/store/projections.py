@@ -62,7 +62,7 @@ class Projections:
         core.on_batch(after_commit=self._after_commit, after_rollback=self._forget)
 
     def rules_of(self, table: str, game: int | None = None) -> tuple[str, JSONObject]:
-        """A game's rules: what its table's log holds for it (``store.games``), else
+        """A game's rules: what its table's log holds for it (``store.events.games``), else
         what the table's status said (``rules``), else the event's."""
         setup = None if game is None or self._setups is None else self._setups.setup(table, game)
         if setup is not None:

@@ -597,7 +597,7 @@ class EventsAdmin:
         # fleet's tables get the current round's seating this way (fleet/config.py).
         self.listeners: list[Callable[[str, EventState], None]] = []
         self._since: float | None = None  # the current event's games' start (since())
-        saved = store.format_state()
+        saved = store.formats.format_state()
         try:
             self.state = EventState() if saved is None else EventState.from_json(saved)
         except FormatError as exc:
@@ -616,7 +616,7 @@ class EventsAdmin:
                 result = edit(trial)
             except FormatError as exc:
                 raise AdminError(str(exc)) from None
-            self.store.add_format_state(who, action, reason, trial.to_json())
+            self.store.formats.add_format_state(who, action, reason, trial.to_json())
             self.state = trial
             for listener in list(self.listeners):
                 try:
@@ -788,11 +788,11 @@ class EventsAdmin:
                 return []
             fresh = [
                 e
-                for e in self.store.ended_games(table)
+                for e in self.store.events.ended_games(table)
                 if f"{table}:{e['game']}:{e['seq']}" not in self.state.taken
             ]
             if fresh and self.since() > -math.inf:
-                arrived = self.store.game_arrivals()
+                arrived = self.store.events.game_arrivals()
                 since = self.since()
                 fresh = [e for e in fresh if arrived.get((table, e["game"]), 0.0) >= since]
             done: list[str] = []
@@ -815,7 +815,7 @@ class EventsAdmin:
 
     def catch_up(self) -> None:
         """Results stored while no event existed or the director was down."""
-        for t in self.store.tables():
+        for t in self.store.tables.tables():
             self.take_results(t["table"])
 
     def summary(self) -> dict[str, Any]:
@@ -824,7 +824,7 @@ class EventsAdmin:
         if out.get("format") is not None and not out.get("name"):
             events = stored_events(self.store)  # an event from before names: its date's
             out["name"] = events[-1].name if events else ""
-        out["history"] = self.store.format_history(last=50)
+        out["history"] = self.store.formats.format_history(last=50)
         return out
 
 

@@ -111,13 +111,13 @@ def stored_events(
     store: DirectorStore, arrivals: dict[tuple[str, int], float] | None = None
 ) -> list[StoredEvent]:
     """The store's events, oldest first (none: no event was ever created). ``arrivals``:
-    each game's first event's arrival (``store.game_arrivals()``), when already read."""
-    rows = store.format_creations()
+    each game's first event's arrival (``store.events.game_arrivals()``), when already read."""
+    rows = store.formats.format_creations()
     *created, (last_version, _, _) = rows
     if not created:
         return []
-    arrived = store.game_arrivals() if arrivals is None else arrivals
-    actions = {int(h["version"]): str(h["action"]) for h in store.format_history()}
+    arrived = store.events.game_arrivals() if arrivals is None else arrivals
+    actions = {int(h["version"]): str(h["action"]) for h in store.formats.format_history()}
     raw: list[tuple[str, float, int, int, bool]] = []
     for i, (version, at, state) in enumerate(created):
         end = created[i + 1][0] - 1 if i + 1 < len(created) else last_version

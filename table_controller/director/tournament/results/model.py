@@ -7,7 +7,7 @@ format. The dashboard, the hall screen, results.csv, standings.csv, the score sh
 the booklet all draw this (``collect``), and none derives a result of its own.
 
 Where each fact comes from, so that every output says what the tables recorded:
-- a game's rules and players: its table's log (``store.games``, sent with the game's
+- a game's rules and players: its table's log (``store.events.games``, sent with the game's
   first event); for a table that sent none, the event's rules and its statuses;
 - whether it is over, and its score: the table's own ``game_ended`` (the table's log
   says so); the hands come from the replay of its stored events under its rules (the
@@ -325,8 +325,8 @@ def collect(
     (the screens) the event's standings before its first result. ``cache``: each
     game's replay kept between calls (the screens'), read again only when its events
     grew."""
-    sizes = store.game_sizes() if cache is not None else {}
-    arrivals = store.game_arrivals()
+    sizes = store.events.game_sizes() if cache is not None else {}
+    arrivals = store.events.game_arrivals()
     events = stored_events(store, arrivals)
     chosen = events[-1] if latest and events else choose(events, event, store.name)
     names = table_names(store)
@@ -340,7 +340,7 @@ def collect(
     games: list[GameResult] = []
     for table in sorted(names, key=lambda t: natural(names[t])):
         players_of = _PlayersByGame(store, table)
-        for game in store.games(table):
+        for game in store.events.games(table):
             if chosen is not None and not chosen.holds(arrivals.get((table, game), 0.0)):
                 continue  # another event's game
             rules_name, options, players = _setup_of(store, state, table, game, players_of)
@@ -432,13 +432,13 @@ def _read(store: DirectorStore, table: str, game: int, size: object, before: _Re
     started, ended, ended_at = 0.0, None, None
     stored = None
     if before is not None and isinstance(size, tuple) and before.events:
-        later = store.events(table, game, after=before.size[1])
+        later = store.events.events(table, game, after=before.size[1])
         if before.size[0] + len(later) == size[0]:
             stored = later
             events, problems = list(before.events), list(before.problems)
             started, ended, ended_at = before.started, before.ended, before.ended_at
     if stored is None:
-        stored = store.events(table, game)
+        stored = store.events.events(table, game)
         started = float(stored[0]["at"]) if stored else 0.0
     for e in stored:
         for out in e["outputs"] or []:
@@ -464,7 +464,7 @@ def _setup_of(
     """A game's rules and players: its table's log's (sent with its first event), else
     the event's rules (else the table's status's, else the store's) and its statuses
     (read only when the log named no players)."""
-    setup = store.game_setup(table, game)
+    setup = store.setups.setup(table, game)
     if setup is not None and setup.players:
         return setup.rules, dict(setup.options), dict(setup.players)
     players = players_of.of(game)
@@ -472,7 +472,7 @@ def _setup_of(
         return setup.rules, dict(setup.options), players
     if state is not None and state.rules is not None:
         return state.rules["name"], dict(state.rules["options"]), players
-    rules_name, options = store.rules_of(table)
+    rules_name, options = store.projections.rules_of(table)
     return rules_name, options, players
 
 
@@ -491,7 +491,7 @@ def _rules_words(state: EventState | None) -> str:
 def _rulings(store: DirectorStore) -> dict[tuple[str, int], list[RulingRow]]:
     """Each game's rulings the table applied, oldest first."""
     out: dict[tuple[str, int], list[RulingRow]] = {}
-    for r in store.rulings():
+    for r in store.rulings.rulings():
         game = r.get("game")
         if isinstance(game, int) and r.get("state") == "applied":
             out.setdefault((str(r["table"]), game), []).append(r)
@@ -511,7 +511,7 @@ def _ruling_lines(rulings: list[RulingRow], players: Mapping[Seat, str]) -> list
 
 def _evidence(store: DirectorStore, table: str, game: int) -> Evidence:
     def image(seq: int) -> bytes | None:
-        return store.evidence(table, game, seq)
+        return store.events.evidence(table, game, seq)
 
     return image
 
@@ -555,7 +555,7 @@ def _players_by_game(store: DirectorStore, table: str) -> dict[int, dict[Seat, s
     """The players each game was played by, from the table's statuses (the last one
     naming that game); key 0: the table's latest players, for a game no status named."""
     out: dict[int, dict[Seat, str]] = {}
-    for entry in reversed(store.status_history(table)):
+    for entry in reversed(store.tables.status_history(table)):
         st = entry["status"]
         names = _seats(st.get("players"))
         if not names:
@@ -587,7 +587,11 @@ def _seats(raw: object) -> dict[Seat, str]:
 def _event_state(store: DirectorStore, version: int | None = None) -> EventState | None:
     """The event as last saved (``version``: as saved in that version, an earlier
     event's last)."""
-    saved = store.format_state() if version is None else store.format_state_before(version + 1)
+    saved = (
+        store.formats.format_state()
+        if version is None
+        else store.formats.format_state_before(version + 1)
+    )
     if saved is None:
         return None
     try:
@@ -610,7 +614,7 @@ def game_rounds(
     round whose place for that table changed."""
     out: dict[tuple[str, int], tuple[int, str]] = {}
     before: Mapping[str, Any] = {}
-    for _action, saved in store.format_versions(first, last):
+    for _action, saved in store.formats.format_versions(first, last):
         state: Mapping[str, Any] = saved  # the event as saved (``EventState.to_json``)
         taken_before = set(before.get("taken") or [])
         new = [k for k in state.get("taken") or [] if k not in taken_before]
@@ -736,7 +740,7 @@ def mark_corrections(
         return
     last: dict[tuple[int, str], FormatChange] = {}
     before: Mapping[str, Any] = {}
-    for change in store.format_changes(first, final):
+    for change in store.formats.format_changes(first, final):
         event = change["state"].get("event")
         # the event as saved (``EventState.to_json``): an object, or None before one
         now: Mapping[str, Any] = event if isinstance(event, dict) else {}

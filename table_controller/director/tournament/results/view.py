@@ -260,9 +260,9 @@ class ResultsSource:
     def results(self) -> Results | None:
         """The results now (None: no game and no result yet)."""
         key = (
-            tuple(sorted(self._store.event_counts().items())),
-            len(self._store.format_history()),
-            tuple((r["ruling_id"], r["state"]) for r in self._store.rulings()),
+            tuple(sorted(self._store.events.event_counts().items())),
+            len(self._store.formats.format_history()),
+            tuple((r["ruling_id"], r["state"]) for r in self._store.rulings.rulings()),
         )
         with self._lock:
             if key != self._key:
