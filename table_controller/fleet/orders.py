@@ -21,7 +21,7 @@ import binascii
 import json
 import math
 from collections.abc import Container, Mapping
-from typing import Any
+from typing import Any, NotRequired, TypeAlias, TypedDict, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 
@@ -48,17 +48,66 @@ COMMAND_MAX_AGE = 600.0  # a command is for now: a camera view asked an hour ago
 ID_MAX = 80
 
 
+# A JSON value as an order carries it (the config's rules options): the same union as
+# the director's own alias (director/json_value.py), named here because the protocol sits
+# below the director and cannot import it.
+JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
+
+
 class OrderRejected(TableControllerError, ValueError):
     """An order the table must not follow; the message says why and what to do."""
 
 
-def sign_order(payload: Mapping[str, Any], private_pem: bytes) -> dict[str, Any]:
+class Order(TypedDict):
+    """The fields every order carries (``_COMMON``); a camera command is no more than
+    this. ``v`` and ``sig`` are added by ``sign_order``."""
+
+    kind: str
+    table: str
+    id: str
+    at: float
+    v: NotRequired[int]
+    sig: NotRequired[str]
+
+
+class ConfigOrder(Order):
+    """A config (``FIELDS["config"]``): the table's name, the event's rules and options,
+    the players by seat letter, the round that seats them (None: none yet)."""
+
+    seq: int
+    name: str
+    event: str
+    rules: str
+    options: dict[str, JSONValue]
+    players: dict[str, str]
+    round: int | None
+
+
+class UpdateOrder(Order):
+    """An update (``FIELDS["update"]``): the signed release record, read on the table by
+    fleet/update_order.py's ``ReleaseRecord``."""
+
+    version: str
+    url: str
+    sha256: str
+    expires: float
+    downgrade: bool
+
+
+AnOrder = TypeVar("AnOrder", bound=Order)
+
+
+def sign_order(payload: AnOrder, private_pem: bytes) -> AnOrder:
     """The order to publish: ``payload`` (with its ``kind``, ``table``, ``id``, ``at``),
     ``"v": 1`` and ``"sig"`` over the rest. ValueError when a common field is missing."""
     missing = [k for k in ("kind", "table", "id", "at") if k not in payload]
     if missing:
         raise ValueError(f"an order needs {', '.join(missing)}: the director's code is faulty")
-    order = {k: v for k, v in payload.items() if k not in ("v", "sig")}
+    order = payload.copy()
+    if "v" in order:  # an order signed before: signed again from its fields alone
+        del order["v"]
+    if "sig" in order:
+        del order["sig"]
     order["v"] = VERSION
     order["at"] = float(order["at"])
     sig = _private_key(private_pem).sign(canonical(order))
@@ -265,7 +314,11 @@ __all__ = [
     "CONFIG",
     "CONFIG_MAX_AGE",
     "FIELDS",
+    "ConfigOrder",
+    "JSONValue",
+    "Order",
     "OrderRejected",
+    "UpdateOrder",
     "sign_order",
     "verify_order",
 ]

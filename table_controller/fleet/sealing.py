@@ -26,7 +26,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
@@ -36,6 +36,9 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from table_controller.errors import TableControllerError
+
+if TYPE_CHECKING:  # only the alias: the join loads nothing of the orders
+    from table_controller.fleet.orders import JSONValue
 
 VERSION = 1
 KEY_BYTES = 32
@@ -48,6 +51,27 @@ CHECK_GROUPS = 5  # of four digits: 10**20, about 2**66
 JOIN = b"table-controller join v2"
 BUNDLE = b"table-controller join bundle v1\n"
 SIGNATURE = "signature"  # the bundle's field that carries the director's signature
+
+
+class Bundle(TypedDict):
+    """What the director seals to a table it approved (director/fleet/join.py), before
+    ``sign_bundle`` adds its ``signature``: the table's id and name, its broker login,
+    where the event's feed is, the event's rules, the director's public key (PEM), the
+    table's own signing key (PEM, its private half) and the event's CA (PEM; "": the
+    director runs in clear)."""
+
+    table: str
+    name: str
+    username: str
+    password: str
+    broker_port: int
+    topic: str
+    event: str
+    rules: str
+    options: dict[str, JSONValue]
+    director_key: str
+    signing_key: str
+    ca: str
 
 
 class SealError(TableControllerError, ValueError):
@@ -206,6 +230,7 @@ def _private(raw: bytes) -> X25519PrivateKey:
 
 
 __all__ = [
+    "Bundle",
     "JoinCheck",
     "SealError",
     "check_bundle",

@@ -17,8 +17,8 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.errors import TableControllerError
 from table_controller.feed import messages
@@ -44,7 +44,7 @@ class CameraCommands:
     publish: Publish
     clock: Callable[[], float] = field(default=time.time)
 
-    def ask(self, table: str, kind: str, *, who: str) -> dict[str, Any]:
+    def ask(self, table: str, kind: str, *, who: str) -> orders.Order:
         """Sign and send ``kind`` to ``table`` for director ``who``; the signed order."""
         if kind not in KINDS:
             raise CameraCommandError(
@@ -59,16 +59,17 @@ class CameraCommands:
                 "start the director with its key (`table-controller director start` makes one)"
             )
         now = self.clock()
-        order = orders.sign_order(
-            {"kind": kind, "table": table, "id": uuid.uuid4().hex, "at": now}, self.private_pem
-        )
+        command: orders.Order = {"kind": kind, "table": table, "id": uuid.uuid4().hex, "at": now}
+        order = orders.sign_order(command, self.private_pem)
         self.store.pictures.fleet_asked(table, kind, now, who=who, order=order["id"])
         topic = messages.Topics(self.prefix.rstrip("/")).commands(table)
         self.publish(topic, json.dumps(order), False)
         return order
 
 
-def camera_reply(store: DirectorStore, table: str, body: Mapping[str, Any], now: float) -> None:
+def camera_reply(
+    store: DirectorStore, table: str, body: Mapping[str, JSONValue], now: float
+) -> None:
     """A table's answer on ``fleet(table, "camera")`` (``fleet.replies.HANDLERS``): kept
     as its latest picture of that kind. StoreError in words when it cannot be read."""
     kind = body.get("kind")

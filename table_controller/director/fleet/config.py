@@ -16,8 +16,9 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament import (
     EventsAdmin,
@@ -29,7 +30,7 @@ from table_controller.director.tournament import (
 )
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics
-from table_controller.fleet.orders import sign_order
+from table_controller.fleet.orders import ConfigOrder, sign_order
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class FleetLike(Protocol):
     @property
     def rules(self) -> str: ...
     @property
-    def options(self) -> Mapping[str, Any]: ...
+    def options(self) -> Mapping[str, JSONValue]: ...
     @property
     def private_pem(self) -> bytes: ...
     @property
@@ -68,9 +69,10 @@ def push(
     players: Mapping[str, str],
     round: int | None,
     clock: Callable[[], float] = time.time,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Sign, keep and publish (retained) the next config of ``table_id``; returns the
-    order. ``players``: seat letter -> name ({} before any is seated)."""
+    order as the store kept it. ``players``: seat letter -> name ({} before any is
+    seated)."""
     publish = fleet.publish
     if publish is None:
         raise FleetConfigError(
@@ -79,23 +81,21 @@ def push(
         )
     at = clock()
 
-    def build(seq: int) -> dict[str, Any]:
-        return sign_order(
-            {
-                "kind": "config",
-                "table": table_id,
-                "id": f"{table_id}-config-{seq}",
-                "at": at,
-                "seq": seq,
-                "name": name,
-                "event": fleet.event,
-                "rules": fleet.rules,
-                "options": dict(fleet.options),
-                "players": {s: str(players[s]) for s in SEATS if s in players},
-                "round": round,
-            },
-            fleet.private_pem,
-        )
+    def build(seq: int) -> ConfigOrder:
+        config: ConfigOrder = {
+            "kind": "config",
+            "table": table_id,
+            "id": f"{table_id}-config-{seq}",
+            "at": at,
+            "seq": seq,
+            "name": name,
+            "event": fleet.event,
+            "rules": fleet.rules,
+            "options": dict(fleet.options),
+            "players": {s: str(players[s]) for s in SEATS if s in players},
+            "round": round,
+        }
+        return sign_order(config, fleet.private_pem)
 
     order = fleet.store.fleet_configs.fleet_config_add(table_id, build)
     publish(Topics(fleet.prefix).config(table_id), json.dumps(order), True)
@@ -189,7 +189,7 @@ def attach(
 
 
 def _same(
-    payload: Mapping[str, Any],
+    payload: Mapping[str, JSONValue],
     fleet: FleetLike,
     name: str,
     players: Mapping[str, str],

@@ -32,9 +32,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from table_controller.director.dynsec import TableCredentials
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
 from table_controller.fleet.discovery import key_fingerprint, key_text
@@ -59,6 +60,31 @@ class FleetError(TableControllerError):
         self.fix = fix
 
 
+class JoinAnswer(TypedDict):
+    """What a table's poll of its request is told (``GET /api/fleet/join/{rid}``):
+    ``state`` "waiting" with the request's ``salt`` (base64), "approved" with the
+    ``sealed`` bundle (base64), or "refused" with the director's ``reason``."""
+
+    state: str
+    salt: NotRequired[str]
+    sealed: NotRequired[str | None]
+    reason: NotRequired[str | None]
+
+
+class WaitingRequest(TypedDict):
+    """A waiting request as the dashboard lists it (``GET /api/fleet/requests``)."""
+
+    request: str
+    code: str
+    check: str
+    host: str
+    address: str
+    version: str
+    asked_at: float
+    last_seen: float
+    same_code: bool  # another waiting request shows the same code
+
+
 @dataclass
 class JoinRequest:
     """One table's request to join, as the director sees it."""
@@ -78,7 +104,7 @@ class JoinRequest:
     reason: str | None = None  # once refused
     done_at: float | None = None
 
-    def answer(self) -> dict[str, Any]:
+    def answer(self) -> JoinAnswer:
         """What the table's poll is told (``GET /api/fleet/join/{rid}``)."""
         if self.state == "approved":
             return {"state": "approved", "sealed": self.sealed}
@@ -207,7 +233,7 @@ class JoinRequests:
             self._forget(self.clock())
             return self._requests.get(request)
 
-    def waiting(self) -> list[dict[str, Any]]:
+    def waiting(self) -> list[WaitingRequest]:
         """The waiting requests, oldest first, as the dashboard lists them;
         ``same_code``: another waiting request shows the same code."""
         with self._lock:
@@ -275,7 +301,7 @@ class Fleet:
     public_pem: bytes
     private_pem: bytes
     rules: str
-    options: dict[str, Any]
+    options: dict[str, JSONValue]
     publish: Publish | None = None
     # The event's CA (PEM) a table checks the broker and dashboard against ("": clear).
     ca_pem: str = ""
@@ -301,7 +327,9 @@ __all__ = [
     "SHARE",
     "Fleet",
     "FleetError",
+    "JoinAnswer",
     "JoinRequest",
     "JoinRequests",
     "TableCredentials",
+    "WaitingRequest",
 ]

@@ -19,14 +19,13 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from typing import Any
 
 from table_controller.director.fleet.core import Fleet, FleetError
 from table_controller.director.store import StoreError
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics, name_problem, table_id
 from table_controller.feed.table_signing import new_table_key
-from table_controller.fleet.sealing import seal, sign_bundle
+from table_controller.fleet.sealing import Bundle, seal, sign_bundle
 
 MAX_NAME = 60
 
@@ -90,7 +89,7 @@ def _approve(
             503, f"the broker did not make the table's login ({exc})", "try again"
         ) from None
     signing = new_table_key()
-    bundle: dict[str, Any] = {
+    bundle: Bundle = {
         "table": tid,
         "name": name,
         "username": tid,

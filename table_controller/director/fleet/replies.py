@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from table_controller.director.fleet.camera import camera_reply
 from table_controller.director.fleet.update import update_progress
+from table_controller.director.json_value import JSONValue
 from table_controller.director.store import CONFIG_STATES, DirectorStore, StoreError
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[DirectorStore, str, Mapping[str, Any], float], None]
+Handler = Callable[[DirectorStore, str, Mapping[str, JSONValue], float], None]
 PROBLEM_MAX = 1000  # characters of a table's words kept
 
 
-def config_answer(store: DirectorStore, table: str, body: Mapping[str, Any], now: float) -> None:
+def config_answer(
+    store: DirectorStore, table: str, body: Mapping[str, JSONValue], now: float
+) -> None:
     """A table's answer to config ``seq``: stored on that config's row."""
     seq, state, problem = body.get("seq"), body.get("state"), body.get("problem")
     if isinstance(seq, bool) or not isinstance(seq, int):
@@ -49,7 +51,7 @@ HANDLERS: dict[str, Handler] = {
 
 
 def handle(
-    store: DirectorStore, table: str, kind: str, body: Mapping[str, Any], now: float
+    store: DirectorStore, table: str, kind: str, body: Mapping[str, JSONValue], now: float
 ) -> None:
     """One message from ``table`` on ``fleet/{kind}``; an unknown kind is logged and
     left (a table newer than the director)."""

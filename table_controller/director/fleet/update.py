@@ -39,17 +39,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from packaging.version import InvalidVersion, Version
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from table_controller.director.store import FleetUpdates
+from table_controller.director.json_value import JSONValue
+from table_controller.director.store import DirectorStore, FleetUpdates, TableRow
 from table_controller.feed.messages import Topics
 from table_controller.fleet import update
-from table_controller.fleet.orders import sign_order
+from table_controller.fleet.orders import UpdateOrder, sign_order
 from table_controller.fleet.update_order import between_games, same_version
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,10 @@ RESEND = 120.0  # an order not answered at all is sent again (it is not retained
 EXPIRES = 600.0  # a signed release record may be taken this long after it is made
 
 Publish = Callable[[str, bytes | str, bool], None]  # (topic, payload, retain)
-Heartbeat = Callable[[str], Mapping[str, Any] | None]  # table id -> its latest status
+Heartbeat = Callable[[str], TableRow | None]  # table id -> its latest status
+# table id -> its latest word on an update (the store's FleetUpdates.latest), read
+# through checks of each value
+Progress = Callable[[str], Mapping[str, object] | None]
 
 
 @dataclass(frozen=True)
@@ -144,10 +148,32 @@ def routes(folder: Path) -> list[Route]:
     return [Route(URL, wheel, methods=["GET", "HEAD"])]
 
 
-def update_progress(store: Any, table: str, body: Mapping[str, Any], now: float) -> None:
+def update_progress(
+    store: DirectorStore, table: str, body: Mapping[str, JSONValue], now: float
+) -> None:
     """director/fleet/replies.py's ``"update"`` handler: keep the table's latest word."""
     if not FleetUpdates(store.core).add(table, body, now):
         log.info("fleet: an update message from %s was not one the director reads", table)
+
+
+class StepState(TypedDict):
+    """One table's part as ``rollout-state.json`` keeps it."""
+
+    table: str
+    name: str
+    state: str
+    words: str
+
+
+class RolloutState(TypedDict):
+    """A rollout as ``rollout-state.json`` keeps it (``Rollout.to_json``), read back by
+    ``director release --status``: the release (``Release``'s fields), the rollout's
+    state and words, and each table's."""
+
+    release: dict[str, str | bool]
+    state: str
+    words: str
+    tables: list[StepState]
 
 
 @dataclass
@@ -172,9 +198,9 @@ class Rollout:
         release: Release,
         tables: Sequence[tuple[str, str]],
         *,
-        send: Callable[[str, dict[str, Any]], None],
+        send: Callable[[str, UpdateOrder], None],
         heartbeat: Heartbeat,
-        progress: Callable[[str], Mapping[str, Any] | None],
+        progress: Progress,
         clock: Callable[[], float] = time.time,
         limit: float = LIMIT,
         resend: float = RESEND,
@@ -211,8 +237,8 @@ class Rollout:
         v = self.release.version
         off, refused = [], []
         for s in self.steps:
-            beat = self._heartbeat(s.table) or {}
-            fleet = beat.get("fleet")
+            beat = self._heartbeat(s.table)
+            fleet = beat.get("fleet") if beat is not None else None
             runs = fleet.get("version") if isinstance(fleet, Mapping) else None
             said = self._progress(s.table) or {}
             words = []
@@ -245,8 +271,9 @@ class Rollout:
 
     def _step(self, s: TableStep, now: float) -> None:
         v = self.release.version
-        beat = self._heartbeat(s.table) or {}
-        fleet: Mapping[str, Any] = beat["fleet"] if isinstance(beat.get("fleet"), Mapping) else {}
+        beat: Mapping[str, object] = self._heartbeat(s.table) or {}
+        known = beat.get("fleet")
+        fleet: Mapping[str, object] = known if isinstance(known, Mapping) else {}
         said = self._progress(s.table)
         said = said if said is not None and said.get("id") in s.ids else None
         running = beat.get("online") and same_version(fleet.get("version"), v)
@@ -280,8 +307,10 @@ class Rollout:
             return
         if state is not None:
             s.words = f"{s.name}: {_DOING.get(str(state), state)} version {v}."
+        received = (said or {}).get("received")  # a number: the store's clock
         since = max(
-            now if s.ordered_at is None else s.ordered_at, float((said or {}).get("received") or 0)
+            now if s.ordered_at is None else s.ordered_at,
+            float(received) if isinstance(received, int | float) else 0.0,
         )
         if now - since > self.limit:
             return self._fail(
@@ -305,20 +334,18 @@ class Rollout:
             s.ordered_at = now
         s.state = "ordered"
         s.words = f"{s.name}: asked to update to version {self.release.version}."
-        self._send(
-            s.table,
-            {
-                "kind": "update",
-                "table": s.table,
-                "id": oid,
-                "at": now,
-                "version": self.release.version,
-                "url": self.release.url,
-                "sha256": self.release.sha256,
-                "expires": now + EXPIRES,
-                "downgrade": self.release.downgrade,
-            },
-        )
+        order: UpdateOrder = {
+            "kind": "update",
+            "table": s.table,
+            "id": oid,
+            "at": now,
+            "version": self.release.version,
+            "url": self.release.url,
+            "sha256": self.release.sha256,
+            "expires": now + EXPIRES,
+            "downgrade": self.release.downgrade,
+        }
+        self._send(s.table, order)
 
     def _fail(self, s: TableStep, why: str) -> None:
         s.state, s.words = "failed", why
@@ -338,7 +365,7 @@ class Rollout:
             "already updated are skipped."
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RolloutState:
         return {
             "release": asdict(self.release),
             "state": self.state,
@@ -369,7 +396,7 @@ class UpdateRunner:
     def __init__(
         self,
         folder: Path,
-        store: Any,
+        store: DirectorStore,
         *,
         prefix: str,
         private_pem: bytes,
@@ -437,17 +464,17 @@ class UpdateRunner:
         ]
         return sorted(rows, key=lambda r: title_order(r[1]))
 
-    def heartbeat(self, table: str) -> Mapping[str, Any] | None:
+    def heartbeat(self, table: str) -> TableRow | None:
         return next((t for t in self.store.tables.tables() if t["table"] == table), None)
 
-    def send(self, table: str, order: dict[str, Any]) -> None:
+    def send(self, table: str, order: UpdateOrder) -> None:
         signed = sign_order(order, self._private)
         self._publish(self.topics.commands(table), json.dumps(signed), False)
 
 
 def serve_updates(
     folder: Path,
-    store: Any,
+    store: DirectorStore,
     *,
     prefix: str,
     private_pem: bytes,

@@ -13,9 +13,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from table_controller.director.store import DirectorStore, TableUsage, usage_words
+from table_controller.director.json_value import JSONValue
+from table_controller.director.store import (
+    ConfigState,
+    DirectorStore,
+    FleetTableRow,
+    PictureState,
+    RawTable,
+    TableRow,
+    TableUsage,
+    table_row,
+    usage_words,
+)
 from table_controller.director.words import (
     CLOCK_LIMIT,
     clock_compared,
@@ -35,6 +46,67 @@ CONFIG_WORDS = {
 Clock = Callable[[], float]
 
 
+class Shown(TypedDict):
+    """A table as ``FleetView.tables`` finds it: its id and name, and with fleet mode
+    its approved row (store/fleet.py)."""
+
+    id: str
+    name: str | None
+    approved: NotRequired[FleetTableRow]
+
+
+class PictureWords(TypedDict):
+    """One picture's state for the page (``picture_words``)."""
+
+    text: str
+    picture: bool
+    waiting: bool
+    ok: bool | None
+    at: float | None
+
+
+class DeviceWords(TypedDict):
+    """One device of a table, in words (``DEVICE_NAMES``); ``ok`` None: not known."""
+
+    device: str
+    label: str
+    text: str
+    ok: bool | None
+
+
+class StoreWords(TypedDict):
+    """A table's share of the director's store (``store_words``)."""
+
+    store_text: str
+    store_bytes: int
+
+
+class TableWords(TypedDict):
+    """One table's card on the fleet page (``FleetView.table``): each sentence made
+    here, and whether each part is a problem (``*_ok``)."""
+
+    table: str
+    title: str
+    online: bool
+    online_text: str
+    version_text: str
+    devices: list[DeviceWords]
+    disk_text: str
+    clock_text: str
+    clock_ok: bool
+    lag_text: str
+    lag_ok: bool
+    config_text: str
+    calibration_text: str
+    faults: list[str]
+    camera_view: PictureWords
+    recalibration: PictureWords
+
+
+class TableCard(TableWords, StoreWords):
+    """A table as ``GET /api/fleet`` gives it: its words and its share of the store."""
+
+
 def clock_time(at: float) -> str:
     """A moment as the director's clock on the wall says it: "14:02"."""
     return time.strftime("%H:%M", time.localtime(at))
@@ -50,12 +122,12 @@ def ago(seconds: float) -> str:
     return f"{s / 3600:.0f} h ago"
 
 
-def number(value: Any) -> float | None:
+def number(value: JSONValue) -> float | None:
     """A stored number (a time, an offset), None when it is not one."""
-    return float(value) if type(value) in (int, float) else None
+    return float(value) if type(value) is int or type(value) is float else None
 
 
-def when(at: Any, now: float) -> str:
+def when(at: JSONValue, now: float) -> str:
     """The moment and how long ago: "14:02 (3 min ago)"; "" when ``at`` is not a time."""
     t = number(at)
     return "" if t is None else f"{clock_time(t)} ({ago(now - t)})"
@@ -66,13 +138,13 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def disk_words(mb: Any) -> str:
+def disk_words(mb: JSONValue) -> str:
     if type(mb) is not int:
         return "not known"
     return f"{mb / 1024:.1f} GB free" if mb >= 1024 else f"{mb} MB free"
 
 
-def lag_words(t: Mapping[str, Any], last_event: float | None, now: float) -> tuple[str, bool]:
+def lag_words(t: TableRow, last_event: float | None, now: float) -> tuple[str, bool]:
     """The feed's lag in words, and whether it is a problem: events the broker or the
     director do not yet hold, and how long since the last event arrived."""
     backlog = t.get("backlog") if type(t.get("backlog")) is int else 0
@@ -97,7 +169,7 @@ def lag_words(t: Mapping[str, Any], last_event: float | None, now: float) -> tup
     return ", ".join(parts), stuck
 
 
-def config_words(state: Mapping[str, Any] | None, seq: Any) -> str:
+def config_words(state: ConfigState | None, seq: JSONValue) -> str:
     """The config's state, "Config 3 applied", from the director's record of the
     table's answer (the store's ``fleet_config_state``) or, without one, from the table's own
     heartbeat."""
@@ -116,7 +188,7 @@ def config_words(state: Mapping[str, Any] | None, seq: Any) -> str:
     return "No config from the director yet"
 
 
-def picture_words(kind: str, p: Mapping[str, Any] | None, now: float) -> dict[str, Any]:
+def picture_words(kind: str, p: PictureState | None, now: float) -> PictureWords:
     """One picture's state for the page: what to say, and whether there is one."""
     if not p:
         return {"text": "", "picture": False, "waiting": False, "ok": None, "at": None}
@@ -148,7 +220,7 @@ def picture_words(kind: str, p: Mapping[str, Any] | None, now: float) -> dict[st
     }
 
 
-def store_words(usage: TableUsage | None) -> dict[str, Any]:
+def store_words(usage: TableUsage | None) -> StoreWords:
     """The table's share of the director's store, for its card: a table sending too much
     shows here (the store keeps each table's status history and pictures bounded)."""
     return {
@@ -157,9 +229,15 @@ def store_words(usage: TableUsage | None) -> dict[str, Any]:
     }
 
 
-def approved_tables(store: DirectorStore) -> list[dict[str, Any]]:
+def approved_tables(store: DirectorStore) -> list[FleetTableRow]:
     """The tables the director approved and did not remove (store/fleet.py)."""
-    return [dict(t) for t in store.fleet.fleet_tables()]
+    return [t.copy() for t in store.fleet.fleet_tables()]
+
+
+def not_heard(table: str) -> TableRow:
+    """A table approved and not yet heard from, as a row with no status (the store's
+    ``table_row`` of nothing): offline, nothing known of it."""
+    return table_row(RawTable(table, False, None, None, None), {})
 
 
 class FleetView:
@@ -175,9 +253,10 @@ class FleetView:
         self.fleet_mode = fleet_mode
         self.clock = clock
 
-    def tables(self) -> list[dict[str, Any]]:
+    def tables(self) -> list[TableCard]:
         store, now = self.store, self.clock()
         statuses = {t["table"]: t for t in store.tables.tables()}
+        rows: list[Shown]
         if self.fleet_mode:
             rows = [
                 {"id": a["id"], "name": a.get("name"), "approved": a}
@@ -188,10 +267,10 @@ class FleetView:
         pictures = store.pictures.fleet_pictures()
         last = store.pictures.last_events()
         usage = store.usage.table_usage()
-        out = []
+        out: list[TableCard] = []
         for row in rows:
             tid = str(row["id"])
-            t = statuses.get(tid, {"table": tid})
+            t = statuses.get(tid) or not_heard(tid)
             state = store.fleet_configs.fleet_config_state(tid)
             shown = self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now)
             out.append({**shown, **store_words(usage.get(tid))})
@@ -199,19 +278,20 @@ class FleetView:
 
     def table(
         self,
-        row: Mapping[str, Any],
-        t: Mapping[str, Any],
-        pictures: Mapping[str, Mapping[str, Any]],
+        row: Shown,
+        t: TableRow,
+        pictures: Mapping[str, PictureState],
         last_event: float | None,
-        config_state: Mapping[str, Any] | None,
+        config_state: ConfigState | None,
         now: float,
-    ) -> dict[str, Any]:
+    ) -> TableWords:
         tid = str(row["id"])
-        fleet: Mapping[str, Any] = t.get("fleet") or {}
-        approved: Mapping[str, Any] = row.get("approved") or {}
+        fleet: Mapping[str, JSONValue] = t.get("fleet") or {}
+        approved = row.get("approved")
         heard = t.get("status_at") is not None
-        devices: Mapping[str, Any] = fleet.get("devices") or {}
-        device_rows = []
+        reported = fleet.get("devices")
+        devices = reported if isinstance(reported, dict) else {}
+        device_rows: list[DeviceWords] = []
         for key, label in DEVICE_NAMES.items():
             said = devices.get(key)
             if not fleet:
@@ -225,8 +305,9 @@ class FleetView:
         offset = number(t.get("clock_offset"))
         clock_ok = offset is None or abs(offset) <= CLOCK_LIMIT
         lag, stuck = lag_words(t, last_event, now) if heard else ("no heartbeat yet", False)
-        version = fleet.get("version") or approved.get("version")
-        calibration = (fleet.get("calibration") or {}).get("at")
+        version = fleet.get("version") or (approved.get("version") if approved else None)
+        calibrated = fleet.get("calibration")
+        calibration = calibrated.get("at") if isinstance(calibrated, dict) else None
         name = row.get("name") or t.get("name")
         fix = [
             f"To put {f['what']} right: {f['fix']}"
@@ -265,13 +346,20 @@ class FleetView:
 
 __all__ = [
     "DEVICE_NAMES",
+    "DeviceWords",
     "FleetView",
+    "PictureWords",
+    "Shown",
+    "StoreWords",
+    "TableCard",
+    "TableWords",
     "ago",
     "approved_tables",
     "clock_time",
     "config_words",
     "disk_words",
     "lag_words",
+    "not_heard",
     "number",
     "picture_words",
     "sentence",

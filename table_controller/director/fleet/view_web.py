@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -24,13 +23,12 @@ from starlette.routing import BaseRoute, Route
 from table_controller.director.door import SafeJSON, read_json
 from table_controller.director.fleet.camera import KINDS, CameraCommandError, CameraCommands
 from table_controller.director.fleet.view import FleetView, approved_tables
+from table_controller.director.fleet.web import Login
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed.limits import limits_words
 from table_controller.pictures import media_type
 from table_controller.rules.option_words import rules_words
 from table_controller.web.guard import Refused
-
-Wrap = Callable[[Any], Any]  # the dashboard's login_required
 
 
 class FleetWeb:
@@ -59,7 +57,7 @@ class FleetWeb:
         static = resources.files("table_controller.director") / "static"
         self._page = (static / "fleet.html").read_text(encoding="utf-8")
 
-    def routes(self, login: Wrap) -> list[BaseRoute]:
+    def routes(self, login: Login) -> list[BaseRoute]:
         return [
             Route("/fleet", self._index),
             Route("/api/fleet", login(self._fleet)),

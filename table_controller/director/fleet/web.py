@@ -16,8 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,6 +27,7 @@ from table_controller import __version__
 from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import join
 from table_controller.director.fleet.core import Fleet, FleetError
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.fleet.discovery import key_text
 from table_controller.fleet.sealing import KEY_BYTES
 from table_controller.safe_json import JSONLimitError, loads_limited
@@ -35,7 +35,9 @@ from table_controller.web.guard import Refused
 
 MAX_JOIN_BODY = 4096
 JOIN_FIX = "this table asks again by itself; if it keeps failing, update the table"
-Login = Callable[[Any], Any]  # DirectorPage's login_required
+# A route's handler: a plain def (Starlette runs it in a worker thread) or an async one.
+Endpoint = Callable[[Request], Response] | Callable[[Request], Awaitable[Response]]
+Login = Callable[[Endpoint], Endpoint]  # DirectorPage's login_required
 Who = Callable[[Request], str | None]  # the logged-in director, or None
 
 
@@ -93,7 +95,7 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             {"requests": fleet.requests.waiting(), "key_fingerprint": fleet.key_fingerprint}
         )
 
-    async def form(request: Request) -> tuple[str, dict[str, Any]]:
+    async def form(request: Request) -> tuple[str, JSONObject]:
         director = "director" if who is None else await run_in_threadpool(who, request)
         if director is None:
             raise Refused(401, "your session ended", "log in again")
@@ -149,7 +151,7 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
     ]
 
 
-async def _small_json(request: Request, limit: int) -> dict[str, Any]:
+async def _small_json(request: Request, limit: int) -> JSONObject:
     """The request's JSON object, at most ``limit`` bytes; Refused (413, 400) in words."""
     body = b""
     async for chunk in request.stream():
@@ -165,7 +167,7 @@ async def _small_json(request: Request, limit: int) -> dict[str, Any]:
     return obj
 
 
-def _key(value: Any) -> bytes:
+def _key(value: JSONValue) -> bytes:
     try:
         key = base64.b64decode(value, validate=True) if isinstance(value, str) else b""
     except (binascii.Error, ValueError):
@@ -180,4 +182,4 @@ def _printable(text: str, limit: int) -> str:
     return "".join(c for c in text if c.isprintable())[:limit]
 
 
-__all__ = ["MAX_JOIN_BODY", "routes"]
+__all__ = ["MAX_JOIN_BODY", "Endpoint", "Login", "routes"]

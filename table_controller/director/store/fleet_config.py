@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TypedDict
 
-from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.json_value import JSONObject
 from table_controller.director.store.core import StoreCore
 from table_controller.director.store.db import StoreError
 
@@ -42,8 +42,8 @@ class FleetConfigs:
         self._core = core
 
     def fleet_config_add(
-        self, table: str, build: Callable[[int], Mapping[str, JSONValue]], *, who: str = "director"
-    ) -> JSONObject:
+        self, table: str, build: Callable[[int], Mapping[str, object]], *, who: str = "director"
+    ) -> dict[str, object]:
         """Keep a new config order for ``table``: ``build(seq)`` makes the signed order
         with the next number (one more than the last kept, 1 for the first), kept with
         it in one transaction and audited. Returns the order."""
