@@ -17,7 +17,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from table_controller.cards import Card, Suit
 from table_controller.present import (
@@ -248,17 +248,24 @@ def _int(values: Sequence[int], i: int) -> int:
         return 0
 
 
-def renege_event(o: Mapping[str, Any]) -> RenegeProven | None:
+def _whole(value: JSONValue) -> int:
+    """``int(value)`` of a value read from JSON: TypeError for a list, an object or null."""
+    if value is None or isinstance(value, list | dict):
+        raise TypeError(f"{value!r} is not a number")
+    return int(value)
+
+
+def renege_event(o: Mapping[str, JSONValue]) -> RenegeProven | None:
     """A stored ``renege_proven`` output back as the engine's event (None if unreadable)."""
     try:
         return RenegeProven(
-            hand=int(o["hand"]),
+            hand=_whole(o["hand"]),
             seat=Seat.parse(str(o["seat"])),
-            trick=int(o["trick"]),
+            trick=_whole(o["trick"]),
             suit=Suit.parse(str(o["suit"])),
             played=Card.parse(str(o["played"])),
             proof=Card.parse(str(o["proof"])),
-            proof_trick=int(o["proof_trick"]),
+            proof_trick=_whole(o["proof_trick"]),
         )
     except (KeyError, TypeError, ValueError):
         return None
