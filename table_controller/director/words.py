@@ -248,7 +248,7 @@ def _int(values: Sequence[int], i: int) -> int:
         return 0
 
 
-def _whole(value: JSONValue) -> int:
+def whole_number(value: JSONValue) -> int:
     """``int(value)`` of a value read from JSON: TypeError for a list, an object or null."""
     if value is None or isinstance(value, list | dict):
         raise TypeError(f"{value!r} is not a number")
@@ -259,13 +259,13 @@ def renege_event(o: Mapping[str, JSONValue]) -> RenegeProven | None:
     """A stored ``renege_proven`` output back as the engine's event (None if unreadable)."""
     try:
         return RenegeProven(
-            hand=_whole(o["hand"]),
+            hand=whole_number(o["hand"]),
             seat=Seat.parse(str(o["seat"])),
-            trick=_whole(o["trick"]),
+            trick=whole_number(o["trick"]),
             suit=Suit.parse(str(o["suit"])),
             played=Card.parse(str(o["played"])),
             proof=Card.parse(str(o["proof"])),
-            proof_trick=_whole(o["proof_trick"]),
+            proof_trick=whole_number(o["proof_trick"]),
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -347,4 +347,5 @@ __all__ = [
     "table_words",
     "team_names",
     "title_order",
+    "whole_number",
 ]
