@@ -599,9 +599,11 @@ class DynsecAdmin:
         )
         _raise_unless(answer, what)
         clients = answer.get("data", {}).get("clients", [])
+        listed = clients if isinstance(clients, list) else []
         names = [
-            c if isinstance(c, str) else str(c.get("username") if isinstance(c, dict) else None)
-            for c in (clients if isinstance(clients, list) else [])
+            c if isinstance(c, str) else str(c.get("username"))
+            for c in listed
+            if isinstance(c, str | dict)  # a name, or a client's object (verbose)
         ]
         return sorted(n for n in names if n not in RESERVED)
 
