@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import getpass
 import os
 import signal
@@ -17,7 +18,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeAlias
 
 from table_controller.commands import help_of
 from table_controller.director import release
@@ -30,7 +31,13 @@ if TYPE_CHECKING:
     from table_controller.director.store import DirectorStore
 
 PAPERS_CHOICES = ("a4", "letter")  # results/as_pdf.py's PAPERS, without importing it
-DEFAULTS: dict[str, dict[str, Any]] = {
+
+# A setting as the TOML file can write it (tomllib's types), None where it is not given.
+SettingValue: TypeAlias = (
+    "str | int | float | bool | datetime.date | datetime.time "
+    "| list[SettingValue] | dict[str, SettingValue] | None"
+)
+DEFAULTS: dict[str, dict[str, SettingValue]] = {
     "broker": {
         "host": "localhost",
         "port": 1883,
@@ -90,11 +97,23 @@ class SettingsError(TableControllerError, ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    values: dict[str, dict[str, Any]]
+    values: dict[str, dict[str, SettingValue]]
     base: Path  # relative paths in the file are relative to it
 
-    def get(self, section: str, key: str) -> Any:
+    def get(self, section: str, key: str) -> SettingValue:
         return self.values[section][key]
+
+    def text(self, section: str, key: str) -> str | None:
+        """A setting written as text (a number as its digits); None where not given."""
+        v = self.get(section, key)
+        return None if v is None else str(v)
+
+    def port(self, section: str, key: str) -> int:
+        """A port, which ``load_settings`` checked is a whole number."""
+        v = self.get(section, key)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise SettingsError(f"[{section}] {key} = {v!r}: write a port number, e.g. 1883")
+        return v
 
     def path(self, section: str, key: str) -> Path | None:
         v = self.values[section][key]
@@ -183,7 +202,9 @@ def load_settings(args: argparse.Namespace) -> Settings:
     return Settings(values, base)
 
 
-def _check_limits(values: dict[str, dict[str, Any]], config: str | None, flags: list[str]) -> None:
+def _check_limits(
+    values: dict[str, dict[str, SettingValue]], config: str | None, flags: list[str]
+) -> None:
     """The ``[limits]`` with every ``--limit`` over them, refused in words: which one,
     where it was written, what range is fine (so a director starts with limits that
     make sense, or not at all)."""
@@ -275,8 +296,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     tls = s.path("broker", "tls_ca")
     broker = BrokerConfig(
         host=str(s.get("broker", "host")),
-        port=int(s.get("broker", "port")),
-        username=s.get("broker", "username"),
+        port=s.port("broker", "port"),
+        username=s.text("broker", "username"),
         password=password,
         tls_ca=None if tls is None else str(tls),
         client_id=str(s.get("broker", "client_id")),
@@ -329,8 +350,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         cert, key_path = s.path("director", "tls_cert"), s.path("director", "tls_key")
         url = await page.start(
             str(s.get("web", "host")),
-            int(s.get("web", "port")),
-            public_port=s.get("director", "public_port"),
+            s.port("web", "port"),
+            public_port=None
+            if s.get("director", "public_port") is None
+            else s.port("director", "public_port"),
             tls_cert=None if cert is None else str(cert),
             tls_key=None if key_path is None else str(key_path),
         )

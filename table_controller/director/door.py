@@ -13,12 +13,11 @@ checked in web.py, by each route that needs it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
+from table_controller.director.json_value import JSONObject
 from table_controller.director.store import finite
 from table_controller.web.guard import Door, Guard
 from table_controller.web.guard import read_json as read_door_json
@@ -48,7 +47,7 @@ def guarded(app: ASGIApp) -> ASGIApp:
     return Guard(app, DIRECTOR_DOOR)
 
 
-async def read_json(request: Request) -> dict[str, Any]:
+async def read_json(request: Request) -> JSONObject:
     """The form's JSON object (an empty body: ``{}``); ``Refused`` (4xx) says what is
     wrong with it."""
     return await read_door_json(request, DIRECTOR_DOOR)
@@ -57,7 +56,7 @@ async def read_json(request: Request) -> dict[str, Any]:
 class SafeJSON(JSONResponse):
     """A JSON answer that never fails on a NaN a table sent: it goes out as null."""
 
-    def render(self, content: Any) -> bytes:
+    def render(self, content: object) -> bytes:
         try:
             return super().render(content)
         except ValueError:

@@ -31,8 +31,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Literal, Protocol, TypedDict
 
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.errors import TableControllerError
 from table_controller.feed.broker import (
     DATA,
@@ -84,7 +85,154 @@ class FleetBroker:
         return self.admin_password_file.read_text(encoding="utf-8").strip()
 
 
-def dynsec_hash(password: str, *, salt: bytes | None = None) -> dict[str, Any]:
+# --- the plugin's file and requests, as it reads and writes them -----------------------
+
+
+class PasswordHash(TypedDict):
+    """A client's password as the plugin keeps it (see the module's docstring)."""
+
+    password: str
+    salt: str
+    iterations: int
+
+
+class Acl(TypedDict):
+    """One right of a role: a kind of access (``acltype``) on a topic pattern."""
+
+    acltype: str
+    topic: str
+    allow: bool
+
+
+class RoleRef(TypedDict):
+    """A role given to a client, by name."""
+
+    rolename: str
+
+
+class DynsecClient(PasswordHash):
+    """A login in ``dynamic-security.json``."""
+
+    username: str
+    textname: str
+    roles: list[RoleRef]
+
+
+class DynsecRole(TypedDict):
+    """A role in ``dynamic-security.json``: its name and rights."""
+
+    rolename: str
+    acls: list[Acl]
+
+
+class DefaultAccess(TypedDict):
+    """What a client may do that no role of its says (the plugin's defaults)."""
+
+    publishClientSend: bool
+    publishClientReceive: bool
+    subscribe: bool
+    unsubscribe: bool
+
+
+class DynsecConfig(TypedDict):
+    """The plugin's file as the director first writes it (the plugin adds to it later)."""
+
+    clients: list[DynsecClient]
+    roles: list[DynsecRole]
+    groups: list[JSONObject]
+    defaultACLAccess: DefaultAccess
+
+
+# The requests the director sends on ``$CONTROL/dynamic-security/v1``, one per command.
+
+
+class CreateRole(TypedDict):
+    command: Literal["createRole"]
+    rolename: str
+    acls: list[Acl]
+
+
+class CreateClient(TypedDict):
+    command: Literal["createClient"]
+    username: str
+    password: str
+    textname: str
+    roles: list[RoleRef]
+
+
+class SetClientPassword(TypedDict):
+    command: Literal["setClientPassword"]
+    username: str
+    password: str
+
+
+class ClientRole(TypedDict):
+    """Gives a client a role, or takes it away."""
+
+    command: Literal["addClientRole", "removeClientRole"]
+    username: str
+    rolename: str
+
+
+class EnableClient(TypedDict):
+    command: Literal["enableClient"]
+    username: str
+
+
+class DeleteClient(TypedDict):
+    command: Literal["deleteClient"]
+    username: str
+
+
+class DeleteRole(TypedDict):
+    command: Literal["deleteRole"]
+    rolename: str
+
+
+class ListClients(TypedDict):
+    command: Literal["listClients"]
+    verbose: bool
+    count: int
+    offset: int
+
+
+DynsecCommand = (
+    CreateRole
+    | CreateClient
+    | SetClientPassword
+    | ClientRole
+    | EnableClient
+    | DeleteClient
+    | DeleteRole
+    | ListClients
+)
+
+
+class DynsecReply(TypedDict, total=False):
+    """The plugin's answer to one command: ``error`` says why it was refused (absent when
+    it was done); ``data`` is what a listing command asked for."""
+
+    command: str
+    error: str
+    correlationData: str
+    data: JSONObject
+
+
+def dynsec_reply(answer: JSONObject) -> DynsecReply:
+    """The fields of an answer decoded from the wire that the director reads, checked."""
+    reply: DynsecReply = {}
+    if isinstance(command := answer.get("command"), str):
+        reply["command"] = command
+    if isinstance(error := answer.get("error"), str):
+        reply["error"] = error
+    if isinstance(cd := answer.get("correlationData"), str):
+        reply["correlationData"] = cd
+    if isinstance(data := answer.get("data"), dict):
+        reply["data"] = data
+    return reply
+
+
+def dynsec_hash(password: str, *, salt: bytes | None = None) -> PasswordHash:
     """A client's ``password``, ``salt`` and ``iterations`` as the plugin keeps them."""
     salt = os.urandom(12) if salt is None else salt
     digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, _ITERATIONS)
@@ -107,24 +255,24 @@ def find_plugin(patterns: Sequence[str] = PLUGIN_GLOBS) -> Path:
     )
 
 
-def _acl(acltype: str, topic: str) -> dict[str, Any]:
+def _acl(acltype: str, topic: str) -> Acl:
     return {"acltype": acltype, "topic": topic, "allow": True}
 
 
-def _reads(topic: str) -> list[dict[str, Any]]:
+def _reads(topic: str) -> list[Acl]:
     return [_acl("subscribePattern", topic), _acl("publishClientReceive", topic)]
 
 
-def _writes(topic: str) -> list[dict[str, Any]]:
+def _writes(topic: str) -> list[Acl]:
     return [_acl("publishClientSend", topic)]
 
 
-def director_acls(prefix: str) -> list[dict[str, Any]]:
+def director_acls(prefix: str) -> list[Acl]:
     """The director's service: everything under the event's prefix, both ways."""
     return _writes(f"{prefix}/#") + _reads(f"{prefix}/#") + [_acl("unsubscribePattern", "#")]
 
 
-def admin_acls() -> list[dict[str, Any]]:
+def admin_acls() -> list[Acl]:
     """The director's admin login: the plugin's requests out, its answers in."""
     return [
         *_writes("$CONTROL/dynamic-security/#"),
@@ -133,10 +281,10 @@ def admin_acls() -> list[dict[str, Any]]:
     ]
 
 
-def table_acls(prefix: str, table: str) -> list[dict[str, Any]]:
+def table_acls(prefix: str, table: str) -> list[Acl]:
     """One table's rights (SPEC.md): writes its own feed, reads what is sent to it."""
     base = f"{prefix}/tables/{table}"
-    acls: list[dict[str, Any]] = []
+    acls: list[Acl] = []
     for leaf in ("events", "status", "acks", "evidence/#", "fleet/#"):
         acls += _writes(f"{base}/{leaf}")
     for leaf in ("rulings", "received", "config", "commands"):
@@ -148,16 +296,19 @@ def table_role(table: str) -> str:
     return f"table-{table}"
 
 
-def _client(username: str, password: str, role: str, text: str) -> dict[str, Any]:
+def _client(username: str, password: str, role: str, text: str) -> DynsecClient:
+    hashed = dynsec_hash(password)
     return {
         "username": username,
         "textname": text,
-        **dynsec_hash(password),
+        "password": hashed["password"],
+        "salt": hashed["salt"],
+        "iterations": hashed["iterations"],
         "roles": [{"rolename": role}],
     }
 
 
-def dynsec_config(prefix: str, director_password: str, admin_password: str) -> dict[str, Any]:
+def dynsec_config(prefix: str, director_password: str, admin_password: str) -> DynsecConfig:
     """The plugin's first file: the director's two clients and their roles; every
     other access refused (a table gets its rights from its own role)."""
     return {
@@ -229,11 +380,14 @@ def fleet_conf(
     )
 
 
-def _director_prefix(config: dict[str, Any]) -> str | None:
-    for role in config.get("roles", []):
-        if role.get("rolename") == DIRECTOR_ROLE:
-            for acl in role.get("acls", []):
-                topic = str(acl.get("topic", ""))
+def _director_prefix(config: JSONObject) -> str | None:
+    """The event's prefix in a ``dynamic-security.json`` read back (None: not found)."""
+    roles = config.get("roles", [])
+    for role in roles if isinstance(roles, list) else []:
+        if isinstance(role, dict) and role.get("rolename") == DIRECTOR_ROLE:
+            acls = role.get("acls", [])
+            for acl in acls if isinstance(acls, list) else []:
+                topic = str(acl.get("topic", "")) if isinstance(acl, dict) else ""
                 if topic.endswith("/#"):
                     return topic[:-2]
     return None
@@ -265,7 +419,7 @@ def write_fleet_broker(
     dynsec = folder / DYNSEC_FILE
     if dynsec.exists():
         try:
-            kept = json.loads(dynsec.read_text(encoding="utf-8"))
+            kept: JSONValue = json.loads(dynsec.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise BrokerAdminError(
                 f"{dynsec} cannot be read ({exc}): it holds the tables' logins; restore it "
@@ -445,7 +599,12 @@ class DynsecAdmin:
         )
         _raise_unless(answer, what)
         clients = answer.get("data", {}).get("clients", [])
-        names = [c if isinstance(c, str) else str(c.get("username")) for c in clients]
+        listed = clients if isinstance(clients, list) else []
+        names = [
+            c if isinstance(c, str) else str(c.get("username"))
+            for c in listed
+            if isinstance(c, str | dict)  # a name, or a client's object (verbose)
+        ]
         return sorted(n for n in names if n not in RESERVED)
 
     # --- the requests ----------------------------------------------------------------
@@ -454,21 +613,31 @@ class DynsecAdmin:
         if (problem := table_problem(table_id)) is not None:
             raise BrokerAdminError(problem)
 
-    def _request(self, commands: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    def _request(self, commands: Sequence[DynsecCommand], what: str) -> list[DynsecReply]:
         """The plugin's answer to each of ``commands``, in their order."""
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
+        from paho.mqtt.properties import Properties
+        from paho.mqtt.reasoncodes import ReasonCode
 
         tag = secrets.token_hex(8)
         order = [f"{tag}-{i}" for i in range(len(commands))]
-        tagged = [{**c, "correlationData": cd} for c, cd in zip(commands, order, strict=True)]
+        tagged: list[dict[str, object]] = [
+            {**c, "correlationData": cd} for c, cd in zip(commands, order, strict=True)
+        ]
         body = json.dumps({"commands": tagged})
-        got: dict[str, dict[str, Any]] = {}
+        got: dict[str, DynsecReply] = {}
         problems: list[str] = []
         done = threading.Event()
         where = f"the fleet's broker at {self.host}:{self.port}"
 
-        def on_connect(c: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+        def on_connect(
+            c: mqtt.Client,
+            _u: object,
+            _f: mqtt.ConnectFlags,
+            rc: ReasonCode,
+            _p: Properties | None,
+        ) -> None:
             if rc.is_failure:
                 why = _REFUSED_LOGIN.get(rc.value, str(rc))
                 problems.append(
@@ -480,7 +649,9 @@ class DynsecAdmin:
                 return
             c.subscribe(RESPONSE, qos=1)
 
-        def on_subscribe(c: mqtt.Client, _u: Any, _m: Any, rcs: Any, _p: Any) -> None:
+        def on_subscribe(
+            c: mqtt.Client, _u: object, _m: int, rcs: list[ReasonCode], _p: Properties | None
+        ) -> None:
             if any(rc.is_failure for rc in rcs):
                 problems.append(
                     f"{where} does not let {self.username} read its answers: its "
@@ -491,18 +662,29 @@ class DynsecAdmin:
                 return
             c.publish(CONTROL, body, qos=1)
 
-        def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        def on_message(_c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
             try:
-                answers = json.loads(msg.payload).get("responses", [])
-            except (ValueError, AttributeError):
+                decoded: JSONValue = json.loads(msg.payload)
+            except ValueError:
                 return
-            for answer in answers:
-                if isinstance(answer, dict) and answer.get("correlationData") in order:
-                    got[str(answer["correlationData"])] = answer
+            if not isinstance(decoded, dict):
+                return
+            answers = decoded.get("responses", [])
+            for answer in answers if isinstance(answers, list) else []:
+                if isinstance(answer, dict):
+                    reply = dynsec_reply(answer)
+                    if (cd := reply.get("correlationData")) is not None and cd in order:
+                        got[cd] = reply
             if len(got) == len(order):
                 done.set()
 
-        def on_disconnect(_c: mqtt.Client, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
+        def on_disconnect(
+            _c: mqtt.Client,
+            _u: object,
+            _f: mqtt.DisconnectFlags,
+            rc: ReasonCode,
+            _p: Properties | None,
+        ) -> None:
             if not done.is_set():
                 problems.append(f"{where} closed the director's connection ({rc})")
                 done.set()
@@ -544,7 +726,7 @@ class DynsecAdmin:
         return [got[cd] for cd in order]
 
 
-def _raise_unless(answer: dict[str, Any], what: str, ok: Sequence[str] = ()) -> None:
+def _raise_unless(answer: DynsecReply, what: str, ok: Sequence[str] = ()) -> None:
     error = answer.get("error")
     if error and error not in ok:
         raise BrokerAdminError(
@@ -557,14 +739,22 @@ __all__ = [
     "CONTROL",
     "DYNSEC_FILE",
     "RESPONSE",
+    "Acl",
     "BrokerAdminError",
     "DynsecAdmin",
+    "DynsecClient",
+    "DynsecCommand",
+    "DynsecConfig",
+    "DynsecReply",
+    "DynsecRole",
     "FleetBroker",
+    "PasswordHash",
     "TableCredentials",
     "admin_acls",
     "director_acls",
     "dynsec_config",
     "dynsec_hash",
+    "dynsec_reply",
     "find_plugin",
     "table_acls",
     "table_problem",

@@ -3,12 +3,13 @@ feed's packages (the parser is built for every command; fleet/update.py imports 
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 
-def cmd_release(args: Any, out: TextIO) -> int:
+def cmd_release(args: argparse.Namespace, out: TextIO) -> int:
     """``table-controller director release [WHEEL] --folder DIR [--status]``."""
     from table_controller.director.fleet import add_release, releases_folder, status_words
     from table_controller.fleet.update import UpdateRefused
@@ -37,7 +38,7 @@ def cmd_release(args: Any, out: TextIO) -> int:
     return 0
 
 
-def add_command(sub: Any) -> None:
+def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``director release`` under the ``director`` command group's subparsers."""
     p = sub.add_parser(
         "release",

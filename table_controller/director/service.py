@@ -64,7 +64,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
@@ -72,6 +72,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from table_controller.director.fleet import handle_reply
+from table_controller.director.json_value import JSONObject
 from table_controller.director.store import (
     DirectorStore,
     EventMessage,
@@ -90,6 +91,9 @@ from table_controller.feed.tls import probe
 from table_controller.rules.codec import encode
 from table_controller.rules.events import HandVoided, InputEvent, ScoreAdjusted
 from table_controller.seats import Team
+
+if TYPE_CHECKING:  # paho names it only for type checkers
+    from paho.mqtt.client import SocketLike
 
 RULING_KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 # (what changed: "event"|"status"|"alert"|"ack"|"broker", table); "broker": the
@@ -392,10 +396,12 @@ class DirectorService:
 
     # --- paho's callbacks (the network thread) ---------------------------------------
 
-    def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: Any) -> None:
-        # Without TCP_NODELAY small messages wait up to 40 ms for an ACK (Nagle).
-        with contextlib.suppress(OSError, AttributeError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: SocketLike) -> None:
+        # Without TCP_NODELAY small messages wait up to 40 ms for an ACK (Nagle). A
+        # websocket's wrapper is no socket: it is left as it is.
+        if isinstance(sock, socket.socket):  # TLS's socket too
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_connect(
         self,
@@ -837,7 +843,7 @@ class DirectorService:
         reason: str,
         team: str | None = None,
         points: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """Sign, store, audit and publish a ruling; returns the signed payload.
         ``director`` is the logged-in director (the caller checks the login)."""
         if not director:

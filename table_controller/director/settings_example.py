@@ -12,7 +12,7 @@ written commented out, with an example value: the file runs before they exist.
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TextIO
 
 EXAMPLE = """\
 # The tournament director's settings: `table-controller director --config director.toml`
@@ -86,7 +86,7 @@ def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
     return write_example(example_settings(), args.out, out, then)
 
 
-def add_command(subparsers: Any) -> None:
+def add_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``config example`` to the ``director`` command group's subparsers."""
     config = subparsers.add_parser(
         "config",

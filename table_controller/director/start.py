@@ -28,8 +28,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from table_controller.director.json_value import JSONObject
 from table_controller.errors import TableControllerError
 from table_controller.feed.limits import (
     Limits,
@@ -40,10 +41,13 @@ from table_controller.feed.limits import (
 )
 
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
-    from table_controller.director.dynsec import TableCredentials
-    from table_controller.director.fleet import EventTls
+    from starlette.routing import Route
+
+    from table_controller.director.dynsec import FleetBroker, TableCredentials
+    from table_controller.director.fleet import EventTls, Fleet
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
+    from table_controller.director.web import DirectorPage
 
 STATE = "fleet.json"
 TOPIC = "euchre"
@@ -53,6 +57,9 @@ DEFAULT_WEB_PORT = 8090
 DEFAULT_BROKER_PORT = 8883  # MQTT over TLS (1883 is MQTT in clear)
 DEFAULT_HTTP_PORT = 8080  # plain HTTP: it only sends a browser to the HTTPS dashboard
 BROKER = "broker"
+
+# A limit as ``--limit`` gives it: a number, or None (back to its default).
+LimitValue = float | None
 
 
 class FleetStartError(TableControllerError, RuntimeError):
@@ -70,11 +77,11 @@ class FleetFolder:
     broker_port: int
     topic: str = TOPIC
     web_host: str = "0.0.0.0"
-    options: dict[str, Any] = field(default_factory=dict)  # the preset's, changed
+    options: JSONObject = field(default_factory=dict)  # the preset's, changed
     # TLS for the broker and the dashboard (False only from a first run's --insecure).
     tls: bool = True
     http_port: int = DEFAULT_HTTP_PORT
-    limits: dict[str, Any] = field(default_factory=dict)  # the director's limits, changed
+    limits: JSONObject = field(default_factory=dict)  # the director's limits, changed
 
     def limits_in_force(self) -> Limits:
         """The limits kept (``--limit``), the rest their defaults (limits.py)."""
@@ -142,7 +149,7 @@ def _check_event(event: str) -> str:
     return event
 
 
-def _check_rules(rules: str, options: Mapping[str, Any] | None = None) -> str:
+def _check_rules(rules: str, options: JSONObject | None = None) -> str:
     from table_controller.rules.errors import RulesError
     from table_controller.rules.presets import preset
 
@@ -154,13 +161,13 @@ def _check_rules(rules: str, options: Mapping[str, Any] | None = None) -> str:
     return rules
 
 
-def parse_options(given: Sequence[str]) -> dict[str, Any] | None:
+def parse_options(given: Sequence[str]) -> JSONObject | None:
     """``--option points_to_win=11`` (repeated) as the preset's options: numbers as
     numbers, true/false as yes/no, none as empty (as table.toml's "none"), the rest as
     text; None when none was given."""
     if not given:
         return None
-    options: dict[str, Any] = {}
+    options: JSONObject = {}
     for text in given:
         name, sep, value = text.partition("=")
         name = name.strip().replace("-", "_")
@@ -179,7 +186,7 @@ def parse_options(given: Sequence[str]) -> dict[str, Any] | None:
     return options
 
 
-def parse_limits(given: Sequence[str]) -> dict[str, Any]:
+def parse_limits(given: Sequence[str]) -> dict[str, LimitValue]:
     """``--limit picture_kb=2048`` (repeated) as the limits to change (None: back to its
     default), each checked alone; FleetStartError in words."""
     try:
@@ -188,11 +195,11 @@ def parse_limits(given: Sequence[str]) -> dict[str, Any]:
         raise FleetStartError(f"--limit {exc.given}: {exc.problem}") from None
 
 
-def changed_limits(kept: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+def changed_limits(kept: JSONObject, given: Mapping[str, LimitValue]) -> JSONObject:
     """The limits kept with those given over them, each one alone (a limit raised for
     one table's alert leaves the others as they were; ``NAME=default`` takes one back),
     checked together; only those that differ from their defaults are kept."""
-    merged = {**kept, **given}
+    merged: JSONObject = {**kept, **given}
     merged = {k: v for k, v in merged.items() if v is not None}
     try:
         return Limits.of(merged).changed()
@@ -213,10 +220,10 @@ def open_folder(
     rules: str | None,
     web_port: int | None,
     broker_port: int | None,
-    options: dict[str, Any] | None = None,
+    options: JSONObject | None = None,
     insecure: bool = False,
     http_port: int | None = None,
-    limits: dict[str, Any] | None = None,
+    limits: Mapping[str, LimitValue] | None = None,
 ) -> tuple[FleetFolder, bool]:
     """The folder's event (made the first time): ``(it, whether this run made it)``.
     A later run keeps the event's name and, unless given again, its rules and ports
@@ -311,10 +318,10 @@ class FleetParts:
     """Joining from the dashboard (``fleet``, for ``DirectorPage``), the announcement on
     the network (``announce(web_port)``) and the routes the releases are served on."""
 
-    fleet: Any
-    announce: Callable[[int], AbstractContextManager[Any]]
+    fleet: Fleet
+    announce: Callable[[int], AbstractContextManager[object]]
     fingerprint: str
-    routes: list[Any] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
 
 
 def _fleet_parts(
@@ -350,7 +357,7 @@ def _fleet_parts(
     )
     fingerprint = discovery.key_fingerprint(public_pem)
 
-    def announce(web_port: int) -> AbstractContextManager[Any]:
+    def announce(web_port: int) -> AbstractContextManager[object]:
         return discovery.announce(
             event=ev.event,
             web_port=web_port,
@@ -370,7 +377,7 @@ def _fleet_parts(
     return FleetParts(fleet=fleet, announce=announce, fingerprint=fingerprint, routes=routes)
 
 
-def attach_config(page: Any, fleet: Any) -> None:
+def attach_config(page: DirectorPage, fleet: Fleet) -> None:
     """Configs from the centre: each table's first on approval, then the event's
     seating whenever it changes (``fleet.config``)."""
     from table_controller.director.fleet import attach
@@ -386,7 +393,7 @@ def attach_config(page: Any, fleet: Any) -> None:
 
 
 @contextlib.contextmanager
-def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> Iterator[Any]:
+def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> Iterator[FleetBroker]:
     """The fleet's broker, from its files (written each run: the port and the
     certificate may change); with ``tls``, its listener takes TLS only."""
     from table_controller.director.dynsec import write_fleet_broker
@@ -549,8 +556,8 @@ def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
 
 async def _serve(
     ev: FleetFolder,
-    page: Any,
-    service: Any,
+    page: DirectorPage,
+    service: DirectorService,
     parts: FleetParts,
     out: TextIO,
     tls: EventTls | None,
@@ -566,7 +573,7 @@ async def _serve(
         tls_cert=None if tls is None else str(tls.cert),
         tls_key=None if tls is None else str(tls.key),
     )
-    announcement: AbstractContextManager[Any] | None = None
+    announcement: AbstractContextManager[object] | None = None
     try:
         service.start()
         # Off the dashboard's loop: zeroconf's calls wait on a loop of their own.
@@ -596,7 +603,7 @@ async def _serve(
         await page.stop()
 
 
-async def _secure_words(ev: FleetFolder, page: Any, tls: EventTls, web_port: int) -> str:
+async def _secure_words(ev: FleetFolder, page: DirectorPage, tls: EventTls, web_port: int) -> str:
     """What the director is told of HTTPS; the plain HTTP port's redirect started."""
     said = (
         "The dashboard is HTTPS with this event's own certificate, which browsers do not "
@@ -630,7 +637,7 @@ def _where_tables_reach(host: str, web_port: int) -> str:
     )
 
 
-def add_start(sub: Any) -> None:
+def add_start(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``director start``, added to the ``director`` command's subcommands."""
     p = sub.add_parser(
         "start",

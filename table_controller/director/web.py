@@ -39,7 +39,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 import uvicorn
 from starlette.applications import Starlette
@@ -65,6 +65,7 @@ from table_controller.director.door import DIRECTOR_DOOR, SafeJSON, guarded, rea
 from table_controller.director.fleet import CameraCommands, Fleet, FleetWeb
 from table_controller.director.fleet import routes as fleet_routes
 from table_controller.director.hall import PublicView, PublicViewError, parse_delay
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.service import DirectorService, RulingError
 from table_controller.director.store import (
@@ -780,7 +781,7 @@ class DirectorPage:
 
     # --- changes (login required) -------------------------------------------------------
 
-    async def _form(self, request: Request) -> tuple[str, dict[str, Any]]:
+    async def _form(self, request: Request) -> tuple[str, JSONObject]:
         """A logged-in director's form: (who, the JSON body); else refused."""
         who = await run_in_threadpool(self._director, request)
         if who is None:  # the session ended between the route's check and now
@@ -814,12 +815,12 @@ class DirectorPage:
                 "this dashboard is not connected to the tables",
                 "run `table-controller director` with the broker's address",
             )
-        points = body.get("points")
+        given = body.get("points")
         try:
-            points = int(points) if points not in (None, "") else None
+            points = _points(given)
         except (TypeError, ValueError, OverflowError):
             raise Refused(
-                400, f"{str(points)[:20]!r} is not a number of points", "write e.g. -2 or 1"
+                400, f"{str(given)[:20]!r} is not a number of points", "write e.g. -2 or 1"
             ) from None
         if points is not None and abs(points) > 1000:
             raise Refused(400, f"{points} points is out of range", "write e.g. -2 or 1")
@@ -903,6 +904,16 @@ def _number(text: str) -> int | None:
         return None
     n = int(text)
     return n if n <= MAX_NUMBER else None
+
+
+def _points(given: JSONValue) -> int | None:
+    """A ruling's points as its form sent them (a number, or one written as text); None
+    when none was given. TypeError, ValueError or OverflowError: not a number."""
+    if given is None or given == "":
+        return None
+    if isinstance(given, list | dict):
+        raise TypeError(f"a {type(given).__name__} is not a number")
+    return int(given)
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:

@@ -17,7 +17,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from table_controller.cards import Card, Suit
 from table_controller.present import (
@@ -248,17 +248,24 @@ def _int(values: Sequence[int], i: int) -> int:
         return 0
 
 
-def renege_event(o: Mapping[str, Any]) -> RenegeProven | None:
+def whole_number(value: JSONValue) -> int:
+    """``int(value)`` of a value read from JSON: TypeError for a list, an object or null."""
+    if value is None or isinstance(value, list | dict):
+        raise TypeError(f"{value!r} is not a number")
+    return int(value)
+
+
+def renege_event(o: Mapping[str, JSONValue]) -> RenegeProven | None:
     """A stored ``renege_proven`` output back as the engine's event (None if unreadable)."""
     try:
         return RenegeProven(
-            hand=int(o["hand"]),
+            hand=whole_number(o["hand"]),
             seat=Seat.parse(str(o["seat"])),
-            trick=int(o["trick"]),
+            trick=whole_number(o["trick"]),
             suit=Suit.parse(str(o["suit"])),
             played=Card.parse(str(o["played"])),
             proof=Card.parse(str(o["proof"])),
-            proof_trick=int(o["proof_trick"]),
+            proof_trick=whole_number(o["proof_trick"]),
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -340,4 +347,5 @@ __all__ = [
     "table_words",
     "team_names",
     "title_order",
+    "whole_number",
 ]

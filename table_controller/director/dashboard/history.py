@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
-from typing import Any, NotRequired, TypedDict, TypeVar, cast
+from typing import NotRequired, TypedDict, TypeVar
 
 from table_controller.cards import Card, Suit
-from table_controller.director.json_value import JSONObject
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import AlertRow, StoredEvent
 from table_controller.director.words import (
     TEAM_WORDS,
@@ -23,6 +23,7 @@ from table_controller.director.words import (
     renege_event,
     seat_label,
     suit_words,
+    whole_number,
 )
 from table_controller.present import (
     FIRST_DEALER_WORDS,
@@ -192,11 +193,11 @@ def _renege_line(o: JSONObject, players: Players) -> str:
     return "Renege proven: " + renege_sentence(ev, seat_label(players, ev.seat))
 
 
-def _spotted_line(o: Mapping[str, Any], players: Players) -> str:
+def _spotted_line(o: JSONObject, players: Players) -> str:
     try:
         ev = RenegeSpotted(
             seat=Seat.parse(str(o["seat"])),
-            trick=int(o["trick"]),
+            trick=whole_number(o["trick"]),
             suit=Suit.parse(str(o["suit"])),
             held=Card.parse(str(o["held"])),
         )
@@ -369,7 +370,7 @@ def claimed_trick(
     if claim is None or not isinstance(trick, int):
         return []
     hand = hands_of(events).get(seq) if seq is not None else None
-    plays: list[Any] = []  # the outputs as the table sent them (not checked on the way in)
+    plays: list[JSONValue] = []  # the outputs as the table sent them (not checked on the way in)
     for ev in events:
         for o in ev.get("outputs") or []:
             if (
@@ -378,10 +379,13 @@ def claimed_trick(
                 and o.get("hand") == hand
                 and o.get("trick") == trick
             ):
-                plays = list(cast(list[Any], o.get("plays") or []))
+                found = o.get("plays") or []
+                plays = list(found) if isinstance(found, list) else []
     pictures = played_pictures(events, str(table), int(game or 0))
     out: list[TrickPlay] = []
     for n, play in enumerate(plays):
+        if not isinstance(play, list) or len(play) < 2:
+            continue  # not a [seat, card] pair: nothing to show of it
         seat, card = str(play[0]), str(play[1])
         url = pictures.get((hand, seat, card), (None, None))[0]
         verb = "led" if n == 0 else "played"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
-from table_controller.director.json_value import JSONValue
-from table_controller.director.store import AlertRow, DirectorStore, StoredEvent
+from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.store import AlertRow, DirectorStore, RulingRow, StoredEvent
 from table_controller.director.words import (
     TEAM_SEATS,
     TEAM_WORDS,
@@ -227,14 +227,20 @@ def ruling_form(store: DirectorStore, table: str, alert: AlertRow | None = None)
     }
 
 
-def ruling_text(ruling: Mapping[str, Any], players: Mapping[str, str]) -> str:
+def ruling_text(ruling: RulingRow, players: Mapping[str, str]) -> str:
     """A ruling sent, as the table's detail lists it: what the director did and what it
     changed ("Dismissed the renege: East–West (Bo & Di) −2")."""
     done = RULING_DONE.get(str(ruling.get("kind")), "made a ruling")
     said = done[0].upper() + done[1:]
-    event = (ruling.get("payload") or {}).get("event") or {}
+    found = (ruling.get("payload") or {}).get("event")
+    event: JSONObject = found if isinstance(found, dict) else {}
     team, points = event.get("team"), event.get("points")
-    if event.get("event") == "score_adjusted" and team in TEAM_WORDS and isinstance(points, int):
+    if (
+        event.get("event") == "score_adjusted"
+        and isinstance(team, str)
+        and team in TEAM_WORDS
+        and isinstance(points, int)
+    ):
         return f"{said}: {team_text(players, team)} {signed_points(points)}"
     if event.get("event") == "hand_voided":
         return f"{said}: it was thrown in, the same dealer deals again"

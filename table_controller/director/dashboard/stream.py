@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from table_controller.director.dashboard.view import json_text
+from table_controller.director.json_value import JSONObject, JSONValue
 
 
 class Line(Protocol):
@@ -100,7 +101,12 @@ class OverviewStream:
         return "{" + ",".join(items) + "}"
 
 
-def apply_change(shown: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any] | None:
+def _lines(tables: JSONValue) -> list[JSONObject]:
+    """A snapshot's ``tables``: its lines, each a table's object."""
+    return [t for t in tables if isinstance(t, dict)] if isinstance(tables, list) else []
+
+
+def apply_change(shown: JSONObject | None, message: JSONObject) -> JSONObject | None:
     """What a page does with a message of the stream (static/dashboard.js ``merged``):
     the snapshot it shows next, or None when the message is a change from a snapshot
     it does not have (the page then connects again for the whole). For the bench's
@@ -109,10 +115,14 @@ def apply_change(shown: dict[str, Any] | None, message: dict[str, Any]) -> dict[
         return message
     if shown is None or message.get("base") != shown["version"]:
         return None
-    lines = {t["table"]: t for t in shown["tables"]}
-    lines.update(message.get("tables") or {})
-    order = message["order"] if "order" in message else [t["table"] for t in shown["tables"]]
-    out = {**shown, **message, "tables": [lines[t] for t in order if t in lines]}
+    lines: dict[str, JSONValue] = {str(t["table"]): t for t in _lines(shown["tables"])}
+    changed = message.get("tables") or {}
+    lines.update(changed if isinstance(changed, dict) else {})
+    given = (
+        message["order"] if "order" in message else [t["table"] for t in _lines(shown["tables"])]
+    )
+    order = [str(t) for t in given] if isinstance(given, list) else []
+    out: JSONObject = {**shown, **message, "tables": [lines[t] for t in order if t in lines]}
     out.pop("base", None)
     out.pop("order", None)
     return out
