@@ -22,7 +22,7 @@ from mosquitto import MOSQUITTO, free_port
 from paho.mqtt.enums import CallbackAPIVersion
 from waiting import wait_until
 
-from table_controller.director.dynsec import (
+from table_controller.director.broker import (
     BrokerAdminError,
     DynsecAdmin,
     FleetBroker,

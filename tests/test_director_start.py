@@ -23,7 +23,7 @@ from test_director_web import log_in
 from waiting import wait_until
 
 from table_controller.cli import main
-from table_controller.director.dynsec import DynsecAdmin, FleetBroker
+from table_controller.director.broker import DynsecAdmin, FleetBroker
 from table_controller.director.start import open_folder, parse_options
 
 EVENT = "Spring Open"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from table_controller.director.dynsec import fleet_conf
+from table_controller.director.broker import fleet_conf
 from table_controller.director.fleet.view import FleetView
 from table_controller.director.store import DirectorStore
 from table_controller.director.store.usage import size_words, usage_words

@@ -35,7 +35,7 @@ from table_controller.table.fleet.membership import MembershipError
 
 
 class Credentials:
-    """A recording stand-in for the broker's table logins (director/dynsec.py's is H1's)."""
+    """A recording stand-in for the broker's table logins (director/broker/'s is H1's)."""
 
     def __init__(self) -> None:
         self.logins: dict[str, str] = {}

@@ -43,7 +43,7 @@ from table_controller.feed.limits import (
 if TYPE_CHECKING:  # loaded when the event starts, once its packages are known to be there
     from starlette.routing import Route
 
-    from table_controller.director.dynsec import FleetBroker, TableCredentials
+    from table_controller.director.broker import FleetBroker, TableCredentials
     from table_controller.director.fleet import EventTls, Fleet
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
@@ -396,7 +396,7 @@ def attach_config(page: DirectorPage, fleet: Fleet) -> None:
 def _running_broker(ev: FleetFolder, mosquitto: str, tls: EventTls | None) -> Iterator[FleetBroker]:
     """The fleet's broker, from its files (written each run: the port and the
     certificate may change); with ``tls``, its listener takes TLS only."""
-    from table_controller.director.dynsec import write_fleet_broker
+    from table_controller.director.broker import write_fleet_broker
     from table_controller.feed.broker import Tls
     from table_controller.feed.broker_process import BrokerProcess
 
@@ -459,8 +459,8 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
             else _check_port(args.http_port, "--http-port"),
             limits=parse_limits(getattr(args, "limit", None) or []),
         )
+        from table_controller.director.broker import find_plugin
         from table_controller.director.demo import find_mosquitto
-        from table_controller.director.dynsec import find_plugin
 
         mosquitto = find_mosquitto(os.environ)  # both said before anything is made
         if mosquitto is None:
@@ -497,7 +497,7 @@ def _tls(ev: FleetFolder) -> EventTls | None:
 
 
 def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
-    from table_controller.director.dynsec import DynsecAdmin
+    from table_controller.director.broker import DynsecAdmin
     from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore
     from table_controller.director.web import DashboardError, DirectorPage

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from table_controller.director.dynsec import TableCredentials
+from table_controller.director.broker import TableCredentials
 from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.errors import TableControllerError
