@@ -7,6 +7,9 @@ Why here and not with the table's update agent: the director rolls a release out
 these very checks (one table at a time, each between games, done when it runs the
 version), and the director takes nothing from the table's side of the fleet.
 
+A table says how an update goes on ``fleet(table, "update")`` (``UpdateProgress``),
+which the director keeps as the table's latest word.
+
 The record is what the director signed for one update (``ReleaseRecord``: version,
 sha256, expiry, and whether it is a rollback to an older version the director asked
 for): an expired record, one valid for longer than ``RECORD_MAX_LIFE`` or one whose
@@ -19,7 +22,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from packaging.version import InvalidVersion, Version
 
@@ -84,6 +87,20 @@ class ReleaseRecord:
         return cls(str(order["id"]), version, url, sha, float(expires), downgrade)
 
 
+class UpdateProgress(TypedDict):
+    """A table's word on one update, on ``fleet(table, "update")``."""
+
+    table: str
+    # The order's id and version as they came: a refused order's may be any JSON value,
+    # a confirmed release's are read back from the table's own files.
+    id: object
+    version: object
+    running: str  # the version the table runs
+    state: str  # waiting, downloading, installing, restarting, running, rolled-back, refused
+    problem: str | None  # in words, when refused or rolled back
+    at: float  # the table's wall clock
+
+
 def between_games(status: Mapping[str, Any]) -> bool:
     """No game in progress at a table whose heartbeat (or TableCore.status) is
     ``status``: the last game is over, or the next has not had its first deal."""
@@ -100,4 +117,4 @@ def same_version(a: object, b: object) -> bool:
         return a == b
 
 
-__all__ = ["RECORD_MAX_LIFE", "ReleaseRecord", "between_games", "same_version"]
+__all__ = ["RECORD_MAX_LIFE", "ReleaseRecord", "UpdateProgress", "between_games", "same_version"]

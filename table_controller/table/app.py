@@ -30,7 +30,7 @@ import functools
 import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from table_controller.cards import Suit
 from table_controller.devices import cube_types
@@ -68,7 +68,7 @@ from table_controller.table.options import TableOptions
 from table_controller.table.page.door import PageDoor
 from table_controller.table.policy import PASS, TablePolicy
 from table_controller.table.ports import TableStatus
-from table_controller.table.sinks import Sinks
+from table_controller.table.sinks import Sinks, Snapshot
 from table_controller.vision.across import CardAcross
 from table_controller.vision.camera import Frame, FrameSource, open_camera
 from table_controller.vision.evidence import Clearer, Seen
@@ -532,7 +532,7 @@ class Table:
     def stopping(self) -> bool:
         return self._stop is not None and self._stop.is_set()
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> Snapshot | None:
         return self.sinks.snapshot
 
 

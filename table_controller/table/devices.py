@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from table_controller.cards import Suit
 from table_controller.devices.cube import TrumpCube
@@ -57,20 +57,44 @@ class Listener(Protocol):
     def on_cube(self, event: CubeEvent) -> None: ...
 
 
-def pin_factory_for(gpio: str) -> Any:
+class MockPin(Protocol):
+    """A gpiozero mock pin, as the simulated table's hands drive it."""
+
+    def drive_low(self) -> None: ...
+
+    def drive_high(self) -> None: ...
+
+
+class PinFactory(Protocol):
+    """What the table itself does with a gpiozero pin factory (gpiozero has no types):
+    close the one it made, and take a mock pin to press a button (``press``); the
+    devices it is handed to use the rest."""
+
+    def close(self) -> None: ...
+
+    def pin(self, number: int) -> MockPin: ...
+
+
+def pin_factory_for(gpio: str) -> PinFactory:
     """The gpiozero pin factory for the config's ``gpio``: ``mock`` (gpiozero's mock
     pins), ``auto`` (lgpio, else RPi.GPIO), or a backend's name."""
     if gpio == "mock":
-        return make_pin_factory(GpioBackend.SIMULATED)
+        return _made(GpioBackend.SIMULATED)
     if gpio == "auto":
         try:
-            return make_pin_factory(GpioBackend.LGPIO)
+            return _made(GpioBackend.LGPIO)
         except GpioUnavailable as first:
             try:
-                return make_pin_factory(GpioBackend.RPIGPIO)
+                return _made(GpioBackend.RPIGPIO)
             except GpioUnavailable:
                 raise first from None
-    return make_pin_factory(GpioBackend.parse(gpio))
+    return _made(GpioBackend.parse(gpio))
+
+
+def _made(backend: GpioBackend) -> PinFactory:
+    # gpiozero is untyped: the factory it makes is held to what the table uses of it.
+    factory: PinFactory = make_pin_factory(backend)
+    return factory
 
 
 class TableDevices:
@@ -81,7 +105,7 @@ class TableDevices:
         config: TableConfig,
         *,
         clock: Callable[[], float],
-        pin_factory: Any | None = None,
+        pin_factory: PinFactory | None = None,
         emulator: CubeEmulator | None = None,
         lights: bool = True,
         buttons: bool = True,
@@ -209,4 +233,13 @@ class TableDevices:
         cube_turner(self.emulator.board)(suit)
 
 
-__all__ = ["CUBE_FIX", "CUBE_GRACE", "NEVER_FIX", "Listener", "TableDevices", "pin_factory_for"]
+__all__ = [
+    "CUBE_FIX",
+    "CUBE_GRACE",
+    "NEVER_FIX",
+    "Listener",
+    "MockPin",
+    "PinFactory",
+    "TableDevices",
+    "pin_factory_for",
+]

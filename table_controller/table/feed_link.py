@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from table_controller.present import ruling_announcement
 from table_controller.rules.events import InputEvent
@@ -77,7 +77,7 @@ class FeedLink:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._on_ruling, r)
 
-        def order(kind: str, payload: dict[str, Any]) -> None:  # the publisher's thread
+        def order(kind: str, payload: dict[str, object]) -> None:  # the publisher's thread
             if self.on_order is not None:  # a fleet's table: its config (table/fleet/run.py)
                 self.on_order(kind, payload)
             with contextlib.suppress(RuntimeError):
@@ -133,7 +133,7 @@ class FeedLink:
             event = await rulings.get()
             self.table.submit(Ruled(event))
 
-    def _on_order(self, kind: str, payload: dict[str, Any]) -> None:
+    def _on_order(self, kind: str, payload: dict[str, object]) -> None:
         for handler in list(self.order_handlers):
             try:
                 handler(kind, payload)

@@ -15,7 +15,7 @@ import importlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
 
 from table_controller.table.config import TableConfig
 
@@ -51,7 +51,7 @@ class SerialPortInfo:
         return f"{self.device} ({ids} {self.description})".replace(" )", ")")
 
 
-def _pi_cameras(picamera2: Any) -> list[str]:
+def _pi_cameras(picamera2: ModuleType) -> list[str]:
     """The Pi cameras libcamera sees, by model name."""
     return [str(c.get("Model", "camera")) for c in picamera2.Picamera2.global_camera_info()]
 
@@ -77,8 +77,8 @@ def _can_open(path: str) -> bool:
 class Machine:
     """How to look at a machine. The defaults look at this one; a test passes its own."""
 
-    import_module: Callable[[str], Any] = importlib.import_module
-    pi_cameras: Callable[[Any], list[str]] = _pi_cameras  # given the picamera2 module
+    import_module: Callable[[str], ModuleType] = importlib.import_module
+    pi_cameras: Callable[[ModuleType], list[str]] = _pi_cameras  # given the picamera2 module
     gpiochips: Callable[[], list[str]] = _gpiochips
     can_open: Callable[[str], bool] = _can_open
     exists: Callable[[str], bool] = os.path.exists
@@ -105,7 +105,7 @@ class _Imports:
     machine: Machine
     missing: dict[str, str] = field(default_factory=dict)
 
-    def load(self, name: str) -> Any | None:
+    def load(self, name: str) -> ModuleType | None:
         try:
             return self.machine.import_module(name)
         except ImportError as exc:

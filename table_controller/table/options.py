@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.table.devices import TableDevices
@@ -54,4 +55,24 @@ class TableOptions:
     trace: Trace | None = None
 
 
-__all__ = ["TableOptions", "disk_free"]
+class TableOptionFields(TypedDict, total=False):
+    """``TableOptions``' fields but the camera, by name, each one optional: what the
+    command line gathers (its hooks, a fleet table's pause between games) and what the
+    simulated table, which brings its own camera, passes on."""
+
+    clock: Callable[[], float]
+    devices: TableDevices | None
+    disk_free: Callable[[Path], int]
+    serve_page: bool
+    end_with_camera: bool
+    new_game_after: float
+    notice_seconds: float
+    check_every: float
+    on_ack: Callable[[int, int, InputEvent], None] | None
+    on_step: Callable[[InputEvent, list[OutputEvent]], None] | None
+    on_frame: Callable[[Frame, float], None] | None
+    on_noticed: Callable[[int, Noticed], None] | None
+    trace: Trace | None
+
+
+__all__ = ["TableOptionFields", "TableOptions", "disk_free"]

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.noticed import Input, Refusal, Source
 from table_controller.table.ports import TableControl
-from table_controller.table.sinks import Shown
+from table_controller.table.sinks import Shown, Snapshot
 
 
 class Pass(enum.Enum):
@@ -119,7 +119,7 @@ class TablePolicy(Protocol):
     def showing(self, game: Game, shown: Shown) -> tuple[Game, Shown]:
         """What the sinks show now (the game and what the table keeps besides)."""
 
-    def annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
+    def annotate(self, game: Game, snapshot: Snapshot) -> None:
         """Add to the page's snapshot of ``game`` before it is published."""
 
     def driven(self) -> None:
@@ -165,7 +165,7 @@ class PlainTable:
     def showing(self, game: Game, shown: Shown) -> tuple[Game, Shown]:
         return game, shown
 
-    def annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
+    def annotate(self, game: Game, snapshot: Snapshot) -> None:
         pass
 
     def driven(self) -> None:

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from table_controller.commands import help_of
 from table_controller.table.serving import Narrator
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from table_controller.rules.events import InputEvent
     from table_controller.table.app import Table
     from table_controller.table.config import FleetConfig, TableConfig
+    from table_controller.table.options import TableOptionFields
 
 # asyncio, random, tempfile and the rules' codec are imported where they are used: every
 # command's parser is built from this module's (demo, replay), and `log games` and the
@@ -62,7 +63,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     ack = args.ack_stdout or os.environ.get(ACK_ENV, "") not in ("", "0")
-    options: dict[str, Any] = {"on_ack": _acker(out) if ack else None}
+    options: TableOptionFields = {"on_ack": _acker(out) if ack else None}
     if args.narrate:
         options["on_step"] = Narrator(out).step
     if config.fleet is not None:
@@ -97,7 +98,7 @@ def _run_fleet(
     fleet: FleetConfig,
     args: argparse.Namespace,
     out: TextIO,
-    options: dict[str, Any],
+    options: TableOptionFields,
 ) -> int:
     """``run`` of a table with ``[fleet]``: its name, rules, players and broker from the
     event's director (table/fleet/run.py), joining first when it has not joined yet."""
@@ -114,7 +115,7 @@ def _run_fleet(
     synthetic = config.camera.source.split(",")[0] == "synthetic"
 
     def make_table(table_config: TableConfig, new_game_after: float | None) -> Table:
-        more = dict(options)
+        more = options.copy()
         if new_game_after is not None:
             more["new_game_after"] = new_game_after
         if synthetic:
@@ -350,7 +351,7 @@ def _monotonic() -> Callable[[], float]:
 # --- the commands ----------------------------------------------------------------------
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = subparsers.add_parser(
         "run",
         help=help_of("run"),
@@ -374,7 +375,7 @@ def add_commands(subparsers: Any) -> None:
     run.set_defaults(func=cmd_run)
 
 
-def add_demo(subparsers: Any) -> None:
+def add_demo(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = subparsers.add_parser(
         "demo",
         help="the simulated table: players, camera, lights, cube and the page on this machine",

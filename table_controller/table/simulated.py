@@ -11,14 +11,14 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 from table_controller.errors import TableControllerError
 from table_controller.sim import SimulatedPlayers, World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig
 from table_controller.table.noticed import SimTold
-from table_controller.table.options import TableOptions
+from table_controller.table.options import TableOptionFields, TableOptions
 from table_controller.vision.synthetic import Effects
 
 
@@ -67,7 +67,7 @@ def simulated_table(
     seed: int = 0,
     renege: bool = False,
     pace: Pace = FAST,
-    **table_options: Any,
+    **table_options: Unpack[TableOptionFields],
 ) -> Table:
     """The table of ``config`` with simulated players at it, run as ``table_options``
     say (``TableOptions``' fields; ``new_game_after`` the pace's unless given). The config

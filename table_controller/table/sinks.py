@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from table_controller.cards import Card
 from table_controller.devices.cube_types import CubeState
@@ -31,6 +31,11 @@ from table_controller.vision.across import CardAcross
 _IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})
 
 
+# The page's snapshot of the table (present's ``table_view``): JSON the table hands to its
+# policy (which adds to it) and to its page, and reads none of itself.
+Snapshot = dict[str, object]
+
+
 class Lights(Protocol):
     def show(self, lights: TableLights) -> None: ...
 
@@ -40,7 +45,7 @@ class Cube(Protocol):
 
 
 class Page(Protocol):
-    def publish(self, snapshot: dict[str, Any]) -> None: ...
+    def publish(self, snapshot: Snapshot) -> None: ...
 
 
 def table_lights(
@@ -94,12 +99,13 @@ class Shown:
     pictured: list[tuple[OutputEvent, str]] = field(default_factory=list)
     across: tuple[CardAcross, ...] = ()  # cards the camera sees lying across a zone's line
     version: int = 0
-    # The previous game's end, announced until the next game's first deal (present/announce.py).
-    ended: dict[str, Any] | None = None
+    # The previous game's end, announced until the next game's first deal (present/announce.py):
+    # the table keeps it for present's game_over and table_view, and reads none of it.
+    ended: dict[str, object] | None = None
 
 
 Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)
-Annotate = Callable[[Game, dict[str, Any]], None]  # adds to the page's snapshot
+Annotate = Callable[[Game, Snapshot], None]  # adds to the page's snapshot
 
 
 class Sinks:
@@ -122,7 +128,7 @@ class Sinks:
         self.trace = trace
         self.shown_lights: TableLights | None = None
         self.shown_cube: CubeState | None = None
-        self.snapshot: dict[str, Any] | None = None
+        self.snapshot: Snapshot | None = None
 
     def drive(self, game: Game, shown: Shown, annotate: Annotate | None = None) -> None:
         """Show ``game`` and ``shown`` on every sink; ``annotate`` adds to the page's
@@ -170,4 +176,4 @@ class Sinks:
             self.trace(sink, self._clock())
 
 
-__all__ = ["Annotate", "Shown", "Sinks", "Trace", "table_lights"]
+__all__ = ["Annotate", "Shown", "Sinks", "Snapshot", "Trace", "table_lights"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from table_controller.commands import help_of
 from table_controller.rules.presets import PRESETS
@@ -174,7 +174,7 @@ def write_example(text: str, out_file: str | None, out: TextIO, then: str) -> in
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``config`` command group to a ``table-controller`` parser's subparsers."""
     config = subparsers.add_parser(
         "config",

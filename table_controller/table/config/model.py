@@ -16,7 +16,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from table_controller.clip import clip, clip_text
 from table_controller.devices.cube_types import CubeConfig
@@ -542,19 +541,19 @@ def _cube(r: Reader, t: TomlTable) -> CubeConfig | None:
             'write "auto" (find the cube on USB), a device path such as '
             '"/dev/serial/by-id/usb-MicroPython_...", "emulator", or "none" (no cube)',
         )
-    kw: dict[str, Any] = {"port": port}
+    times: dict[str, float] = {}
     for name in _CUBE_TIMES:
         high = 3600.0 if name != "min_rto" and name != "max_rto" else 60.0
-        kw[name] = r.number(t, f"cube.{name}", getattr(d, name), low=0.001, high=high)
-    kw["baudrate"] = r.whole(t, "cube.baudrate", d.baudrate, low=300, high=4_000_000)
+        times[name] = r.number(t, f"cube.{name}", getattr(d, name), low=0.001, high=high)
+    baudrate = r.whole(t, "cube.baudrate", d.baudrate, low=300, high=4_000_000)
     try:
-        cube = CubeConfig(**kw)
+        cube = CubeConfig(port=port, baudrate=baudrate, **times)
     except ValueError as exc:
         message = str(exc)
         named = [n for n in _CUBE_TIMES if message.startswith(n)]
         problem, _, fix = message.partition(": ")
         if message.startswith("min_rto must be"):
-            problem = f"min_rto is {kw['min_rto']:g} and max_rto {kw['max_rto']:g}"
+            problem = f"min_rto is {times['min_rto']:g} and max_rto {times['max_rto']:g}"
             fix = f"{message} (the defaults are {d.min_rto:g} and {d.max_rto:g})"
         r.add(f"cube.{named[0] if named else 'min_rto'}", problem, fix or f"see {DOCS}")
         return None

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from table_controller.fleet import orders
 from table_controller.pictures import encode_jpeg
@@ -115,7 +115,7 @@ class FleetCommands:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def answer(self, order: dict[str, Any]) -> None:
+    async def answer(self, order: Mapping[str, object]) -> None:
         """Do what ``order`` asks and send the answer (never raises: an answer in words)."""
         kind = str(order["kind"])
         try:
@@ -125,7 +125,7 @@ class FleetCommands:
             done = Done(False, f"the table failed to do it ({exc}): ask again", None)
         reply: CameraAnswer = {
             "table": self.table_id,
-            "id": order["id"],
+            "id": str(order["id"]),  # a string: verify_order checked it
             "kind": kind,
             "ok": done.ok,
             "problem": done.problem,

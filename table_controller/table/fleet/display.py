@@ -17,13 +17,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from table_controller.closing import Closing
 from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.gpio import GpioUnavailable, SeatDeviceError
 from table_controller.table.config import TableConfig
-from table_controller.table.devices import pin_factory_for
+from table_controller.table.devices import PinFactory, pin_factory_for
 from table_controller.table.fleet.lights import BEAT, LightsPlayer
 from table_controller.table.fleet.page import JoinPage, JoinPageError
 from table_controller.table.page.tls import PageTls, PageTlsError, prepare, start_words
@@ -64,7 +64,7 @@ class JoinDisplay(Closing):
         self,
         config: TableConfig,
         *,
-        pin_factory: Any | None = None,
+        pin_factory: PinFactory | None = None,
         emulator: CubeEmulator | None = None,
         beat: float = BEAT,
         lights_wait: Callable[[float], bool] | None = None,

@@ -27,9 +27,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from table_controller import __version__
 from table_controller.errors import TableControllerError
@@ -278,12 +277,13 @@ class _Asker:
             _pause(self.wait, self.stop, pause)
             pause = min(MAX_PAUSE, pause * GROWTH)
 
-    def get(self, path: str) -> tuple[int, dict[str, Any]]:
+    def get(self, path: str) -> tuple[int, dict[str, object]]:
         return self.send(path, None)
 
-    def send(self, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:
-        """(status, JSON answer); status 0 when the director cannot be reached. Every
-        answer but a success is said through ``on_words``."""
+    def send(self, path: str, body: Mapping[str, object] | None) -> tuple[int, dict[str, object]]:
+        """(status, JSON answer, each value checked where it is read); status 0 when the
+        director cannot be reached. Every answer but a success is said through
+        ``on_words``."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(
             self.found.url + path,
@@ -311,7 +311,7 @@ class _Asker:
             return 0, {}
 
 
-def _json(data: bytes) -> dict[str, Any]:
+def _json(data: bytes) -> dict[str, object]:
     try:
         obj = json.loads(data)
     except ValueError:
@@ -319,7 +319,7 @@ def _json(data: bytes) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
-def _salt(value: Any) -> bytes:
+def _salt(value: object) -> bytes:
     """The request's salt of the director's answer; b"" when there is none."""
     try:
         salt = base64.b64decode(value, validate=True) if isinstance(value, str) else b""
@@ -328,7 +328,7 @@ def _salt(value: Any) -> bytes:
     return salt if 8 <= len(salt) <= 64 else b""
 
 
-def _opened(private: bytes, sealed: Any, found: Found, public: bytes) -> Membership:
+def _opened(private: bytes, sealed: object, found: Found, public: bytes) -> Membership:
     """The membership in the director's sealed bundle, signed by the key it carries,
     checked against the director found; JoinError in words."""
     try:

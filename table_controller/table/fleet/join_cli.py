@@ -15,7 +15,7 @@ import threading
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from table_controller.commands import help_of
 from table_controller.errors import TableControllerError
@@ -137,7 +137,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``join`` to a ``table-controller`` parser's subparsers."""
     p = subparsers.add_parser(
         "join",

@@ -18,9 +18,9 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from table_controller.errors import TableControllerError
 
@@ -52,7 +52,7 @@ class Membership:
     director_key: str  # the director's public key, PEM text
     director_host: str
     director_port: int
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, object] = field(default_factory=dict)  # the event's rules' options
     signing_key: str = ""  # the table's own private key, PEM text ("": none was given)
     ca: str = ""  # the event's CA certificate, PEM text ("": the director serves in clear)
 
@@ -61,7 +61,7 @@ class Membership:
         return bool(self.ca)
 
     @classmethod
-    def of_bundle(cls, bundle: dict[str, Any], *, host: str, port: int) -> Membership:
+    def of_bundle(cls, bundle: Mapping[str, object], *, host: str, port: int) -> Membership:
         """The membership a director's opened bundle gives; MembershipError if a field
         is missing or of the wrong kind."""
         try:
@@ -73,13 +73,19 @@ class Membership:
             ) from None
 
 
-def _checked(data: dict[str, Any]) -> Membership:
+def _checked(data: Mapping[str, object]) -> Membership:
+    text: dict[str, str] = {}
     for key in (*_TEXT, "password", "director_key"):
-        if not isinstance(data.get(key), str) or not data[key]:
+        value = data.get(key)
+        if not isinstance(value, str) or not value:
             raise MembershipError(f"{key} is missing")
+        text[key] = value
+    ports: dict[str, int] = {}
     for key in _NUMBERS:
-        if type(data.get(key)) is not int or not 0 < data[key] < 65536:
+        number = data.get(key)
+        if type(number) is not int or not 0 < number < 65536:
             raise MembershipError(f"{key} is not a port number")
+        ports[key] = number
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise MembershipError("options is not a table of options")
@@ -90,10 +96,17 @@ def _checked(data: dict[str, Any]) -> Membership:
     if not isinstance(ca, str) or (ca and "BEGIN CERTIFICATE" not in ca):
         raise MembershipError("ca is not a certificate")
     return Membership(
-        **{k: data[k] for k in _TEXT},
-        **{k: data[k] for k in _NUMBERS},
-        password=data["password"],
-        director_key=data["director_key"],
+        table=text["table"],
+        name=text["name"],
+        username=text["username"],
+        password=text["password"],
+        broker_port=ports["broker_port"],
+        topic=text["topic"],
+        event=text["event"],
+        rules=text["rules"],
+        director_key=text["director_key"],
+        director_host=text["director_host"],
+        director_port=ports["director_port"],
         options=options,
         signing_key=signing_key,
         ca=ca,
@@ -110,9 +123,9 @@ def load(folder: Path) -> Membership | None:
         f"remove this table and delete {folder}"
     )
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            data = {"not": "a membership"}  # said by _checked below
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+        # Not an object: said by _checked below.
+        data: dict[str, object] = loaded if isinstance(loaded, dict) else {"not": "a membership"}
         data["password"] = (folder / PASSWORD).read_text(encoding="utf-8").strip()
         data["director_key"] = (folder / DIRECTOR_KEY).read_text(encoding="utf-8")
         if (folder / SIGNING_KEY).exists():

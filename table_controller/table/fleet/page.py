@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 from importlib import resources
-from typing import Any
+from typing import TypedDict, Unpack
 
 import uvicorn
 from starlette.applications import Starlette
@@ -40,6 +40,26 @@ LOOKING = "Looking for the director"
 FILES = {"join.css": "text/css", "join.js": "text/javascript"}
 
 
+class JoinState(TypedDict):
+    """What the join page shows; its script reads the same keys, sent as JSON."""
+
+    event: str | None  # the event joined (None: no director found yet)
+    code: str | None  # the join code's digits
+    key: str | None  # the director's key fingerprint
+    check: str | None  # the digits the director's Fleet page shows beside the request
+    words: str  # how the join is going
+
+
+class JoinChange(TypedDict, total=False):
+    """Some of ``JoinState``'s keys, changed (``JoinPage.update``)."""
+
+    event: str | None
+    code: str | None
+    key: str | None
+    check: str | None
+    words: str
+
+
 class JoinPageError(TableControllerError, OSError):
     """The page could not be served: says where and what to do."""
 
@@ -57,7 +77,7 @@ class JoinPage:
     def __init__(
         self, host: str, port: int, *, tls_cert: str | None = None, tls_key: str | None = None
     ) -> None:
-        self.state: dict[str, Any] = {
+        self.state: JoinState = {
             "event": None,
             "code": None,
             "key": None,
@@ -124,7 +144,7 @@ class JoinPage:
             raise failure[0]
         self._publish()
 
-    def update(self, **fields: Any) -> None:
+    def update(self, **fields: Unpack[JoinChange]) -> None:
         """Change what the page shows (``event``, ``code``, ``key``, ``check``,
         ``words``); any thread."""
         self.state = {**self.state, **fields}
@@ -169,12 +189,12 @@ class JoinPage:
         return Response(self._files[name], media_type=FILES[name])
 
 
-def heading(state: dict[str, Any]) -> str:
+def heading(state: JoinState) -> str:
     event = state.get("event")
     return f"Joining {event}" if event else LOOKING
 
 
-def render(template: str, state: dict[str, Any]) -> str:
+def render(template: str, state: JoinState) -> str:
     """The page as it stands now, so it reads right before its script runs."""
     code = state.get("code") or ""
     digits = "".join(f"<span>{html.escape(d)}</span>" for d in code)
@@ -189,4 +209,4 @@ def render(template: str, state: dict[str, Any]) -> str:
     )
 
 
-__all__ = ["JoinPage", "JoinPageError", "heading", "render"]
+__all__ = ["JoinChange", "JoinPage", "JoinPageError", "JoinState", "heading", "render"]

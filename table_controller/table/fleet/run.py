@@ -27,13 +27,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from table_controller.fleet.orders import OrderRejected, verify_order
 from table_controller.table.config import TableConfig
 from table_controller.table.fleet.settings import (
+    AppliedConfig,
     FleetError,
     MembershipLike,
+    applied_config,
     build,
     load_applied,
     load_membership,
@@ -110,7 +112,7 @@ class FleetRun:
         self.clock = clock
         self.poll = poll
         self.applied = load_applied(self.folder)
-        self.pending: dict[str, Any] | None = None
+        self.pending: AppliedConfig | None = None
         self.table: Table | None = None
         self.tables = 0  # how many tables were started (the first, then one per config)
         self._key = member.director_key.encode()
@@ -194,15 +196,17 @@ class FleetRun:
             return
         held = [o["seq"] for o in (self.applied, self.pending) if o is not None]
         try:
-            order = verify_order(
-                payload,
-                self._key,
-                table=self.member.table,
-                kind="config",
-                now=self.clock(),
-                last_seq=max(held) if held else None,
+            order = applied_config(
+                verify_order(
+                    payload,
+                    self._key,
+                    table=self.member.table,
+                    kind="config",
+                    now=self.clock(),
+                    last_seq=max(held) if held else None,
+                )
             )
-        except OrderRejected as exc:
+        except (OrderRejected, FleetError) as exc:  # a verified config always reads as one
             log.warning("fleet: the director's config refused: %s", exc)
             self._answer(payload.get("seq"), "refused", str(exc))
             return

@@ -16,7 +16,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from table_controller.errors import TableControllerError
 from table_controller.rules.errors import RulesError
@@ -51,19 +51,21 @@ def load_membership(folder: Path) -> MembershipLike | None:
         raise FleetError(str(exc)) from None
 
 
-def build(
-    local: TableConfig, member: MembershipLike, order: Mapping[str, Any] | None
-) -> TableConfig:
+def build(local: TableConfig, member: MembershipLike, order: AppliedConfig | None) -> TableConfig:
     """The configuration to run: the file's own keys, the membership's broker and the
     order's name, rules and players (the membership's name and rules before any order).
     FleetError in words when the rules cannot be played here."""
     fleet = local.fleet
     if fleet is None:
         raise FleetError("this table's file has no [fleet]: it runs on its own")
-    source: Mapping[str, Any] = order if order is not None else {}
-    name = str(source.get("name") or member.name)
-    rules_name = str(source.get("rules") or member.rules)
-    options = dict(source.get("options", member.options))
+    name, rules_name = member.name, member.rules
+    options = dict(member.options)
+    named: Mapping[str, str] = {}
+    if order is not None:
+        name = order.get("name") or member.name
+        rules_name = order.get("rules") or member.rules
+        options = dict(order.get("options", member.options))
+        named = order.get("players") or {}
     try:
         rules = preset(rules_name, options)
     except RulesError as exc:
@@ -71,7 +73,6 @@ def build(
             f"the event's rules cannot be played at this table ({exc}): update the table's "
             "software to the director's version, or ask the director to check the rules"
         ) from None
-    named = source.get("players") or {}
     players = {seat: str(named.get(seat.name) or DEFAULT_PLAYERS[seat]) for seat in Seat}
     folder = fleet.folder
     feed = FeedConfig(
@@ -102,7 +103,44 @@ def build(
     )
 
 
-def load_applied(folder: Path) -> dict[str, Any] | None:
+class AppliedConfig(TypedDict):
+    """What the table reads of a config order it runs with (fleet/orders.py checked the
+    order when it came), kept whole in config.json: the order's other fields (the
+    signature, the event, when it was made) stay in it, unread."""
+
+    seq: int  # rises per table: an older config is refused
+    name: NotRequired[str | None]  # the table's name (none: the membership's)
+    rules: NotRequired[str | None]  # the rules preset (none: the membership's)
+    options: NotRequired[dict[str, object]]  # the rules' options
+    players: NotRequired[dict[str, str] | None]  # seat letter: the player's name
+    round: NotRequired[int | None]  # set: the event's rounds seat this table
+
+
+def applied_config(order: Mapping[str, object]) -> AppliedConfig:
+    """``order`` as the config the table runs with, once each field it reads is of the
+    kind it reads (a verified order's always are; a kept copy may be damaged);
+    FleetError in words when one is not."""
+    seq = order.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise FleetError(f"the config's number (seq) {seq!r} is not a whole number")
+    for key in ("name", "rules"):
+        if not isinstance(order.get(key), str | None):
+            raise FleetError(f"the config's {key} is not text")
+    if not isinstance(order.get("options", {}), dict):
+        raise FleetError("the config's rules options are not a table of options")
+    players = order.get("players")
+    if not isinstance(players, dict | None) or not all(
+        isinstance(v, str) for v in (players or {}).values()
+    ):
+        raise FleetError("the config's players are not named by seat")
+    rnd = order.get("round")
+    if rnd is not None and (isinstance(rnd, bool) or not isinstance(rnd, int)):
+        raise FleetError(f"the config's round {rnd!r} is not a round number")
+    # Every field AppliedConfig names was checked just above (the rest is kept, unread).
+    return cast(AppliedConfig, dict(order))
+
+
+def load_applied(folder: Path) -> AppliedConfig | None:
     """The last config order applied (as the director signed it), None before any."""
     path = folder / CONFIG_FILE
     try:
@@ -111,10 +149,15 @@ def load_applied(folder: Path) -> dict[str, Any] | None:
         return None
     except (OSError, ValueError):
         return None  # a damaged copy: the director's retained config comes again
-    return dict(order) if isinstance(order, dict) else None
+    if not isinstance(order, dict):
+        return None
+    try:
+        return applied_config(order)
+    except FleetError:
+        return None  # damaged too: the director's retained config comes again
 
 
-def save_applied(folder: Path, order: Mapping[str, Any]) -> None:
+def save_applied(folder: Path, order: AppliedConfig) -> None:
     """Keep ``order`` as the config applied: a temporary file (0600) written, synced and
     renamed over the old one, so a power cut leaves the old or the new, never half."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,8 +181,10 @@ def save_applied(folder: Path, order: Mapping[str, Any]) -> None:
 
 __all__ = [
     "CONFIG_FILE",
+    "AppliedConfig",
     "FleetError",
     "MembershipLike",
+    "applied_config",
     "build",
     "load_applied",
     "load_membership",

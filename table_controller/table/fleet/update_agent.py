@@ -34,13 +34,18 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from table_controller.fleet import update
 from table_controller.fleet.update import Releases, UpdateRefused
-from table_controller.fleet.update_order import ReleaseRecord, between_games, same_version
+from table_controller.fleet.update_order import (
+    ReleaseRecord,
+    UpdateProgress,
+    between_games,
+    same_version,
+)
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +122,20 @@ def restart_now(grace: float = 1.0) -> None:
     os._exit(update.RESTART_STATUS)
 
 
+class AgentOptions(TypedDict, total=False):
+    """The agent's own settings a caller may give by name (``attach``,
+    ``FleetRunUpdates``): how it restarts, its clock, how it fetches and installs, and
+    how long a new release has to reach the director."""
+
+    restart: Callable[[], None]
+    clock: Callable[[], float]
+    fetch: Callable[[str, Path], Path]
+    extras: Iterable[str] | None
+    installed: update.Installed
+    run: update.Runner
+    confirm_within: float
+
+
 class UpdateAgent:
     """One table's updates. ``take`` (any thread) an order already verified
     (fleet/orders.py), or ``on_order`` one to verify with ``director_key``;
@@ -132,8 +151,8 @@ class UpdateAgent:
         table: str,
         running: str,
         base_url: str,
-        send: Callable[[dict[str, Any]], None],
-        status: Callable[[], Mapping[str, Any]],
+        send: Callable[[UpdateProgress], None],
+        status: Callable[[], Mapping[str, object]],
         restart: Callable[[], None] = restart_now,
         clock: Callable[[], float] = time.time,
         fetch: Callable[[str, Path], Path] = download,
@@ -161,7 +180,7 @@ class UpdateAgent:
         self._is_connected = is_connected
         self._seen: list[str] = []
         self._lock = threading.Lock()
-        self._order: dict[str, Any] | None = None
+        self._order: dict[str, object] | None = None
         self._ready: str | None = None  # a version installed and tested, not yet switched to
         self._waiting_told: tuple[str, float] | None = None  # (order id, when)
         self._connected = False
@@ -172,7 +191,7 @@ class UpdateAgent:
 
     # --- from the feed (any thread) -----------------------------------------------------
 
-    def on_order(self, topic_kind: str, payload: dict[str, Any]) -> None:
+    def on_order(self, topic_kind: str, payload: Mapping[str, object]) -> None:
         """An order from the feed, unverified (Publisher's ``on_order``): an ``update``
         command signed by the director's key for this table is taken; anything else is
         another part's. Its id is kept on disk before anything is done."""
@@ -208,7 +227,7 @@ class UpdateAgent:
         self._seen = [*self._seen, str(order["id"])][-50:]
         self.take(order)
 
-    def take(self, order: Mapping[str, Any]) -> None:
+    def take(self, order: Mapping[str, object]) -> None:
         """A verified ``update`` order: done now if no game is in progress, else held.
         One older than the running version is refused unless the director signed a
         rollback (``downgrade``)."""
@@ -270,7 +289,7 @@ class UpdateAgent:
             )
             update.write_json(self.releases.root / update.LAST, {**last, "told": True})
 
-    def _work(self, order: dict[str, Any]) -> None:
+    def _work(self, order: dict[str, object]) -> None:
         version = str(order.get("version"))
         if not between_games(self._status()):
             told, now = self._waiting_told, self._clock()
@@ -312,7 +331,7 @@ class UpdateAgent:
         self._tell(order, "restarting", None)
         self._restart()
 
-    def _tell(self, order: Mapping[str, Any], state: str, problem: str | None) -> None:
+    def _tell(self, order: Mapping[str, object], state: str, problem: str | None) -> None:
         log.info("update to %s: %s%s", order.get("version"), state,
                  f" ({problem})" if problem else "")  # fmt: skip
         self._send(
@@ -328,4 +347,4 @@ class UpdateAgent:
         )
 
 
-__all__ = ["UpdateAgent", "download", "restart_now"]
+__all__ = ["AgentOptions", "UpdateAgent", "download", "restart_now"]

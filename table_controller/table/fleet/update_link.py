@@ -17,12 +17,13 @@ import functools
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 import table_controller
 from table_controller.fleet.update import Releases
+from table_controller.fleet.update_order import UpdateProgress
 from table_controller.table.fleet.membership import Membership
-from table_controller.table.fleet.update_agent import UpdateAgent, download
+from table_controller.table.fleet.update_agent import AgentOptions, UpdateAgent, download
 
 if TYPE_CHECKING:
     from table_controller.feed.publisher import OrderListener, Publisher
@@ -52,7 +53,7 @@ def attach(
     root: Path | None = None,
     running: str = table_controller.__version__,
     stop: threading.Event | None = None,
-    **agent: Any,
+    **agent: Unpack[AgentOptions],
 ) -> UpdateAgent | None:
     """Start the table's update agent on ``publisher`` (before ``publisher.start()``):
     ``base_url`` is the director's dashboard (``http://HOST:PORT``, the membership's),
@@ -85,7 +86,7 @@ def attach(
 
 
 def _chain(first: OrderListener | None, then: OrderListener) -> OrderListener:
-    def both(kind: str, payload: dict[str, Any]) -> None:
+    def both(kind: str, payload: dict[str, object]) -> None:
         if first is not None:
             first(kind, payload)
         then(kind, payload)
@@ -127,7 +128,7 @@ class FleetRunUpdates:
         current: Callable[[], Table | None],
         root: Path | None = None,
         running: str = table_controller.__version__,
-        **agent: Any,
+        **agent: Unpack[AgentOptions],
     ) -> None:
         self.member = member
         self.current = current
@@ -164,7 +165,7 @@ class FleetRunUpdates:
         table = self.current()
         return table.feed.publisher if table is not None else None
 
-    def _send(self, body: Mapping[str, object]) -> None:
+    def _send(self, body: UpdateProgress) -> None:
         publisher = self._publisher()
         if publisher is not None:
             publisher.send("update", body)

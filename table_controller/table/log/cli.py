@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from table_controller.commands import help_of
 from table_controller.event_log import EventLog, GameRecord, LogError
@@ -153,7 +153,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``log`` command group to a ``table-controller`` parser's subparsers."""
     group = subparsers.add_parser(
         "log",
