@@ -116,5 +116,5 @@ if ! "$venv/bin/python" -m pip install -c constraints.txt -e "$target" >>"$log" 
 fi
 # The package's own bytecode, compiled once here: where Python is told to write none as
 # it runs (PYTHONDONTWRITEBYTECODE), every command would compile each module it imports.
-"$venv/bin/python" -m compileall -q table_controller >>"$log" 2>&1 || true
+"$venv/bin/python" -m compileall -q table_controller firmware >>"$log" 2>&1 || true
 say "ready"

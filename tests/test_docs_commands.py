@@ -53,6 +53,7 @@ from table_controller.extras import MODULES
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PAGES += sorted((ROOT / "hardware").glob("*.md"))
+PAGES += [ROOT / "firmware" / "README.md"]
 SHELL_BLOCKS = ("", "sh", "bash", "shell", "console")
 # A line that starts one of the project's commands (a person types these).
 COMMAND = re.compile(

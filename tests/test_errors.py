@@ -13,14 +13,11 @@ import table_controller
 from table_controller.errors import TableControllerError
 
 ON_THE_BOARD = {"table_controller.devices.frame"}  # runs under MicroPython too
-NOT_IMPORTABLE_HERE = {"table_controller.firmware.main", "table_controller.firmware.board_rp2040"}
 
 
 def error_classes() -> list[type[BaseException]]:
     found = []
     for info in pkgutil.walk_packages(table_controller.__path__, "table_controller."):
-        if info.name in NOT_IMPORTABLE_HERE:
-            continue
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
             if issubclass(obj, BaseException) and obj.__module__ == info.name:

@@ -145,10 +145,12 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
     table, world, people = simulated_kiosk(config, seed=4, renege=True, attract=False, on_step=step)
     visitor: SimulatedVisitor = people[S]
     seen: dict[str, Any] = {}
-    # The visitor stops to think when a bot has played to the trick and it is S's turn,
-    # once; and again after the renege, before laying the next hand's cards.
+    # The visitor stops to think after two cards are read, until the page has shown them
+    # forgotten ("Wrong card?" empties the list, and the visitor would lay them again at
+    # once); when a bot has played to the trick and it is S's turn, once; and again after
+    # the renege, before laying the next hand's cards.
     visitor.hold = lambda game: (
-        ("again" not in seen and len(table.kiosk.collected.get(S, ())) >= 2)
+        ("again" not in seen and (len(table.kiosk.collected.get(S, ())) >= 2 or "wrong" in seen))
         or ("looked" not in seen and _bot_card_in_trick(game))
         or ("renege" in seen and "released" not in seen)
         or (bool(visitor.swept) and "sweep seen" not in seen)
@@ -162,6 +164,7 @@ def test_a_visitor_plays_real_cards_against_bots_and_is_taught(
         running.until("two cards read", lambda: len(table.kiosk.collected.get(S, ())) >= 2)
         expect(tab.locator("#coach-hand .card")).to_have_count(2, timeout=GUARD * 1000)
         # "Wrong card?": the cards read are forgotten; the visitor lays them again.
+        seen["wrong"] = True
         tab.locator("#coach-again").click()
         expect(tab.locator("#coach-hand .card")).to_have_count(0, timeout=GUARD * 1000)
         seen["again"] = True

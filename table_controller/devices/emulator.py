@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 from table_controller.devices import firmware, frame
 
 if TYPE_CHECKING:
+    from firmware import cube as cube_module
     from table_controller.devices.cube_types import CubeState
-    from table_controller.firmware import cube as cube_module
 
 WIDTH = 8
 HEIGHT = 8

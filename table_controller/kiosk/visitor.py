@@ -147,12 +147,14 @@ class SimulatedVisitor:
         hand = game.hand
         trick = {c for s, c in hand.trick.plays if s == self.seat} if hand and hand.trick else set()
         held = (hand.known[self.seat] if hand is not None else None) or set()
-        self.swept = [p.card for p in self.world.table]
-        for card in self.swept:
+        swept = [p.card for p in self.world.table]
+        for card in swept:
             self.world.remove(card, to=self.seat if card in held else None)
         self._waiting = None
-        self._lay_back = [c for c in self.swept if c in trick]
+        self._lay_back = [c for c in swept if c in trick]
         self._quiet_until = self._frame + self.settle_frames
+        # Last: another thread (a test) takes ``swept`` as the sweep done, table empty.
+        self.swept = swept
 
     def _put_back(self, game: Game) -> None:
         """The swept cards of the trick in play laid back as they were (the kiosk knows
