@@ -41,22 +41,40 @@ Login = Callable[[Endpoint], Endpoint]  # DirectorPage's login_required
 Who = Callable[[Request], str | None]  # the logged-in director, or None
 
 
-def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute]:
-    """The fleet's routes; ``login`` wraps a route for logged-in directors only,
-    ``who`` names the director a request's session belongs to (for the audit log;
-    without it, "director")."""
+class JoinWeb:
+    """The fleet's joining on the dashboard's port: a table's hello, its request and its
+    answer (no login), and the director's list, approval, refusal and removal (logged
+    in). Built as the fleet view's routes are (``FleetWeb``): a class whose ``routes``
+    wraps the director's routes in the dashboard's login."""
 
-    def hello(request: Request) -> Response:
+    def __init__(self, fleet: Fleet, who: Who | None = None) -> None:
+        """``who`` names the director a request's session belongs to (for the audit
+        log; without it, "director")."""
+        self.fleet = fleet
+        self._who = who
+
+    def routes(self, login: Login) -> list[BaseRoute]:
+        return [
+            Route("/api/fleet/hello", self._hello),
+            Route("/api/fleet/join", self._ask, methods=["POST"]),
+            Route("/api/fleet/join/{rid}", self._answer),
+            Route("/api/fleet/requests", login(self._waiting)),
+            Route("/api/fleet/approve", login(self._approve), methods=["POST"]),
+            Route("/api/fleet/refuse", login(self._refuse), methods=["POST"]),
+            Route("/api/fleet/remove", login(self._remove), methods=["POST"]),
+        ]
+
+    def _hello(self, request: Request) -> Response:
         return SafeJSON(
             {
-                "event": fleet.event,
-                "broker_port": fleet.broker_port,
-                "key": key_text(fleet.public_pem),
+                "event": self.fleet.event,
+                "broker_port": self.fleet.broker_port,
+                "key": key_text(self.fleet.public_pem),
                 "version": __version__,
             }
         )
 
-    async def ask(request: Request) -> Response:
+    async def _ask(self, request: Request) -> Response:
         body = await _small_json(request, MAX_JOIN_BODY)
         if body.get("v") != 2:
             raise Refused(400, "this table's request is of another release", JOIN_FIX)
@@ -67,7 +85,7 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
         address = request.client.host if request.client else ""
         try:
             r = await run_in_threadpool(
-                fleet.requests.ask,
+                self.fleet.requests.ask,
                 key,
                 host=_printable(host, 100),
                 address=address,
@@ -79,9 +97,9 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             {"request": r.request, "salt": base64.b64encode(r.salt).decode()}, status_code=202
         )
 
-    def answer(request: Request) -> Response:
+    def _answer(self, request: Request) -> Response:
         rid = request.path_params["rid"]
-        r = fleet.requests.poll(rid) if len(rid) <= 64 else None
+        r = self.fleet.requests.poll(rid) if len(rid) <= 64 else None
         if r is None:
             raise Refused(
                 404,
@@ -90,19 +108,22 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             )
         return SafeJSON(r.answer(), headers={"Cache-Control": "no-store"})
 
-    def waiting(request: Request) -> Response:
+    def _waiting(self, request: Request) -> Response:
         return SafeJSON(
-            {"requests": fleet.requests.waiting(), "key_fingerprint": fleet.key_fingerprint}
+            {
+                "requests": self.fleet.requests.waiting(),
+                "key_fingerprint": self.fleet.key_fingerprint,
+            }
         )
 
-    async def form(request: Request) -> tuple[str, JSONObject]:
-        director = "director" if who is None else await run_in_threadpool(who, request)
+    async def _form(self, request: Request) -> tuple[str, JSONObject]:
+        director = "director" if self._who is None else await run_in_threadpool(self._who, request)
         if director is None:
             raise Refused(401, "your session ended", "log in again")
         return director, await _small_json(request, MAX_JOIN_BODY)
 
-    async def approve(request: Request) -> Response:
-        director, body = await form(request)
+    async def _approve(self, request: Request) -> Response:
+        director, body = await self._form(request)
         request_id, code, name = body.get("request"), body.get("code"), body.get("name")
         if not isinstance(request_id, str) or not isinstance(code, str):
             raise Refused(400, "approving needs the request and its code", "fill in the form")
@@ -110,45 +131,42 @@ def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute
             raise Refused(400, "approving needs the table's name", "e.g. Table 7")
         try:
             done = await run_in_threadpool(
-                lambda: join.approve(fleet, request_id, code, name, who=director, now=time.time())
+                lambda: join.approve(
+                    self.fleet, request_id, code, name, who=director, now=time.time()
+                )
             )
         except FleetError as exc:
             raise Refused(exc.status, exc.what, exc.fix) from None
         return SafeJSON(done)
 
-    async def refuse(request: Request) -> Response:
-        _, body = await form(request)
+    async def _refuse(self, request: Request) -> Response:
+        _, body = await self._form(request)
         request_id, reason = body.get("request"), body.get("reason") or ""
         if not isinstance(request_id, str) or not isinstance(reason, str):
             raise Refused(400, "refusing needs the request", "use the fleet page")
         try:
-            await run_in_threadpool(join.refuse, fleet, request_id, reason)
+            await run_in_threadpool(join.refuse, self.fleet, request_id, reason)
         except FleetError as exc:
             raise Refused(exc.status, exc.what, exc.fix) from None
         return SafeJSON({"refused": request_id})
 
-    async def remove(request: Request) -> Response:
-        director, body = await form(request)
+    async def _remove(self, request: Request) -> Response:
+        director, body = await self._form(request)
         table = body.get("table")
         if not isinstance(table, str):
             raise Refused(400, "removing needs the table", "use the fleet page")
         try:
             done = await run_in_threadpool(
-                lambda: join.remove(fleet, table, who=director, now=time.time())
+                lambda: join.remove(self.fleet, table, who=director, now=time.time())
             )
         except FleetError as exc:
             raise Refused(exc.status, exc.what, exc.fix) from None
         return SafeJSON(done)
 
-    return [
-        Route("/api/fleet/hello", hello),
-        Route("/api/fleet/join", ask, methods=["POST"]),
-        Route("/api/fleet/join/{rid}", answer),
-        Route("/api/fleet/requests", login(waiting)),
-        Route("/api/fleet/approve", login(approve), methods=["POST"]),
-        Route("/api/fleet/refuse", login(refuse), methods=["POST"]),
-        Route("/api/fleet/remove", login(remove), methods=["POST"]),
-    ]
+
+def routes(fleet: Fleet, login: Login, who: Who | None = None) -> list[BaseRoute]:
+    """The fleet's joining routes; ``login`` wraps a route for logged-in directors only."""
+    return JoinWeb(fleet, who).routes(login)
 
 
 async def _small_json(request: Request, limit: int) -> JSONObject:
