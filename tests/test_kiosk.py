@@ -414,7 +414,7 @@ def test_the_coach_explains_following_the_left_bower_and_tricks() -> None:
 
 
 def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) -> None:
-    from table_controller.table.inputs import Refused
+    from table_controller.table.inputs import InputRefused
     from table_controller.vision.tracker import CardLaid, CardRemoved
 
     config = kiosk_config(tmp_path)
@@ -433,7 +433,7 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     for i, card in enumerate(mine):
         dealt = table.kiosk.from_camera(CardLaid(card, "play:S", i, 0.0, 0.0, 0.0))
         assert (dealt is None) == (i < 4)
-    with pytest.raises(Refused, match="sixth"):
+    with pytest.raises(InputRefused, match="sixth"):
         table.kiosk.from_camera(CardLaid(Card.parse("AS"), "play:S", 9, 0.0, 0.0, 0.0))
     # "Wrong card? Start again": the cards read are forgotten, and read again.
     assert table.kiosk.start_over() is None and table.kiosk.collected[S] == []
@@ -458,12 +458,12 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     # Laid back: not played again.
     assert table.kiosk.from_camera(CardLaid(card, "play:S", 21, 0.0, 0.0, 0.0)) is None
     # A card laid in a bot's zone, or one that is not the visitor's: refused, with why.
-    with pytest.raises(Refused, match="bot"):
+    with pytest.raises(InputRefused, match="bot"):
         table.kiosk.from_camera(CardLaid(Card.parse("AH"), "play:N", 22, 0.0, 0.0, 0.0))
     hand = game.hand
     assert hand is not None
     other = next(c for c in hand.known[N] or ())
-    with pytest.raises(Refused, match="not one of your cards"):
+    with pytest.raises(InputRefused, match="not one of your cards"):
         table.kiosk.from_camera(CardLaid(other, "play:S", 23, 0.0, 0.0, 0.0))
     table.log.close()
 

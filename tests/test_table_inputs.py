@@ -33,7 +33,13 @@ from table_controller.rules.hand import Phase
 from table_controller.seats import SEATS, Seat
 from table_controller.simulate import choose_dealer, deal, play
 from table_controller.table.cube_state import cube_state
-from table_controller.table.inputs import Refused, from_page, from_press, from_vision, zone_seat
+from table_controller.table.inputs import (
+    InputRefused,
+    from_page,
+    from_press,
+    from_vision,
+    zone_seat,
+)
 from table_controller.vision.tracker import CardLaid, CardMoved, CardRemoved, CardSeenTwice
 
 N, E, S, W = Seat
@@ -106,7 +112,7 @@ def test_high_cut_cards_are_cuts() -> None:
 
 def test_a_chosen_first_dealer_is_not_dealt_for() -> None:
     game = Game()  # plain rules: the first dealer is chosen
-    with pytest.raises(Refused) as info:
+    with pytest.raises(InputRefused) as info:
         from_vision(game, laid(AS, "play:E"))
     assert info.value.seat is E
     assert "choose the first dealer on the table's screen" in info.value.what_to_do
@@ -132,7 +138,7 @@ def test_a_card_in_the_kitty_outside_the_deal_means_nothing_or_is_checked() -> N
 def test_bid_euchre_turns_up_no_card() -> None:
     game = Game(preset("bid-euchre"))
     game.push(DealerChosen(W))
-    with pytest.raises(Refused, match="Bid Euchre deals every card"):
+    with pytest.raises(InputRefused, match="Bid Euchre deals every card"):
         from_vision(game, laid(AS, "kitty"))
 
 
@@ -159,7 +165,7 @@ def test_gathering_and_picking_up_mean_nothing() -> None:
 @pytest.mark.parametrize("make", [dealt, second_round])
 def test_a_card_in_a_play_zone_during_the_bidding_is_refused(make: object) -> None:
     game = make()  # type: ignore[operator]
-    with pytest.raises(Refused) as info:
+    with pytest.raises(InputRefused) as info:
         from_vision(game, laid(AS, "play:S"))
     refusal = info.value
     assert refusal.seat is S
@@ -171,7 +177,7 @@ def test_a_card_in_a_play_zone_during_the_bidding_is_refused(make: object) -> No
 def test_a_card_in_a_play_zone_while_dealing_is_refused() -> None:
     game = Game(preset("td-tournament"))
     game.push(DealerChosen(W))
-    with pytest.raises(Refused, match="no card is played now") as info:
+    with pytest.raises(InputRefused, match="no card is played now") as info:
         from_vision(game, laid(AS, "play:N"))
     assert info.value.what_to_do == "pick it up; now: West deals"
 
@@ -180,7 +186,7 @@ def test_a_card_after_the_game_is_refused() -> None:
     rules = preset("td-tournament")
     game = Game.replay(rules, [event for event, _ in play(rules, random.Random(3))])
     assert game.phase is Phase.OVER
-    with pytest.raises(Refused, match="the game is over"):
+    with pytest.raises(InputRefused, match="the game is over"):
         from_vision(game, laid(AS, "play:N"))
 
 
@@ -209,15 +215,15 @@ def test_second_round_calls_name_the_cube_s_suit() -> None:
     game = second_round()
     assert from_press(game, press(N, CALL), Suit.S) == TrumpCalled(N, Suit.S)
     assert from_press(game, press(N, ALONE), Suit.C) == TrumpCalled(N, Suit.C, True)
-    with pytest.raises(Refused, match="no suit is chosen") as info:
+    with pytest.raises(InputRefused, match="no suit is chosen") as info:
         from_press(game, press(N, CALL), None)
     assert info.value.seat is N and "turn the trump cube" in info.value.what_to_do
-    with pytest.raises(Refused, match="hearts was turned down"):
+    with pytest.raises(InputRefused, match="hearts was turned down"):
         from_press(game, press(N, CALL), Suit.H)
 
 
 def test_a_press_out_of_turn_is_refused_with_the_seat() -> None:
-    with pytest.raises(Refused, match="it is North's turn, not South's") as info:
+    with pytest.raises(InputRefused, match="it is North's turn, not South's") as info:
         from_press(dealt(), press(S, CALL), None)
     assert info.value.seat is S
 
@@ -225,10 +231,10 @@ def test_a_press_out_of_turn_is_refused_with_the_seat() -> None:
 def test_the_dealer_s_pass_while_discarding_is_the_discard() -> None:
     game = discarding()
     assert from_press(game, press(W, PASS), None) == DealerDiscarded(None)
-    with pytest.raises(Refused, match="West is the dealer and discards now") as info:
+    with pytest.raises(InputRefused, match="West is the dealer and discards now") as info:
         from_press(game, press(W, CALL), None)
     assert "then press pass" in info.value.what_to_do
-    with pytest.raises(Refused, match=r"West \(the dealer\) is discarding, not East") as info:
+    with pytest.raises(InputRefused, match=r"West \(the dealer\) is discarding, not East") as info:
         from_press(game, press(E, PASS), None)
     assert info.value.seat is E
 
@@ -239,7 +245,7 @@ def test_the_director_button() -> None:
 
 
 def test_a_press_during_play_is_refused() -> None:
-    with pytest.raises(Refused, match="there is no bidding now") as info:
+    with pytest.raises(InputRefused, match="there is no bidding now") as info:
         from_press(playing(), press(E, PASS), None)
     assert "E to lead" in info.value.what_to_do or "to lead" in info.value.what_to_do
 
@@ -258,11 +264,11 @@ def test_a_tapped_action_is_its_event() -> None:
 
 
 def test_a_tapped_action_the_rules_refuse() -> None:
-    with pytest.raises(Refused, match="no discard is due") as info:
+    with pytest.raises(InputRefused, match="no discard is due") as info:
         from_page(dealt(), {"event": "dealer_discarded", "seat": "W"})
     assert info.value.seat is W and "now: North to pass or order up" in info.value.what_to_do
     # Under plain rules the turned-down suit cannot be named (td-tournament: a forfeit).
-    with pytest.raises(Refused, match="turned down") as info:
+    with pytest.raises(InputRefused, match="turned down") as info:
         from_page(second_round("nmu-tournament"), encode(TrumpCalled(N, Suit.H)))
     assert info.value.seat is N
 
@@ -278,7 +284,7 @@ def test_a_tapped_action_the_rules_refuse() -> None:
     ],
 )
 def test_a_payload_the_table_cannot_read(payload: dict[str, object]) -> None:
-    with pytest.raises(Refused, match="the table cannot read what the page sent") as info:
+    with pytest.raises(InputRefused, match="the table cannot read what the page sent") as info:
         from_page(dealt(), payload)
     assert info.value.what_to_do == "reload the page and tap again"
 
@@ -332,7 +338,7 @@ def test_every_camera_event_maps_or_is_refused(
     }[kind]
     try:
         mapped = from_vision(game, event)  # type: ignore[arg-type]
-    except Refused as refusal:
+    except InputRefused as refusal:
         assert refusal.problem and refusal.what_to_do
         return
     if kind == "twice":  # from any zone: the director is told, nothing is played

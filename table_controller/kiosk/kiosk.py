@@ -68,7 +68,7 @@ from table_controller.seats import SEATS, Seat
 from table_controller.table.app import Table
 from table_controller.table.config import DEFAULT_PLAYERS, PLAYER_MAX, TableConfig
 from table_controller.table.health import Device
-from table_controller.table.inputs import Refused, from_vision, zone_seat
+from table_controller.table.inputs import InputRefused, from_vision, zone_seat
 from table_controller.table.noticed import (
     BotMoved,
     CameraSaw,
@@ -215,7 +215,7 @@ class Kiosk:
             case CameraSaw(seen):
                 try:
                     event = self.from_camera(seen.event)
-                except Refused as refused:
+                except InputRefused as refused:
                     return table.refuse(refused.seat, refused.problem, refused.what_to_do, "camera")
                 if event is None:
                     return None
@@ -279,7 +279,7 @@ class Kiosk:
         card = event.card
         if seat not in self.visitors:
             name = self.table.page_names.get(seat, seat)
-            raise Refused(
+            raise InputRefused(
                 f"{card} was laid in the play zone of {name}, a bot",
                 "the bots' cards are only on the screen: lay your cards in your own play "
                 "zone (the box in front of you)",
@@ -300,7 +300,7 @@ class Kiosk:
             if discarding and seat == hand.dealer and held is not None and card in held:
                 return DealerDiscarded(card)
             if held is not None and card not in held:
-                raise Refused(
+                raise InputRefused(
                     f"{card.pretty} is not one of your cards",
                     f"your cards are {cards_words(held)}: lay one of them",
                     seat,
@@ -316,13 +316,13 @@ class Kiosk:
         for other, cards in self.collected.items():
             if other != seat and card in cards:
                 name = self.table.page_names.get(other, other)
-                raise Refused(
+                raise InputRefused(
                     f"{card.pretty} was already read for {name}",
                     "lay your own five cards",
                     seat,
                 )
         if len(mine) >= HAND_SIZE:
-            raise Refused(
+            raise InputRefused(
                 f"you have five cards already ({cards_words(mine)}); {card.pretty} is a sixth",
                 "put it back in the deck: a hand is five cards",
                 seat,

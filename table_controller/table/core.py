@@ -41,7 +41,7 @@ from table_controller.seats import Seat
 from table_controller.table.across_line import across_lines
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Device, Fault, Health
-from table_controller.table.inputs import Refused, from_page, from_press, from_vision
+from table_controller.table.inputs import InputRefused, from_page, from_press, from_vision
 from table_controller.table.log.resume import UnusableRules, resume_last_game
 from table_controller.table.noticed import (
     BotMoved,
@@ -241,7 +241,7 @@ class TableCore:
                     return None  # a picture of a card logged already: nothing to the rules
                 case _:
                     assert_never(item)
-        except Refused as refused:
+        except InputRefused as refused:
             where: str = item.source
             if isinstance(item, PageTouched) and item.address:
                 where = f"{where} from {item.address}"

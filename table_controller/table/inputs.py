@@ -8,7 +8,7 @@ module says which, from the game's phase, and nothing else: it keeps no state an
 no IO, so a replay or a test gets the same answer as the live table.
 
 Something that cannot mean anything now (a card laid in a play zone during the bidding,
-a press out of turn) is never dropped in silence: it raises ``Refused`` with the seat
+a press out of turn) is never dropped in silence: it raises ``InputRefused`` with the seat
 and what to do, and the table shows it on the page and the seat's light.
 """
 
@@ -49,7 +49,7 @@ from table_controller.vision.tracker import (
 from table_controller.web.roles import page_refusal
 
 
-class Refused(PressRefused):
+class InputRefused(PressRefused):
     """An input the table does not pass on to the rules: ``problem`` and ``what_to_do``
     in words for the players, and the seat it came from (None: the table as a whole)."""
 
@@ -74,7 +74,7 @@ def zone_seat(zone: str, kind: str = "play") -> Seat | None:
 
 def from_vision(game: Game, event: TrackerEvent | ForeignCardLaid) -> InputEvent | None:
     """The rules event a camera event is, now; None when it is none (a card picked up, a
-    trick gathered into a tricks zone). Raises ``Refused`` for a card laid in a play
+    trick gathered into a tricks zone). Raises ``InputRefused`` for a card laid in a play
     zone when no card is played.
 
     What the deck's integrity needs (rules/deck.py) comes as its own events, never as a
@@ -110,7 +110,7 @@ def from_vision(game: Game, event: TrackerEvent | ForeignCardLaid) -> InputEvent
             return FaceUpCardDealt(seat, card)
         if how is FirstDealer.HIGH_CUT:
             return CardCut(seat, card)
-        raise Refused(
+        raise InputRefused(
             f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but these rules choose "
             "the first dealer by agreement, not by the cards",
             "pick the card up and choose the first dealer on the table's screen (or ask "
@@ -121,12 +121,12 @@ def from_vision(game: Game, event: TrackerEvent | ForeignCardLaid) -> InputEvent
         # Before the discard it is a lead too early: the rules say what follows (003).
         return CardPlayed(seat, card)
     if phase is Phase.OVER:
-        raise Refused(
+        raise InputRefused(
             f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but the game is over",
             "pick it up: the director starts the next game",
             seat,
         )
-    raise Refused(
+    raise InputRefused(
         f"the {card.pretty} laid in {SEAT_NAMES[seat]}'s play zone, but no card is played now",
         f"pick it up; now: {waiting_for(game, {})}",
         seat,
@@ -157,7 +157,7 @@ def _kitty(game: Game, event: CardLaid | CardMoved) -> InputEvent | None:
     if game.phase is not Phase.DEALING:
         return None
     if game.rules.variant is not Variant.EUCHRE:
-        raise Refused(
+        raise InputRefused(
             f"{event.card} turned up in the kitty, but Bid Euchre deals every card",
             "pick it up and deal it; tell the director when the deal is done",
         )
@@ -172,7 +172,7 @@ def from_press(
 ) -> InputEvent | DirectorCalled:
     """What a press means now. ``cube_suit`` is the suit the trump cube shows (for a
     call in the second round). The dealer's pass button while discarding says "I have
-    discarded" (face down: the card is not seen). Raises ``Refused``."""
+    discarded" (face down: the card is not seen). Raises ``InputRefused``."""
     if press.button is SeatButton.DIRECTOR:
         return DirectorCalled(press.seat)
     seat = press.seat
@@ -186,24 +186,24 @@ def from_press(
     try:
         return press_to_event(game, press, cube_suit)
     except PressRefused as exc:
-        raise Refused(exc.problem, exc.what_to_do, seat) from exc
+        raise InputRefused(exc.problem, exc.what_to_do, seat) from exc
 
 
 def _discarded(game: Game, seat: Seat, dealer: Seat, button: SeatButton) -> InputEvent:
     if seat != dealer:
         if game.phase is Phase.PLAYING:
-            raise Refused(
+            raise InputRefused(
                 f"{SEAT_NAMES[dealer]} (the dealer) has still to discard; play goes on with cards",
                 "lay your card in your play zone when it is your turn",
                 seat,
             )
-        raise Refused(
+        raise InputRefused(
             f"{SEAT_NAMES[dealer]} (the dealer) is discarding, not {SEAT_NAMES[seat]}",
             "wait for the dealer to discard",
             seat,
         )
     if button is not SeatButton.PASS:
-        raise Refused(
+        raise InputRefused(
             f"{SEAT_NAMES[dealer]} is the dealer and discards now",
             "take the turned-up card, lay one card face down, then press pass",
             seat,
@@ -222,11 +222,11 @@ def from_page(
     """The event a player tapped on the page: one of the snapshot's actions (an encoded
     event, with the acting ``seat``), or a renege claimed by the claiming seat; with
     ``operator`` (the operator's PIN was given) the director's events too (roles.py).
-    Raises ``Refused`` for one the page may not enter, the table cannot read, or the
+    Raises ``InputRefused`` for one the page may not enter, the table cannot read, or the
     rules would not take now."""
     why = page_refusal(payload.get("event"), operator=operator, operator_pin=operator_pin)
     if why is not None:
-        raise Refused(*why)
+        raise InputRefused(*why)
     doc = dict(payload)
     # "seat" is the seat that tapped; it is also a field of most events.
     seat_text = doc.get("seat") if _has_field(doc, "seat") else doc.pop("seat", None)
@@ -239,7 +239,7 @@ def from_page(
     try:
         event = decode_input(doc)
     except (CodecError, ValueError) as exc:
-        raise Refused(
+        raise InputRefused(
             f"the table cannot read what the page sent ({exc})",
             "reload the page and tap again",
             seat,
@@ -247,7 +247,7 @@ def from_page(
     own = getattr(event, "seat", None)
     if isinstance(event, RenegeClaimed) and not operator:
         if seat != event.by:  # a claim is the claiming seat's own, made at the table
-            raise Refused(
+            raise InputRefused(
                 f"a renege claim by {SEAT_NAMES[event.by]} must come from "
                 f"{SEAT_NAMES[event.by]}'s seat",
                 f"{SEAT_NAMES[event.by]} claims it on the table's page, or calls the director",
@@ -255,7 +255,7 @@ def from_page(
             )
         own = event.by
     if seat is not None and isinstance(own, Seat) and own != seat:
-        raise Refused(
+        raise InputRefused(
             f"a choice for {SEAT_NAMES[own]} was tapped as {SEAT_NAMES[seat]}'s",
             "reload the page and tap again",
             seat,
@@ -280,7 +280,7 @@ def _check(game: Game, event: InputEvent, seat: Seat | None) -> None:
         fix = refused.expected or "ask the director"
         if fix == game.expecting():  # the engine's line: for people, in words
             fix = "now: " + waiting_for(game, {})
-        raise Refused(refused.message, fix, seat) from refused
+        raise InputRefused(refused.message, fix, seat) from refused
 
 
-__all__ = ["Refused", "from_page", "from_press", "from_vision", "zone_seat"]
+__all__ = ["InputRefused", "from_page", "from_press", "from_vision", "zone_seat"]

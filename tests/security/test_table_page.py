@@ -32,7 +32,7 @@ from table_controller.seats import Seat, Team
 from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import TableConfig, parse_config
-from table_controller.table.inputs import Refused, from_page
+from table_controller.table.inputs import InputRefused, from_page
 from table_controller.table.noticed import Ruled
 from table_controller.table.options import TableOptions
 from table_controller.table.page import door as page_door
@@ -220,9 +220,9 @@ def test_a_claim_from_the_claiming_seat_goes_to_the_rules() -> None:
             break
     claim = {"event": "renege_claimed", "by": "N", "against": "E", "seat": "N"}
     assert from_page(game, claim) == RenegeClaimed(Seat.N, Seat.E)
-    with pytest.raises(Refused, match="the director's"):
+    with pytest.raises(InputRefused, match="the director's"):
         from_page(game, SCORE)
-    with pytest.raises(Refused, match="camera"):
+    with pytest.raises(InputRefused, match="camera"):
         from_page(game, CARD, operator=True)  # not even the operator lays a card
     assert from_page(game, SCORE, operator=True) == ScoreAdjusted(Team.NS, 5, "I say so")
 
