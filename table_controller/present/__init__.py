@@ -11,6 +11,8 @@ it reads the rules' state and events, and does no IO.
 - ``announce.py``: whom the table waits for, and who won, with the players' names;
 - ``view.py``: the table page's snapshot (``table_view``), which the dashboard and the
   hall draw too;
+- ``sheet.py``: a game told as a score sheet, hand by hand, with its notes and pictures
+  (``replay_game``), which the table's log export and the director's papers both print;
 - ``narration.py``: a replay told for people (``narrate``) (``table-controller replay --pretty``).
 
 Outsiders import from here, never from the modules themselves.
@@ -28,6 +30,18 @@ from table_controller.present.announce import (
     who,
 )
 from table_controller.present.narration import narrate
+from table_controller.present.sheet import (
+    Evidence,
+    HandLine,
+    HandsTable,
+    Note,
+    Sheet,
+    final_text,
+    hands_table,
+    replay_game,
+    rules_text,
+    started_text,
+)
 from table_controller.present.view import (
     NOTICE_KINDS,
     AcrossNote,
@@ -81,14 +95,21 @@ __all__ = [
     "TEAM_WORDS",
     "THROW_IN_WORDS",
     "AcrossNote",
+    "Evidence",
+    "HandLine",
+    "HandsTable",
+    "Note",
     "Notice",
     "PageCard",
+    "Sheet",
     "actions",
     "card_face",
     "card_words",
     "choices",
     "event_words",
+    "final_text",
     "game_over",
+    "hands_table",
     "in_words",
     "narrate",
     "page_card",
@@ -96,10 +117,13 @@ __all__ = [
     "phase_words",
     "reason_words",
     "renege_sentence",
+    "replay_game",
+    "rules_text",
     "ruling_announcement",
     "ruling_change",
     "seat_names",
     "signed_points",
+    "started_text",
     "suit_name",
     "suit_text",
     "table_view",

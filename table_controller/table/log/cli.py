@@ -18,15 +18,10 @@ from typing import TextIO
 
 from table_controller.commands import help_of
 from table_controller.event_log import EventLog, GameRecord, LogError
+from table_controller.present import Sheet, started_text
 from table_controller.rules.hand import Phase
 from table_controller.seats import Seat
-from table_controller.table.log.export import (
-    Sheet,
-    replay_sheet,
-    score_sheet_html,
-    started_text,
-    transcript_text,
-)
+from table_controller.table.log.export import replay_sheet, score_sheet_html, transcript_text
 
 
 def _error(message: str) -> None:

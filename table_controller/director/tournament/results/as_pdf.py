@@ -23,9 +23,8 @@ from table_controller.director.tournament.results.model import (
 )
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
-from table_controller.present import SEAT_NAMES, card_face, suit_text
+from table_controller.present import SEAT_NAMES, Note, card_face, suit_text
 from table_controller.seats import Seat, Team
-from table_controller.table.log.export import Note
 from table_controller.templating import render
 
 PAPERS = {"a4": "A4", "letter": "letter"}  # --paper -> CSS @page size

@@ -11,7 +11,7 @@ Where each fact comes from, so that every output says what the tables recorded:
   first event); for a table that sent none, the event's rules and its statuses;
 - whether it is over, and its score: the table's own ``game_ended`` (the table's log
   says so); the hands come from the replay of its stored events under its rules (the
-  same replay as the table's own score sheet, ``table.export.replay_game``), and a
+  same replay as the table's own score sheet, ``present.replay_game``), and a
   replay that disagrees with the table is said as a problem, never hidden;
 - its round and place: the version of the event that took the game's result;
 - a correction: a later version in which the director changed that place's result
@@ -44,12 +44,11 @@ from table_controller.director.tournament.results.standings import Standings, st
 from table_controller.director.words import table_title
 from table_controller.errors import TableControllerError
 from table_controller.event_log import GameRecord, LoggedEvent
-from table_controller.present import SEAT_NAMES
+from table_controller.present import SEAT_NAMES, Evidence, Sheet, replay_game
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.hand import Phase
 from table_controller.rules.option_words import rules_words as option_rules_words
 from table_controller.seats import Seat, Team
-from table_controller.table.log.export import Evidence, Sheet, replay_game
 
 FORMAT_WORDS = {
     "progressive": "Progressive euchre",
