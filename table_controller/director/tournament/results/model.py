@@ -26,7 +26,6 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from table_controller.director.dashboard import ruling_text
 from table_controller.director.json_value import JSONObject, JSONValue
@@ -94,7 +93,7 @@ class GameResult:
     sheet: Sheet
     round: int | None = None  # the event's round this game's result went to
     place: str | None = None  # the format's table number, or a bracket's match
-    ended: dict[str, Any] | None = None  # the table's own game_ended (its log's word)
+    ended: JSONObject | None = None  # the table's own game_ended (its log's word)
     ended_at: float | None = None  # when the table recorded it
     correction: Correction | None = None
     rulings: list[str] = field(default_factory=list)  # each ruling applied, in words
@@ -104,7 +103,7 @@ class GameResult:
         if self.ended is not None:
             pair = self.ended.get("scores")
             if isinstance(pair, list | tuple) and len(pair) == 2:
-                return int(pair[0]), int(pair[1])
+                return _whole(pair[0]), _whole(pair[1])
         state = self.sheet.game
         return (0, 0) if state is None else state.team_scores()
 
@@ -118,7 +117,7 @@ class GameResult:
         if self.ended is None:
             return None
         side = self.ended.get("winner")
-        return Team[side] if side in ("NS", "EW") else None
+        return Team[side] if isinstance(side, str) and side in ("NS", "EW") else None
 
     @property
     def counted_scores(self) -> tuple[int, int]:
@@ -170,7 +169,7 @@ class GameResult:
         if self.ended is not None:
             given = self.ended.get("individual")
             if isinstance(given, list | tuple) and len(given) == 4:
-                return {s: int(v) for s, v in zip(Seat, given, strict=True)}
+                return {s: _whole(v) for s, v in zip(Seat, given, strict=True)}
         totals = next((h.individual for h in reversed(self.sheet.hands) if h.individual), None)
         return None if totals is None else dict(zip(Seat, totals, strict=True))
 
@@ -285,7 +284,7 @@ class ExportError(TableControllerError, RuntimeError):
     """The results cannot be printed or written: why, and what to do."""
 
 
-Played = tuple[float, dict[str, Any] | None, float | None, Sheet]  # started, ended, when, sheet
+Played = tuple[float, "JSONObject | None", float | None, Sheet]  # started, ended, when, sheet
 
 
 @dataclass(frozen=True)
@@ -298,7 +297,7 @@ class _Read:
     events: tuple[LoggedEvent, ...]
     problems: tuple[str, ...]
     started: float
-    ended: dict[str, Any] | None
+    ended: JSONObject | None
     ended_at: float | None
 
 
@@ -596,10 +595,32 @@ def _event_state(store: DirectorStore, version: int | None = None) -> EventState
         return None
 
 
-def _place_value(event: Mapping[str, Any], round_no: int, place: str) -> object:
+def _place_value(event: Mapping[str, JSONValue], round_no: int, place: str) -> JSONValue:
+    """A place's result in the event as saved (``to_json`` of its format)."""
     if event.get("format") == "bracket":
-        return (event.get("games") or {}).get(place)
-    return ((event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
+        return _object(event.get("games") or {}).get(place)
+    return _object(_object(event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
+
+
+def _object(value: JSONValue) -> JSONObject:
+    """A saved field that must be an object (``TypeError`` if it is not)."""
+    if isinstance(value, dict):
+        return value
+    raise TypeError(f"an object was expected, not {value!r}")
+
+
+def _listed(value: JSONValue) -> list[JSONValue]:
+    """A saved field that must be a list (``TypeError`` if it is not)."""
+    if isinstance(value, list):
+        return value
+    raise TypeError(f"a list was expected, not {value!r}")
+
+
+def _whole(value: JSONValue) -> int:
+    """A whole number a table sent, as ``int()`` reads it (``TypeError`` if not one)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"a whole number was expected, not {value!r}")
 
 
 def game_rounds(
@@ -609,25 +630,25 @@ def game_rounds(
     ``first`` to ``last``: one event's) that took a game's result (``taken`` grew), the
     round whose place for that table changed."""
     out: dict[tuple[str, int], tuple[int, str]] = {}
-    before: Mapping[str, Any] = {}
+    before: Mapping[str, JSONValue] = {}
     for _action, saved in store.format_versions(first, last):
-        state: Mapping[str, Any] = saved  # the event as saved (``EventState.to_json``)
-        taken_before = set(before.get("taken") or [])
-        new = [k for k in state.get("taken") or [] if k not in taken_before]
-        event = state.get("event") or {}
-        old_event = before.get("event") or {}
+        state: Mapping[str, JSONValue] = saved  # the event as saved (``EventState.to_json``)
+        taken_before = set(_listed(before.get("taken") or []))
+        new = [k for k in _listed(state.get("taken") or []) if k not in taken_before]
+        event = _object(state.get("event") or {})
+        old_event = _object(before.get("event") or {})
         for key in new:
-            table, _, rest = key.partition(":")
+            table, _, rest = str(key).partition(":")
             game_text = rest.partition(":")[0]
             if not game_text.isdigit():
                 continue
             for round_text, places in sorted(
-                (state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
+                _object(state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
             ):
-                place = places.get(table)
-                if place is None:
+                found = _object(places).get(table)
+                if found is None:
                     continue
-                r = int(round_text)
+                place, r = str(found), int(round_text)
                 if _place_value(event, r, place) != _place_value(old_event, r, place):
                     out[(table, int(game_text))] = (r, str(place))
                     break
@@ -735,11 +756,11 @@ def mark_corrections(
     if not placed:
         return
     last: dict[tuple[int, str], FormatChange] = {}
-    before: Mapping[str, Any] = {}
+    before: Mapping[str, JSONValue] = {}
     for change in store.format_changes(first, final):
         event = change["state"].get("event")
         # the event as saved (``EventState.to_json``): an object, or None before one
-        now: Mapping[str, Any] = event if isinstance(event, dict) else {}
+        now: Mapping[str, JSONValue] = event if isinstance(event, dict) else {}
         if change["action"] in ("result", "match_corrected"):
             for round_no, place in placed:
                 assert round_no is not None and place is not None
