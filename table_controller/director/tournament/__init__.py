@@ -20,6 +20,7 @@ from table_controller.director.tournament.admin import (
     Seating,
     SeatingTable,
     StandingRow,
+    TeamChoice,
     UnplacedResult,
     current_round,
     slug,
@@ -27,6 +28,7 @@ from table_controller.director.tournament.admin import (
 from table_controller.director.tournament.catalog import EventChoiceError
 from table_controller.director.tournament.formats import (
     Bracket,
+    BracketRound,
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
@@ -54,6 +56,7 @@ __all__ = [
     "FORM_ACTIONS",
     "AdminError",
     "Bracket",
+    "BracketRound",
     "EventChoiceError",
     "EventRules",
     "EventState",
@@ -75,6 +78,7 @@ __all__ = [
     "SeatingTable",
     "StandingRow",
     "StandingsView",
+    "TeamChoice",
     "UnplacedResult",
     "apply_form",
     "check_folder",
