@@ -52,6 +52,10 @@ from table_controller.director.tournament.formats import (
     RoundsEvent,
     StandingJSON,
     TeamStandingJSON,
+    as_float,
+    as_int,
+    as_list,
+    as_object,
     load,
     scores_from_game_ended,
 )
@@ -244,18 +248,18 @@ class EventState:
         return cls(
             name=name if isinstance(name, str) else "",
             created=float(created) if isinstance(created, int | float) else 0.0,
-            event=None if raw is None else load(_fields(raw)),
-            roster=Roster.from_json(_fields(roster)) if roster else Roster(),
+            event=None if raw is None else load(as_object(raw)),
+            roster=Roster.from_json(as_object(roster)) if roster else Roster(),
             assign={
-                int(r): {str(t): str(p) for t, p in _fields(m).items()}
-                for r, m in _fields(obj.get("assign") or {}).items()
+                int(r): {str(t): str(p) for t, p in as_object(m).items()}
+                for r, m in as_object(obj.get("assign") or {}).items()
             },
-            taken=[str(k) for k in _listed(obj.get("taken") or [])],
+            taken=[str(k) for k in as_list(obj.get("taken") or [])],
             # as ``to_json`` saved them: shown to the director, never read by the format
             unplaced=cast(list[UnplacedResult], list(unplaced))
             if isinstance(unplaced, list)
             else [],
-            public_delay=_seconds(obj.get("public_delay") or 0.0),
+            public_delay=as_float(obj.get("public_delay") or 0.0),
             rules=_event_rules(obj.get("rules")),
             # as ``to_json`` saved it
             final=cast(ResultsFinal, dict(final)) if isinstance(final, Mapping) else None,
@@ -267,34 +271,6 @@ def _as_stored(saved: EventStateJSON) -> JSONObject:
     but a TypedDict is not a ``dict[str, JSONValue]`` to the type checker: the one cast,
     where the event is saved, and its fields typed everywhere up to here."""
     return cast(JSONObject, saved)
-
-
-def _fields(value: JSONValue) -> JSONObject:
-    """A saved field that must be an object (else ``TypeError``, as reading it was)."""
-    if isinstance(value, dict):
-        return value
-    raise TypeError(f"an object was expected, not {value!r}")
-
-
-def _listed(value: JSONValue) -> list[JSONValue]:
-    """A saved field that must be a list."""
-    if isinstance(value, list):
-        return value
-    raise TypeError(f"a list was expected, not {value!r}")
-
-
-def _seconds(value: JSONValue) -> float:
-    """A number of seconds as ``float()`` reads it (a number or its text)."""
-    if isinstance(value, int | float | str):
-        return float(value)
-    raise TypeError(f"a number of seconds was expected, not {value!r}")
-
-
-def _whole(value: JSONValue) -> int:
-    """A whole number as ``int()`` reads it (a number or its text)."""
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"a whole number was expected, not {value!r}")
 
 
 class EventRules(TypedDict):
@@ -407,7 +383,7 @@ def record(state: EventState, round_no: int, place: str, ended: Mapping[str, JSO
     given = ended.get("scores") or (0, 0)
     if not isinstance(given, list | tuple):
         raise TypeError(f"scores are [NS, EW], not {given!r}")
-    scores = [_whole(s) for s in given]
+    scores = [as_int(s) for s in given]
     winner = ended.get("winner")
     if isinstance(ev, ProgressiveEvent):
         seats = scores_from_game_ended(ended)

@@ -47,6 +47,15 @@ from table_controller.director.tournament.formats.rounds import (
     TeamStanding,
     TeamStandingJSON,
 )
+from table_controller.director.tournament.formats.saved import (
+    as_float,
+    as_int,
+    as_list,
+    as_object,
+    as_pair,
+    as_text,
+    as_texts,
+)
 
 Event = ProgressiveEvent | RoundsEvent | Bracket
 EventJSON = ProgressiveJSON | RoundsJSON | BracketJSON  # an event as saved, by its format
@@ -94,6 +103,13 @@ __all__ = [
     "Team",
     "TeamStanding",
     "TeamStandingJSON",
+    "as_float",
+    "as_int",
+    "as_list",
+    "as_object",
+    "as_pair",
+    "as_text",
+    "as_texts",
     "load",
     "rotation_chart",
     "scores_from_game_ended",

@@ -18,7 +18,7 @@ from typing import Literal, TypedDict
 
 from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.roster import FormatError
-from table_controller.director.tournament.formats.saved import fields, items, number, texts
+from table_controller.director.tournament.formats.saved import as_int, as_list, as_object, as_texts
 
 
 def seed_order(size: int) -> list[int]:
@@ -210,11 +210,11 @@ class Bracket:
         """The bracket as :meth:`to_json` saved it; each field is checked as it is read
         (``saved``), a malformed one raising :class:`FormatError`."""
         try:
-            b = cls(texts(obj["entrants"]), best_of=number(obj["best_of"]))
-            games = fields(obj.get("games", {}))
+            b = cls(as_texts(obj["entrants"]), best_of=as_int(obj["best_of"]))
+            games = as_object(obj.get("games", {}))
             for rnd in b.rounds:  # in round order, so each match's entrants are known
                 for m in rnd:
-                    for g in items(games.get(m.id, [])):
+                    for g in as_list(games.get(m.id, [])):
                         b.record_game(m.id, str(g))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):

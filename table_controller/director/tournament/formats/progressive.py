@@ -33,7 +33,7 @@ from typing import Literal, TypedDict
 
 from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.roster import FormatError, Roster, RosterJSON
-from table_controller.director.tournament.formats.saved import fields, number, texts
+from table_controller.director.tournament.formats.saved import as_int, as_object, as_texts
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
@@ -417,14 +417,14 @@ class ProgressiveEvent:
         (``saved``), a malformed one raising :class:`FormatError`."""
         try:
             event = cls(
-                texts(obj["players"]),
-                number(obj["rounds"]),
-                hands=number(obj["hands"]),
-                roster=Roster.from_json(fields(obj.get("roster", {}))),
+                as_texts(obj["players"]),
+                as_int(obj["rounds"]),
+                hands=as_int(obj["hands"]),
+                roster=Roster.from_json(as_object(obj.get("roster", {}))),
             )
-            for r, by in fields(obj.get("results", {})).items():
-                for t, scores in fields(by).items():
-                    event.record(int(r), int(t), fields(scores))
+            for r, by in as_object(obj.get("results", {})).items():
+                for t, scores in as_object(by).items():
+                    event.record(int(r), int(t), as_object(scores))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
@@ -440,4 +440,4 @@ def scores_from_game_ended(payload: Mapping[str, JSONValue]) -> dict[str, int]:
             "This game has no individual scores: the table must play the progressive "
             "preset (td-progressive) for a progressive event."
         )
-    return {seat: number(v) for seat, v in zip(SEAT_NAMES, individual, strict=True)}
+    return {seat: as_int(v) for seat, v in zip(SEAT_NAMES, individual, strict=True)}

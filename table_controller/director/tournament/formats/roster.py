@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 from table_controller.director.json_value import JSONValue
-from table_controller.director.tournament.formats.saved import fields, items, number, text
+from table_controller.director.tournament.formats.saved import as_int, as_list, as_object, as_text
 from table_controller.errors import TableControllerError
 
 Credit = Literal["absent", "substitute"]
@@ -247,22 +247,22 @@ class Roster:
         (``saved``), a malformed one raising :class:`FormatError`."""
         roster = cls()
         try:
-            for p in items(obj.get("players", [])):
-                player = fields(p)
+            for p in as_list(obj.get("players", [])):
+                player = as_object(p)
                 roster.add_player(str(player["id"]), str(player["name"]))
-            for t in items(obj.get("teams", [])):
-                team = fields(t)
-                a, b = items(team["players"])
+            for t in as_list(obj.get("teams", [])):
+                team = as_object(t)
+                a, b = as_list(team["players"])
                 roster.add_team(str(team["id"]), str(team["name"]), (str(a), str(b)))
-            for a in items(obj.get("absent", [])):
+            for a in as_list(obj.get("absent", [])):
                 roster.mark_absent(str(a))
-            for s in items(obj.get("substitutions", [])):
-                sub = fields(s)
+            for s in as_list(obj.get("substitutions", [])):
+                sub = as_object(s)
                 roster.substitute(
-                    number(sub["round"]),
+                    as_int(sub["round"]),
                     str(sub["absent"]),
                     str(sub["substitute"]),
-                    text(sub.get("credit", "absent")),
+                    as_text(sub.get("credit", "absent")),
                 )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):

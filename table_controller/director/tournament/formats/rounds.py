@@ -31,12 +31,12 @@ from typing import Literal, TypedDict
 from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.roster import FormatError
 from table_controller.director.tournament.formats.saved import (
-    fields,
-    items,
-    number,
-    pair,
-    text,
-    texts,
+    as_int,
+    as_list,
+    as_object,
+    as_pair,
+    as_text,
+    as_texts,
 )
 
 
@@ -489,22 +489,22 @@ class RoundsEvent:
         """The event as :meth:`to_json` saved it; each field is checked as it is read
         (``saved``), a malformed one raising :class:`FormatError`."""
         try:
-            event = cls(texts(obj["teams"]), number(obj["rounds"]), hands=number(obj["hands"]))
-            results = fields(obj.get("results", {}))
+            event = cls(as_texts(obj["teams"]), as_int(obj["rounds"]), hands=as_int(obj["hands"]))
+            results = as_object(obj.get("results", {}))
             for r in sorted(results, key=int):
-                for t, m in fields(results[r]).items():
-                    match = fields(m)
-                    event.record(int(r), int(t), pair(match["points"]), number(match["winner"]))
-            for row in items(obj.get("playoffs", [])):
-                a, b, hands = items(row)
-                event.record_playoff(text(a), text(b), pair(hands))
+                for t, m in as_object(results[r]).items():
+                    match = as_object(m)
+                    event.record(int(r), int(t), as_pair(match["points"]), as_int(match["winner"]))
+            for row in as_list(obj.get("playoffs", [])):
+                a, b, hands = as_list(row)
+                event.record_playoff(as_text(a), as_text(b), as_pair(hands))
             final = obj.get("final")
             if final:
-                final = fields(final)
-                (fa, fb), points = items(final["teams"]), pair(final["points"])
+                final = as_object(final)
+                (fa, fb), points = as_list(final["teams"]), as_pair(final["points"])
                 tie = final.get("tiebreak")
                 event.record_final(
-                    text(fa), text(fb), points, None if tie is None else _first_two(tie)
+                    as_text(fa), as_text(fb), points, None if tie is None else _first_two(tie)
                 )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
@@ -515,8 +515,8 @@ class RoundsEvent:
 
 def _first_two(value: JSONValue) -> tuple[int, int]:
     """A saved tie-break's two numbers (read, as it always was, from its first two)."""
-    points = items(value)
-    return number(points[0]), number(points[1])
+    points = as_list(value)
+    return as_int(points[0]), as_int(points[1])
 
 
 def _check_points(points: tuple[int, int], least: int, most: int, what: str) -> None:

@@ -38,6 +38,9 @@ from table_controller.director.tournament.formats import (
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
+    as_int,
+    as_list,
+    as_object,
 )
 from table_controller.director.tournament.results.standings import Standings, standings
 from table_controller.director.words import table_title
@@ -103,7 +106,7 @@ class GameResult:
         if self.ended is not None:
             pair = self.ended.get("scores")
             if isinstance(pair, list | tuple) and len(pair) == 2:
-                return _whole(pair[0]), _whole(pair[1])
+                return as_int(pair[0]), as_int(pair[1])
         state = self.sheet.game
         return (0, 0) if state is None else state.team_scores()
 
@@ -169,7 +172,7 @@ class GameResult:
         if self.ended is not None:
             given = self.ended.get("individual")
             if isinstance(given, list | tuple) and len(given) == 4:
-                return {s: _whole(v) for s, v in zip(Seat, given, strict=True)}
+                return {s: as_int(v) for s, v in zip(Seat, given, strict=True)}
         totals = next((h.individual for h in reversed(self.sheet.hands) if h.individual), None)
         return None if totals is None else dict(zip(Seat, totals, strict=True))
 
@@ -598,29 +601,8 @@ def _event_state(store: DirectorStore, version: int | None = None) -> EventState
 def _place_value(event: Mapping[str, JSONValue], round_no: int, place: str) -> JSONValue:
     """A place's result in the event as saved (``to_json`` of its format)."""
     if event.get("format") == "bracket":
-        return _object(event.get("games") or {}).get(place)
-    return _object(_object(event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
-
-
-def _object(value: JSONValue) -> JSONObject:
-    """A saved field that must be an object (``TypeError`` if it is not)."""
-    if isinstance(value, dict):
-        return value
-    raise TypeError(f"an object was expected, not {value!r}")
-
-
-def _listed(value: JSONValue) -> list[JSONValue]:
-    """A saved field that must be a list (``TypeError`` if it is not)."""
-    if isinstance(value, list):
-        return value
-    raise TypeError(f"a list was expected, not {value!r}")
-
-
-def _whole(value: JSONValue) -> int:
-    """A whole number a table sent, as ``int()`` reads it (``TypeError`` if not one)."""
-    if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"a whole number was expected, not {value!r}")
+        return as_object(event.get("games") or {}).get(place)
+    return as_object(as_object(event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
 
 
 def game_rounds(
@@ -633,19 +615,19 @@ def game_rounds(
     before: Mapping[str, JSONValue] = {}
     for _action, saved in store.format_versions(first, last):
         state: Mapping[str, JSONValue] = saved  # the event as saved (``EventState.to_json``)
-        taken_before = set(_listed(before.get("taken") or []))
-        new = [k for k in _listed(state.get("taken") or []) if k not in taken_before]
-        event = _object(state.get("event") or {})
-        old_event = _object(before.get("event") or {})
+        taken_before = set(as_list(before.get("taken") or []))
+        new = [k for k in as_list(state.get("taken") or []) if k not in taken_before]
+        event = as_object(state.get("event") or {})
+        old_event = as_object(before.get("event") or {})
         for key in new:
             table, _, rest = str(key).partition(":")
             game_text = rest.partition(":")[0]
             if not game_text.isdigit():
                 continue
             for round_text, places in sorted(
-                _object(state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
+                as_object(state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
             ):
-                found = _object(places).get(table)
+                found = as_object(places).get(table)
                 if found is None:
                     continue
                 place, r = str(found), int(round_text)
