@@ -14,7 +14,8 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from types import FrameType
+from typing import TYPE_CHECKING, TextIO
 
 from table_controller.commands import help_of
 
@@ -121,7 +122,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     out.flush()
     stop = threading.Event()
 
-    def interrupted(signum: int, frame: Any) -> None:
+    def interrupted(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     for sig in (signal.SIGINT, signal.SIGTERM):  # even where a shell left SIGINT ignored
@@ -137,7 +138,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"\nStopped before the event started; what it had made is in {demo.folder}\n")
         return 130
 
-    def asked(signum: int, frame: Any) -> None:
+    def asked(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -167,7 +168,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``event`` command group to a ``table-controller`` parser's subparsers."""
     event = subparsers.add_parser(
         "event",

@@ -28,14 +28,31 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from table_controller.table.app import Table
 
 NEVER = 1e9  # seconds: the table never starts a game by itself; the plan says when
 ROUND_SEED_STEP = 7919  # between one round's seed and the next's
 
 
-def read_plan(path: Path) -> dict[str, Any]:
-    plan: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+class TablePlan(TypedDict):
+    """A table's plan, as ``demo.tournament`` writes it (``plan.json``): its first
+    games' configurations, its seed, whether its players renege, its pace, and whether
+    it stops when its standard input closes."""
+
+    rounds: list[str]
+    seed: int
+    renege: bool
+    fast: bool
+    watch_stdin: bool
+
+
+def read_plan(path: Path) -> TablePlan:
+    """The plan the demo wrote for this table (the demo's own file, so trusted as it
+    is: a table started by hand with a plan of its own is on its own)."""
+    plan: TablePlan = json.loads(path.read_text(encoding="utf-8"))
     return plan
 
 
@@ -50,7 +67,7 @@ def next_game(line: bytes) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
-async def play(plan: dict[str, Any], queue: asyncio.Queue[str], stop: asyncio.Event) -> None:
+async def play(plan: TablePlan, queue: asyncio.Queue[str], stop: asyncio.Event) -> None:
     """Each game at this table in turn: the plan's first ones, then each the demo sends
     once its players are known (a 12-hand round seated from the last one's results, a
     bracket's next game). A game's result stays up for the pace's pause and until the
@@ -81,7 +98,7 @@ async def play(plan: dict[str, Any], queue: asyncio.Queue[str], stop: asyncio.Ev
         table_stop = asyncio.Event()
         running = asyncio.create_task(table.run(stop=table_stop))
 
-        async def game_over(table: Any = table) -> None:
+        async def game_over(table: Table = table) -> None:
             """Set when the game has been over for the pace's pause and the next is known."""
             while True:
                 await asyncio.sleep(0.2)

@@ -38,8 +38,9 @@ import urllib.request
 from collections.abc import Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, TypeVar
 
+from table_controller.director.demo.table import TablePlan
 from table_controller.errors import TableControllerError
 
 if TYPE_CHECKING:  # loaded in start(), once the director's packages are known to be there
@@ -63,6 +64,7 @@ SUBSTITUTE = "Sam Sub"  # who plays round 1 for a late player (``substitute=True
 TABLE_SEED_STEP = 1009  # between one table's seed and the next's
 CHILD = "table_controller.director.demo.table"  # the module each table's process runs
 STOP_WAIT = 20.0  # seconds a table has to stop before it is killed
+T = TypeVar("T")  # what a coroutine run on the dashboard's loop returns (``_Loop.call``)
 
 # The players' first names: table k's four come from here, shuffled by the seed.
 NAMES = (
@@ -203,7 +205,7 @@ class _Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="dashboard")
         self.thread.start()
 
-    def call(self, coro: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
+    def call(self, coro: Coroutine[object, None, T], timeout: float = 60.0) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=timeout)
 
     def close(self) -> None:
@@ -484,7 +486,7 @@ class EventDemo:
         secrets_dir = self._broker_files.folder / "secrets"
         here = self.folder / "tables" / table.id
         rules = self.rules
-        data: dict[str, Any] = {
+        data: dict[str, object] = {  # the TOML's tables, as ``parse_config`` reads them
             "table": {"name": table.name, "gpio": "mock", "log": f"{table.id}.sqlite"},
             "rules": {"preset": rules.preset, "options": dict(rules.options)},
             "players": players,
@@ -530,7 +532,7 @@ class EventDemo:
         first = self.seater.first()
         for table in self.tables:
             here = self.folder / "tables" / table.id
-            plan = {
+            plan: TablePlan = {
                 "rounds": [str(self._table_config(table, p)) for p in first.get(table.id, [])],
                 "seed": table.seed,
                 "renege": table.renege,

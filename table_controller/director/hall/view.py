@@ -28,11 +28,16 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from table_controller.director.hall.words import (
     BracketLine,
+    HallEvent,
     HallSeating,
+    HallTable,
+    PublicFields,
+    PublicPicture,
+    PublicSeat,
     bracket_rows,
     news_text,
     round_text,
@@ -43,7 +48,7 @@ from table_controller.director.hall.words import (
     table_words,
     team_names,
 )
-from table_controller.director.json_value import JSONObject
+from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
@@ -62,26 +67,10 @@ from table_controller.rules.game import Game
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay, unbroken
 
-# The table page's fields a spectator may see (never "actions", hands, reneges' proof).
-PUBLIC_FIELDS = (
-    "table",
-    "game",
-    "phase",
-    "hand",
-    "dealer",
-    "trump",
-    "maker",
-    "alone",
-    "bid",
-    "upcard",
-    "trick",
-    "last_trick",
-    "tricks_won",
-    "score",
-    "result",
-    "winner",
-)
-SEAT_FIELDS = ("seat", "words", "name", "team", "dealer", "card", "tricks", "sitting_out")
+# The table page's fields a spectator may see (never "actions", hands, reneges' proof),
+# and a seat's: named once, by the picture's type.
+PUBLIC_FIELDS = tuple(PublicFields.__annotations__)
+SEAT_FIELDS = tuple(PublicSeat.__annotations__)
 NEWS = 6  # the latest outputs shown with each table
 RESULTS = 8  # the latest games ended shown under "Recent results"
 MAX_DELAY = 86_400.0  # a day: the longest delay a query may ask for
@@ -103,10 +92,10 @@ class HallSnapshot(TypedDict):
     delay_text: str
     round_text: str
     at: float
-    tables: list[dict[str, Any]]
+    tables: list[HallTable]
     seating: HallSeating | None
     results: list[HallResult]
-    event: dict[str, Any]
+    event: HallEvent
     title: NotRequired[str]  # the dashboard's, added where it is served
 
 
@@ -127,10 +116,43 @@ def parse_delay(text: str) -> float:
     return value
 
 
-def public_picture(view: Mapping[str, Any], outputs: Sequence[JSONObject]) -> dict[str, Any]:
-    """A table page's snapshot cut down to what a spectator may see (pure)."""
-    out = {k: view.get(k) for k in PUBLIC_FIELDS}
-    out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS} for s in view.get("seats") or []]
+def public_picture(view: Mapping[str, JSONValue], outputs: Sequence[JSONObject]) -> PublicPicture:
+    """A table page's snapshot cut down to what a spectator may see (pure): the
+    ``PUBLIC_FIELDS`` and each seat's ``SEAT_FIELDS``, named one by one so the picture's
+    type says which."""
+    out: PublicPicture = {
+        "table": view.get("table"),
+        "game": view.get("game"),
+        "phase": view.get("phase"),
+        "hand": view.get("hand"),
+        "dealer": view.get("dealer"),
+        "trump": view.get("trump"),
+        "maker": view.get("maker"),
+        "alone": view.get("alone"),
+        "bid": view.get("bid"),
+        "upcard": view.get("upcard"),
+        "trick": view.get("trick"),
+        "last_trick": view.get("last_trick"),
+        "tricks_won": view.get("tricks_won"),
+        "score": view.get("score"),
+        "result": view.get("result"),
+        "winner": view.get("winner"),
+    }
+    seats = view.get("seats") or []
+    out["seats"] = [
+        {
+            "seat": s.get("seat"),
+            "words": s.get("words"),
+            "name": s.get("name"),
+            "team": s.get("team"),
+            "dealer": s.get("dealer"),
+            "card": s.get("card"),
+            "tricks": s.get("tricks"),
+            "sitting_out": s.get("sitting_out"),
+        }
+        for s in (seats if isinstance(seats, list) else [])
+        if isinstance(s, dict)
+    ]
     names = seat_names(out)
     teams = team_names(names)
     out["news"] = [
@@ -169,7 +191,7 @@ class PublicView:
         self.results = results if results is not None else ResultsSource(store, "")
         self._delay = delay
         self._clock = clock
-        self._cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+        self._cache: dict[tuple[str, int, int], PublicPicture] = {}
 
     def delay(self, asked: float | None = None) -> float:
         """The director's setting (constructor, else the event's), lengthened by ``asked``."""
@@ -181,31 +203,27 @@ class PublicView:
     def snapshot(self, asked_delay: float | None = None) -> HallSnapshot:
         delay = self.delay(asked_delay)
         until = self._clock() - delay
-        tables = []
+        tables: list[HallTable] = []
         titles: dict[str, str] = {}
         for t in self.store.tables.tables():
             titles[t["table"]] = table_title(t)
             pic = self._table(t["table"], until)
             if pic is None:
                 continue
-            pic = {**pic, **table_words(pic, titles[t["table"]])}
-            tables.append(pic)
+            tables.append({**pic, **table_words(pic, titles[t["table"]])})
         tables.sort(key=lambda t: title_order(t["title"]))
         model = self.results.results()
-        event: dict[str, Any] = {"format": None}
+        event: HallEvent = {"format": None}
         if self.admin is not None:
             full = self.admin.summary()
             event = {
-                k: full.get(k)
-                for k in (
-                    "format",
-                    "round",
-                    "rounds",
-                    "standings",
-                    "seating",
-                    "bracket",
-                    "champion",
-                )
+                "format": full["format"],
+                "round": full.get("round"),
+                "rounds": full.get("rounds"),
+                "standings": full.get("standings"),
+                "seating": full.get("seating"),
+                "bracket": full.get("bracket"),
+                "champion": full.get("champion"),
             }
         rows: list[HallRow] | list[BracketLine] = (
             [] if model is None else list(hall_standings(model))
@@ -224,7 +242,7 @@ class PublicView:
             "event": event,
         }
 
-    def _table(self, table: str, until: float) -> dict[str, Any] | None:
+    def _table(self, table: str, until: float) -> PublicPicture | None:
         games = self.store.events.games(table)
         for game in reversed(games):
             events = self.store.events.stored_events(table, game, until=until)
@@ -240,7 +258,7 @@ class PublicView:
             return pic
         return None
 
-    def _replay(self, table: str, game: int, events: list[GameEvent]) -> dict[str, Any]:
+    def _replay(self, table: str, game: int, events: list[GameEvent]) -> PublicPicture:
         name, options = self.store.projections.rules_of(table, game)
         try:
             g = Game(preset(name, options))

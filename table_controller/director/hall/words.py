@@ -10,12 +10,14 @@ card; the card is public once the renege is proven).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum
-from typing import Any, TypedDict, TypeVar
+from typing import NotRequired, TypedDict, TypeVar
 
 from table_controller.cards import Card, Suit
 from table_controller.director import words as director_words
+from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.tournament import BracketRound, Seating, StandingRow, TeamChoice
 from table_controller.present import (
     IRREGULARITY_WORDS,
     REMEDY_WORDS,
@@ -40,6 +42,137 @@ class FaceWords(TypedDict):
 
     text: str
     red: bool
+
+
+class PublicSeat(TypedDict):
+    """A seat as a spectator sees it: the table page's values for the seat, its
+    ``words`` and player's ``name``, ``team``, ``dealer``, the ``card`` it has played,
+    its ``tricks`` and whether it is ``sitting_out``."""
+
+    seat: JSONValue
+    words: JSONValue
+    name: JSONValue
+    team: JSONValue
+    dealer: JSONValue
+    card: JSONValue
+    tricks: JSONValue
+    sitting_out: JSONValue
+
+
+class NewsLine(TypedDict):
+    """A public output shown with a table: its event's name and the sentence."""
+
+    event: JSONValue
+    text: str
+
+
+class PublicFields(TypedDict, total=False):
+    """The table page's fields a spectator may see, as the page has them (never
+    "actions", hands, reneges' proof): ``view.PUBLIC_FIELDS`` is their names."""
+
+    table: JSONValue
+    game: JSONValue
+    phase: JSONValue
+    hand: JSONValue
+    dealer: JSONValue
+    trump: JSONValue
+    maker: JSONValue
+    alone: JSONValue
+    bid: JSONValue
+    upcard: JSONValue
+    trick: JSONValue
+    last_trick: JSONValue
+    tricks_won: JSONValue
+    score: JSONValue
+    result: JSONValue
+    winner: JSONValue
+
+
+class PublicPicture(PublicFields, total=False):
+    """A table's public picture (``view.public_picture``): its public fields, its seats
+    and news, and the replay's ``problem``. When the table's rules are unknown, only
+    ``table``, ``game`` and ``problem``: so each field may be missing."""
+
+    seats: list[PublicSeat]
+    news: list[NewsLine]
+    problem: str | None
+
+
+class TeamWords(TypedDict):
+    """A partnership's line on a table's card: its players, score, tricks and games."""
+
+    team: str
+    names: str
+    score: JSONValue
+    tricks: JSONValue
+    games: JSONValue
+    won: bool
+
+
+class TrumpWords(TypedDict):
+    """Trump as the hall screen says it, and who called it."""
+
+    text: str
+    symbol: str
+    red: bool
+    by: str
+
+
+class UpcardWords(FaceWords):
+    """The bidding's upcard, and whether it is still up (``status``)."""
+
+    status: str
+
+
+class PlayWords(FaceWords):
+    """A card played to the trick, and who played it."""
+
+    who: str
+
+
+class TableWords(TypedDict):
+    """The words the hall shows for a table (``table_words``), added to its picture."""
+
+    title: str
+    phase_text: str
+    hand_text: str
+    dealer_text: str
+    goal_text: str
+    teams: list[TeamWords]
+    trump_words: TrumpWords | None
+    upcard_words: UpcardWords | None
+    trick_text: str
+    plays: list[PlayWords]
+    names: dict[str, str]
+    team_names: dict[str, str]
+
+
+class HallTable(PublicPicture, TableWords):
+    """A table on the hall screen: its public picture and its words."""
+
+
+class HallEvent(TypedDict):
+    """The event as the hall screen reads it (from ``EventsAdmin.summary``): only
+    ``format`` (None) when there is no event."""
+
+    format: str | None
+    round: NotRequired[int | None]
+    rounds: NotRequired[int | None]
+    standings: NotRequired[Sequence[StandingRow] | None]
+    seating: NotRequired[Seating | None]
+    bracket: NotRequired[list[BracketRound] | None]
+    champion: NotRequired[str | None]
+    teams: NotRequired[list[TeamChoice]]  # the bracket's names, when given
+
+
+def _fields(value: JSONValue) -> JSONObject:
+    """A part of the picture that is an object on the page ({} when it is not there)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: JSONValue) -> list[JSONValue]:
+    """A part of the picture or an output that is a list ([] when it is not there)."""
+    return value if isinstance(value, list) else []
 
 
 class SeatedTable(TypedDict):
@@ -75,12 +208,13 @@ def table_title(table: Mapping[str, object]) -> str:
     )
 
 
-def seat_names(picture: Mapping[str, Any]) -> dict[str, str]:
+def seat_names(picture: PublicPicture) -> dict[str, str]:
     """Each seat's player ("N" -> "Ann"; the seat's word when no one is named)."""
     names = {s.name: SEAT_NAMES[s] for s in Seat}
     for seat in picture.get("seats") or []:
-        if seat.get("seat") in names and seat.get("name"):
-            names[seat["seat"]] = str(seat["name"])
+        code = seat.get("seat")
+        if isinstance(code, str) and code in names and seat.get("name"):
+            names[code] = str(seat["name"])
     return names
 
 
@@ -116,7 +250,9 @@ def _enum_words(words: Mapping[E, str], enum: type[E], code: object) -> str:
         return str(code).replace("_", " ")
 
 
-def news_text(out: Mapping[str, Any], names: Mapping[str, str], teams: Mapping[str, str]) -> str:
+def news_text(
+    out: Mapping[str, JSONValue], names: Mapping[str, str], teams: Mapping[str, str]
+) -> str:
     """One public output as a sentence for the hall ("Hand 3: Ann & Cy +1")."""
     event = str(out.get("event") or "")
     who = names.get(str(out.get("seat")), "")
@@ -159,17 +295,19 @@ def news_text(out: Mapping[str, Any], names: Mapping[str, str], teams: Mapping[s
     return event_words(event)
 
 
-def hand_text(out: Mapping[str, Any], names: Mapping[str, str], teams: Mapping[str, str]) -> str:
+def hand_text(
+    out: Mapping[str, JSONValue], names: Mapping[str, str], teams: Mapping[str, str]
+) -> str:
     """A scored hand, the points first: "Hand 3: Ann & Cy +2 (euchred)"."""
     result = _enum_words(RESULT_WORDS, HandResult, out.get("result"))
-    points = out.get("points") or [0, 0]
+    points = _items(out.get("points") or [0, 0])
     scored = [f"{teams[t]} +{p}" for t, p in zip(TEAMS, points, strict=False) if p]
     return f"Hand {out.get('hand')}: {', '.join(scored) or 'no points'} ({result})"
 
 
-def game_text(out: Mapping[str, Any], teams: Mapping[str, str]) -> str:
+def game_text(out: Mapping[str, JSONValue], teams: Mapping[str, str]) -> str:
     """A game's end: "Ann & Cy won 10–7 against Bo & Di" (or a tie)."""
-    a, b = [*(out.get("scores") or []), 0, 0][:2]
+    a, b = [*_items(out.get("scores")), 0, 0][:2]
     winner = out.get("winner")
     if winner not in TEAMS:
         return f"A tie, {a}–{b}"
@@ -178,22 +316,23 @@ def game_text(out: Mapping[str, Any], teams: Mapping[str, str]) -> str:
     return f"{teams[str(winner)]} won {high}–{low} against {teams[loser]}"
 
 
-def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
+def table_words(picture: PublicPicture, title: str) -> TableWords:
     """The words the hall shows for one table's public picture (added to it)."""
     names = seat_names(picture)
     teams = team_names(names)
-    score = picture.get("score") or {}
-    tricks = picture.get("tricks_won") or {}
-    games = score.get("games") or {}
-    winner = picture.get("winner") or {}
-    phase = phase_words(picture.get("phase"))
-    if picture.get("phase") == "over":
+    score = _fields(picture.get("score"))
+    tricks = _fields(picture.get("tricks_won"))
+    games = _fields(score.get("games"))
+    winner = _fields(picture.get("winner"))
+    code = picture.get("phase")
+    phase = phase_words(code if isinstance(code, str) else None)
+    if code == "over":
         team = winner.get("team")
-        phase = f"{teams[team]} won" if team in teams else "Game over"
+        phase = f"{teams[team]} won" if isinstance(team, str) and team in teams else "Game over"
     hand = picture.get("hand")
     dealer = picture.get("dealer")
-    trump = picture.get("trump")
-    trump_words = None
+    trump = _fields(picture.get("trump"))
+    trump_words: TrumpWords | None = None
     if trump:
         suit = _suit(trump.get("suit"))
         maker = names.get(str(picture.get("maker")), "")
@@ -203,25 +342,27 @@ def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
             "red": bool(trump.get("red")),
             "by": (f"{maker} alone" if picture.get("alone") else f"by {maker}") if maker else "",
         }
-    upcard = picture.get("upcard")
-    up_words = None
+    upcard = _fields(picture.get("upcard"))
+    up_words: UpcardWords | None = None
     if upcard and not trump:  # the bidding's card: everyone at the table saw it
-        face = _face(upcard.get("card", {}).get("code"))
+        face = _face(_fields(upcard.get("card")).get("code"))
         if face is not None:
             up_words = {**face, "status": str(upcard.get("status") or "up")}
-    trick = picture.get("trick") or {}
-    plays = []
-    for play in trick.get("plays") or []:
-        face = _face(play.get("card", {}).get("code"))
+    trick = _fields(picture.get("trick"))
+    plays: list[PlayWords] = []
+    for play in _items(trick.get("plays")):
+        face = _face(_fields(_fields(play).get("card")).get("code"))
         if face is not None:
-            plays.append({"who": names.get(str(play.get("seat")), ""), **face})
+            plays.append({"who": names.get(str(_fields(play).get("seat")), ""), **face})
     to_win = score.get("to_win")
     per_game = score.get("hands_per_game")
     return {
         "title": title,
         "phase_text": phase,
         "hand_text": f"Hand {hand}" if hand else "",
-        "dealer_text": f"{names[dealer]} deals" if dealer in names and hand else "",
+        "dealer_text": f"{names[dealer]} deals"
+        if isinstance(dealer, str) and dealer in names and hand
+        else "",
         "goal_text": f"Game to {to_win}"
         if to_win
         else (f"{per_game} hands a game" if per_game else ""),
@@ -248,22 +389,23 @@ def table_words(picture: Mapping[str, Any], title: str) -> dict[str, Any]:
 # --- standings ------------------------------------------------------------------------
 
 
-def bracket_rows(event: Mapping[str, Any]) -> list[BracketLine]:
+def bracket_rows(event: HallEvent) -> list[BracketLine]:
     """A bracket before its champion: the matches of the round being played."""
-    names = {t.get("id"): t.get("name") for t in event.get("teams") or []}
+    names = {t["id"]: t["name"] for t in event.get("teams") or []}
     for rnd in event.get("bracket") or []:
-        matches = rnd.get("matches") or []
-        if any(m.get("winner") is None and not m.get("bye") for m in matches):
+        matches = rnd["matches"]
+        if any(m["winner"] is None and not m["bye"] for m in matches):
             out: list[BracketLine] = []
             for m in matches:
-                top, bottom = names.get(m.get("top")), names.get(m.get("bottom"))
-                games = m.get("games") or []
-                won = (games.count(m.get("top")), games.count(m.get("bottom")))
+                top, bottom = m["top"], m["bottom"]
+                top_name = None if top is None else names.get(top)
+                bottom_name = None if bottom is None else names.get(bottom)
+                won = (m["games"].count(top or ""), m["games"].count(bottom or ""))
                 out.append(
                     {
                         "place": "",
-                        "name": f"{top or 'to be decided'} v {bottom or 'to be decided'}",
-                        "detail": str(rnd.get("name") or ""),
+                        "name": f"{top_name or 'to be decided'} v {bottom_name or 'to be decided'}",
+                        "detail": rnd["name"],
                         "value": f"{won[0]}–{won[1]}",
                         "more": "",
                     }
@@ -272,19 +414,19 @@ def bracket_rows(event: Mapping[str, Any]) -> list[BracketLine]:
     return []
 
 
-def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> HallSeating | None:
+def seating_words(event: HallEvent, titles: Mapping[str, str]) -> HallSeating | None:
     """The round's seating, for the players looking for their table: each of the
     event's tables ("Table 2", or the table that plays it by its name) and who sits
     where; ``titles`` the tables' names by id. None before an event or its seating."""
-    seating = event.get("seating") or {}
-    tables = seating.get("tables") or []
-    if not tables:
+    seating = event.get("seating")
+    tables = [] if seating is None else seating["tables"]
+    if seating is None or not tables:
         return None
     rows: list[SeatedTable] = []
     for t in tables:
-        feed = t.get("feed")
-        title = titles.get(feed, feed) if feed else f"Table {t.get('table')}"
-        seats = t.get("seats") or {}
+        feed = t["feed"]
+        title = titles.get(feed, feed) if feed else f"Table {t['table']}"
+        seats = t["seats"]
         if set(seats) <= set(TEAMS):
             text = " v ".join(str(seats[k]) for k in TEAMS if k in seats)
         else:
@@ -294,9 +436,9 @@ def seating_words(event: Mapping[str, Any], titles: Mapping[str, str]) -> HallSe
                 if k in {s.name for s in Seat}
             )
         rows.append({"title": title, "text": text})
-    byes = [str(b) for b in seating.get("byes") or []]
+    byes = [str(b) for b in seating["byes"]]
     return {
-        "heading": f"Round {seating.get('round')}: where to sit",
+        "heading": f"Round {seating['round']}: where to sit",
         "tables": rows,
         "byes": f"Sitting out: {', '.join(byes)}" if byes else "",
     }
@@ -317,8 +459,19 @@ def round_text(event: Mapping[str, object]) -> str:
 __all__ = [
     "BracketLine",
     "FaceWords",
+    "HallEvent",
     "HallSeating",
+    "HallTable",
+    "NewsLine",
+    "PlayWords",
+    "PublicFields",
+    "PublicPicture",
+    "PublicSeat",
     "SeatedTable",
+    "TableWords",
+    "TeamWords",
+    "TrumpWords",
+    "UpcardWords",
     "bracket_rows",
     "game_text",
     "hand_text",

@@ -25,10 +25,10 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict, TypeVar, cast
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from table_controller.director.json_value import JSONObject, JSONValue
-from table_controller.director.store import DirectorStore, EndedGame
+from table_controller.director.store import DirectorStore, EndedGame, FormatVersion
 from table_controller.director.tournament.catalog import (
     EventChoiceError,
     check_name,
@@ -39,14 +39,23 @@ from table_controller.director.tournament.catalog import (
 )
 from table_controller.director.tournament.formats import (
     Bracket,
+    BracketRound,
     Event,
+    EventJSON,
+    FinalResultJSON,
     FormatError,
     Playoff,
+    PlayoffJSON,
     ProgressiveEvent,
     Roster,
+    RosterJSON,
     RoundsEvent,
     StandingJSON,
     TeamStandingJSON,
+    as_float,
+    as_int,
+    as_list,
+    as_object,
     load,
     scores_from_game_ended,
 )
@@ -119,6 +128,73 @@ class Seating(TypedDict):
     problem: NotRequired[str]
 
 
+class TeamChoice(TypedDict):
+    """A team the playoff's and a correction's forms offer: its id and its words."""
+
+    id: str
+    name: str
+
+
+class PlayedPlayoff(TypedDict):
+    """Playoff hands recorded between two teams, their points as the teams are named."""
+
+    teams: list[str]
+    points: list[int]
+
+
+class PlayoffNext(PlayoffJSON):
+    """What the standings call for next, and the playoff hands already played."""
+
+    played: list[PlayedPlayoff]
+
+
+class PlayoffProblem(TypedDict):
+    """Why the next step cannot be named yet, and the playoff hands already played."""
+
+    problem: str
+    played: list[PlayedPlayoff]
+
+
+class EventSummary(TypedDict):
+    """What the dashboard's event section and the public page draw (``summary``):
+    only ``format`` and ``public_delay`` before an event is created; ``history`` from
+    the store (``EventsAdmin.summary``)."""
+
+    name: NotRequired[str]
+    format: str | None
+    rounds: NotRequired[int]
+    round: NotRequired[int | None]
+    standings: NotRequired[Sequence[StandingRow]]
+    seating: NotRequired[Seating | None]
+    next: NotRequired[Seating | None]
+    assign: NotRequired[dict[str, dict[str, str]]]
+    roster: NotRequired[RosterJSON]
+    unplaced: NotRequired[list[UnplacedResult]]
+    public_delay: float
+    teams: NotRequired[list[TeamChoice]]
+    bracket: NotRequired[list[BracketRound]]
+    champion: NotRequired[str | None]
+    playoff: NotRequired[PlayoffNext | PlayoffProblem]
+    final: NotRequired[FinalResultJSON | None]
+    history: NotRequired[list[FormatVersion]]
+
+
+class EventStateJSON(TypedDict):
+    """The whole event as the store keeps it (``EventState.to_json``): round and table
+    numbers as text, since JSON's keys are."""
+
+    name: str
+    created: float
+    event: EventJSON | None
+    roster: RosterJSON
+    assign: dict[str, dict[str, str]]
+    taken: list[str]
+    unplaced: list[UnplacedResult]
+    public_delay: float
+    rules: EventRules | None
+    final: ResultsFinal | None
+
+
 @dataclass
 class EventState:
     """The whole event as one JSON-able document (see the module's docstring)."""
@@ -148,7 +224,7 @@ class EventState:
             return self.event.roster
         return self.roster
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EventStateJSON:
         return {
             "name": self.name,
             "created": self.created,
@@ -158,32 +234,43 @@ class EventState:
             "taken": list(self.taken),
             "unplaced": list(self.unplaced),
             "public_delay": self.public_delay,
-            "rules": None if self.rules is None else dict(self.rules),
-            "final": None if self.final is None else dict(self.final),
+            "rules": None if self.rules is None else EventRules(**self.rules),
+            "final": None if self.final is None else ResultsFinal(**self.final),
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> EventState:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> EventState:
+        """The event as the store gave it back (``to_json``'s, decoded): each field
+        checked as it is read; the format's own fields by the format (FormatError)."""
         raw = obj.get("event")
         name, created = obj.get("name"), obj.get("created")
+        roster, final, unplaced = obj.get("roster"), obj.get("final"), obj.get("unplaced")
         return cls(
             name=name if isinstance(name, str) else "",
             created=float(created) if isinstance(created, int | float) else 0.0,
-            event=None if raw is None else load(raw),
-            roster=Roster.from_json(obj.get("roster") or {}),
+            event=None if raw is None else load(as_object(raw)),
+            roster=Roster.from_json(as_object(roster)) if roster else Roster(),
             assign={
-                int(r): {str(t): str(p) for t, p in m.items()}
-                for r, m in (obj.get("assign") or {}).items()
+                int(r): {str(t): str(p) for t, p in as_object(m).items()}
+                for r, m in as_object(obj.get("assign") or {}).items()
             },
-            taken=[str(k) for k in obj.get("taken") or []],
-            unplaced=list(obj.get("unplaced") or []),
-            public_delay=float(obj.get("public_delay") or 0.0),
+            taken=[str(k) for k in as_list(obj.get("taken") or [])],
+            # as ``to_json`` saved them: shown to the director, never read by the format
+            unplaced=cast(list[UnplacedResult], list(unplaced))
+            if isinstance(unplaced, list)
+            else [],
+            public_delay=as_float(obj.get("public_delay") or 0.0),
             rules=_event_rules(obj.get("rules")),
             # as ``to_json`` saved it
-            final=cast(ResultsFinal, dict(obj["final"]))
-            if isinstance(obj.get("final"), Mapping)
-            else None,
+            final=cast(ResultsFinal, dict(final)) if isinstance(final, Mapping) else None,
         )
+
+
+def _as_stored(saved: EventStateJSON) -> JSONObject:
+    """The event as the store takes it. Every field of an ``EventStateJSON`` is JSON,
+    but a TypedDict is not a ``dict[str, JSONValue]`` to the type checker: the one cast,
+    where the event is saved, and its fields typed everywhere up to here."""
+    return cast(JSONObject, saved)
 
 
 class EventRules(TypedDict):
@@ -193,13 +280,13 @@ class EventRules(TypedDict):
     options: JSONObject
 
 
-def _event_rules(raw: object) -> EventRules | None:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+def _event_rules(raw: JSONValue) -> EventRules | None:
+    if not isinstance(raw, Mapping):
         return None
-    options = raw.get("options")
-    return EventRules(
-        name=raw["name"], options=dict(options) if isinstance(options, Mapping) else {}
-    )
+    name, options = raw.get("name"), raw.get("options")
+    if not isinstance(name, str):
+        return None
+    return EventRules(name=name, options=dict(options) if isinstance(options, Mapping) else {})
 
 
 # --- creating an event (pure) -------------------------------------------------------------
@@ -289,11 +376,14 @@ def take_result(
         return f"{table}'s game {game} could not be recorded ({exc}): record it by hand"
 
 
-def record(state: EventState, round_no: int, place: str, ended: Mapping[str, Any]) -> str:
+def record(state: EventState, round_no: int, place: str, ended: Mapping[str, JSONValue]) -> str:
     """Record (or correct) one result. ``ended`` is a ``game_ended`` payload: ``scores``
     [NS, EW], ``winner`` "NS"/"EW"/None, and ``individual`` for a progressive table."""
     ev = state.event
-    scores = [int(s) for s in ended.get("scores") or (0, 0)]
+    given = ended.get("scores") or (0, 0)
+    if not isinstance(given, list | tuple):
+        raise TypeError(f"scores are [NS, EW], not {given!r}")
+    scores = [as_int(s) for s in given]
     winner = ended.get("winner")
     if isinstance(ev, ProgressiveEvent):
         seats = scores_from_game_ended(ended)
@@ -405,7 +495,7 @@ def standings(state: EventState) -> Sequence[StandingRow]:
     return []
 
 
-def summary(state: EventState) -> dict[str, Any]:
+def summary(state: EventState) -> EventSummary:
     """Everything the dashboard's event section and the public page draw."""
     ev = state.event
     if ev is None:
@@ -413,7 +503,7 @@ def summary(state: EventState) -> dict[str, Any]:
     rnd = current_round(state)
     named = state.name or (date_name(state.created) if state.created else "")
     rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
-    out: dict[str, Any] = {
+    out: EventSummary = {
         "name": named,
         "format": ev.to_json()["format"],
         "rounds": rounds,
@@ -433,13 +523,13 @@ def summary(state: EventState) -> dict[str, Any]:
         out["bracket"] = ev.printable()
         out["champion"] = ev.champion()
     if isinstance(ev, RoundsEvent) and ev.complete():
-        try:
-            out["playoff"] = ev.next_step().to_json()
-        except FormatError as exc:
-            out["playoff"] = {"problem": str(exc)}
-        out["playoff"]["played"] = [
+        played: list[PlayedPlayoff] = [
             {"teams": [a, b], "points": list(p)} for (a, b), p in ev.playoff_results.items()
         ]
+        try:
+            out["playoff"] = {**ev.next_step().to_json(), "played": played}
+        except FormatError as exc:
+            out["playoff"] = {"problem": str(exc), "played": played}
     if isinstance(ev, RoundsEvent):  # the final (001 s18), once recorded, and its winner
         out["final"] = None if ev.final is None else ev.final.to_json()
         out["champion"] = ev.champion()
@@ -616,7 +706,7 @@ class EventsAdmin:
                 result = edit(trial)
             except FormatError as exc:
                 raise AdminError(str(exc)) from None
-            self.store.formats.add_format_state(who, action, reason, trial.to_json())
+            self.store.formats.add_format_state(who, action, reason, _as_stored(trial.to_json()))
             self.state = trial
             for listener in list(self.listeners):
                 try:
@@ -707,7 +797,7 @@ class EventsAdmin:
             if substitute not in people.players:
                 people.add_player(slug(substitute), substitute)
             sub = substitute if substitute in people.players else slug(substitute)
-            people.substitute(round_no, absent, sub, credit)  # type: ignore[arg-type]
+            people.substitute(round_no, absent, sub, credit)
             if isinstance(s.event, ProgressiveEvent):
                 s.event.seating(round_no)  # refuses a seat left to an absentee twice
 
@@ -734,7 +824,7 @@ class EventsAdmin:
         self.change(who, "assigned", reason or f"round {round_no}'s tables", edit)
 
     def record(
-        self, who: str, round_no: int, place: str, ended: Mapping[str, Any], reason: str
+        self, who: str, round_no: int, place: str, ended: Mapping[str, JSONValue], reason: str
     ) -> str:
         """A result entered or corrected by the director (a reason is required)."""
         if not reason.strip():
@@ -818,7 +908,7 @@ class EventsAdmin:
         for t in self.store.tables.tables():
             self.take_results(t["table"])
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> EventSummary:
         with self._lock:
             out = summary(self.state)
         if out.get("format") is not None and not out.get("name"):
@@ -833,11 +923,17 @@ __all__ = [
     "ChampionRow",
     "EventRules",
     "EventState",
+    "EventStateJSON",
+    "EventSummary",
     "EventsAdmin",
+    "PlayedPlayoff",
+    "PlayoffNext",
+    "PlayoffProblem",
     "ResultsFinal",
     "Seating",
     "SeatingTable",
     "StandingRow",
+    "TeamChoice",
     "TeamStandingRow",
     "UnplacedResult",
     "correct_match",

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.admin import AdminError, EventsAdmin
 from table_controller.director.tournament.final import record_final
 
-Form = Mapping[str, Any]
+Form = Mapping[str, JSONValue]  # a form's JSON body, each field checked as it is read
 
 
 def _create(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
@@ -132,7 +132,9 @@ def _correct_match(admin: EventsAdmin, who: str, body: Form, reason: str | None)
 def _public_delay(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
     delay = body.get("seconds")
     try:
-        seconds = float(delay)  # type: ignore[arg-type]
+        if not isinstance(delay, int | float | str):
+            raise TypeError(delay)
+        seconds = float(delay)
     except (TypeError, ValueError):
         raise AdminError(f"{delay!r} is not a number of seconds") from None
     admin.set_public_delay(who, seconds, reason)
@@ -165,7 +167,7 @@ async def apply(admin: EventsAdmin, who: str, action: str, body: Form) -> str | 
     return await asyncio.to_thread(form, admin, who, body, reason)
 
 
-def _pair(value: Any, what: str, *, blank_ok: bool) -> tuple[int, int] | None:
+def _pair(value: JSONValue, what: str, *, blank_ok: bool) -> tuple[int, int] | None:
     """Two teams' points from a form (None: both left empty, where that is allowed)."""
     if value is None or (isinstance(value, list) and all(v in (None, "") for v in value)):
         if blank_ok:
@@ -179,7 +181,7 @@ def _pair(value: Any, what: str, *, blank_ok: bool) -> tuple[int, int] | None:
     )
 
 
-def _int(value: Any, what: str, default: int | None) -> int:
+def _int(value: JSONValue, what: str, default: int | None) -> int:
     """A whole number from a form's field (None default: the field is required)."""
     if value in (None, ""):
         if default is None:
@@ -188,6 +190,8 @@ def _int(value: Any, what: str, default: int | None) -> int:
     if isinstance(value, bool):
         raise AdminError(f"{what}: {value!r} is not a whole number")
     try:
+        if not isinstance(value, int | float | str):
+            raise TypeError(value)
         return int(value)
     except (TypeError, ValueError):
         raise AdminError(f"{what}: {value!r} is not a whole number") from None

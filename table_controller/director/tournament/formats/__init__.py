@@ -9,10 +9,11 @@ data; nothing here reads a clock, a file or a random source.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.bracket import (
     Bracket,
+    BracketJSON,
     BracketRound,
     Match,
     MatchJSON,
@@ -22,6 +23,7 @@ from table_controller.director.tournament.formats.progressive import (
     Balance,
     Chart,
     ProgressiveEvent,
+    ProgressiveJSON,
     RoundPlan,
     Standing,
     StandingJSON,
@@ -37,16 +39,29 @@ from table_controller.director.tournament.formats.roster import (
 )
 from table_controller.director.tournament.formats.rounds import (
     FinalResult,
+    FinalResultJSON,
     Playoff,
+    PlayoffJSON,
     RoundsEvent,
+    RoundsJSON,
     TeamStanding,
     TeamStandingJSON,
 )
+from table_controller.director.tournament.formats.saved import (
+    as_float,
+    as_int,
+    as_list,
+    as_object,
+    as_pair,
+    as_text,
+    as_texts,
+)
 
 Event = ProgressiveEvent | RoundsEvent | Bracket
+EventJSON = ProgressiveJSON | RoundsJSON | BracketJSON  # an event as saved, by its format
 
 
-def load(obj: Mapping[str, Any]) -> Event:
+def load(obj: Mapping[str, JSONValue]) -> Event:
     """An event from its ``to_json()`` form, by its ``"format"`` field."""
     kind = obj.get("format")
     if kind == "progressive":
@@ -63,25 +78,38 @@ def load(obj: Mapping[str, Any]) -> Event:
 __all__ = [
     "Balance",
     "Bracket",
+    "BracketJSON",
     "BracketRound",
     "Chart",
     "Event",
+    "EventJSON",
     "FinalResult",
+    "FinalResultJSON",
     "FormatError",
     "Match",
     "MatchJSON",
     "Player",
     "Playoff",
+    "PlayoffJSON",
     "ProgressiveEvent",
+    "ProgressiveJSON",
     "Roster",
     "RosterJSON",
     "RoundPlan",
     "RoundsEvent",
+    "RoundsJSON",
     "Standing",
     "StandingJSON",
     "Team",
     "TeamStanding",
     "TeamStandingJSON",
+    "as_float",
+    "as_int",
+    "as_list",
+    "as_object",
+    "as_pair",
+    "as_text",
+    "as_texts",
     "load",
     "rotation_chart",
     "scores_from_game_ended",

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.roster import FormatError
+from table_controller.director.tournament.formats.saved import as_int, as_list, as_object, as_texts
 
 
 def seed_order(size: int) -> list[int]:
@@ -46,6 +48,16 @@ class BracketRound(TypedDict):
     round: int
     name: str
     matches: list[MatchJSON]
+
+
+class BracketJSON(TypedDict):
+    """The bracket as saved (``Bracket.to_json``): the entrants, best seed first, and
+    the games of each match played (its id -> each game's winner)."""
+
+    format: Literal["bracket"]
+    entrants: list[str]
+    best_of: int
+    games: dict[str, list[str]]
 
 
 @dataclass
@@ -185,7 +197,7 @@ class Bracket:
         if nxt is not None:
             self._place(nxt, m, who)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BracketJSON:
         return {
             "format": "bracket",
             "entrants": list(self.entrants),
@@ -194,13 +206,15 @@ class Bracket:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Bracket:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> Bracket:
+        """The bracket as :meth:`to_json` saved it; each field is checked as it is read
+        (``saved``), a malformed one raising :class:`FormatError`."""
         try:
-            b = cls(list(obj["entrants"]), best_of=int(obj["best_of"]))
-            games = obj.get("games", {})
+            b = cls(as_texts(obj["entrants"]), best_of=as_int(obj["best_of"]))
+            games = as_object(obj.get("games", {}))
             for rnd in b.rounds:  # in round order, so each match's entrants are known
                 for m in rnd:
-                    for g in games.get(m.id, []):
+                    for g in as_list(games.get(m.id, [])):
                         b.record_game(m.id, str(g))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):

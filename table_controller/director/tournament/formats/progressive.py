@@ -29,9 +29,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
-from table_controller.director.tournament.formats.roster import FormatError, Roster
+from table_controller.director.json_value import JSONValue
+from table_controller.director.tournament.formats.roster import FormatError, Roster, RosterJSON
+from table_controller.director.tournament.formats.saved import as_int, as_object, as_texts
 
 SEAT_NAMES = ("N", "E", "S", "W")
 
@@ -274,6 +276,19 @@ class Standing:
         }
 
 
+class ProgressiveJSON(TypedDict):
+    """The progressive event as saved (``ProgressiveEvent.to_json``): results by round
+    then table (both as text), each a seat's score; the chart only for display."""
+
+    format: Literal["progressive"]
+    players: list[str]
+    rounds: int
+    hands: int
+    roster: RosterJSON
+    results: dict[str, dict[str, dict[str, int]]]
+    chart: list[RoundPlanJSON]
+
+
 class ProgressiveEvent:
     """A progressive event: players in draw order, a chart, results as they come in.
 
@@ -317,7 +332,8 @@ class ProgressiveEvent:
             self.roster.check_seating(round_no, [p for t in tables for p in t.values()])
         return [{s: self.roster.sitting(round_no, p) for s, p in t.items()} for t in tables]
 
-    def record(self, round_no: int, table: int, scores: Mapping[str, int]) -> None:
+    def record(self, round_no: int, table: int, scores: Mapping[str, JSONValue]) -> None:
+        """Each seat's score (whole numbers, checked here: a saved event's too)."""
         tables = self.tables(round_no)
         if not 1 <= table <= len(tables):
             raise FormatError(
@@ -382,7 +398,7 @@ class ProgressiveEvent:
             raise FormatError(f"This event has rounds 1 to {self.rounds}, not {round_no}.")
         return self.chart.rounds[round_no - 1]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProgressiveJSON:
         return {
             "format": "progressive",
             "players": list(self.players),
@@ -396,17 +412,19 @@ class ProgressiveEvent:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> ProgressiveEvent:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> ProgressiveEvent:
+        """The event as :meth:`to_json` saved it; each field is checked as it is read
+        (``saved``), a malformed one raising :class:`FormatError`."""
         try:
             event = cls(
-                list(obj["players"]),
-                int(obj["rounds"]),
-                hands=int(obj["hands"]),
-                roster=Roster.from_json(obj.get("roster", {})),
+                as_texts(obj["players"]),
+                as_int(obj["rounds"]),
+                hands=as_int(obj["hands"]),
+                roster=Roster.from_json(as_object(obj.get("roster", {}))),
             )
-            for r, by in obj.get("results", {}).items():
-                for t, scores in by.items():
-                    event.record(int(r), int(t), scores)
+            for r, by in as_object(obj.get("results", {})).items():
+                for t, scores in as_object(by).items():
+                    event.record(int(r), int(t), as_object(scores))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
@@ -414,7 +432,7 @@ class ProgressiveEvent:
         return event
 
 
-def scores_from_game_ended(payload: Mapping[str, Any]) -> dict[str, int]:
+def scores_from_game_ended(payload: Mapping[str, JSONValue]) -> dict[str, int]:
     """Seat scores from a table's codec-encoded ``game_ended`` (or ``hand_scored``) output."""
     individual = payload.get("individual")
     if not isinstance(individual, list | tuple) or len(individual) != 4:
@@ -422,4 +440,4 @@ def scores_from_game_ended(payload: Mapping[str, Any]) -> dict[str, int]:
             "This game has no individual scores: the table must play the progressive "
             "preset (td-progressive) for a progressive event."
         )
-    return {seat: int(v) for seat, v in zip(SEAT_NAMES, individual, strict=True)}
+    return {seat: as_int(v) for seat, v in zip(SEAT_NAMES, individual, strict=True)}

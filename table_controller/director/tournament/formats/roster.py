@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
+from table_controller.director.json_value import JSONValue
+from table_controller.director.tournament.formats.saved import as_int, as_list, as_object, as_text
 from table_controller.errors import TableControllerError
 
 Credit = Literal["absent", "substitute"]
+CREDITS: tuple[Credit, ...] = ("absent", "substitute")
 
 
 class FormatError(TableControllerError, ValueError):
@@ -139,14 +142,16 @@ class Roster:
         return [p for p in chosen if p not in self.absent]
 
     def substitute(
-        self, round_no: int, absent: str, substitute: str, credit: Credit = "absent"
+        self, round_no: int, absent: str, substitute: str, credit: str = "absent"
     ) -> Substitution:
-        """Seat ``substitute`` in ``absent``'s place for one round."""
+        """Seat ``substitute`` in ``absent``'s place for one round; ``credit`` is one of
+        :data:`CREDITS` (a form's text, checked here)."""
         self._need(absent)
         self._need(substitute)
         if absent == substitute:
             raise FormatError("A player cannot substitute for themselves.")
-        if credit not in ("absent", "substitute"):
+        given = next((c for c in CREDITS if c == credit), None)
+        if given is None:
             raise FormatError(f"Credit must be 'absent' or 'substitute', not {credit!r}.")
         for s in self.substitutions:
             if s.round != round_no:
@@ -161,7 +166,7 @@ class Roster:
                     f"{self.players[substitute].name} already substitutes for "
                     f"{self.players[s.absent].name} in round {round_no}: one seat a round."
                 )
-        sub = Substitution(round_no, absent, substitute, credit)
+        sub = Substitution(round_no, absent, substitute, given)
         self.substitutions.append(sub)
         return sub
 
@@ -237,22 +242,27 @@ class Roster:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Roster:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> Roster:
+        """The roster as :meth:`to_json` saved it; each field is checked as it is read
+        (``saved``), a malformed one raising :class:`FormatError`."""
         roster = cls()
         try:
-            for p in obj.get("players", []):
-                roster.add_player(str(p["id"]), str(p["name"]))
-            for t in obj.get("teams", []):
-                a, b = t["players"]
-                roster.add_team(str(t["id"]), str(t["name"]), (str(a), str(b)))
-            for a in obj.get("absent", []):
+            for p in as_list(obj.get("players", [])):
+                player = as_object(p)
+                roster.add_player(str(player["id"]), str(player["name"]))
+            for t in as_list(obj.get("teams", [])):
+                team = as_object(t)
+                a, b = as_list(team["players"])
+                roster.add_team(str(team["id"]), str(team["name"]), (str(a), str(b)))
+            for a in as_list(obj.get("absent", [])):
                 roster.mark_absent(str(a))
-            for s in obj.get("substitutions", []):
+            for s in as_list(obj.get("substitutions", [])):
+                sub = as_object(s)
                 roster.substitute(
-                    int(s["round"]),
-                    str(s["absent"]),
-                    str(s["substitute"]),
-                    s.get("credit", "absent"),
+                    as_int(sub["round"]),
+                    str(sub["absent"]),
+                    str(sub["substitute"]),
+                    as_text(sub.get("credit", "absent")),
                 )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):

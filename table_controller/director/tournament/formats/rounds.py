@@ -26,9 +26,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
+from table_controller.director.json_value import JSONValue
 from table_controller.director.tournament.formats.roster import FormatError
+from table_controller.director.tournament.formats.saved import (
+    as_int,
+    as_list,
+    as_object,
+    as_pair,
+    as_text,
+    as_texts,
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,45 @@ class TeamStandingJSON(TypedDict):
     wins: int
     average: float
     final: str | None
+
+
+class FinalResultJSON(TypedDict):
+    """The final's result as JSON (``FinalResult.to_json``)."""
+
+    teams: list[str]
+    points: list[int]
+    tiebreak: list[int] | None
+    winner: str
+
+
+class PlayoffJSON(TypedDict):
+    """What the standings need next as JSON (``Playoff.to_json``)."""
+
+    kind: str
+    teams: list[str]
+    hands: int
+    sudden_death: bool
+    matches: list[list[str]]
+
+
+class MatchResultJSON(TypedDict):
+    """A table's match in a saved round: both teams' points as seated, and the winner."""
+
+    points: list[int]
+    winner: int
+
+
+class RoundsJSON(TypedDict):
+    """The team event as saved (``RoundsEvent.to_json``): results by round then table
+    (both as text), each playoff as ``[team, team, [points, points]]``."""
+
+    format: Literal["rounds"]
+    teams: list[str]
+    rounds: int
+    hands: int
+    results: dict[str, dict[str, MatchResultJSON]]
+    playoffs: list[list[str | list[int]]]
+    final: FinalResultJSON | None
 
 
 @dataclass(frozen=True)
@@ -88,7 +136,7 @@ class FinalResult:
     def runner_up(self) -> str:
         return self.teams[1] if self.winner == self.teams[0] else self.teams[0]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FinalResultJSON:
         return {
             "teams": list(self.teams),
             "points": list(self.points),
@@ -107,7 +155,7 @@ class Playoff:
     sudden_death: bool
     matches: tuple[tuple[str, str], ...]  # who plays whom
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PlayoffJSON:
         return {
             "kind": self.kind,
             "teams": list(self.teams),
@@ -420,7 +468,7 @@ class RoundsEvent:
 
     # -- JSON ------------------------------------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RoundsJSON:
         return {
             "format": "rounds",
             "teams": list(self.teams),
@@ -437,27 +485,38 @@ class RoundsEvent:
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> RoundsEvent:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> RoundsEvent:
+        """The event as :meth:`to_json` saved it; each field is checked as it is read
+        (``saved``), a malformed one raising :class:`FormatError`."""
         try:
-            event = cls(list(obj["teams"]), int(obj["rounds"]), hands=int(obj["hands"]))
-            for r in sorted(obj.get("results", {}), key=int):
-                for t, m in obj["results"][r].items():
-                    pa, pb = m["points"]
-                    event.record(int(r), int(t), (int(pa), int(pb)), int(m["winner"]))
-            for a, b, (pa, pb) in obj.get("playoffs", []):
-                event.record_playoff(a, b, (int(pa), int(pb)))
+            event = cls(as_texts(obj["teams"]), as_int(obj["rounds"]), hands=as_int(obj["hands"]))
+            results = as_object(obj.get("results", {}))
+            for r in sorted(results, key=int):
+                for t, m in as_object(results[r]).items():
+                    match = as_object(m)
+                    event.record(int(r), int(t), as_pair(match["points"]), as_int(match["winner"]))
+            for row in as_list(obj.get("playoffs", [])):
+                a, b, hands = as_list(row)
+                event.record_playoff(as_text(a), as_text(b), as_pair(hands))
             final = obj.get("final")
             if final:
-                (fa, fb), (pa, pb) = final["teams"], final["points"]
+                final = as_object(final)
+                (fa, fb), points = as_list(final["teams"]), as_pair(final["points"])
                 tie = final.get("tiebreak")
                 event.record_final(
-                    fa, fb, (int(pa), int(pb)), None if tie is None else (int(tie[0]), int(tie[1]))
+                    as_text(fa), as_text(fb), points, None if tie is None else _first_two(tie)
                 )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FormatError):
                 raise
             raise FormatError(f"The saved team event is malformed ({exc!r}).") from exc
         return event
+
+
+def _first_two(value: JSONValue) -> tuple[int, int]:
+    """A saved tie-break's two numbers (read, as it always was, from its first two)."""
+    points = as_list(value)
+    return as_int(points[0]), as_int(points[1])
 
 
 def _check_points(points: tuple[int, int], least: int, most: int, what: str) -> None:

@@ -26,7 +26,6 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from table_controller.director.dashboard import ruling_text
 from table_controller.director.json_value import JSONObject, JSONValue
@@ -39,6 +38,9 @@ from table_controller.director.tournament.formats import (
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
+    as_int,
+    as_list,
+    as_object,
 )
 from table_controller.director.tournament.results.standings import Standings, standings
 from table_controller.director.words import table_title
@@ -93,7 +95,7 @@ class GameResult:
     sheet: Sheet
     round: int | None = None  # the event's round this game's result went to
     place: str | None = None  # the format's table number, or a bracket's match
-    ended: dict[str, Any] | None = None  # the table's own game_ended (its log's word)
+    ended: JSONObject | None = None  # the table's own game_ended (its log's word)
     ended_at: float | None = None  # when the table recorded it
     correction: Correction | None = None
     rulings: list[str] = field(default_factory=list)  # each ruling applied, in words
@@ -103,7 +105,7 @@ class GameResult:
         if self.ended is not None:
             pair = self.ended.get("scores")
             if isinstance(pair, list | tuple) and len(pair) == 2:
-                return int(pair[0]), int(pair[1])
+                return as_int(pair[0]), as_int(pair[1])
         state = self.sheet.game
         return (0, 0) if state is None else state.team_scores()
 
@@ -117,7 +119,7 @@ class GameResult:
         if self.ended is None:
             return None
         side = self.ended.get("winner")
-        return Team[side] if side in ("NS", "EW") else None
+        return Team[side] if isinstance(side, str) and side in ("NS", "EW") else None
 
     @property
     def counted_scores(self) -> tuple[int, int]:
@@ -169,7 +171,7 @@ class GameResult:
         if self.ended is not None:
             given = self.ended.get("individual")
             if isinstance(given, list | tuple) and len(given) == 4:
-                return {s: int(v) for s, v in zip(Seat, given, strict=True)}
+                return {s: as_int(v) for s, v in zip(Seat, given, strict=True)}
         totals = next((h.individual for h in reversed(self.sheet.hands) if h.individual), None)
         return None if totals is None else dict(zip(Seat, totals, strict=True))
 
@@ -284,7 +286,7 @@ class ExportError(TableControllerError, RuntimeError):
     """The results cannot be printed or written: why, and what to do."""
 
 
-Played = tuple[float, dict[str, Any] | None, float | None, Sheet]  # started, ended, when, sheet
+Played = tuple[float, "JSONObject | None", float | None, Sheet]  # started, ended, when, sheet
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,7 @@ class _Read:
     events: tuple[LoggedEvent, ...]
     problems: tuple[str, ...]
     started: float
-    ended: dict[str, Any] | None
+    ended: JSONObject | None
     ended_at: float | None
 
 
@@ -599,10 +601,11 @@ def _event_state(store: DirectorStore, version: int | None = None) -> EventState
         return None
 
 
-def _place_value(event: Mapping[str, Any], round_no: int, place: str) -> object:
+def _place_value(event: Mapping[str, JSONValue], round_no: int, place: str) -> JSONValue:
+    """A place's result in the event as saved (``to_json`` of its format)."""
     if event.get("format") == "bracket":
-        return (event.get("games") or {}).get(place)
-    return ((event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
+        return as_object(event.get("games") or {}).get(place)
+    return as_object(as_object(event.get("results") or {}).get(str(round_no)) or {}).get(str(place))
 
 
 def game_rounds(
@@ -612,25 +615,25 @@ def game_rounds(
     ``first`` to ``last``: one event's) that took a game's result (``taken`` grew), the
     round whose place for that table changed."""
     out: dict[tuple[str, int], tuple[int, str]] = {}
-    before: Mapping[str, Any] = {}
+    before: Mapping[str, JSONValue] = {}
     for _action, saved in store.formats.format_versions(first, last):
-        state: Mapping[str, Any] = saved  # the event as saved (``EventState.to_json``)
-        taken_before = set(before.get("taken") or [])
-        new = [k for k in state.get("taken") or [] if k not in taken_before]
-        event = state.get("event") or {}
-        old_event = before.get("event") or {}
+        state: Mapping[str, JSONValue] = saved  # the event as saved (``EventState.to_json``)
+        taken_before = set(as_list(before.get("taken") or []))
+        new = [k for k in as_list(state.get("taken") or []) if k not in taken_before]
+        event = as_object(state.get("event") or {})
+        old_event = as_object(before.get("event") or {})
         for key in new:
-            table, _, rest = key.partition(":")
+            table, _, rest = str(key).partition(":")
             game_text = rest.partition(":")[0]
             if not game_text.isdigit():
                 continue
             for round_text, places in sorted(
-                (state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
+                as_object(state.get("assign") or {}).items(), key=lambda kv: int(kv[0])
             ):
-                place = places.get(table)
-                if place is None:
+                found = as_object(places).get(table)
+                if found is None:
                     continue
-                r = int(round_text)
+                place, r = str(found), int(round_text)
                 if _place_value(event, r, place) != _place_value(old_event, r, place):
                     out[(table, int(game_text))] = (r, str(place))
                     break
@@ -738,11 +741,11 @@ def mark_corrections(
     if not placed:
         return
     last: dict[tuple[int, str], FormatChange] = {}
-    before: Mapping[str, Any] = {}
+    before: Mapping[str, JSONValue] = {}
     for change in store.formats.format_changes(first, final):
         event = change["state"].get("event")
         # the event as saved (``EventState.to_json``): an object, or None before one
-        now: Mapping[str, Any] = event if isinstance(event, dict) else {}
+        now: Mapping[str, JSONValue] = event if isinstance(event, dict) else {}
         if change["action"] in ("result", "match_corrected"):
             for round_no, place in placed:
                 assert round_no is not None and place is not None
