@@ -23,7 +23,7 @@ from test_director_web import Served
 from table_controller.director.hall.view import PublicView, delay_text
 from table_controller.director.hall.words import news_text, table_title
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import hall_standings
+from table_controller.director.tournament import EventsAdmin, hall_standings
 from table_controller.director.tournament.results.model import Results
 from table_controller.director.tournament.results.standings import Standings
 from table_controller.director.web import DirectorPage
@@ -127,6 +127,21 @@ def test_the_snapshot_carries_words_names_standings_and_results(tmp_path: Path) 
     store2 = DirectorStore(tmp_path / "e.sqlite")
     fill_hall(store2, 1, names=False)
     assert PublicView(store2).snapshot()["tables"][0]["title"] == "table-1"
+
+
+def test_a_brackets_matches_are_named_by_their_teams_before_any_result(tmp_path: Path) -> None:
+    """The hall shows a bracket's round being played as its matches, each by its two
+    teams' names ("to be decided" only where a team is not known yet)."""
+    store = DirectorStore(tmp_path / "d.sqlite")
+    admin = EventsAdmin(store)
+    teams = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds: Gus, Hal"]
+    admin.create("ann", "bracket", teams, rounds=1)
+    snap = PublicView(store, admin).snapshot()
+    names = [row["name"] for row in snap["standings"]["rows"]]
+    assert names == [
+        "Reds (Ann & Bob) v Golds (Gus & Hal)",
+        "Blues (Cy & Di) v Greens (Ed & Flo)",
+    ], names
 
 
 # --- in Chromium ----------------------------------------------------------------------

@@ -225,6 +225,8 @@ class PublicView:
                 "bracket": full.get("bracket"),
                 "champion": full.get("champion"),
             }
+            if "teams" in full:  # the bracket's matches named by their teams
+                event["teams"] = full["teams"]
         rows: list[HallRow] | list[BracketLine] = (
             [] if model is None else list(hall_standings(model))
         )
