@@ -6,9 +6,24 @@ that names a statement does not count; a string the code could run does."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
+
+from table_controller.event_log import (
+    ClearPicture,
+    EventLog,
+    EventRow,
+    EventText,
+    FeedLog,
+    FeedLogError,
+    GameLast,
+    Mark,
+    RulingAnswer,
+)
+from table_controller.rules.events import DealerChosen, Passed
+from table_controller.seats import Seat
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "table_controller"
@@ -83,3 +98,41 @@ class Box:
         "line 10: SELECT, FROM in 'SELECT game FROM '",
         "line 13: INSERT in 'INSERT INTO feed_cursor VALUES (1, ?, ?, ?)'",
     ]
+
+
+def test_the_feeds_connection_gives_typed_rows_and_keeps_its_marks(tmp_path: Path) -> None:
+    """What the outbox reads comes back named, never as tuples read by index."""
+    log = EventLog(tmp_path / "t.sqlite", table="Club Night 3")
+    log.start_game("td-tournament", {}, {s: s.name for s in Seat})
+    log.append(1, 1, DealerChosen(Seat.N), source="director", recorded=10.0)
+    log.append(1, 2, Passed(Seat.E), source="camera", evidence=b"first", recorded=11.0)
+    log.replace_evidence(1, 2, b"clear", recorded=12.0)
+    log.close()
+    feed = FeedLog(tmp_path / "t.sqlite")
+    try:
+        first, second = feed.events_after(0, 0, 10)
+        assert isinstance(first, EventRow) and first.picture is None
+        assert (second.game, second.seq, second.source, second.recorded) == (1, 2, "camera", 11.0)
+        assert second.picture == b"clear"  # the clearer picture stands for the first
+        assert json.loads(second.event)["event"] == "passed"
+        assert feed.last_events() == [GameLast(game=1, last=2)]
+        assert feed.count_after(1, 1) == 1
+        assert feed.event_texts(1, 0, 2) == [EventText(1, first.event)]
+        row = feed.game_row(1)
+        assert row is not None and row.rules == "td-tournament"
+        assert feed.clear_pictures_after(0, 10) == [ClearPicture(1, 1, 2, b"clear")]
+        assert feed.sent_mark() is None and feed.received_mark() is None
+        feed.keep_sent_mark(1, 2, 13.0)
+        feed.keep_sent_mark(1, 1, 14.0)  # forward only
+        feed.keep_received_mark(1, 1, 15.0)
+        assert feed.sent_mark() == Mark(1, 2) and feed.received_mark() == Mark(1, 1)
+        feed.keep_answer("r1", False, "no such seat", 16.0)
+        assert feed.answer_kept("r1") == RulingAnswer(ok=False, problem="no such seat")
+        assert not feed.ruling_logged("r1")
+    finally:
+        feed.close()
+
+
+def test_a_file_that_is_not_a_tables_log_is_refused_by_the_feed(tmp_path: Path) -> None:
+    with pytest.raises(FeedLogError, match="is not a table's event log"):
+        FeedLog(tmp_path / "other.sqlite")
