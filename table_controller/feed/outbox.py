@@ -32,18 +32,20 @@ after its clearer picture was written carries that picture itself.
 
 A message's outputs are not stored: they are what the rules make of the logged events,
 so the outbox replays each game as it reads it (as resume.py does at start).
+
+The outbox holds no SQL: every table of the file, the log's and these of its own, is
+read and written through ``event_log.FeedLog``, so only event_log.py knows them. What
+is here is what to send next, from which mark, and what a game's events make.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from table_controller.errors import TableControllerError
+from table_controller.event_log import ClearPicture, EventRow, FeedLog, FeedLogError, GameRow
 from table_controller.feed.table_order import next_boot
 from table_controller.rules.codec import decode_input, encode
 from table_controller.rules.errors import RulesError
@@ -52,6 +54,10 @@ from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay
 
 Position = tuple[int, int]  # (game, seq); (0, 0) is before the first event
+
+# The outbox cannot read the log or keep its cursor; the message says what to do. The
+# log file's own error (event_log.py reads and writes the file for the outbox).
+OutboxError = FeedLogError
 
 
 class GameSent(TypedDict):
@@ -62,26 +68,6 @@ class GameSent(TypedDict):
     rules: str
     options: dict[str, Any]
     players: dict[str, str]
-
-
-BUSY_TIMEOUT_MS = 5000
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS feed_cursor (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS feed_rulings (ruling_id TEXT PRIMARY KEY, ok INTEGER NOT NULL,"
-    " problem TEXT, at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS feed_received (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " game INTEGER NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS feed_pictures (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " n INTEGER NOT NULL, at REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS feed_boot (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " boot INTEGER NOT NULL)",
-)
-
-
-class OutboxError(TableControllerError, RuntimeError):
-    """The outbox cannot read the log or keep its cursor; the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -103,20 +89,6 @@ class Pending:
         return (self.game, self.seq)
 
 
-@dataclass(frozen=True)
-class ClearPicture:
-    """A clearer picture of event (game, seq)'s card, the ``n``-th written to the log."""
-
-    n: int
-    game: int
-    seq: int
-    picture: bytes
-
-    @property
-    def position(self) -> Position:
-        return (self.game, self.seq)
-
-
 class _Replay:
     """One game's rules state, advanced as the outbox reads the game's events."""
 
@@ -131,147 +103,80 @@ class Outbox:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self._conn = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False
-            )
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            # A cursor lost to a power cut only resends what the director already has.
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            names = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
-            if "events" not in names or "games" not in names:
-                raise OutboxError(
-                    f"{self.path} is not a table's event log: start the table once to "
-                    "create it, or check [table] log in the configuration"
-                )
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
-        except sqlite3.Error as exc:
-            raise OutboxError(
-                f"{self.path}: the feed cannot use the event log ({exc}); check the disk"
-            ) from None
+        self._log = FeedLog(self.path)  # its own connection: event_log.py's FeedLog
         self._replay: _Replay | None = None
-        self._clear_table = False  # the log has evidence_clear (known once seen)
 
     # --- the cursor --------------------------------------------------------------------
 
     def cursor(self) -> Position:
         """The last event the broker acknowledged, in order; (0, 0) before any."""
-        row = self._one("SELECT game, seq FROM feed_cursor WHERE id = 1")
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+        mark = self._log.sent_mark()
+        return (mark.game, mark.seq) if mark else (0, 0)
 
     def acknowledge(self, position: Position, at: float) -> None:
         """The broker has every message up to ``position``: move the cursor there
         (forward only: a resend from the director's mark does not move it back)."""
         game, seq = position
-        self._exec(
-            "INSERT INTO feed_cursor VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
-            " SET game = excluded.game, seq = excluded.seq, at = excluded.at"
-            " WHERE excluded.game > feed_cursor.game OR (excluded.game = feed_cursor.game"
-            " AND excluded.seq > feed_cursor.seq)",
-            (game, seq, at),
-        )
+        self._log.keep_sent_mark(game, seq, at)
 
     # --- the director's mark -----------------------------------------------------------
 
     def safe(self) -> Position:
         """The last event the director confirmed it holds, with all before it; (0, 0)."""
-        row = self._one("SELECT game, seq FROM feed_received WHERE id = 1")
-        return (int(row[0]), int(row[1])) if row else (0, 0)
+        mark = self._log.received_mark()
+        return (mark.game, mark.seq) if mark else (0, 0)
 
     def confirm(self, position: Position, at: float) -> None:
         """The director's mark, as ``safe_from`` read it (it may go back: the director
         is the judge of what it holds)."""
         game, seq = position
-        self._exec(
-            "INSERT INTO feed_received VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
-            " SET game = excluded.game, seq = excluded.seq, at = excluded.at",
-            (game, seq, at),
-        )
+        self._log.keep_received_mark(game, seq, at)
 
     def safe_from(self, games: dict[int, int]) -> Position:
         """The director's per-game marks (game -> highest seq held with all before it)
         read against this log: the last logged event the director holds with every
         logged event before it."""
         position: Position = (0, 0)
-        for game, last in self._all(
-            "SELECT game, max(seq) FROM events GROUP BY game ORDER BY game"
-        ):
-            held = min(int(games.get(int(game), 0)), int(last))
+        for logged in self._log.last_events():
+            held = min(int(games.get(logged.game, 0)), logged.last)
             if held < 1:
                 break
-            position = (int(game), held)
-            if held < int(last):
+            position = (logged.game, held)
+            if held < logged.last:
                 break
         return position
 
     def backlog(self, after: Position | None = None) -> int:
         """How many logged events come after ``after`` (the cursor by default)."""
         game, seq = self.cursor() if after is None else after
-        row = self._one(
-            "SELECT count(*) FROM events WHERE game > ? OR (game = ? AND seq > ?)",
-            (game, game, seq),
-        )
-        return int(row[0]) if row else 0
+        return self._log.count_after(game, seq)
 
     # --- reading the backlog -----------------------------------------------------------
 
     def after(self, position: Position, limit: int) -> list[Pending]:
-        """Up to ``limit`` logged events after ``position``, in order, with outputs."""
+        """Up to ``limit`` logged events after ``position``, in order, with outputs
+        (the clearer picture where the camera took one)."""
         game, seq = position
-        picture, clear = "v.png", ""
-        if self._has_clear():  # the clearer picture where the camera took one
-            picture = "coalesce(c.png, v.png)"
-            clear = " LEFT JOIN evidence_clear c ON c.game = e.game AND c.seq = e.seq"
-        rows = self._all(
-            f"SELECT e.game, e.seq, e.event, e.source, e.recorded, {picture}"
-            " FROM events e LEFT JOIN evidence v ON v.game = e.game AND v.seq = e.seq"
-            f"{clear} WHERE e.game > ? OR (e.game = ? AND e.seq > ?)"
-            " ORDER BY e.game, e.seq LIMIT ?",
-            (game, game, seq, limit),
-        )
-        return [self._pending(*row) for row in rows]
+        return [self._pending(row) for row in self._log.events_after(game, seq, limit)]
 
     # --- the clearer pictures ------------------------------------------------------------
 
     def pictures_cursor(self) -> int:
         """The last clearer picture the broker acknowledged (its ``n``); 0 before any."""
-        row = self._one("SELECT n FROM feed_pictures WHERE id = 1")
-        return int(row[0]) if row else 0
+        n = self._log.pictures_mark()
+        return n if n is not None else 0
 
     def acknowledge_picture(self, n: int, at: float) -> None:
         """The broker has the clearer picture ``n`` (forward only)."""
-        self._exec(
-            "INSERT INTO feed_pictures VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE"
-            " SET n = excluded.n, at = excluded.at WHERE excluded.n > feed_pictures.n",
-            (n, at),
-        )
+        self._log.keep_pictures_mark(n, at)
 
     def pictures_after(self, n: int, limit: int) -> list[ClearPicture]:
-        """Up to ``limit`` clearer pictures written after the ``n``-th, in order."""
-        if not self._has_clear():
-            return []
-        rows = self._all(
-            "SELECT rowid, game, seq, png FROM evidence_clear WHERE rowid > ?"
-            " ORDER BY rowid LIMIT ?",
-            (n, limit),
-        )
-        return [ClearPicture(int(r), int(g), int(s), bytes(p)) for r, g, s, p in rows]
+        """Up to ``limit`` clearer pictures written after the ``n``-th, in order (none
+        from a log from before them)."""
+        return self._log.clear_pictures_after(n, limit)
 
-    def _has_clear(self) -> bool:
-        """Whether the log has ``evidence_clear`` (a log from before it has not, until a
-        table opens it to write)."""
-        if not self._clear_table:
-            self._clear_table = bool(
-                self._all(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'evidence_clear'"
-                )
-            )
-        return self._clear_table
-
-    def _pending(
-        self, game: int, seq: int, text: str, source: str, recorded: float, png: Any
-    ) -> Pending:
+    def _pending(self, row: EventRow) -> Pending:
+        game, seq, text = row.game, row.seq, row.event
         state = self._replay_at(game, seq)
         outputs: list[dict[str, Any]] = []
         hand: int | None = None
@@ -288,24 +193,24 @@ class Outbox:
             hand = current.number if current is not None else None
         state.seq = seq
         return Pending(
-            game=int(game),
-            seq=int(seq),
-            recorded=float(recorded),
-            source=str(source),
+            game=game,
+            seq=seq,
+            recorded=row.recorded,
+            source=row.source,
             input=encoded if isinstance(encoded, dict) else {"event": "unreadable"},
             outputs=outputs,
             hand=hand,
-            evidence=bytes(png) if png is not None else None,
+            evidence=row.picture,
             record=self._record(game) if seq == 1 else None,
         )
 
     def _record(self, game_no: int) -> GameSent | None:
-        row = self._one("SELECT rules, options, players FROM games WHERE game = ?", (game_no,))
+        row = self._log.game_row(game_no)
         if row is None:
             return None
-        options, players = _loaded_json(row[1]), _loaded_json(row[2])
+        options, players = _loaded_json(row.options), _loaded_json(row.players)
         return GameSent(
-            rules=str(row[0]),
+            rules=row.rules,
             options=dict(options) if isinstance(options, dict) else {},
             players=(
                 {str(k): str(v) for k, v in players.items()} if isinstance(players, dict) else {}
@@ -316,27 +221,26 @@ class Outbox:
         """The game's replay with every event before ``seq`` pushed."""
         state = self._replay
         if state is None or state.game_no != game_no or state.seq >= seq:
-            state = self._replay = _Replay(game_no, self._new_game(game_no))
+            state = self._replay = _Replay(game_no, self._new_game(self._log.game_row(game_no)))
         if state.seq < seq - 1:
-            rows = self._all(
-                "SELECT seq, event FROM events WHERE game = ? AND seq > ? AND seq < ? ORDER BY seq",
-                (game_no, state.seq, seq),
-            )
+            rows = self._log.event_texts(game_no, state.seq, seq)
             if state.game is not None:
                 # An event the rules refuse (or a row that does not read) was skipped at
                 # the table too.
-                replay(state.game, [_loaded(text) for _, text in rows], OnError.SKIP)
+                replay(state.game, [_loaded(row.event) for row in rows], OnError.SKIP)
             if rows:
-                state.seq = int(rows[-1][0])
+                state.seq = rows[-1].seq
         return state
 
-    def _new_game(self, game_no: int) -> Game | None:
-        row = self._one("SELECT rules, options FROM games WHERE game = ?", (game_no,))
+    @staticmethod
+    def _new_game(row: GameRow | None) -> Game | None:
+        """The rules state a game starts from, as its ``games`` row says; None when the
+        row is missing or does not build a game."""
         if row is None:
             return None
         try:
-            options = json.loads(row[1])
-            return Game(preset(str(row[0]), options if isinstance(options, dict) else {}))
+            options = json.loads(row.options)
+            return Game(preset(row.rules, options if isinstance(options, dict) else {}))
         except (ValueError, TypeError, RulesError):
             return None
 
@@ -344,63 +248,28 @@ class Outbox:
 
     def start_boot(self, now: float) -> int:
         """A new start of the feed: its number (``table_order.next_boot`` of the last
-        one and the clock ``now``), kept before it is used."""
-        row = self._one("SELECT boot FROM feed_boot WHERE id = 1")
-        boot = next_boot(int(row[0]) if row else None, now)
-        # On disk before it is used (the log's other writes may be lost to a power cut:
-        # they are sent again; a start's number used twice would refuse the second).
-        self._exec("PRAGMA synchronous = FULL", ())
-        try:
-            self._exec(
-                "INSERT INTO feed_boot VALUES (1, ?) ON CONFLICT (id) DO UPDATE"
-                " SET boot = excluded.boot",
-                (boot,),
-            )
-        finally:
-            self._exec("PRAGMA synchronous = NORMAL", ())
+        one and the clock ``now``), kept on disk before it is used."""
+        boot = next_boot(self._log.last_boot(), now)
+        self._log.keep_boot(boot)
         return boot
 
     # --- rulings answered ----------------------------------------------------------------
 
     def answered(self, ruling_id: str) -> tuple[bool, str | None] | None:
         """How the table answered this ruling before (ok, problem), or None."""
-        row = self._one("SELECT ok, problem FROM feed_rulings WHERE ruling_id = ?", (ruling_id,))
-        if row:
-            return (bool(row[0]), row[1])
+        kept = self._log.answer_kept(ruling_id)
+        if kept:
+            return (kept.ok, kept.problem)
         # Applied, and the table stopped before its answer was kept: the log says so.
-        with contextlib.suppress(OutboxError):  # a log from before rulings were kept
-            if self._one("SELECT 1 FROM rulings WHERE ruling_id = ?", (ruling_id,)):
-                return (True, None)
+        if self._log.ruling_logged(ruling_id):
+            return (True, None)
         return None
 
     def answer(self, ruling_id: str, ok: bool, problem: str | None, at: float) -> None:
-        self._exec(
-            "INSERT OR IGNORE INTO feed_rulings VALUES (?, ?, ?, ?)",
-            (ruling_id, int(ok), problem, at),
-        )
-
-    # --- SQLite ------------------------------------------------------------------------
-
-    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        rows = self._all(sql, params)
-        return rows[0] if rows else None
-
-    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        try:
-            return self._conn.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise OutboxError(f"{self.path}: the feed cannot read the log ({exc})") from None
-
-    def _exec(self, sql: str, params: tuple[Any, ...]) -> None:
-        try:
-            self._conn.execute(sql, params)
-        except sqlite3.Error as exc:
-            raise OutboxError(
-                f"{self.path}: the feed cannot record what was sent ({exc}); check the disk"
-            ) from None
+        self._log.keep_answer(ruling_id, ok, problem, at)
 
     def close(self) -> None:
-        self._conn.close()
+        self._log.close()
 
 
 def _loaded_json(text: str) -> Any:
