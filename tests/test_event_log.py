@@ -1,4 +1,4 @@
-"""The event log (table_controller/event_log.py) on real SQLite files: every input event
+"""The event log (table_controller/event_log/) on real SQLite files: every input event
 round-trips, history cannot be changed, and a file that is not this table's sound log is
 refused with a clear error and left exactly as it was."""
 

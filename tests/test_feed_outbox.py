@@ -1,4 +1,4 @@
-"""Only event_log.py knows the log file's tables: the feed's outbox reads and keeps its
+"""Only event_log/ knows the log file's tables: the feed's outbox reads and keeps its
 marks through ``event_log.FeedLog``, and neither it nor what uses it (the publisher, the
 load generator's drain) holds a line of SQL. Read with ast, so a docstring or a comment
 that names a statement does not count; a string the code could run does."""
@@ -73,7 +73,7 @@ def sql_in(source: str) -> list[str]:
 def test_the_outbox_and_its_users_hold_no_sql(module: str) -> None:
     found = sql_in((PACKAGE / module).read_text(encoding="utf-8"))
     assert found == [], (
-        f"{module} runs SQL of its own: the log file's tables are event_log.py's alone; "
+        f"{module} runs SQL of its own: the log file's tables are event_log/'s alone; "
         "add a method to event_log.FeedLog returning a typed row and call it:\n" + "\n".join(found)
     )
 

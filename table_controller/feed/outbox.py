@@ -34,7 +34,7 @@ A message's outputs are not stored: they are what the rules make of the logged e
 so the outbox replays each game as it reads it (as resume.py does at start).
 
 The outbox holds no SQL: every table of the file, the log's and these of its own, is
-read and written through ``event_log.FeedLog``, so only event_log.py knows them. What
+read and written through ``event_log.FeedLog``, so only event_log/ knows them. What
 is here is what to send next, from which mark, and what a game's events make.
 """
 
@@ -56,7 +56,7 @@ from table_controller.rules.replay import OnError, replay
 Position = tuple[int, int]  # (game, seq); (0, 0) is before the first event
 
 # The outbox cannot read the log or keep its cursor; the message says what to do. The
-# log file's own error (event_log.py reads and writes the file for the outbox).
+# log file's own error (event_log/ reads and writes the file for the outbox).
 OutboxError = FeedLogError
 
 
@@ -103,7 +103,7 @@ class Outbox:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._log = FeedLog(self.path)  # its own connection: event_log.py's FeedLog
+        self._log = FeedLog(self.path)  # its own connection: event_log/'s FeedLog
         self._replay: _Replay | None = None
 
     # --- the cursor --------------------------------------------------------------------

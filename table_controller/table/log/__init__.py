@@ -1,4 +1,4 @@
-"""The table's log as the table uses it, over ``event_log.py`` (the log itself):
+"""The table's log as the table uses it, over ``event_log/`` (the log itself):
 ``resume`` (the last game replayed at start), ``pictures`` (the camera's clearer
 pictures written over the first ones), ``export`` (a game as a transcript or a score
 sheet) and ``cli`` (``table-controller log``, loaded by name).
