@@ -124,6 +124,34 @@ class OfflineMessage(TypedDict):
     sig: NotRequired[str]
 
 
+class ReceivedMessage(TypedDict):
+    """The director's mark of what it holds from a table (``received_message``)."""
+
+    v: Literal[1]
+    table: str
+    game: int
+    seq: int
+    games: dict[str, int]  # per game (its number as text), the highest seq held whole
+    at: float
+    every: float
+    since: NotRequired[float]
+    behind: NotRequired[float]
+
+
+class AckMessage(TypedDict):
+    """The table's answer to a ruling (``ack_message``)."""
+
+    v: Literal[1]
+    table: str
+    ruling_id: str
+    ok: bool | None
+    state: str  # one of ACK_STATES
+    problem: str | None
+    at: float
+    order: NotRequired[list[int | None]]  # its place, when signed
+    sig: NotRequired[str]
+
+
 # What a table's name may not hold: MQTT's wildcards and level separator, and control
 # characters (NUL among them); a name is shown on the dashboard as it is written.
 NAME_ALLOWED = "letters, digits, spaces and punctuation, but not # + / or control characters"
@@ -318,7 +346,7 @@ def received_message(
     every: float,
     since: float | None = None,
     behind: float = 0.0,
-) -> dict[str, Any]:
+) -> ReceivedMessage:
     """The director's mark (retained on ``received``): ``games`` is, per game, the highest
     seq stored with every seq before it stored too; ``game``/``seq`` the last position
     the director holds with nothing missing before it, as far as it can tell (a game is
@@ -330,7 +358,7 @@ def received_message(
     ``behind``: how long the oldest message the director has and has not stored yet
     has waited (its store is slow): the table waits that much longer to resend."""
     game, seq = director_position(games)
-    out: dict[str, Any] = {
+    out: ReceivedMessage = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -400,7 +428,7 @@ ACK_STATES = ("delivered", "applied", "refused")
 
 def ack_message(
     *, table: str, ruling_id: str, ok: bool | None, problem: str | None, at: float
-) -> dict[str, Any]:
+) -> AckMessage:
     """The table's answer to a ruling: ``ok`` None when it has it and checked its
     signature (``state`` delivered), then True (applied) or False (refused, ``problem``)."""
     return {
@@ -418,6 +446,15 @@ __all__ = [
     "ACK_STATES",
     "NAME_ALLOWED",
     "VERSION",
+    "AckMessage",
+    "AcrossStatus",
+    "CalibrationStatus",
+    "EventMessage",
+    "FleetStatus",
+    "GameRecord",
+    "OfflineMessage",
+    "ReceivedMessage",
+    "StatusMessage",
     "Topics",
     "ack_message",
     "director_position",
