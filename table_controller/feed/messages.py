@@ -312,8 +312,8 @@ def status_message(
     director's fleet view shows of the table's own machine (``table/fleet/status.py``:
     version, each device in words, disk free, last calibration, config applied); left
     out when None, so a table that does not send it reads as before. ``across``: the
-    cards the camera sees lying across a zone's line (``table/across_line.py``
-    ``AcrossStatus``: card, seat, into, zones), for the director's view of the table;
+    cards the camera sees lying across a zone's line (``AcrossStatus``: card, seat,
+    into, zones; table/across_line.py makes them), for the director's view of the table;
     left out when there are none."""
     out: StatusMessage = {
         "v": VERSION,
