@@ -24,6 +24,7 @@ from table_controller.event_log import EventLog
 from table_controller.kiosk.kiosk import KioskTable, bot_names
 from table_controller.kiosk.teach import coach, why_won
 from table_controller.kiosk.visitor import SimulatedVisitor, simulated_kiosk
+from table_controller.present import Coach, KioskAlert, KioskShown, TableSnapshot
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
@@ -455,6 +456,15 @@ def test_swept_cards_lose_nothing_and_wrong_cards_are_explained(tmp_path: Path) 
     # The card swept off: nothing is lost, and the page says so.
     assert table.kiosk.from_camera(CardRemoved(card, "play:S", 20, 0.0)) is None
     assert table.kiosk.alert is not None and "Nothing is lost" in table.kiosk.alert["fix"]
+    # The page's snapshot has the keys its type names (present's TableSnapshot), and the
+    # kiosk's part those of KioskShown: its alert, its coach.
+    table.controls.drive()
+    snap = table.snapshot()
+    assert snap is not None and set(snap) == TableSnapshot.__required_keys__ | {"kiosk"}
+    kiosk = snap["kiosk"]
+    assert set(kiosk) == KioskShown.__required_keys__
+    assert set(kiosk["coach"]) == Coach.__required_keys__
+    assert kiosk["alert"] is not None and set(kiosk["alert"]) == KioskAlert.__required_keys__
     # Laid back: not played again.
     assert table.kiosk.from_camera(CardLaid(card, "play:S", 21, 0.0, 0.0, 0.0)) is None
     # A card laid in a bot's zone, or one that is not the visitor's: refused, with why.

@@ -15,7 +15,10 @@ from table_controller import simulate, transcript
 from table_controller.cards import Card, Suit
 from table_controller.present import (
     SEAT_NAMES,
+    Action,
     Notice,
+    SeatShown,
+    TableSnapshot,
     choices,
     game_over,
     in_words,
@@ -129,6 +132,25 @@ def test_a_simulated_game_is_shown_as_the_engine_has_it() -> None:
     assert over["score"] == {"NS": game.scores[0], "EW": game.scores[1]}
     assert "_" not in over["text"] and str(max(game.scores)) in over["text"]
     assert checked_tricks > 20
+
+
+def test_the_snapshot_has_the_keys_its_type_names() -> None:
+    """The page's contract (present's ``TableSnapshot``, a seat's ``SeatShown``) is the
+    snapshot's keys, no more and no fewer, all through a game."""
+    rules = preset("td-tournament")
+    game = Game(rules)
+    recent: list[OutputEvent] = []
+    table_keys = TableSnapshot.__required_keys__
+    assert "kiosk" in TableSnapshot.__optional_keys__  # the kiosk's part, added by it
+    for event, out in simulate.play(rules, random.Random(5)):
+        game.push(event)
+        recent += out
+        snap = view(game, recent)
+        assert set(snap) == table_keys
+        for shown in snap["seats"]:
+            assert set(shown) == SeatShown.__required_keys__
+        for action in snap["actions"]:
+            assert set(action) == Action.__required_keys__
 
 
 def test_seats_names_teams_and_the_seat_to_act() -> None:

@@ -4,6 +4,12 @@ Every message a table sends is built here, so the topics and the payloads docume
 in docs/feed.md have one definition. A payload never carries a card a player still
 holds: the dealt hands, the dealer's buried discard and the cards passed in an exchange
 are taken out before anything leaves the table (``secret_free``).
+
+The two messages a table publishes most, the event (``EventMessage``) and the status
+(``StatusMessage``, and ``OfflineMessage`` its last will), are typed here where they are
+built; their JSON Schemas (table_controller/schemas/feed-event.schema.json and
+feed-status.schema.json, made from these types by feed/wire_schema.py) say the same to
+a reader in another process or language.
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
-VERSION = 1
+from table_controller.present import FaultShown
+
+VERSION: Literal[1] = 1
 
 # Fields of encoded input events that name cards a player holds (never sent).
 _SECRET_FIELDS: dict[str, tuple[str, ...]] = {
@@ -26,6 +34,122 @@ _SECRET_FIELDS: dict[str, tuple[str, ...]] = {
 # Output fields that name a held card: kept for the director (who rules on them) but
 # taken out of anything shown to the public (``public_outputs``).
 _HELD_OUTPUT_FIELDS: dict[str, tuple[str, ...]] = {"renege_spotted": ("held",)}
+
+
+class GameRecord(TypedDict):
+    """What the table's log says a game is played under and by, sent with the game's
+    first event: its preset, options and players (seat letter -> name). The same shape
+    as the log's own (feed/outbox.py ``GameSent``)."""
+
+    rules: str
+    options: dict[str, object]
+    players: dict[str, str]
+
+
+class EventMessage(TypedDict):
+    """One logged input event as a table sends it on ``events`` (docs/feed.md, "events"):
+    (table, game, seq) is its key. ``input`` is the codec's encoding of the event, the
+    cards a player holds taken out; ``outputs`` what the rules made of it."""
+
+    v: Literal[1]
+    table: str
+    game: int
+    seq: int
+    at: float  # when it was logged (Unix seconds)
+    source: str
+    input: dict[str, object]
+    outputs: list[dict[str, object]]
+    hand: int | None
+    evidence: bool  # a picture was sent on evidence/{game}/{seq}
+    record: NotRequired[GameRecord]  # the game's first event only
+    sig: NotRequired[str]  # a table with a signing key (feed/table_signing.py)
+
+
+class AcrossStatus(TypedDict):
+    """A card across a line as the table's status tells the director (signed with the
+    rest of the status; table/across_line.py makes it, director/words.py reads it)."""
+
+    card: str  # its code ("9S")
+    seat: str | None
+    into: str
+    zones: list[str]  # the zones it touches, the one holding most of it first
+
+
+class CalibrationStatus(TypedDict):
+    at: float | None  # when the camera was last calibrated (wall clock)
+
+
+class FleetStatus(TypedDict):
+    """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it
+    (table/fleet/status.py makes it)."""
+
+    version: str
+    devices: dict[str, str]  # each device: "ok", "not fitted", or its fault in words
+    disk_free_mb: int | None
+    calibration: CalibrationStatus
+    config_seq: int | None
+
+
+class StatusMessage(TypedDict):
+    """The table's heartbeat, retained on ``status`` (docs/feed.md, "status")."""
+
+    v: Literal[1]
+    table: str
+    name: str | None
+    online: Literal[True]
+    at: float
+    every: float
+    game: int | None
+    hand: int | None
+    phase: str | None
+    scores: list[int]
+    players: dict[str, str]
+    faults: list[FaultShown]
+    backlog: int
+    unconfirmed: int
+    fleet: NotRequired[FleetStatus]
+    across: NotRequired[list[AcrossStatus]]
+    order: NotRequired[list[int | None]]  # its place (feed/table_order.py), when signed
+    sig: NotRequired[str]
+
+
+class OfflineMessage(TypedDict):
+    """The status a table leaves behind when it goes: its last will, or a clean stop."""
+
+    v: Literal[1]
+    table: str
+    online: Literal[False]
+    at: float
+    order: NotRequired[list[int | None]]
+    sig: NotRequired[str]
+
+
+class ReceivedMessage(TypedDict):
+    """The director's mark of what it holds from a table (``received_message``)."""
+
+    v: Literal[1]
+    table: str
+    game: int
+    seq: int
+    games: dict[str, int]  # per game (its number as text), the highest seq held whole
+    at: float
+    every: float
+    since: NotRequired[float]
+    behind: NotRequired[float]
+
+
+class AckMessage(TypedDict):
+    """The table's answer to a ruling (``ack_message``)."""
+
+    v: Literal[1]
+    table: str
+    ruling_id: str
+    ok: bool | None
+    state: str  # one of ACK_STATES
+    problem: str | None
+    at: float
+    order: NotRequired[list[int | None]]  # its place, when signed
+    sig: NotRequired[str]
 
 
 # What a table's name may not hold: MQTT's wildcards and level separator, and control
@@ -115,7 +239,7 @@ class Topics:
         return f"{self.prefix}/tables/+/#"
 
 
-def secret_free(encoded: Mapping[str, Any]) -> dict[str, Any]:
+def secret_free(encoded: Mapping[str, object]) -> dict[str, object]:
     """An encoded input event without the cards a player holds."""
     hidden = _SECRET_FIELDS.get(str(encoded.get("event")), ())
     return {k: v for k, v in encoded.items() if k not in hidden}
@@ -138,16 +262,16 @@ def event_message(
     seq: int,
     at: float,
     source: str,
-    input_event: Mapping[str, Any],
-    outputs: Sequence[Mapping[str, Any]],
+    input_event: Mapping[str, object],
+    outputs: Sequence[Mapping[str, object]],
     hand: int | None,
     evidence: bool,
-    record: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    record: GameRecord | None = None,
+) -> EventMessage:
     """One logged input event, as sent on ``events``; (table, game, seq) is its key.
     ``record``: the game's rules, options and players as the table's log holds them
     (``outbox.GameSent``), sent with each game's first event; left out when None."""
-    out = {
+    out: EventMessage = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -160,7 +284,7 @@ def event_message(
         "evidence": evidence,
     }
     if record is not None:
-        out["record"] = dict(record)
+        out["record"] = record.copy()
     return out
 
 
@@ -174,13 +298,13 @@ def status_message(
     phase: str | None,
     scores: Sequence[int],
     players: Mapping[str, str],
-    faults: Sequence[Mapping[str, Any]],
+    faults: Sequence[FaultShown],
     backlog: int,
     unconfirmed: int | None = None,
     name: str | None = None,
-    fleet: Mapping[str, Any] | None = None,
-    across: Sequence[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
+    fleet: FleetStatus | None = None,
+    across: Sequence[AcrossStatus] = (),
+) -> StatusMessage:
     """The table's heartbeat (retained on ``status``). ``backlog``: events the broker
     has not acknowledged; ``unconfirmed``: events the director has not yet confirmed;
     ``name``: the table's name as its config writes it ("Table 1", "Maple"), what a
@@ -188,10 +312,10 @@ def status_message(
     director's fleet view shows of the table's own machine (``table/fleet/status.py``:
     version, each device in words, disk free, last calibration, config applied); left
     out when None, so a table that does not send it reads as before. ``across``: the
-    cards the camera sees lying across a zone's line (``table/across_line.py``
-    ``AcrossStatus``: card, seat, into, zones), for the director's view of the table;
+    cards the camera sees lying across a zone's line (``AcrossStatus``: card, seat,
+    into, zones; table/across_line.py makes them), for the director's view of the table;
     left out when there are none."""
-    out = {
+    out: StatusMessage = {
         "v": VERSION,
         "table": table,
         "name": name,
@@ -203,14 +327,14 @@ def status_message(
         "phase": phase,
         "scores": list(scores),
         "players": dict(players),
-        "faults": [dict(f) for f in faults],
+        "faults": [f.copy() for f in faults],
         "backlog": backlog,
         "unconfirmed": backlog if unconfirmed is None else unconfirmed,
     }
     if fleet is not None:
-        out["fleet"] = dict(fleet)
+        out["fleet"] = fleet.copy()
     if across:
-        out["across"] = [dict(a) for a in across]
+        out["across"] = [a.copy() for a in across]
     return out
 
 
@@ -222,7 +346,7 @@ def received_message(
     every: float,
     since: float | None = None,
     behind: float = 0.0,
-) -> dict[str, Any]:
+) -> ReceivedMessage:
     """The director's mark (retained on ``received``): ``games`` is, per game, the highest
     seq stored with every seq before it stored too; ``game``/``seq`` the last position
     the director holds with nothing missing before it, as far as it can tell (a game is
@@ -234,7 +358,7 @@ def received_message(
     ``behind``: how long the oldest message the director has and has not stored yet
     has waited (its store is slow): the table waits that much longer to resend."""
     game, seq = director_position(games)
-    out: dict[str, Any] = {
+    out: ReceivedMessage = {
         "v": VERSION,
         "table": table,
         "game": game,
@@ -294,7 +418,7 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def offline_message(*, table: str, at: float) -> dict[str, Any]:
+def offline_message(*, table: str, at: float) -> OfflineMessage:
     """The status left behind when the table goes (its last will, or a clean stop)."""
     return {"v": VERSION, "table": table, "online": False, "at": at}
 
@@ -304,7 +428,7 @@ ACK_STATES = ("delivered", "applied", "refused")
 
 def ack_message(
     *, table: str, ruling_id: str, ok: bool | None, problem: str | None, at: float
-) -> dict[str, Any]:
+) -> AckMessage:
     """The table's answer to a ruling: ``ok`` None when it has it and checked its
     signature (``state`` delivered), then True (applied) or False (refused, ``problem``)."""
     return {
@@ -322,6 +446,15 @@ __all__ = [
     "ACK_STATES",
     "NAME_ALLOWED",
     "VERSION",
+    "AckMessage",
+    "AcrossStatus",
+    "CalibrationStatus",
+    "EventMessage",
+    "FleetStatus",
+    "GameRecord",
+    "OfflineMessage",
+    "ReceivedMessage",
+    "StatusMessage",
     "Topics",
     "ack_message",
     "director_position",

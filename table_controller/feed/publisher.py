@@ -43,7 +43,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -60,6 +60,9 @@ from table_controller.feed.table_signing import (
     sign_message,
 )
 from table_controller.feed.tls import refused
+
+# A message the table signs: an event, a status, its last will, an answer.
+_Payload = TypeVar("_Payload", bound=Mapping[str, object])
 
 log = logging.getLogger(__name__)
 
@@ -599,18 +602,18 @@ class Publisher:
         payload = self._signed("status", payload)
         client.publish(self._status_topic, json.dumps(payload), qos=1, retain=True)
 
-    def _signed(
-        self, kind: str, payload: dict[str, Any], *, last_word: bool = False
-    ) -> dict[str, Any]:
+    def _signed(self, kind: str, payload: _Payload, *, last_word: bool = False) -> _Payload:
         """``payload`` with the table's signature, when it has a key (else as it is); a
         status or an answer with its place in the table's order first (``last_word``:
-        the connection's last will)."""
+        the connection's last will). Of the same type: the signature adds only ``order``
+        and ``sig``, which each message's type declares (feed/messages.py)."""
         if self._signer is None:
             return payload
+        body: Mapping[str, object] = payload
         if self._places is not None and is_ordered(kind):
             place = self._places.last_word() if last_word else self._places.next()
-            payload = placed(payload, place)
-        return sign_message(kind, payload, self._signer)
+            body = placed(body, place)
+        return cast(_Payload, sign_message(kind, body, self._signer))
 
     def _picture(self, kind: str, game: int, seq: int, picture: bytes) -> bytes:
         """A picture as sent: signed after its bytes when the table has a key."""

@@ -41,7 +41,7 @@ import random
 import re
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
 from table_controller.bots.strong import StrongBot
@@ -52,7 +52,14 @@ from table_controller.kiosk.bots import KioskBots
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
-from table_controller.present import PageCard, page_card, waiting_for
+from table_controller.present import (
+    BotShown,
+    KioskAlert,
+    PageCard,
+    TableSnapshot,
+    page_card,
+    waiting_for,
+)
 from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
@@ -141,7 +148,7 @@ class Kiosk:
         self.collected: dict[Seat, list[Card]] = {s: [] for s in self.visitors}
         self.mode = "play"
         self.exited = False
-        self.alert: dict[str, str] | None = None
+        self.alert: KioskAlert | None = None
         self.attract_wanted = attract
         self.cover = CoverWatch(covered_after)
         # One worker thread works out the bots' and the demo's moves.
@@ -463,7 +470,7 @@ class Kiosk:
             return frozenset()
         return frozenset(s for s in self.visitors if len(self.collected.get(s, ())) < HAND_SIZE)
 
-    def annotate(self, game: Game, snapshot: dict[str, Any]) -> None:
+    def annotate(self, game: Game, snapshot: TableSnapshot) -> None:
         """The kiosk's part of the page's snapshot: its mode, the coach, the bots."""
         attract = self.mode == "attract" and game is self.attract.game
         visitors = () if attract else self.visitors
@@ -473,7 +480,7 @@ class Kiosk:
             (demo_shown.recent if demo_shown is not None else []) if attract else self.table.recent
         )
         hand = game.hand
-        bots: dict[str, Any] = {}
+        bots: dict[str, BotShown] = {}
         for seat in SEATS if attract else self.bot_seats:
             held = hand.known[seat] if hand is not None else None
             bots[seat.name] = {"count": len(held) if held is not None else 0}

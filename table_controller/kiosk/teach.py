@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from table_controller.cards import Card, Rank, Suit, effective_suit, legal_plays, trick_winner
-from table_controller.present import renege_sentence
+from table_controller.present import Coach, renege_sentence
 from table_controller.rules.events import (
     IrregularityFound,
     OutputEvent,
@@ -195,7 +194,7 @@ def coach(
     recent: Sequence[OutputEvent],
     *,
     collected: Mapping[Seat, Sequence[Card]] | None = None,
-) -> dict[str, Any]:
+) -> Coach:
     """The coach's words now: ``{"title", "lines", "playable", "trick_won", "renege"}``
     (``playable``: the card codes the visitor to play may play)."""
     now = _Moment(game, visitors, names, collected or {})

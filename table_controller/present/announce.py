@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from table_controller.present.snapshot import GameOverShown
 from table_controller.present.words import SEAT_NAMES, TEAM_SHORT, TEAM_WORDS, card_face, suit_text
 from table_controller.rules.events import GameEnded, HandStarted, MatchWon, OutputEvent
 from table_controller.rules.game import Game
@@ -102,8 +102,8 @@ def game_over(
     game: Game,
     recent: Sequence[OutputEvent],
     players: Mapping[Seat, str],
-    ended: Mapping[str, Any] | None = None,
-) -> dict[str, Any] | None:
+    ended: GameOverShown | None = None,
+) -> GameOverShown | None:
     """The end of a game, to announce big, until the next deal: from ``recent`` (a game
     of this match ended and no hand is dealt since) or ``ended`` (the announcement of the
     table's previous game, kept while this new game has dealt no hand)."""
@@ -120,13 +120,13 @@ def game_over(
     if ends:
         return _announcement(ends[0], won, game.rules.best_of, names)
     if ended is not None and game.last_hand is None:
-        return dict(ended)
+        return ended.copy()
     return None
 
 
 def _announcement(
     ev: GameEnded, won: MatchWon | None, best_of: int, names: Mapping[Seat, str]
-) -> dict[str, Any]:
+) -> GameOverShown:
     ns, ew = ev.scores
     score = f"{max(ns, ew)} to {min(ns, ew)}"
     winner = won.winner if won is not None else ev.winner

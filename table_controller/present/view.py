@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypedDict
+from typing import Protocol
 
 from table_controller.cards import SUITS, Card, Rank, Suit, trick_winner
 from table_controller.present.announce import (
@@ -30,6 +30,28 @@ from table_controller.present.announce import (
     tricks_text,
     waiting_for,
     who,
+)
+from table_controller.present.snapshot import (
+    AcrossOnPage,
+    Action,
+    BidShown,
+    FaultShown,
+    GameOverShown,
+    IrregularityShown,
+    LastTrickShown,
+    NoticeShown,
+    PageCard,
+    Picture,
+    PlayShown,
+    RenegeShown,
+    ResultShown,
+    RulesShown,
+    ScoreShown,
+    TableSnapshot,
+    TrickShown,
+    TrumpShown,
+    UpcardShown,
+    WinnerShown,
 )
 from table_controller.present.words import (
     IRREGULARITY_WORDS,
@@ -88,7 +110,7 @@ _ACTION_PHASES = frozenset(
 class Fault(Protocol):
     """A device's fault as the page shows it (the table's ``health.Fault`` is one)."""
 
-    def to_json(self) -> dict[str, object]: ...
+    def to_json(self) -> FaultShown: ...
 
 
 class AcrossNote(Protocol):
@@ -96,18 +118,7 @@ class AcrossNote(Protocol):
     ``across_line.AcrossLine`` is one): the words are the table's, made with the
     players' names."""
 
-    def page(self, names: Mapping[Seat, str]) -> Mapping[str, object]: ...
-
-
-class PageCard(TypedDict):
-    """A card as the page draws it."""
-
-    code: str
-    rank: str
-    suit: str
-    symbol: str
-    red: bool
-    text: str
+    def page(self, names: Mapping[Seat, str]) -> AcrossOnPage: ...
 
 
 @dataclass(frozen=True)
@@ -127,7 +138,7 @@ class Notice:
                 f"a notice's kind is {self.kind!r}; it must be one of " + ", ".join(NOTICE_KINDS)
             )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NoticeShown:
         return {
             "kind": self.kind,
             "seat": None if self.seat is None else self.seat.name,
@@ -149,9 +160,9 @@ def table_view(
     pictured: Sequence[tuple[OutputEvent, str]] = (),
     version: int = 0,
     rules_name: str | None = None,
-    ended: Mapping[str, Any] | None = None,
+    ended: GameOverShown | None = None,
     across: Sequence[AcrossNote] = (),
-) -> dict[str, Any]:
+) -> TableSnapshot:
     """The snapshot of the table for the page.
 
     ``recent`` is the output events of the hand in play (more is fine: only those since
@@ -216,21 +227,12 @@ def table_view(
         "game_over": game_over(game, recent, players, ended),
         "reneges": _reneges(this_hand, names, evidence_urls, hand),
         "irregularities": [
-            {
-                "kind": ev.kind.value,
-                "title": IRREGULARITY_WORDS[ev.kind],
-                "seat": _seat(ev.seat),
-                "name": names[ev.seat] if ev.seat is not None else None,
-                "remedy": ev.remedy.value,
-                "remedy_words": REMEDY_WORDS[ev.remedy],
-                "text": in_words(ev.detail),
-                "evidence": irregularity_pictures(ev, pictured, evidence_urls),
-            }
+            _irregularity(ev, names, pictured, evidence_urls)
             for ev in this_hand
             if isinstance(ev, IrregularityFound)
         ],
         "notices": [_notice(n) for n in notices],
-        "across": [dict(a.page(names)) for a in across],
+        "across": [a.page(names) for a in across],
         "faults": [f.to_json() for f in faults],
         "devices_ok": not faults,
         "actions": actions(game, names),
@@ -240,7 +242,7 @@ def table_view(
 # --- the touchscreen's choices -----------------------------------------------------------
 
 
-def actions(game: Game, names: Mapping[Seat, str] | None = None) -> list[dict[str, Any]]:
+def actions(game: Game, names: Mapping[Seat, str] | None = None) -> list[Action]:
     """The inputs the touchscreen offers now: {"label", "seat", "event"} each, the event
     as the codec writes it (what ``POST /api/input`` takes back)."""
     if game.phase not in _ACTION_PHASES:
@@ -331,7 +333,7 @@ def _label(game: Game, ev: InputEvent, names: Mapping[Seat, str]) -> str:
 # --- pieces of the snapshot ----------------------------------------------------------------
 
 
-def _notice(notice: Notice) -> dict[str, Any]:
+def _notice(notice: Notice) -> NoticeShown:
     """A notice for the page: a refusal's words from the rules core in words."""
     shown = notice.to_json()
     if notice.kind == "refused":
@@ -361,7 +363,7 @@ def page_card(card: Card) -> PageCard:
     }
 
 
-def _rules(game: Game, rules_name: str | None) -> dict[str, Any]:
+def _rules(game: Game, rules_name: str | None) -> RulesShown:
     rules = game.rules
     name = rules_name
     if name is None:
@@ -378,7 +380,7 @@ def _rules(game: Game, rules_name: str | None) -> dict[str, Any]:
     }
 
 
-def _trump(hand: HandState | None) -> dict[str, Any] | None:
+def _trump(hand: HandState | None) -> TrumpShown | None:
     if hand is None or not hand.trump_set:
         return None
     suit = hand.trump
@@ -392,7 +394,7 @@ def _trump(hand: HandState | None) -> dict[str, Any] | None:
     }
 
 
-def _bid(game: Game, hand: HandState | None) -> dict[str, Any] | None:
+def _bid(game: Game, hand: HandState | None) -> BidShown | None:
     """Bid Euchre: the contract, or the high bid so far."""
     if hand is None or game.rules.variant is not Variant.BID_EUCHRE:
         return None
@@ -403,7 +405,7 @@ def _bid(game: Game, hand: HandState | None) -> dict[str, Any] | None:
     return {"amount": amount, "seat": _seat(seat), "won": hand.bid is not None}
 
 
-def _upcard(game: Game, hand: HandState | None) -> dict[str, Any] | None:
+def _upcard(game: Game, hand: HandState | None) -> UpcardShown | None:
     if hand is None or hand.upcard is None:
         return None
     if hand.trump_set and game.rules.variant is Variant.EUCHRE and hand.round == 1:
@@ -415,14 +417,14 @@ def _upcard(game: Game, hand: HandState | None) -> dict[str, Any] | None:
     return {"card": page_card(hand.upcard), "status": status}
 
 
-def _plays(trick: Trick) -> list[dict[str, Any]]:
+def _plays(trick: Trick) -> list[PlayShown]:
     return [
         {"seat": seat.name, "card": page_card(card), "dead": card in trick.dead}
         for seat, card in trick.plays
     ]
 
 
-def _trick(trick: Trick) -> dict[str, Any]:
+def _trick(trick: Trick) -> TrickShown:
     return {
         "number": trick.number,
         "leader": trick.leader.name,
@@ -437,7 +439,7 @@ def _winner_of(hand: HandState, trick: Trick) -> Seat:
     return trick_winner(live, hand.trump, trick.led) if live else trick.leader
 
 
-def _last_trick(hand: HandState, trick: Trick) -> dict[str, Any]:
+def _last_trick(hand: HandState, trick: Trick) -> LastTrickShown:
     return {
         "number": trick.number,
         "winner": _winner_of(hand, trick).name,
@@ -453,9 +455,9 @@ def _tricks_by_seat(hand: HandState) -> dict[Seat, int]:
     return won
 
 
-def _score(game: Game) -> dict[str, Any]:
+def _score(game: Game) -> ScoreShown:
     rules = game.rules
-    score: dict[str, Any] = {
+    score: ScoreShown = {
         "NS": game.scores[Team.NS],
         "EW": game.scores[Team.EW],
         "to_win": rules.points_to_win,
@@ -479,7 +481,7 @@ def _since_deal(recent: Sequence[OutputEvent]) -> Sequence[OutputEvent]:
     return recent
 
 
-def _result(events: Sequence[OutputEvent], names: Mapping[Seat, str]) -> dict[str, Any] | None:
+def _result(events: Sequence[OutputEvent], names: Mapping[Seat, str]) -> ResultShown | None:
     """How the latest hand ended (scored or thrown in), until the next deal."""
     for ev in reversed(events):
         if isinstance(ev, HandScored):
@@ -512,7 +514,7 @@ def _result_words(ev: HandScored, names: Mapping[Seat, str]) -> str:
     return f"Hand {ev.hand}: {RESULT_WORDS[ev.result]}{maker}; {points}"
 
 
-def _winner(game: Game, recent: Sequence[OutputEvent]) -> dict[str, Any] | None:
+def _winner(game: Game, recent: Sequence[OutputEvent]) -> WinnerShown | None:
     if game.phase is not Phase.OVER:
         return None
     for ev in reversed(recent):
@@ -532,8 +534,8 @@ def _reneges(
     names: Mapping[Seat, str],
     evidence_urls: Mapping[Card, str],
     hand: HandState | None,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+) -> list[RenegeShown]:
+    out: list[RenegeShown] = []
     for ev in events:
         if isinstance(ev, RenegeProven):
             cards = (ev.played, ev.proof)
@@ -574,6 +576,24 @@ def _reneges(
     return out
 
 
+def _irregularity(
+    ev: IrregularityFound,
+    names: Mapping[Seat, str],
+    pictured: Sequence[tuple[OutputEvent, str]],
+    urls: Mapping[Card, str],
+) -> IrregularityShown:
+    return {
+        "kind": ev.kind.value,
+        "title": IRREGULARITY_WORDS[ev.kind],
+        "seat": _seat(ev.seat),
+        "name": names[ev.seat] if ev.seat is not None else None,
+        "remedy": ev.remedy.value,
+        "remedy_words": REMEDY_WORDS[ev.remedy],
+        "text": in_words(ev.detail),
+        "evidence": irregularity_pictures(ev, pictured, urls),
+    }
+
+
 def _played_in(hand: HandState | None, seat: Seat, number: int) -> Card | None:
     if hand is None:
         return None
@@ -590,13 +610,13 @@ def irregularity_pictures(
     ev: IrregularityFound,
     pictured: Sequence[tuple[OutputEvent, str]],
     urls: Mapping[Card, str],
-) -> list[dict[str, str]]:
+) -> list[Picture]:
     """An irregularity's pictures: the picture of the event that raised it, where it
     has one of its own (a card the game did not take: its copy, a card not of the deck),
     then the picture of its card as the game took it, where there is one."""
     own = next((url for out, url in pictured if out is ev), None)
     card = ev.card
-    out: list[dict[str, str]] = []
+    out: list[Picture] = []
     if own is not None:
         face = card.pretty if card is not None else "card not of this deck"
         out.append({"card": card.code if card is not None else "", "face": face, "url": own})
@@ -605,7 +625,7 @@ def irregularity_pictures(
     return out
 
 
-def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[dict[str, str]]:
+def _evidence(cards: Sequence[Card], urls: Mapping[Card, str]) -> list[Picture]:
     return [{"card": c.code, "face": c.pretty, "url": urls[c]} for c in cards if c in urls]
 
 

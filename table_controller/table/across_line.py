@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
 
 from table_controller.cards import Card
-from table_controller.present import SEAT_NAMES, PageCard, card_face, page_card, who
+from table_controller.feed.messages import AcrossStatus
+from table_controller.present import SEAT_NAMES, AcrossOnPage, card_face, page_card, who
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.inputs import zone_seat
@@ -28,26 +28,6 @@ from table_controller.vision.across import CardAcross
 
 # Across a line is "push it into your zone": the table takes it once it lies clearly in.
 TAKEN_ONCE_IN = "the table takes it once it lies clearly inside"
-
-
-class AcrossOnPage(TypedDict):
-    """A card across a line as the table's page draws it."""
-
-    card: PageCard
-    seat: str | None  # "N", "E", "S", "W": whose light pulses
-    into: str  # the zone to push it into ("play:S", "kitty", "tricks:E")
-    text: str  # "Bo (East): push the 9♠ into your play zone"
-    detail: str  # "It lies across the line between your play zone and the kitty: ..."
-
-
-class AcrossStatus(TypedDict):
-    """A card across a line as the table's status tells the director (signed with the
-    rest of the status; director/words.py reads it back)."""
-
-    card: str  # its code ("9S")
-    seat: str | None
-    into: str
-    zones: list[str]  # the zones it touches, the one holding most of it first
 
 
 @dataclass(frozen=True)
@@ -167,8 +147,6 @@ def director_words(entry: Mapping[str, object], players: Mapping[str, str]) -> s
 
 __all__ = [
     "AcrossLine",
-    "AcrossOnPage",
-    "AcrossStatus",
     "across_lines",
     "director_words",
     "lies_across",

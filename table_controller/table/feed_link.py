@@ -10,10 +10,10 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+from table_controller.feed.messages import FleetStatus
 from table_controller.present import ruling_announcement
 from table_controller.rules.events import InputEvent
 from table_controller.table.fleet.status import (
-    FleetStatus,
     calibration_at,
     fleet_status,
     package_version,

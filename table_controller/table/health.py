@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from table_controller.present import FaultShown
+
 
 class Device(Enum):
     """What a fault is about: one fault per device at a time."""
@@ -50,7 +52,7 @@ class Fault:
     fix: str  # "check the camera's ribbon cable"
     since: float  # the table's clock (seconds), when it was first raised
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> FaultShown:
         return {
             "device": self.device.value,
             "what": self.device.words,

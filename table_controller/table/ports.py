@@ -18,9 +18,10 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
 
+from table_controller.feed.messages import AcrossStatus
+from table_controller.present import FaultShown
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
-from table_controller.table.across_line import AcrossStatus
 from table_controller.table.config import TableConfig
 from table_controller.table.health import Health
 from table_controller.table.noticed import Input, Refusal
@@ -43,7 +44,7 @@ class TableStatus(TypedDict):
     phase: str
     scores: list[int]
     players: dict[str, str]  # seat name: player
-    faults: list[dict[str, object]]  # health.py ``Fault.to_json``
+    faults: list[FaultShown]  # health.py ``Fault.to_json``
     across: list[AcrossStatus]  # cards lying across a zone's line
 
 

@@ -17,7 +17,7 @@ from typing import Protocol
 from table_controller.cards import Card
 from table_controller.devices.cube_types import CubeState
 from table_controller.devices.seat_lights import SeatLight, TableLights
-from table_controller.present import Notice, table_view
+from table_controller.present import GameOverShown, Notice, TableSnapshot, table_view
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
@@ -31,9 +31,10 @@ from table_controller.vision.across import CardAcross
 _IDLE = frozenset({SeatLight.OFF, SeatLight.TABLE_READY, SeatLight.DEALER})
 
 
-# The page's snapshot of the table (present's ``table_view``): JSON the table hands to its
-# policy (which adds to it) and to its page, and reads none of itself.
-Snapshot = dict[str, object]
+# The page's snapshot of the table (present's ``table_view``, its shape present's
+# ``TableSnapshot``): JSON the table hands to its policy (which adds to it: the kiosk's
+# part is declared there too) and to its page, and reads none of itself.
+Snapshot = TableSnapshot
 
 
 class Lights(Protocol):
@@ -101,7 +102,7 @@ class Shown:
     version: int = 0
     # The previous game's end, announced until the next game's first deal (present/announce.py):
     # the table keeps it for present's game_over and table_view, and reads none of it.
-    ended: dict[str, object] | None = None
+    ended: GameOverShown | None = None
 
 
 Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)

@@ -29,6 +29,7 @@ from starlette.staticfiles import StaticFiles
 from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
 from table_controller.pictures import media_type, not_modified, picture_headers
+from table_controller.present import TableSnapshot
 from table_controller.web.guard import (
     ACTION_FIX,
     COOKIE,
@@ -69,7 +70,7 @@ class PageError(TableControllerError, OSError):
 
 class TablePage:
     """The table page: ``app`` is the Starlette application, ``publish`` pushes a
-    snapshot (``table.view.table_view``) to every open page.
+    snapshot (present's ``table_view``, shaped ``TableSnapshot``) to every open page.
 
     ``on_input(payload, sender)`` receives a touch's payload (one of the snapshot's
     action events, plus the ``"seat"`` that touched it) once the door (guard.py) and the
@@ -103,7 +104,7 @@ class TablePage:
         self.sessions = sessions if sessions is not None else OperatorSessions()
         self.hosts = HostNames()
         self._pages = Broadcast(heartbeat, RETRY_MS)
-        self._latest_snapshot: dict[str, Any] | None = None
+        self._latest_snapshot: TableSnapshot | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._server: EmbeddedServer | None = None
@@ -129,7 +130,7 @@ class TablePage:
 
     # --- the table's side -------------------------------------------------------------
 
-    def publish(self, snapshot: dict[str, Any]) -> None:
+    def publish(self, snapshot: TableSnapshot) -> None:
         """Send ``snapshot`` to every open page; the same snapshot again sends nothing.
         Call it from the event loop's thread (from another thread it is handed over)."""
         loop = self._loop
@@ -138,7 +139,7 @@ class TablePage:
             return
         self._publish(snapshot)
 
-    def _publish(self, snapshot: dict[str, Any]) -> None:
+    def _publish(self, snapshot: TableSnapshot) -> None:
         text = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         if self._pages.publish(text):
             self._latest_snapshot = snapshot
@@ -354,13 +355,13 @@ class TablePage:
         return Response(image, media_type=media_type(image), headers=headers)
 
     async def _health(self, request: Request) -> Response:
-        snap = self._latest_snapshot or {}
-        faults = snap.get("faults", [])
+        snap = self._latest_snapshot
+        faults = snap.get("faults", []) if snap is not None else []
         return JSONResponse(
             {
                 "ok": not faults,
                 "faults": faults,
-                "version": snap.get("version"),
+                "version": snap.get("version") if snap is not None else None,
                 "pages": self._pages.pages,
                 "serving": self._server is not None,
             }

@@ -48,7 +48,7 @@ from table_controller.director.hall.words import (
     table_words,
     team_names,
 )
-from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.json_value import JSONObject, JSONValue, as_json
 from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
     EventsAdmin,
@@ -283,7 +283,8 @@ class PublicView:
         view = table_view(
             g, table=table, players=self.store.tables.players(table), recent=recent, rules_name=name
         )
-        pic = public_picture(view, _since_hand(outputs))
+        shown = as_json(view)  # read as the page reads it: values narrowed where used
+        pic = public_picture(shown if isinstance(shown, dict) else {}, _since_hand(outputs))
         pic["game"] = game
         pic["problem"] = problem
         return pic

@@ -42,7 +42,13 @@ log = logging.getLogger(__name__)
 class EventMessage(TypedDict, total=False):
     """An ``events`` message as it comes off the wire (docs/feed.md, "events"): one
     event of a table's game, its outputs, and (the game's first) its record. Nothing in
-    it is trusted: ``add_event`` checks every value before it stores one."""
+    it is trusted: ``add_event`` checks every value before it stores one.
+
+    Why not the feed's ``EventMessage`` (feed/messages.py), which a table builds: that
+    one says what a table of this release sends, every key required and typed; this one
+    is what the director may be handed by anyone who can publish, so every key may be
+    missing (a table of an earlier release, a forged message) and every value is any
+    JSON until checked, the signature's ``order`` included."""
 
     v: int
     table: str

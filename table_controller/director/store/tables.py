@@ -38,7 +38,12 @@ class StatusMessage(TypedDict, total=False):
     """A table's status as it comes off the wire (docs/feed.md, "status"): a heartbeat,
     or the last will (``table``, ``online: false``, ``at``). Nothing in it is trusted:
     the store checks each value it uses; older tables send fewer keys. The store's own
-    ``clock_samples``, ``clock_offset`` and ``clock_at`` are kept beside them."""
+    ``clock_samples``, ``clock_offset`` and ``clock_at`` are kept beside them.
+
+    Why not the feed's ``StatusMessage`` and ``OfflineMessage`` (feed/messages.py),
+    which a table builds: those say what a table of this release sends, two shapes with
+    every key typed; this one is both read as one input, any key missing and any value
+    unchecked until the store has looked at it, plus what the director keeps with it."""
 
     v: int
     table: str

@@ -14,8 +14,8 @@ import importlib.metadata
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypedDict
 
+from table_controller.feed.messages import FleetStatus
 from table_controller.table.health import Device, Fault
 
 PACKAGE = "table-controller"
@@ -29,20 +29,6 @@ DEVICE_FAULTS: dict[str, tuple[Device, ...]] = {
 }
 OK = "ok"
 NOT_FITTED = "not fitted"
-
-
-class CalibrationStatus(TypedDict):
-    at: float | None  # when the camera was last calibrated (wall clock)
-
-
-class FleetStatus(TypedDict):
-    """The heartbeat's ``fleet`` part: the table's machine as the fleet view shows it."""
-
-    version: str
-    devices: dict[str, str]  # each device: "ok", "not fitted", or its fault in words
-    disk_free_mb: int | None
-    calibration: CalibrationStatus
-    config_seq: int | None
 
 
 def package_version(package: str = PACKAGE) -> str:
@@ -105,8 +91,6 @@ __all__ = [
     "DEVICE_FAULTS",
     "NOT_FITTED",
     "OK",
-    "CalibrationStatus",
-    "FleetStatus",
     "calibration_at",
     "device_words",
     "fleet_status",
