@@ -132,7 +132,7 @@ class Pi:
         return FleetUpdates(self.fleet.store.core).latest(TABLE) or {}
 
     def beat_version(self) -> str | None:
-        beat = next((t for t in self.fleet.store.tables() if t["table"] == TABLE), None)
+        beat = next((t for t in self.fleet.store.tables.tables() if t["table"] == TABLE), None)
         fleet = (beat or {}).get("fleet") or {}
         return fleet.get("version") if beat and beat["online"] else None
 
