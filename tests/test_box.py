@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from box_machine import FIGURES, Box, build, missing, not_checked
+from box_machine import (
+    BUILD,
+    FIGURES,
+    WHAT,
+    Box,
+    build,
+    building_allowed,
+    cached,
+    missing,
+    not_checked,
+)
 
 # Minutes with cached builds; a first run builds the kernel and the image too.
 pytestmark = [pytest.mark.slow(budget=1800), pytest.mark.timeout(5400)]
@@ -21,8 +31,15 @@ pytestmark = [pytest.mark.slow(budget=1800), pytest.mark.timeout(5400)]
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     why = missing()
     if why is not None:
-        not_checked("the Pi in a box (first-boot.sh on a booted Debian, the units at boot)", why)
-    kernel, kernel_s = build("kernel.sh", timeout=3600)
+        not_checked(WHAT, why)
+    if cached("image.sh", "root.img") is None and not building_allowed():
+        not_checked(
+            WHAT,
+            "no kernel and image built on this machine yet: build them once with "
+            "hardware/box/image.sh (tens of minutes; hardware/box/README.md), or run the "
+            f"tests with {BUILD}=1",
+        )
+    kernel, kernel_s = build("kernel.sh", timeout=3 * 3600)
     image, image_s = build("image.sh", timeout=3600)
     FIGURES.append(
         f"kernel {kernel.name}: {kernel_s:.0f} s; image {image.name}: {image_s:.0f} s "

@@ -4,7 +4,8 @@
 # systemd as init, the user pi (sudo without a password, in the Pi's groups, gpio among
 # them), Python 3 with venv and pip, ssh, the network by DHCP, a login on the serial
 # console. The box's kernel (kernel.sh) and its modules are put in /lib/modules.
-#   hardware/box/image.sh        prints the image's folder (built if need be)
+#   hardware/box/image.sh          prints the image's folder (built if need be)
+#   hardware/box/image.sh --path   prints the folder's name alone, building nothing
 # The folder, in the box's cache (README.md), holds root.img (a raw ext4 file system, the
 # disk /dev/vda), the ssh key the host logs in with (key, key.pub), and kernel (the
 # kernel's folder). It is named by a hash of this script, the kernel's folder name and
@@ -24,6 +25,10 @@ packages=(
     iproute2 iputils-ping kmod procps less nano curl
 )
 
+case "${1:-}" in
+    "" | --path) ;;
+    *) fail "no option '$1': use --path, or none" ;;
+esac
 need_packages mmdebstrap e2fsprogs openssh-client qemu-utils
 kernel="$(bash "$box_dir/kernel.sh" --path)"  # built below, after Debian
 
@@ -38,6 +43,10 @@ done
 
 key="$(inputs_hash "$(basename "$kernel") $size ${packages[*]}" "$0" "$box_dir/common.sh" "${sources[@]}")"
 out="$box_cache/image-$key"
+if [ "${1:-}" = --path ]; then
+    echo "$out"
+    exit 0
+fi
 mkdir -p "$box_cache"
 exec 9>"$out.lock"  # one build at a time: a second run waits, then uses the first's
 flock 9
