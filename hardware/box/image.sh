@@ -55,11 +55,7 @@ if [ -f "$out/root.img" ]; then
     exit 0
 fi
 
-rm -rf "$out"
-mkdir -p "$out"
 started=$SECONDS
-ssh-keygen -q -t ed25519 -N "" -C "table-controller box" -f "$out/key"
-ln -s "$kernel" "$out/kernel"
 tree="$out/tree"
 log="$out/build.log"
 
@@ -100,20 +96,31 @@ setup_root() {
     : >"$root/etc/machine-id"  # made at the first boot
 }
 
-say "making Debian bookworm with mmdebstrap into $tree (minutes; the log: $log)"
-sources_text="$(cat "${sources[@]}")"
-# A .sources file (deb822) is given to mmdebstrap as its text on standard input.
-if ! printf '%s\n' "$sources_text" |
-    nice -n 10 mmdebstrap --variant=minbase --include="$(
-        IFS=,
-        echo "${packages[*]}"
-    )" \
-        --customize-hook="set -e; $(declare -f setup_root); out='$out' user='$user' hostname='$hostname' setup_root \"\$1\"" \
-        --skip=cleanup/apt/lists \
-        bookworm "$tree" - >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    fail "mmdebstrap failed (above; all of it in $log): check this machine's apt sources and network"
+# Debian first (the longest part, kept if a later step stops), then the kernel's modules
+# and the disk: a folder whose Debian is made goes on from there.
+if [ ! -f "$out/.debian" ]; then
+    rm -rf "$out"
+    mkdir -p "$out"
+    ssh-keygen -q -t ed25519 -N "" -C "table-controller box" -f "$out/key"
+    say "making Debian bookworm with mmdebstrap into $tree (minutes; the log: $log)"
+    sources_text="$(cat "${sources[@]}")"
+    # The sources (deb822 or one-line) are given to mmdebstrap as text on standard input.
+    if ! printf '%s\n' "$sources_text" |
+        nice -n 10 mmdebstrap --variant=minbase --include="$(
+            IFS=,
+            echo "${packages[*]}"
+        )" \
+            --customize-hook="set -e; $(declare -f setup_root); out='$out' user='$user' hostname='$hostname' setup_root \"\$1\"" \
+            --skip=cleanup/apt/lists \
+            bookworm "$tree" - >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        fail "mmdebstrap failed (above; all of it in $log): check this machine's apt sources and network"
+    fi
+    touch "$out/.debian"
+else
+    say "going on with the unfinished image in $out (its Debian is made)"
 fi
+ln -sfn "$kernel" "$out/kernel"
 
 # The box's kernel's modules (modprobe reads them; v4l2loopback is built against it).
 [ "$(bash "$box_dir/kernel.sh")" = "$kernel" ] || fail "kernel.sh built another kernel than it named"

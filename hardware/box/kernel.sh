@@ -41,34 +41,44 @@ fi
 
 # Built in its own folder, where it stays: the build tree is kept for the modules built
 # against it later (v4l2loopback), and a kernel's tree does not move. bzImage is copied
-# last, so a folder without it is an unfinished build, started again from scratch.
-rm -rf "$out"
-mkdir -p "$out"
-say "unpacking $tarball ($version) into $out"
-tar -C "$out" -xf "$tarball"
+# last, so a folder without it is an unfinished build: one whose source was unpacked
+# and configured goes on where it stopped (make builds only what is missing), any other
+# is started again from scratch.
 tree="$out/linux-source-6.1"
-[ -d "$tree" ] || fail "the source did not unpack to $tree: is linux-source-6.1 whole?"
+if [ ! -f "$out/.unpacked" ]; then
+    rm -rf "$out"
+    mkdir -p "$out"
+    say "unpacking $tarball ($version) into $out"
+    tar -C "$out" -xf "$tarball"
+    [ -d "$tree" ] || fail "the source did not unpack to $tree: is linux-source-6.1 whole?"
+    touch "$out/.unpacked"
+fi
 
 kmake() { nice -n 10 make -C "$tree" ARCH=x86_64 "$@"; }
 log="$out/build.log"
-say "configuring: tinyconfig + kvm_guest.config + $(basename "$fragment")"
 started=$SECONDS
-{
-    kmake tinyconfig
-    (cd "$tree" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m .config \
-        kernel/configs/kvm_guest.config "$fragment")
-    kmake olddefconfig
-} >"$log" 2>&1 || { tail -n 30 "$log" >&2; fail "configuring the kernel failed (above; all of it in $log)"; }
+if [ ! -f "$out/.configured" ]; then
+    say "configuring: tinyconfig + kvm_guest.config + $(basename "$fragment")"
+    {
+        kmake tinyconfig
+        (cd "$tree" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m .config \
+            kernel/configs/kvm_guest.config "$fragment")
+        kmake olddefconfig
+    } >"$log" 2>&1 || { tail -n 30 "$log" >&2; fail "configuring the kernel failed (above; all of it in $log)"; }
 
-# Every line of the fragment must be in the result: a symbol that a dependency turned off
-# would otherwise pass unnoticed until a device is missing in the box.
-missing=()
-while IFS= read -r line; do
-    case "$line" in '' | '#'*) continue ;; esac
-    grep -qxF "$line" "$tree/.config" || missing+=("$line")
-done <"$fragment"
-if [ ${#missing[@]} -gt 0 ]; then
-    fail "kernel.config asks for what the kernel did not take (a dependency missing?): ${missing[*]}"
+    # Every line of the fragment must be in the result: a symbol that a dependency turned off
+    # would otherwise pass unnoticed until a device is missing in the box.
+    missing=()
+    while IFS= read -r line; do
+        case "$line" in '' | '#'*) continue ;; esac
+        grep -qxF "$line" "$tree/.config" || missing+=("$line")
+    done <"$fragment"
+    if [ ${#missing[@]} -gt 0 ]; then
+        fail "kernel.config asks for what the kernel did not take (a dependency missing?): ${missing[*]}"
+    fi
+    touch "$out/.configured"
+else
+    say "going on with the unfinished build in $out"
 fi
 
 say "building the kernel with make -j$jobs under nice (minutes; the log: $log)"
