@@ -94,6 +94,9 @@ setup_root() {
         >"$root/etc/systemd/system/ssh-host-keys.service"
     chroot "$root" systemctl enable ssh-host-keys.service >/dev/null 2>&1
     : >"$root/etc/machine-id"  # made at the first boot
+    # ... which must not stop to ask for a locale and a root password on the console, as
+    # systemd-firstboot would: Raspberry Pi Imager has set those already.
+    ln -sf /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
 }
 
 # Debian first (the longest part, kept if a later step stops), then the kernel's modules
