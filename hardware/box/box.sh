@@ -51,6 +51,22 @@ wait_login() {
     echo "$id"
 }
 
+# The box reaches the internet through this machine, so it trusts the certificates this
+# machine trusts: where the network here re-signs TLS with a CA of its own (in this
+# machine's bundle), pip and apt in the box would otherwise refuse every download. pip
+# is told to use the system's bundle, as it is here. On an ordinary network this adds
+# nothing the box did not trust already.
+trust_host_network() {
+    local bundle=/etc/ssl/certs/ca-certificates.crt
+    [ -f "$bundle" ] || return 0
+    # Kept where update-ca-certificates finds it on its next run, and added to the bundle
+    # at once (update-ca-certificates itself takes minutes under emulation).
+    box_ssh 'sudo tee /usr/local/share/ca-certificates/host-network.crt >/dev/null &&
+        sudo sh -c "cat /usr/local/share/ca-certificates/host-network.crt >>/etc/ssl/certs/ca-certificates.crt" &&
+        printf "[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n" | sudo tee /etc/pip.conf >/dev/null' \
+        <"$bundle" || fail "could not give the box this machine's certificates"
+}
+
 case "$action" in
     start)
         running && fail "a box runs in $dir already: stop it with box.sh stop $dir"
@@ -77,6 +93,7 @@ case "$action" in
             fail "QEMU did not start (above): is qemu-system-x86 installed?"
         wait_login none >"$dir/boot_id"
         elapsed="$(echo "$(date +%s.%N) - $started" | bc)"
+        trust_host_network
         printf 'box: ready in %.1f s (ssh login, systemd started): box.sh ssh %s\n' "$elapsed" "$dir" >&2
         printf '%.1f\n' "$elapsed"
         ;;
