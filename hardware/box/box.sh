@@ -28,7 +28,7 @@ box_ssh() {
     port="$(port ssh)"
     [ -n "$port" ] || fail "no box in $dir: start one with box.sh start $dir"
     ssh -i "$dir/image/key" -p "$port" -o BatchMode=yes -o StrictHostKeyChecking=no \
-        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=10 \
+        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=60 \
         -o ServerAliveInterval=15 pi@127.0.0.1 "$@"
 }
 
