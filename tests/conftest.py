@@ -8,6 +8,7 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
+import box_machine
 import pytest
 from budgets import Budgets
 from hypothesis import HealthCheck, settings
@@ -81,3 +82,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # the default again (exec resets a handler, not an ignored signal).
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """What the Pi in a box could not check here, named, and the figures it measured."""
+    box_machine.summary(terminalreporter)

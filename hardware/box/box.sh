@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Runs the box: QEMU boots the image (image.sh) with the box's kernel (kernel.sh), on a
+# disk of its own laid over the cached image (a qcow2 overlay: the image stays as built).
+#   hardware/box/box.sh start DIR      boots a box kept in DIR (its disk, console log,
+#                                      ports); prints the seconds to the ssh login
+#   hardware/box/box.sh ssh DIR [CMD]  a shell in the box as pi, or runs CMD there
+#   hardware/box/box.sh copy DIR       copies this project to /home/pi/table-controller
+#   hardware/box/box.sh reboot DIR     reboots it (sudo reboot) and waits for the login
+#   hardware/box/box.sh stop DIR       shuts it down (QEMU is killed if it does not stop)
+#   hardware/box/box.sh port DIR NAME  the host's port for the box's ssh or web (8080)
+# QEMU emulates the machine (TCG): KVM hung at the kernel's start on these machines.
+# BOX_ACCEL=kvm tries it anyway. DIR's console.log has everything the box's console said.
+set -euo pipefail
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+usage="use: box.sh start|ssh|copy|reboot|stop|port DIR (box.sh's first lines say more)"
+[ $# -ge 2 ] || fail "$usage"
+action="$1" dir="$2"
+shift 2
+project="$(cd "$box_dir/../.." && pwd)"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port() { sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null; }
+
+box_ssh() {
+    local port
+    port="$(port ssh)"
+    [ -n "$port" ] || fail "no box in $dir: start one with box.sh start $dir"
+    ssh -i "$dir/image/key" -p "$port" -o BatchMode=yes -o StrictHostKeyChecking=no \
+        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=60 \
+        -o ServerAliveInterval=15 pi@127.0.0.1 "$@"
+}
+
+running() { [ -f "$dir/qemu.pid" ] && kill -0 "$(cat "$dir/qemu.pid")" 2>/dev/null; }
+
+# Waits for the box's ssh to let pi in on a boot other than $1 (its boot id), then for
+# systemd to finish starting; prints the boot id.
+wait_login() {
+    local old="$1" limit="${BOX_BOOT_TIMEOUT:-600}" started=$SECONDS id
+    while :; do
+        running || fail "QEMU stopped while booting: $dir/console.log has what the box said"
+        if id="$(box_ssh cat /proc/sys/kernel/random/boot_id 2>/dev/null)" && [ "$id" != "$old" ]; then
+            break
+        fi
+        [ $((SECONDS - started)) -lt "$limit" ] ||
+            fail "no login in $limit s: $dir/console.log has what the box said"
+        sleep 2
+    done
+    box_ssh systemctl is-system-running --wait >/dev/null 2>&1 || true
+    echo "$id"
+}
+
+# The box reaches the internet through this machine, so it trusts the certificates this
+# machine trusts: where the network here re-signs TLS with a CA of its own (in this
+# machine's bundle), pip and apt in the box would otherwise refuse every download. pip
+# is told to use the system's bundle, as it is here. On an ordinary network this adds
+# nothing the box did not trust already.
+trust_host_network() {
+    local bundle=/etc/ssl/certs/ca-certificates.crt
+    [ -f "$bundle" ] || return 0
+    # Kept where update-ca-certificates finds it on its next run, and added to the bundle
+    # at once (update-ca-certificates itself takes minutes under emulation).
+    box_ssh 'sudo tee /usr/local/share/ca-certificates/host-network.crt >/dev/null &&
+        sudo sh -c "cat /usr/local/share/ca-certificates/host-network.crt >>/etc/ssl/certs/ca-certificates.crt" &&
+        printf "[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n" | sudo tee /etc/pip.conf >/dev/null' \
+        <"$bundle" || fail "could not give the box this machine's certificates"
+}
+
+case "$action" in
+    start)
+        running && fail "a box runs in $dir already: stop it with box.sh stop $dir"
+        need_packages qemu-system-x86 qemu-utils openssh-client
+        image="$(bash "$box_dir/image.sh")"
+        mkdir -p "$dir"
+        dir="$(cd "$dir" && pwd)"
+        ln -sfn "$image" "$dir/image"
+        if [ ! -f "$dir/disk.qcow2" ]; then
+            qemu-img create -q -f qcow2 -F raw -b "$image/root.img" "$dir/disk.qcow2"
+        fi
+        printf 'ssh=%s\nweb=%s\n' "$(free_port)" "$(free_port)" >"$dir/ports"
+        accel="${BOX_ACCEL:-tcg}"
+        rm -f "$dir/console.log"
+        started=$(date +%s.%N)
+        qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -smp 2 -m "${BOX_MEMORY:-2048}" \
+            -kernel "$image/kernel/bzImage" \
+            -append "root=/dev/vda rw console=ttyS0,115200 panic=-1 ${BOX_APPEND:-}" \
+            -drive "file=$dir/disk.qcow2,if=virtio,format=qcow2,discard=unmap" \
+            -netdev "user,id=net0,hostname=raspberrypi,hostfwd=tcp:127.0.0.1:$(port ssh)-:22,hostfwd=tcp:127.0.0.1:$(port web)-:8080" \
+            -device virtio-net-pci,netdev=net0 -device virtio-rng-pci \
+            -serial "file:$dir/console.log" -display none -monitor none \
+            -daemonize -pidfile "$dir/qemu.pid" ||
+            fail "QEMU did not start (above): is qemu-system-x86 installed?"
+        wait_login none >"$dir/boot_id"
+        elapsed="$(echo "$(date +%s.%N) - $started" | bc)"
+        trust_host_network
+        printf 'box: ready in %.1f s (ssh login, systemd started): box.sh ssh %s\n' "$elapsed" "$dir" >&2
+        printf '%.1f\n' "$elapsed"
+        ;;
+    ssh)
+        box_ssh "$@"
+        ;;
+    copy)
+        # The project as a person copies it onto the card: the checkout less what is built.
+        say "copying $project to the box's /home/pi/table-controller"
+        tar -C "$project" --exclude=./.venv --exclude=./.git --exclude=./test-artifacts \
+            --exclude=./build --exclude=./dist --exclude='*.egg-info' --exclude='__pycache__' \
+            --exclude='*.so' --exclude=./.mypy_cache --exclude=./.ruff_cache \
+            --exclude=./.pytest_cache --exclude=./.hypothesis -cf - . |
+            box_ssh 'rm -rf table-controller && mkdir table-controller && tar -C table-controller -xf -'
+        ;;
+    reboot)
+        old="$(box_ssh cat /proc/sys/kernel/random/boot_id)"
+        started=$(date +%s.%N)
+        box_ssh sudo systemctl reboot || true
+        wait_login "$old" >"$dir/boot_id"
+        elapsed="$(echo "$(date +%s.%N) - $started" | bc)"
+        printf 'box: rebooted in %.1f s\n' "$elapsed" >&2
+        printf '%.1f\n' "$elapsed"
+        ;;
+    stop)
+        if running; then
+            box_ssh sudo systemctl poweroff >/dev/null 2>&1 || true
+            for _ in $(seq 60); do running || break; sleep 1; done
+            if running; then kill "$(cat "$dir/qemu.pid")"; sleep 1; fi
+        fi
+        rm -f "$dir/qemu.pid"
+        ;;
+    port)
+        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web"
+        port "$1"
+        ;;
+    *) fail "$usage" ;;
+esac

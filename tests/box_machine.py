@@ -1,0 +1,167 @@
+"""The Pi in a box (hardware/box/): a QEMU machine booted from the cached Debian image with
+the box's own kernel, driven through ``hardware/box/box.sh``.
+
+What keeps the box from running here (QEMU missing, a kernel or image that cannot be
+built) is not a silent skip: :func:`not_checked` records it, and the session's summary
+(conftest.py) names what was left unchecked. The figures a run measures (boot, first-boot.sh)
+are printed there too, for hardware/box/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOX = ROOT / "hardware" / "box"
+SCRIPT = BOX / "box.sh"
+
+WHAT = "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot)"
+# Set to 1: the test builds the kernel and the image when they are not cached (tens of
+# minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
+BUILD = "TABLE_CONTROLLER_BOX_BUILD"
+
+NOT_CHECKED: list[str] = []
+FIGURES: list[str] = []
+
+
+def not_checked(what: str, why: str) -> None:
+    """Skip the test, with ``what`` and ``why`` named in the session's summary."""
+    NOT_CHECKED.append(f"{what}: {why}")
+    pytest.skip(f"not checked: {what}: {why}")
+
+
+def summary(reporter: pytest.TerminalReporter) -> None:
+    """The session summary's lines: what the box could not check, and its figures."""
+    if NOT_CHECKED:
+        reporter.section("not checked")
+        for line in NOT_CHECKED:
+            reporter.write_line(f"NOT CHECKED: {line}", red=True, bold=True)
+    if FIGURES:
+        reporter.section("the Pi in a box")
+        for line in FIGURES:
+            reporter.write_line(line)
+
+
+def building_allowed() -> bool:
+    return os.environ.get(BUILD) == "1"
+
+
+def missing() -> str | None:
+    """Why the box cannot run on this machine, or None."""
+    for command, package in (("qemu-system-x86_64", "qemu-system-x86"), ("ssh", "openssh-client")):
+        if shutil.which(command) is None:
+            return f"{command} is missing (apt-get install {package})"
+    return None
+
+
+def cached(script: str, built: str) -> Path | None:
+    """The folder hardware/box/``script`` (kernel.sh or image.sh) builds into, if its file
+    ``built`` is there already; None if not (nothing is built)."""
+    done = subprocess.run(
+        ["bash", str(BOX / script), "--path"], capture_output=True, text=True, timeout=600
+    )
+    if done.returncode != 0:
+        not_checked(WHAT, f"hardware/box/{script} --path failed: {done.stderr.strip()}")
+    folder = Path(done.stdout.strip())
+    return folder if (folder / built).exists() else None
+
+
+def build(script: str, timeout: float) -> tuple[Path, float]:
+    """Runs hardware/box/``script``: its folder and the seconds it took (about none when
+    it was cached). A build that fails or overruns skips with its last words."""
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            ["bash", str(BOX / script)], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        not_checked(WHAT, f"hardware/box/{script} took over {timeout:.0f} s: run it by hand once")
+    if done.returncode != 0:
+        tail = " / ".join(done.stderr.strip().splitlines()[-3:])
+        not_checked(WHAT, f"hardware/box/{script} could not build: {tail}")
+    return Path(done.stdout.strip().splitlines()[-1]), time.monotonic() - started
+
+
+class Box:
+    """One booted box kept in ``folder`` (its disk over the cached image, console log)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _box(self, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", str(SCRIPT), args[0], str(self.folder), *args[1:]],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def _seconds(self, done: subprocess.CompletedProcess[str], what: str) -> float:
+        assert done.returncode == 0, f"{what} failed: {done.stderr}\n{self.console_tail()}"
+        return float(done.stdout.strip().splitlines()[-1])
+
+    def start(self) -> float:
+        """Boots the box; the seconds to its ssh login with systemd started."""
+        return self._seconds(self._box("start", timeout=900), "box.sh start")
+
+    def reboot(self) -> float:
+        return self._seconds(self._box("reboot", timeout=900), "box.sh reboot")
+
+    def stop(self) -> None:
+        self._box("stop", timeout=120)
+
+    def copy_project(self) -> None:
+        done = self._box("copy", timeout=300)
+        assert done.returncode == 0, f"copying the project failed: {done.stderr}"
+
+    def ssh(self, command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """Runs ``command`` in the box as pi (a shell command line)."""
+        return self._box("ssh", command, timeout=timeout)
+
+    def port(self, name: str) -> int:
+        return int(self._box("port", name, timeout=30).stdout)
+
+    def console_tail(self, lines: int = 30) -> str:
+        log = self.folder / "console.log"
+        if not log.exists():
+            return "(no console log)"
+        text = log.read_text(errors="replace").splitlines()[-lines:]
+        return "the box's console, last lines:\n" + "\n".join(text)
+
+    def wait_active(self, unit: str, within: float) -> str:
+        """Waits for ``unit`` to be active; its last state seen."""
+        limit = time.monotonic() + within
+        state = ""
+        while time.monotonic() < limit:
+            state = self.ssh(f"systemctl is-active {unit}", timeout=60).stdout.strip()
+            if state == "active":
+                break
+            time.sleep(3)
+        return state
+
+    def get_page(self, path: str = "/", within: float = 120) -> tuple[int, str]:
+        """The table's page through the forwarded port (its own certificate: unverified)."""
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        url = f"https://127.0.0.1:{self.port('web')}{path}"
+        limit = time.monotonic() + within
+        while True:
+            try:
+                with urllib.request.urlopen(url, context=context, timeout=30) as answer:
+                    return answer.status, answer.read().decode("utf-8", "replace")
+            except urllib.error.HTTPError as error:
+                return error.code, error.read().decode("utf-8", "replace")
+            except OSError:
+                if time.monotonic() > limit:
+                    raise
+                time.sleep(3)
