@@ -7,9 +7,9 @@ director``), ``start.py`` (``director start``: a whole event from one folder),
 ``table_trust.py``); ``web.py`` (the web server, a composition: it builds each
 feature, asks it for its routes, puts them behind the guard of every web listener,
 web/guard.py, in its own words and limits, ``door.py``, and serves them; with
-``https_redirect.py``); ``session.py`` (the one login every feature's routes are
-handed, with ``logins.py``); and ``words.py``, the director's words, which every folder
-speaks.
+``listeners.py`` and ``https_redirect.py``); ``session.py`` (the one login every
+feature's routes are handed, with ``logins.py``); and ``words.py``, the director's
+words, which every folder speaks.
 
 One folder per feature, each entered only through its face, its ``__init__.py``
 (tests/test_layers.py holds it): ``store/``, ``dashboard/``, ``hall/``, ``tournament/``,

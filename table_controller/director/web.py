@@ -21,7 +21,8 @@ in the director's words: door.py) adds the security headers to every answer and 
 changes from other sites; a request is refused by raising the guard's ``Refused`` where
 the problem is found, and one handler turns it into the answer. With ``public_port`` the
 public view has a listener of its own and the director's routes are not on it (nor the
-public view on the director's): every listener is built and guarded here alike.
+public view on the director's); every listener is built, guarded and bound alike
+(listeners.py).
 
 The overview (tables, open alerts, results, the event, the broker's link) is one
 snapshot pushed to every open dashboard over Server-Sent Events (``/events``), newest
@@ -43,20 +44,16 @@ import asyncio
 import contextlib
 import logging
 import math
-import ssl
 import time
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TypedDict
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
 
 from table_controller.director.dashboard import (
     AlertCard,
@@ -67,26 +64,18 @@ from table_controller.director.dashboard import (
     TableLine,
     json_text,
 )
-from table_controller.director.door import DIRECTOR_DOOR, SafeJSON, guarded
+from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import CameraCommands, Fleet, FleetWeb
 from table_controller.director.fleet import routes as fleet_routes
 from table_controller.director.hall import HallWeb, PublicView
+from table_controller.director.listeners import Listeners, check_tls, guarded_app
 from table_controller.director.logins import LoginThrottle
 from table_controller.director.service import DirectorService
 from table_controller.director.session import Login
 from table_controller.director.store import AlertRow, DirectorStore, StoreUnavailable
 from table_controller.director.tournament import EventsAdmin, ResultsSource, TournamentWeb
-from table_controller.errors import TableControllerError
 from table_controller.favicon import icon_routes
-from table_controller.web.guard import Refused, refused, secure_headers
-from table_controller.web.guard import problem as _problem
-from table_controller.web.stream import (
-    Broadcast,
-    EmbeddedServer,
-    listen,
-    start_server,
-    stop_server,
-)
+from table_controller.web.stream import Broadcast
 
 HEARTBEAT = 15.0
 DEFAULT_TITLE = "Tournament director"  # the dashboard's title with no event name set
@@ -126,10 +115,6 @@ class Overview(TypedDict):
     store_problem: str | None
     event: Mapping[str, object]
     broker: BrokerState | None
-
-
-class DashboardError(TableControllerError, OSError):
-    """The dashboard could not be served: which address, and what to do."""
 
 
 class DirectorPage:
@@ -183,7 +168,7 @@ class DirectorPage:
         self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._servers: list[tuple[EmbeddedServer, asyncio.Task[None]]] = []
+        self._listeners = Listeners()
         self.url: str | None = None
         self.public_url: str | None = None
         self._public_port: int | None = None  # its own port, when it has one
@@ -228,9 +213,9 @@ class DirectorPage:
             *icon_routes(),
         ]
         # Served on one port (``app``), or the director's and the public view's apart.
-        self.app = self._app([*director, *public, *files])
-        self.director_app = self._app([*director, *files])
-        self.public_app = self._app([*public, *files])
+        self.app = guarded_app([*director, *public, *files])
+        self.director_app = guarded_app([*director, *files])
+        self.public_app = guarded_app([*public, *files])
         if service is not None:
             service.listen(self.admin.on_stored)  # results first, so the overview has them
             service.listen(self.changed)
@@ -243,13 +228,6 @@ class DirectorPage:
     @throttle.setter
     def throttle(self, throttle: LoginThrottle) -> None:
         self.login.throttle = throttle
-
-    @staticmethod
-    def _app(routes: list[BaseRoute]) -> ASGIApp:
-        app = Starlette(
-            routes=routes, exception_handlers={StoreUnavailable: _store_down, Refused: refused}
-        )
-        return guarded(app)
 
     def _signing_key(self) -> bytes | None:
         """The director's key (PEM) the final results are signed with: the service's,
@@ -455,20 +433,7 @@ class DirectorPage:
         """Serve the dashboard on ``host:port`` (and, with ``public_port``, the public view
         on a port of its own, and not on the dashboard's); over TLS with ``tls_cert``
         and ``tls_key`` (PEM files). Returns the dashboard's URL."""
-        if (tls_cert is None) != (tls_key is None):
-            raise DashboardError(
-                "TLS needs both a certificate and its key: give --tls-cert and --tls-key"
-            )
-        if tls_cert is not None and tls_key is not None:
-            try:
-                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
-                    tls_cert, tls_key
-                )
-            except (OSError, ssl.SSLError) as exc:
-                raise DashboardError(
-                    f"the dashboard's TLS certificate {tls_cert} or key {tls_key} cannot be "
-                    f"used ({exc}): check both paths, and that the key is the certificate's"
-                ) from None
+        check_tls(tls_cert, tls_key)
         self._loop = asyncio.get_running_loop()
         self.login.start()
         await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
@@ -480,7 +445,7 @@ class DirectorPage:
         urls = []
         try:
             for app, at, flag in apps:
-                bound = await self._serve_on(app, host, at, flag, tls_cert, tls_key)
+                bound = await self._listeners.serve(app, host, at, flag, tls_cert, tls_key)
                 urls.append(f"{scheme}://{shown}:{bound}/")
         except BaseException:
             await self.stop()
@@ -492,60 +457,17 @@ class DirectorPage:
             self._public_port = int(urls[1].rsplit(":", 1)[1].rstrip("/"))
         return self.url
 
-    async def _serve_on(
-        self,
-        app: ASGIApp,
-        host: str,
-        port: int,
-        flag: str,
-        tls_cert: str | None,
-        tls_key: str | None,
-    ) -> int:
-        try:
-            sock = listen(host, port)
-        except OSError as exc:
-            raise DashboardError(
-                exc.errno,
-                f"the dashboard cannot listen on {host}:{port} ({exc.strerror or exc}): another "
-                f"program may use that port; give another with {flag}, or stop that program",
-            ) from exc
-        config = uvicorn.Config(
-            app,
-            lifespan="off",
-            ws="none",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=3,
-            ssl_certfile=tls_cert,
-            ssl_keyfile=tls_key,
-            h11_max_incomplete_event_size=16_384,
-        )
-        bound = int(sock.getsockname()[1])
-
-        def failed(why: str) -> DashboardError:
-            return DashboardError(f"the dashboard stopped on {host}:{port}: {why}")
-
-        self._servers.append(await start_server(config, sock, "dashboard", failed))
-        return bound
-
     async def serve_redirect(self, host: str, port: int, https_port: int) -> int:
         """Plain HTTP on ``host:port`` that only redirects to the HTTPS dashboard on
         ``https_port`` (director/https_redirect.py), with the headers of every listener;
         stopped with the dashboard. Returns the port bound; DashboardError (an OSError)
         in words when it cannot listen."""
-        from table_controller.director.https_redirect import redirect_app
-
-        app = secure_headers(redirect_app(https_port), DIRECTOR_DOOR)
-        return await self._serve_on(app, host, port, "--http-port", None, None)
+        return await self._listeners.serve_redirect(host, port, https_port)
 
     async def stop(self) -> None:
         self._pages.close_all()
-        servers, self._servers = self._servers, []
         self._loop = None
-        for server, _ in servers:
-            server.should_exit = True
-        for server, task in servers:
-            await stop_server(server, task)
+        await self._listeners.stop()
 
     # --- the overview's routes (login required) ---------------------------------------
 
@@ -564,10 +486,4 @@ class DirectorPage:
         return SafeJSON(self.overview())
 
 
-async def _store_down(request: Request, exc: Exception) -> Response:
-    """Every request while the database is down (a PostgreSQL server restarting, a disk):
-    503 with the store's words, not a bare 500."""
-    return _problem(503, str(exc), "wait for the database to be back; the page tries again")
-
-
-__all__ = ["DashboardError", "DirectorPage"]
+__all__ = ["DirectorPage"]

@@ -633,7 +633,7 @@ def test_tls_and_public_port_settings_are_checked(tmp_path: Path) -> None:
     import argparse
 
     from table_controller.director.cli import SettingsError, load_settings
-    from table_controller.director.web import DashboardError
+    from table_controller.director.listeners import DashboardError
 
     conf = tmp_path / "director.toml"
     for text, words in (
