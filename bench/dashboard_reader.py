@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.director.dashboard.stream import apply_change
+from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import COOKIE
 
 
 class DashboardReader:

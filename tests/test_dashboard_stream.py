@@ -21,7 +21,7 @@ from test_director_web import World, get_json, log_in
 
 from table_controller.director.dashboard import TableLine, json_text
 from table_controller.director.dashboard.stream import OverviewStream, apply_change
-from table_controller.director.web import COOKIE
+from table_controller.director.session import COOKIE
 from table_controller.web.stream import Broadcast
 
 NAMES = ["table-1", "table-2", "table-3", "table-10"]

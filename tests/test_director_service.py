@@ -22,7 +22,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from postgres import Postgres
 from test_director_store import TABLE, real_game, replayed
 
-from table_controller.director.service import BrokerConfig, DirectorService, RulingError
+from table_controller.director.dashboard import RulingError
+from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 

@@ -30,8 +30,9 @@ from test_director_service import PREFIX, WAIT, client, publish, start_broker, t
 from test_director_store import TABLE, real_game
 
 from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.feed.signing import RulingRejected, new_keys, verify
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

@@ -38,7 +38,7 @@ from table_controller.director.demo.tournament import (
     player_names,
     run_folder,
 )
-from table_controller.director.web import COOKIE
+from table_controller.director.session import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = 240.0  # seconds: only a hang takes this long

@@ -23,7 +23,7 @@ from test_director_web import log_in as director_login
 from waiting import wait_until
 
 from table_controller.director.demo.tournament import FAST, EventDemo
-from table_controller.director.web import COOKIE
+from table_controller.director.session import COOKIE
 
 GUARD = 240.0  # seconds: only a hang takes this long
 TABLES = ("table-1", "table-2")

@@ -24,8 +24,9 @@ from test_director_service import WAIT, wait_until
 from test_director_web import PASSWORD, Served, get_json, log_in, post
 
 from table_controller.director.fleet.core import Fleet, JoinRequests
+from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import discovery, sealing
 from table_controller.fleet.discovery import DiscoveryError, Found, key_fingerprint

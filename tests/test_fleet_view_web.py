@@ -31,8 +31,9 @@ from test_fleet_join import Credentials
 from table_controller.director.fleet import Fleet
 from table_controller.director.fleet import config as fleet_config
 from table_controller.director.service import BrokerConfig, DirectorService
+from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.feed import messages
 from table_controller.feed.limits import limits_words
 from table_controller.feed.signing import new_keys

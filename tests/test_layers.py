@@ -25,6 +25,10 @@
   results, fleet, demo), present/ and the simulated world (sim) are entered from
   outside only through their face, their ``__init__.py``, for the type checker too:
   their inner modules are their own business;
+- each web feature of the director (dashboard, tournament, hall, fleet) serves its own
+  routes from a ``web.py`` of its folder, handed the one login (``director/session.py``);
+  the composition (``director/web.py``) takes each through its face, and no feature
+  folder imports the composition, the service or the commands that put them together;
 - the fleet's two packages, the protocol (``fleet/``) and the table's side
   (``table/fleet/``), are entered from outside only by the modules their face names in
   ``__all__``, and the director takes the protocol, never the table's side.
@@ -70,6 +74,14 @@ TABLE_PAGE = "table_controller.table.page"
 TABLE_LOG = "table_controller.table.log"
 PRESENT = "table_controller.present"
 SIM = "table_controller.sim"
+# The director's web: the composition that serves every feature's routes, the login they
+# are all handed, the folders that serve routes of their own, and every feature folder
+# (which the composition and the commands above them put together, never the reverse).
+COMPOSITION = f"{DIRECTOR}.web"
+SESSION = f"{DIRECTOR}.session"
+WEB_FEATURES = ("dashboard", "tournament", "hall", "fleet")
+FEATURES = ("store", "dashboard", "tournament", "hall", "fleet", "broker")
+ABOVE_FEATURES = (COMPOSITION, f"{DIRECTOR}.service", f"{DIRECTOR}.cli", f"{DIRECTOR}.start")
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}
 
@@ -262,6 +274,28 @@ def test_a_director_folder_and_present_are_entered_only_through_their_face() -> 
     assert f"{DIRECTOR}.tournament.results" in faces
     wrong = past_the_face(TYPED_GRAPH, [*faces, PRESENT])
     assert wrong == [], "a folder entered past its face:\n" + "\n".join(wrong)
+
+
+def test_each_web_feature_serves_its_own_routes_and_the_composition_puts_them_together() -> None:
+    modules = walker.module_files()
+    for name in WEB_FEATURES:
+        feature = f"{DIRECTOR}.{name}"
+        assert f"{feature}.web" in modules, f"{name}/ has no web.py of its own routes"
+        assert feature in GRAPH[COMPOSITION], f"director/web.py does not take {name}/'s routes"
+        assert SESSION in TYPED_GRAPH[f"{feature}.web"], f"{name}/web.py is not handed the login"
+    assert SESSION in GRAPH[COMPOSITION]
+    wrong = [
+        f"{a} imports {b}: a feature is given what it needs by the composition above it"
+        for a, b in edges(TYPED_GRAPH)
+        if any(within(a, f"{DIRECTOR}.{name}") for name in FEATURES)
+        and any(within(b, above) for above in ABOVE_FEATURES)
+    ]
+    wrong += [
+        f"{a} imports {b}: the login knows no feature"
+        for a, b in edges(TYPED_GRAPH)
+        if a == SESSION and any(within(b, f"{DIRECTOR}.{name}") for name in WEB_FEATURES)
+    ]
+    assert wrong == [], "a feature reaches the composition above it:\n" + "\n".join(wrong)
 
 
 def face_names(package: str) -> set[str]:

@@ -23,8 +23,9 @@ from test_director_web import PASSWORD, Served, log_in
 
 from table_controller.cards import Card, Suit
 from table_controller.director.dashboard.ruling import renege_penalty, ruling_form, ruling_text
+from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.rules.codec import encode
 from table_controller.rules.events import (
     HandResult,

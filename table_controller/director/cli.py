@@ -270,9 +270,10 @@ def register_table_keys(store: DirectorStore, path: Path) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from table_controller.director.listeners import DashboardError
     from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore, StoreError
-    from table_controller.director.web import DashboardError, DirectorPage
+    from table_controller.director.web import DirectorPage
 
     try:
         s = load_settings(args)

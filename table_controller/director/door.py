@@ -8,7 +8,7 @@ plain number. The director's listeners (the dashboard, the public view, the flee
 routes) run them in the guard's middleware before any route; with the session cookie
 ``SameSite=Strict`` (not sent at all on a request another site starts) these make a
 per-session CSRF token unnecessary (docs/director.md, "Security"). The login itself is
-checked in web.py, by each route that needs it.
+checked by session.py (``Login``), which each route that needs it passes.
 """
 
 from __future__ import annotations

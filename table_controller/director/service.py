@@ -71,6 +71,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from table_controller.director.dashboard import RulingError
 from table_controller.director.fleet import handle_reply
 from table_controller.director.json_value import JSONObject
 from table_controller.director.store import (
@@ -81,7 +82,6 @@ from table_controller.director.store import (
     StoreUnavailable,
 )
 from table_controller.director.table_trust import Decision, TableTrust
-from table_controller.errors import TableControllerError
 from table_controller.feed import messages
 from table_controller.feed.guard import RateGuard
 from table_controller.feed.limits import Limits, number_words
@@ -121,10 +121,6 @@ def take_turns(seconds: float = TURN_SECONDS) -> None:
     A setting of the whole process, so the commands that run a director call it, not the
     service (tests and tools may hold several)."""
     sys.setswitchinterval(seconds)
-
-
-class RulingError(TableControllerError, ValueError):
-    """A ruling that cannot be made as asked: what is missing and what to do."""
 
 
 @dataclass(frozen=True)
@@ -946,4 +942,4 @@ def _ruling_event(
     return ScoreAdjusted(Team[team], points, reason)
 
 
-__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "RulingError", "take_turns"]
+__all__ = ["RULING_KINDS", "BrokerConfig", "DirectorService", "take_turns"]

@@ -498,9 +498,10 @@ def _tls(ev: FleetFolder) -> EventTls | None:
 
 def _run(ev: FleetFolder, mosquitto: str, out: TextIO) -> int:
     from table_controller.director.broker import DynsecAdmin
+    from table_controller.director.listeners import DashboardError
     from table_controller.director.service import BrokerConfig, DirectorService, take_turns
     from table_controller.director.store import DirectorStore
-    from table_controller.director.web import DashboardError, DirectorPage
+    from table_controller.director.web import DirectorPage
 
     take_turns()
     tls = _tls(ev)

@@ -1,117 +1,85 @@
-"""The director's dashboard: every table at a glance, a table's live view and history,
-the alert queue, rulings and standings; served by uvicorn in the director's event loop.
+"""The director's web server: it builds each feature's routes, puts them behind one login
+and the one guard of every web listener, and serves them with uvicorn in the director's
+event loop. It also makes the dashboard's overview, which every feature feeds.
 
-The overview (tables, open alerts, standings) is one snapshot pushed to every open
-dashboard over Server-Sent Events, newest winning (a slow browser skips to the latest),
-rebuilt at most every ``coalesce`` seconds however fast the tables play. A table's
-detail is read on demand (``/api/tables/NAME``) from the store's projection, drawn with
-the table page's own ``table_view``, so the director sees what the players see.
+The composition. Each feature serves its own routes from its own folder, built with
+what it needs and asked for them with the one ``session.Login`` (the cookie, the brake
+on guessing, the wrapper a route that needs a director passes):
 
-Everything but the login itself, the page that holds the login form, its static files
-and the public view (``/public``, ``/api/public``: delayed, no held card) needs a
-director's login: a session cookie (HttpOnly, SameSite=Strict, Secure over TLS) from
-``/api/login``, checked on each request. Logins are slowed after failures, per name and
-address, with a short global slow-down (``logins.LoginThrottle``); their hash runs in a
-worker thread, and every failure is in the audit log. The guard (web/guard.py, in the
-director's words: door.py) adds the security headers to every answer and refuses
-changes from other sites. With ``public_port`` the
-public view has a port of its own and the director's routes are not on it (nor the
-public view on the director's).
+- ``session.Login``: ``/api/me``, ``/api/login``, ``/api/logout``;
+- ``dashboard.DashboardWeb``: the page (``/``), a table's detail and evidence, alerts,
+  the ruling form and rulings, the audit log;
+- ``tournament.TournamentWeb``: the event (``/api/event``, ``/api/event/{action}``)
+  and its results confirmed final (``/api/results/final``);
+- ``hall.HallWeb``: the public view (``/public``, ``/api/public``: delayed, no held
+  card, no login);
+- ``fleet.FleetWeb`` and, in fleet mode, the fleet's joining routes.
+
+Every route but the login itself, the page that holds the login form, its static files,
+the public view and a table's joining needs a director's login. The guard (web/guard.py,
+in the director's words: door.py) adds the security headers to every answer and refuses
+changes from other sites; a request is refused by raising the guard's ``Refused`` where
+the problem is found, and one handler turns it into the answer. With ``public_port`` the
+public view has a listener of its own and the director's routes are not on it (nor the
+public view on the director's); every listener is built, guarded and bound alike
+(listeners.py).
+
+The overview (tables, open alerts, results, the event, the broker's link) is one
+snapshot pushed to every open dashboard over Server-Sent Events (``/events``), newest
+winning (a slow browser skips to the latest), rebuilt at most every ``coalesce`` seconds
+however fast the tables play; ``/api/overview`` gives it whole. It stays here and not in
+dashboard/: it is made of every feature's parts (the tournament's results and event, the
+service's link to the broker), and every feature and the service tell it of their
+changes (``changed``), so it is the composition's own.
 
 No route reads the store or hashes on the event loop (a table's whole-game replay, a
 database waiting on its lock or a server): a route that needs nothing else is a plain
 ``def``, which Starlette runs in a worker thread, and one that reads a body hands that
-work to a worker thread, so one slow request never holds every dashboard's stream. A
-request is refused by raising the guard's ``Refused`` where the problem is found; one
-handler turns it into the answer.
+work to a worker thread, so one slow request never holds every dashboard's stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import html
-import inspect
 import logging
 import math
-import ssl
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import TypedDict, cast
+from typing import TypedDict
 
-import uvicorn
-from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
 
-from table_controller.cards import Card
 from table_controller.director.dashboard import (
     AlertCard,
     DashboardView,
+    DashboardWeb,
     OverviewStream,
     TableCard,
     TableLine,
     json_text,
-    ruling_form,
-    ruling_text,
 )
-from table_controller.director.door import DIRECTOR_DOOR, SafeJSON, guarded, read_json
+from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import CameraCommands, Fleet, FleetWeb
 from table_controller.director.fleet import routes as fleet_routes
-from table_controller.director.hall import PublicView, PublicViewError, parse_delay
-from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.hall import HallWeb, PublicView
+from table_controller.director.listeners import Listeners, check_tls, guarded_app
 from table_controller.director.logins import LoginThrottle
-from table_controller.director.service import DirectorService, RulingError
-from table_controller.director.store import (
-    ALERT_STATES,
-    AlertRow,
-    DirectorStore,
-    StoreError,
-    StoreUnavailable,
-)
-from table_controller.director.tournament import (
-    FORM_ACTIONS,
-    AdminError,
-    EventsAdmin,
-    ResultsSource,
-    apply_form,
-)
-from table_controller.errors import TableControllerError
+from table_controller.director.service import DirectorService
+from table_controller.director.session import Login
+from table_controller.director.store import AlertRow, DirectorStore, StoreUnavailable
+from table_controller.director.tournament import EventsAdmin, ResultsSource, TournamentWeb
 from table_controller.favicon import icon_routes
-from table_controller.pictures import media_type, not_modified, picture_headers
-from table_controller.present import table_view
-from table_controller.rules.errors import RulesError
-from table_controller.web.guard import Refused, refused, secure_headers
-from table_controller.web.guard import problem as _problem
-from table_controller.web.stream import (
-    Broadcast,
-    EmbeddedServer,
-    listen,
-    start_server,
-    stop_server,
-)
+from table_controller.web.stream import Broadcast
 
-COOKIE = "tc_director"
 HEARTBEAT = 15.0
 DEFAULT_TITLE = "Tournament director"  # the dashboard's title with no event name set
-THROTTLED = {  # which brake held a login back (logins.LoginThrottle), in words
-    "pair": "for this name from this address",
-    "address": "from this address",
-    "name": "for this name from many addresses just now",
-    "everywhere": "on this dashboard just now, from many addresses",
-}
-HASHING = 2  # logins hashed at once (Argon2id's memory each): more wait their turn
-MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
-HISTORY = 400  # the most recent events shown in a table's history
 STORE_RETRY = 2.0  # seconds between tries at the overview while the database is down
-Handler = Callable[[Request], Awaitable[Response]]
-Endpoint = Callable[[Request], Response]  # a plain def: Starlette runs it in a worker thread
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +117,10 @@ class Overview(TypedDict):
     broker: BrokerState | None
 
 
-class DashboardError(TableControllerError, OSError):
-    """The dashboard could not be served: which address, and what to do."""
-
-
 class DirectorPage:
-    """The dashboard over ``store``; rulings go out through ``service`` (None: the
-    dashboard only reads, and says so when a ruling is asked for)."""
+    """The director's web server over ``store``: every feature's routes, the overview,
+    the listeners. Rulings go out through ``service`` (None: the dashboard only reads,
+    and says so when a ruling is asked for)."""
 
     def __init__(
         self,
@@ -182,8 +147,7 @@ class DirectorPage:
         self.results = ResultsSource(store, title)
         self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)
         self.view = DashboardView(store)
-        self.throttle = throttle if throttle is not None else LoginThrottle()
-        self._hashing: asyncio.Semaphore | None = None  # made in the serving loop
+        self.login = Login(store.accounts, throttle=throttle, public_port=lambda: self._public_port)
         self._title = title
         self._coalesce = coalesce
         self._last_flush = -math.inf  # when the last snapshot was made (``_monotonic``)
@@ -204,73 +168,74 @@ class DirectorPage:
         self._last_whole = -math.inf
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._servers: list[tuple[EmbeddedServer, asyncio.Task[None]]] = []
+        self._listeners = Listeners()
         self.url: str | None = None
         self.public_url: str | None = None
         self._public_port: int | None = None  # its own port, when it has one
-        static = resources.files("table_controller.director") / "static"
-        self._page = (static / "dashboard.html").read_text(encoding="utf-8")
-        self._public_page = (static / "public.html").read_text(encoding="utf-8")
-        files: list[BaseRoute] = [
-            Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
-            *icon_routes(),
-        ]
-        login = self._login_required
         if camera_commands is None and fleet is not None and fleet.publish is not None:
             camera_commands = CameraCommands(store, fleet.private_pem, fleet.prefix, fleet.publish)
         elif camera_commands is None and service is not None:
             camera_commands = CameraCommands(
                 store, service.private_key, service.prefix, service.publish
             )
+        # The features, each given what it needs, each asked for its routes.
+        login = self.login
+        self.dashboard = DashboardWeb(
+            store, self.view, title=title, rulings=service, changed=self.changed
+        )
+        self.tournament = TournamentWeb(
+            self.admin, self.results, signing_key=self._signing_key, changed=self.changed
+        )
+        self.hall = HallWeb(self.public, title=title)
         self.fleet_view = FleetWeb(
             store,
-            director=self._director,
+            director=login.who,
             commands=camera_commands,
             title=title,
             fleet_mode=fleet is not None,
             on_change=lambda: self.changed("fleet", ""),
         )
         director: list[BaseRoute] = [
-            Route("/", self._index),
-            Route("/api/me", self._me),
-            Route("/api/login", self._login, methods=["POST"]),
-            Route("/api/logout", self._logout, methods=["POST"]),
+            *login.routes(),
             Route("/events", login(self._events)),
             Route("/api/overview", login(self._overview_route)),
-            Route("/api/tables/{table}", login(self._table)),
-            Route("/api/alerts/{alert}", login(self._alert), methods=["POST"]),
-            Route("/api/alerts/{alert}/defaults", login(self._defaults)),
-            Route("/api/tables/{table}/ruling", login(self._table_ruling)),
-            Route("/api/alerts/{alert}/detail", login(self._alert_detail)),
-            Route("/api/rulings", login(self._ruling), methods=["POST"]),
-            Route("/api/audit", login(self._audit)),
-            Route("/api/results/final", login(self._results_final), methods=["POST"]),
-            Route("/api/event", login(self._event)),
-            Route("/api/event/{action}", login(self._event_change), methods=["POST"]),
-            Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
+            *self.dashboard.routes(login),
+            *self.tournament.routes(login),
             *self.fleet_view.routes(login),
         ]
         if fleet is not None:  # fleet mode: tables ask to join, directors approve them
-            director += fleet_routes(fleet, login, self._director)
+            director += fleet_routes(fleet, login, login.who)
         director += extra_routes  # served without a login (the fleet's releases)
-        public: list[BaseRoute] = [
-            Route("/public", self._public_index),
-            Route("/api/public", self._public),
+        public = self.hall.routes(login)
+        static = resources.files("table_controller.director") / "static"
+        files: list[BaseRoute] = [
+            Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
+            *icon_routes(),
         ]
         # Served on one port (``app``), or the director's and the public view's apart.
-        self.app = self._app([*director, *public, *files])
-        self.director_app = self._app([*director, *files])
-        self.public_app = self._app([*public, *files])
+        self.app = guarded_app([*director, *public, *files])
+        self.director_app = guarded_app([*director, *files])
+        self.public_app = guarded_app([*public, *files])
         if service is not None:
             service.listen(self.admin.on_stored)  # results first, so the overview has them
             service.listen(self.changed)
 
-    @staticmethod
-    def _app(routes: list[BaseRoute]) -> ASGIApp:
-        app = Starlette(
-            routes=routes, exception_handlers={StoreUnavailable: _store_down, Refused: refused}
-        )
-        return guarded(app)
+    @property
+    def throttle(self) -> LoginThrottle:
+        """The brake on guessing logins (the login's; tests give one a clock)."""
+        return self.login.throttle
+
+    @throttle.setter
+    def throttle(self, throttle: LoginThrottle) -> None:
+        self.login.throttle = throttle
+
+    def _signing_key(self) -> bytes | None:
+        """The director's key (PEM) the final results are signed with: the service's,
+        else the fleet's; None without one."""
+        key = None if self.service is None else self.service.private_key
+        if key is None and self.fleet is not None:
+            key = self.fleet.private_pem
+        return key
 
     # --- changes, from any thread ---------------------------------------------------------
 
@@ -468,22 +433,9 @@ class DirectorPage:
         """Serve the dashboard on ``host:port`` (and, with ``public_port``, the public view
         on a port of its own, and not on the dashboard's); over TLS with ``tls_cert``
         and ``tls_key`` (PEM files). Returns the dashboard's URL."""
-        if (tls_cert is None) != (tls_key is None):
-            raise DashboardError(
-                "TLS needs both a certificate and its key: give --tls-cert and --tls-key"
-            )
-        if tls_cert is not None and tls_key is not None:
-            try:
-                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
-                    tls_cert, tls_key
-                )
-            except (OSError, ssl.SSLError) as exc:
-                raise DashboardError(
-                    f"the dashboard's TLS certificate {tls_cert} or key {tls_key} cannot be "
-                    f"used ({exc}): check both paths, and that the key is the certificate's"
-                ) from None
+        check_tls(tls_cert, tls_key)
         self._loop = asyncio.get_running_loop()
-        self._hashing = asyncio.Semaphore(HASHING)
+        self.login.start()
         await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
         apps = [(self.app if public_port is None else self.director_app, port, "--web-port")]
         if public_port is not None:
@@ -493,7 +445,7 @@ class DirectorPage:
         urls = []
         try:
             for app, at, flag in apps:
-                bound = await self._serve_on(app, host, at, flag, tls_cert, tls_key)
+                bound = await self._listeners.serve(app, host, at, flag, tls_cert, tls_key)
                 urls.append(f"{scheme}://{shown}:{bound}/")
         except BaseException:
             await self.stop()
@@ -505,166 +457,27 @@ class DirectorPage:
             self._public_port = int(urls[1].rsplit(":", 1)[1].rstrip("/"))
         return self.url
 
-    async def _serve_on(
-        self,
-        app: ASGIApp,
-        host: str,
-        port: int,
-        flag: str,
-        tls_cert: str | None,
-        tls_key: str | None,
-    ) -> int:
-        try:
-            sock = listen(host, port)
-        except OSError as exc:
-            raise DashboardError(
-                exc.errno,
-                f"the dashboard cannot listen on {host}:{port} ({exc.strerror or exc}): another "
-                f"program may use that port; give another with {flag}, or stop that program",
-            ) from exc
-        config = uvicorn.Config(
-            app,
-            lifespan="off",
-            ws="none",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=3,
-            ssl_certfile=tls_cert,
-            ssl_keyfile=tls_key,
-            h11_max_incomplete_event_size=16_384,
-        )
-        bound = int(sock.getsockname()[1])
-
-        def failed(why: str) -> DashboardError:
-            return DashboardError(f"the dashboard stopped on {host}:{port}: {why}")
-
-        self._servers.append(await start_server(config, sock, "dashboard", failed))
-        return bound
-
     async def serve_redirect(self, host: str, port: int, https_port: int) -> int:
         """Plain HTTP on ``host:port`` that only redirects to the HTTPS dashboard on
         ``https_port`` (director/https_redirect.py), with the headers of every listener;
         stopped with the dashboard. Returns the port bound; DashboardError (an OSError)
         in words when it cannot listen."""
-        from table_controller.director.https_redirect import redirect_app
-
-        app = secure_headers(redirect_app(https_port), DIRECTOR_DOOR)
-        return await self._serve_on(app, host, port, "--http-port", None, None)
+        return await self._listeners.serve_redirect(host, port, https_port)
 
     async def stop(self) -> None:
         self._pages.close_all()
-        servers, self._servers = self._servers, []
         self._loop = None
-        for server, _ in servers:
-            server.should_exit = True
-        for server, task in servers:
-            await stop_server(server, task)
+        await self._listeners.stop()
 
-    # --- logging in ---------------------------------------------------------------------
-
-    def _director(self, request: Request) -> str | None:
-        return self.store.accounts.session(request.cookies.get(COOKIE))
-
-    def _logged_in(self, request: Request) -> str:
-        """The director whose session the request carries; else refused (401, no data).
-        Reads the store: in a worker thread."""
-        who = self._director(request)
-        if who is None:
-            raise Refused(
-                401,
-                "you are not logged in (or the session ended)",
-                "log in with your director's name and password",
-            )
-        return who
-
-    def _login_required(self, handler: Handler | Endpoint) -> Handler | Endpoint:
-        """``handler`` for a logged-in director only: anyone else gets 401 and no data.
-        The session is checked off the event loop: in the thread a plain ``def``
-        handler runs in, or in a worker thread before an ``async`` one."""
-        if inspect.iscoroutinefunction(handler):
-            serve = cast(Handler, handler)
-
-            @functools.wraps(serve)
-            async def checked(request: Request) -> Response:
-                await run_in_threadpool(self._logged_in, request)
-                return await serve(request)
-
-            return checked
-        endpoint = cast(Endpoint, handler)
-
-        @functools.wraps(endpoint)
-        def checked_in_thread(request: Request) -> Response:
-            self._logged_in(request)
-            return endpoint(request)
-
-        return checked_in_thread
-
-    def _me(self, request: Request) -> Response:
-        return SafeJSON({"director": self._director(request), "public_port": self._public_port})
-
-    async def _login(self, request: Request) -> Response:
-        body = await read_json(request)
-        name, password = body.get("name", ""), body.get("password", "")
-        if not isinstance(name, str) or not isinstance(password, str):
-            raise Refused(400, "the name and password are text", "use the login form")
-        if not 0 < len(name) <= 100 or len(password) > 1024:
-            raise Refused(
-                400, "a name is 1 to 100 characters, a password at most 1024", "check them"
-            )
-        address = request.client.host if request.client else ""
-        wait, which = self.throttle.wait(name, address)
-        if wait > 0:
-            raise Refused(
-                429,
-                f"too many failed logins {THROTTLED[which]}: wait {math.ceil(wait)} s",
-                f"wait {math.ceil(wait)} s and try again; a director already logged in"
-                " is not affected",
-            )
-        self.throttle.begin(name, address)
-        assert self._hashing is not None
-        async with self._hashing:  # the hash in a worker thread: the loop keeps serving
-            token = await asyncio.to_thread(
-                self.store.accounts.login, name, password, address=address
-            )
-        if token is None:
-            raise Refused(
-                401,
-                "that name and password do not match a director's login",
-                "check them; a login is made with `table-controller director add-login NAME`",
-            )
-        self.throttle.succeeded(name, address)
-        resp = SafeJSON({"ok": True, "director": name})
-        resp.set_cookie(
-            COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-        )
-        return resp
-
-    def _logout(self, request: Request) -> Response:
-        token = request.cookies.get(COOKIE)
-        if token:
-            self.store.accounts.logout(token)
-        resp = SafeJSON({"ok": True})
-        resp.delete_cookie(
-            COOKIE, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-        )
-        return resp
-
-    # --- reading (login required) ---------------------------------------------------------
-
-    async def _index(self, request: Request) -> Response:
-        """The page: a login form, and the dashboard's frame its script fills in once
-        logged in (it holds no data of its own)."""
-        page = self._page.replace("{{title}}", html.escape(self._title))
-        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+    # --- the overview's routes (login required) ---------------------------------------
 
     async def _events(self, request: Request) -> Response:
         """The overview as it changes, until the session ends (checked at each heartbeat:
         a director logged out, or whose password changed, stops receiving)."""
-        token = request.cookies.get(COOKIE)
 
         async def still_open() -> bool:
             with contextlib.suppress(StoreUnavailable):  # said in the overview
-                return await run_in_threadpool(self.store.accounts.session, token) is not None
+                return await run_in_threadpool(self.login.who, request) is not None
             return True
 
         return self._pages.response(still_open)
@@ -672,254 +485,5 @@ class DirectorPage:
     def _overview_route(self, request: Request) -> Response:
         return SafeJSON(self.overview())
 
-    def _table(self, request: Request) -> Response:
-        table = request.path_params["table"]
-        known = {t["table"] for t in self.store.tables.tables()}
-        if table not in known:
-            raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
-        games = self.store.events.games(table)
-        asked = request.query_params.get("game") or ""
-        game = _number(asked) if asked else (games[-1] if games else 0)
-        if game is None:
-            raise Refused(400, f"game={asked[:20]!r} is not a game number", "e.g. ?game=2")
-        events = self.store.events.events(table, game) if games else []
-        players = self.store.tables.players(table)
-        view = None
-        proj = None
-        problem = None
-        if games:
-            try:
-                proj = self.store.projections.projection(table, game)
-            except RulesError as exc:  # the rules the table's status named cannot be used
-                problem = f"the table's rules cannot be used: {exc}"
-        if proj is not None:
-            urls: dict[Card, str] = {}
-            for ev in events:
-                card = ev["input"].get("card")
-                if ev["evidence"] and ev["input"].get("event") == "card_played" and card:
-                    # a stored input was decoded (checked) before it was stored: a card's code
-                    urls[Card.parse(cast(str, card))] = f"/evidence/{table}/{game}/{ev['seq']}.png"
-            view = table_view(
-                proj.game,
-                table=table,
-                players=players,
-                recent=proj.recent,
-                evidence_urls=urls,
-                rules_name=self.store.projections.rules_of(table)[0],
-            )
-            problem = proj.problem
-        detail = self.view.table_detail(table, game, events, HISTORY)
-        return SafeJSON(
-            {
-                **detail,
-                "table": table,
-                "games": games,
-                "game": game,
-                "view": view,
-                "applied": None if proj is None else proj.applied,
-                "missing": None if proj is None else proj.missing,
-                "problem": problem,
-                "rulings": [
-                    {**r, "text": ruling_text(r, {s.name: n for s, n in players.items()})}
-                    for r in self.store.rulings.rulings(table)
-                ],
-                "status": self.store.tables.status_history(table)[-20:],
-            }
-        )
 
-    def _evidence(self, request: Request) -> Response:
-        p = request.path_params
-        game, seq = _number(p["game"]), _number(p["seq"])
-        png = (
-            None
-            if game is None or seq is None
-            else self.store.events.evidence(p["table"], game, seq)
-        )
-        if png is None:
-            raise Refused(
-                404,
-                f"no evidence image for event {p['seq'][:20]} of game {p['game'][:20]}",
-                "the table may not have sent it yet",
-            )
-        headers = picture_headers(png)
-        if not_modified(png, request.headers.get("if-none-match")):
-            return Response(status_code=304, headers=headers)
-        return Response(png, media_type=media_type(png), headers=headers)
-
-    def _defaults(self, request: Request) -> Response:
-        """The ruling form opened from an alert: filled with what the alert knows."""
-        aid = _number(request.path_params["alert"])
-        alert = next(
-            (a for a in self.store.alerts.alerts(states=ALERT_STATES) if a["id"] == aid), None
-        )
-        if alert is None:
-            raise Refused(404, "there is no such alert", "reload the dashboard")
-        return SafeJSON(ruling_form(self.store, str(alert["table"]), alert))
-
-    def _table_ruling(self, request: Request) -> Response:
-        """The ruling form opened from a table's detail: its teams and choices in words."""
-        table = request.path_params["table"]
-        if table not in {t["table"] for t in self.store.tables.tables()}:
-            raise Refused(404, f"no table {table[:100]!r} has reported", "check the table's name")
-        return SafeJSON(ruling_form(self.store, table))
-
-    def _alert_detail(self, request: Request) -> Response:
-        """An alert's panel: its sentence, and a renege's evidence and rule, in words."""
-        aid = _number(request.path_params["alert"])
-        alert = next(
-            (a for a in self.store.alerts.alerts(states=ALERT_STATES) if a["id"] == aid), None
-        )
-        if alert is None:
-            raise Refused(404, "there is no such alert", "reload the dashboard")
-        return SafeJSON(self.view.alert_detail(alert))
-
-    def _audit(self, request: Request) -> Response:
-        return SafeJSON(self.store.accounts.audit())
-
-    def _event(self, request: Request) -> Response:
-        return SafeJSON(self.admin.summary())
-
-    # --- changes (login required) -------------------------------------------------------
-
-    async def _form(self, request: Request) -> tuple[str, JSONObject]:
-        """A logged-in director's form: (who, the JSON body); else refused."""
-        who = await run_in_threadpool(self._director, request)
-        if who is None:  # the session ended between the route's check and now
-            raise Refused(401, "your session ended", "log in again")
-        return who, await read_json(request)
-
-    async def _alert(self, request: Request) -> Response:
-        who, body = await self._form(request)
-        aid = _number(request.path_params["alert"])
-        if aid is None:
-            raise Refused(404, "there is no such alert", "reload the dashboard")
-        reason = body.get("reason")
-        try:
-            await run_in_threadpool(
-                self.store.alerts.set_alert,
-                aid,
-                str(body.get("state")),
-                who,
-                str(reason)[:2000] if reason else None,
-            )
-        except StoreError as exc:
-            raise Refused(409, str(exc), "reload the dashboard and try again") from None
-        self.changed("alert", "")
-        return SafeJSON({"ok": True})
-
-    async def _ruling(self, request: Request) -> Response:
-        who, body = await self._form(request)
-        if self.service is None:
-            raise Refused(
-                409,
-                "this dashboard is not connected to the tables",
-                "run `table-controller director` with the broker's address",
-            )
-        given = body.get("points")
-        try:
-            points = _points(given)
-        except (TypeError, ValueError, OverflowError):
-            raise Refused(
-                400, f"{str(given)[:20]!r} is not a number of points", "write e.g. -2 or 1"
-            ) from None
-        if points is not None and abs(points) > 1000:
-            raise Refused(400, f"{points} points is out of range", "write e.g. -2 or 1")
-        team = body.get("team") or None
-        try:
-            payload = await asyncio.to_thread(
-                self.service.send_ruling,
-                director=who,
-                table=str(body.get("table", ""))[:200],
-                kind=str(body.get("kind", ""))[:50],
-                reason=str(body.get("reason") or "")[:2000],
-                team=None if team is None else str(team)[:10],
-                points=points,
-            )
-        except RulingError as exc:
-            raise Refused(400, str(exc), "fill in the ruling's form and send it again") from None
-        alert = body.get("alert")
-        if type(alert) is int and body.get("close_alert", True):
-            with contextlib.suppress(StoreError, OverflowError):
-                await run_in_threadpool(
-                    self.store.alerts.set_alert,
-                    alert,
-                    "closed",
-                    who,
-                    f"ruling {payload['ruling_id']}",
-                )
-        self.changed("ruling", "")
-        return SafeJSON({"ok": True, "ruling": payload})
-
-    async def _results_final(self, request: Request) -> Response:
-        who, _ = await self._form(request)
-        key = None if self.service is None else self.service.private_key
-        if key is None and self.fleet is not None:
-            key = self.fleet.private_pem
-        try:
-            done = await run_in_threadpool(self.results.confirm_final, self.admin, who, key)
-        except AdminError as exc:
-            raise Refused(400, str(exc), "check the results, then confirm again") from None
-        except StoreError as exc:
-            raise Refused(503, str(exc), "nothing was changed; try again") from None
-        self.changed("event", "")
-        return SafeJSON({"ok": True, "done": done})
-
-    async def _event_change(self, request: Request) -> Response:
-        who, body = await self._form(request)
-        action = request.path_params["action"]
-        if action not in FORM_ACTIONS:
-            raise Refused(
-                404, f"there is no event action {action[:40]!r}", "use the dashboard's event forms"
-            )
-        try:
-            done = await apply_form(self.admin, who, action, body)
-        except AdminError as exc:
-            raise Refused(400, str(exc), "correct the form and send it again") from None
-        except StoreError as exc:
-            raise Refused(503, str(exc), "nothing was changed; try again") from None
-        self.changed("event", "")
-        summary = await run_in_threadpool(self.admin.summary)
-        return SafeJSON({"ok": True, "done": done, "event": summary})
-
-    # --- the public view (no login) ---------------------------------------------------
-
-    async def _public_index(self, request: Request) -> Response:
-        page = self._public_page.replace("{{title}}", html.escape(self._title))
-        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
-
-    async def _public(self, request: Request) -> Response:
-        asked = request.query_params.get("delay")
-        try:
-            delay = parse_delay(asked) if asked else None
-        except PublicViewError as exc:
-            raise Refused(400, str(exc), "e.g. ?delay=60") from None
-        snap = await asyncio.to_thread(self.public.snapshot, delay)
-        snap["title"] = self._title
-        return SafeJSON(snap, headers={"Cache-Control": "no-store"})
-
-
-def _number(text: str) -> int | None:
-    """A game, event or alert number from a path or query, or None if it is not one."""
-    if not text.isascii() or not text.isdigit() or len(text) > 10:
-        return None
-    n = int(text)
-    return n if n <= MAX_NUMBER else None
-
-
-def _points(given: JSONValue) -> int | None:
-    """A ruling's points as its form sent them (a number, or one written as text); None
-    when none was given. TypeError, ValueError or OverflowError: not a number."""
-    if given is None or given == "":
-        return None
-    if isinstance(given, list | dict):
-        raise TypeError(f"a {type(given).__name__} is not a number")
-    return int(given)
-
-
-async def _store_down(request: Request, exc: Exception) -> Response:
-    """Every request while the database is down (a PostgreSQL server restarting, a disk):
-    503 with the store's words, not a bare 500."""
-    return _problem(503, str(exc), "wait for the database to be back; the page tries again")
-
-
-__all__ = ["COOKIE", "DashboardError", "DirectorPage"]
+__all__ = ["DirectorPage"]

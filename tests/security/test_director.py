@@ -40,8 +40,9 @@ from table_controller.cards import Card
 from table_controller.director import logins
 from table_controller.director.hall import PublicView
 from table_controller.director.logins import LoginThrottle
+from table_controller.director.session import COOKIE
 from table_controller.director.store import SESSION_SECONDS, DirectorStore
-from table_controller.director.web import COOKIE, DirectorPage
+from table_controller.director.web import DirectorPage
 from table_controller.feed.tls import make_certs
 from table_controller.present import card_face
 
@@ -632,7 +633,7 @@ def test_tls_and_public_port_settings_are_checked(tmp_path: Path) -> None:
     import argparse
 
     from table_controller.director.cli import SettingsError, load_settings
-    from table_controller.director.web import DashboardError
+    from table_controller.director.listeners import DashboardError
 
     conf = tmp_path / "director.toml"
     for text, words in (

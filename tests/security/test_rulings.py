@@ -26,7 +26,8 @@ from security.feed_event import (
     wait_until,
 )
 from table_controller.cli import main
-from table_controller.director.service import BrokerConfig, DirectorService, RulingError
+from table_controller.director.dashboard import RulingError
+from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore
 from table_controller.event_log import EventLog
 from table_controller.feed.signing import Ruling, sign

@@ -29,10 +29,17 @@ from table_controller.director.words import (
     seat_label,
     table_title,
 )
+from table_controller.errors import TableControllerError
 from table_controller.present import RULING_DONE, renege_sentence, signed_points
 
 KINDS = ("confirm_renege", "dismiss_renege", "adjust_score", "void_hand")
 RENEGE_ALERTS = ("renege_proven", "renege_claimed")
+
+
+class RulingError(TableControllerError, ValueError):
+    """A ruling that cannot be made as asked: what is missing and what to do. Kept with
+    the form it refuses (the service raises it, the dashboard's route answers it), so
+    the dashboard's routes need nothing of the service but its sending."""
 
 
 class TeamChoice(TypedDict):
@@ -252,6 +259,7 @@ __all__ = [
     "Fill",
     "KindChoice",
     "Penalty",
+    "RulingError",
     "RulingForm",
     "TeamChoice",
     "renege_penalty",

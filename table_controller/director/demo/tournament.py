@@ -438,8 +438,9 @@ class EventDemo:
         raise EventDemoError(f"mosquitto did not listen on port {port} within 30 s")
 
     def _start_dashboard(self) -> None:
+        from table_controller.director.listeners import DashboardError
         from table_controller.director.service import BrokerConfig, DirectorService
-        from table_controller.director.web import DashboardError, DirectorPage
+        from table_controller.director.web import DirectorPage
         from table_controller.feed.broker import DIRECTOR_USER
 
         assert self.broker_port is not None and self._broker_files is not None

@@ -23,7 +23,7 @@ from starlette.routing import BaseRoute, Route
 from table_controller.director.door import SafeJSON, read_json
 from table_controller.director.fleet.camera import KINDS, CameraCommandError, CameraCommands
 from table_controller.director.fleet.view import FleetView, approved_tables
-from table_controller.director.fleet.web import Login
+from table_controller.director.session import Login
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.feed.limits import limits_words
 from table_controller.pictures import media_type

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,6 +28,7 @@ from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import join
 from table_controller.director.fleet.core import Fleet, FleetError
 from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.session import Login
 from table_controller.fleet.discovery import key_text
 from table_controller.fleet.sealing import KEY_BYTES
 from table_controller.safe_json import JSONLimitError, loads_limited
@@ -35,9 +36,6 @@ from table_controller.web.guard import Refused
 
 MAX_JOIN_BODY = 4096
 JOIN_FIX = "this table asks again by itself; if it keeps failing, update the table"
-# A route's handler: a plain def (Starlette runs it in a worker thread) or an async one.
-Endpoint = Callable[[Request], Response] | Callable[[Request], Awaitable[Response]]
-Login = Callable[[Endpoint], Endpoint]  # DirectorPage's login_required
 Who = Callable[[Request], str | None]  # the logged-in director, or None
 
 
@@ -200,4 +198,4 @@ def _printable(text: str, limit: int) -> str:
     return "".join(c for c in text if c.isprintable())[:limit]
 
 
-__all__ = ["MAX_JOIN_BODY", "Endpoint", "Login", "routes"]
+__all__ = ["MAX_JOIN_BODY", "JoinWeb", "routes"]

@@ -12,7 +12,7 @@ The fleet's rows (``fleet*.py``) are kept here, not in ``fleet/``: see that fold
 
 from __future__ import annotations
 
-from table_controller.director.store.accounts import AuditLine
+from table_controller.director.store.accounts import Accounts, AuditLine
 from table_controller.director.store.alerts import AlertRow, Fault
 from table_controller.director.store.db import StoreError, StoreUnavailable, is_url
 from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
@@ -47,6 +47,7 @@ __all__ = [
     "CONFIG_STATES",
     "MAX_EVERY",
     "SESSION_SECONDS",
+    "Accounts",
     "AlertRow",
     "AuditLine",
     "ConfigState",

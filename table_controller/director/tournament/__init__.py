@@ -1,7 +1,8 @@
 """The tournament: the event's format run from the dashboard (``admin.py``, its forms in
 ``forms.py``, the 12-hand rounds' final in ``final.py``), the events a store holds and
 which games belong to each (``catalog.py``), the formats of the rule texts (``formats/``,
-pure), and the results every screen and paper renders (``results/``).
+pure), the results every screen and paper renders (``results/``), and the dashboard's
+routes for the event and its final results (``web.py``, ``TournamentWeb``).
 
 "Tournament" names the folder and not "event", which also means a game's event; the
 code keeps the rule texts' and the dashboard's word ("the event") for one tournament.
@@ -51,6 +52,7 @@ from table_controller.director.tournament.results import (
     hall_standings,
     write_all,
 )
+from table_controller.director.tournament.web import TournamentWeb
 
 __all__ = [
     "FORM_ACTIONS",
@@ -79,6 +81,7 @@ __all__ = [
     "StandingRow",
     "StandingsView",
     "TeamChoice",
+    "TournamentWeb",
     "UnplacedResult",
     "apply_form",
     "check_folder",
