@@ -18,7 +18,7 @@ from typing import Any
 from test_director_store import feed_messages
 
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
+from table_controller.director.tournament import ProgressiveEvent, TournamentAdmin
 from table_controller.feed.messages import status_message
 from table_controller.table.config import parse_config
 from table_controller.table.simulated import FAST, simulated_table
@@ -90,7 +90,7 @@ def build_event(
     ("Table 2") each play a real game; the renege game is table-1's round 1."""
     store = DirectorStore(path, rules_name="td-progressive")
     games = {"renege": renege_game(), "clean": progressive_game(2, False)}
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     if event:
         admin.create("ann", "progressive", players, rounds=rounds, name=EVENT)
     plan = {1: {"table-1": "1", "table-2": "2"}, 2: {"table-1": "2", "table-2": "1"}}
@@ -134,7 +134,7 @@ def build_event(
     return store
 
 
-def _seats(admin: EventsAdmin, players: list[str], round_no: int, place: int) -> dict[str, str]:
+def _seats(admin: TournamentAdmin, players: list[str], round_no: int, place: int) -> dict[str, str]:
     ev = admin.state.event
     if not isinstance(ev, ProgressiveEvent):  # no event: the first four, then the others
         names = players[:4] if place == 1 else players[4:8]

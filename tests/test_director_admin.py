@@ -19,7 +19,7 @@ from test_director_web import PASSWORD, Served, log_in_page, post
 
 from table_controller.director.store import DirectorStore, StoreError
 from table_controller.director.tournament import ProgressiveEvent
-from table_controller.director.tournament.admin import AdminError, EventsAdmin, summary
+from table_controller.director.tournament.admin import AdminError, TournamentAdmin, summary
 from table_controller.director.tournament.final import record_final
 from table_controller.director.web import DirectorPage
 
@@ -53,7 +53,7 @@ def store(tmp_path: Path) -> DirectorStore:
 
 def test_progressive_two_rounds_from_real_games(store: DirectorStore) -> None:
     games = {1: progressive_game(1), 2: progressive_game(2)}
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "progressive", PLAYERS, rounds=2)
     event = admin.state.event
     assert isinstance(event, ProgressiveEvent)
@@ -80,7 +80,7 @@ def test_progressive_two_rounds_from_real_games(store: DirectorStore) -> None:
     assert all(s["rounds_played"] == 2 for s in standings)
     assert admin.summary()["round"] is None and admin.state.unplaced == []
     # A restarted director reads the same event back from the store.
-    again = EventsAdmin(store)
+    again = TournamentAdmin(store)
     assert again.summary()["standings"] == standings
     # A game from a table no round assigns is kept for the director, not lost.
     for m in as_table(games[1], "hall-c"):
@@ -90,7 +90,7 @@ def test_progressive_two_rounds_from_real_games(store: DirectorStore) -> None:
 
 
 def test_absentee_with_substitute(store: DirectorStore) -> None:
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "progressive", PLAYERS, rounds=2)
     admin.set_absent("ann", "cy", True, "stuck in traffic")
     seat = summary(admin.state)["seating"]
@@ -119,7 +119,7 @@ def test_absentee_with_substitute(store: DirectorStore) -> None:
 
 
 def test_correction_is_audited_and_history_append_only(store: DirectorStore) -> None:
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "progressive", PLAYERS, rounds=1)
     res = {"event": "game_ended", "scores": [8, 2], "individual": [5, 1, 3, 1]}
     admin.record("ann", 1, "1", res, "score card")
@@ -137,11 +137,11 @@ def test_correction_is_audited_and_history_append_only(store: DirectorStore) -> 
     assert any(a["action"] == "format_result" and a["who"] == "bob" for a in store.accounts.audit())
     with pytest.raises(StoreError, match="format history is append-only"):
         store.db.execute("UPDATE format_state SET who = 'eve'")
-    assert EventsAdmin(store).state.event.results[1][1]["N"] == 4  # type: ignore[union-attr]
+    assert TournamentAdmin(store).state.event.results[1][1]["N"] == 4  # type: ignore[union-attr]
 
 
 def test_bracket_advances_from_game_results(store: DirectorStore) -> None:
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     lines = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds"]
     admin.create("ann", "bracket", lines, rounds=1, best_of=3)
     first = summary(admin.state)["bracket"][0]["matches"]
@@ -188,7 +188,7 @@ def test_bracket_advances_from_game_results(store: DirectorStore) -> None:
 
 
 def test_rounds_event_seating_follows_results(store: DirectorStore) -> None:
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "rounds", ["A", "B", "C", "D"], rounds=2)
     assert summary(admin.state)["next"]["problem"].startswith("Round 2 is seated from")
     admin.record("ann", 1, "1", {"scores": [10, 6], "winner": "NS"}, "card")
@@ -199,7 +199,7 @@ def test_rounds_event_seating_follows_results(store: DirectorStore) -> None:
 
 
 def test_bad_requests_say_what_to_do(store: DirectorStore) -> None:
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     with pytest.raises(AdminError, match="create it first"):
         admin.set_absent("ann", "x", True, None)
     with pytest.raises(AdminError, match="one of"):
@@ -214,7 +214,7 @@ def test_bad_requests_say_what_to_do(store: DirectorStore) -> None:
 TEAMS = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds: Gus, Hal"]
 
 
-def rounds_tied_for_second(admin: EventsAdmin) -> None:
+def rounds_tied_for_second(admin: TournamentAdmin) -> None:
     """One round of four teams, Reds 12, Blues 8, Greens 8, Golds 4: Blues and Greens tied
     for the second place in the final."""
     admin.create("ann", "rounds", TEAMS, rounds=1)
@@ -226,7 +226,7 @@ def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
     # 001 s18: "The top two scoring teams will face off for the championship."
     # 001 s19: "If a tie occurs, a four (4) hand playoff will take place between the two
     # teams. If the game is still tied, a sudden death hand will occur."
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "rounds", TEAMS, rounds=1)
     with pytest.raises(AdminError, match="rounds are not over: round 1 still has results"):
         admin.record_playoff("ann", "blues", "greens", (3, 1), "score card")
@@ -265,13 +265,13 @@ def test_playoff_hands_settle_a_tie_for_the_final(store: DirectorStore) -> None:
         "bob"
     ] * 2
     # A restarted director reads the playoff back.
-    assert EventsAdmin(store).summary()["playoff"] == step
+    assert TournamentAdmin(store).summary()["playoff"] == step
 
 
 def test_round_robin_playoff_takes_each_match_once(store: DirectorStore) -> None:
     # 001 s20: "If more than two (2) teams are tied at the end of 36 hands, a four (4) hand
     # round robin playoff will occur."
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "rounds", ["A", "B", "C", "D", "E", "F"], rounds=1)
     for table in ("1", "2", "3"):
         admin.record("ann", 1, table, {"scores": [9, 3], "winner": "NS"}, "score card")
@@ -289,7 +289,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
     # 001 s18: "The top two scoring teams will face off for the championship. Same format
     # will occur." 001 s19: "If a tie occurs, a four (4) hand playoff will take place
     # between the two teams. If the game is still tied, a sudden death hand will occur."
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "rounds", TEAMS, rounds=1)
     with pytest.raises(AdminError, match="rounds are not over: round 1 still has results"):
         record_final(admin, "ann", "reds", "blues", (10, 8), "score card")
@@ -371,7 +371,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
         and a["reason"] == "tie-break misread"
         for a in store.accounts.audit()
     )
-    again = EventsAdmin(store).summary()  # a restarted director reads the final back
+    again = TournamentAdmin(store).summary()  # a restarted director reads the final back
     assert (again["champion"], again["final"]) == ("reds", admin.summary()["final"])
     assert "cleared" in record_final(admin, "bob", "", "", None, "wrong card", correct=True)
     assert (admin.summary()["champion"], admin.summary()["final"]) == (None, None)
@@ -386,7 +386,7 @@ def test_final_names_the_champion_audited(store: DirectorStore) -> None:
 def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
     # 000 s4: "single elimination tournament, with opponents playing best two-out-of-three
     # games": a match's games corrected, and the later match it fed follows.
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "bracket", TEAMS, rounds=1, best_of=3)
     with pytest.raises(AdminError, match="R1-M1 has no game recorded yet, so nothing to"):
         admin.correct_match("ann", "R1-M1", ["reds"], "wrong card")
@@ -428,7 +428,7 @@ def test_bracket_match_corrected_with_a_reason(store: DirectorStore) -> None:
         a["action"] == "format_match_corrected" and a["reason"] == "NS and EW swapped"
         for a in store.accounts.audit()
     )
-    again = EventsAdmin(store).state.event
+    again = TournamentAdmin(store).state.event
     assert again.match("R1-M1").winner == "reds"  # type: ignore[union-attr]
     # Each form belongs to its format; a bye has nothing to correct.
     with pytest.raises(AdminError, match="only in a 12-hand rounds event: this event is a bracket"):

@@ -1,6 +1,6 @@
 """Several events in one director's store (director/tournament/catalog.py): a club's director
 runs next month's event with the same store, and each event's papers, dashboard and hall
-screen hold that event's games only. Built through the real store and EventsAdmin, as
+screen hold that event's games only. Built through the real store and TournamentAdmin, as
 test_results_model.py builds one event; each on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from test_director_export import pages_text, read_csv
 from table_controller.cli import main
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament import collect
-from table_controller.director.tournament.admin import AdminError, EventsAdmin, create
+from table_controller.director.tournament.admin import AdminError, TournamentAdmin, create
 from table_controller.director.web import DirectorPage
 
 DAY = 86400.0
@@ -34,7 +34,7 @@ class Clock:
         return self.now
 
 
-def play(store: DirectorStore, admin: EventsAdmin | None, game: int, at: float) -> None:
+def play(store: DirectorStore, admin: TournamentAdmin | None, game: int, at: float) -> None:
     """Both tables play ``game`` (a real simulated table's messages), at ``at``."""
     messages = progressive_game(2, False)[0]
     base = messages[0]["at"]
@@ -59,12 +59,12 @@ def play(store: DirectorStore, admin: EventsAdmin | None, game: int, at: float) 
                 admin.on_stored("event", table)
 
 
-def two_events(target: str) -> tuple[DirectorStore, EventsAdmin, Clock]:
+def two_events(target: str) -> tuple[DirectorStore, TournamentAdmin, Clock]:
     """A store holding "Club night" (each table's game 1) and, a month later, "Club
-    night, December" (each table's game 2), both through the dashboard's EventsAdmin."""
+    night, December" (each table's game 2), both through the dashboard's TournamentAdmin."""
     clock = Clock(START)
     store = DirectorStore(target, rules_name="td-progressive", clock=clock)
-    admin = EventsAdmin(store, default_name=FIRST)
+    admin = TournamentAdmin(store, default_name=FIRST)
     admin.create("ann", "progressive", PLAYERS, rounds=1)  # named as the service's event
     admin.assign_round("ann", 1, {"table-1": "1", "table-2": "2"})
     play(store, admin, 1, START)
@@ -169,7 +169,7 @@ def test_an_event_created_before_names_exports_named_by_its_date(
     # ...and a new event after it: told apart from it by name, and the old one by its date
     store = DirectorStore(store_target, rules_name="td-progressive", clock=clock)
     clock.now += 7 * DAY
-    EventsAdmin(store).create("ann", "progressive", PLAYERS, rounds=1, name="Cup")
+    TournamentAdmin(store).create("ann", "progressive", PLAYERS, rounds=1, name="Cup")
     play(store, None, 2, START + 7 * DAY)
     assert [g.game for g in collect(store, name).games] == [1, 1]
     assert [g.game for g in collect(store, "Cup").games] == [2, 2]
@@ -180,7 +180,7 @@ def test_an_event_created_again_before_play_replaces_it(tmp_path: Path) -> None:
     """Its roster fixed: the same name again, one event (the empty one is no event)."""
     store = DirectorStore(tmp_path / "director.sqlite", rules_name="td-progressive")
     try:
-        admin = EventsAdmin(store)
+        admin = TournamentAdmin(store)
         admin.create("ann", "progressive", PLAYERS[:4], rounds=1, name=FIRST)
         admin.create("ann", "progressive", PLAYERS, rounds=1, name=FIRST)
         assert admin.summary()["name"] == FIRST

@@ -31,7 +31,7 @@ from postgres import Postgres
 from table_controller.cli import main
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament import Bracket, ProgressiveEvent, RoundsEvent
-from table_controller.director.tournament.admin import EventsAdmin, create, record, team_words
+from table_controller.director.tournament.admin import TournamentAdmin, create, record, team_words
 from table_controller.director.tournament.results import files as results_files
 from table_controller.director.tournament.results.as_csv import (
     CSV_ENCODING,
@@ -149,7 +149,7 @@ def test_standings_csv_has_every_player_best_first(exported: Path, event_store: 
     assert all(r["Rounds played"] == "2" for r in rows)
     store = DirectorStore(event_store, rules_name="td-progressive")
     try:
-        expected = {s["name"]: s["total"] for s in EventsAdmin(store).summary()["standings"]}
+        expected = {s["name"]: s["total"] for s in TournamentAdmin(store).summary()["standings"]}
     finally:
         store.close()
     assert {r["Player"]: int(r["Points"]) for r in rows} == expected
@@ -364,7 +364,7 @@ def test_an_event_with_results_entered_by_hand_only(tmp_path: Path) -> None:
     database = tmp_path / "director.sqlite"
     store = DirectorStore(database, rules_name="td-progressive")
     try:
-        admin = EventsAdmin(store)
+        admin = TournamentAdmin(store)
         admin.create("ann", "progressive", PLAYERS, rounds=1)
         for place in ("1", "2"):
             ended = {"event": "game_ended", "scores": [6, 4], "individual": [6, 4, 6, 4]}
@@ -470,7 +470,7 @@ def test_results_entered_by_hand_are_listed_with_the_games(tmp_path: Path) -> No
     database = tmp_path / "director.sqlite"
     store = build_event(database, players=PLAYERS, rounds=3)
     try:
-        admin = EventsAdmin(store)
+        admin = TournamentAdmin(store)
         for place, points in (("1", [5, 3, 5, 3]), ("2", [2, 7, 2, 7])):
             ended = {"event": "game_ended", "scores": [points[0], points[1]], "individual": points}
             admin.record("ann", 3, place, ended, "score card")

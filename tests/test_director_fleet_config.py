@@ -22,7 +22,7 @@ from table_controller.director.fleet.config import (
 )
 from table_controller.director.service import BrokerConfig, DirectorService
 from table_controller.director.store import DirectorStore, StoreError
-from table_controller.director.tournament import EventsAdmin, ProgressiveEvent
+from table_controller.director.tournament import ProgressiveEvent, TournamentAdmin
 from table_controller.feed.messages import Topics
 from table_controller.feed.signing import new_keys
 from table_controller.fleet.orders import verify_order
@@ -105,7 +105,7 @@ def test_the_current_round_is_pushed_to_the_tables_it_seats(tmp_path: Path) -> N
     store = DirectorStore(tmp_path / "d.sqlite", rules_name="td-progressive")
     fleet = Fleet(store)
     names = {"table-1": "Table 1", "table-2": "Table 2"}  # table-9 is not in the fleet
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.listeners.append(RoundPush(fleet, names.get, clock=lambda: NOW))
     admin.create("ann", "progressive", PLAYERS, rounds=2)
     assert fleet.sent == []  # no table assigned yet
@@ -146,7 +146,7 @@ def test_the_current_round_is_pushed_to_the_tables_it_seats(tmp_path: Path) -> N
 
 def test_attached_the_fleet_gets_the_seating_at_once_then_each_change(tmp_path: Path) -> None:
     store = DirectorStore(tmp_path / "d.sqlite", rules_name="td-progressive")
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "progressive", PLAYERS, rounds=2)
     admin.assign_round("ann", 1, {"table-1": "1"})  # before the fleet was on
     fleet = Fleet(store)
@@ -161,11 +161,11 @@ def test_attached_the_fleet_gets_the_seating_at_once_then_each_change(tmp_path: 
 
 def test_a_listener_that_fails_does_not_take_the_change_back(tmp_path: Path) -> None:
     store = DirectorStore(tmp_path / "d.sqlite", rules_name="td-progressive")
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
 
     def broken(action: str, state: Mapping[str, Any]) -> None:
         raise RuntimeError("the broker went away")
 
     admin.listeners.append(broken)  # type: ignore[arg-type]
     admin.create("ann", "progressive", PLAYERS, rounds=2)
-    assert admin.state.event is not None and EventsAdmin(store).state.event is not None
+    assert admin.state.event is not None and TournamentAdmin(store).state.event is not None

@@ -23,7 +23,7 @@ from test_director_web import Served
 from table_controller.director.hall.view import PublicView, delay_text
 from table_controller.director.hall.words import news_text, table_title
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import EventsAdmin, hall_standings
+from table_controller.director.tournament import TournamentAdmin, hall_standings
 from table_controller.director.tournament.results.model import Results
 from table_controller.director.tournament.results.standings import Standings
 from table_controller.director.web import DirectorPage
@@ -133,7 +133,7 @@ def test_a_brackets_matches_are_named_by_their_teams_before_any_result(tmp_path:
     """The hall shows a bracket's round being played as its matches, each by its two
     teams' names ("to be decided" only where a team is not known yet)."""
     store = DirectorStore(tmp_path / "d.sqlite")
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     teams = ["Reds: Ann, Bob", "Blues: Cy, Di", "Greens: Ed, Flo", "Golds: Gus, Hal"]
     admin.create("ann", "bracket", teams, rounds=1)
     snap = PublicView(store, admin).snapshot()

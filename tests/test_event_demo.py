@@ -32,8 +32,8 @@ from waiting import wait_until
 from table_controller.cli import main
 from table_controller.director.demo.tournament import (
     NAMES,
-    EventDemo,
-    EventDemoError,
+    TournamentDemo,
+    TournamentDemoError,
     find_mosquitto,
     player_names,
     run_folder,
@@ -292,8 +292,8 @@ def test_bad_numbers_are_refused_in_words(tmp_path: Path) -> None:
     assert code == 2 and "--tables 0" in err and "from 1 to" in err
     code, err = run_cli("--tables", "2", "--renege", "3", "--folder", str(tmp_path))
     assert code == 2 and "--renege 3" in err and "1 to 2" in err
-    with pytest.raises(EventDemoError, match="--port"):
-        EventDemo(2, port=70000, folder=tmp_path)
+    with pytest.raises(TournamentDemoError, match="--port"):
+        TournamentDemo(2, port=70000, folder=tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing made
 
 
@@ -301,8 +301,8 @@ def test_without_mosquitto_it_says_how_to_install_it(tmp_path: Path) -> None:
     path = str(Path(sys.executable).parent)  # the venv's bin: python, no mosquitto
     env = dict(os.environ, PATH=path)
     assert find_mosquitto(env) is None
-    demo = EventDemo(2, port=0, folder=tmp_path, environ=env)
-    with pytest.raises(EventDemoError, match="make setup-director"):
+    demo = TournamentDemo(2, port=0, folder=tmp_path, environ=env)
+    with pytest.raises(TournamentDemoError, match="make setup-director"):
         demo.start()
     assert list(tmp_path.iterdir()) == []
     assert find_mosquitto({"PATH": "/usr/bin:/bin"}) is not None  # Debian's /usr/sbin
@@ -313,9 +313,9 @@ def test_a_taken_port_is_said_with_the_option_to_change_it(tmp_path: Path) -> No
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        demo = EventDemo(1, port=port, folder=tmp_path)
+        demo = TournamentDemo(1, port=port, folder=tmp_path)
         started = time.monotonic()
-        with pytest.raises(EventDemoError, match=f"port {port} is taken.*--port"):
+        with pytest.raises(TournamentDemoError, match=f"port {port} is taken.*--port"):
             demo.start()
         assert time.monotonic() - started < GUARD
     # What had started (the broker) is stopped again; the run's folder is kept.

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, expect
 from test_director_web import log_in as director_login
 from waiting import wait_until
 
-from table_controller.director.demo.tournament import FAST, EventDemo
+from table_controller.director.demo.tournament import FAST, TournamentDemo
 from table_controller.director.session import COOKIE
 
 GUARD = 240.0  # seconds: only a hang takes this long
@@ -30,23 +30,23 @@ TABLES = ("table-1", "table-2")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EventDemo]:
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TournamentDemo]:
     """Two tables, both reneging once a game; short rounds (4 hands) as fast as frames
     render, so a round's results are in within a test's time."""
     folder = tmp_path_factory.mktemp("event")
-    with EventDemo(
+    with TournamentDemo(
         2, port=0, folder=folder, seed=11, renege={1, 2}, pace=FAST, hands=4, rounds=2
     ) as d:
         yield d
 
 
-def log_in(demo: EventDemo) -> str:
+def log_in(demo: TournamentDemo) -> str:
     assert demo.login is not None and demo.dashboard_url is not None
     return director_login(demo.dashboard_url, *demo.login)
 
 
 def call(
-    demo: EventDemo, path: str, body: dict[str, Any] | None = None, cookie: str | None = None
+    demo: TournamentDemo, path: str, body: dict[str, Any] | None = None, cookie: str | None = None
 ) -> tuple[int, Any, Any]:
     """GET (or POST ``body`` as JSON) as the dashboard's page does: status, answer, headers."""
     assert demo.dashboard_url is not None
@@ -66,7 +66,7 @@ def call(
         return exc.code, json.loads(exc.read()), exc.headers
 
 
-def renege_alerts(demo: EventDemo, cookie: str) -> dict[str, dict[str, Any]]:
+def renege_alerts(demo: TournamentDemo, cookie: str) -> dict[str, dict[str, Any]]:
     """Each table's first renege alert, from the overview."""
     _, view, _ = call(demo, "api/overview", cookie=cookie)
     found: dict[str, dict[str, Any]] = {}
@@ -77,7 +77,7 @@ def renege_alerts(demo: EventDemo, cookie: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.slow(budget=60)  # two tables play a round of 4 hands each
-def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: EventDemo) -> None:
+def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: TournamentDemo) -> None:
     cookie = log_in(demo)
     wait_until(
         "a renege alert from Table 1", lambda: "table-1" in renege_alerts(demo, cookie), GUARD
@@ -142,7 +142,9 @@ def test_a_renege_is_raised_with_its_pictures_ruled_on_and_applied(demo: EventDe
 
 
 @pytest.mark.slow(budget=40)
-def test_the_director_rules_on_a_renege_in_the_dashboard(demo: EventDemo, browser: Browser) -> None:
+def test_the_director_rules_on_a_renege_in_the_dashboard(
+    demo: TournamentDemo, browser: Browser
+) -> None:
     assert demo.login is not None and demo.dashboard_url and demo.public_url
     cookie = log_in(demo)
     wait_until(

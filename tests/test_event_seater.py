@@ -1,6 +1,6 @@
 """The event demo's seating as results come in (director/demo/seater.py), without the
 tables' processes: a real store and the event as the director keeps it; results
-entered as a table's game would bring them (EventsAdmin.record), and the games the
+entered as a table's game would bring them (TournamentAdmin.record), and the games the
 seater sends each table read back."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from table_controller.director.demo.seater import (
 )
 from table_controller.director.demo.table import next_game
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import Bracket, EventsAdmin, RoundsEvent
+from table_controller.director.tournament import Bracket, RoundsEvent, TournamentAdmin
 
 NAMES = [f"P{i}" for i in range(1, 13)]  # three tables' players
 TABLES = [("table-1", 1), ("table-2", 2), ("table-3", 3)]
@@ -41,12 +41,12 @@ class Sent:
             return len(self.games.get(table, []))
 
 
-def admin_for(tmp_path: Path, kind: str, rounds: int = 2, best_of: int = 3) -> EventsAdmin:
+def admin_for(tmp_path: Path, kind: str, rounds: int = 2, best_of: int = 3) -> TournamentAdmin:
     rules = format_rules(kind, rounds=rounds, hands=2, points=3)  # type: ignore[arg-type]
     store = DirectorStore(
         str(tmp_path / "director.sqlite"), rules_name=rules.preset, options=rules.options
     )
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create(
         "td", kind, event_lines(kind, NAMES), rounds=rounds, best_of=best_of, reason="test"
     )

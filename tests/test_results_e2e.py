@@ -36,7 +36,7 @@ from waiting import wait_until
 from table_controller.cli import main
 from table_controller.director.demo.cli import stopped_words
 from table_controller.director.demo.seater import TEAM_NAMES
-from table_controller.director.demo.tournament import FAST, SUBSTITUTE, EventDemo
+from table_controller.director.demo.tournament import FAST, SUBSTITUTE, TournamentDemo
 from table_controller.director.tournament import Bracket, RoundsEvent, slug
 from table_controller.event_log import EventLog
 from table_controller.rules.events import GameEnded
@@ -131,7 +131,7 @@ def store_of(plan: Plan, tmp: Path, postgres: Postgres) -> str:
     return postgres.new_database() if plan.store == "postgresql" else str(tmp / "director.sqlite")
 
 
-def uphold_renege(demo: EventDemo, cookie: str, number: int) -> bool:
+def uphold_renege(demo: TournamentDemo, cookie: str, number: int) -> bool:
     """The director upholds the table's first renege from its alert; did the table apply
     it (or refuse it, as a table does a ruling for a game already over)?"""
     table_id = f"table-{number}"
@@ -158,18 +158,18 @@ def uphold_renege(demo: EventDemo, cookie: str, number: int) -> bool:
     return state() == "applied"
 
 
-def post(demo: EventDemo, cookie: str, path: str, body: dict[str, Any]) -> Any:
+def post(demo: TournamentDemo, cookie: str, path: str, body: dict[str, Any]) -> Any:
     status, answer, _ = call(demo, path, body, cookie)
     assert status == 200, answer
     return answer
 
 
-def event_of(demo: EventDemo) -> Any:
+def event_of(demo: TournamentDemo) -> Any:
     assert demo.admin is not None
     return demo.admin.state.event
 
 
-def correct_one(demo: EventDemo, cookie: str, plan: Plan) -> tuple[int, str, str]:
+def correct_one(demo: TournamentDemo, cookie: str, plan: Plan) -> tuple[int, str, str]:
     """The director corrects one result, with its reason: (round, feed table, place)."""
     ev = event_of(demo)
     assert demo.admin is not None
@@ -209,7 +209,7 @@ def correct_one(demo: EventDemo, cookie: str, plan: Plan) -> tuple[int, str, str
     return round_no, table, place
 
 
-def play_final(demo: EventDemo, cookie: str) -> None:
+def play_final(demo: TournamentDemo, cookie: str) -> None:
     """The team rounds' playoffs (001 s19/s20) and final (s18), from the score cards."""
     for _ in range(20):
         ev = event_of(demo)
@@ -233,7 +233,7 @@ def play_final(demo: EventDemo, cookie: str) -> None:
 
 def run_event(kind: str, plan: Plan, tmp: Path, postgres: Postgres) -> None:
     draw_tables = plan.tables
-    demo = EventDemo(
+    demo = TournamentDemo(
         draw_tables,
         port=0,
         folder=tmp / "event",
@@ -276,7 +276,7 @@ def run_event(kind: str, plan: Plan, tmp: Path, postgres: Postgres) -> None:
 
 def check_papers(
     kind: str,
-    demo: EventDemo,
+    demo: TournamentDemo,
     plan: Plan,
     tmp: Path,
     folder: Path,
@@ -376,7 +376,7 @@ def check_progressive(rows: list[dict[str, str]], standings: list[dict[str, str]
             assert (int(r["Points"]), r["Rounds played"]) == (0, "0"), r
 
 
-def team_of_player(demo: EventDemo) -> dict[str, str]:
+def team_of_player(demo: TournamentDemo) -> dict[str, str]:
     """Each player's team as the demo's list draws them (the substitute: the late one's)."""
     out = {n: TEAM_NAMES[i // 2] for i, n in enumerate(demo.names)}
     out[SUBSTITUTE] = out[demo.names[-1]]
@@ -384,7 +384,7 @@ def team_of_player(demo: EventDemo) -> dict[str, str]:
 
 
 def check_rounds(
-    demo: EventDemo, rows: list[dict[str, str]], standings: list[dict[str, str]], ev: Any
+    demo: TournamentDemo, rows: list[dict[str, str]], standings: list[dict[str, str]], ev: Any
 ) -> None:
     """Each team's points are the sum of its rounds' as they count; the final's winner
     is first, named champion."""
@@ -402,7 +402,7 @@ def check_rounds(
 
 
 def check_bracket(
-    demo: EventDemo,
+    demo: TournamentDemo,
     rows: list[dict[str, str]],
     standings: list[dict[str, str]],
     ev: Any,

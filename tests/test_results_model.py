@@ -16,7 +16,7 @@ from test_director_export import ended_individual, ended_scores, pages_text, rea
 from table_controller.cli import main
 from table_controller.director.store import DirectorStore
 from table_controller.director.store.games import parse_record
-from table_controller.director.tournament import EventsAdmin, collect
+from table_controller.director.tournament import TournamentAdmin, collect
 from table_controller.director.tournament.results.view import ResultsSource, results_view
 from table_controller.director.web import DirectorPage
 from table_controller.seats import Seat
@@ -64,7 +64,7 @@ def test_a_table_that_sends_no_record_is_scored_under_the_events_rules(tmp_path:
     under the rules the event kept when it was created, not the store's default."""
     database = tmp_path / "director.sqlite"
     store = DirectorStore(database, rules_name="td-progressive", options={"hands_per_game": 2})
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     admin.create("ann", "progressive", PLAYERS, rounds=1)
     assert admin.state.rules == {"name": "td-progressive", "options": {"hands_per_game": 2}}
     admin.assign_round("ann", 1, {"table-1": "1"})
@@ -130,7 +130,7 @@ def test_every_screen_and_paper_gives_the_same_result(tmp_path: Path) -> None:
     own game_ended; a director's correction shows on its game, and counts."""
     database = tmp_path / "director.sqlite"
     store = build_event(database)
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     fixed = {"event": "game_ended", "scores": [9, 9], "individual": [9, 9, 9, 9]}
     admin.record("ann", 2, "1", fixed, "the score card says 9 each")
     page = DirectorPage(store, admin=admin, title="Spring Open", public_delay=0.0)
@@ -200,7 +200,7 @@ def test_results_are_confirmed_final_and_a_later_change_makes_them_provisional(
 ) -> None:
     database = tmp_path / "director.sqlite"
     store = build_event(database, rounds=2)
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     source = ResultsSource(store, "Spring Open")
     view = results_view(source.results() or pytest.fail("no results"))
     assert view["over"] and view["state"] == "provisional"
@@ -218,7 +218,7 @@ def test_results_are_confirmed_final_and_a_later_change_makes_them_provisional(
     assert "Final results, confirmed by ann" in pages_text(tmp_path / "final" / "booklet.pdf")[0]
     # A correction after that: the papers are provisional again, until confirmed anew.
     store = DirectorStore(database)
-    admin = EventsAdmin(store)
+    admin = TournamentAdmin(store)
     fixed = {"event": "game_ended", "scores": [9, 9], "individual": [9, 9, 9, 9]}
     admin.record("ann", 1, "1", fixed, "the score card says 9 each")
     again = ResultsSource(store, "Spring Open").results()
@@ -233,7 +233,7 @@ def test_confirming_is_refused_while_rounds_are_missing(tmp_path: Path) -> None:
     try:
         source = ResultsSource(store, "Spring Open")
         with pytest.raises(Exception, match="not every round's result is in"):
-            source.confirm_final(EventsAdmin(store), "ann", None)
+            source.confirm_final(TournamentAdmin(store), "ann", None)
     finally:
         store.close()
 
@@ -267,7 +267,7 @@ def test_the_dashboard_confirms_final_over_its_api(tmp_path: Path) -> None:
         assert status == 401, body
         status, body = post(served.url + "api/results/final", {}, log_in(served.url))
         assert status == 200 and body["ok"], body
-        final = EventsAdmin(store).state.final
+        final = TournamentAdmin(store).state.final
         assert final is not None and final["who"] == "ann" and final["signature"]
     finally:
         served.close()

@@ -436,9 +436,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     refuses without one, naming each (tournament/catalog.py)."""
     from table_controller.director.store import DirectorStore, StoreError
     from table_controller.director.tournament import (
-        EventChoiceError,
         ExportError,
         NoGames,
+        TournamentChoiceError,
         check_folder,
         collect,
         export_files,
@@ -465,7 +465,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         finally:
             store.close()
         written = write_all(folder, files)
-    except (SettingsError, StoreError, NoGames, ExportError, EventChoiceError) as exc:
+    except (SettingsError, StoreError, NoGames, ExportError, TournamentChoiceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in written:

@@ -73,7 +73,7 @@ from table_controller.director.logins import LoginThrottle
 from table_controller.director.service import DirectorService
 from table_controller.director.session import Login
 from table_controller.director.store import AlertRow, DirectorStore, StoreUnavailable
-from table_controller.director.tournament import EventsAdmin, ResultsSource, TournamentWeb
+from table_controller.director.tournament import ResultsSource, TournamentAdmin, TournamentWeb
 from table_controller.favicon import icon_routes
 from table_controller.web.stream import Broadcast
 
@@ -131,7 +131,7 @@ class DirectorPage:
         coalesce: float = COALESCE,
         results_every: float = RESULTS_EVERY,
         heartbeat: float = HEARTBEAT,
-        admin: EventsAdmin | None = None,
+        admin: TournamentAdmin | None = None,
         public_delay: float | None = None,
         throttle: LoginThrottle | None = None,
         fleet: Fleet | None = None,
@@ -142,7 +142,7 @@ class DirectorPage:
         self.fleet = fleet
         self.service = service
         if admin is None:  # a new event is named as the service's event, by default
-            admin = EventsAdmin(store, default_name="" if title == DEFAULT_TITLE else title)
+            admin = TournamentAdmin(store, default_name="" if title == DEFAULT_TITLE else title)
         self.admin = admin
         self.results = ResultsSource(store, title)
         self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)

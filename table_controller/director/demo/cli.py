@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from table_controller.commands import help_of
 
 if TYPE_CHECKING:
-    from table_controller.director.demo.tournament import EventDemo
+    from table_controller.director.demo.tournament import TournamentDemo
 
 
 def _error(message: str) -> int:
@@ -28,7 +28,7 @@ def _error(message: str) -> int:
     return 2
 
 
-def started_words(demo: EventDemo) -> str:
+def started_words(demo: TournamentDemo) -> str:
     """What the director reads once everything runs."""
     assert demo.login is not None and demo.folder is not None
     name, password = demo.login
@@ -78,7 +78,7 @@ def started_words(demo: EventDemo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stopped_words(demo: EventDemo) -> str:
+def stopped_words(demo: TournamentDemo) -> str:
     from table_controller.director.demo.tournament import TITLE
 
     folder = demo.folder
@@ -96,11 +96,16 @@ def stopped_words(demo: EventDemo) -> str:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    from table_controller.director.demo.tournament import DEMO, FAST, EventDemo, EventDemoError
+    from table_controller.director.demo.tournament import (
+        DEMO,
+        FAST,
+        TournamentDemo,
+        TournamentDemoError,
+    )
 
     seed = args.seed if args.seed is not None else random.randrange(100_000)
     try:
-        demo = EventDemo(
+        demo = TournamentDemo(
             args.tables,
             port=args.port,
             folder=Path(args.folder) if args.folder else None,
@@ -113,7 +118,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             points=args.points,
             best_of=args.best_of,
         )
-    except EventDemoError as exc:
+    except TournamentDemoError as exc:
         return _error(str(exc))
     out.write(
         f"Starting the broker, the director and {len(demo.tables)} simulated tables "
@@ -129,7 +134,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         signal.signal(sig, interrupted)
     try:
         demo.start()  # Ctrl-C here stops what had started (start cleans up) and ends
-    except EventDemoError as exc:
+    except TournamentDemoError as exc:
         return _error(str(exc))
     except KeyboardInterrupt:
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -22,11 +22,11 @@ from typing import Literal
 
 from table_controller.director.tournament import (
     Bracket,
-    EventsAdmin,
-    EventState,
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
+    TournamentAdmin,
+    TournamentState,
     slug,
 )
 
@@ -83,7 +83,7 @@ def event_lines(kind: Kind, names: Sequence[str]) -> list[str]:
     return [f"{TEAM_NAMES[i]}: {names[2 * i]}, {names[2 * i + 1]}" for i in range(len(names) // 2)]
 
 
-def team_seats(state: EventState, round_no: int, ns: str, ew: str) -> Seats:
+def team_seats(state: TournamentState, round_no: int, ns: str, ew: str) -> Seats:
     """A team table: the first team North and South, the second East and West; a player
     with a substitute that round is replaced by them."""
     people = state.people
@@ -96,7 +96,7 @@ def team_seats(state: EventState, round_no: int, ns: str, ew: str) -> Seats:
     return {"N": n, "E": e, "S": s, "W": w}
 
 
-def progressive_seats(state: EventState, round_no: int) -> list[Seats]:
+def progressive_seats(state: TournamentState, round_no: int) -> list[Seats]:
     """Each table's players in a progressive round, as the chart seats them."""
     event = state.event
     assert isinstance(event, ProgressiveEvent)
@@ -118,7 +118,7 @@ class Seater:
     seats what is known at once and, for the team formats, watches for the rest on a
     thread of its own until ``stop()``."""
 
-    admin: EventsAdmin
+    admin: TournamentAdmin
     tables: Sequence[tuple[str, int]]  # (id, number) of each demo table
     push: Push
     who: str

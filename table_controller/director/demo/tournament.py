@@ -1,6 +1,6 @@
 """The event demo: a whole event on this machine, for a director to watch and try.
 
-``EventDemo`` starts what an event runs on, as it runs at a venue: a real mosquitto
+``TournamentDemo`` starts what an event runs on, as it runs at a venue: a real mosquitto
 (its files written by ``feed.broker``: a user and a password per table and for the
 director, an access list), the director's service and dashboard on SQLite with its
 signing key, a director's login, and N simulated tables (``demo.table``: the real
@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # loaded in start(), once the director's packages are known t
     from table_controller.director.demo.seater import FormatRules, Kind, Seater, Seats
     from table_controller.director.service import DirectorService
     from table_controller.director.store import DirectorStore
-    from table_controller.director.tournament import EventsAdmin
+    from table_controller.director.tournament import TournamentAdmin
     from table_controller.director.web import DirectorPage
     from table_controller.feed.broker import BrokerFiles
 
@@ -76,7 +76,7 @@ NAMES = (
 )  # fmt: skip
 
 
-class EventDemoError(TableControllerError, RuntimeError):
+class TournamentDemoError(TableControllerError, RuntimeError):
     """The demo cannot start or run as asked: what went wrong, and what to do."""
 
 
@@ -165,25 +165,25 @@ def run_folder(base: Path, stamp: str) -> Path:
                 continue
             return folder
     except OSError as exc:
-        raise EventDemoError(
+        raise TournamentDemoError(
             f"cannot keep the event in {exc.filename or base} ({exc.strerror}): give a "
             "folder you can write with --folder DIR"
         ) from None
-    raise EventDemoError(f"{base} has too many runs named {stamp}: give another --folder")
+    raise TournamentDemoError(f"{base} has too many runs named {stamp}: give another --folder")
 
 
 def check_request(tables: int, port: int, renege: Collection[int]) -> None:
     """The demo's numbers, refused in words before anything starts."""
     if not 1 <= tables <= MAX_TABLES:
-        raise EventDemoError(
+        raise TournamentDemoError(
             f"--tables {tables}: give a number of tables from 1 to {MAX_TABLES} "
             "(each is a simulated table with its own camera: 2 to 4 suit a laptop)"
         )
     if not 0 <= port < 65536:
-        raise EventDemoError(f"--port {port}: give a port number, e.g. --port {DEFAULT_PORT}")
+        raise TournamentDemoError(f"--port {port}: give a port number, e.g. --port {DEFAULT_PORT}")
     wrong = sorted(k for k in renege if not 1 <= k <= tables)
     if wrong:
-        raise EventDemoError(
+        raise TournamentDemoError(
             f"--renege {' '.join(map(str, wrong))}: there is no such table; the tables are "
             f"numbered 1 to {tables}"
         )
@@ -215,7 +215,7 @@ class _Loop:
             self.loop.close()
 
 
-class EventDemo:
+class TournamentDemo:
     """A whole event on this machine (see the module's docstring). ``start()`` returns
     once the dashboard answers and every table has said it is online; ``stop()`` ends
     the tables, the director and the broker (and is safe to call twice). Call
@@ -244,15 +244,15 @@ class EventDemo:
     ) -> None:
         check_request(tables, port, renege)
         if kind not in FORMATS:
-            raise EventDemoError(f"--format {kind}: give one of {', '.join(FORMATS)}")
+            raise TournamentDemoError(f"--format {kind}: give one of {', '.join(FORMATS)}")
         if points is not None and not 1 <= points <= 100:
-            raise EventDemoError(f"--points {points}: give a number of points from 1 to 100")
+            raise TournamentDemoError(f"--points {points}: give a number of points from 1 to 100")
         if best_of < 1 or best_of % 2 == 0:
-            raise EventDemoError(f"--best-of {best_of}: a match is best of 1, 3, 5... games")
+            raise TournamentDemoError(f"--best-of {best_of}: a match is best of 1, 3, 5... games")
         if not 1 <= rounds <= 20:
-            raise EventDemoError(f"--rounds {rounds}: give a number of rounds from 1 to 20")
+            raise TournamentDemoError(f"--rounds {rounds}: give a number of rounds from 1 to 20")
         if hands is not None and not 1 <= hands <= 100:
-            raise EventDemoError(f"--hands {hands}: give a number of hands from 1 to 100")
+            raise TournamentDemoError(f"--hands {hands}: give a number of hands from 1 to 100")
         self.environ = dict(os.environ if environ is None else environ)
         self.base = folder if folder is not None else event_demo_folder(self.environ)
         self.port = port
@@ -277,7 +277,7 @@ class EventDemo:
         self.login: tuple[str, str] | None = None
         self.broker_port: int | None = None
         self.store: DirectorStore | None = None
-        self.admin: EventsAdmin | None = None  # the event: its rounds and standings
+        self.admin: TournamentAdmin | None = None  # the event: its rounds and standings
         self.seater: Seater | None = None  # who plays where, as results come in
         self.service: DirectorService | None = None
         self.page: DirectorPage | None = None
@@ -290,7 +290,7 @@ class EventDemo:
 
     # --- starting ----------------------------------------------------------------------
 
-    def __enter__(self) -> EventDemo:
+    def __enter__(self) -> TournamentDemo:
         self.start()
         return self
 
@@ -301,7 +301,7 @@ class EventDemo:
         require_extras()
         mosquitto = find_mosquitto(self.environ)
         if mosquitto is None:
-            raise EventDemoError(
+            raise TournamentDemoError(
                 "mosquitto (the MQTT broker the tables send their games through) is not "
                 "installed: run `make setup-director` in the project's folder (or "
                 "`sudo apt-get install mosquitto`), then run the command again"
@@ -322,7 +322,7 @@ class EventDemo:
     def _start_director_store(self) -> None:
         from table_controller.director.demo.seater import Seater, event_lines
         from table_controller.director.store import DirectorStore
-        from table_controller.director.tournament import EventsAdmin, slug
+        from table_controller.director.tournament import TournamentAdmin, slug
         from table_controller.feed.broker import write_private
         from table_controller.feed.signing import new_keys
 
@@ -338,7 +338,7 @@ class EventDemo:
         password = secrets.token_urlsafe(12)
         self.store.accounts.add_login(LOGIN, password)
         self.login = (LOGIN, password)
-        self.admin = EventsAdmin(self.store, default_name=TITLE)
+        self.admin = TournamentAdmin(self.store, default_name=TITLE)
         self.admin.create(
             WHO,
             self.kind,
@@ -425,7 +425,7 @@ class EventDemo:
         while time.monotonic() < deadline:
             if self._broker.poll() is not None:
                 said = (files.folder / "mosquitto.log").read_text(errors="replace")[-600:]
-                raise EventDemoError(
+                raise TournamentDemoError(
                     f"mosquitto stopped as it started:\n{said}\nits files are in "
                     f"{files.folder}; check that mosquitto runs (`mosquitto -h`)"
                 )
@@ -435,7 +435,7 @@ class EventDemo:
                     return
             except OSError:
                 time.sleep(0.05)
-        raise EventDemoError(f"mosquitto did not listen on port {port} within 30 s")
+        raise TournamentDemoError(f"mosquitto did not listen on port {port} within 30 s")
 
     def _start_dashboard(self) -> None:
         from table_controller.director.listeners import DashboardError
@@ -467,11 +467,11 @@ class EventDemo:
             self.dashboard_url = self._loop.call(self.page.start("127.0.0.1", self.port))
         except DashboardError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise EventDemoError(
+                raise TournamentDemoError(
                     f"port {self.port} is taken (another program, or an event demo already "
                     f"running, uses it): give another with --port, e.g. --port {self.port + 1}"
                 ) from None
-            raise EventDemoError(str(exc.strerror or exc)) from None
+            raise TournamentDemoError(str(exc.strerror or exc)) from None
         self._served = True
         self.public_url = self.page.public_url
         self.service.start()
@@ -564,13 +564,13 @@ class EventDemo:
             for t in self.tables:
                 assert t.process is not None
                 if t.process.poll() is not None:
-                    raise EventDemoError(
+                    raise TournamentDemoError(
                         f"{t.name} stopped as it started; what it said:\n{self.said(t)}"
                     )
             if time.monotonic() > deadline:
                 missing = ", ".join(sorted(want - online))
                 problem = self.service.problem or "no answer from them"
-                raise EventDemoError(
+                raise TournamentDemoError(
                     f"{missing} did not reach the director within {self.start_timeout:g} s "
                     f"({problem}); their output is in {self.folder}/tables/"
                 )
@@ -643,9 +643,9 @@ __all__ = [
     "MAX_TABLES",
     "NAMES",
     "DemoTable",
-    "EventDemo",
-    "EventDemoError",
     "Pace",
+    "TournamentDemo",
+    "TournamentDemoError",
     "event_demo_folder",
     "find_mosquitto",
     "player_names",

@@ -7,7 +7,7 @@ Each order's number (``seq``) rises per table and is kept in the store, in the s
 transaction as the order, so it keeps rising across the director's restarts. A config
 is pushed right after a table is approved (no players yet: ``push``), and whenever the
 event's current round seats a fleet table with other players (``RoundPush``, a listener
-of ``EventsAdmin``: the event's format knows nothing of the broker).
+of ``TournamentAdmin``: the event's format knows nothing of the broker).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Protocol
 from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament import (
-    EventsAdmin,
-    EventState,
     FormatError,
     ProgressiveEvent,
     RoundsEvent,
+    TournamentAdmin,
+    TournamentState,
     current_round,
 )
 from table_controller.errors import TableControllerError
@@ -102,7 +102,7 @@ def push(
     return order
 
 
-def seated(state: EventState) -> dict[str, tuple[dict[str, str], int]]:
+def seated(state: TournamentState) -> dict[str, tuple[dict[str, str], int]]:
     """The current round's seating by feed table: table id -> (seat letter -> the name
     of who sits there, the round). Tables the round does not assign are left out; so
     is a bracket (its matches have no rounds the event calls current)."""
@@ -134,7 +134,7 @@ def seated(state: EventState) -> dict[str, tuple[dict[str, str], int]]:
 
 
 class RoundPush:
-    """An ``EventsAdmin`` listener: after every change to the event, each fleet table
+    """An ``TournamentAdmin`` listener: after every change to the event, each fleet table
     the current round seats gets a config with its players, unless the last config it
     was sent already says the same. ``name_of(table_id)``: the table's name, None for a
     table that is not (or no longer) in the fleet."""
@@ -150,7 +150,7 @@ class RoundPush:
         self.name_of = name_of
         self.clock = clock
 
-    def __call__(self, action: str, state: EventState) -> None:
+    def __call__(self, action: str, state: TournamentState) -> None:
         for table_id, (players, rnd) in sorted(seated(state).items()):
             name = self.name_of(table_id)
             if name is None:
@@ -164,7 +164,7 @@ class RoundPush:
                 log.warning("round %s's seating not pushed to %s: %s", rnd, table_id, exc)
                 return
 
-    def welcome(self, admin: EventsAdmin, table_id: str, name: str) -> None:
+    def welcome(self, admin: TournamentAdmin, table_id: str, name: str) -> None:
         """A table just approved: its first config, with the players the current round
         seats at it if it seats any (a table approved mid-event), else none yet."""
         with admin.lock:
@@ -173,7 +173,7 @@ class RoundPush:
 
 
 def attach(
-    admin: EventsAdmin,
+    admin: TournamentAdmin,
     fleet: FleetLike,
     name_of: Callable[[str], str | None],
     *,

@@ -51,10 +51,10 @@ from table_controller.director.hall.words import (
 from table_controller.director.json_value import JSONObject, JSONValue, as_json
 from table_controller.director.store import DirectorStore, GameEvent
 from table_controller.director.tournament import (
-    EventsAdmin,
     HallResult,
     HallRow,
     ResultsSource,
+    TournamentAdmin,
     hall_results,
     hall_standings,
 )
@@ -179,7 +179,7 @@ class PublicView:
     def __init__(
         self,
         store: DirectorStore,
-        admin: EventsAdmin | None = None,
+        admin: TournamentAdmin | None = None,
         *,
         delay: float | None = None,
         clock: Callable[[], float] = time.time,

@@ -152,7 +152,7 @@ class HallTable(PublicPicture, TableWords):
 
 
 class HallEvent(TypedDict):
-    """The event as the hall screen reads it (from ``EventsAdmin.summary``): only
+    """The event as the hall screen reads it (from ``TournamentAdmin.summary``): only
     ``format`` (None) when there is no event."""
 
     format: str | None

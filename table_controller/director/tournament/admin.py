@@ -1,7 +1,7 @@
 """The event's format run from the dashboard: the glue between the store, the formats
 (``tournament.formats``, pure) and the results the tables send.
 
-The whole event is one JSON document (:class:`EventState`): the format's own JSON, the
+The whole event is one JSON document (:class:`TournamentState`): the format's own JSON, the
 roster, which feed table plays which format table in each round (``assign``), the games
 already taken from the feed, and the public view's delay. Every change, by a director
 or by a table's game ending, saves a new version in the store's append-only
@@ -30,7 +30,7 @@ from typing import NotRequired, TypedDict, TypeVar, cast
 from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import DirectorStore, EndedGame, FormatVersion
 from table_controller.director.tournament.catalog import (
-    EventChoiceError,
+    TournamentChoiceError,
     check_name,
     date_name,
     day_words,
@@ -86,7 +86,7 @@ class ChampionRow(TypedDict):
 # A line of the event's standings, as the dashboard's event section shows it.
 StandingRow = StandingJSON | TeamStandingRow | ChampionRow
 
-T = TypeVar("T")  # what an edit of the event returns (``EventsAdmin.change``)
+T = TypeVar("T")  # what an edit of the event returns (``TournamentAdmin.change``)
 
 
 class ResultsFinal(TypedDict):
@@ -155,10 +155,10 @@ class PlayoffProblem(TypedDict):
     played: list[PlayedPlayoff]
 
 
-class EventSummary(TypedDict):
+class TournamentSummary(TypedDict):
     """What the dashboard's event section and the public page draw (``summary``):
     only ``format`` and ``public_delay`` before an event is created; ``history`` from
-    the store (``EventsAdmin.summary``)."""
+    the store (``TournamentAdmin.summary``)."""
 
     name: NotRequired[str]
     format: str | None
@@ -179,8 +179,8 @@ class EventSummary(TypedDict):
     history: NotRequired[list[FormatVersion]]
 
 
-class EventStateJSON(TypedDict):
-    """The whole event as the store keeps it (``EventState.to_json``): round and table
+class TournamentStateJSON(TypedDict):
+    """The whole event as the store keeps it (``TournamentState.to_json``): round and table
     numbers as text, since JSON's keys are."""
 
     name: str
@@ -191,12 +191,12 @@ class EventStateJSON(TypedDict):
     taken: list[str]
     unplaced: list[UnplacedResult]
     public_delay: float
-    rules: EventRules | None
+    rules: TournamentRules | None
     final: ResultsFinal | None
 
 
 @dataclass
-class EventState:
+class TournamentState:
     """The whole event as one JSON-able document (see the module's docstring)."""
 
     event: Event | None = None
@@ -213,7 +213,7 @@ class EventState:
     public_delay: float = 0.0
     # The event's rules, kept when it is created (the preset's name and its options):
     # the papers and any game whose table sent none are scored under them.
-    rules: EventRules | None = None
+    rules: TournamentRules | None = None
     # The director's "results final" (``results_final``): who, when, and the signed
     # digest of the results confirmed; None while they are provisional.
     final: ResultsFinal | None = None
@@ -224,7 +224,7 @@ class EventState:
             return self.event.roster
         return self.roster
 
-    def to_json(self) -> EventStateJSON:
+    def to_json(self) -> TournamentStateJSON:
         return {
             "name": self.name,
             "created": self.created,
@@ -234,12 +234,12 @@ class EventState:
             "taken": list(self.taken),
             "unplaced": list(self.unplaced),
             "public_delay": self.public_delay,
-            "rules": None if self.rules is None else EventRules(**self.rules),
+            "rules": None if self.rules is None else TournamentRules(**self.rules),
             "final": None if self.final is None else ResultsFinal(**self.final),
         }
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, JSONValue]) -> EventState:
+    def from_json(cls, obj: Mapping[str, JSONValue]) -> TournamentState:
         """The event as the store gave it back (``to_json``'s, decoded): each field
         checked as it is read; the format's own fields by the format (FormatError)."""
         raw = obj.get("event")
@@ -266,27 +266,27 @@ class EventState:
         )
 
 
-def _as_stored(saved: EventStateJSON) -> JSONObject:
-    """The event as the store takes it. Every field of an ``EventStateJSON`` is JSON,
+def _as_stored(saved: TournamentStateJSON) -> JSONObject:
+    """The event as the store takes it. Every field of an ``TournamentStateJSON`` is JSON,
     but a TypedDict is not a ``dict[str, JSONValue]`` to the type checker: the one cast,
     where the event is saved, and its fields typed everywhere up to here."""
     return cast(JSONObject, saved)
 
 
-class EventRules(TypedDict):
+class TournamentRules(TypedDict):
     """The event's rules: a preset's name and the director's options."""
 
     name: str
     options: JSONObject
 
 
-def _event_rules(raw: JSONValue) -> EventRules | None:
+def _event_rules(raw: JSONValue) -> TournamentRules | None:
     if not isinstance(raw, Mapping):
         return None
     name, options = raw.get("name"), raw.get("options")
     if not isinstance(name, str):
         return None
-    return EventRules(name=name, options=dict(options) if isinstance(options, Mapping) else {})
+    return TournamentRules(name=name, options=dict(options) if isinstance(options, Mapping) else {})
 
 
 # --- creating an event (pure) -------------------------------------------------------------
@@ -296,11 +296,11 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "x"
 
 
-def create(kind: str, lines: Sequence[str], *, rounds: int, best_of: int = 3) -> EventState:
+def create(kind: str, lines: Sequence[str], *, rounds: int, best_of: int = 3) -> TournamentState:
     """A new event from the dashboard's list: one player a line (progressive), or one
     team a line (``Team name: Player one, Player two``; the players are optional)."""
     names = [ln.strip() for ln in lines if ln.strip()]
-    state = EventState()
+    state = TournamentState()
     try:
         if kind == "progressive":
             roster = Roster()
@@ -337,7 +337,7 @@ def create(kind: str, lines: Sequence[str], *, rounds: int, best_of: int = 3) ->
 # --- results from the feed (pure) -----------------------------------------------------------
 
 
-def _place_done(state: EventState, round_no: int, place: str) -> bool:
+def _place_done(state: TournamentState, round_no: int, place: str) -> bool:
     ev = state.event
     if isinstance(ev, Bracket):
         return ev.match(place).winner is not None
@@ -346,7 +346,11 @@ def _place_done(state: EventState, round_no: int, place: str) -> bool:
 
 
 def take_result(
-    state: EventState, table: str, game: int, seq: int, outputs: Sequence[Mapping[str, JSONValue]]
+    state: TournamentState,
+    table: str,
+    game: int,
+    seq: int,
+    outputs: Sequence[Mapping[str, JSONValue]],
 ) -> str | None:
     """Apply one stored event's ``game_ended`` to the event; the words of what changed
     (None: not a game's end, or already taken)."""
@@ -376,7 +380,9 @@ def take_result(
         return f"{table}'s game {game} could not be recorded ({exc}): record it by hand"
 
 
-def record(state: EventState, round_no: int, place: str, ended: Mapping[str, JSONValue]) -> str:
+def record(
+    state: TournamentState, round_no: int, place: str, ended: Mapping[str, JSONValue]
+) -> str:
     """Record (or correct) one result. ``ended`` is a ``game_ended`` payload: ``scores``
     [NS, EW], ``winner`` "NS"/"EW"/None, and ``individual`` for a progressive table."""
     ev = state.event
@@ -409,7 +415,7 @@ def record(state: EventState, round_no: int, place: str, ended: Mapping[str, JSO
 # --- what the dashboard shows (pure) ---------------------------------------------------------
 
 
-def current_round(state: EventState) -> int | None:
+def current_round(state: TournamentState) -> int | None:
     """The first round with a result missing (None: all in, or a bracket)."""
     ev = state.event
     if isinstance(ev, ProgressiveEvent):
@@ -420,7 +426,7 @@ def current_round(state: EventState) -> int | None:
     return None
 
 
-def seating(state: EventState, round_no: int) -> Seating:
+def seating(state: TournamentState, round_no: int) -> Seating:
     """A round's tables with names (and which feed table plays each), or why not yet."""
     ev = state.event
     people = state.people
@@ -461,7 +467,7 @@ def seating(state: EventState, round_no: int) -> Seating:
     return {"round": round_no, "tables": [], "byes": []}
 
 
-def team_words(state: EventState, tid: str) -> str:
+def team_words(state: TournamentState, tid: str) -> str:
     t = state.roster.teams.get(tid)
     if t is None:
         return tid
@@ -473,12 +479,12 @@ def player_standings(ev: ProgressiveEvent) -> list[StandingJSON]:
     return [s.to_json() for s in ev.standings()]
 
 
-def team_standings(state: EventState, ev: RoundsEvent) -> list[TeamStandingRow]:
+def team_standings(state: TournamentState, ev: RoundsEvent) -> list[TeamStandingRow]:
     """A team event's standings: each team's line, the team in words."""
     return [{**s.to_json(), "name": team_words(state, s.team)} for s in ev.placings()]
 
 
-def standings(state: EventState) -> Sequence[StandingRow]:
+def standings(state: TournamentState) -> Sequence[StandingRow]:
     ev = state.event
     if isinstance(ev, ProgressiveEvent):
         return player_standings(ev)
@@ -495,7 +501,7 @@ def standings(state: EventState) -> Sequence[StandingRow]:
     return []
 
 
-def summary(state: EventState) -> EventSummary:
+def summary(state: TournamentState) -> TournamentSummary:
     """Everything the dashboard's event section and the public page draw."""
     ev = state.event
     if ev is None:
@@ -503,7 +509,7 @@ def summary(state: EventState) -> EventSummary:
     rnd = current_round(state)
     named = state.name or (date_name(state.created) if state.created else "")
     rounds = ev.rounds if isinstance(ev, ProgressiveEvent | RoundsEvent) else 0
-    out: EventSummary = {
+    out: TournamentSummary = {
         "name": named,
         "format": ev.to_json()["format"],
         "rounds": rounds,
@@ -539,7 +545,7 @@ def summary(state: EventState) -> EventSummary:
 # --- the playoff and a bracket's corrections (pure) -------------------------------------------
 
 
-def team_of(state: EventState, given: str, among: Sequence[str], where: str) -> str:
+def team_of(state: TournamentState, given: str, among: Sequence[str], where: str) -> str:
     """The team id ``given`` names (its id, or its name as typed) among ``among``."""
     text = given.strip()
     if not text:
@@ -551,7 +557,7 @@ def team_of(state: EventState, given: str, among: Sequence[str], where: str) -> 
     raise AdminError(f"there is no team {text!r} {where}: it is one of {names}")
 
 
-def playoff_words(state: EventState, step: Playoff) -> str:
+def playoff_words(state: TournamentState, step: Playoff) -> str:
     """What the standings call for next, in words (001 s18 to s20)."""
     pairs = "; ".join(" v ".join(team_words(state, t) for t in m) for m in step.matches)
     if step.kind == "final":
@@ -562,7 +568,7 @@ def playoff_words(state: EventState, step: Playoff) -> str:
     return f"a {step.hands}-hand playoff ({rule}): {pairs}"
 
 
-def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -> str:
+def record_playoff(state: TournamentState, a: str, b: str, points: tuple[int, int]) -> str:
     """Tie-break hands between ``a`` and ``b`` (001 s19/s20), only those the standings
     call for now, so a slip of the pen cannot put a wrong team in the final."""
     ev = state.event
@@ -618,7 +624,7 @@ def record_playoff(state: EventState, a: str, b: str, points: tuple[int, int]) -
     )
 
 
-def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str:
+def correct_match(state: TournamentState, match_id: str, games: Sequence[str]) -> str:
     """Replace a bracket match's games (each game's winner, in order): a result entered
     wrongly. Empty ``games`` clears the match, as a later match must be before its
     feeder is corrected."""
@@ -672,7 +678,7 @@ def correct_match(state: EventState, match_id: str, games: Sequence[str]) -> str
 # --- the event kept in the store ---------------------------------------------------------------
 
 
-class EventsAdmin:
+class TournamentAdmin:
     """The event as the store keeps it. Thread-safe: the feed's thread brings results,
     the dashboard brings the director's changes; each is saved before it is shown."""
 
@@ -685,11 +691,11 @@ class EventsAdmin:
         self._lock = self.lock = threading.RLock()  # ``lock``: for a listener's first look
         # Told (action, the event as saved) after each saved change, in the lock: the
         # fleet's tables get the current round's seating this way (fleet/config.py).
-        self.listeners: list[Callable[[str, EventState], None]] = []
+        self.listeners: list[Callable[[str, TournamentState], None]] = []
         self._since: float | None = None  # the current event's games' start (since())
         saved = store.formats.format_state()
         try:
-            self.state = EventState() if saved is None else EventState.from_json(saved)
+            self.state = TournamentState() if saved is None else TournamentState.from_json(saved)
         except FormatError as exc:
             raise AdminError(
                 f"the saved event cannot be read ({exc}); the history is kept in the store's "
@@ -697,7 +703,7 @@ class EventsAdmin:
             ) from None
 
     def change(
-        self, who: str, action: str, reason: str | None, edit: Callable[[EventState], T]
+        self, who: str, action: str, reason: str | None, edit: Callable[[TournamentState], T]
     ) -> T:
         """Apply ``edit`` to a copy of the event; saved (and current) only if it works."""
         with self._lock:
@@ -715,7 +721,7 @@ class EventsAdmin:
                     log.exception("a listener of the event's changes failed on %s", action)
             return result
 
-    def _need_event(self, s: EventState) -> Event:
+    def _need_event(self, s: TournamentState) -> Event:
         if s.event is None:
             raise AdminError("no event has been created yet: create it first")
         return s.event
@@ -743,9 +749,9 @@ class EventsAdmin:
         now = self.store.core.clock()
         # The event's rules are what the director's store was started with (--rules,
         # --option, [event] rules): kept with the event, so its papers need no flag.
-        new.rules = EventRules(name=self.store.rules_name, options=dict(self.store.options))
+        new.rules = TournamentRules(name=self.store.rules_name, options=dict(self.store.options))
 
-        def edit(s: EventState) -> None:
+        def edit(s: TournamentState) -> None:
             new.public_delay, new.taken = s.public_delay, s.taken  # old games stay old
             s.__dict__.update(new.__dict__)
 
@@ -770,7 +776,7 @@ class EventsAdmin:
             return text
         try:
             text = check_name(text)
-        except EventChoiceError as exc:
+        except TournamentChoiceError as exc:
             raise AdminError(str(exc)) from None
         clash = next((e for e in others if name_key(e.name) == name_key(text)), None)
         if clash is not None:
@@ -782,7 +788,7 @@ class EventsAdmin:
         return text
 
     def set_absent(self, who: str, player: str, absent: bool, reason: str | None) -> None:
-        def edit(s: EventState) -> None:
+        def edit(s: TournamentState) -> None:
             self._need_event(s)
             (s.people.mark_absent if absent else s.people.mark_present)(player)
 
@@ -791,7 +797,7 @@ class EventsAdmin:
     def substitute(
         self, who: str, round_no: int, absent: str, substitute: str, credit: str, reason: str | None
     ) -> None:
-        def edit(s: EventState) -> None:
+        def edit(s: TournamentState) -> None:
             self._need_event(s)
             people = s.people
             if substitute not in people.players:
@@ -808,7 +814,7 @@ class EventsAdmin:
     ) -> None:
         """Which feed table (its id) plays which format table (or bracket match)."""
 
-        def edit(s: EventState) -> None:
+        def edit(s: TournamentState) -> None:
             ev = self._need_event(s)
             if len(set(places.values())) != len(places):
                 raise AdminError("two tables are given the same place: one table each")
@@ -830,7 +836,7 @@ class EventsAdmin:
         if not reason.strip():
             raise AdminError("a result entered by hand needs a reason: say why")
 
-        def edit(s: EventState) -> str:
+        def edit(s: TournamentState) -> str:
             self._need_event(s)
             return record(s, round_no, place, ended)
 
@@ -854,7 +860,7 @@ class EventsAdmin:
         if not 0 <= seconds <= 86400:
             raise AdminError("the delay is 0 to 86400 seconds")
 
-        def edit(s: EventState) -> None:
+        def edit(s: TournamentState) -> None:
             s.public_delay = float(seconds)
 
         self.change(who, "public_delay", reason or f"{seconds:g} s", edit)
@@ -888,7 +894,7 @@ class EventsAdmin:
             done: list[str] = []
             for e in fresh:
 
-                def edit(s: EventState, e: EndedGame = e) -> str | None:
+                def edit(s: TournamentState, e: EndedGame = e) -> str | None:
                     return take_result(s, table, e["game"], e["seq"], e["outputs"])
 
                 words = self.change(
@@ -908,7 +914,7 @@ class EventsAdmin:
         for t in self.store.tables.tables():
             self.take_results(t["table"])
 
-    def summary(self) -> EventSummary:
+    def summary(self) -> TournamentSummary:
         with self._lock:
             out = summary(self.state)
         if out.get("format") is not None and not out.get("name"):
@@ -921,11 +927,6 @@ class EventsAdmin:
 __all__ = [
     "AdminError",
     "ChampionRow",
-    "EventRules",
-    "EventState",
-    "EventStateJSON",
-    "EventSummary",
-    "EventsAdmin",
     "PlayedPlayoff",
     "PlayoffNext",
     "PlayoffProblem",
@@ -935,6 +936,11 @@ __all__ = [
     "StandingRow",
     "TeamChoice",
     "TeamStandingRow",
+    "TournamentAdmin",
+    "TournamentRules",
+    "TournamentState",
+    "TournamentStateJSON",
+    "TournamentSummary",
     "UnplacedResult",
     "correct_match",
     "create",

@@ -35,14 +35,14 @@ SETUP_ACTIONS = frozenset(
 NAME_LIMIT = 80  # characters: a name is a heading on every page
 
 
-class EventChoiceError(TableControllerError, ValueError):
+class TournamentChoiceError(TableControllerError, ValueError):
     """Which of the store's events is meant cannot be told: none was named and there
     are several, or the name given is none of theirs. Says which there are and how to
     name one."""
 
 
 @dataclass(frozen=True)
-class StoredEvent:
+class StoredTournament:
     """One event in the store: its name, when it was created, its versions in the
     ``format_state`` history, and the span its games arrived in."""
 
@@ -96,20 +96,20 @@ def check_name(name: str) -> str:
     """A name given for a new event, tidied, or why it cannot be one."""
     text = " ".join(name.split())
     if not text:
-        raise EventChoiceError("an event needs a name: write one, e.g. 'Club night, December'")
+        raise TournamentChoiceError("an event needs a name: write one, e.g. 'Club night, December'")
     if len(text) > NAME_LIMIT:
-        raise EventChoiceError(
+        raise TournamentChoiceError(
             f"an event's name is at most {NAME_LIMIT} characters, not {len(text)}: "
             "write a shorter one"
         )
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise EventChoiceError("an event's name holds a control character: write it again")
+        raise TournamentChoiceError("an event's name holds a control character: write it again")
     return text
 
 
 def stored_events(
     store: DirectorStore, arrivals: dict[tuple[str, int], float] | None = None
-) -> list[StoredEvent]:
+) -> list[StoredTournament]:
     """The store's events, oldest first (none: no event was ever created). ``arrivals``:
     each game's first event's arrival (``store.events.game_arrivals()``), when already read."""
     rows = store.formats.format_creations()
@@ -133,7 +133,7 @@ def stored_events(
     spans = zip(starts, ends, strict=True)
     counts = [sum(1 for a in arrived.values() if s <= a < e) for s, e in spans]
     kept = [i for i in range(len(raw)) if i == len(raw) - 1 or raw[i][4] or counts[i] > 0]
-    out: list[StoredEvent] = []
+    out: list[StoredTournament] = []
     seen: set[str] = set()
     for n, i in enumerate(kept):
         name, when, version, end, played = raw[i]
@@ -146,12 +146,12 @@ def stored_events(
         seen.add(name_key(unique))
         games = sum(1 for a in arrived.values() if since <= a < until)
         out.append(
-            StoredEvent(unique, when, version, end, since, until, games, played or games > 0)
+            StoredTournament(unique, when, version, end, since, until, games, played or games > 0)
         )
     return out
 
 
-def choose(events: list[StoredEvent], name: str | None, where: str) -> StoredEvent | None:
+def choose(events: list[StoredTournament], name: str | None, where: str) -> StoredTournament | None:
     """The event ``name`` names among ``events`` (``where``: the store, in messages);
     with no name, the only one. None: the store holds no event (only games), whatever
     the name. Refused
@@ -163,7 +163,7 @@ def choose(events: list[StoredEvent], name: str | None, where: str) -> StoredEve
     if name is None:
         if len(events) == 1:
             return events[0]
-        raise EventChoiceError(
+        raise TournamentChoiceError(
             f"{where} holds {len(events)} events: "
             + "; ".join(e.words for e in events)
             + f". Say which to export, e.g. {events[-1].option}"
@@ -173,7 +173,7 @@ def choose(events: list[StoredEvent], name: str | None, where: str) -> StoredEve
     ]
     if not found:
         there = "; ".join(e.words for e in events)
-        raise EventChoiceError(
+        raise TournamentChoiceError(
             f"{where} holds no event named {name!r}: "
             + ("its event is " if len(events) == 1 else "its events are ")
             + there
@@ -183,8 +183,8 @@ def choose(events: list[StoredEvent], name: str | None, where: str) -> StoredEve
 
 
 __all__ = [
-    "EventChoiceError",
-    "StoredEvent",
+    "StoredTournament",
+    "TournamentChoiceError",
     "check_name",
     "choose",
     "date_name",

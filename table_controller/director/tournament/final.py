@@ -7,7 +7,7 @@ what only the dashboard knows: the rounds are over, the finalists are named by t
 standings (after any playoff), the teams as chosen or typed, a reason, and a final
 already recorded is only replaced by a correction that says so. Kept apart from
 ``tournament/admin.py`` so that module stays readable; the change still goes through
-``EventsAdmin.change``, so it is in the append-only ``format_state`` history and the
+``TournamentAdmin.change``, so it is in the append-only ``format_state`` history and the
 audit log (``format_final``, ``format_final_corrected``) with who and why.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from table_controller.director.tournament.admin import (
     AdminError,
-    EventsAdmin,
-    EventState,
+    TournamentAdmin,
+    TournamentState,
     current_round,
     playoff_words,
     team_of,
@@ -25,7 +25,7 @@ from table_controller.director.tournament.admin import (
 from table_controller.director.tournament.formats import FinalResult, RoundsEvent
 
 
-def final_words(state: EventState, final: FinalResult) -> str:
+def final_words(state: TournamentState, final: FinalResult) -> str:
     """The final's result in words: both teams' points, any tie-break, the champion."""
     (a, b), (pa, pb) = final.teams, final.points
     tie = (
@@ -40,7 +40,7 @@ def final_words(state: EventState, final: FinalResult) -> str:
 
 
 def apply_final(
-    state: EventState,
+    state: TournamentState,
     a: str,
     b: str,
     points: tuple[int, int] | None,
@@ -112,7 +112,7 @@ def apply_final(
 
 
 def record_final(
-    admin: EventsAdmin,
+    admin: TournamentAdmin,
     who: str,
     a: str,
     b: str,
@@ -123,7 +123,7 @@ def record_final(
     correct: bool = False,
 ) -> str:
     """The final entered from the score card by ``who``, saved through
-    ``EventsAdmin.change`` (a reason is required: it is kept with the change)."""
+    ``TournamentAdmin.change`` (a reason is required: it is kept with the change)."""
     if not reason.strip():
         what = "a correction of the final" if correct else "the final's result"
         raise AdminError(f"{what} needs a reason (e.g. 'score card'): say why")

@@ -1,6 +1,6 @@
-"""The dashboard's event forms: a form's JSON body turned into the one ``EventsAdmin``
+"""The dashboard's event forms: a form's JSON body turned into the one ``TournamentAdmin``
 change it asks for. Kept apart from ``web.py`` (serving, logins, the overview) so each
-stays readable; every change still goes through ``EventsAdmin.change``, so each is in the
+stays readable; every change still goes through ``TournamentAdmin.change``, so each is in the
 append-only ``format_state`` history and the audit log with who and why.
 
 A bad form raises :class:`AdminError` in words (what is wrong, what to do); the route
@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from table_controller.director.json_value import JSONValue
-from table_controller.director.tournament.admin import AdminError, EventsAdmin
+from table_controller.director.tournament.admin import AdminError, TournamentAdmin
 from table_controller.director.tournament.final import record_final
 
 Form = Mapping[str, JSONValue]  # a form's JSON body, each field checked as it is read
 
 
-def _create(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _create(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     lines = str(body.get("entrants") or "").splitlines()
     admin.create(
         who,
@@ -34,12 +34,12 @@ def _create(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str
     return None
 
 
-def _absent(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _absent(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     admin.set_absent(who, str(body.get("player")), bool(body.get("absent", True)), reason)
     return None
 
 
-def _substitute(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _substitute(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     admin.substitute(
         who,
         _int(body.get("round"), "round", 1),
@@ -51,7 +51,7 @@ def _substitute(admin: EventsAdmin, who: str, body: Form, reason: str | None) ->
     return None
 
 
-def _assign(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _assign(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     places = body.get("places")
     if not isinstance(places, dict):
         raise AdminError('give each table\'s place, e.g. {"club-night-3": "1"}')
@@ -64,7 +64,7 @@ def _assign(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str
     return None
 
 
-def _result(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _result(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     ended = body.get("result")
     if not isinstance(ended, dict):
         raise AdminError(
@@ -75,7 +75,7 @@ def _result(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str
     )
 
 
-def _playoff(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _playoff(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     teams, points = body.get("teams"), body.get("points")
     if not (
         isinstance(teams, list)
@@ -94,7 +94,7 @@ def _playoff(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> st
     return admin.record_playoff(who, str(teams[0] or ""), str(teams[1] or ""), pair, reason or "")
 
 
-def _final(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _final(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     teams, correct = body.get("teams"), bool(body.get("correct"))
     if not (isinstance(teams, list) and len(teams) == 2):
         raise AdminError(
@@ -115,7 +115,7 @@ def _final(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str 
     )
 
 
-def _correct_match(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _correct_match(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     games = body.get("games")
     if isinstance(games, str):  # as typed: "reds, blues, reds"
         games = [g for g in re.split(r"[,\n]+", games) if g.strip()]
@@ -129,7 +129,7 @@ def _correct_match(admin: EventsAdmin, who: str, body: Form, reason: str | None)
     )
 
 
-def _public_delay(admin: EventsAdmin, who: str, body: Form, reason: str | None) -> str | None:
+def _public_delay(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
     delay = body.get("seconds")
     try:
         if not isinstance(delay, int | float | str):
@@ -142,7 +142,7 @@ def _public_delay(admin: EventsAdmin, who: str, body: Form, reason: str | None) 
 
 
 # Each form's action and what it does; a new form is one function and one line here.
-FORMS: dict[str, Callable[[EventsAdmin, str, Form, str | None], str | None]] = {
+FORMS: dict[str, Callable[[TournamentAdmin, str, Form, str | None], str | None]] = {
     "create": _create,
     "absent": _absent,
     "substitute": _substitute,
@@ -156,7 +156,7 @@ FORMS: dict[str, Callable[[EventsAdmin, str, Form, str | None], str | None]] = {
 ACTIONS = tuple(FORMS)
 
 
-async def apply(admin: EventsAdmin, who: str, action: str, body: Form) -> str | None:
+async def apply(admin: TournamentAdmin, who: str, action: str, body: Form) -> str | None:
     """Make the change ``action`` asks for (one of :data:`ACTIONS`), as ``who``; the
     words of what it did, if it has some. Off the event loop: the store's writes wait
     on its lock."""

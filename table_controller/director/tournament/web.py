@@ -21,7 +21,7 @@ from table_controller.director.door import SafeJSON
 from table_controller.director.json_value import JSONObject
 from table_controller.director.session import Login
 from table_controller.director.store import StoreError
-from table_controller.director.tournament.admin import AdminError, EventsAdmin
+from table_controller.director.tournament.admin import AdminError, TournamentAdmin
 from table_controller.director.tournament.forms import ACTIONS, apply
 from table_controller.director.tournament.results import ResultsSource
 from table_controller.web.guard import Refused
@@ -34,7 +34,7 @@ class TournamentWeb:
 
     def __init__(
         self,
-        admin: EventsAdmin,
+        admin: TournamentAdmin,
         results: ResultsSource,
         *,
         signing_key: Callable[[], bytes | None],

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from table_controller.director.dashboard import ruling_text
 from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.store import DirectorStore, FormatChange, RulingRow
-from table_controller.director.tournament.admin import EventState, team_words
+from table_controller.director.tournament.admin import TournamentState, team_words
 from table_controller.director.tournament.catalog import choose, stored_events
 from table_controller.director.tournament.formats import (
     Bracket,
@@ -318,7 +318,7 @@ def collect(
     """One event's results from ``store``: every game of that event (tournament/catalog.py),
     as its table recorded it, with the director's corrections, its rules and its
     standings. ``event``: the event's name (needed when the store holds several; an
-    unknown name, or none among several, is ``EventChoiceError`` naming them);
+    unknown name, or none among several, is ``TournamentChoiceError`` naming them);
     ``latest``: the latest event, whatever it is named (the screens). A store with no
     event created holds only games: they are its results, titled ``event`` or
     ``untitled``. With
@@ -457,7 +457,7 @@ def _read(store: DirectorStore, table: str, game: int, size: object, before: _Re
 
 def _setup_of(
     store: DirectorStore,
-    state: EventState | None,
+    state: TournamentState | None,
     table: str,
     game: int,
     players_of: _PlayersByGame,
@@ -483,7 +483,7 @@ def rules_text(name: str, options: Mapping[str, JSONValue]) -> str:
     return option_rules_words(name, dict(options))
 
 
-def _rules_words(state: EventState | None) -> str:
+def _rules_words(state: TournamentState | None) -> str:
     if state is None or state.rules is None:
         return ""
     return rules_text(state.rules["name"], state.rules["options"])
@@ -585,7 +585,7 @@ def _seats(raw: object) -> dict[Seat, str]:
 # --- the event: rounds and standings ---------------------------------------------------------
 
 
-def _event_state(store: DirectorStore, version: int | None = None) -> EventState | None:
+def _event_state(store: DirectorStore, version: int | None = None) -> TournamentState | None:
     """The event as last saved (``version``: as saved in that version, an earlier
     event's last)."""
     saved = (
@@ -596,7 +596,7 @@ def _event_state(store: DirectorStore, version: int | None = None) -> EventState
     if saved is None:
         return None
     try:
-        return EventState.from_json(saved)
+        return TournamentState.from_json(saved)
     except (FormatError, KeyError, TypeError, ValueError):
         return None
 
@@ -617,7 +617,7 @@ def game_rounds(
     out: dict[tuple[str, int], tuple[int, str]] = {}
     before: Mapping[str, JSONValue] = {}
     for _action, saved in store.formats.format_versions(first, last):
-        state: Mapping[str, JSONValue] = saved  # the event as saved (``EventState.to_json``)
+        state: Mapping[str, JSONValue] = saved  # the event as saved (``TournamentState.to_json``)
         taken_before = set(as_list(before.get("taken") or []))
         new = [k for k in as_list(state.get("taken") or []) if k not in taken_before]
         event = as_object(state.get("event") or {})
@@ -642,7 +642,7 @@ def game_rounds(
 
 
 def recorded_by_hand(
-    state: EventState, games: list[GameResult], names: Mapping[str, str]
+    state: TournamentState, games: list[GameResult], names: Mapping[str, str]
 ) -> list[RecordedResult]:
     """The event's results that no game from the feed stands behind: entered by hand
     (a table without a camera, a score card). A result the director changed for a game
@@ -690,7 +690,7 @@ def recorded_by_hand(
     return out
 
 
-def _event_words(state: EventState, game: GameResult, value: object) -> str:
+def _event_words(state: TournamentState, game: GameResult, value: object) -> str:
     """A place's result as the event's JSON holds it, in the game's own words."""
     if isinstance(value, Mapping) and "points" in value:  # a team round's result
         points = value["points"]
@@ -723,7 +723,7 @@ def _as_table_gave(ev: Event, game: GameResult, round_no: int, place: str) -> bo
 
 def mark_corrections(
     store: DirectorStore,
-    state: EventState,
+    state: TournamentState,
     games: list[GameResult],
     first: int = 0,
     final: int | None = None,
@@ -744,7 +744,7 @@ def mark_corrections(
     before: Mapping[str, JSONValue] = {}
     for change in store.formats.format_changes(first, final):
         event = change["state"].get("event")
-        # the event as saved (``EventState.to_json``): an object, or None before one
+        # the event as saved (``TournamentState.to_json``): an object, or None before one
         now: Mapping[str, JSONValue] = event if isinstance(event, dict) else {}
         if change["action"] in ("result", "match_corrected"):
             for round_no, place in placed:
@@ -780,7 +780,7 @@ def _values(value: object) -> tuple[tuple[int, int] | None, dict[Seat, int] | No
     return None, None
 
 
-def event_over(state: EventState) -> bool:
+def event_over(state: TournamentState) -> bool:
     """Every round's result is in (a bracket: its champion is known)."""
     ev = state.event
     if isinstance(ev, ProgressiveEvent):
@@ -829,7 +829,7 @@ def results_digest(results: Results) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def final_mark(state: EventState | None, results: Results) -> FinalMark | None:
+def final_mark(state: TournamentState | None, results: Results) -> FinalMark | None:
     """The director's "results final", if it confirmed exactly these results."""
     if state is None or state.final is None:
         return None

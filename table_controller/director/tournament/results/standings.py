@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from table_controller.director.tournament.admin import (
-    EventState,
+    TournamentState,
     player_standings,
     team_standings,
     team_words,
@@ -36,7 +36,7 @@ class Standings:
     note: str = ""  # what they are, when not the event's format
 
 
-def standings(state: EventState | None, games: list[GameResult]) -> Standings:
+def standings(state: TournamentState | None, games: list[GameResult]) -> Standings:
     """The event's standings in its format's words; before an event is created, each
     team (two players who sat together) by games won, then points. A place shared by
     several is written as a tie ("=3") wherever the standings are shown."""
@@ -48,7 +48,7 @@ def standings(state: EventState | None, games: list[GameResult]) -> Standings:
     return table
 
 
-def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
+def _standings(state: TournamentState | None, games: list[GameResult]) -> Standings:
     ev = None if state is None else state.event
     if state is not None and isinstance(ev, ProgressiveEvent):
         rows = player_standings(ev)
@@ -82,7 +82,7 @@ def _standings(state: EventState | None, games: list[GameResult]) -> Standings:
     return _team_standings(games)
 
 
-def _final_note(state: EventState, ev: RoundsEvent) -> str:
+def _final_note(state: TournamentState, ev: RoundsEvent) -> str:
     """The team rounds' playoffs and final (001 s18-s20) as the director entered them:
     what the champion's place stands on, printed with the standings."""
     lines = [
@@ -95,7 +95,7 @@ def _final_note(state: EventState, ev: RoundsEvent) -> str:
     return " ".join(lines)
 
 
-def _bracket_standings(state: EventState, ev: Bracket) -> Standings:
+def _bracket_standings(state: TournamentState, ev: Bracket) -> Standings:
     """The champion first, the final's loser second, then each round's losers sharing
     a place (3, 5, 9, ...); a team still playing has no place yet."""
     last = len(ev.rounds)

@@ -12,7 +12,7 @@ import threading
 from typing import TypedDict
 
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament.admin import AdminError, EventsAdmin, EventState
+from table_controller.director.tournament.admin import AdminError, TournamentAdmin, TournamentState
 from table_controller.director.tournament.results.model import (
     GameResult,
     PlayedCache,
@@ -276,7 +276,7 @@ class ResultsSource:
                 self._key = key
             return self._results
 
-    def confirm_final(self, admin: EventsAdmin, who: str, private_pem: bytes | None) -> str:
+    def confirm_final(self, admin: TournamentAdmin, who: str, private_pem: bytes | None) -> str:
         """The director confirms the results final: their digest, who and when, signed
         with the director's key when it has one, kept in the event (its history and the
         audit). Refused until every result is in; a later change makes them provisional."""
@@ -295,7 +295,7 @@ class ResultsSource:
         statement = {"results_final": digest, "event": results.event, "who": who, "at": at}
         signature = "" if private_pem is None else sign_statement(statement, private_pem)
 
-        def edit(s: EventState) -> str:
+        def edit(s: TournamentState) -> str:
             s.final = {"digest": digest, "who": who, "at": at, "signature": signature}
             return "the results are confirmed final"
 
