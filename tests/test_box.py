@@ -14,8 +14,10 @@ import pytest
 from box_machine import (
     BUILD,
     FIGURES,
+    RUN,
     WHAT,
     Box,
+    asked,
     build,
     building_allowed,
     cached,
@@ -32,6 +34,12 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     why = missing()
     if why is not None:
         not_checked(WHAT, why)
+    if not asked():
+        not_checked(
+            WHAT,
+            "first-boot.sh inside the emulated machine takes longer than the whole suite "
+            f"may (over 25 minutes on 2 cores): run it with {RUN}=1 (hardware/box/README.md)",
+        )
     if cached("image.sh", "root.img") is None and not building_allowed():
         not_checked(
             WHAT,
