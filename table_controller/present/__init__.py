@@ -22,28 +22,9 @@ Outsiders import from here, never from the modules themselves.
 
 from __future__ import annotations
 
-from table_controller.present.announce import (
-    game_over,
-    in_words,
-    pair,
-    seat_names,
-    tricks_text,
-    waiting_for,
-    who,
-)
-from table_controller.present.narration import narrate
-from table_controller.present.sheet import (
-    Evidence,
-    HandLine,
-    HandsTable,
-    Note,
-    Sheet,
-    final_text,
-    hands_table,
-    replay_game,
-    rules_text,
-    started_text,
-)
+import importlib
+from typing import TYPE_CHECKING
+
 from table_controller.present.snapshot import (
     AcrossOnPage,
     Action,
@@ -71,15 +52,6 @@ from table_controller.present.snapshot import (
     UpcardShown,
     WinnerShown,
 )
-from table_controller.present.view import (
-    NOTICE_KINDS,
-    AcrossNote,
-    Notice,
-    actions,
-    choices,
-    page_card,
-    table_view,
-)
 from table_controller.present.words import (
     EVENT_WORDS,
     FIRST_DEALER_WORDS,
@@ -106,6 +78,79 @@ from table_controller.present.words import (
     suit_name,
     suit_text,
 )
+
+if TYPE_CHECKING:
+    from table_controller.present.announce import (
+        game_over,
+        in_words,
+        pair,
+        seat_names,
+        tricks_text,
+        waiting_for,
+        who,
+    )
+    from table_controller.present.narration import narrate
+    from table_controller.present.sheet import (
+        Evidence,
+        HandLine,
+        HandsTable,
+        Note,
+        Sheet,
+        final_text,
+        hands_table,
+        replay_game,
+        rules_text,
+        started_text,
+    )
+    from table_controller.present.view import (
+        NOTICE_KINDS,
+        AcrossNote,
+        Notice,
+        actions,
+        choices,
+        page_card,
+        table_view,
+    )
+
+# What computes is loaded on its first use, so a command that needs only the shapes and
+# the words (`config --help`, the feed's messages) starts without the replay and the log.
+_LAZY = {
+    "game_over": "announce",
+    "in_words": "announce",
+    "pair": "announce",
+    "seat_names": "announce",
+    "tricks_text": "announce",
+    "waiting_for": "announce",
+    "who": "announce",
+    "narrate": "narration",
+    "Evidence": "sheet",
+    "HandLine": "sheet",
+    "HandsTable": "sheet",
+    "Note": "sheet",
+    "Sheet": "sheet",
+    "final_text": "sheet",
+    "hands_table": "sheet",
+    "replay_game": "sheet",
+    "rules_text": "sheet",
+    "started_text": "sheet",
+    "NOTICE_KINDS": "view",
+    "AcrossNote": "view",
+    "Notice": "view",
+    "actions": "view",
+    "choices": "view",
+    "page_card": "view",
+    "table_view": "view",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EVENT_WORDS",
