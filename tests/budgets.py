@@ -3,7 +3,7 @@
 A test that is long by nature (many processes killed, a differential run, a long
 property) carries ``@pytest.mark.slow``, optionally ``slow(budget=SECONDS)``; every
 other test has ``QUICK`` seconds. Both still run in ``make test``. At the end of the
-run this prints the ten slowest tests and any that went over their budget, so a test
+run this prints the ten slowest tests and files, and any that went over their budget, so a test
 that grew slow is seen; it fails nothing, because on a shared or loaded machine every
 test takes longer and a red run would say nothing about the code. A hang is caught by
 pytest-timeout instead (``timeout`` in pyproject.toml), far above any budget.
@@ -55,6 +55,14 @@ class Budgets:
         for nodeid, s in ranked[:10]:
             tag = f"slow, budget {s.budget:g} s" if s.slow else f"budget {s.budget:g} s"
             write(f"  {s.seconds:7.1f} s  {nodeid}  ({tag})")
+        # Where the suite's time goes, file by file: what to make faster first.
+        files: dict[str, float] = {}
+        for nodeid, s in self.spent.items():
+            name = nodeid.split("::", 1)[0]
+            files[name] = files.get(name, 0.0) + s.seconds
+        write("the ten files that take the longest, with their share of the time in tests:")
+        for name, seconds in sorted(files.items(), key=lambda kv: kv[1], reverse=True)[:10]:
+            write(f"  {seconds:7.1f} s  {100 * seconds / max(total, 1e-9):4.1f} %  {name}")
         over = [(n, s) for n, s in ranked if s.seconds > s.budget]
         if over:
             write(
