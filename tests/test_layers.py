@@ -13,7 +13,8 @@
 - the groups are layered: the rules, the event log, what people read of a game
   (present: words, sentences, the page's snapshot), the parts that stand alone
   (devices, vision, bots, feed, web), the fleet's protocol (discovery, sealing, signed
-  orders, updates) and the simulated world in front of a simulated table (sim), the
+  orders, updates), the simulated world in front of a simulated table (sim) and the
+  review of a game (review: the verdict on each decision), the
   table (its side of the fleet in ``table/fleet/``), what runs a table (kiosk,
   director), the command line; each imports only from below it, and parts at one level
   not from each other;
@@ -22,7 +23,7 @@
   ``table/core.py``, nothing of web/ at all: its words and the page's snapshot come
   from present/;
 - each folder of the director (store, dashboard, hall, tournament and its formats and
-  results, fleet, demo), present/ and the simulated world (sim) are entered from
+  results, fleet, demo), present/, the simulated world (sim) and the review are entered from
   outside only through their face, their ``__init__.py``, for the type checker too:
   their inner modules are their own business;
 - each web feature of the director (dashboard, tournament, hall, fleet) serves its own
@@ -74,6 +75,7 @@ TABLE_PAGE = "table_controller.table.page"
 TABLE_LOG = "table_controller.table.log"
 PRESENT = "table_controller.present"
 SIM = "table_controller.sim"
+REVIEW = "table_controller.review"
 # The director's web: the composition that serves every feature's routes, the login they
 # are all handed, the folders that serve routes of their own, and every feature folder
 # (which the composition and the commands above them put together, never the reverse).
@@ -93,7 +95,9 @@ LAYERS: list[set[str]] = [
     {"event_log"},
     {"present"},
     {"devices", "vision", "bots", "feed", "web"},
-    {"fleet", "sim"},  # the fleet's protocol (both sides speak it); the simulated world
+    # the fleet's protocol (both sides speak it); the simulated world; the review of a
+    # game (the verdict on each decision: the bots' solver over the rules' events)
+    {"fleet", "sim", "review"},
     {"table"},  # table/fleet/, the table's side of the fleet, included
     {"kiosk", "director"},
     {"cli"},
@@ -353,6 +357,12 @@ def test_the_simulated_world_is_entered_only_through_its_face() -> None:
     assert SIM in walker.module_files()
     wrong = past_the_face(TYPED_GRAPH, [SIM])
     assert wrong == [], "the simulated world entered past its face:\n" + "\n".join(wrong)
+
+
+def test_the_review_is_entered_only_through_its_face() -> None:
+    assert REVIEW in walker.module_files()
+    wrong = past_the_face(TYPED_GRAPH, [REVIEW])
+    assert wrong == [], "the review entered past its face:\n" + "\n".join(wrong)
 
 
 def test_no_cycle_among_the_groups() -> None:

@@ -1,0 +1,459 @@
+"""A finished game's decisions, each with its verdict: what it cost against the best
+choice with all hands known (exact) and from the player's own view (sampled).
+
+``analyse_game(rules, events, rng)`` replays the game's log as the table did (an event
+the rules refuse is left out, as the table left it out at every start) and splits it
+into hands. Each hand that ended is then played again on its own, from a game that
+starts at its deal, with every hand known: the deal as the log carries it (a kiosk, a
+simulated table, the bots), or, at a live table whose deal carries no hands, the deal
+put together from the cards each seat played (and the dealer's discard). Before each
+decision the position is valued both ways (minimax.py) and the choice made is set
+against the best one.
+
+A hand still in play is not analysed at all, so the review never tells a card still in
+a hand; the review names it (``GameReview.hand_in_play``). A log that is not a game's
+log (an event that does not read) is refused with ``ReviewError``.
+
+Pure: no clock unless one is given (``ReviewOptions``), randomness only from the
+``random.Random`` passed in, no IO. Each decision samples with its own generator,
+seeded from the one passed in and the decision's key, so one decision's verdict does
+not depend on what any other seat's view drew.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.bots.knowledge import SeatView, ViewKeeper
+from table_controller.errors import TableControllerError
+from table_controller.present import SEAT_NAMES
+from table_controller.review.minimax import (
+    Exact,
+    Sampled,
+    SolverFactory,
+    Weighed,
+    side,
+    solver_factory,
+)
+from table_controller.review.verdict import (
+    Choice,
+    Costly,
+    Decision,
+    GameReview,
+    HandReview,
+    Kind,
+    SeatSummary,
+    Verdict,
+    View,
+    choice_label,
+    costly_text,
+)
+from table_controller.rules.codec import CodecError, decode_input
+from table_controller.rules.errors import RulesError
+from table_controller.rules.events import (
+    BidMade,
+    CardPlayed,
+    DealerChosen,
+    DealerDiscarded,
+    HandDealt,
+    HandScored,
+    HandStarted,
+    HandThrownIn,
+    InputEvent,
+    OrderedUp,
+    OutputEvent,
+    Passed,
+    TrumpBid,
+    TrumpCalled,
+)
+from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
+from table_controller.rules.presets import Rules
+from table_controller.rules.replay import OnError, replay
+from table_controller.seats import SEATS, Seat
+
+DEFAULT_DEALS = 24  # deals sampled for a player's-view verdict
+TOP = 3  # costliest decisions named per seat
+
+
+class ReviewError(TableControllerError):
+    """The log given is not a game that can be reviewed."""
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How hard the review works. ``deals``: the deals of the hidden cards sampled for
+    each player's-view verdict; ``compiled``: the compiled solver where it was built
+    (False: its pure Python); ``clock`` and ``budget`` (seconds a decision, both or
+    neither): sampling also stops when the budget is spent, at one deal at least."""
+
+    deals: int = DEFAULT_DEALS
+    compiled: bool = True
+    clock: Callable[[], float] | None = None
+    budget: float | None = None
+    solvers: SolverFactory | None = None  # overrides ``compiled`` (tests, benchmarks)
+
+
+_BIDS = (Passed, OrderedUp, TrumpCalled, BidMade, TrumpBid)
+
+
+def is_decision(game: Game, event: InputEvent) -> Kind | None:
+    """What kind of decision ``event`` is in ``game`` (the state before it), or None: a
+    bid of the seat whose turn it is to bid or name trump, the dealer's discard where its
+    card is known, a card of the seat whose turn it is to play."""
+    phase, to_act = game.phase, game.to_act
+    seat = getattr(event, "seat", None)
+    if isinstance(event, _BIDS):
+        if phase in (Phase.BIDDING, Phase.NAMING_TRUMP) and seat == to_act:
+            return Kind.BID
+        return None
+    if isinstance(event, DealerDiscarded):
+        return Kind.DISCARD if phase is Phase.DISCARDING and event.card is not None else None
+    if isinstance(event, CardPlayed) and phase is Phase.PLAYING and seat == to_act:
+        hand = game.hand
+        return Kind.PLAY if hand is not None and hand.trick is not None else None
+    return None
+
+
+@dataclass
+class _Hand:
+    """One hand of the log: its deal, its events, and whether it ended."""
+
+    game: int
+    number: int
+    dealer: Seat
+    dealt: HandDealt
+    events: list[InputEvent] = field(default_factory=list)
+    kinds: list[Kind | None] = field(default_factory=list)
+    tricks: list[int | None] = field(default_factory=list)
+    end: OutputEvent | None = None  # HandScored or HandThrownIn
+
+
+def analyse_game(
+    rules: Rules,
+    events: Iterable[InputEvent | Mapping[str, Any]],
+    rng: random.Random,
+    options: ReviewOptions | None = None,
+) -> GameReview:
+    """The review of a game played under ``rules`` from its log (input events, or the
+    JSON objects the codec writes). Hands that ended are analysed; a hand in play is not.
+    Raises ReviewError for a log that is not a game's log."""
+    opts = options or ReviewOptions()
+    if (opts.clock is None) != (opts.budget is None):
+        raise ReviewError("a time budget needs a clock, and a clock a budget: give both or neither")
+    log = _read(events)
+    replayed = replay(rules, log, on_error=OnError.SKIP)
+    skipped = tuple(f"event {p.index + 1} was left out: {p.text}" for p in replayed.problems)
+    hands, in_play = _hands(rules, [s.event for s in replayed.steps])
+    solvers = opts.solvers or solver_factory(compiled=opts.compiled)
+    sampled = Sampled(rules, solvers, opts.deals, opts.clock, opts.budget)
+    base = rng.getrandbits(64)
+    reviews = tuple(_review_hand(rules, h, solvers, sampled, base) for h in hands)
+    return GameReview(
+        rules=rules,
+        hands=reviews,
+        summaries=tuple(summarise(reviews, seat) for seat in SEATS),
+        deals=opts.deals,
+        hand_in_play=in_play,
+        skipped=skipped,
+    )
+
+
+def _read(events: Iterable[InputEvent | Mapping[str, Any]]) -> list[InputEvent]:
+    if isinstance(events, str | bytes | Mapping) or not isinstance(events, Iterable):
+        raise ReviewError(
+            "a game's log is a list of its events; this is not one. Export the game's "
+            "log from the table again (table-controller log export) and review that"
+        )
+    out: list[InputEvent] = []
+    for i, item in enumerate(events):
+        if isinstance(item, InputEvent):
+            out.append(item)
+            continue
+        try:
+            if not isinstance(item, Mapping):
+                raise CodecError(f"{type(item).__name__} is not an event")
+            out.append(decode_input(item))
+        except CodecError as exc:
+            raise ReviewError(
+                f"event {i + 1} of the log cannot be read ({exc}), so the game cannot be "
+                "reviewed: export the game's log from the table again and review that"
+            ) from None
+    return out
+
+
+def _hands(
+    rules: Rules, applied: Sequence[InputEvent]
+) -> tuple[list[_Hand], tuple[int, int] | None]:
+    """The log's hands that ended, and the (game, hand) still in play, if any."""
+    whole = Game(rules)
+    done: list[_Hand] = []
+    current: _Hand | None = None
+    for event in applied:
+        if type(event) is HandDealt:
+            assert whole.dealer is not None
+            current = _Hand(whole.game, whole.deals + 1, whole.dealer, event)
+            outputs = whole.push(event)
+            started = next(o for o in outputs if isinstance(o, HandStarted))
+            current.number = started.hand
+            continue
+        kind = is_decision(whole, event) if current is not None else None
+        trick = (
+            whole.hand.trick.number
+            if kind is Kind.PLAY and whole.hand and whole.hand.trick
+            else None
+        )
+        outputs = whole.push(event)
+        if current is None:
+            continue
+        current.events.append(event)
+        current.kinds.append(kind)
+        current.tricks.append(trick)
+        for out in outputs:
+            if isinstance(out, HandScored | HandThrownIn) and out.hand == current.number:
+                current.end = out
+        if current.end is not None:
+            done.append(current)
+            current = None
+    in_play = None if current is None else (current.game, current.number)
+    return done, in_play
+
+
+def _review_hand(
+    rules: Rules, hand: _Hand, solvers: SolverFactory, sampled: Sampled, base: int
+) -> HandReview:
+    deal, why = complete_deal(rules, hand.dealer, hand.dealt, hand.events)
+    if deal is not None:
+        why = _replays_alike(rules, hand, deal)
+    game = Game(rules)
+    keeper = ViewKeeper(rules)
+    opening: list[InputEvent] = [DealerChosen(hand.dealer)]
+    if deal is not None and not why:
+        opening.append(deal)
+    for event in opening:
+        keeper.push(event, game.push(event))
+    exact = Exact(rules, solvers)
+    decisions: list[Decision] = []
+    for event, kind, trick in zip(hand.events, hand.kinds, hand.tricks, strict=True):
+        if kind is not None:
+            index = len(decisions)
+            seat: Seat = event.seat if not isinstance(event, DealerDiscarded) else hand.dealer  # type: ignore[attr-defined]
+            upcard = hand.dealt.upcard
+            naming = game.phase is Phase.NAMING_TRUMP
+            label = choice_label(event, upcard=upcard, naming=naming)
+            if why:
+                decisions.append(
+                    Decision(
+                        hand.game,
+                        hand.number,
+                        index,
+                        seat,
+                        kind,
+                        event,
+                        label,
+                        trick,
+                        None,
+                        None,
+                        why,
+                    )
+                )
+            else:
+                rng = random.Random(f"{base}:{hand.game}:{hand.number}:{index}")
+                decisions.append(
+                    _decide(
+                        rules,
+                        hand,
+                        index,
+                        seat,
+                        kind,
+                        event,
+                        label,
+                        trick,
+                        game,
+                        keeper.view(seat),
+                        exact,
+                        sampled,
+                        rng,
+                    )
+                )
+        if why:
+            continue
+        try:
+            outputs = game.push(event)
+        except RulesError as exc:
+            why = f"the rest of the hand could not be followed with the cards seen ({exc.message})"
+            continue
+        keeper.push(event, outputs)
+    note = "" if not why or not decisions else why
+    if isinstance(hand.end, HandThrownIn) and not note:
+        note = "Thrown in: nobody scored this deal."
+    return HandReview(hand.game, hand.number, hand.dealer, tuple(decisions), note)
+
+
+def _decide(
+    rules: Rules,
+    hand: _Hand,
+    index: int,
+    seat: Seat,
+    kind: Kind,
+    event: InputEvent,
+    label: str,
+    trick: int | None,
+    game: Game,
+    view: SeatView,
+    exact: Exact,
+    sampled: Sampled,
+    rng: random.Random,
+) -> Decision:
+    """Both verdicts on one decision, from the game just before it."""
+    legal = game.legal_events()
+    common = (hand.game, hand.number, index, seat, kind, event, label, trick)
+    if event not in legal:
+        why = (
+            "not a choice the rules allowed at that moment (a renege or an irregularity), "
+            "so it is not costed"
+        )
+        return Decision(*common, None, None, why)
+    state = game.hand
+    upcard = state.upcard if state is not None else None
+    naming = game.phase is Phase.NAMING_TRUMP
+
+    def label_of(e: InputEvent) -> str:
+        return choice_label(e, upcard=upcard, naming=naming)
+
+    if kind is Kind.PLAY:
+        ns_values = exact.card_values(game)
+        weighed = sampled.card_values(view, rng)
+    elif kind is Kind.DISCARD:
+        ns_values = exact.call_values(game)
+        weighed = sampled.discard_values(view, rng)
+    else:
+        ns_values = exact.call_values(game)
+        weighed = sampled.call_values(view, rng)
+    exact_verdict = verdict(
+        View.EXACT, event, {e: side(seat, v) for e, v in ns_values.items()}, 1, label_of
+    )
+    player = _player_verdict(event, weighed, label_of)
+    why = "" if player is not None else f"from the player's own view: {weighed.why}"
+    return Decision(*common, exact_verdict, player, why)
+
+
+def _player_verdict(
+    event: InputEvent, weighed: Weighed, label_of: Callable[[InputEvent], str]
+) -> Verdict | None:
+    if not weighed.values or event not in weighed.values:
+        return None
+    return verdict(View.PLAYER, event, weighed.values, weighed.deals, label_of)
+
+
+def verdict(
+    view: View,
+    chosen: InputEvent,
+    values: Mapping[InputEvent, float],
+    deals: int,
+    label_of: Callable[[InputEvent], str],
+) -> Verdict:
+    """The verdict from each choice's value for the seat's side: the best choice (the
+    one made, if it is among the best to rounding) and what the one made cost."""
+    top = max(values.values())
+    made = values[chosen]
+    cost = max(0.0, top - made)
+    if cost < 1e-9:
+        cost = 0.0
+    best = chosen if cost == 0.0 else max(values, key=lambda e: values[e])
+    order = sorted(values, key=lambda e: -values[e])
+    choices = tuple(Choice(e, label_of(e), values[e]) for e in order)
+    return Verdict(view, Choice(best, label_of(best), values[best]), cost, deals, choices)
+
+
+def summarise(hands: Sequence[HandReview], seat: Seat) -> SeatSummary:
+    """A seat's costliest decisions (those that cost points, costliest first, at most
+    three) and the points its decisions cost in all, by the exact verdicts."""
+    mine = [d for h in hands for d in h.decisions if d.seat == seat]
+    costly = sorted(
+        (d for d in mine if d.cost > 0.0),
+        key=lambda d: (-d.cost, -(d.player.cost if d.player else 0.0), d.game, d.hand, d.index),
+    )[:TOP]
+    total = sum(d.exact.cost for d in mine if d.exact is not None)
+    return SeatSummary(seat, tuple(Costly(d, costly_text(d)) for d in costly), total, len(mine))
+
+
+# --- the deal, where the log does not carry it -------------------------------------
+
+
+def complete_deal(
+    rules: Rules, dealer: Seat, dealt: HandDealt, events: Sequence[InputEvent]
+) -> tuple[HandDealt | None, str]:
+    """The hand's deal with every seat's cards: as dealt, where the log has them all;
+    else put together from the cards each seat played and the dealer's discard (a live
+    table's log: the camera sees cards played, not hands). None with the reason in words
+    when some seat's cards were never all seen."""
+    if len(dealt.hands) == len(SEATS):
+        return dealt, ""
+    played: dict[Seat, set[Any]] = {s: set() for s in SEATS}
+    discard = None
+    discarded = False
+    for e in events:
+        if isinstance(e, CardPlayed):
+            played[e.seat].add(e.card)
+        elif isinstance(e, DealerDiscarded):
+            discarded, discard = True, e.card
+    if discarded:
+        if discard is None:
+            return None, "the dealer's discard was not seen, so the deal cannot be put together"
+        if dealt.upcard is not None:
+            played[dealer].discard(dealt.upcard)
+        played[dealer].add(discard)
+    for s in SEATS:
+        if s in dealt.hands:
+            continue
+        if len(played[s]) != rules.hand_size:
+            return None, (
+                f"not all of {SEAT_NAMES[s]}'s cards were seen (a seat that sat out, or a "
+                "hand that ended early), so the hand cannot be solved"
+            )
+    hands = {s: tuple(sorted(dealt.hands.get(s) or played[s])) for s in SEATS}
+    return HandDealt(dealt.upcard, hands), ""
+
+
+def _replays_alike(rules: Rules, hand: _Hand, deal: HandDealt) -> str:
+    """ "" when the hand replays from ``deal`` to the same end as at the table; else why
+    not, in words."""
+    game = Game(rules)
+    end: OutputEvent | None = None
+    try:
+        game.push(DealerChosen(hand.dealer))
+        for event in [deal, *hand.events]:
+            for out in game.push(event):
+                if isinstance(out, HandScored | HandThrownIn):
+                    end = end or out
+    except RulesError as exc:
+        return (
+            f"the hand does not replay with the cards seen ({exc.message}), so it is not analysed"
+        )
+    if _end_key(end) != _end_key(hand.end):
+        return "the hand replays to another end with the cards seen, so it is not analysed"
+    return ""
+
+
+def _end_key(end: OutputEvent | None) -> tuple[object, ...]:
+    if isinstance(end, HandScored):
+        return ("scored", end.maker, end.result, end.tricks, end.points)
+    if isinstance(end, HandThrownIn):
+        return ("thrown in", end.reason)
+    return ("none",)
+
+
+__all__ = [
+    "DEFAULT_DEALS",
+    "ReviewError",
+    "ReviewOptions",
+    "analyse_game",
+    "complete_deal",
+    "is_decision",
+    "summarise",
+    "verdict",
+]
