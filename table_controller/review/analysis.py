@@ -332,7 +332,7 @@ def _decide(
         weighed = sampled.discard_values(view, rng)
     else:
         ns_values = exact.call_values(game)
-        weighed = sampled.call_values(view, rng)
+        weighed = sampled.call_values(view, event, rng)
     exact_verdict = verdict(
         View.EXACT, event, {e: side(seat, v) for e, v in ns_values.items()}, 1, label_of
     )

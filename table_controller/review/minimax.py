@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from table_controller.bots.bidding import weigh_calls
+from table_controller.bots.bidding import plausible, weigh_calls
 from table_controller.bots.knowledge import SeatView, knowledge
-from table_controller.bots.rule_of_thumb import best_card_to_give, best_discard
+from table_controller.bots.rule_of_thumb import RuleOfThumbBot, best_card_to_give, best_discard
 from table_controller.bots.sampling import sample_deal, weight
 from table_controller.bots.search import Solver, mask_of
 from table_controller.cards import Card, Suit
@@ -306,10 +306,18 @@ class Sampled:
             taken += 1
         return _means(totals, weights, taken)
 
-    def call_values(self, view: SeatView, rng: random.Random) -> Weighed:
-        """Each legal call's mean value for the seat's side, weighed as the strong bot
-        bids (bots/bidding.py ``weigh_calls``, every legal call a candidate)."""
+    def call_values(self, view: SeatView, chosen: InputEvent, rng: random.Random) -> Weighed:
+        """The mean value for the seat's side of the calls the strong bot weighs (every
+        pass, the rule of thumb's call, the calls within reach of the hand's points:
+        bots/bidding.py ``plausible``) and of the call ``chosen``, weighed as the strong
+        bot bids (``weigh_calls``). A call no hand of these points would make is not
+        weighed: in Bid Euchre there are 31 calls, and weighing them all costs five
+        times the time for calls that were never close."""
         legal = view.game.legal_events()
+        default = _RULE_OF_THUMB.choose(view, random.Random(0))
+        legal = plausible(view, legal, default)
+        if chosen not in legal:
+            legal.append(chosen)
         clock = self.clock if self.clock is not None else _no_clock
         budget = math.inf if self.budget is None or self.clock is None else self.budget
         start = clock()
@@ -327,6 +335,7 @@ class Sampled:
         return Weighed(dict(weighed.values), weighed.deals)
 
 
+_RULE_OF_THUMB = RuleOfThumbBot()
 _NO_DEAL = "no deal of the hidden cards fits what the player knew (a renege earlier?)"
 
 
