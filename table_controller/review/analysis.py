@@ -22,12 +22,14 @@ not depend on what any other seat's view drew.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.bots.knowledge import SeatView, ViewKeeper
+from table_controller.cards import Card
 from table_controller.errors import TableControllerError
 from table_controller.present import SEAT_NAMES
 from table_controller.review.minimax import (
@@ -118,6 +120,17 @@ def is_decision(game: Game, event: InputEvent) -> Kind | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One event of a hand, and, if it is a decision, whose it is and its words."""
+
+    event: InputEvent
+    kind: Kind | None = None
+    seat: Seat | None = None
+    trick: int | None = None
+    label: str = ""
+
+
 @dataclass
 class _Hand:
     """One hand of the log: its deal, its events, and whether it ended."""
@@ -126,10 +139,12 @@ class _Hand:
     number: int
     dealer: Seat
     dealt: HandDealt
-    events: list[InputEvent] = field(default_factory=list)
-    kinds: list[Kind | None] = field(default_factory=list)
-    tricks: list[int | None] = field(default_factory=list)
+    steps: list[_Step] = field(default_factory=list)
     end: OutputEvent | None = None  # HandScored or HandThrownIn
+
+    @property
+    def events(self) -> list[InputEvent]:
+        return [s.event for s in self.steps]
 
 
 def analyse_game(
@@ -200,18 +215,11 @@ def _hands(
             started = next(o for o in outputs if isinstance(o, HandStarted))
             current.number = started.hand
             continue
-        kind = is_decision(whole, event) if current is not None else None
-        trick = (
-            whole.hand.trick.number
-            if kind is Kind.PLAY and whole.hand and whole.hand.trick
-            else None
-        )
+        step = _step(whole, event) if current is not None else None
         outputs = whole.push(event)
-        if current is None:
+        if current is None or step is None:
             continue
-        current.events.append(event)
-        current.kinds.append(kind)
-        current.tricks.append(trick)
+        current.steps.append(step)
         for out in outputs:
             if isinstance(out, HandScored | HandThrownIn) and out.hand == current.number:
                 current.end = out
@@ -220,6 +228,19 @@ def _hands(
             current = None
     in_play = None if current is None else (current.game, current.number)
     return done, in_play
+
+
+def _step(game: Game, event: InputEvent) -> _Step:
+    """``event`` as a step of the hand in ``game`` (the state before it)."""
+    kind = is_decision(game, event)
+    hand = game.hand
+    if kind is None or hand is None:
+        return _Step(event)
+    seat = hand.dealer if isinstance(event, DealerDiscarded) else game.to_act
+    assert seat is not None
+    trick = hand.trick.number if kind is Kind.PLAY and hand.trick is not None else None
+    naming = game.phase is Phase.NAMING_TRUMP
+    return _Step(event, kind, seat, trick, choice_label(event, upcard=hand.upcard, naming=naming))
 
 
 def _review_hand(
@@ -237,48 +258,29 @@ def _review_hand(
         keeper.push(event, game.push(event))
     exact = Exact(rules, solvers)
     decisions: list[Decision] = []
-    for event, kind, trick in zip(hand.events, hand.kinds, hand.tricks, strict=True):
-        if kind is not None:
+    for step in hand.steps:
+        event = step.event
+        if step.kind is not None:
+            assert step.seat is not None
             index = len(decisions)
-            seat: Seat = event.seat if not isinstance(event, DealerDiscarded) else hand.dealer  # type: ignore[attr-defined]
-            upcard = hand.dealt.upcard
-            naming = game.phase is Phase.NAMING_TRUMP
-            label = choice_label(event, upcard=upcard, naming=naming)
-            if why:
-                decisions.append(
-                    Decision(
-                        hand.game,
-                        hand.number,
-                        index,
-                        seat,
-                        kind,
-                        event,
-                        label,
-                        trick,
-                        None,
-                        None,
-                        why,
-                    )
-                )
-            else:
+            decision = Decision(
+                hand.game,
+                hand.number,
+                index,
+                step.seat,
+                step.kind,
+                event,
+                step.label,
+                step.trick,
+                None,
+                None,
+                why,
+            )
+            if not why:
                 rng = random.Random(f"{base}:{hand.game}:{hand.number}:{index}")
-                decisions.append(
-                    _decide(
-                        rules,
-                        hand,
-                        index,
-                        seat,
-                        kind,
-                        event,
-                        label,
-                        trick,
-                        game,
-                        keeper.view(seat),
-                        exact,
-                        sampled,
-                        rng,
-                    )
-                )
+                view = keeper.view(step.seat)
+                decision = _decide(decision, game, view, exact, sampled, rng)
+            decisions.append(decision)
         if why:
             continue
         try:
@@ -294,29 +296,22 @@ def _review_hand(
 
 
 def _decide(
-    rules: Rules,
-    hand: _Hand,
-    index: int,
-    seat: Seat,
-    kind: Kind,
-    event: InputEvent,
-    label: str,
-    trick: int | None,
+    decision: Decision,
     game: Game,
     view: SeatView,
     exact: Exact,
     sampled: Sampled,
     rng: random.Random,
 ) -> Decision:
-    """Both verdicts on one decision, from the game just before it."""
-    legal = game.legal_events()
-    common = (hand.game, hand.number, index, seat, kind, event, label, trick)
-    if event not in legal:
+    """``decision`` with both verdicts, from ``game`` just before it (every hand known)
+    and ``view``, the seat's view then."""
+    event, seat, kind = decision.chosen, decision.seat, decision.kind
+    if event not in game.legal_events():
         why = (
             "not a choice the rules allowed at that moment (a renege or an irregularity), "
             "so it is not costed"
         )
-        return Decision(*common, None, None, why)
+        return dataclasses.replace(decision, unanalysed=why)
     state = game.hand
     upcard = state.upcard if state is not None else None
     naming = game.phase is Phase.NAMING_TRUMP
@@ -333,12 +328,14 @@ def _decide(
     else:
         ns_values = exact.call_values(game)
         weighed = sampled.call_values(view, event, rng)
-    exact_verdict = verdict(
-        View.EXACT, event, {e: side(seat, v) for e, v in ns_values.items()}, 1, label_of
-    )
+    mine = {e: side(seat, v) for e, v in ns_values.items()}
     player = _player_verdict(event, weighed, label_of)
-    why = "" if player is not None else f"from the player's own view: {weighed.why}"
-    return Decision(*common, exact_verdict, player, why)
+    return dataclasses.replace(
+        decision,
+        exact=verdict(View.EXACT, event, mine, 1, label_of),
+        player=player,
+        unanalysed="" if player is not None else f"from the player's own view: {weighed.why}",
+    )
 
 
 def _player_verdict(
@@ -393,7 +390,7 @@ def complete_deal(
     when some seat's cards were never all seen."""
     if len(dealt.hands) == len(SEATS):
         return dealt, ""
-    played: dict[Seat, set[Any]] = {s: set() for s in SEATS}
+    played: dict[Seat, set[Card]] = {s: set() for s in SEATS}
     discard = None
     discarded = False
     for e in events:
