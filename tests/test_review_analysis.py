@@ -428,7 +428,6 @@ def test_a_live_tables_hand_is_solved_from_the_cards_played_and_the_discard() ->
     rules = preset("bicycle-head-to-head")
     dealt, why = complete_deal(rules, W, HandDealt(BAD_PLAY_DEAL.upcard), BAD_PLAY_LOG[2:])
     assert why == ""
-    assert dealt is not None
     assert {s: set(c) for s, c in dealt.hands.items()} == {
         s: set(c) for s, c in BAD_PLAY_DEAL.hands.items()
     }
@@ -437,23 +436,38 @@ def test_a_live_tables_hand_is_solved_from_the_cards_played_and_the_discard() ->
     assert review == known
 
 
-def test_a_live_hand_whose_cards_were_not_all_seen_says_why_it_is_not_solved() -> None:
+def test_a_live_loners_hand_is_solved_for_the_cards_and_says_why_not_for_the_bids() -> None:
     rules = preset("bicycle-head-to-head")
-    log = play_hand(rules, [DealerChosen(W), MARCH_DEAL, OrderedUp(N, alone=True)])
+    log = live(play_hand(rules, [DealerChosen(W), MARCH_DEAL, OrderedUp(N, alone=True)]))
+    dealt, why = complete_deal(rules, W, HandDealt(MARCH_DEAL.upcard), log[2:])
+    assert set(dealt.hands) == {N, E, W}  # South sat out: its cards were never seen
+    assert "South's cards were seen" in why
+    review = analyse_game(rules, log, random.Random(3), FEW)
+    (hand,) = review.hands
+    assert "South's cards were seen" in hand.note
+    bid, discard, *cards_played = hand.decisions
+    assert bid.exact is None and bid.player is not None  # North knew its own hand
+    assert bid.unanalysed.startswith("with all hands known: not all of South's cards")
+    assert discard.kind is Kind.DISCARD and discard.exact is None and discard.player is not None
+    assert len(cards_played) == 15
+    for d in cards_played:  # the three hands in play are known: each card is solved
+        assert d.exact is not None and d.player is not None and d.unanalysed == ""
+
+
+def test_a_live_hand_whose_discard_was_not_seen_is_solved_only_from_the_players_view() -> None:
+    rules = preset("bicycle-head-to-head")
+    log = play_hand(rules, [DealerChosen(W), MARCH_DEAL, OrderedUp(N)])
     log = [DealerDiscarded(None) if isinstance(e, DealerDiscarded) else e for e in live(log)]
     review = analyse_game(rules, log, random.Random(3), FEW)
     (hand,) = review.hands
-    assert hand.decisions and all(d.exact is None and d.player is None for d in hand.decisions)
-    assert "discard was not seen" in hand.decisions[0].unanalysed
-    assert "discard was not seen" in hand.note
-    dealt, why = complete_deal(
-        rules,
-        W,
-        HandDealt(MARCH_DEAL.upcard),
-        [e for e in log[3:] if not isinstance(e, DealerDiscarded)],
-    )
-    assert dealt is None and "South's cards were seen" in why  # South sat out
-    assert review.summary(N).text == "North: no decision cost points."
+    assert hand.note == "The dealer's discard was not seen."
+    assert all(d.exact is None for d in hand.decisions)
+    assert all("the dealer's discard was not seen" in d.unanalysed for d in hand.decisions)
+    west = [d for d in hand.decisions if d.seat is W]
+    others = [d for d in hand.decisions if d.seat is not W]
+    assert west and all(d.player is None for d in west)  # West's hand is not known
+    assert others and all(d.player is not None for d in others)
+    assert review.summary(W).text == "West: no decision cost points."
 
 
 def test_a_renege_is_not_costed_as_a_choice() -> None:

@@ -246,15 +246,11 @@ def _step(game: Game, event: InputEvent) -> _Step:
 def _review_hand(
     rules: Rules, hand: _Hand, solvers: SolverFactory, sampled: Sampled, base: int
 ) -> HandReview:
-    deal, why = complete_deal(rules, hand.dealer, hand.dealt, hand.events)
-    if deal is not None:
-        why = _replays_alike(rules, hand, deal)
+    deal, missing = complete_deal(rules, hand.dealer, hand.dealt, hand.events)
+    why = _replays_alike(rules, hand, deal)  # "": the hand can be followed
     game = Game(rules)
     keeper = ViewKeeper(rules)
-    opening: list[InputEvent] = [DealerChosen(hand.dealer)]
-    if deal is not None and not why:
-        opening.append(deal)
-    for event in opening:
+    for event in [DealerChosen(hand.dealer), deal]:
         keeper.push(event, game.push(event))
     exact = Exact(rules, solvers)
     decisions: list[Decision] = []
@@ -279,17 +275,17 @@ def _review_hand(
             if not why:
                 rng = random.Random(f"{base}:{hand.game}:{hand.number}:{index}")
                 view = keeper.view(step.seat)
-                decision = _decide(decision, game, view, exact, sampled, rng)
+                decision = _decide(decision, game, view, exact, sampled, rng, missing)
             decisions.append(decision)
         if why:
             continue
         try:
             outputs = game.push(event)
         except RulesError as exc:
-            why = f"the rest of the hand could not be followed with the cards seen ({exc.message})"
+            why = f"the rest of the hand could not be followed ({exc.message})"
             continue
         keeper.push(event, outputs)
-    note = "" if not why or not decisions else why
+    note = why or (f"{missing[0].upper()}{missing[1:]}." if missing else "")
     if isinstance(hand.end, HandThrownIn) and not note:
         note = "Thrown in: nobody scored this deal."
     return HandReview(hand.game, hand.number, hand.dealer, tuple(decisions), note)
@@ -302,39 +298,52 @@ def _decide(
     exact: Exact,
     sampled: Sampled,
     rng: random.Random,
+    missing: str,
 ) -> Decision:
-    """``decision`` with both verdicts, from ``game`` just before it (every hand known)
-    and ``view``, the seat's view then."""
+    """``decision`` with both verdicts, from ``game`` just before it and ``view``, the
+    seat's view then. ``missing``: which hands the game lacks, in words ("" if none): a
+    card's exact verdict needs the hands still in play, a bid's or a discard's all four,
+    the player's view only the seat's own."""
     event, seat, kind = decision.chosen, decision.seat, decision.kind
+    hand = game.hand
+    assert hand is not None
+    if hand.known[seat] is None:
+        return dataclasses.replace(decision, unanalysed=f"{missing}, so it is not analysed")
     if event not in game.legal_events():
         why = (
             "not a choice the rules allowed at that moment (a renege or an irregularity), "
             "so it is not costed"
         )
         return dataclasses.replace(decision, unanalysed=why)
-    state = game.hand
-    upcard = state.upcard if state is not None else None
-    naming = game.phase is Phase.NAMING_TRUMP
+    upcard, naming = hand.upcard, game.phase is Phase.NAMING_TRUMP
 
     def label_of(e: InputEvent) -> str:
         return choice_label(e, upcard=upcard, naming=naming)
 
+    ns_values: dict[InputEvent, float] | None = None
     if kind is Kind.PLAY:
-        ns_values = exact.card_values(game)
+        if all(hand.known[s] is not None for s in SEATS if hand.active(s)):
+            ns_values = exact.card_values(game)
         weighed = sampled.card_values(view, rng)
-    elif kind is Kind.DISCARD:
-        ns_values = exact.call_values(game)
-        weighed = sampled.discard_values(view, rng)
     else:
-        ns_values = exact.call_values(game)
-        weighed = sampled.call_values(view, event, rng)
-    mine = {e: side(seat, v) for e, v in ns_values.items()}
+        if not missing:
+            ns_values = exact.call_values(game)
+        if kind is Kind.DISCARD:
+            weighed = sampled.discard_values(view, rng)
+        else:
+            weighed = sampled.call_values(view, event, rng)
+    whys = []
+    exact_verdict = None
+    if ns_values is not None:
+        mine = {e: side(seat, v) for e, v in ns_values.items()}
+        exact_verdict = verdict(View.EXACT, event, mine, 1, label_of)
+    else:
+        whys.append(f"with all hands known: {missing}")
     player = _player_verdict(event, weighed, label_of)
+    if player is None:
+        whys.append(f"from the player's own view: {weighed.why}")
     return dataclasses.replace(
-        decision,
-        exact=verdict(View.EXACT, event, mine, 1, label_of),
-        player=player,
-        unanalysed="" if player is not None else f"from the player's own view: {weighed.why}",
+        decision, exact=exact_verdict, player=player, unanalysed="; ".join(whys)
     )
 
 
@@ -383,37 +392,48 @@ def summarise(hands: Sequence[HandReview], seat: Seat) -> SeatSummary:
 
 def complete_deal(
     rules: Rules, dealer: Seat, dealt: HandDealt, events: Sequence[InputEvent]
-) -> tuple[HandDealt | None, str]:
-    """The hand's deal with every seat's cards: as dealt, where the log has them all;
-    else put together from the cards each seat played and the dealer's discard (a live
-    table's log: the camera sees cards played, not hands). None with the reason in words
-    when some seat's cards were never all seen."""
+) -> tuple[HandDealt, str]:
+    """The hand's deal with every seat's cards that can be known: as dealt, where the
+    log has them all; else put together from the cards each seat played and the
+    dealer's discard (a live table's log: the camera sees cards played, not hands).
+    With it, "" when every seat's cards are in it, else which are not, in words (a seat
+    that sat out, a discard not seen, a hand that ended early)."""
     if len(dealt.hands) == len(SEATS):
         return dealt, ""
     played: dict[Seat, set[Card]] = {s: set() for s in SEATS}
-    discard = None
-    discarded = False
+    discarded: Card | None = None
+    unseen_discard = False
     for e in events:
         if isinstance(e, CardPlayed):
             played[e.seat].add(e.card)
         elif isinstance(e, DealerDiscarded):
-            discarded, discard = True, e.card
-    if discarded:
-        if discard is None:
-            return None, "the dealer's discard was not seen, so the deal cannot be put together"
+            discarded, unseen_discard = e.card, e.card is None
+    if discarded is not None:
         if dealt.upcard is not None:
             played[dealer].discard(dealt.upcard)
-        played[dealer].add(discard)
+        played[dealer].add(discarded)
+    hands = dict(dealt.hands)
+    missing: list[Seat] = []
     for s in SEATS:
-        if s in dealt.hands:
+        if s in hands:
             continue
-        if len(played[s]) != rules.hand_size:
-            return None, (
-                f"not all of {SEAT_NAMES[s]}'s cards were seen (a seat that sat out, or a "
-                "hand that ended early), so the hand cannot be solved"
-            )
-    hands = {s: tuple(sorted(dealt.hands.get(s) or played[s])) for s in SEATS}
-    return HandDealt(dealt.upcard, hands), ""
+        if len(played[s]) == rules.hand_size and not (s == dealer and unseen_discard):
+            hands[s] = tuple(sorted(played[s]))
+        else:
+            missing.append(s)
+    deal = HandDealt(dealt.upcard, hands)
+    if not missing:
+        return deal, ""
+    names = " and ".join(SEAT_NAMES[s] for s in missing)
+    why = (
+        "the dealer's discard was not seen"
+        if missing == [dealer] and unseen_discard
+        else (
+            f"not all of {names}'s cards were seen (a seat that sat out, a discard not seen, or "
+            "a hand that ended early)"
+        )
+    )
+    return deal, why
 
 
 def _replays_alike(rules: Rules, hand: _Hand, deal: HandDealt) -> str:
