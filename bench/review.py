@@ -3,7 +3,7 @@ machine", and "a game of ten hands is analysed before a person can open it").
 
     nice .venv/bin/python bench/review.py                       # 40 hands a preset
     nice .venv/bin/python bench/review.py --hands 10 --presets bid-euchre
-    nice .venv/bin/python bench/review.py --pure                # the pure-Python solver
+    nice .venv/bin/python bench/review.py --pure --game-hands 0  # the pure-Python solver
 
 Each hand is dealt at random and bid and played by the rule-of-thumb bot (every hand
 known, as at the kiosk), then reviewed alone: every decision's exact verdict and its
@@ -11,7 +11,9 @@ player's-view verdict over ``--deals`` sampled deals. Prints, per preset, the me
 the largest time a hand over the hands (wall clock, and the process's CPU time, which a
 loaded machine does not inflate), then a game of ten hands reviewed at once, and the
 solver's own figures from the first lead in the same run (bench/solver.py's deals), with
-the machine's load average before and after.
+the machine's load average before and after. ``--pure`` puts the review's own solves on
+the pure-Python solver; the player's view of a bid weighs its calls with the strong
+bot's bidding search, which takes the compiled solver where it was built.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=ReviewOptions().deals)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pure", action="store_true", help="the pure-Python solver, not the C")
+    ap.add_argument("--game-hands", type=int, default=10, help="hands of the game (0: none)")
     args = ap.parse_args()
     opts = ReviewOptions(deals=args.deals, compiled=not args.pure)
     engine = "python" if args.pure else ENGINE
@@ -123,11 +126,14 @@ def main() -> None:
             f"{'all (cpu)':22} {len(every):5} {'':9} {'':9} {'':8} "
             f"{statistics.median(every):7.3f}s {max(every):7.3f}s"
         )
-    for name in args.presets:
+    for name in args.presets if args.game_hands else ():
         rules = preset(name)
-        log = game_log(rules, random.Random(f"{args.seed}-game-{name}"), 10)
+        log = game_log(rules, random.Random(f"{args.seed}-game-{name}"), args.game_hands)
         wall, cpu, n = timed(rules, log, opts)
-        print(f"# a game of ten hands, {name}: {n} decisions, {wall:.2f} s wall, {cpu:.2f} s cpu")
+        print(
+            f"# a game of {args.game_hands} hands, {name}: {n} decisions, "
+            f"{wall:.2f} s wall, {cpu:.2f} s cpu"
+        )
     times: list[float] = []
     for shape in solver_bench.SHAPES:
         for deal in solver_bench.deals(shape, 40, args.seed):

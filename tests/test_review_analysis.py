@@ -368,6 +368,8 @@ def test_a_log_that_is_not_a_game_is_refused_in_words() -> None:
         analyse_game(rules, [good[0], "passed N"], random.Random(1))  # type: ignore[list-item]
     with pytest.raises(ReviewError, match="a list of its events"):
         analyse_game(rules, "hand_dealt", random.Random(1))  # type: ignore[arg-type]
+    with pytest.raises(ReviewError, match="at least one deal sampled a decision, not 0"):
+        analyse_game(rules, good, random.Random(1), ReviewOptions(deals=0))
     with pytest.raises(ReviewError, match="needs a clock"):
         analyse_game(rules, good, random.Random(1), ReviewOptions(budget=1.0))
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from table_controller.bots.knowledge import SeatView, ViewKeeper
 from table_controller.cards import Card
+from table_controller.clip import clip
 from table_controller.errors import TableControllerError
 from table_controller.present import SEAT_NAMES
 from table_controller.review.minimax import (
@@ -159,6 +160,10 @@ def analyse_game(
     opts = options or ReviewOptions()
     if (opts.clock is None) != (opts.budget is None):
         raise ReviewError("a time budget needs a clock, and a clock a budget: give both or neither")
+    if opts.deals < 1:
+        raise ReviewError(
+            f"the player's view needs at least one deal sampled a decision, not {opts.deals}"
+        )
     log = _read(events)
     replayed = replay(rules, log, on_error=OnError.SKIP)
     skipped = tuple(f"event {p.index + 1} was left out: {p.text}" for p in replayed.problems)
@@ -275,7 +280,11 @@ def _review_hand(
             if not why:
                 rng = random.Random(f"{base}:{hand.game}:{hand.number}:{index}")
                 view = keeper.view(step.seat)
-                decision = _decide(decision, game, view, exact, sampled, rng, missing)
+                try:
+                    decision = _decide(decision, game, view, exact, sampled, rng, missing)
+                except Exception as exc:  # a bug: this decision unanalysed, the rest goes on
+                    why_not = f"it could not be analysed ({clip(exc)}); please report this"
+                    decision = dataclasses.replace(decision, unanalysed=why_not)
             decisions.append(decision)
         if why:
             continue
@@ -285,9 +294,10 @@ def _review_hand(
             why = f"the rest of the hand could not be followed ({exc.message})"
             continue
         keeper.push(event, outputs)
-    note = why or (f"{missing[0].upper()}{missing[1:]}." if missing else "")
-    if isinstance(hand.end, HandThrownIn) and not note:
-        note = "Thrown in: nobody scored this deal."
+    said = why or missing
+    notes = ["Thrown in: nobody scored this deal."] if isinstance(hand.end, HandThrownIn) else []
+    notes += [f"{said[0].upper()}{said[1:]}."] if said else []
+    note = " ".join(notes)
     return HandReview(hand.game, hand.number, hand.dealer, tuple(decisions), note)
 
 
@@ -424,15 +434,17 @@ def complete_deal(
     deal = HandDealt(dealt.upcard, hands)
     if not missing:
         return deal, ""
-    names = " and ".join(SEAT_NAMES[s] for s in missing)
-    why = (
-        "the dealer's discard was not seen"
-        if missing == [dealer] and unseen_discard
-        else (
-            f"not all of {names}'s cards were seen (a seat that sat out, a discard not seen, or "
-            "a hand that ended early)"
+    if not any(played.values()):
+        return deal, "no card was played in this deal, so its hands were never seen"
+    names = [SEAT_NAMES[s] for s in missing]
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if missing == [dealer] and unseen_discard:
+        why = "the dealer's discard was not seen"
+    else:
+        why = (
+            f"not all of {who}'s cards were seen (a seat that sat out, a discard not seen, "
+            "or a hand that ended early)"
         )
-    )
     return deal, why
 
 
