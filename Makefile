@@ -59,6 +59,7 @@ bench: $(STAMP)-test
 	$(BIN)/python bench/vision.py
 	$(BIN)/python bench/cube.py
 	$(BIN)/python bench/table.py
+	$(BIN)/python bench/review.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis table_controller/bots/_solver.*.so

@@ -4,11 +4,20 @@ choice with all hands known (exact) and from the player's own view (sampled).
 ``analyse_game(rules, events, rng)`` replays the game's log as the table did (an event
 the rules refuse is left out, as the table left it out at every start) and splits it
 into hands. Each hand that ended is then played again on its own, from a game that
-starts at its deal, with every hand known: the deal as the log carries it (a kiosk, a
+starts at its deal, with the hands known: the deal as the log carries it (a kiosk, a
 simulated table, the bots), or, at a live table whose deal carries no hands, the deal
 put together from the cards each seat played (and the dealer's discard). Before each
 decision the position is valued both ways (minimax.py) and the choice made is set
-against the best one.
+against the best one. Where a seat's cards were never all seen (it sat out, the
+discard lay face down), what needs them is not worked out and the decision says so: a
+card's exact verdict needs the hands still in play, a bid's all four, the player's view
+only the seat's own.
+
+The values are the points of the hand as the preset scores it, the seat's side's minus
+the other side's. Exact: both sides play perfectly after the choice, the bidding solved
+by minimax with every hand open. Player's view: the mean over the deals sampled, the
+cards solved, a bid weighed as the strong bot weighs it (the rest of the bidding by the
+rule of thumb), among the calls the strong bot weighs and the one made.
 
 A hand still in play is not analysed at all, so the review never tells a card still in
 a hand; the review names it (``GameReview.hand_in_play``). A log that is not a game's
