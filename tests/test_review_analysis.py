@@ -512,3 +512,17 @@ def test_the_time_budget_is_read_on_the_clock_given() -> None:
     )
     plays = [d for d in review.hands[0].decisions if d.kind is Kind.PLAY and d.player is not None]
     assert plays and all(1 <= d.player.deals < 50 for d in plays if d.player is not None)
+
+
+def test_in_a_match_each_games_hands_are_keyed_with_the_game() -> None:
+    rules = preset("bicycle-head-to-head", {"points_to_win": 1})  # a game is one hand
+    log = [e for e, _ in simulate.play(rules, random.Random(8))]
+    review = analyse_game(rules, log, random.Random(2), ReviewOptions(deals=1))
+    games = sorted({h.game for h in review.hands})
+    assert games[:2] == [1, 2]
+    second = next(h for h in review.hands if h.game == 2 and h.decisions)
+    first = second.decisions[0]
+    assert review.decision(second.hand, 0, game=2) == first
+    assert first.game == 2 and first.key == (second.hand, 0)
+    texts = [c.text for s in review.summaries for c in s.costliest if c.decision.game == 2]
+    assert all(t.startswith("game 2, hand ") for t in texts)

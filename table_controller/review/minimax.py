@@ -336,7 +336,10 @@ class Sampled:
 
 
 _RULE_OF_THUMB = RuleOfThumbBot()
-_NO_DEAL = "no deal of the hidden cards fits what the player knew (a renege earlier?)"
+_NO_DEAL = (
+    "no deal of the hidden cards fits what the player knew (after a renege the cards seen "
+    "can contradict each other)"
+)
 
 
 def _no_clock() -> float:
