@@ -251,6 +251,10 @@ def test_a_trick_thrown_away_with_the_winning_trump_in_hand_is_named_the_costlie
     assert "trick 2: played the King of Hearts, cost 3 points" in north.text
     assert "best: played the Jack of Clubs, with all hands known" in north.text
     assert all(c.decision.cost <= worst.cost for c in north.costliest)
+    # From North's own view too: trumping was plainly better on the cards it could see.
+    seen = review.summary(N, View.PLAYER)
+    assert seen.view is View.PLAYER and seen.costliest[0].decision == worst
+    assert "from the player's own view, over 16 deals" in seen.costliest[0].text
 
 
 # --- a bid costed as the preset scores it -----------------------------------------------

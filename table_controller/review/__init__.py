@@ -34,6 +34,7 @@ from table_controller.review.verdict import (
     SeatSummary,
     Verdict,
     View,
+    summarise,
 )
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "complete_deal",
     "is_decision",
     "solver_factory",
+    "summarise",
 ]

@@ -52,16 +52,14 @@ from table_controller.review.minimax import (
 )
 from table_controller.review.verdict import (
     Choice,
-    Costly,
     Decision,
     GameReview,
     HandReview,
     Kind,
-    SeatSummary,
     Verdict,
     View,
     choice_label,
-    costly_text,
+    summarise,
 )
 from table_controller.rules.codec import CodecError, decode_input
 from table_controller.rules.errors import RulesError
@@ -88,7 +86,6 @@ from table_controller.rules.replay import OnError, replay
 from table_controller.seats import SEATS, Seat
 
 DEFAULT_DEALS = 24  # deals sampled for a player's-view verdict
-TOP = 3  # costliest decisions named per seat
 
 
 class ReviewError(TableControllerError):
@@ -394,18 +391,6 @@ def verdict(
     return Verdict(view, Choice(best, label_of(best), values[best]), cost, deals, choices)
 
 
-def summarise(hands: Sequence[HandReview], seat: Seat) -> SeatSummary:
-    """A seat's costliest decisions (those that cost points, costliest first, at most
-    three) and the points its decisions cost in all, by the exact verdicts."""
-    mine = [d for h in hands for d in h.decisions if d.seat == seat]
-    costly = sorted(
-        (d for d in mine if d.cost > 0.0),
-        key=lambda d: (-d.cost, -(d.player.cost if d.player else 0.0), d.game, d.hand, d.index),
-    )[:TOP]
-    total = sum(d.exact.cost for d in mine if d.exact is not None)
-    return SeatSummary(seat, tuple(Costly(d, costly_text(d)) for d in costly), total, len(mine))
-
-
 # --- the deal, where the log does not carry it -------------------------------------
 
 
@@ -492,6 +477,5 @@ __all__ = [
     "analyse_game",
     "complete_deal",
     "is_decision",
-    "summarise",
     "verdict",
 ]

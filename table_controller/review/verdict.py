@@ -9,6 +9,7 @@ call and a person reads the sentence; no label carries a code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -124,9 +125,20 @@ class Decision:
     def cost(self) -> float:
         """The points it cost: the exact verdict's where there is one, else the player's
         view's, else 0."""
-        if self.exact is not None:
-            return self.exact.cost
-        return self.player.cost if self.player is not None else 0.0
+        return self.cost_from(View.EXACT)
+
+    def verdict(self, view: View = View.EXACT) -> Verdict | None:
+        """The verdict from ``view``, or from the other view where that one is missing."""
+        first, other = (
+            (self.exact, self.player) if view is View.EXACT else (self.player, self.exact)
+        )
+        return first if first is not None else other
+
+    def cost_from(self, view: View) -> float:
+        """The points it cost from ``view`` (the other view's where that one is missing;
+        0 where neither could be worked out)."""
+        verdict = self.verdict(view)
+        return 0.0 if verdict is None else verdict.cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +163,14 @@ class Costly:
 @dataclass(frozen=True, slots=True)
 class SeatSummary:
     """A seat's costliest decisions (at most three, costliest first; only decisions that
-    cost points), and the points all its decisions cost, by the exact verdicts."""
+    cost points), and the points all its decisions cost, from ``view`` (a decision
+    without that view's verdict counts by the other's)."""
 
     seat: Seat
     costliest: tuple[Costly, ...]
     total_cost: float
     decisions: int
+    view: View = View.EXACT
 
     @property
     def text(self) -> str:
@@ -194,8 +208,13 @@ class GameReview:
                         return d
         raise KeyError((game, hand, index))
 
-    def summary(self, seat: Seat) -> SeatSummary:
-        return self.summaries[seat]
+    def summary(self, seat: Seat, view: View = View.EXACT) -> SeatSummary:
+        """The seat's costliest decisions, ranked by the exact verdicts (as in
+        ``summaries``) or from the player's own view (what the seat could have known:
+        the kiosk's coach may prefer it)."""
+        if view is View.EXACT:
+            return self.summaries[seat]
+        return summarise(self.hands, seat, view)
 
     @property
     def in_play_text(self) -> str:
@@ -244,7 +263,25 @@ def points_words(points: float) -> str:
     return f"{value} points"
 
 
-def costly_text(decision: Decision) -> str:
+TOP = 3  # costliest decisions named per seat
+
+
+def summarise(hands: Sequence[HandReview], seat: Seat, view: View = View.EXACT) -> SeatSummary:
+    """A seat's costliest decisions from ``view`` (those that cost points, costliest
+    first, at most three; ties go to the one the other view finds costlier, then the
+    earlier) and the points its decisions cost in all."""
+    other = View.PLAYER if view is View.EXACT else View.EXACT
+    mine = [d for h in hands for d in h.decisions if d.seat == seat]
+    costly = sorted(
+        (d for d in mine if d.cost_from(view) > 0.0),
+        key=lambda d: (-d.cost_from(view), -d.cost_from(other), d.game, d.hand, d.index),
+    )[:TOP]
+    total = sum(d.cost_from(view) for d in mine)
+    texts = tuple(Costly(d, costly_text(d, view)) for d in costly)
+    return SeatSummary(seat, texts, total, len(mine), view)
+
+
+def costly_text(decision: Decision, view: View = View.EXACT) -> str:
     """One costly decision in a sentence (without a full stop): "hand 3, trick 2: played
     the Nine of Clubs, cost 2 points (best: played the Ace of Spades, with all hands
     known)"."""
@@ -253,7 +290,7 @@ def costly_text(decision: Decision) -> str:
         where = f"game {decision.game}, {where}"
     if decision.trick is not None:
         where += f", trick {decision.trick}"
-    verdict = decision.exact if decision.exact is not None else decision.player
+    verdict = decision.verdict(view)
     what = decision.label[0].lower() + decision.label[1:]
     if verdict is None:
         return f"{where}: {what}"
@@ -275,4 +312,5 @@ __all__ = [
     "choice_label",
     "costly_text",
     "points_words",
+    "summarise",
 ]
