@@ -15,8 +15,9 @@ east-west's, so one number serves both sides (a seat of east-west reads it negat
 - ``Sampled``: what the seat knew at that moment only (a ``SeatView``, bots/knowledge.py:
   no other hand is in it). The hidden cards are dealt many ways consistent with it and
   each deal is weighed as the strong bot weighs it (bots/sampling.py), a card by the
-  solver, a bid as the strong bot bids by search (bots/bidding.py: each call, the rest of
-  the bidding by the rule of thumb, the play solved).
+  solver, a discard by the solver from the first lead, a bid as the strong bot bids by
+  search (bots/bidding.py: the calls it weighs and the one made, the rest of the bidding
+  by the rule of thumb, the play solved).
 
 No clock is read unless one is given with a budget, and the only randomness is the
 ``random.Random`` passed in.
