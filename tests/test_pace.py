@@ -183,6 +183,22 @@ def test_the_round_befores_game_is_not_this_rounds_and_a_finished_table_is_done(
     assert r["minutes_a_hand"] == pytest.approx(7.0)  # the hand thrown in is part of it
 
 
+def test_a_table_still_finishing_the_round_before_has_not_begun_this_one() -> None:
+    """Round 2's clock starts while table 6 still plays round 1's game (begun 50 minutes
+    before): none of its hands are this round's, and it is said so once it is late. A
+    table that dealt a minute before the director's call is playing this round's."""
+    old = steady("6", 5.0, until=T0 + 20 * MIN, start=T0 - 50 * MIN)
+    view = judge(ROUND, [old], T0 + 20 * MIN)
+    r = row(view, "6")  # type: ignore[arg-type]
+    assert (r["hands_done"], r["hands_left"], r["state"]) == (0, 12, "late")
+    assert r["sentence"].startswith(
+        "Table 6 is still playing the round before's game, needs about 20 minutes more"
+    )
+    early = steady("8", 4.0, until=T0 + 20 * MIN, start=T0 - 1 * MIN)
+    r = row(judge(ROUND, [early], T0 + 20 * MIN), "8")  # type: ignore[arg-type]
+    assert (r["hands_done"], r["state"]) == (5, "playing")
+
+
 def test_a_game_to_a_target_score_is_judged_by_its_leaders_points_a_hand() -> None:
     """000: a game to 10, no fixed hands. 6 points after 5 hands is 1.2 a hand: 4 more."""
     marks = []

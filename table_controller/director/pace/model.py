@@ -5,8 +5,9 @@ from here (``judge``), so they never disagree.
 
 How a table is judged (docs/director.md, "Pace of play"):
 
-- **The round's game** is the table's latest game with a hand begun. If it ended before
-  the round's clock started, it was the round before's: the table has not started.
+- **The round's game** is the table's latest game with a hand begun. If it began more
+  than two minutes before the round's clock started, it is the round before's: the
+  table has not started this round's (and may still be finishing that one).
 - **Hands done** are the hands scored in it (a hand thrown in, all passed or misdealt,
   does not count, as the rules count it: 001 s9, "a misdeal is re-dealt"), and **hands
   left** are the round's hands less those. A game to a target score has no fixed hands:
@@ -42,6 +43,10 @@ _ORDER: Mapping[str, int] = {
     "match_won": 3,
 }
 FLAG_SECONDS = 60.0  # a projected finish this far past the round's end is flagged
+# A game whose first hand began this long before the round's clock started is the round
+# before's (a table still finishing it); one begun within it is this round's (a table
+# that dealt a moment before the director's call).
+EARLY_SECONDS = 120.0
 MAX_MINUTES = 24 * 60  # the longest round a director can set
 MAX_HANDS = 100  # the most hands a round can have (the rules' own bound on hands a game)
 TableState = Literal["not_started", "playing", "finished", "late"]
@@ -159,6 +164,7 @@ class _Counted:
     last_end: float | None = None
     last_mark: float | None = None  # the latest start or end of a hand
     ended_at: float | None = None  # the game (or its match) over
+    before: bool = False  # still playing the round before's game
     leader: int = 0  # the leading side's points in the game in play
     in_game: int = 0  # hands scored in the game in play (a best-of match's last)
 
@@ -166,10 +172,12 @@ class _Counted:
 def _count(play: TablePlay, since: float | None) -> _Counted:
     marks = sorted(play.marks, key=lambda m: (m.seq, _ORDER.get(m.kind, 9)))
     over = "game_ended" if play.goal.best_of <= 1 else "match_won"
-    ended = [m.at for m in marks if m.kind == over]
+    began = next((m.at for m in marks if m.kind == "started"), None)
     c = _Counted()
-    if since is not None and ended and ended[-1] < since:
-        return c  # the round before's game: this round's has not begun
+    if since is not None and began is not None and began < since - EARLY_SECONDS:
+        # the round before's game: this round's has not begun
+        c.before = not any(m.kind == over for m in marks)
+        return c
     for m in marks:
         if m.kind == "started":
             if c.first_start is None:
@@ -339,7 +347,11 @@ def _table(
             if ends > now
             else "the round's time is up"
         )
-        waiting = " has not begun its first hand and" if c.first_start is None else ""
+        waiting = ""
+        if c.before:
+            waiting = " is still playing the round before's game,"
+        elif c.first_start is None:
+            waiting = " has not begun its first hand and"
         row["sentence"] = (
             f"{play.title}{waiting} needs about {_minutes(over)} more than the round has left "
             f"({about}{_hands(left)} to play at {pace:.1f} minutes a hand: about "
