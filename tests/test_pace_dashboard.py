@@ -190,3 +190,27 @@ def test_the_dashboard_flags_the_slow_table_before_the_round_ends(
         page.screenshot(path=str(ARTIFACTS / "pace-375.png"))
     finally:
         context.close()
+
+
+def test_a_pace_that_cannot_be_judged_is_said_and_the_overview_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = DirectorStore(tmp_path / "director.sqlite", rules_name="nmu-tournament")
+    try:
+        store.tables.add_status(status("table-7", "Table 7", T0))  # type: ignore[arg-type]
+        page = DirectorPage(store, None, title="Club night")
+
+        def broken(titles: object) -> None:
+            raise ValueError("a mark no table could send")
+
+        monkeypatch.setattr(page.pace, "view", broken)
+        overview = page.overview()
+        assert overview["pace"].get("problem") == (
+            "The pace of play could not be judged (a mark no table could send); the rest "
+            "of the dashboard is up to date"
+        )
+        assert [t["title"] for t in overview["tables"]] == ["Table 7"]
+        _, parts = page._snapshot(None)
+        assert "could not be judged" in parts["pace"]
+    finally:
+        store.close()

@@ -344,9 +344,30 @@ class DirectorPage:
         now = self._monotonic()
         kept = self._pace_kept
         if kept is None or kept[1] != key or now - kept[0] >= self._pace_every:
-            kept = self._pace_kept = (now, key, json_text(self.pace.view(titles)))
+            kept = self._pace_kept = (now, key, json_text(self._pace_view(titles)))
         self._pace_again_later(clock)
         return kept[2]
+
+    def _pace_view(self, titles: Mapping[str, str]) -> PaceView:
+        """The pace of play, or what kept it from being judged: never the overview's
+        fall (the database down is the overview's to say, as for every part)."""
+        try:
+            return self.pace.view(titles)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            log.exception("the pace of play could not be judged")
+            return PaceView(
+                state="not_set",
+                round_text="",
+                problem=f"The pace of play could not be judged ({exc}); the rest of the "
+                "dashboard is up to date",
+                minutes_left=None,
+                ends=None,
+                tables=[],
+                flagged=[],
+                how="",
+            )
 
     def _pace_again_later(self, clock: RoundClock | None) -> None:
         if clock is None or clock.started is None or self._loop is None or self._pace_due:
@@ -462,7 +483,7 @@ class DirectorPage:
             "broker": None
             if self.service is None
             else {"connected": self.service.connected.is_set(), "problem": self.service.problem},
-            "pace": self.pace.view(self._titles(lines)),
+            "pace": self._pace_view(self._titles(lines)),
         }
 
     # --- serving ------------------------------------------------------------------------

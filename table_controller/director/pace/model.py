@@ -31,7 +31,7 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 MarkKind = Literal["started", "scored", "thrown_in", "game_ended", "match_won"]
 # A hand's end orders before the game's end it caused, in one event.
@@ -153,6 +153,7 @@ class PaceView(TypedDict):
     tables: list[TablePace]
     flagged: list[str]
     how: str
+    problem: NotRequired[str]  # what kept the pace from being judged (the dashboard's)
 
 
 @dataclass

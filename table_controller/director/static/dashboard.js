@@ -100,9 +100,10 @@ function drawTables(tables) {
 // The pace of play: the round's line, the tables that will not finish (in words, the
 // latest first), and each table's hands, pace and projected finish.
 function drawPace(pace) {
-  $("pace-section").hidden = !pace || !(pace.tables || []).length && pace.state === "not_set";
+  $("pace-section").hidden = !pace || !(pace.tables || []).length && pace.state === "not_set" && !pace.problem;
   if (!pace) return;
-  $("pace-round").textContent = pace.round_text;
+  $("pace-round").textContent = pace.problem || pace.round_text;
+  $("pace-round").className = pace.problem ? "pace-round problem" : "pace-round";
   $("pace-flagged").replaceChildren(...(pace.flagged || []).map((s) => el("li", {}, s)));
   $("pace-tables").querySelector("tbody").replaceChildren(...(pace.tables || []).map((p) =>
     el("tr", {class: p.state, "data-table": p.table},
