@@ -23,7 +23,12 @@ from test_director_screens import CODES, OVERFLOW
 from test_director_web import ARTIFACTS, PASSWORD, Served, log_in, log_in_page, post
 
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import AdminError, TournamentAdmin, apply_form
+from table_controller.director.tournament import (
+    AdminError,
+    TournamentAdmin,
+    TournamentState,
+    apply_form,
+)
 from table_controller.director.web import DirectorPage
 
 T0 = 1_800_000_000.0
@@ -214,3 +219,12 @@ def test_a_pace_that_cannot_be_judged_is_said_and_the_overview_goes_on(
         assert "could not be judged" in parts["pace"]
     finally:
         store.close()
+
+
+def test_a_saved_rounds_time_that_no_longer_reads_is_dropped_not_the_event() -> None:
+    state = TournamentState.from_json({"round_clock": {"minutes": 0, "hands": 12}})
+    assert state.round_clock is None and state.event is None
+    kept = TournamentState.from_json(
+        {"round_clock": {"minutes": 60, "hands": None, "round": 2, "started": T0}}
+    )
+    assert kept.round_clock is not None and kept.round_clock.ends == T0 + 60 * MIN
