@@ -920,6 +920,9 @@ class TournamentAdmin:
         except PaceError as exc:
             raise AdminError(str(exc)) from None
 
+        each = "each table's rules" if hands is None else f"{hands} hands"
+        words = f"a round is {minutes} minutes, {each}"
+
         def edit(s: TournamentState) -> str:
             self._need_event(s)
             old = s.round_clock
@@ -929,11 +932,9 @@ class TournamentAdmin:
                 None if old is None else old.round,
                 None if old is None else old.started,
             )
-            each = "each table's rules" if hands is None else f"{hands} hands"
-            return f"a round is {minutes} minutes, {each}"
+            return words
 
-        words = str(self.change(who, "round_time", reason, edit))
-        return words
+        return str(self.change(who, "round_time", reason or words, edit))
 
     def start_round_clock(self, who: str, minutes_ago: int = 0, reason: str | None = None) -> str:
         """The current round's clock starts now, or ``minutes_ago`` (the round began
@@ -957,7 +958,8 @@ class TournamentAdmin:
                 f" {minutes_ago} minutes ago" if minutes_ago else ""
             )
 
-        return str(self.change(who, "round_started", reason, edit))
+        told = reason or (f"began {minutes_ago} minutes ago" if minutes_ago else None)
+        return str(self.change(who, "round_started", told, edit))
 
     def round_clock(self) -> RoundClock | None:
         """The round's time, for the pace of play."""
