@@ -130,6 +130,7 @@ def test_a_round_not_started_projects_nothing_and_says_how_to_start_it() -> None
         r = row(view, "7")  # type: ignore[arg-type]
         assert r["hands_done"] == 3 and r["minutes_a_hand"] == pytest.approx(9.0)
         assert r["finish"] is None and r["state"] == "playing" and view["flagged"] == []
+        assert r["finish_text"] == "projected once the round's clock starts"
     assert judge(RoundClock(minutes=60, round=1), [slow], now)["state"] == "not_started"
     assert (
         "its clock has not started (start it in the event section"
@@ -262,3 +263,11 @@ def test_a_steady_tables_finish_is_its_start_plus_its_hands_at_its_pace(
     assert r["over_minutes"] == pytest.approx(hands * minutes_a_hand - minutes, abs=1e-6)
     assert (r["state"] == "late") == (r["over_minutes"] >= 1.0)
     assert (r["sentence"] != "") == (r["state"] == "late")
+
+
+def test_a_pace_under_a_minute_is_said_in_seconds() -> None:
+    quick = steady("1", 0.5, until=T0 + 2 * MIN)
+    r = row(judge(ROUND, [quick], T0 + 2 * MIN), "1")  # type: ignore[arg-type]
+    assert r["pace_text"] == "30 seconds a hand"
+    instant = steady("2", 1 / 60, until=T0 + 1 * MIN)
+    assert row(judge(ROUND, [instant], T0 + 1 * MIN), "2")["pace_text"] == "1 second a hand"  # type: ignore[arg-type]

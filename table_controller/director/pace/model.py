@@ -225,6 +225,14 @@ def _minutes(m: float) -> str:
     return "1 minute" if n == 1 else f"{n} minutes"
 
 
+def _per_hand(m: float) -> str:
+    """A pace in words: "7.0 minutes a hand"; under a minute, in seconds."""
+    if m < 1.0:
+        seconds = max(1, round(m * 60))
+        return "1 second a hand" if seconds == 1 else f"{seconds} seconds a hand"
+    return f"{m:.1f} minutes a hand"
+
+
 def _hands(n: int) -> str:
     return "1 hand" if n == 1 else f"{n} hands"
 
@@ -295,9 +303,9 @@ def _table(
 ) -> TablePace:
     pace = own if own is not None else fallback
     if own is not None:
-        pace_text = f"{own:.1f} minutes a hand"
+        pace_text = _per_hand(own)
     elif source:
-        pace_text = f"no hand scored yet: judged at {source} {pace:.1f} minutes a hand"
+        pace_text = f"no hand scored yet: judged at {source} {_per_hand(pace)}"
     else:
         pace_text = "no hand scored yet"
     row = TablePace(
@@ -328,7 +336,7 @@ def _table(
     row["hands_left"], row["estimated"] = left, estimated
     about = "about " if estimated else ""
     if clock is None or clock.started is None or ends is None:
-        row["finish_text"] = f"{about}{_hands(left)} left"
+        row["finish_text"] = "projected once the round's clock starts"
         return row
     # The part of a hand played since the last hand began or ended counts, up to a hand.
     into = 0.0 if c.last_mark is None else max(now - c.last_mark, 0.0) / 60.0
@@ -355,7 +363,7 @@ def _table(
             waiting = " has not begun its first hand and"
         row["sentence"] = (
             f"{play.title}{waiting} needs about {_minutes(over)} more than the round has left "
-            f"({about}{_hands(left)} to play at {pace:.1f} minutes a hand: about "
+            f"({about}{_hands(left)} to play at {_per_hand(pace)}: about "
             f"{_minutes(needs)}; {left_words})"
         )
     return row

@@ -73,7 +73,12 @@ class PaceSource:
         """Each table's pace, by the names ``titles`` gives (table -> its name): the
         round's tables if it assigns some, else every table in ``titles``."""
         clock = self._round_clock()
-        tables = self._round_tables() or sorted(titles)
+        assigned = self._round_tables()
+        # in the dashboard's order (its tables by name), the round's tables if it has some
+        tables = list(titles)
+        if assigned:
+            tables = [t for t in tables if t in assigned]
+            tables += sorted(set(assigned) - set(tables))
         marks = self._store.hand_times.latest_games(tables)
         plays = []
         for table in tables:

@@ -66,9 +66,11 @@ function line(cls, label, text) {
 }
 
 // Each table's pace (director/pace/model.py), by table: its card's line.
+// Drawn on a card only while the round's clock runs (or has run out).
 function paceOf(table) {
   const pace = overview && overview.pace;
-  return pace ? (pace.tables || []).find((p) => p.table === table) : null;
+  if (!pace || (pace.state !== "running" && pace.state !== "over")) return null;
+  return (pace.tables || []).find((p) => p.table === table) || null;
 }
 
 function drawTables(tables) {
