@@ -22,7 +22,7 @@
   needs (the server, the door, the roles, the PIN, the stream); its core,
   ``table/core.py``, nothing of web/ at all: its words and the page's snapshot come
   from present/;
-- each folder of the director (store, dashboard, hall, tournament and its formats and
+- each folder of the director (store, dashboard, hall, pace, tournament and its formats and
   results, fleet, demo), present/, the simulated world (sim) and the review are entered from
   outside only through their face, their ``__init__.py``, for the type checker too:
   their inner modules are their own business;
@@ -82,7 +82,7 @@ REVIEW = "table_controller.review"
 COMPOSITION = f"{DIRECTOR}.web"
 SESSION = f"{DIRECTOR}.session"
 WEB_FEATURES = ("dashboard", "tournament", "hall", "fleet")
-FEATURES = ("store", "dashboard", "tournament", "hall", "fleet", "broker")
+FEATURES = ("store", "dashboard", "tournament", "hall", "fleet", "broker", "pace")
 ABOVE_FEATURES = (COMPOSITION, f"{DIRECTOR}.service", f"{DIRECTOR}.cli", f"{DIRECTOR}.start")
 # The groups whose modules form no circle even through imports made only for types.
 NO_TYPE_CIRCLES = {"table", "kiosk"}

@@ -1,6 +1,7 @@
 """The director's web server: it builds each feature's routes, puts them behind one login
 and the one guard of every web listener, and serves them with uvicorn in the director's
-event loop. It also makes the dashboard's overview, which every feature feeds.
+event loop. It also makes the dashboard's overview, which every feature feeds (and the pace of
+play, ``pace/``, judged from the store and the event's round's time).
 
 The composition. Each feature serves its own routes from its own folder, built with
 what it needs and asked for them with the one ``session.Login`` (the cookie, the brake
@@ -70,6 +71,7 @@ from table_controller.director.fleet import routes as fleet_routes
 from table_controller.director.hall import HallWeb, PublicView
 from table_controller.director.listeners import Listeners, check_tls, guarded_app
 from table_controller.director.logins import LoginThrottle
+from table_controller.director.pace import PaceSource, PaceView, RoundClock
 from table_controller.director.service import DirectorService
 from table_controller.director.session import Login
 from table_controller.director.store import AlertRow, DirectorStore, StoreUnavailable
@@ -92,6 +94,10 @@ COALESCE = 0.025
 # seconds: every table's row read again at least this often (another process's writes,
 # which tell this one nothing, are shown within it)
 WHOLE_EVERY = 2.0
+# seconds: the pace of play judged again at least this often while a round's clock runs
+# (its projections follow the time with no table playing), and at most this often as
+# tables play (it reads every table's hand times)
+PACE_EVERY = 5.0
 
 
 class BrokerState(TypedDict):
@@ -115,6 +121,7 @@ class Overview(TypedDict):
     store_problem: str | None
     event: Mapping[str, object]
     broker: BrokerState | None
+    pace: PaceView
 
 
 class DirectorPage:
@@ -137,6 +144,7 @@ class DirectorPage:
         fleet: Fleet | None = None,
         extra_routes: Sequence[BaseRoute] = (),
         camera_commands: CameraCommands | None = None,
+        pace_every: float = PACE_EVERY,
     ) -> None:
         self.store = store
         self.fleet = fleet
@@ -147,6 +155,15 @@ class DirectorPage:
         self.results = ResultsSource(store, title)
         self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)
         self.view = DashboardView(store)
+        # The pace of play: each table's hands against the round's time (director/pace/).
+        self.pace = PaceSource(
+            store, round_clock=self.admin.round_clock, round_tables=self.admin.round_tables
+        )
+        self._pace_every = pace_every
+        # when judged (``_monotonic``), the round's clock and the tables it was judged
+        # for, and the view as JSON text
+        self._pace_kept: tuple[float, object, str] | None = None
+        self._pace_due = False  # a snapshot is to come when the pace is due again
         self.login = Login(store.accounts, throttle=throttle, public_port=lambda: self._public_port)
         self._title = title
         self._coalesce = coalesce
@@ -309,9 +326,58 @@ class DirectorPage:
             "results": results[1],
             "event": json_text(event),
             "broker": json_text(broker),
+            "pace": self._pace_text(lines),
             "store_problem": "null",
         }
         return lines, parts
+
+    def _titles(self, lines: list[TableLine]) -> dict[str, str]:
+        return {line.table: line.row["title"] for line in lines}
+
+    def _pace_text(self, lines: list[TableLine]) -> str:
+        """The pace of play as JSON text: judged again when the round's time or the
+        tables in view changed, else at most every ``pace_every`` seconds, and while a
+        round's clock runs at least that often (a snapshot is scheduled for it)."""
+        clock = self.admin.round_clock()
+        titles = self._titles(lines)
+        key = (clock, titles)
+        now = self._monotonic()
+        kept = self._pace_kept
+        if kept is None or kept[1] != key or now - kept[0] >= self._pace_every:
+            kept = self._pace_kept = (now, key, json_text(self._pace_view(titles)))
+        self._pace_again_later(clock)
+        return kept[2]
+
+    def _pace_view(self, titles: Mapping[str, str]) -> PaceView:
+        """The pace of play, or what kept it from being judged: never the overview's
+        fall (the database down is the overview's to say, as for every part)."""
+        try:
+            return self.pace.view(titles)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            log.exception("the pace of play could not be judged")
+            return PaceView(
+                state="not_set",
+                round_text="",
+                problem=f"The pace of play could not be judged ({exc}); the rest of the "
+                "dashboard is up to date",
+                minutes_left=None,
+                ends=None,
+                tables=[],
+                flagged=[],
+                how="",
+            )
+
+    def _pace_again_later(self, clock: RoundClock | None) -> None:
+        if clock is None or clock.started is None or self._loop is None or self._pace_due:
+            return
+        self._pace_due = True
+        self._loop.call_later(self._pace_every, self._pace_again)
+
+    def _pace_again(self) -> None:
+        self._pace_due = False
+        self._schedule("")
 
     def _read_store(
         self, tables: list[str] | None = None
@@ -417,6 +483,7 @@ class DirectorPage:
             "broker": None
             if self.service is None
             else {"connected": self.service.connected.is_set(), "problem": self.service.problem},
+            "pace": self._pace_view(self._titles(lines)),
         }
 
     # --- serving ------------------------------------------------------------------------

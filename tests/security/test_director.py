@@ -537,8 +537,11 @@ ROUTES = (
     "api/rulings", "api/audit", "api/results/final",
     "api/event", "api/event/{s}", "evidence/{s}/{s}/{s}.png", "static/{s}", "{s}",
 )  # fmt: skip
+ROUND_FORMS = ("round_time", "round_start")  # the round's time and clock (the pace of play)
 segment = st.one_of(
-    st.sampled_from([TABLE, "1", "0", "-1", "abc", "9" * 30, "create", "public_delay", ".."]),
+    st.sampled_from(
+        [TABLE, "1", "0", "-1", "abc", "9" * 30, "create", "public_delay", "..", *ROUND_FORMS]
+    ),
     st.text(min_size=1, max_size=12),
 )
 json_value = st.recursive(
@@ -566,6 +569,9 @@ FIELDS = (
     "result",
     "teams",
     "games",
+    "minutes",
+    "hands",
+    "minutes_ago",
 )
 body = st.one_of(
     st.binary(max_size=64),

@@ -65,12 +65,22 @@ function line(cls, label, text) {
   return text ? el("div", {class: cls}, label ? el("span", {class: "label"}, label) : null, text) : null;
 }
 
+// Each table's pace (director/pace/model.py), by table: its card's line.
+// Drawn on a card only while the round's clock runs (or has run out).
+function paceOf(table) {
+  const pace = overview && overview.pace;
+  if (!pace || (pace.state !== "running" && pace.state !== "over")) return null;
+  return (pace.tables || []).find((p) => p.table === table) || null;
+}
+
 function drawTables(tables) {
   $("tables").replaceChildren(...tables.map((t) => {
+    const pace = paceOf(t.table);
     const teams = el("div", {class: "teams"}, ...t.teams.map((team) => el("div", {class: "team", "data-team": team.team},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score)))));
     const across = t.across_texts || [];
-    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : "") + (across.length ? " across" : ""),
+    const late = pace && pace.state === "late";
+    return el("button", {type: "button", class: "table-card" + (t.online ? "" : " offline") + (t.alerts ? " alerting" : "") + (across.length ? " across" : "") + (late ? " late" : ""),
                          "data-table": t.table, onclick: () => showTable(t.table)},
       el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
          el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
@@ -82,10 +92,27 @@ function drawTables(tables) {
       t.alerts ? el("div", {class: "alerts-count"}, t.alerts === 1 ? "1 open alert" : `${t.alerts} open alerts`) : null,
       (t.faults || []).length ? el("div", {class: "faults"}, t.faults.map((f) => `${f.what}: ${f.problem}`).join("; ")) : null,
       t.backlog ? el("div", {class: "backlog"}, t.backlog === 1 ? "1 message not yet sent" : `${t.backlog} messages not yet sent`) : null,
-      line("clock", null, t.clock_text));
+      line("clock", null, t.clock_text),
+      pace && pace.finish_text ? el("div", {class: "pace" + (late ? " late" : "")}, el("span", {class: "label"}, "Pace: "), pace.finish_text) : null);
   }));
   $("table-count").textContent = tables.length ? `(${tables.length})` : "";
   $("no-tables").hidden = tables.length > 0;
+}
+
+// The pace of play: the round's line, the tables that will not finish (in words, the
+// latest first), and each table's hands, pace and projected finish.
+function drawPace(pace) {
+  $("pace-section").hidden = !pace || !(pace.tables || []).length && pace.state === "not_set" && !pace.problem;
+  if (!pace) return;
+  $("pace-round").textContent = pace.problem || pace.round_text;
+  $("pace-round").className = pace.problem ? "pace-round problem" : "pace-round";
+  $("pace-flagged").replaceChildren(...(pace.flagged || []).map((s) => el("li", {}, s)));
+  $("pace-tables").querySelector("tbody").replaceChildren(...(pace.tables || []).map((p) =>
+    el("tr", {class: p.state, "data-table": p.table},
+      el("td", {}, p.title), el("td", {class: "number"}, String(p.hands_done)),
+      el("td", {class: "number"}, p.hands_left === null ? "none" : (p.estimated ? "about " : "") + p.hands_left),
+      el("td", {}, p.pace_text), el("td", {}, p.finish_text))));
+  $("pace-how").textContent = pace.how || "";
 }
 
 function drawAlerts(alerts) {
@@ -154,6 +181,7 @@ function draw(snap) {
   overview = snap;
   if (snap.store_problem) return;
   drawTables(snap.tables);
+  drawPace(snap.pace);
   drawAlerts(snap.alerts);
   drawResults(snap.results);
   const b = snap.broker;

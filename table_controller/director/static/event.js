@@ -29,6 +29,7 @@
     substitute: "seated a substitute", assigned: "assigned the tables", result: "recorded a result",
     feed_result: "result received", playoff: "playoff", match_corrected: "match corrected",
     final: "final", final_corrected: "final corrected", public_delay: "set the hall screen's delay",
+    round_time: "set the round's time", round_started: "started the round's clock",
   };
   // "table table-3" (a change the feed made) -> "Table 3", by the table's name.
   const whoWords = (who) => String(who).replace(/^table (.+)$/, (_, id) => titled(id));
@@ -91,6 +92,7 @@
       $(id + "-heading").hidden = !$(id).children.length;
     }
     if (document.activeElement !== $("delay-seconds")) $("delay-seconds").value = ev.public_delay || 0;
+    drawRoundClock(ev.round_clock);
     // The rounds' fields follow the event's round until the director changes them.
     for (const id of ["sub-round", "assign-round", "result-round"]) {
       const box = $(id);
@@ -103,6 +105,19 @@
     $("result-match").hidden = !bracket;
     if (bracket) fill($("result-match"), matchChoices(ev, false));
     $("result-seats-field").hidden = ev.format !== "progressive";
+  }
+
+  // The round's time as set, in its form; the clock started only once a time is set.
+  function drawRoundClock(clock) {
+    for (const [id, value] of [["round-minutes", clock ? clock.minutes : ""], ["round-hands", clock && clock.hands ? clock.hands : ""]]) {
+      const box = $(id);
+      if (!box.dataset.touched && document.activeElement !== box) box.value = value;
+    }
+    $("event-round-start").hidden = !clock;
+    $("round-clock-state").textContent = !clock ? "" : clock.started ?
+      `(${clock.round ? "round " + clock.round + ", " : ""}started at ${new Date(clock.started * 1000).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"})})` :
+      "(not started)";
+    $("round-start-button").textContent = clock && clock.started ? "Start the clock again (the next round)" : "Start the round's clock";
   }
 
   // A bracket's teams by name ("Aces"), never their ids; "to come" where not known yet.
@@ -265,6 +280,15 @@
                     reason: $("result-reason").value}); });
   $("event-delay").addEventListener("submit", (e) => { e.preventDefault();
     send("public_delay", {seconds: $("delay-seconds").value}); });
+  for (const id of ["round-minutes", "round-hands"]) {
+    $(id).addEventListener("input", () => { $(id).dataset.touched = "yes"; });
+  }
+  $("event-round-time").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("round_time", {minutes: $("round-minutes").value, hands: $("round-hands").value});
+    if (r.ok) for (const id of ["round-minutes", "round-hands"]) delete $(id).dataset.touched; });
+  $("event-round-start").addEventListener("submit", async (e) => { e.preventDefault();
+    const r = await send("round_start", {minutes_ago: $("round-began").value});
+    if (r.ok) $("round-began").value = 0; });
 
   // Drawn from the overview the dashboard's stream brings (dashboard.js), once logged in.
   window.tcEvent = {draw: (ev, names) => { titles = names || titles; try { draw(ev); } catch (e) { /* the next one */ } }};

@@ -21,6 +21,7 @@ from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigSt
 from table_controller.director.store.fleet_pictures import PictureState
 from table_controller.director.store.fleet_updates import FleetUpdates
 from table_controller.director.store.formats import FormatChange, FormatVersion
+from table_controller.director.store.hand_times import HandTime, MarkKind
 from table_controller.director.store.parts import (
     ALERT_KINDS,
     ALERT_STATES,
@@ -60,6 +61,8 @@ __all__ = [
     "FormatChange",
     "FormatVersion",
     "GameEvent",
+    "HandTime",
+    "MarkKind",
     "PictureState",
     "Projection",
     "RawTable",

@@ -87,6 +87,10 @@ TABLES = (
     # The newest place taken per table and kind of message (store/table_order.py).
     "CREATE TABLE IF NOT EXISTS table_order (tbl TEXT NOT NULL, kind TEXT NOT NULL,"
     " boot BIGINT NOT NULL, link BIGINT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (tbl, kind))",
+    # Each hand's start and end at each table, and each game's end (store/hand_times.py).
+    "CREATE TABLE IF NOT EXISTS hand_times (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL, kind TEXT NOT NULL, at REAL NOT NULL, hand INTEGER,"
+    " ns INTEGER, ew INTEGER, PRIMARY KEY (tbl, game, seq, kind))",
 )
 # Tables no one may change or empty once written: what the trigger says when refused.
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}

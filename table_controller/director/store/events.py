@@ -24,6 +24,7 @@ from table_controller.director.store.alerts import Alerts
 from table_controller.director.store.core import StoreCore, finite
 from table_controller.director.store.db import Database, StoreError, StoreUnavailable
 from table_controller.director.store.games import GameSetups, parse_record
+from table_controller.director.store.hand_times import HandTimes
 from table_controller.director.store.projections import Projections
 from table_controller.director.store.tables import TableStatus
 from table_controller.director.words import seat_label
@@ -132,8 +133,10 @@ class FeedEvents:
         projections: Projections,
         setups: GameSetups,
         limits: Limits,
+        hand_times: HandTimes | None = None,
     ) -> None:
         self._core = core
+        self._hand_times = hand_times
         self._limits = limits
         self._setups = setups
         self._tables = tables
@@ -201,6 +204,8 @@ class FeedEvents:
                 self._tables.seen(conn, table, now)
                 if setup is not None:
                     self._setups.write(conn, table, game, setup)
+                if self._hand_times is not None:
+                    self._hand_times.write(conn, table, game, seq, at, outputs)
                 raised = self._alerts.raise_for_event(conn, table, game, seq, inp, outputs, at)
             # its input, to advance the projection without reading it back
             self._projections.written(table, game, seq, inp)

@@ -11,6 +11,8 @@ use the part their concern is (``store.events.add_event``, ``store.accounts.logi
 - ``store.events`` (``events.py``): the events the tables sent and their evidence images;
 - ``store.projections`` (``projections.py``), ``store.setups`` (``games.py``): each game
   as the replay of its stored events;
+- ``store.hand_times`` (``hand_times.py``): when each hand began and ended at each
+  table, written with its event (the pace of play);
 - ``store.tables`` (``tables.py``): each table's status, its history, its going offline;
 - ``store.alerts`` (``alerts.py``): the alert queue;
 - ``store.rulings`` (``rulings.py``): rulings and their delivery;
@@ -64,6 +66,7 @@ from table_controller.director.store.fleet_config import FleetConfigs
 from table_controller.director.store.fleet_pictures import FleetPictures
 from table_controller.director.store.formats import Formats
 from table_controller.director.store.games import GameSetups
+from table_controller.director.store.hand_times import HandTimes
 from table_controller.director.store.projections import Projection, Projections
 from table_controller.director.store.rulings import Rulings
 from table_controller.director.store.table_keys import TableKeys
@@ -103,8 +106,15 @@ class DirectorStore:
         self.tables = TableStatus(core, self.alerts, self.limits)
         self.setups = GameSetups(core)
         self.projections = Projections(core, rules_name, self.options, self.setups)
+        self.hand_times = HandTimes(core)
         self.events = FeedEvents(
-            core, self.tables, self.alerts, self.projections, self.setups, self.limits
+            core,
+            self.tables,
+            self.alerts,
+            self.projections,
+            self.setups,
+            self.limits,
+            self.hand_times,
         )
         self.rulings = Rulings(core)
         self.accounts = Accounts(core)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, TypeVar, cast
 
 from table_controller.director.json_value import JSONObject, JSONValue
+from table_controller.director.pace import PaceError, RoundClock, check_round_time
 from table_controller.director.store import DirectorStore, EndedGame, FormatVersion
 from table_controller.director.tournament.catalog import (
     TournamentChoiceError,
@@ -171,12 +172,49 @@ class TournamentSummary(TypedDict):
     roster: NotRequired[RosterJSON]
     unplaced: NotRequired[list[UnplacedResult]]
     public_delay: float
+    round_clock: NotRequired[RoundClockJSON | None]
     teams: NotRequired[list[TeamChoice]]
     bracket: NotRequired[list[BracketRound]]
     champion: NotRequired[str | None]
     playoff: NotRequired[PlayoffNext | PlayoffProblem]
     final: NotRequired[FinalResultJSON | None]
     history: NotRequired[list[FormatVersion]]
+
+
+class RoundClockJSON(TypedDict):
+    """The round's time as the event keeps it (``RoundClock``): minutes a round, the
+    hands a round when the director fixed them, and the round's clock once started."""
+
+    minutes: int
+    hands: int | None
+    round: int | None
+    started: float | None
+
+
+def _clock_json(clock: RoundClock | None) -> RoundClockJSON | None:
+    if clock is None:
+        return None
+    return RoundClockJSON(
+        minutes=clock.minutes, hands=clock.hands, round=clock.round, started=clock.started
+    )
+
+
+def _clock_from(raw: JSONValue) -> RoundClock | None:
+    """The round's time as saved; one that no longer reads is dropped (the director
+    sets it again), never the event with it."""
+    if not isinstance(raw, Mapping):
+        return None
+    rnd, started = raw.get("round"), raw.get("started")
+    try:
+        return RoundClock(
+            minutes=cast(int, raw.get("minutes")),
+            hands=cast(int | None, raw.get("hands")),
+            round=rnd if type(rnd) is int else None,
+            started=float(started) if isinstance(started, int | float) else None,
+        )
+    except PaceError:
+        log.warning("the saved round's time cannot be read (%r): set it again", dict(raw))
+        return None
 
 
 class TournamentStateJSON(TypedDict):
@@ -193,6 +231,7 @@ class TournamentStateJSON(TypedDict):
     public_delay: float
     rules: TournamentRules | None
     final: ResultsFinal | None
+    round_clock: RoundClockJSON | None
 
 
 @dataclass
@@ -217,6 +256,8 @@ class TournamentState:
     # The director's "results final" (``results_final``): who, when, and the signed
     # digest of the results confirmed; None while they are provisional.
     final: ResultsFinal | None = None
+    # The round's time (minutes, hands) and its clock once started: the pace of play.
+    round_clock: RoundClock | None = None
 
     @property
     def people(self) -> Roster:
@@ -236,6 +277,7 @@ class TournamentState:
             "public_delay": self.public_delay,
             "rules": None if self.rules is None else TournamentRules(**self.rules),
             "final": None if self.final is None else ResultsFinal(**self.final),
+            "round_clock": _clock_json(self.round_clock),
         }
 
     @classmethod
@@ -263,6 +305,7 @@ class TournamentState:
             rules=_event_rules(obj.get("rules")),
             # as ``to_json`` saved it
             final=cast(ResultsFinal, dict(final)) if isinstance(final, Mapping) else None,
+            round_clock=_clock_from(obj.get("round_clock")),
         )
 
 
@@ -521,6 +564,7 @@ def summary(state: TournamentState) -> TournamentSummary:
         "roster": state.people.to_json(),
         "unplaced": state.unplaced,
         "public_delay": state.public_delay,
+        "round_clock": _clock_json(state.round_clock),
     }
     if isinstance(ev, Bracket | RoundsEvent):  # the playoff's and correction's choices
         ids = ev.entrants if isinstance(ev, Bracket) else ev.teams
@@ -865,6 +909,74 @@ class TournamentAdmin:
 
         self.change(who, "public_delay", reason or f"{seconds:g} s", edit)
 
+    def set_round_time(
+        self, who: str, minutes: int, hands: int | None, reason: str | None = None
+    ) -> str:
+        """The round's time: ``minutes`` a round, and ``hands`` a round where the director
+        fixes them (None: each table's rules say, its hands or its target score). A
+        round's clock already running keeps running, to the new time."""
+        try:
+            check_round_time(minutes, hands)
+        except PaceError as exc:
+            raise AdminError(str(exc)) from None
+
+        each = "each table's rules" if hands is None else f"{hands} hands"
+        words = f"a round is {minutes} minutes, {each}"
+
+        def edit(s: TournamentState) -> str:
+            self._need_event(s)
+            old = s.round_clock
+            s.round_clock = RoundClock(
+                minutes,
+                hands,
+                None if old is None else old.round,
+                None if old is None else old.started,
+            )
+            return words
+
+        return str(self.change(who, "round_time", reason or words, edit))
+
+    def start_round_clock(self, who: str, minutes_ago: int = 0, reason: str | None = None) -> str:
+        """The current round's clock starts now, or ``minutes_ago`` (the round began
+        before the director said so): the pace judges each table against its end."""
+
+        def edit(s: TournamentState) -> str:
+            self._need_event(s)
+            clock = s.round_clock
+            if clock is None:
+                raise AdminError("the round's time is not set: give the minutes a round first")
+            if type(minutes_ago) is not int or not 0 <= minutes_ago <= clock.minutes:
+                raise AdminError(
+                    f"the round began 0 to {clock.minutes} minutes ago (its whole time), "
+                    f"not {minutes_ago!r}"
+                )
+            rnd = current_round(s)
+            started = self.store.core.clock() - minutes_ago * 60.0
+            s.round_clock = RoundClock(clock.minutes, clock.hands, rnd, started)
+            name = f"round {rnd}" if rnd else "the round"
+            return f"{name}'s clock started" + (
+                f" {minutes_ago} minutes ago" if minutes_ago else ""
+            )
+
+        told = reason or (f"began {minutes_ago} minutes ago" if minutes_ago else None)
+        return str(self.change(who, "round_started", told, edit))
+
+    def round_clock(self) -> RoundClock | None:
+        """The round's time, for the pace of play."""
+        with self._lock:
+            return self.state.round_clock
+
+    def round_tables(self) -> list[str] | None:
+        """The feed tables assigned in the round on the clock (None: none assigned, so
+        every table is in view)."""
+        with self._lock:
+            clock = self.state.round_clock
+            rnd = None if clock is None else clock.round
+            if rnd is None:
+                rnd = current_round(self.state)
+            assigned = self.state.assign.get(rnd, {}) if rnd is not None else {}
+            return sorted(assigned) or None
+
     # -- the feed ------------------------------------------------------------------------
 
     def since(self) -> float:
@@ -931,6 +1043,7 @@ __all__ = [
     "PlayoffNext",
     "PlayoffProblem",
     "ResultsFinal",
+    "RoundClockJSON",
     "Seating",
     "SeatingTable",
     "StandingRow",

@@ -141,6 +141,22 @@ def _public_delay(admin: TournamentAdmin, who: str, body: Form, reason: str | No
     return None
 
 
+def _round_time(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
+    hands = body.get("hands")
+    return admin.set_round_time(
+        who,
+        _int(body.get("minutes"), "the minutes a round", None),
+        None if hands in (None, "") else _int(hands, "the hands a round", None),
+        reason,
+    )
+
+
+def _round_start(admin: TournamentAdmin, who: str, body: Form, reason: str | None) -> str | None:
+    return admin.start_round_clock(
+        who, _int(body.get("minutes_ago"), "how many minutes ago the round began", 0), reason
+    )
+
+
 # Each form's action and what it does; a new form is one function and one line here.
 FORMS: dict[str, Callable[[TournamentAdmin, str, Form, str | None], str | None]] = {
     "create": _create,
@@ -152,6 +168,8 @@ FORMS: dict[str, Callable[[TournamentAdmin, str, Form, str | None], str | None]]
     "final": _final,
     "correct_match": _correct_match,
     "public_delay": _public_delay,
+    "round_time": _round_time,
+    "round_start": _round_start,
 }
 ACTIONS = tuple(FORMS)
 
