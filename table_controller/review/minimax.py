@@ -36,6 +36,7 @@ from table_controller.bots.knowledge import SeatView, knowledge
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, best_card_to_give, best_discard
 from table_controller.bots.sampling import sample_deal, weight
 from table_controller.bots.search import Solver, mask_of
+from table_controller.bots.strong import CardSolver
 from table_controller.cards import Card, Suit
 from table_controller.rules import scoring
 from table_controller.rules.events import (
@@ -50,8 +51,9 @@ from table_controller.rules.presets import Rules, Variant
 from table_controller.seats import SEATS, Seat, Team
 
 
-class HandSolver(Protocol):
-    """The solver's questions the review asks (bots/search.py's ``Solver``)."""
+class HandSolver(CardSolver, Protocol):
+    """The solver's questions the review asks (bots/search.py's ``Solver``): the strong
+    bot's card values, and the tricks from a position for the bids and discards."""
 
     def ns_tricks(
         self,
@@ -61,15 +63,6 @@ class HandSolver(Protocol):
         *,
         deadline: float = ...,
     ) -> int: ...
-
-    def move_values(
-        self,
-        hands: Sequence[int],
-        leader: Seat,
-        plays: Sequence[tuple[Seat, Card]] = (),
-        *,
-        deadline: float = ...,
-    ) -> dict[Card, int]: ...
 
 
 # (trump, the seat sitting out) -> a solver for that play
