@@ -74,6 +74,7 @@ TABLE_PAGE = "table_controller.table.page"
 TABLE_LOG = "table_controller.table.log"
 PRESENT = "table_controller.present"
 SIM = "table_controller.sim"
+REVIEW = "table_controller.review"
 # The director's web: the composition that serves every feature's routes, the login they
 # are all handed, the folders that serve routes of their own, and every feature folder
 # (which the composition and the commands above them put together, never the reverse).
@@ -93,7 +94,10 @@ LAYERS: list[set[str]] = [
     {"event_log"},
     {"present"},
     {"devices", "vision", "bots", "feed", "web"},
-    {"fleet", "sim"},  # the fleet's protocol (both sides speak it); the simulated world
+    # the fleet's protocol (both sides speak it); the simulated world; the hand review
+    # (above the bots, whose solver judges its decisions; below the table and the director,
+    # which serve it)
+    {"fleet", "sim", "review"},
     {"table"},  # table/fleet/, the table's side of the fleet, included
     {"kiosk", "director"},
     {"cli"},
@@ -353,6 +357,12 @@ def test_the_simulated_world_is_entered_only_through_its_face() -> None:
     assert SIM in walker.module_files()
     wrong = past_the_face(TYPED_GRAPH, [SIM])
     assert wrong == [], "the simulated world entered past its face:\n" + "\n".join(wrong)
+
+
+def test_the_hand_review_is_entered_only_through_its_face() -> None:
+    assert REVIEW in walker.module_files()
+    wrong = past_the_face(TYPED_GRAPH, [REVIEW])
+    assert not wrong, f"import the hand review from its face ({REVIEW}): {wrong}"
 
 
 def test_no_cycle_among_the_groups() -> None:
