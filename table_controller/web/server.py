@@ -40,6 +40,7 @@ from table_controller.web.guard import (
     Sender,
     guard_post,
     secure_headers,
+    words_page,
 )
 from table_controller.web.guard import problem as _refused
 from table_controller.web.roles import NO_OPERATOR_FIX, page_refusal
@@ -386,7 +387,7 @@ class TablePage:
         """The game's review, or the answer that says why there is none, in words."""
         game = request.path_params["game"]
         if self._review is None or game >= 2**63:
-            return _words_page(
+            return words_page(
                 404,
                 "No review here",
                 "This table keeps no games to replay.",
@@ -394,12 +395,12 @@ class TablePage:
         try:
             shown = await asyncio.to_thread(self._review, game)
         except TableControllerError as exc:
-            return _words_page(409, "This game cannot be replayed", str(exc))
+            return words_page(409, "This game cannot be replayed", str(exc))
         except Exception as exc:  # the log cannot be read: the table shows the fault
             log.warning("could not make the review of game %d: %s", game, exc)
-            return _words_page(503, "The table's log cannot be read now", "Try again in a moment.")
+            return words_page(503, "The table's log cannot be read now", "Try again in a moment.")
         if shown is None:
-            return _words_page(
+            return words_page(
                 404,
                 f"There is no game {game} at this table",
                 "Open the review from the table's page when a game ends, or scan its QR code.",
@@ -459,19 +460,6 @@ def tls_options(tls_cert: str | None, tls_key: str | None) -> dict[str, Any]:
     if not tls_cert:
         return {}
     return {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key, "ssl_ciphers": TLS_CIPHERS}
-
-
-def _words_page(status: int, title: str, text: str) -> HTMLResponse:
-    """A short page that says what went wrong and what to do, for a person who opened
-    an address in a browser (where a JSON answer would be unreadable)."""
-    body = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title></head><body>"
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
-        '<p><a href="/">Back to the table</a></p></body></html>'
-    )
-    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def _address(request: Request) -> str:

@@ -117,7 +117,7 @@ function drawResults(res) {
   const games = res ? res.games : [];
   $("standings-section").hidden = !games.length && !(res && res.problem);
   const body = $("standings").querySelector("tbody");
-  if (res && res.problem) { body.replaceChildren(el("tr", {}, el("td", {colspan: 7, class: "problem"}, res.problem))); return; }
+  if (res && res.problem) { body.replaceChildren(el("tr", {}, el("td", {colspan: 8, class: "problem"}, res.problem))); return; }
   body.replaceChildren(...games.map((g) => {
     const status = [g.status, g.correction, ...g.rulings, g.problem].filter(Boolean);
     return el("tr", {"data-table": g.table, "data-game": g.game === null ? "" : String(g.game)},
@@ -125,7 +125,9 @@ function drawResults(res) {
       el("td", {}, g.game === null ? "entered by hand" : String(g.game)),
       el("td", {}, g.ns_points === null ? g.ns : `${g.ns}: ${g.ns_points}`),
       el("td", {}, g.ew_points === null ? g.ew : `${g.ew}: ${g.ew_points}`),
-      el("td", {}, g.winner || "none"), el("td", {}, status.join(". ")));
+      el("td", {}, g.winner || "none"), el("td", {}, status.join(". ")),
+      el("td", {}, g.game === null ? "" : el("a", {class: "review-link", target: "_blank", rel: "noopener",
+        href: `/review/${encodeURIComponent(g.table)}/${g.game}`}, "Replay")));
   }));
   const st = res ? res.standings : null;
   $("event-standings-heading").textContent = st && st.rows.length ? st.heading : "Standings";
