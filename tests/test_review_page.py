@@ -270,13 +270,13 @@ def test_file_names_and_the_qr_code() -> None:
 # --- the document in Chromium -------------------------------------------------------------
 
 
-def _document(tmp_path: Path, seed: int = 7) -> tuple[Path, Review]:
+def _document(tmp_path: Path, seed: int = 7, *, judged: bool = True) -> tuple[Path, Review]:
     log = EventLog(tmp_path / "doc.sqlite", table="Maple")
     steps = simulated(seed=seed)
     game = write(log, [e for e, _ in steps])
     review = _review(log, game)
     path = tmp_path / review_file_name("Maple", game)
-    verdicts = {(1, 1): AVerdict(0.75, "order it up", "the player's own view", 120)}
+    verdicts = {(1, 1): AVerdict(0.75, "the 9♠", "the player's own view", 120)} if judged else {}
     path.write_text(review_page(review, verdicts).html, encoding="utf-8")
     return path, review
 
@@ -352,7 +352,7 @@ def test_the_document_steps_with_the_keyboard_and_a_tap_offline(
 def test_the_document_is_readable_at_375_and_1920_px(
     browser: Browser, tmp_path: Path, width: int
 ) -> None:
-    path, _ = _document(tmp_path, seed=7)
+    path, _ = _document(tmp_path, seed=7, judged=False)  # no verdict: made by the analysis
     page = browser.new_page(viewport={"width": width, "height": 900 if width < 1000 else 1080})
     page.goto(path.as_uri() + "#hand-1-step-8")
     expect(page.locator("body")).to_have_attribute("data-step", "8")

@@ -164,7 +164,7 @@ def review_view(review: Review, verdicts: Verdicts | None = None) -> ReviewView:
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(review.started))
     return {
         "title": f"{table}: game {review.game}",
-        "subtitle": f"Started {started}. Rules: {review.rules}.",
+        "subtitle": f"Started {started}. {review.rules}.",
         "seats": [
             {"seat": s.name, "words": SEAT_NAMES[s], "name": names[s], "team": s.team.name}
             for s in SEATS

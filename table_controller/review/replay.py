@@ -61,6 +61,7 @@ from table_controller.rules.events import (
     TrumpSet,
 )
 from table_controller.rules.hand import Phase
+from table_controller.rules.option_words import rules_words
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat
@@ -151,7 +152,7 @@ class Review:
     table: str  # the table's name as people read it
     game: int  # the game's number in the table's log
     players: Mapping[Seat, str]
-    rules: str
+    rules: str  # in words: "Tournament director rules, games to 10"
     started: float
     finished: bool  # the game is over: every hand in it has ended
     hands: tuple[HandReview, ...]
@@ -275,7 +276,7 @@ def review_game(
         table=table,
         game=record.game,
         players=dict(record.players),
-        rules=record.rules_name,
+        rules=rules_words(record.rules_name, record.options),
         started=record.started,
         finished=state.phase is Phase.OVER,
         hands=tuple(hands),

@@ -100,7 +100,8 @@ def page_review(log: EventLog, game: int, *, table: str) -> ReviewShown | None:
 
     if game not in {g.game for g in log.games()}:
         return None
-    document = review_page(game_review(log, game, table), links={"Back to the table": "/"})
+    links = {"Back to the table": "/", "Save it to keep": f"/review/{game}/file"}
+    document = review_page(game_review(log, game, table), links=links)
     return ReviewShown(document.html, document.csp, review_file_name(table, game))
 
 
