@@ -521,3 +521,27 @@ def test_a_game_s_end_links_its_review_and_a_qr_code_and_a_game_in_play_shows_no
         assert b"There is no game 99 at this table" in body
     finally:
         served.close()
+
+
+def test_the_review_s_qr_code_holds_this_table_s_address_never_a_foreign_host() -> None:
+    """The QR code is of the address the browser used when that is one of the table's
+    (any IP address, its name): a name pointed at the table from elsewhere (DNS
+    rebinding) gets the table's own address instead."""
+    asked: list[str] = []
+
+    def qr(address: str) -> str:
+        asked.append(address)
+        return "<svg xmlns='http://www.w3.org/2000/svg'/>"
+
+    served = Served(TablePage(title="T", qr=qr))
+    try:
+        port = served.url.rsplit(":", 1)[1].rstrip("/")
+        for host in (f"127.0.0.1:{port}", "evil.example"):
+            req = urllib.request.Request(f"{served.url}review/4/qr.svg", headers={"Host": host})
+            with urllib.request.urlopen(req, timeout=10) as answer:
+                assert answer.headers["Content-Type"].startswith("image/svg+xml")
+        assert asked == [f"http://127.0.0.1:{port}/review/4", f"{served.url}review/4"]
+        status, body, _ = get(f"{served.url}review/4")  # no log to read: said in words
+        assert status == 404 and b"This table keeps no games to replay" in body
+    finally:
+        served.close()

@@ -432,8 +432,10 @@ class TablePage:
         game = request.path_params["game"]
         if self._qr is None or game >= 2**63:
             return JSONResponse({"ok": False, "problem": "no QR code here"}, status_code=404)
-        host = request.headers.get("host") or (self.bound and f"{self.bound[0]}:{self.bound[1]}")
-        address = f"{request.url.scheme}://{host}/review/{game}"
+        host = request.headers.get("host", "")
+        # An address or a name of this table's as the browser gave it, never a foreign one.
+        base = f"{request.url.scheme}://{host}/" if host in self.hosts else self.url or "/"
+        address = f"{base}review/{game}"
         svg = self._qr(address[:400])
         return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
