@@ -16,7 +16,7 @@ import pytest
 from hall_world import fill_hall
 from playwright.sync_api import Browser, expect
 from review_games import review_data
-from test_director_web import PASSWORD, Served, log_in, log_in_page
+from test_director_web import ARTIFACTS, PASSWORD, Served, log_in, log_in_page
 
 from table_controller.director.session import COOKIE
 from table_controller.director.store import DirectorStore
@@ -145,6 +145,8 @@ def test_the_hall_replays_finished_games_past_the_delay_and_nothing_else(
         page.goto(f"{url}public")
         link = page.locator("#results a.r-review")
         expect(link).to_have_count(2)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "hall-review-links.png"))
         link.first.click()
         expect(page.locator("body")).to_have_attribute("data-step", "0")
         expect(page.locator(".links a")).to_have_text("Back to the hall")

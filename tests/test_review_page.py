@@ -363,3 +363,27 @@ def test_the_document_is_readable_at_375_and_1920_px(
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"review-{width}.png"), full_page=width < 1000)
+
+
+def test_a_renege_shows_in_the_browser_with_its_pictures(browser: Browser, tmp_path: Path) -> None:
+    """The renege's step shows its sentence and the camera's pictures, inline."""
+    log = EventLog(tmp_path / "renege.sqlite", table="Maple")
+    rules, events = transcript_events("000_renege_twice_same_suit_live.jsonl")
+    game = write(log, events, rules, pictures=True)
+    review = _review(log, game)
+    path = tmp_path / "renege.html"
+    path.write_text(review_page(review).html, encoding="utf-8")
+    hand = review.hands[0]
+    at = next(
+        i
+        for i, s in enumerate(hand.steps, 1)
+        if s.kind is StepKind.NOTE and s.note is not None and s.note.kind == "renege"
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{path.as_uri()}#hand-{hand.number}-step-{at}")
+    note = page.locator("#note")
+    expect(note).to_contain_text("did not follow")
+    expect(note.locator("img").first).to_be_visible()
+    assert note.locator("img").first.get_attribute("src").startswith("data:image/png;base64,")  # type: ignore[union-attr]
+    expect(page.locator(f"#steps button >> nth={at} >> .mark")).to_have_text("renege")
+    page.close()
