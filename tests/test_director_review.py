@@ -154,3 +154,35 @@ def test_the_hall_replays_finished_games_past_the_delay_and_nothing_else(
     finally:
         served.close()
         store.close()
+
+
+def test_the_export_writes_every_game_and_a_game_in_progress_has_no_hand_in_play(
+    store: DirectorStore,
+) -> None:
+    """`director export`'s files: one review a game, named as the score sheets name
+    them; a game still being played when exported has its ended hands only."""
+    from table_controller.director.tournament import collect, review_files
+    from table_controller.director.tournament.results.as_pdf import review_names
+
+    fill_hall(store, 2, ended={1})
+    results = collect(store)
+    files = review_files(store, results)
+    names = review_names(results)
+    assert (
+        sorted(files)
+        == sorted(names.values())
+        == [
+            "review-table-1-game-1.html",
+            "review-table-1-game-2.html",
+            "review-table-2-game-1.html",
+        ]
+    )
+    for (table, game), name in names.items():
+        shown = review_data(files[name].decode())
+        if (table, game) == ("table-1", 1):
+            assert "The game is over" in str(shown["status"])
+            continue
+        cut = _cut_before_hand_in_play(store, table, game)
+        record = GameRecord(game, "td-tournament", {}, store.tables.players(table), 0.0)
+        assert shown["hands"] == review_view(review_game(record, cut))["hands"]
+    store.close()

@@ -387,3 +387,15 @@ def test_a_renege_shows_in_the_browser_with_its_pictures(browser: Browser, tmp_p
     assert note.locator("img").first.get_attribute("src").startswith("data:image/png;base64,")  # type: ignore[union-attr]
     expect(page.locator(f"#steps button >> nth={at} >> .mark")).to_have_text("renege")
     page.close()
+
+
+def test_the_bidding_so_far_is_shown_beside_the_table(browser: Browser, tmp_path: Path) -> None:
+    path, review = _document(tmp_path, judged=False)
+    hand = review.hands[0]
+    bids = [s.text for s in hand.steps if s.kind is StepKind.BID]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri())
+    expect(page.locator("#bidding")).to_be_hidden()  # the deal: no bid yet
+    page.keyboard.press("End")
+    expect(page.locator("#bidding")).to_have_text("Bidding: " + " · ".join(bids))
+    page.close()

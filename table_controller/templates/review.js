@@ -106,6 +106,9 @@ function drawNow(f, h) {
       n.append(fig);
     }
   }
+  const bidding = byId("bidding");
+  bidding.hidden = !f.bids.length;
+  bidding.replaceChildren(el("span", "label", "Bidding: "), document.createTextNode(f.bids.join(" · ")));
   const score = byId("score");
   score.replaceChildren(
     el("span", "ns", "North–South " + f.score[0]), document.createTextNode(" · "),
