@@ -399,3 +399,29 @@ def test_the_bidding_so_far_is_shown_beside_the_table(browser: Browser, tmp_path
     page.keyboard.press("End")
     expect(page.locator("#bidding")).to_have_text("Bidding: " + " · ".join(bids))
     page.close()
+
+
+def test_a_refused_event_of_the_hand_in_play_is_counted_never_told(log: EventLog) -> None:
+    """A refused event's words may name a card still held ("... holds the J♥"): the
+    review of a game in progress counts the hand in play's refused events, and tells
+    them only once the hand has ended."""
+    from table_controller.rules.game import Game
+    from table_controller.rules.presets import preset
+
+    steps = simulated(seed=11)
+    cut = in_play(steps, 3, 2)
+    events = [e for e, _ in steps][:cut]
+    game = Game(preset("td-tournament"))
+    for e in events:
+        game.push(e)
+    hand = game.hand
+    assert hand is not None and game.to_act is not None
+    other = next(s for s in Seat if s is not game.to_act and hand.known[s])
+    held = sorted(hand.known[other])[0]  # another seat's card: the rules refuse it
+    g = write(log, [*events, CardPlayed(game.to_act, held)])
+    review = _review(log, g)
+    assert review.in_play == 3
+    assert review.problems == (
+        "1 event of hand 3, being played, could not be replayed: said once the hand has ended",
+    )
+    assert held.pretty not in " ".join(review.problems)

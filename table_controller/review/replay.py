@@ -20,6 +20,7 @@ they happened). A verdict on a decision is joined on that key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -252,11 +253,13 @@ def review_game(
     hands: list[HandReview] = []
     hand: _Hand | None = None
     named = bool(record.players)
+    dealt_at: dict[int, int] = {}  # a hand's number -> the seq of the event that dealt it
     for step in replayed.steps:
         logged = events[step.index]
         hand = _input(hand, step.event, logged.seq, rules.hand_size)
         for out in step.outputs:
             if isinstance(out, HandStarted):
+                dealt_at[out.hand] = logged.seq
                 hand = _Hand(out.hand, out.dealer, out.upcard)
                 if isinstance(step.event, HandDealt):
                     hand.dealt = {s: tuple(c) for s, c in step.event.hands.items()}
@@ -283,9 +286,34 @@ def review_game(
         in_play=in_play,
         notes=tuple(_note(n) for n in sheet.notes),
         endings=tuple(sheet.endings),
-        problems=tuple(sheet.problems),
+        problems=_problems(sheet.problems, dealt_at.get(in_play) if in_play else None, in_play),
         final=final_text(sheet),
     )
+
+
+_EVENT = re.compile(r"\bevent (\d+)\b")
+
+
+def _problems(
+    problems: Sequence[str], from_seq: int | None, in_play: int | None
+) -> tuple[str, ...]:
+    """The replay's problems, but none about an event of the hand in play (from the seq
+    that dealt it): a refused or unreadable event's words may name a card still held."""
+    if from_seq is None:
+        return tuple(problems)
+    kept, held = [], 0
+    for text in problems:
+        m = _EVENT.search(text)
+        if m is not None and int(m.group(1)) >= from_seq:
+            held += 1
+        else:
+            kept.append(text)
+    if held:
+        kept.append(
+            f"{held} event{'s' * (held != 1)} of hand {in_play}, being played, could not be "
+            "replayed: said once the hand has ended"
+        )
+    return tuple(kept)
 
 
 def _grew(hand: _Hand, hands: list[HandReview]) -> bool:
