@@ -104,6 +104,11 @@ def test_the_dashboard_reviews_every_game_and_a_game_in_progress_shows_no_hand_i
         expect(review.locator("body")).to_have_attribute("data-step", "0")
         review.keyboard.press("ArrowRight")
         expect(review.locator("body")).to_have_attribute("data-step", "1")
+        # A table's detail links the review of the game it shows (the one being played).
+        page.locator('.table-card[data-table="table-1"]').click()
+        expect(page.locator("#detail-review")).to_have_attribute("href", "/review/table-1/2")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-review-links.png"))
         context.close()
     finally:
         served.close()

@@ -270,6 +270,10 @@ async function showTable(table) {
   const w = d.words;
   $("detail-name").textContent = d.title;
   $("detail-game").textContent = w.hand_text || "";
+  // The game's hand review (its ended hands while it is being played), in a new tab.
+  const review = $("detail-review");
+  review.hidden = !d.games.length;
+  review.href = `/review/${encodeURIComponent(table)}/${d.game}`;
   fill($("detail-summary"),
     el("div", {class: "teams"}, ...w.teams.map((team) => el("div", {class: "team"},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score))))),
