@@ -67,9 +67,6 @@ from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay
 from table_controller.seats import Seat
 
-# The input events that are a player's decision in the bidding.
-BIDS = (Passed, OrderedUp, TrumpCalled, BidMade, TrumpBid)
-
 
 class ReviewError(TableControllerError, ValueError):
     """A log that cannot be reviewed (not a game, unknown rules): says what and what to do."""
@@ -427,7 +424,6 @@ def _note(note: Note) -> ReviewNote:
 
 
 __all__ = [
-    "BIDS",
     "HandReview",
     "Picture",
     "Review",
