@@ -26,11 +26,13 @@ from export_event import EVENT, START, TABLES, build_event, progressive_game, re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from playwright.sync_api import Browser, expect
 from postgres import Postgres
+from review_games import review_data
 
 from table_controller.cli import main
 from table_controller.director.store import DirectorStore
-from table_controller.director.tournament import Bracket, ProgressiveEvent, RoundsEvent
+from table_controller.director.tournament import Bracket, ProgressiveEvent, RoundsEvent, collect
 from table_controller.director.tournament.admin import TournamentAdmin, create, record, team_words
 from table_controller.director.tournament.results import files as results_files
 from table_controller.director.tournament.results.as_csv import (
@@ -67,7 +69,11 @@ def exported(event_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     out = tmp_path_factory.mktemp("results") / "spring"
     code, text = run("--database", str(event_store), "--out", str(out), "--event", EVENT)
     assert code == 0
-    assert text.splitlines() == [str(out / n) for n in results_files.FILES]
+    lines = text.splitlines()
+    assert lines[:4] == [str(out / n) for n in results_files.FILES]
+    reviews = lines[4:]  # then each game's hand review (issue 34)
+    assert reviews and all(Path(r).parent == out for r in reviews)
+    assert all(Path(r).name.startswith("review-") and r.endswith(".html") for r in reviews)
     return out
 
 
@@ -602,3 +608,43 @@ def test_the_pdf_fetches_nothing_but_the_pictures_inside_it(tmp_path: Path) -> N
     assert images(inside) == 1
     assert images(f'<p>x</p><img src="{(tmp_path / "secret.png").as_uri()}">') == 0
     assert images('<p>x</p><img src="http://127.0.0.1:9/x.png">') == 0
+
+
+# --- each game's hand review (issue 34) --------------------------------------------------
+
+
+def test_each_game_s_hand_review_is_a_file_that_opens_offline(
+    exported: Path, event_store: Path, browser: Browser
+) -> None:
+    """`director export` writes one self-contained HTML file a game, which the score
+    sheets name; each opens from a file: URL with nothing fetched from anywhere, and
+    steps with the keyboard; the renege is shown where it happened, with its picture."""
+    store = DirectorStore(event_store)
+    try:
+        games = collect(store, EVENT).games
+    finally:
+        store.close()
+    files = sorted(exported.glob("review-*.html"))
+    assert len(files) == len(games)
+    sheets = " ".join(pages_text(exported / "score-sheets.pdf"))
+    for f in files:
+        assert f"open {f.name}" in " ".join(sheets.split()), f.name
+    reneges = 0
+    for f in files:
+        page = browser.new_page()
+        asked: list[str] = []
+        page.on("request", lambda r, asked=asked: asked.append(r.url))
+        page.goto(f.as_uri())
+        expect(page.locator("body")).to_have_attribute("data-step", "0")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("body")).to_have_attribute("data-step", "1")
+        assert asked == [f.as_uri()], asked  # offline: nothing but the file itself
+        data = review_data(f.read_text(encoding="utf-8"))
+        hands = data["hands"]
+        assert isinstance(hands, list)
+        notes = [fr["note"] for h in hands for fr in h["frames"] if fr["note"]]
+        if any(n["kind"] == "renege" for n in notes):
+            reneges += 1
+            assert any(p["src"] for n in notes for p in n["pictures"])
+        page.close()
+    assert reneges >= 1

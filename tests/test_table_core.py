@@ -14,6 +14,7 @@ from table_controller import simulate
 from table_controller.cards import Card, Suit
 from table_controller.devices.seat_events import ButtonPressed, SeatButton
 from table_controller.event_log import EventLog, LogError
+from table_controller.present import review_link
 from table_controller.rules.events import DealerChosen, HandDealt, OutputEvent, Passed, TrumpCalled
 from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
@@ -230,10 +231,13 @@ def test_the_end_of_a_game_is_shown_until_the_next_game_deals(tmp_path: Path, cl
         assert core.game.phase is Phase.OVER and sinks.snapshot is not None
         ended = sinks.snapshot["game_over"]
         assert ended is not None and ended["title"].endswith(" win")
+        # With the link to this game's hand review, by its number in the log (issue 34).
+        first = core.game_no
+        assert ended.get("review") == review_link(first)
         core.start_game()
         core.changed()
-        assert core.game.phase is not Phase.OVER
-        assert sinks.snapshot["game_over"] == ended
+        assert core.game.phase is not Phase.OVER and core.game_no != first
+        assert sinks.snapshot["game_over"] == ended  # still the game that ended
         for event, _ in simulate.play(rules, random.Random(6)):
             take(core, event)
             if isinstance(event, HandDealt):

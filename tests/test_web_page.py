@@ -428,3 +428,120 @@ def test_a_taken_port_is_a_clear_error(served: Served) -> None:
 
 def test_the_page_has_its_icon(browser: Browser, served: Served) -> None:
     the_icon_is_served(browser, served.url)
+
+
+# --- the hand review, when a game ends (issue 34) -----------------------------------------
+
+
+def test_a_game_s_end_links_its_review_and_a_qr_code_and_a_game_in_play_shows_no_hand_in_play(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The page's game-over box links the game's review and shows its address as a QR
+    code for a phone; the review is served under its own policy, opens its script and
+    steps; a game still being played shows its ended hands only."""
+    import functools
+    import io
+
+    import zxingcpp
+    from PIL import Image
+    from review_games import ended_before, in_play, review_data, simulated, write
+
+    from table_controller.event_log import EventLog
+    from table_controller.present import review_link
+    from table_controller.review import review_qr_svg
+    from table_controller.table.log.export import game_review, page_review
+
+    log = EventLog(tmp_path / "table.sqlite", table="Club night, table 3")
+    steps = simulated(seed=7)
+    events = [e for e, _ in steps]
+    over = write(log, events)
+    playing = write(log, events[: in_play(steps, 3, 3)])
+    cut = write(log, events[: ended_before(steps, 3)])
+    title = "Club night, table 3"
+    page = TablePage(
+        title=title,
+        review=functools.partial(page_review, log, table=title),
+        qr=review_qr_svg,
+    )
+    served = Served(page)
+    try:
+        game = Game(preset("td-tournament"))
+        recent: list[OutputEvent] = []
+        for event, _ in steps:
+            recent += game.push(event)
+        snap = snapshot(game, recent)
+        assert snap["game_over"] is not None
+        snap["game_over"]["review"] = review_link(over)  # as the table's sinks add it
+        page.publish(snap)  # type: ignore[arg-type]
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        tab = context.new_page()
+        problems: list[str] = []
+        tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        tab.goto(served.url)
+        link = tab.locator("#game-over .over-review-link")
+        expect(link).to_have_text("Replay this game hand by hand")
+        expect(link).to_have_attribute("href", f"/review/{over}")
+        qr = tab.locator("#game-over .over-qr")
+        expect(qr).to_be_visible()
+        tab.wait_for_function("document.querySelector('#game-over .over-qr').naturalWidth > 0")
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / "table-page-review-link.png"))
+        shot = Image.open(io.BytesIO(qr.screenshot()))
+        read = [b.text for b in zxingcpp.read_barcodes(shot)]
+        assert read == [f"{served.url}review/{over}"]  # the address as this browser has it
+        link.click()
+        expect(tab.locator("body")).to_have_attribute("data-step", "0")
+        expect(tab.locator("#title")).to_have_text(f"{title}: game {over}")
+        tab.keyboard.press("End")
+        expect(tab.locator("#step-text")).to_contain_text("score")
+        assert problems == []  # its inline style and script ran under its own policy
+        context.close()
+
+        status, body, kind = get(f"{served.url}review/{over}")
+        assert status == 200 and kind.startswith("text/html")
+        with urllib.request.urlopen(f"{served.url}review/{over}", timeout=10) as answer:
+            csp = answer.headers["Content-Security-Policy"]
+            assert "script-src 'sha256-" in csp and "default-src 'none'" in csp
+            assert answer.headers["X-Frame-Options"] == "DENY"
+        with urllib.request.urlopen(f"{served.url}review/{over}/file", timeout=10) as answer:
+            assert answer.headers["Content-Disposition"] == (
+                f'attachment; filename="review-club-night-table-3-game-{over}.html"'
+            )
+            assert answer.read() == body
+
+        # A game in progress: its ended hands, nothing of the hand in play.
+        status, body, _ = get(f"{served.url}review/{playing}")
+        shown = review_data(body.decode())
+        assert status == 200 and [h["number"] for h in shown["hands"]] == [1, 2]  # type: ignore[union-attr]
+        assert "hand 3, being played" in str(shown["status"])
+        assert game_review(log, playing).hands == game_review(log, cut).hands
+
+        status, body, kind = get(f"{served.url}review/99")
+        assert status == 404 and kind.startswith("text/html")
+        assert b"There is no game 99 at this table" in body
+    finally:
+        served.close()
+
+
+def test_the_review_s_qr_code_holds_this_table_s_address_never_a_foreign_host() -> None:
+    """The QR code is of the address the browser used when that is one of the table's
+    (any IP address, its name): a name pointed at the table from elsewhere (DNS
+    rebinding) gets the table's own address instead."""
+    asked: list[str] = []
+
+    def qr(address: str) -> str:
+        asked.append(address)
+        return "<svg xmlns='http://www.w3.org/2000/svg'/>"
+
+    served = Served(TablePage(title="T", qr=qr))
+    try:
+        port = served.url.rsplit(":", 1)[1].rstrip("/")
+        for host in (f"127.0.0.1:{port}", "evil.example"):
+            req = urllib.request.Request(f"{served.url}review/4/qr.svg", headers={"Host": host})
+            with urllib.request.urlopen(req, timeout=10) as answer:
+                assert answer.headers["Content-Type"].startswith("image/svg+xml")
+        assert asked == [f"http://127.0.0.1:{port}/review/4", f"{served.url}review/4"]
+        status, body, _ = get(f"{served.url}review/4")  # no log to read: said in words
+        assert status == 404 and b"This table keeps no games to replay" in body
+    finally:
+        served.close()

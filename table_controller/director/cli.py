@@ -431,9 +431,9 @@ def cmd_keys(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """``director export``: one event's standings and results (CSV), score sheets and
-    booklet (PDF), into ``--out`` (docs/director.md, "Exporting results"). ``--event``
-    picks the event by its name; the store's only event needs none; a store of several
-    refuses without one, naming each (tournament/catalog.py)."""
+    booklet (PDF) and each game's hand review (HTML), into ``--out`` (docs/director.md,
+    "Exporting results"). ``--event`` picks the event by its name; the store's only event
+    needs none; a store of several refuses without one, naming each (tournament/catalog.py)."""
     from table_controller.director.store import DirectorStore, StoreError
     from table_controller.director.tournament import (
         ExportError,
@@ -442,6 +442,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         check_folder,
         collect,
         export_files,
+        review_files,
         write_all,
     )
     from table_controller.extras import require
@@ -462,6 +463,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             untitled = str(s.get("event", "name")) or "Euchre tournament"
             results = collect(store, args.pick, untitled=untitled)
             files = export_files(results, args.paper)
+            files.update(review_files(store, results))  # each game's hand review
         finally:
             store.close()
         written = write_all(folder, files)
@@ -544,9 +546,11 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     release.add_command(sub)
     export = sub.add_parser(
         "export",
-        help="write the results: standings and results (CSV), score sheets and a booklet (PDF)",
+        help="write the results: standings and results (CSV), score sheets and a booklet "
+        "(PDF), and each game's hand review (HTML)",
         description="Write standings.csv, results.csv, score-sheets.pdf and booklet.pdf "
-        "into DIR from the director's store.",
+        "into DIR from the director's store, and each game's hand review as a "
+        "self-contained HTML file (review-TABLE-game-N.html) that opens offline.",
     )
     export.add_argument("--out", required=True, metavar="DIR", help="the folder to write in")
     export.add_argument(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from table_controller.present.snapshot import GameOverShown
+from table_controller.present.snapshot import GameOverShown, ReviewLink
 from table_controller.present.words import SEAT_NAMES, TEAM_SHORT, TEAM_WORDS, card_face, suit_text
 from table_controller.rules.events import GameEnded, HandStarted, MatchWon, OutputEvent
 from table_controller.rules.game import Game
@@ -124,6 +124,17 @@ def game_over(
     return None
 
 
+def review_link(game: int) -> ReviewLink:
+    """Where the table's page serves the hand review of ``game`` (its number in the
+    table's log): shown with the game's end, with a QR code to take it home."""
+    return {
+        "url": f"/review/{game}",
+        "qr": f"/review/{game}/qr.svg",
+        "file": f"/review/{game}/file",
+        "text": "Replay this game hand by hand",
+    }
+
+
 def _announcement(
     ev: GameEnded, won: MatchWon | None, best_of: int, names: Mapping[Seat, str]
 ) -> GameOverShown:
@@ -176,6 +187,7 @@ __all__ = [
     "game_over",
     "in_words",
     "pair",
+    "review_link",
     "seat_names",
     "tricks_text",
     "waiting_for",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from table_controller.cards import Card, Suit
@@ -159,7 +159,6 @@ def _apply(
     laid: dict[Card, int],
 ) -> None:
     hand = sheet.hands[-1] if sheet.hands else None
-    notes = hand.notes if hand is not None else sheet.notes
     if isinstance(out, FirstDealerSet):
         sheet.first_dealer = f"{SEAT_NAMES[out.seat]} ({FIRST_DEALER_WORDS[out.how]})"
     elif isinstance(out, TrumpSet) and hand is not None:
@@ -170,71 +169,6 @@ def _apply(
         hand.points, hand.scores, hand.individual = out.points, out.scores, out.individual
     elif isinstance(out, HandThrownIn) and hand is not None:
         hand.result = "thrown in: " + THROW_IN_WORDS[out.reason]
-    elif isinstance(out, RenegeProven):
-        images = [
-            (
-                f"{_who(sheet.record, out.seat)} played the {out.played.pretty} in trick "
-                f"{out.trick}, {suit_text(out.suit)} led",
-                _image(image, laid.get(out.played)),
-            ),
-        ]
-        if out.proof_trick != out.trick:  # the proof was played, not known from the hand
-            images.append(
-                (
-                    f"{_who(sheet.record, out.seat)} later played the {out.proof.pretty} "
-                    f"in trick {out.proof_trick}",
-                    _image(image, laid.get(out.proof)),
-                )
-            )
-        who = _who(sheet.record, out.seat) if sheet.named else None
-        notes.append(Note("renege", f"Renege: {renege_sentence(out, who)}", images))
-    elif isinstance(out, RenegeSpotted):
-        notes.append(
-            Note(
-                "renege",
-                renege_sentence(out, _who(sheet.record, out.seat) if sheet.named else None),
-                [("the card played", _image(image, seq))] if has_evidence else [],
-            )
-        )
-    elif isinstance(out, IrregularityFound):
-        who = f" ({SEAT_NAMES[out.seat]})" if out.seat is not None else ""
-        notes.append(
-            Note(
-                "irregularity",
-                f"{IRREGULARITY_WORDS[out.kind]}{who}: {out.detail}; "
-                f"remedy: {REMEDY_WORDS[out.remedy]}",
-                [("what the camera saw", _image(image, seq))] if has_evidence else [],
-            )
-        )
-    elif isinstance(out, PenaltyScored):
-        notes.append(
-            Note(
-                "penalty",
-                f"Penalty: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({reason_words(out.reason)}); score {out.scores[0]}-{out.scores[1]}"
-                + (
-                    "; players " + " ".join(str(x) for x in out.individual)
-                    if out.individual is not None
-                    else ""
-                ),
-            )
-        )
-    elif isinstance(out, ScoreCorrected):
-        notes.append(
-            Note(
-                "ruling",
-                f"Director's ruling: {_team(sheet.record, out.team)} {out.points:+d} "
-                f"({out.reason}); score {out.scores[0]}-{out.scores[1]}",
-            )
-        )
-    elif isinstance(out, ClaimJudged):
-        notes.append(
-            Note(
-                "claim",
-                f"{SEAT_NAMES[out.seat]} laid the hand down: {out.certain} of {out.remaining} "
-                "tricks certain",
-            )
-        )
     elif isinstance(out, PlayoffStarted):
         kind = "a sudden-death hand" if out.sudden_death else f"a {out.hands}-hand playoff"
         sheet.endings.append(f"Tied: {kind}")
@@ -248,6 +182,83 @@ def _apply(
             f"Match won by {_team(sheet.record, out.winner)}, {out.games[0]} games to "
             f"{out.games[1]}"
         )
+    else:
+        note = event_note(sheet.record, out, image, seq, has_evidence, laid=laid, named=sheet.named)
+        if note is not None:
+            (hand.notes if hand is not None else sheet.notes).append(note)
+
+
+def event_note(
+    record: GameRecord,
+    out: OutputEvent,
+    image: Evidence,
+    seq: int,
+    has_evidence: bool,
+    *,
+    laid: Mapping[Card, int],
+    named: bool = False,
+) -> Note | None:
+    """The note a director reads for ``out`` (a renege, an irregularity, a penalty, a
+    ruling, a claim) with its evidence pictures, or None for any other event. ``seq``:
+    the event whose outputs hold ``out`` (``has_evidence``: logged with a picture);
+    ``laid``: the seq of the event that played each card of the hand so far. The score
+    sheet and the hand review both note a hand's events with it, so both say them alike."""
+    if isinstance(out, RenegeProven):
+        images = [
+            (
+                f"{_who(record, out.seat)} played the {out.played.pretty} in trick "
+                f"{out.trick}, {suit_text(out.suit)} led",
+                _image(image, laid.get(out.played)),
+            ),
+        ]
+        if out.proof_trick != out.trick:  # the proof was played, not known from the hand
+            images.append(
+                (
+                    f"{_who(record, out.seat)} later played the {out.proof.pretty} "
+                    f"in trick {out.proof_trick}",
+                    _image(image, laid.get(out.proof)),
+                )
+            )
+        who = _who(record, out.seat) if named else None
+        return Note("renege", f"Renege: {renege_sentence(out, who)}", images)
+    if isinstance(out, RenegeSpotted):
+        return Note(
+            "renege",
+            renege_sentence(out, _who(record, out.seat) if named else None),
+            [("the card played", _image(image, seq))] if has_evidence else [],
+        )
+    if isinstance(out, IrregularityFound):
+        who = f" ({SEAT_NAMES[out.seat]})" if out.seat is not None else ""
+        return Note(
+            "irregularity",
+            f"{IRREGULARITY_WORDS[out.kind]}{who}: {out.detail}; "
+            f"remedy: {REMEDY_WORDS[out.remedy]}",
+            [("what the camera saw", _image(image, seq))] if has_evidence else [],
+        )
+    if isinstance(out, PenaltyScored):
+        return Note(
+            "penalty",
+            f"Penalty: {_team(record, out.team)} {out.points:+d} "
+            f"({reason_words(out.reason)}); score {out.scores[0]}-{out.scores[1]}"
+            + (
+                "; players " + " ".join(str(x) for x in out.individual)
+                if out.individual is not None
+                else ""
+            ),
+        )
+    if isinstance(out, ScoreCorrected):
+        return Note(
+            "ruling",
+            f"Director's ruling: {_team(record, out.team)} {out.points:+d} "
+            f"({out.reason}); score {out.scores[0]}-{out.scores[1]}",
+        )
+    if isinstance(out, ClaimJudged):
+        return Note(
+            "claim",
+            f"{SEAT_NAMES[out.seat]} laid the hand down: {out.certain} of {out.remaining} "
+            "tricks certain",
+        )
+    return None
 
 
 def _image(image: Evidence, seq: int | None) -> bytes | None:

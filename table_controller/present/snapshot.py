@@ -134,8 +134,20 @@ class WinnerShown(TypedDict):
     text: str
 
 
+class ReviewLink(TypedDict):
+    """Where the table's page serves a game's hand review (announce.py ``review_link``):
+    the review, its QR code for a phone, and the file to keep."""
+
+    url: str
+    qr: str
+    file: str
+    text: str
+
+
 class GameOverShown(TypedDict):
-    """The end of a game, announced big until the next deal (announce.py ``game_over``)."""
+    """The end of a game, announced big until the next deal (announce.py ``game_over``),
+    with the link to its hand review (added by the table, which knows the game's number
+    in its log)."""
 
     game: int
     team: str | None
@@ -143,6 +155,7 @@ class GameOverShown(TypedDict):
     text: str
     score: TeamCounts
     next: str
+    review: NotRequired[ReviewLink]
 
 
 class Picture(TypedDict):
@@ -307,6 +320,7 @@ __all__ = [
     "PlayShown",
     "RenegeShown",
     "ResultShown",
+    "ReviewLink",
     "RulesShown",
     "ScoreShown",
     "SeatShown",

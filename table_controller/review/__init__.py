@@ -1,28 +1,52 @@
-"""The review of a game: the verdict on every decision (issue 34).
+"""The hand review: every game a table played, replayed step by step, and the verdict on
+each decision (issue 34).
 
-For each hand that ended, every bid, discard and card played, with what it cost against
-the best choice both with all hands known (the solver, exact) and from the player's own
-view (the hidden cards sampled as the strong bot samples them), and each seat's
-costliest decisions in words. The review page, the dashboard, the export and the kiosk's
-coach read it; outsiders import from here.
+- ``replay.py``: the model (``review_game``: a game's ended hands as steps, each decision
+  keyed ``(hand, index)``, the one place that keeps a hand in play out);
+- ``page.py``: it drawn as one self-contained HTML document (``review_page``), which the
+  table's page, the dashboard, the hall and ``director export`` all serve or write, with
+  a verdict beside each decision when one is given (``PageVerdict``);
+- ``verdict.py``: the analysis's types (``GameReview``, ``HandReview``,
+  ``Decision`` and its key ``(hand, index)``, ``Verdict``, ``SeatSummary``) and their words;
+- ``analysis.py``: ``analyse_game``, the walk through a game's log: for each hand that
+  ended, every bid, discard and card played, with what it cost against the best choice
+  both with all hands known (the solver, exact) and from the player's own view (the hidden
+  cards sampled as the strong bot samples them), and each seat's costliest decisions;
+- ``minimax.py``: what each choice was worth, solved or sampled;
+- ``errors.py``: ``ReviewError``, a log that cannot be reviewed.
 
-- ``verdict.py``: the types (``GameReview``, ``HandReview``, ``Decision`` and its key
-  ``(hand, index)``, ``Verdict``, ``SeatSummary``) and their words;
-- ``analysis.py``: ``analyse_game``, the walk through a game's log;
-- ``minimax.py``: what each choice was worth, solved or sampled.
+The review page, the dashboard, the hall, the export and the kiosk's coach read it;
+outsiders import from here, never from the modules themselves.
 """
 
 from __future__ import annotations
 
 from table_controller.review.analysis import (
     DEFAULT_DEALS,
-    ReviewError,
     ReviewOptions,
     analyse_game,
     complete_deal,
     is_decision,
 )
+from table_controller.review.errors import ReviewError
 from table_controller.review.minimax import solver_factory
+from table_controller.review.page import (
+    PageVerdict,
+    Verdicts,
+    review_file_name,
+    review_page,
+    review_qr_svg,
+    review_view,
+)
+from table_controller.review.replay import (
+    Picture,
+    ReplayedHand,
+    Review,
+    ReviewNote,
+    Step,
+    StepKind,
+    review_game,
+)
 from table_controller.review.verdict import (
     VIEW_WORDS,
     Choice,
@@ -46,14 +70,27 @@ __all__ = [
     "GameReview",
     "HandReview",
     "Kind",
+    "PageVerdict",
+    "Picture",
+    "ReplayedHand",
+    "Review",
     "ReviewError",
+    "ReviewNote",
     "ReviewOptions",
     "SeatSummary",
+    "Step",
+    "StepKind",
     "Verdict",
+    "Verdicts",
     "View",
     "analyse_game",
     "complete_deal",
     "is_decision",
+    "review_file_name",
+    "review_game",
+    "review_page",
+    "review_qr_svg",
+    "review_view",
     "solver_factory",
     "summarise",
 ]

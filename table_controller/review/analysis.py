@@ -40,8 +40,8 @@ from typing import Any
 from table_controller.bots.knowledge import SeatView, ViewKeeper
 from table_controller.cards import Card
 from table_controller.clip import clip
-from table_controller.errors import TableControllerError
 from table_controller.present import SEAT_NAMES
+from table_controller.review.errors import ReviewError
 from table_controller.review.minimax import (
     Exact,
     Sampled,
@@ -86,10 +86,6 @@ from table_controller.rules.replay import OnError, replay
 from table_controller.seats import SEATS, Seat
 
 DEFAULT_DEALS = 24  # deals sampled for a player's-view verdict
-
-
-class ReviewError(TableControllerError):
-    """The log given is not a game that can be reviewed."""
 
 
 @dataclass(frozen=True)

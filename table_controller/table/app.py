@@ -178,6 +178,8 @@ class Table:
         self.core.ready = True
 
     def _page(self) -> TablePage:
+        from table_controller.review import review_qr_svg
+        from table_controller.table.log.export import page_review
         from table_controller.web.server import TablePage
 
         door = self.door
@@ -188,6 +190,8 @@ class Table:
             on_login=door.login if door.operator_pin_hash() else None,
             on_refused=door.refused,
             extra_inputs=self.policy.page_extra,
+            review=functools.partial(page_review, self.log, table=self.config.name),
+            qr=review_qr_svg,
         )
 
     def _default_camera(self) -> Callable[[], FrameSource]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, assert_never
 from table_controller.cards import Suit
 from table_controller.devices.seat_events import DirectorCalled
 from table_controller.event_log import EventLog, LogError
-from table_controller.present import Notice, game_over, waiting_for
+from table_controller.present import Notice, game_over, review_link, waiting_for
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
     DealerChosen,
@@ -147,6 +147,7 @@ class TableCore:
             for step in resumed.steps:
                 self.note(number, step.seq, step.event, step.outputs, step.has_evidence)
             self.game, self.game_no = resumed.game, number
+            self.shown.game_no = number
             self.seq = self.log.next_seq(number)
             if resumed.problem is not None:
                 self.health.raise_fault(
@@ -164,9 +165,13 @@ class TableCore:
         """A new game in the log, its first dealer chosen when the config names one."""
         config = self.config
         shown = self.shown
-        shown.ended = game_over(self.game, shown.recent, shown.players, shown.ended)
+        ended = game_over(self.game, shown.recent, shown.players, shown.ended)
+        if ended is not None and "review" not in ended:  # the game that ended, by its number
+            ended["review"] = review_link(self.game_no)
+        shown.ended = ended
         self.game = Game(config.rules)
         self.game_no = self.log.start_game(config.rules_name, config.options, config.players)
+        shown.game_no = self.game_no
         self.seq = 1
         self.shown.recent, self.shown.last = [], []
         self.shown.evidence_urls = {}

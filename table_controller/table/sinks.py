@@ -17,7 +17,7 @@ from typing import Protocol
 from table_controller.cards import Card
 from table_controller.devices.cube_types import CubeState
 from table_controller.devices.seat_lights import SeatLight, TableLights
-from table_controller.present import GameOverShown, Notice, TableSnapshot, table_view
+from table_controller.present import GameOverShown, Notice, TableSnapshot, review_link, table_view
 from table_controller.rules.events import OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
@@ -103,6 +103,7 @@ class Shown:
     # The previous game's end, announced until the next game's first deal (present/announce.py):
     # the table keeps it for present's game_over and table_view, and reads none of it.
     ended: GameOverShown | None = None
+    game_no: int = 0  # the game's number in the table's log (its review's address)
 
 
 Trace = Callable[[str, float], None]  # ("lights" | "cube" | "page", the clock after it)
@@ -166,6 +167,9 @@ class Sinks:
             ended=shown.ended,
             across=across,
         )
+        over = self.snapshot["game_over"]
+        if over is not None and "review" not in over:  # this game's end: its review
+            over["review"] = review_link(shown.game_no)
         if annotate is not None:
             annotate(game, self.snapshot)
         if self.page is not None:

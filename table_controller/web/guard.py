@@ -32,6 +32,7 @@ own with the scheme it was served by (``https://NAME:PORT`` on the network).
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import secrets
 import socket
@@ -42,7 +43,7 @@ from typing import Any
 
 from itsdangerous import BadSignature, TimestampSigner
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from table_controller.errors import TableControllerError
@@ -152,6 +153,19 @@ async def refused(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, Refused):  # pragma: no cover - registered for Refused only
         raise exc
     return problem(exc.status, exc.problem, exc.fix)
+
+
+def words_page(status: int, title: str, text: str, back: str = "/") -> HTMLResponse:
+    """A short page that says what went wrong and what to do, for a person who opened
+    an address in a browser (where a JSON answer would be unreadable)."""
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
+        f'<p><a href="{html.escape(back)}">Back</a></p></body></html>'
+    )
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def adding_headers(send: Send, headers: Sequence[tuple[bytes, bytes]]) -> Send:
@@ -381,4 +395,5 @@ __all__ = [
     "read_json",
     "refused",
     "secure_headers",
+    "words_page",
 ]

@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -39,6 +40,7 @@ from table_controller.web.guard import (
     Sender,
     guard_post,
     secure_headers,
+    words_page,
 )
 from table_controller.web.guard import problem as _refused
 from table_controller.web.roles import NO_OPERATOR_FIX, page_refusal
@@ -55,6 +57,21 @@ InputHandler = Callable[[dict[str, Any], Sender], Awaitable[Refusal | None]]
 LoginHandler = Callable[[str, Sender], Awaitable[Refusal | None]]
 RefusalNoter = Callable[[Sender, str], None]
 EvidenceReader = Callable[[int, int], bytes | None]
+
+
+@dataclass(frozen=True)
+class ReviewShown:
+    """A game's hand review as the page serves it: the self-contained document, the
+    Content-Security-Policy it is served under (its own: its style and script are
+    inline), and the name to save it under."""
+
+    html: str
+    csp: str
+    file_name: str
+
+
+ReviewReader = Callable[[int], ReviewShown | None]  # a game's number -> None: no such game
+QrMaker = Callable[[str], str]  # an address -> its QR code as SVG
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream
 TLS_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"  # for TLS 1.2 clients; TLS 1.3 has its own
@@ -80,7 +97,10 @@ class TablePage:
     refused with what to do); ``on_refused(sender, problem)`` hears of every request
     refused at the door, for the table's log. ``extra_inputs`` are the event names the
     table takes besides the rules' (the kiosk's touches). ``evidence(game, seq)`` returns
-    the evidence image (PNG) logged with an event, or None.
+    the evidence image (PNG) logged with an event, or None. ``review(game)`` returns the
+    game's hand review (None: the log has no such game; a ``TableControllerError`` in
+    words when it cannot be made) and ``qr(address)`` its QR code, for a phone to take
+    it home.
     """
 
     def __init__(
@@ -94,8 +114,12 @@ class TablePage:
         on_refused: RefusalNoter | None = None,
         extra_inputs: frozenset[str] = frozenset(),
         sessions: OperatorSessions | None = None,
+        review: ReviewReader | None = None,
+        qr: QrMaker | None = None,
     ) -> None:
         self._on_input = on_input
+        self._review = review
+        self._qr = qr
         self._evidence = evidence
         self._title = title
         self._on_login = on_login
@@ -122,6 +146,9 @@ class TablePage:
                 Route("/api/operator/login", self._login, methods=["POST"]),
                 Route("/api/operator/logout", self._logout, methods=["POST"]),
                 Route("/evidence/{game:int}/{seq:int}.png", self._evidence_png, methods=["GET"]),
+                Route("/review/{game:int}", self._review_page, methods=["GET"]),
+                Route("/review/{game:int}/file", self._review_file, methods=["GET"]),
+                Route("/review/{game:int}/qr.svg", self._review_qr, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
                 *icon_routes(),
                 Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
@@ -354,6 +381,64 @@ class TablePage:
             return Response(status_code=304, headers=headers)
         return Response(image, media_type=media_type(image), headers=headers)
 
+    # --- the hand review ----------------------------------------------------------------
+
+    async def _reviewed(self, request: Request) -> ReviewShown | Response:
+        """The game's review, or the answer that says why there is none, in words."""
+        game = request.path_params["game"]
+        if self._review is None or game >= 2**63:
+            return words_page(
+                404,
+                "No review here",
+                "This table keeps no games to replay.",
+            )
+        try:
+            shown = await asyncio.to_thread(self._review, game)
+        except TableControllerError as exc:
+            return words_page(409, "This game cannot be replayed", str(exc))
+        except Exception as exc:  # the log cannot be read: the table shows the fault
+            log.warning("could not make the review of game %d: %s", game, exc)
+            return words_page(503, "The table's log cannot be read now", "Try again in a moment.")
+        if shown is None:
+            return words_page(
+                404,
+                f"There is no game {game} at this table",
+                "Open the review from the table's page when a game ends, or scan its QR code.",
+            )
+        return shown
+
+    async def _review_page(self, request: Request) -> Response:
+        shown = await self._reviewed(request)
+        if isinstance(shown, Response):
+            return shown
+        headers = {"Content-Security-Policy": shown.csp, "Cache-Control": "no-store"}
+        return HTMLResponse(shown.html, headers=headers)
+
+    async def _review_file(self, request: Request) -> Response:
+        """The same document, to be saved: a phone keeps it and opens it offline."""
+        shown = await self._reviewed(request)
+        if isinstance(shown, Response):
+            return shown
+        headers = {
+            "Content-Security-Policy": shown.csp,
+            "Cache-Control": "no-store",
+            "Content-Disposition": f'attachment; filename="{shown.file_name}"',
+        }
+        return HTMLResponse(shown.html, headers=headers)
+
+    async def _review_qr(self, request: Request) -> Response:
+        """The review's address as this browser reached the page (a phone on the same
+        network reaches it the same way), as a QR code."""
+        game = request.path_params["game"]
+        if self._qr is None or game >= 2**63:
+            return JSONResponse({"ok": False, "problem": "no QR code here"}, status_code=404)
+        host = request.headers.get("host", "")
+        # An address or a name of this table's as the browser gave it, never a foreign one.
+        base = f"{request.url.scheme}://{host}/" if host in self.hosts else self.url or "/"
+        address = f"{base}review/{game}"
+        svg = self._qr(address[:400])
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
     async def _health(self, request: Request) -> Response:
         snap = self._latest_snapshot
         faults = snap.get("faults", []) if snap is not None else []
@@ -383,4 +468,14 @@ def _address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-__all__ = ["TLS_CIPHERS", "PageError", "Refusal", "Sender", "TablePage", "tls_options"]
+__all__ = [
+    "TLS_CIPHERS",
+    "PageError",
+    "QrMaker",
+    "Refusal",
+    "ReviewReader",
+    "ReviewShown",
+    "Sender",
+    "TablePage",
+    "tls_options",
+]

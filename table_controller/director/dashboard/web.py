@@ -1,6 +1,6 @@
 """The dashboard's routes: its page (``/``), a table's detail (``/api/tables/NAME``) and
-its evidence images, the alert queue's changes and panels, the ruling form and the
-rulings sent, and the audit log.
+its evidence images, each game's hand review (``/review/NAME/GAME``), the alert queue's
+changes and panels, the ruling form and the rulings sent, and the audit log.
 
 Every route but the page needs a director's login (``session.Login``); the page holds a
 login form and no data of its own. A table's detail is read on demand from the store's
@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from table_controller.cards import Card
+from table_controller.director.dashboard.review import stored_review, table_name
 from table_controller.director.dashboard.ruling import RulingError, ruling_form, ruling_text
 from table_controller.director.dashboard.view import DashboardView
 from table_controller.director.door import SafeJSON
@@ -38,8 +39,9 @@ from table_controller.director.session import Login
 from table_controller.director.store import ALERT_STATES, DirectorStore, StoreError
 from table_controller.pictures import media_type, not_modified, picture_headers
 from table_controller.present import table_view
+from table_controller.review import ReviewError, review_page
 from table_controller.rules.errors import RulesError
-from table_controller.web.guard import Refused
+from table_controller.web.guard import Refused, words_page
 
 MAX_NUMBER = 2**31 - 1  # a game, event or alert number in a path or query
 HISTORY = 400  # the most recent events shown in a table's history
@@ -96,6 +98,7 @@ class DashboardWeb:
             Route("/api/rulings", login(self._ruling), methods=["POST"]),
             Route("/api/audit", login(self._audit)),
             Route("/evidence/{table}/{game}/{seq}.png", login(self._evidence)),
+            Route("/review/{table}/{game}", login(self._review)),
         ]
 
     # --- reading --------------------------------------------------------------------
@@ -179,6 +182,30 @@ class DashboardWeb:
         if not_modified(png, request.headers.get("if-none-match")):
             return Response(status_code=304, headers=headers)
         return Response(png, media_type=media_type(png), headers=headers)
+
+    def _review(self, request: Request) -> Response:
+        """A game's hand review, every game's (one in progress shows its ended hands
+        only: the review itself keeps the hand in play out)."""
+        p = request.path_params
+        game = _number(p["game"])
+        title = table_name(self.store, p["table"])
+        if title is None:
+            return words_page(
+                404, f"No table {p['table'][:100]!r} has reported", "Check the table's name."
+            )
+        try:
+            review = None if game is None else stored_review(self.store, p["table"], game, title)
+        except ReviewError as exc:
+            return words_page(409, "This game cannot be replayed", str(exc))
+        if review is None:
+            return words_page(
+                404,
+                f"{title} has sent no game {p['game'][:20]}",
+                "Open a game's review from the dashboard's list of games.",
+            )
+        document = review_page(review, links={"Back to the dashboard": "/"})
+        headers = {"Content-Security-Policy": document.csp, "Cache-Control": "no-store"}
+        return HTMLResponse(document.html, headers=headers)
 
     def _defaults(self, request: Request) -> Response:
         """The ruling form opened from an alert: filled with what the alert knows."""

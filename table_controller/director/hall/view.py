@@ -29,7 +29,9 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import NotRequired, TypedDict
+from urllib.parse import quote
 
+from table_controller.director.dashboard import stored_review
 from table_controller.director.hall.words import (
     BracketLine,
     HallEvent,
@@ -62,8 +64,10 @@ from table_controller.director.words import title_order
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import public_outputs
 from table_controller.present import table_view
+from table_controller.review import Review
 from table_controller.rules.errors import RulesError
 from table_controller.rules.game import Game
+from table_controller.rules.hand import Phase
 from table_controller.rules.presets import preset
 from table_controller.rules.replay import OnError, replay, unbroken
 
@@ -240,9 +244,40 @@ class PublicView:
             "at": until,
             "tables": tables,
             "seating": seating_words(event, titles),
-            "results": [] if model is None else list(hall_results(model, until, RESULTS)),
+            "results": [] if model is None else self._reviewed(hall_results(model, until, RESULTS)),
             "event": event,
         }
+
+    def _reviewed(self, results: list[HallResult]) -> list[HallResult]:
+        """The results, each whose whole game is over with the address of its review."""
+        for r in results:
+            if self._replayable(r["table"], r["game"]) is not None:
+                r["review"] = f"/public/review/{quote(r['table'], safe='')}/{r['game']}"
+        return results
+
+    def _replayable(self, table: str, game: int) -> str | None:
+        """The table's title, when the hall may replay the game: its end held back by
+        the delay like every result, and the whole game over (never a hand in play, nor
+        a match with a game still to play). None otherwise."""
+        until = self._clock() - self.delay()
+        model = self.results.results()
+        if model is None:
+            return None
+        for g in model.games:
+            if g.table != table or g.game != game or g.ended_at is None or g.ended_at > until:
+                continue
+            state = g.sheet.game
+            if state is not None and state.phase is Phase.OVER:
+                return g.title
+        return None
+
+    def review(self, table: str, game: int) -> Review | None:
+        """A finished game's hand review for the hall (None: not one the hall may show)."""
+        title = self._replayable(table, game)
+        if title is None:
+            return None
+        review = stored_review(self.store, table, game, title)
+        return review if review is not None and review.finished else None
 
     def _table(self, table: str, until: float) -> PublicPicture | None:
         games = self.store.events.games(table)

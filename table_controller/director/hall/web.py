@@ -1,5 +1,6 @@
 """The hall's routes: the big screen's page (``/public``) and its snapshot
-(``/api/public``, ``?delay=SECONDS`` to hold it back longer), open to anyone, no login.
+(``/api/public``, ``?delay=SECONDS`` to hold it back longer), and a finished game's hand
+review (``/public/review/TABLE/GAME``), open to anyone, no login.
 
 Served on the dashboard's port, or with ``public_port`` on a port of their own, where
 the director's routes are not (nor these on the director's): which routes go on which
@@ -21,7 +22,8 @@ from starlette.routing import BaseRoute, Route
 from table_controller.director.door import SafeJSON
 from table_controller.director.hall.view import PublicView, PublicViewError, parse_delay
 from table_controller.director.session import Login
-from table_controller.web.guard import Refused
+from table_controller.review import ReviewError, review_page
+from table_controller.web.guard import Refused, words_page
 
 
 class HallWeb:
@@ -39,11 +41,33 @@ class HallWeb:
         return [
             Route("/public", self._index),
             Route("/api/public", self._public),
+            Route("/public/review/{table}/{game:int}", self._review),
         ]
 
     async def _index(self, request: Request) -> Response:
         page = self._page.replace("{{title}}", html.escape(self._title))
         return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
+    async def _review(self, request: Request) -> Response:
+        """A finished game's hand review, for anyone: only once the whole game is over
+        and its end is past the public delay, so never a hand in play."""
+        table, game = request.path_params["table"], request.path_params["game"]
+        try:
+            review = (
+                None if game >= 2**31 else await asyncio.to_thread(self.public.review, table, game)
+            )
+        except ReviewError as exc:
+            return words_page(409, "This game cannot be replayed", str(exc), back="/public")
+        if review is None:
+            return words_page(
+                404,
+                "This game cannot be replayed here yet",
+                "A game is shown here once it is over: look for it under Recent results.",
+                back="/public",
+            )
+        document = review_page(review, links={"Back to the hall": "/public"})
+        headers = {"Content-Security-Policy": document.csp, "Cache-Control": "no-store"}
+        return HTMLResponse(document.html, headers=headers)
 
     async def _public(self, request: Request) -> Response:
         asked = request.query_params.get("delay")

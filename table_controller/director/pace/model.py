@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
 
+from table_controller.errors import TableControllerError
+
 MarkKind = Literal["started", "scored", "thrown_in", "game_ended", "match_won"]
 # A hand's end orders before the game's end it caused, in one event.
 _ORDER: Mapping[str, int] = {
@@ -53,7 +55,7 @@ TableState = Literal["not_started", "playing", "finished", "late"]
 RoundState = Literal["not_set", "not_started", "running", "over"]
 
 
-class PaceError(ValueError):
+class PaceError(TableControllerError, ValueError):
     """A round's time that cannot be used: what is wrong and what to give instead."""
 
 

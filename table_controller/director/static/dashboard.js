@@ -144,7 +144,7 @@ function drawResults(res) {
   const games = res ? res.games : [];
   $("standings-section").hidden = !games.length && !(res && res.problem);
   const body = $("standings").querySelector("tbody");
-  if (res && res.problem) { body.replaceChildren(el("tr", {}, el("td", {colspan: 7, class: "problem"}, res.problem))); return; }
+  if (res && res.problem) { body.replaceChildren(el("tr", {}, el("td", {colspan: 8, class: "problem"}, res.problem))); return; }
   body.replaceChildren(...games.map((g) => {
     const status = [g.status, g.correction, ...g.rulings, g.problem].filter(Boolean);
     return el("tr", {"data-table": g.table, "data-game": g.game === null ? "" : String(g.game)},
@@ -152,7 +152,9 @@ function drawResults(res) {
       el("td", {}, g.game === null ? "entered by hand" : String(g.game)),
       el("td", {}, g.ns_points === null ? g.ns : `${g.ns}: ${g.ns_points}`),
       el("td", {}, g.ew_points === null ? g.ew : `${g.ew}: ${g.ew_points}`),
-      el("td", {}, g.winner || "none"), el("td", {}, status.join(". ")));
+      el("td", {}, g.winner || "none"), el("td", {}, status.join(". ")),
+      el("td", {}, g.game === null ? "" : el("a", {class: "review-link", target: "_blank", rel: "noopener",
+        href: `/review/${encodeURIComponent(g.table)}/${g.game}`}, "Replay")));
   }));
   const st = res ? res.standings : null;
   $("event-standings-heading").textContent = st && st.rows.length ? st.heading : "Standings";
@@ -296,6 +298,10 @@ async function showTable(table) {
   const w = d.words;
   $("detail-name").textContent = d.title;
   $("detail-game").textContent = w.hand_text || "";
+  // The game's hand review (its ended hands while it is being played), in a new tab.
+  const review = $("detail-review");
+  review.hidden = !d.games.length;
+  review.href = `/review/${encodeURIComponent(table)}/${d.game}`;
   fill($("detail-summary"),
     el("div", {class: "teams"}, ...w.teams.map((team) => el("div", {class: "team"},
       el("span", {class: "names"}, team.names), el("span", {class: "points"}, String(team.score))))),

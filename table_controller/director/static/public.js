@@ -109,7 +109,15 @@ function drawResults(results) {
   $("results-box").hidden = !results.length;
   const most = parseInt(getComputedStyle($("results")).getPropertyValue("--most"), 10) || 4;
   $("results").replaceChildren(...results.slice(0, most).map((r) => el("li", "result",
-    el("span", "r-table", r.title), el("span", "r-text", r.text))));
+    el("span", "r-table", r.title), el("span", "r-text", r.text), reviewLink(r))));
+}
+
+// A finished game's hand review (the hall offers none for a game still being played).
+function reviewLink(r) {
+  if (!r.review) return null;
+  const a = el("a", "r-review", "Replay the hands");
+  a.href = r.review;
+  return a;
 }
 
 function draw() {

@@ -50,6 +50,7 @@ from table_controller.director.tournament.results import (
     export_files,
     hall_results,
     hall_standings,
+    review_files,
     write_all,
 )
 from table_controller.director.tournament.web import TournamentWeb
@@ -90,6 +91,7 @@ __all__ = [
     "export_files",
     "hall_results",
     "hall_standings",
+    "review_files",
     "slug",
     "write_all",
 ]

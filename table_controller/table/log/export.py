@@ -15,6 +15,7 @@ autoescaped, since every name on it is text someone typed.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from table_controller.event_log import EventLog, GameRecord
 from table_controller.present import (
@@ -26,10 +27,14 @@ from table_controller.present import (
     rules_text,
     started_text,
 )
+from table_controller.review import Review, review_file_name, review_game, review_page
 from table_controller.rules.codec import encode
 from table_controller.seats import Seat
 from table_controller.templating import render
 from table_controller.transcript import header
+
+if TYPE_CHECKING:
+    from table_controller.web.server import ReviewShown
 
 # --- the transcript -----------------------------------------------------------------
 
@@ -73,6 +78,31 @@ def replay_sheet(log: EventLog, game: int) -> Sheet:
         [str(p) for p in problems],
         lambda seq: log.evidence(game, seq),
     )
+
+
+def game_review(log: EventLog, game: int, table: str | None = None) -> Review:
+    """The logged game as the hand review's steps: its ended hands only (a hand in play
+    is never in it). ``table``: the table's name as people read it (the log's, else)."""
+    events, problems = log.readable_events(game)
+    return review_game(
+        log.game(game),
+        events,
+        [str(p) for p in problems],
+        lambda seq: log.evidence(game, seq),
+        table=table or log.table,
+    )
+
+
+def page_review(log: EventLog, game: int, *, table: str) -> ReviewShown | None:
+    """A game's hand review as the table's page serves it (None: the log has no such
+    game), called in a worker thread: the log reads under its own lock."""
+    from table_controller.web.server import ReviewShown  # the page's, loaded with it
+
+    if game not in {g.game for g in log.games()}:
+        return None
+    links = {"Back to the table": "/", "Save it to keep": f"/review/{game}/file"}
+    document = review_page(game_review(log, game, table), links=links)
+    return ReviewShown(document.html, document.csp, review_file_name(table, game))
 
 
 # --- the score sheet ------------------------------------------------------------------

@@ -208,6 +208,15 @@ function renderGameOver(snap) {
   box.querySelector(".over-score .ew .n").textContent = over.score.EW;
   box.querySelector(".over-text").textContent = over.text;
   box.querySelector(".over-next").textContent = over.next;
+  // The game's hand review: a link, and its QR code to take it home on a phone.
+  const review = box.querySelector(".over-review");
+  review.hidden = !over.review;
+  if (!over.review) return;
+  const link = review.querySelector(".over-review-link");
+  link.href = over.review.url;
+  link.textContent = over.review.text;
+  const qr = review.querySelector(".over-qr");
+  if (qr.getAttribute("src") !== over.review.qr) qr.src = over.review.qr;
 }
 
 function actionClass(action) {

@@ -9,6 +9,7 @@ from __future__ import annotations
 from table_controller.director.tournament.results.files import (
     check_folder,
     export_files,
+    review_files,
     write_all,
 )
 from table_controller.director.tournament.results.model import ExportError, NoGames, collect
@@ -37,5 +38,6 @@ __all__ = [
     "export_files",
     "hall_results",
     "hall_standings",
+    "review_files",
     "write_all",
 ]

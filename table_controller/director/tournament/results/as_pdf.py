@@ -24,6 +24,7 @@ from table_controller.director.tournament.results.model import (
 from table_controller.event_log import GameRecord
 from table_controller.extras import missing_message
 from table_controller.present import SEAT_NAMES, Note, card_face, suit_text
+from table_controller.review import review_file_name
 from table_controller.seats import Seat, Team
 from table_controller.templating import render
 
@@ -56,9 +57,24 @@ class SheetView:
     problems: list[str]
     after: list[str]  # below the final line: rulings, the director's correction, a check
     signatures: list[str]
+    review: str = ""  # the file of its hand review, written beside the papers
 
 
-def sheet_view(g: GameResult) -> SheetView:
+def review_names(results: Results) -> dict[tuple[str, int], str]:
+    """Each game's hand review's file name (``director export`` writes them beside the
+    papers): by the table's name, by its id where two tables share a name."""
+    titles: dict[str, set[str]] = {}
+    for g in results.games:
+        titles.setdefault(review_file_name(g.title, 0), set()).add(g.table)
+    return {
+        (g.table, g.game): review_file_name(
+            g.title if len(titles[review_file_name(g.title, 0)]) == 1 else g.table, g.game
+        )
+        for g in results.games
+    }
+
+
+def sheet_view(g: GameResult, review: str = "") -> SheetView:
     sheet = g.sheet
     where = f"Round {g.round}, " if g.round is not None else ""
     heading = f"{where}{g.title}"
@@ -104,6 +120,12 @@ def sheet_view(g: GameResult) -> SheetView:
         problems=sheet.problems,
         after=_after(g),
         signatures=[g.team(Team.NS), g.team(Team.EW), "Tournament director"],
+        review=(
+            f"Replay it hand by hand: open {review}, which `director export` writes beside "
+            "these papers (it opens in any browser, offline)."
+            if review
+            else ""
+        ),
     )
 
 
@@ -213,7 +235,7 @@ def score_sheets_html(results: Results, paper: str) -> str:
         event=results.event,
         mark="Final results" if results.final is not None else "Provisional results",
         paper=PAPERS[paper],
-        sheets=[sheet_view(g) for _, games in results.by_round() for g in games],
+        sheets=_sheets(results),
     )
 
 
@@ -259,8 +281,17 @@ def booklet_html(results: Results, paper: str) -> str:
         ],
         round_heads=ROUND_HEADS,
         round_numeric=(1, 4, 5, 7, 8),
-        sheets=[sheet_view(g) for _, games in results.by_round() for g in games],
+        sheets=_sheets(results),
     )
+
+
+def _sheets(results: Results) -> list[SheetView]:
+    names = review_names(results)
+    return [
+        sheet_view(g, names.get((g.table, g.game), ""))
+        for _, games in results.by_round()
+        for g in games
+    ]
 
 
 def pdf(html: str) -> bytes:
@@ -289,6 +320,7 @@ __all__ = [
     "SheetView",
     "booklet_html",
     "pdf",
+    "review_names",
     "round_rows",
     "rules_words",
     "score_sheets_html",

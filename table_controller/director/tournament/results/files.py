@@ -1,6 +1,7 @@
 """The event's results written into a folder, all or nothing: ``standings.csv``,
 ``results.csv`` (``tournament.results.as_csv``), ``score-sheets.pdf`` and ``booklet.pdf``
-(``tournament.results.as_pdf``).
+(``tournament.results.as_pdf``), and each game's hand review as a self-contained HTML
+file (``review_files``), which the score sheets name.
 
 Every file is made in full (and synced) in a temporary folder inside OUT before any is
 put in place; then the old files are set aside and the new ones renamed in. Should any
@@ -16,8 +17,15 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from table_controller.director.dashboard import stored_review
+from table_controller.director.store import DirectorStore
 from table_controller.director.tournament.results.as_csv import results_csv, standings_csv
-from table_controller.director.tournament.results.as_pdf import booklet_html, pdf, score_sheets_html
+from table_controller.director.tournament.results.as_pdf import (
+    booklet_html,
+    pdf,
+    review_names,
+    score_sheets_html,
+)
 from table_controller.director.tournament.results.model import ExportError, Results
 
 FILES = ("standings.csv", "results.csv", "score-sheets.pdf", "booklet.pdf")
@@ -126,4 +134,30 @@ def export_files(results: Results, paper: str = "a4") -> dict[str, bytes]:
     }
 
 
-__all__ = ["FILES", "ExportError", "check_folder", "export_files", "write_all"]
+def review_files(store: DirectorStore, results: Results) -> dict[str, bytes]:
+    """Each game's hand review, one self-contained HTML file a game (its style, script
+    and pictures inside it: it opens offline, from a USB stick or a club's site), named
+    as the score sheets name it. A game still being played has its ended hands only; a
+    game whose events are no game is left out and said in ``ExportError``'s words."""
+    from table_controller.review import ReviewError, review_page
+
+    files: dict[str, bytes] = {}
+    for (table, game), name in review_names(results).items():
+        title = next(g.title for g in results.games if (g.table, g.game) == (table, game))
+        try:
+            review = stored_review(store, table, game, title)
+        except ReviewError as exc:
+            raise ExportError(f"{title}'s game {game}: {exc}") from None
+        if review is not None:
+            files[name] = review_page(review).html.encode("utf-8")
+    return files
+
+
+__all__ = [
+    "FILES",
+    "ExportError",
+    "check_folder",
+    "export_files",
+    "review_files",
+    "write_all",
+]

@@ -9,7 +9,7 @@ in the same order with the same points, the standings with the same places.
 from __future__ import annotations
 
 import threading
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament.admin import AdminError, TournamentAdmin, TournamentState
@@ -66,6 +66,7 @@ class HallResult(TypedDict):
     winner: str | None
     score: str
     text: str
+    review: NotRequired[str]  # its hand review's address, once the whole game is over
 
 
 def _count(n: object, word: str) -> str:
