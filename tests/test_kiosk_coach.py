@@ -149,11 +149,12 @@ def test_the_game_ends_with_the_visitors_costliest_decisions_the_blunder_first(
         assert snap_review == review_shown(Looked(first, (summary,), review.deals), {})
         # In sight on the kiosk's screen, and on a phone.
         assert tab.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
+        bottom = box.locator("ol.costly li").last.evaluate("n => n.getBoundingClientRect().bottom")
+        assert bottom <= SCREEN["height"]  # the three in sight on the kiosk's screen
         tab.screenshot(path=str(ARTIFACTS / "kiosk-coach-800x480.png"))
         tab.set_viewport_size(PHONE)  # type: ignore[arg-type]
         expect(worst.locator(".did")).to_be_visible()
         assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-        box.scroll_into_view_if_needed()
         tab.screenshot(path=str(ARTIFACTS / "kiosk-coach-375.png"), full_page=True)
         # The visitor lays the first card of the next deal: the look back is over.
         looked_at = True
