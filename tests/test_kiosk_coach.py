@@ -223,6 +223,28 @@ def test_a_visitor_who_walks_away_never_sees_the_look_back_nor_does_the_next(
     assert shown_after == []
 
 
+@pytest.mark.slow
+def test_a_look_back_that_fails_says_so_to_the_visitor_and_why_in_the_records(
+    tmp_path: Path,
+) -> None:
+    config = short_game(tmp_path)
+    table, _, people = simulated_kiosk(config, seed=3, attract=False, serve_page=False)
+    table.kiosk.look_back.analyst.work = dies
+    first = table.game_no
+    people[S].hold = lambda game: table.game_no != first
+    running = InThread(table, "the kiosk", GUARD)
+    try:
+        running.until("the look back is in", lambda: table.kiosk.look_back.looked is not None)
+        running.until("the page is told", lambda: (review_of(table) or {}).get("state") == "failed")
+        assert review_of(table) == {"state": "failed", "text": FAILED, "seats": []}
+    finally:
+        running.close()
+    with EventLog.open_existing(config.log) as log:
+        records = [f[2] or "" for f in log.faults()]
+    said = f"kiosk: the look back at game {first} failed: its process ended without an answer"
+    assert said in records
+
+
 def apart(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """``work()`` run in an event loop on a thread of its own (Playwright's loop may
     hold this one)."""
