@@ -18,6 +18,10 @@ kiosk; ``KioskTable`` is a table given it. The kiosk's ways:
 - **The coach** (teach.py): whose turn, what a visitor may play and why, why a trick
   was won, a renege explained in words. A card a visitor lays that is not theirs, or in
   a bot's zone, is refused with what to do.
+- **The look back** (look_back/): when a visitor's game ends, the coach's "your three
+  costliest decisions", from the game's review, worked out in a process of its own
+  while the page says "Looking over your game..."; shown until the next deal, dropped
+  when the visitor walks away.
 - **Attract mode** after ``attract_after`` seconds idle: four bots play a demo hand on
   the page (virtual cards only, nothing logged) under a "Touch to play" invitation; a
   touch or a card laid starts a real game. **Walk-away**: a game with no visitor action
@@ -50,6 +54,7 @@ from table_controller.errors import TableControllerError
 from table_controller.kiosk.attract import BOT_NAMES, Attract
 from table_controller.kiosk.bots import KioskBots
 from table_controller.kiosk.cover import COVER_FIX, CoverWatch, covered
+from table_controller.kiosk.look_back import Job, LookBack, Looked
 from table_controller.kiosk.restart import carry_on
 from table_controller.kiosk.teach import HAND_SIZE, cards_words, coach
 from table_controller.present import (
@@ -64,6 +69,7 @@ from table_controller.rules.events import (
     CardPlayed,
     DealerChosen,
     DealerDiscarded,
+    GameEnded,
     HandDealt,
     InputEvent,
     OutputEvent,
@@ -96,6 +102,8 @@ if TYPE_CHECKING:
     from table_controller.sim import World
 
 log = logging.getLogger(__name__)
+
+PLAY_AGAIN = "To play again, take five cards from the deck and lay them face up in your play zone."
 
 
 class KioskError(TableControllerError, ValueError):
@@ -160,6 +168,7 @@ class Kiosk:
         )
         self.bots = KioskBots(self, bot, self._pool)
         self.attract = Attract(self, demo_step, self._pool)
+        self.look_back = LookBack(self._looked_back)
         self._last_visitor = 0.0
         self._table: PolicyTable | None = None
 
@@ -320,6 +329,7 @@ class Kiosk:
         mine = self.collected.setdefault(seat, [])
         if card in mine:
             return None
+        self._drop_look_back()  # the next game begins: the last one's look back is over
         for other, cards in self.collected.items():
             if other != seat and card in cards:
                 name = self.table.page_names.get(other, other)
@@ -385,6 +395,31 @@ class Kiosk:
     def accepted(self, event: InputEvent, outputs: list[OutputEvent]) -> None:
         if isinstance(event, HandDealt):
             self.collected = {s: [] for s in self.visitors}
+        game = self.table.game
+        if any(isinstance(o, GameEnded) for o in outputs) and game.phase is Phase.OVER:
+            self._look_back()
+
+    # --- the look back at a game that ended (look_back/) ----------------------------------
+
+    def _look_back(self) -> None:
+        """The game is over: look back at the visitors' decisions, off the event loop."""
+        table = self.table
+        seats = tuple(sorted(self.visitors))
+        self.look_back.begin(Job(table.game_no, table.config.rules, tuple(table.game.log), seats))
+        table.changed()
+
+    def _looked_back(self, looked: Looked) -> None:
+        """The look back's answer is in: shown, and the visitor has ``attract_after``
+        seconds from now to read it before the demo comes back."""
+        if looked.problem:
+            self.record(f"kiosk: the look back at game {looked.game} failed: {looked.problem}")
+        self._last_visitor = self.table.clock()
+        self.table.changed()
+
+    def _drop_look_back(self) -> None:
+        if self.look_back.game is not None:
+            self.look_back.drop()
+            self.table.changed()
 
     # --- the operator --------------------------------------------------------------------
 
@@ -413,6 +448,7 @@ class Kiosk:
     def _end_game(self, why: str) -> None:
         """End the game in play (it stays in the log) and go back to attract mode."""
         self.record(f"kiosk: {why}; game {self.table.game_no} ended")
+        self._drop_look_back()
         self.table.start_game()
         self.alert = None
         self.say(f"The last game was ended: {why}.", "")
@@ -432,6 +468,7 @@ class Kiosk:
     def _enter_attract(self) -> None:
         if self.mode == "attract":
             return
+        self._drop_look_back()  # never shown to the next visitor
         self.mode = "attract"
         self.attract.fresh()
         if self.table.started:
@@ -487,6 +524,11 @@ class Kiosk:
         taught = coach(game, visitors, names, recent, collected=self.collected)
         if attract:
             taught = {**taught, "title": "Touch to play", "lines": []}
+        else:
+            taught["review"] = review = self.look_back.review(self.table.page_names)
+            if review is not None and not any(self.collected.values()):
+                # Between games: the look back first, then how to play again.
+                taught = {**taught, "title": "Game over", "lines": [PLAY_AGAIN]}
         hands: dict[str, list[PageCard]] = {}
         if not attract and hand is not None:
             for seat in self.visitors:
@@ -545,6 +587,7 @@ class Kiosk:
     async def stopped(self) -> None:
         await self.attract.close()
         await self.bots.close()
+        await self.look_back.close()
         self._pool.shutdown(wait=True)
 
     def _start_demo(self) -> None:

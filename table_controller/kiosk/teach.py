@@ -195,8 +195,9 @@ def coach(
     *,
     collected: Mapping[Seat, Sequence[Card]] | None = None,
 ) -> Coach:
-    """The coach's words now: ``{"title", "lines", "playable", "trick_won", "renege"}``
-    (``playable``: the card codes the visitor to play may play)."""
+    """The coach's words now: ``{"title", "lines", "playable", "trick_won", "renege",
+    "review"}`` (``playable``: the card codes the visitor to play may play; ``review``
+    None: the kiosk adds its look back at a game that ended)."""
     now = _Moment(game, visitors, names, collected or {})
     advise = _BY_PHASE.get(game.phase)
     title, lines, playable = advise(now) if advise is not None else ("", [], [])
@@ -215,6 +216,7 @@ def coach(
         "playable": playable,
         "trick_won": trick_won,
         "renege": renege,
+        "review": None,  # the kiosk's look back at a game that ended (kiosk/look_back/)
     }
 
 

@@ -7,9 +7,12 @@ once the kiosk has read it; touches the page to bid (the touch goes through the 
 own input path); as the dealer takes the upcard from the deck and lays the discard in
 the play zone; lays each card to play, and gathers their cards of a finished trick into
 their tricks pile. ``renege=True`` reneges once (a card of another suit while holding
-the suit led). ``asleep`` makes the visitor walk away; ``hold(game)`` True makes them wait (a test
-looks at the page meanwhile); ``sweep_when(game)`` True makes them sweep every card off
-the table once, then lay back their card of the trick in play.
+the suit led). ``blunder=True`` throws a trick away once: playing last to a trick the
+other side holds, with a trump in hand that would take it, lays a card that loses it
+(``blundered`` says which, and the trump held). ``asleep`` makes the visitor walk away;
+``hold(game)`` True makes them wait (a test looks at the page meanwhile);
+``sweep_when(game)`` True makes them sweep every card off the table once, then lay back
+their card of the trick in play.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ from typing import Any
 
 from table_controller.bots.knowledge import seat_view
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot
-from table_controller.cards import DECK, Card, effective_suit
+from table_controller.cards import DECK, Card, effective_suit, legal_plays, trick_winner
 from table_controller.kiosk.kiosk import KioskTable
 from table_controller.kiosk.teach import HAND_SIZE
 from table_controller.rules.codec import encode
 from table_controller.rules.events import CardPlayed
 from table_controller.rules.game import Game
 from table_controller.rules.hand import HAND_PHASES, Phase
-from table_controller.seats import Seat
+from table_controller.seats import SEATS, Seat
 from table_controller.sim import World, WorldCamera
 from table_controller.table.config import TableConfig
 from table_controller.table.noticed import PageTouched
@@ -45,6 +48,7 @@ class SimulatedVisitor:
         *,
         seed: int = 0,
         renege: bool = False,
+        blunder: bool = False,
         frames_per_action: int = 4,
         redo_frames: int = 60,
         settle_frames: int = 40,
@@ -55,6 +59,8 @@ class SimulatedVisitor:
         self.rng = random.Random(seed)
         self.renege = renege
         self.reneged: tuple[Card, Card] | None = None  # (played, held of the suit led)
+        self.blunder = blunder
+        self.blundered: tuple[Card, Card] | None = None  # (played, the trump that took it)
         self.frames_per_action = frames_per_action
         self.redo_frames = redo_frames
         self.settle_frames = settle_frames  # a card lifted stays off this long (seen gone)
@@ -251,10 +257,38 @@ class SimulatedVisitor:
             if follow and other:
                 card = min(other)
                 self.reneged = (card, max(follow))
+        if self.blunder and self.blundered is None:
+            thrown = thrown_away(game, me)
+            if thrown is not None:
+                card = thrown[0]
+                self.blundered = thrown
         if card not in self.world.held[me]:  # the world and the kiosk disagree: say so
             raise RuntimeError(f"{me} is to play {card} but holds {self.world.held[me]}")
         self.world.lay(card, f"play:{me}")
         self._waiting = (len(game.log), frame, card)
+
+
+def thrown_away(game: Game, seat: Seat) -> tuple[Card, Card] | None:
+    """A trick ``seat`` could throw away now: it plays last to a trick the other side
+    holds and has a trump that would take it, and a card that would not. Then (the lowest
+    card that loses the trick, the lowest trump that takes it); else None."""
+    hand = game.hand
+    if hand is None or hand.trick is None or hand.trump is None:
+        return None
+    trick, trump = hand.trick, hand.trump
+    plays = list(trick.plays)
+    if trick.led is None or len(plays) != sum(hand.active(s) for s in SEATS) - 1:
+        return None
+    if trick_winner(plays, trump, trick.led).team is seat.team:
+        return None
+    legal = sorted(legal_plays(hand.known[seat] or set(), trick.led, trump))
+
+    def takes(card: Card) -> bool:
+        return trick_winner([*plays, (seat, card)], trump, trick.led) == seat
+
+    taking = [c for c in legal if takes(c) and effective_suit(c, trump) is trump]
+    losing = [c for c in legal if not takes(c)]
+    return (losing[0], taking[0]) if taking and losing else None
 
 
 def simulated_kiosk(
@@ -262,6 +296,7 @@ def simulated_kiosk(
     *,
     seed: int = 0,
     renege: bool = False,
+    blunder: bool = False,
     pace: Pace = FAST,
     visitors: bool = True,
     demo_step: float = 1.2,
@@ -271,6 +306,7 @@ def simulated_kiosk(
     """The kiosk of ``config`` over a simulated world, with a simulated visitor at each
     visitor seat (``visitors=False``: the seats stay empty, for attract mode). On a log
     with a hand in play (a restart) the visitors hold their cards as they were.
+    ``renege`` and ``blunder`` are the first visitor's.
     ``demo_step`` and ``attract`` are the kiosk's; ``options`` the table's
     (``TableOptions``: ``new_game_after`` the pace's unless given)."""
     world = World(seed=seed, effects=Effects() if pace.clean else None)
@@ -292,6 +328,7 @@ def simulated_kiosk(
             seat,
             seed=seed + int(seat),
             renege=renege and i == 0,
+            blunder=blunder and i == 0,
             frames_per_action=pace.frames_per_action,
             settle_frames=max(40, pace.settle_frames),
             redo_frames=max(60, pace.redo_frames),

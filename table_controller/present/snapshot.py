@@ -231,14 +231,46 @@ class Action(TypedDict):
     event: dict[str, JSON]
 
 
+class CostlyShown(TypedDict):
+    """One of a visitor's costliest decisions, in plain words (kiosk/look_back/): which
+    hand, what they did, what was better, what it cost and which view says so. The
+    cards are drawn as the page draws cards beside the words, which name them too."""
+
+    where: str  # "Hand 2, trick 3"; "Hand 1, the bidding"; "Hand 4, your discard"
+    did: str  # "You played the King of Hearts."
+    better: str  # "It was better to play the Jack of Clubs."
+    cost: str  # "That cost your side about 1.3 points."
+    view: str  # "from what you could see" or "with every hand known"
+    card: PageCard | None  # the card played or discarded
+    best: PageCard | None  # the better card, where the better choice was a card
+
+
+class SeatLookBack(TypedDict):
+    """One visitor's costliest decisions (at most three, costliest first)."""
+
+    title: str  # "Your three costliest decisions", "South's two decisions that cost points"
+    costly: list[CostlyShown]
+    none: str  # "You made no decision that cost points. Well played." when none did
+
+
+class CoachReview(TypedDict):
+    """The coach's look back at the visitor's game once it ended (kiosk/look_back/)."""
+
+    state: str  # "looking" (worked out now), "ready" or "failed"
+    text: str  # "Looking over your game...", how the verdicts were reached, or what failed
+    seats: list[SeatLookBack]  # one per visitor, once ready
+
+
 class Coach(TypedDict):
-    """The kiosk's coach (kiosk/teach.py): whose turn, what a visitor may play, why."""
+    """The kiosk's coach (kiosk/teach.py): whose turn, what a visitor may play, why;
+    once a game ended, its look back at the visitor's costliest decisions."""
 
     title: str
     lines: list[str]
     playable: list[str]  # the card codes the visitor to play may play
     trick_won: str
     renege: str
+    review: CoachReview | None  # from a game's end until the next deal or a new visitor
 
 
 class BotShown(TypedDict):
@@ -309,6 +341,8 @@ __all__ = [
     "BidShown",
     "BotShown",
     "Coach",
+    "CoachReview",
+    "CostlyShown",
     "FaultShown",
     "GameOverShown",
     "IrregularityShown",
@@ -323,6 +357,7 @@ __all__ = [
     "ReviewLink",
     "RulesShown",
     "ScoreShown",
+    "SeatLookBack",
     "SeatShown",
     "TableSnapshot",
     "TeamCounts",

@@ -396,7 +396,8 @@ function renderKiosk(snap) {
   byId("attract").hidden = k.mode !== "attract";
   byId("kiosk-closed").hidden = k.mode !== "stopped";
   const c = k.coach;
-  coachBox.hidden = k.mode === "attract" || !(c.title || c.lines.length || c.renege || c.trick_won);
+  coachBox.hidden = k.mode === "attract" || !(c.title || c.lines.length || c.renege || c.trick_won || c.review);
+  renderLookBack(c.review);
   byId("coach-title").textContent = c.title;
   const lines = byId("coach-lines");
   lines.replaceChildren(...c.lines.map((line) => el("div", "", line)));
@@ -427,6 +428,45 @@ function renderKiosk(snap) {
     alertBox.querySelector(".fix").textContent = alert.fix;
   }
   alertBox.hidden = !alert;
+}
+
+// The coach's look back at the game that ended: "Looking over your game...", then each
+// visitor's costliest decisions (which hand, what they did, what was better, what it
+// cost, from which view), the cards drawn as the page draws cards.
+function renderLookBack(review) {
+  const box = byId("coach-review");
+  box.replaceChildren();
+  box.hidden = !review;
+  if (!review) return;
+  box.dataset.state = review.state;
+  if (review.state !== "ready") {
+    box.append(el("div", "review-wait", review.text));
+    return;
+  }
+  for (const seat of review.seats) {
+    box.append(el("h3", "review-title", seat.title));
+    if (seat.none) box.append(el("div", "review-none", seat.none));
+    const list = el("ol", "costly");
+    for (const c of seat.costly) {
+      const item = el("li");
+      const head = el("div", "where");
+      head.append(el("span", "", c.where), el("span", "view", c.view));
+      const words = el("div", "words");
+      words.append(el("span", "did", c.did), " ", el("span", "better", c.better), " ", el("span", "cost", c.cost));
+      const body = el("div", "costly-body");
+      if (c.card) {
+        const cards = el("div", "costly-cards");
+        cards.append(cardNode(c.card, true));
+        if (c.best && c.best.code !== c.card.code) cards.append(el("span", "arrow", "→"), cardNode(c.best, true));
+        body.append(cards);
+      }
+      body.append(words);
+      item.append(head, body);
+      list.append(item);
+    }
+    if (seat.costly.length) box.append(list);
+  }
+  box.append(el("div", "review-note", review.text));
 }
 
 function lockKiosk() {
