@@ -5,7 +5,6 @@ and a log that is no game refused in words."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,9 @@ from review_games import (
 
 from table_controller.event_log import EventLog, GameRecord
 from table_controller.review import (
+    KeptDecision,
+    KeptReview,
+    KeptVerdict,
     Review,
     ReviewError,
     StepKind,
@@ -34,6 +36,7 @@ from table_controller.review import (
 from table_controller.rules.events import (
     BidMade,
     CardPlayed,
+    DealerDiscarded,
     HandDealt,
     HandScored,
     HandStarted,
@@ -83,13 +86,19 @@ def test_a_simulated_game_becomes_every_hand_step_by_step_each_decision_keyed(
         == [h.hand for h in started]
         == list(range(1, len(ended) + 1))
     )
-    # Each hand's decisions: every bid and every card, in order, keyed 0, 1, 2...
+    # Each hand's decisions: every bid, the dealer's discard and every card, in order,
+    # keyed 0, 1, 2... (as the analysis keys them: tests/test_review_verdicts.py)
     hand = 0
+    dealer = Seat.N
     decisions: dict[int, list[tuple[Seat, str]]] = {}
     for event, outs in steps:
-        hand = next((o.hand for o in outs if isinstance(o, HandStarted)), hand)
+        started = next((o for o in outs if isinstance(o, HandStarted)), None)
+        if started is not None:
+            hand, dealer = started.hand, started.dealer
         if isinstance(event, Passed | OrderedUp | TrumpCalled | BidMade | TrumpBid):
             decisions.setdefault(hand, []).append((event.seat, "bid"))
+        elif isinstance(event, DealerDiscarded) and event.card is not None:
+            decisions.setdefault(hand, []).append((dealer, event.card.code))
         elif isinstance(event, CardPlayed):
             decisions.setdefault(hand, []).append((event.seat, event.card.code))
     for h in review.hands:
@@ -97,7 +106,7 @@ def test_a_simulated_game_becomes_every_hand_step_by_step_each_decision_keyed(
         assert [s.decision for s in keyed] == list(range(len(keyed)))
         assert all(s.hand == h.number for s in h.steps)
         shown = [
-            (s.seat, s.card.code if s.kind is StepKind.PLAY and s.card is not None else "bid")
+            (s.seat, s.card.code if s.kind is not StepKind.BID and s.card is not None else "bid")
             for s in keyed
         ]
         assert shown == decisions.get(h.number, [])
@@ -201,12 +210,8 @@ def test_a_game_with_no_hand_ended_shows_none(log: EventLog) -> None:
 # --- verdicts beside the decisions -------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AVerdict:
-    cost: float
-    best: str
-    view: str
-    deals: int
+def _kept(*decisions: KeptDecision) -> KeptReview:
+    return KeptReview("ready", decisions, {}, 120, ((1, 1),))
 
 
 def test_verdicts_are_shown_beside_their_decision_and_nothing_without(log: EventLog) -> None:
@@ -216,23 +221,26 @@ def test_verdicts_are_shown_beside_their_decision_and_nothing_without(log: Event
     h1 = review.hands[0]
     card = next(s for s in h1.steps if s.kind is StepKind.PLAY)
     assert card.decision is not None
-    verdicts = {
-        (1, 0): AVerdict(0.0, "pass", "every hand known", 1),
-        (1, card.decision): AVerdict(1.25, "the A♠", "the player's own view", 200),
-    }
+    exact = KeptVerdict(0.0, "pass", "with all hands known", 1, True)
+    costly = KeptVerdict(1.25, "play the A♠", "from the player's own view", 200, False)
+    verdicts = _kept(
+        KeptDecision(1, 1, 0, Seat.N, "passed", None, exact, None, "from the player's own view: x"),
+        KeptDecision(1, 1, card.decision, Seat.E, "played", 1, None, costly),
+    )
     view = review_view(review, verdicts)
     frames = view["hands"][0]["frames"]
     shown = {tuple(f["key"]): f["verdict"] for f in frames if f["key"] and f["verdict"]}
-    assert set(shown) == {(1, 0), (1, card.decision)}
-    costly = shown[(1, card.decision)]
-    assert costly is not None and costly["costly"] and costly["cost"] == "cost 1.25 points"
-    assert costly["best"] == "the A♠" and costly["deals"] == "200 deals sampled"
-    assert shown[(1, 0)] == {
-        "cost": "no cost",
-        "best": "pass",
-        "view": "every hand known",
-        "deals": "1 deal",
+    assert set(shown) == {(1, 1, 0), (1, 1, card.decision)}
+    drawn = shown[(1, 1, card.decision)]
+    assert drawn is not None and drawn["costly"] and drawn["mark"] == "cost 1.2 points"
+    assert drawn["lines"] == [
+        "From the player's own view, over 200 deals sampled: cost 1.2 points; better: play the A♠."
+    ]
+    assert shown[(1, 1, 0)] == {
+        "mark": "best",
         "costly": False,
+        "lines": ["With all hands known: no cost, the best choice."],
+        "unanalysed": "From the player's own view: x.",
     }
     plain = review_view(review)
     assert not plain["verdicts"]
@@ -276,8 +284,9 @@ def _document(tmp_path: Path, seed: int = 7, *, judged: bool = True) -> tuple[Pa
     game = write(log, [e for e, _ in steps])
     review = _review(log, game)
     path = tmp_path / review_file_name("Maple", game)
-    verdicts = {(1, 1): AVerdict(0.75, "the 9♠", "the player's own view", 120)} if judged else {}
-    path.write_text(review_page(review, verdicts).html, encoding="utf-8")
+    judgement = KeptVerdict(0.75, "play the 9♠", "from the player's own view", 120, False)
+    verdicts = _kept(KeptDecision(1, 1, 1, Seat.E, "passed", None, None, judgement))
+    path.write_text(review_page(review, verdicts if judged else None).html, encoding="utf-8")
     return path, review
 
 
@@ -307,8 +316,8 @@ def test_the_document_steps_with_the_keyboard_and_a_tap_offline(
     for _ in range(judged - 1):  # to the decision with a verdict: shown beside it
         page.keyboard.press("ArrowRight")
     expect(body).to_have_attribute("data-step", str(judged))
-    expect(page.locator("#verdict")).to_contain_text("cost 0.75 points")
-    expect(page.locator("#verdict")).to_contain_text("120 deals sampled")
+    expect(page.locator("#verdict")).to_contain_text("cost 0.8 points")
+    expect(page.locator("#verdict")).to_contain_text("over 120 deals sampled")
     page.keyboard.press("ArrowRight")
     expect(page.locator("#verdict")).to_be_hidden()
     page.keyboard.press("End")

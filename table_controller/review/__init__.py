@@ -8,6 +8,9 @@ each decision (issue 34).
   a verdict beside each decision when one is given (``PageVerdict``);
 - ``verdict.py``: the analysis's types (``GameReview``, ``HandReview``,
   ``Decision`` and its key ``(hand, index)``, ``Verdict``, ``SeatSummary``) and their words;
+- ``kept.py``: the verdicts as kept and drawn (``KeptReview``: each decision's two
+  verdicts in words, each seat's costliest, where the analysis stands), its one
+  written form (JSON, versioned), and ``merge`` of hands analysed at different times;
 - ``analysis.py``: ``analyse_game``, the walk through a game's log: for each hand that
   ended, every bid, discard and card played, with what it cost against the best choice
   both with all hands known (the solver, exact) and from the player's own view (the hidden
@@ -29,6 +32,14 @@ from table_controller.review.analysis import (
     is_decision,
 )
 from table_controller.review.errors import ReviewError
+from table_controller.review.kept import (
+    WORKING,
+    KeptDecision,
+    KeptReview,
+    KeptVerdict,
+    kept_review,
+    merge,
+)
 from table_controller.review.minimax import solver_factory
 from table_controller.review.page import (
     PageVerdict,
@@ -64,11 +75,15 @@ from table_controller.review.verdict import (
 __all__ = [
     "DEFAULT_DEALS",
     "VIEW_WORDS",
+    "WORKING",
     "Choice",
     "Costly",
     "Decision",
     "GameReview",
     "HandReview",
+    "KeptDecision",
+    "KeptReview",
+    "KeptVerdict",
     "Kind",
     "PageVerdict",
     "Picture",
@@ -86,6 +101,8 @@ __all__ = [
     "analyse_game",
     "complete_deal",
     "is_decision",
+    "kept_review",
+    "merge",
     "review_file_name",
     "review_game",
     "review_page",

@@ -100,6 +100,9 @@ class ReviewOptions:
     clock: Callable[[], float] | None = None
     budget: float | None = None
     solvers: SolverFactory | None = None  # overrides ``compiled`` (tests, benchmarks)
+    # The (game, hand) already analysed and kept: not analysed again (a hand's end
+    # analyses only the hands not yet done; kept.py ``merge`` joins them).
+    done: frozenset[tuple[int, int]] = frozenset()
 
 
 _BIDS = (Passed, OrderedUp, TrumpCalled, BidMade, TrumpBid)
@@ -170,6 +173,7 @@ def analyse_game(
     replayed = replay(rules, log, on_error=OnError.SKIP)
     skipped = tuple(f"event {p.index + 1} was left out: {p.text}" for p in replayed.problems)
     hands, in_play = _hands(rules, [s.event for s in replayed.steps])
+    hands = [h for h in hands if (h.game, h.number) not in opts.done]
     solvers = opts.solvers or solver_factory(compiled=opts.compiled)
     sampled = Sampled(rules, solvers, opts.deals, opts.clock, opts.budget)
     base = rng.getrandbits(64)
@@ -300,7 +304,9 @@ def _review_hand(
     notes = ["Thrown in: nobody scored this deal."] if isinstance(hand.end, HandThrownIn) else []
     notes += [f"{said[0].upper()}{said[1:]}."] if said else []
     note = " ".join(notes)
-    return HandReview(hand.game, hand.number, hand.dealer, tuple(decisions), note)
+    return HandReview(
+        hand.game, hand.number, hand.dealer, tuple(decisions), note, hand.dealt.upcard
+    )
 
 
 def _decide(

@@ -10,8 +10,13 @@ after every step (the cards each seat still holds, the trick on the table, the b
 the score), so the script keeps no rules of its own.
 
 What a document can show is what the ``Review`` holds: ended hands only
-(``replay.review_game``). A verdict on a decision (``PageVerdict``, joined on the key
-``(hand, decision)``) is drawn beside it when given, and nothing when not.
+(``replay.review_game``). The game's verdicts (``KeptReview``, kept.py) are joined on
+each decision's key ``(game, hand, decision)``: beside a decision, both views' verdicts
+in words; in its hand's list of steps, the costly ones marked; at the top, each player's
+three costliest decisions, each a link to its step. A verdict of a hand the review does
+not hold (a hand in play) has no step to join and is never drawn. While the analysis is
+being worked out the page says so, and when it failed it says why, the replay shown
+either way.
 
 Served, the document carries its own Content-Security-Policy (``ReviewDocument.csp``):
 nothing loaded from anywhere, its one style and one script allowed by their hashes,
@@ -35,7 +40,15 @@ from markupsafe import Markup
 
 from table_controller.cards import Card
 from table_controller.present import SEAT_NAMES
+from table_controller.review.kept import (
+    WORKING,
+    KeptDecision,
+    KeptReview,
+    costly_words,
+    seat_heading,
+)
 from table_controller.review.replay import ReplayedHand, Review, ReviewNote, Step, StepKind
+from table_controller.review.verdict import points_words
 from table_controller.seats import Seat
 from table_controller.templating import render
 
@@ -43,9 +56,9 @@ SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 
 
 class PageVerdict(Protocol):
-    """A verdict on one decision, as the analysis gives it: the points it cost against
-    the best choice, the best choice and the view taken in words, and the deals
-    sampled (1 when every hand was known)."""
+    """A verdict on one decision from one view, as the page reads it (``KeptVerdict``
+    is one): the points it cost against the best choice, the best choice and the view
+    taken in words, and the deals sampled (1 when every hand was known)."""
 
     @property
     def cost(self) -> float: ...
@@ -60,7 +73,7 @@ class PageVerdict(Protocol):
     def deals(self) -> int: ...
 
 
-Verdicts = Mapping[tuple[int, int], PageVerdict]  # (hand, decision) -> its verdict
+Verdicts = KeptReview  # the game's verdicts, joined on (game, hand, decision)
 
 
 class PictureShown(TypedDict):
@@ -75,11 +88,25 @@ class NoteShown(TypedDict):
 
 
 class VerdictShown(TypedDict):
-    cost: str  # "0.6 points", "no cost"
-    best: str
-    view: str
-    deals: str  # "1 deal", "200 deals sampled"
+    """A decision's verdicts as the page shows them beside it."""
+
+    mark: str  # in the list of steps: "cost 2 points", "best"
     costly: bool
+    lines: list[str]  # each view's verdict in a sentence, all hands known first
+    unanalysed: str  # why a view could not be worked out, in words ("" if both were)
+
+
+class CostlyShown(TypedDict):
+    text: str  # "Hand 3, trick 2: played the 9♣, cost 2 points ..."
+    hand: int  # the hand's place in ``ReviewView.hands``
+    step: int  # the frame's place in that hand
+
+
+class SeatCostliest(TypedDict):
+    seat: str
+    heading: str  # "Ann (North)"
+    costly: list[CostlyShown]
+    none: str  # when nothing cost points, in words
 
 
 class Frame(TypedDict):
@@ -130,7 +157,10 @@ class ReviewView(TypedDict):
     problems: list[str]
     final: str
     status: str  # the game over, or in progress and how much is shown
-    verdicts: bool  # any verdict is given
+    verdicts: bool  # verdicts are drawn
+    verdicts_status: str  # "being worked out", a failure, or how they were reached
+    verdicts_state: str  # "ready", "working", "failed", "" (none offered)
+    costliest: list[SeatCostliest]  # each player's costliest decisions
 
 
 @dataclass(frozen=True)
@@ -143,10 +173,11 @@ class ReviewDocument:
 
 def review_view(review: Review, verdicts: Verdicts | None = None) -> ReviewView:
     """The review's data for its script: each hand's frames, step by step."""
-    given = verdicts or {}
+    given = verdicts.by_key() if verdicts is not None and verdicts.decisions else {}
     names = {s: review.players.get(s) or "" for s in SEATS}
     score = [0, 0]
     hands: list[HandShown] = []
+    match = any(h.game > 1 for h in review.hands)
     for hand in review.hands:
         frames = _frames(hand, score, given)
         if hand.scores is not None:
@@ -155,7 +186,7 @@ def review_view(review: Review, verdicts: Verdicts | None = None) -> ReviewView:
         hands.append(
             {
                 "number": hand.number,
-                "title": f"Hand {hand.number}: {_who(names, hand.dealer)} deals{up}",
+                "title": f"{_hand_words(hand, match)}: {_who(names, hand.dealer)} deals{up}",
                 "result": hand.result,
                 "frames": frames,
             }
@@ -175,8 +206,62 @@ def review_view(review: Review, verdicts: Verdicts | None = None) -> ReviewView:
         "problems": list(review.problems),
         "final": review.final,
         "status": _status(review),
-        "verdicts": bool(given),
+        "verdicts": any(f["verdict"] for h in hands for f in h["frames"]),
+        "verdicts_status": _verdicts_status(verdicts),
+        "verdicts_state": "" if verdicts is None else verdicts.state,
+        "costliest": _costliest(review, verdicts, hands, names, match),
     }
+
+
+def _hand_words(hand: ReplayedHand, match: bool) -> str:
+    return f"Game {hand.game}, hand {hand.number}" if match else f"Hand {hand.number}"
+
+
+def _verdicts_status(verdicts: Verdicts | None) -> str:
+    if verdicts is None:
+        return ""
+    if verdicts.state == "failed":
+        return (
+            f"The verdicts on each decision could not be worked out ({verdicts.problem}). "
+            "The hands can still be replayed."
+        )
+    if verdicts.state == "working":
+        return WORKING
+    return (
+        "Beside each decision, what it cost in points against the best choice: with all "
+        "hands known (exact, once the hand is over), and from the player's own view (the "
+        f"hidden cards sampled over {verdicts.deals} deals, as the strong bot does)."
+    )
+
+
+def _costliest(
+    review: Review,
+    verdicts: Verdicts | None,
+    hands: list[HandShown],
+    names: Mapping[Seat, str],
+    match: bool,
+) -> list[SeatCostliest]:
+    """Each player's costliest decisions, each with the place of its step (a decision
+    whose step the review does not hold is not named)."""
+    if verdicts is None or verdicts.state == "failed" or not verdicts.decisions:
+        return []
+    where: dict[tuple[int, int, int], tuple[int, int]] = {}
+    for i, hand in enumerate(review.hands):
+        for j, step in enumerate(hand.steps, 1):  # frame 0 is the deal
+            if step.key is not None:
+                where[step.key] = (i, j)
+    by_key = verdicts.by_key()
+    out: list[SeatCostliest] = []
+    for seat in SEATS:
+        costly: list[CostlyShown] = []
+        for key in verdicts.costliest.get(seat, ()):
+            if key in where and key in by_key:
+                i, j = where[key]
+                costly.append({"text": costly_words(by_key[key], match), "hand": i, "step": j})
+        heading = seat_heading(seat, names[seat])
+        none = "" if costly else "No decision cost points."
+        out.append({"seat": seat.name, "heading": heading, "costly": costly, "none": none})
+    return out
 
 
 def _status(review: Review) -> str:
@@ -196,7 +281,9 @@ def _who(names: Mapping[Seat, str], seat: Seat) -> str:
     return f"{names[seat]} ({SEAT_NAMES[seat]})" if names.get(seat) else SEAT_NAMES[seat]
 
 
-def _frames(hand: ReplayedHand, before: list[int], verdicts: Verdicts) -> list[Frame]:
+def _frames(
+    hand: ReplayedHand, before: list[int], verdicts: Mapping[tuple[int, int, int], KeptDecision]
+) -> list[Frame]:
     """The table after each step of ``hand``: the deal first."""
     dealt = hand.dealt
     upcard = hand.upcard
@@ -223,9 +310,9 @@ def _frames(hand: ReplayedHand, before: list[int], verdicts: Verdicts) -> list[F
     frames: list[Frame] = []
 
     def frame(step: Step | None) -> Frame:
-        decision = None if step is None else step.decision
-        key = None if decision is None else [hand.number, decision]
-        verdict = None if decision is None else verdicts.get((hand.number, decision))
+        k = None if step is None else step.key
+        key = None if k is None else list(k)
+        verdict = None if k is None else verdicts.get(k)
         return {
             "text": step.text if step is not None else _deal_text(hand),
             "kind": step.kind.value if step is not None else "deal",
@@ -323,15 +410,14 @@ def _data_uri(png: bytes) -> str:
     return f"data:{kind};base64," + base64.b64encode(png).decode("ascii")
 
 
-def _verdict(v: PageVerdict) -> VerdictShown:
-    cost = float(v.cost)
-    deals = int(v.deals)
+def _verdict(d: KeptDecision) -> VerdictShown:
+    lines = [v.words for v in (d.exact, d.player) if v is not None]
+    costly = d.costly
     return {
-        "cost": "no cost" if cost <= 0.005 else f"cost {cost:.2f} points",
-        "best": str(v.best),
-        "view": str(v.view),
-        "deals": f"{deals} deal" if deals == 1 else f"{deals} deals sampled",
-        "costly": cost > 0.005,
+        "mark": f"cost {points_words(d.cost)}" if costly else "best",
+        "costly": costly,
+        "lines": lines,
+        "unanalysed": f"{d.unanalysed[0].upper()}{d.unanalysed[1:]}." if d.unanalysed else "",
     }
 
 

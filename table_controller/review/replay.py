@@ -12,10 +12,12 @@ says something of a hand still held), so no output made from a ``Review`` can sh
 card a player still holds, however it is drawn (the table's page, the dashboard, the
 hall, a file). What a review of a game in progress holds is its finished hands.
 
-Each decision is keyed ``(hand, decision)``: ``hand`` the hand's number in the game
+Each decision is keyed ``(game, hand, decision)``: ``game`` the game of a match (1 but in
+a best of three, whose games one log holds), ``hand`` the hand's number in that game
 (1-based, as the rules number deals), ``decision`` its 0-based place among that hand's
-decisions (every pass, bid, order-up, call, alone, and every card played, in the order
-they happened). A verdict on a decision is joined on that key.
+decisions. What is a decision is the analysis's own ``is_decision`` (every pass, bid,
+order-up, call, the dealer's discard when its card is known, and every card played), so
+the page's keys and the analysis's agree by construction and a verdict is joined on them.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from table_controller.present import (
     replay_game,
     suit_text,
 )
+from table_controller.review.analysis import is_decision
 from table_controller.review.errors import ReviewError
 from table_controller.rules.errors import RulesError
 from table_controller.rules.events import (
@@ -61,6 +64,7 @@ from table_controller.rules.events import (
     TrumpCalled,
     TrumpSet,
 )
+from table_controller.rules.game import Game
 from table_controller.rules.hand import Phase
 from table_controller.rules.option_words import rules_words
 from table_controller.rules.presets import preset
@@ -102,7 +106,8 @@ class ReviewNote:
 @dataclass(frozen=True)
 class Step:
     """One thing that happened in a hand, in order. ``decision`` is its place among the
-    hand's decisions (None: not a decision); ``(hand, decision)`` is a verdict's key."""
+    hand's decisions (None: not a decision); ``(game, hand, decision)`` is a verdict's
+    key (``key``)."""
 
     hand: int
     decision: int | None
@@ -113,6 +118,12 @@ class Step:
     trick: int | None = None  # the trick a card was laid in (1-based)
     winner: Seat | None = None  # a trick's winner
     note: ReviewNote | None = None
+    game: int = 1  # the game of a match (best of three) the hand belongs to
+
+    @property
+    def key(self) -> tuple[int, int, int] | None:
+        """``(game, hand, decision)``, the analysis's key; None: not a decision."""
+        return None if self.decision is None else (self.game, self.hand, self.decision)
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,7 @@ class ReplayedHand:
     tricks: tuple[int, int] | None  # won by North-South, East-West
     points: tuple[int, int] | None
     scores: tuple[int, int] | None  # the game's score after the hand
+    game: int = 1  # the game of a match (best of three) the hand belongs to
 
     @property
     def decisions(self) -> tuple[Step, ...]:
@@ -170,6 +182,7 @@ class _Hand:
     number: int
     dealer: Seat
     upcard: Card | None
+    game: int = 1
     dealt: dict[Seat, tuple[Card, ...]] = field(default_factory=dict)
     played: dict[Seat, list[Card]] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
@@ -188,7 +201,8 @@ class _Hand:
         index = None
         if decision:
             index, self.decisions = self.decisions, self.decisions + 1
-        self.steps.append(Step(self.number, index, kind, text, **more))  # type: ignore[arg-type]
+        step = Step(self.number, index, kind, text, game=self.game, **more)  # type: ignore[arg-type]
+        self.steps.append(step)
 
     def ended(self, size: int) -> ReplayedHand:
         held = {s: self.dealt[s] for s in Seat if s in self.dealt}
@@ -210,6 +224,7 @@ class _Hand:
             self.tricks,
             self.points,
             self.scores,
+            self.game,
         )
 
 
@@ -247,13 +262,17 @@ def review_game(
     hand: _Hand | None = None
     named = bool(record.players)
     dealt_at: dict[int, int] = {}  # a hand's number -> the seq of the event that dealt it
+    shadow = Game(rules)  # the game before each event: what counts as a decision
     for step in replayed.steps:
         logged = events[step.index]
-        hand = _input(hand, step.event, logged.seq, rules.hand_size)
+        decision = is_decision(shadow, step.event) is not None
+        match_game = shadow.game
+        shadow.push(step.event)  # the replay applied it: so does its shadow
+        hand = _input(hand, step.event, logged.seq, rules.hand_size, decision)
         for out in step.outputs:
             if isinstance(out, HandStarted):
                 dealt_at[out.hand] = logged.seq
-                hand = _Hand(out.hand, out.dealer, out.upcard)
+                hand = _Hand(out.hand, out.dealer, out.upcard, match_game)
                 if isinstance(step.event, HandDealt):
                     hand.dealt = {s: tuple(c) for s, c in step.event.hands.items()}
                 continue
@@ -316,32 +335,35 @@ def _grew(hand: _Hand, hands: list[ReplayedHand]) -> bool:
     )
 
 
-def _input(hand: _Hand | None, event: InputEvent, seq: int, size: int) -> _Hand | None:
-    """An input event's step in the hand (before its outputs)."""
+def _input(
+    hand: _Hand | None, event: InputEvent, seq: int, size: int, decision: bool
+) -> _Hand | None:
+    """An input event's step in the hand (before its outputs); ``decision``: the event
+    is a decision (``is_decision``), and takes the hand's next decision index."""
     if hand is None:
         return None
     name = SEAT_NAMES
     if isinstance(event, Passed):
-        hand.add(StepKind.BID, f"{name[event.seat]} passes", decision=True, seat=event.seat)
+        hand.add(StepKind.BID, f"{name[event.seat]} passes", decision=decision, seat=event.seat)
     elif isinstance(event, OrderedUp):
         up = f" the {hand.upcard.pretty}" if hand.upcard is not None else ""
         alone = " alone" if event.alone else ""
         text = f"{name[event.seat]} orders up{up}{alone}"
-        hand.add(StepKind.BID, text, decision=True, seat=event.seat)
+        hand.add(StepKind.BID, text, decision=decision, seat=event.seat)
     elif isinstance(event, TrumpCalled):
         alone = " alone" if event.alone else ""
         text = f"{name[event.seat]} calls {suit_text(event.trump)}{alone}"
-        hand.add(StepKind.BID, text, decision=True, seat=event.seat)
+        hand.add(StepKind.BID, text, decision=decision, seat=event.seat)
     elif isinstance(event, BidMade):
         text = f"{name[event.seat]} bids {event.amount}"
-        hand.add(StepKind.BID, text, decision=True, seat=event.seat)
+        hand.add(StepKind.BID, text, decision=decision, seat=event.seat)
     elif isinstance(event, TrumpBid):
         text = f"{name[event.seat]} bids {event.amount} in {suit_text(event.trump)}"
-        hand.add(StepKind.BID, text, decision=True, seat=event.seat)
+        hand.add(StepKind.BID, text, decision=decision, seat=event.seat)
     elif isinstance(event, DealerDiscarded):
         what = f"the {event.card.pretty}" if event.card is not None else "a card, face down"
         text = f"{name[hand.dealer]} takes up the upcard and discards {what}"
-        hand.add(StepKind.DISCARD, text, seat=hand.dealer, card=event.card)
+        hand.add(StepKind.DISCARD, text, decision=decision, seat=hand.dealer, card=event.card)
     elif isinstance(event, CardsExchanged):
         hand.add(StepKind.DISCARD, "Partners exchange a card")
     elif isinstance(event, CardPlayed):
@@ -351,7 +373,7 @@ def _input(hand: _Hand | None, event: InputEvent, seq: int, size: int) -> _Hand 
         hand.add(
             StepKind.PLAY,
             text,
-            decision=True,
+            decision=decision,
             seat=event.seat,
             card=event.card,
             trick=hand.trick,

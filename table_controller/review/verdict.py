@@ -150,6 +150,7 @@ class HandReview:
     dealer: Seat
     decisions: tuple[Decision, ...]
     note: str = ""  # a word on the hand as a whole (thrown in, not analysed, ...)
+    upcard: Card | None = None  # the card turned up (what an order-up takes)
 
 
 @dataclass(frozen=True, slots=True)

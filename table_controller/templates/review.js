@@ -85,10 +85,10 @@ function drawNow(f, h) {
   if (f.verdict) {
     v.className = f.verdict.costly ? "costly" : "";
     v.replaceChildren(
-      el("div", "cost", f.verdict.costly ? "This decision: " + f.verdict.cost : "The best choice: no cost"),
-      el("div", "", "Best: " + f.verdict.best),
-      el("div", "how", f.verdict.view + " · " + f.verdict.deals),
+      el("div", "cost", f.verdict.costly ? "This decision " + f.verdict.mark : "The best choice: no cost"),
+      ...f.verdict.lines.map((line) => el("div", "view", line)),
     );
+    if (f.verdict.unanalysed) v.append(el("div", "how", f.verdict.unanalysed));
   }
   const n = byId("note");
   n.hidden = !f.note;
@@ -125,7 +125,7 @@ function drawSteps(h) {
       const b = el("button");
       b.type = "button";
       b.append(el("span", "n", String(i)), el("span", "t", f.text));
-      if (f.verdict) b.append(el("span", "mark " + (f.verdict.costly ? "costly" : "fine"), f.verdict.costly ? f.verdict.cost : "best"));
+      if (f.verdict) b.append(el("span", "mark " + (f.verdict.costly ? "costly" : "fine"), f.verdict.mark));
       else if (f.note) b.append(el("span", "mark note", f.note.kind));
       b.addEventListener("click", () => go(hand, i));
       const li = el("li");
@@ -190,6 +190,38 @@ function fromHash() {
   if (i >= 0) { hand = i; step = Number(m[2]); }
 }
 
+function drawVerdicts() {
+  // Each player's costliest decisions, each a link to its step; or where the verdicts stand.
+  const note = byId("verdicts-note");
+  if (data.verdicts_state === "working" || data.verdicts_state === "failed") {
+    note.hidden = false;
+    note.className = data.verdicts_state;
+    note.textContent = data.verdicts_status;
+  }
+  if (!data.costliest.length) return;
+  const box = byId("verdicts");
+  box.hidden = false;
+  box.open = window.matchMedia("(min-width: 900px)").matches;
+  byId("verdicts-status").textContent = data.verdicts_status;
+  const all = byId("costliest");
+  for (const seat of data.costliest) {
+    const part = el("section", "seat-costliest");
+    part.append(el("h3", "", seat.heading));
+    if (!seat.costly.length) part.append(el("p", "none", seat.none));
+    const list = el("ol");
+    for (const c of seat.costly) {
+      const b = el("button", "costly-link", c.text);
+      b.type = "button";
+      b.addEventListener("click", () => { go(c.hand, c.step); byId("now").scrollIntoView({ block: "nearest" }); });
+      const li = el("li");
+      li.append(b);
+      list.append(li);
+    }
+    if (seat.costly.length) part.append(list);
+    all.append(part);
+  }
+}
+
 function start() {
   const nav = byId("hands");
   data.hands.forEach((h, i) => {
@@ -211,6 +243,7 @@ function start() {
     return;
   }
   byId("review").hidden = false;
+  drawVerdicts();
   byId("first").addEventListener("click", () => go(hand, 0));
   byId("prev").addEventListener("click", back);
   byId("next").addEventListener("click", forward);
