@@ -16,6 +16,11 @@ each decision (issue 34).
   both with all hands known (the solver, exact) and from the player's own view (the hidden
   cards sampled as the strong bot samples them), and each seat's costliest decisions;
 - ``minimax.py``: what each choice was worth, solved or sampled;
+- ``runner.py``: an analysis worked out in a process of its own, off the event loop
+  (``Analyst``, one job at a time; ``Backlog``, jobs in turn), for the kiosk's coach,
+  the table and the director;
+- ``judging.py``: a game's verdicts as a job for the runner (``GameJob``: its events up
+  to its last ended hand, never the hand in play) and its work (``judge``);
 - ``errors.py``: ``ReviewError``, a log that cannot be reviewed.
 
 The review page, the dashboard, the hall, the export and the kiosk's coach read it;
@@ -32,6 +37,14 @@ from table_controller.review.analysis import (
     is_decision,
 )
 from table_controller.review.errors import ReviewError
+from table_controller.review.judging import (
+    SEED,
+    GameJob,
+    GameJudged,
+    ended_only,
+    game_analyst,
+    judge,
+)
 from table_controller.review.kept import (
     WORKING,
     KeptDecision,
@@ -58,6 +71,7 @@ from table_controller.review.replay import (
     StepKind,
     review_game,
 )
+from table_controller.review.runner import Analyst, Backlog, Failed, Work
 from table_controller.review.verdict import (
     VIEW_WORDS,
     Choice,
@@ -74,11 +88,17 @@ from table_controller.review.verdict import (
 
 __all__ = [
     "DEFAULT_DEALS",
+    "SEED",
     "VIEW_WORDS",
     "WORKING",
+    "Analyst",
+    "Backlog",
     "Choice",
     "Costly",
     "Decision",
+    "Failed",
+    "GameJob",
+    "GameJudged",
     "GameReview",
     "HandReview",
     "KeptDecision",
@@ -98,9 +118,13 @@ __all__ = [
     "Verdict",
     "Verdicts",
     "View",
+    "Work",
     "analyse_game",
     "complete_deal",
+    "ended_only",
+    "game_analyst",
     "is_decision",
+    "judge",
     "kept_review",
     "merge",
     "review_file_name",

@@ -41,7 +41,7 @@ from table_controller.devices.seat_events import (
     ButtonStuck,
 )
 from table_controller.event_log import EventLog, LogError
-from table_controller.rules.events import InputEvent, OutputEvent
+from table_controller.rules.events import HandScored, HandThrownIn, InputEvent, OutputEvent
 from table_controller.rules.game import Game
 from table_controller.seats import Seat
 from table_controller.table.camera_watch import CameraWatch
@@ -51,6 +51,7 @@ from table_controller.table.devices import TableDevices
 from table_controller.table.feed_link import FeedLink
 from table_controller.table.health import Device, Health
 from table_controller.table.log.pictures import ClearPictures
+from table_controller.table.log.verdicts import TableVerdicts, verdicts_folder
 from table_controller.table.noticed import (
     CameraClearer,
     CameraSaw,
@@ -123,6 +124,8 @@ class Table:
         self.disk_free_bytes: int | None = None  # at the last check (the fleet view's)
         self.cube_suit: Suit | None = None  # the suit the trump cube shows, for calls
         self.log = EventLog(config.log, table=config.name)
+        # Each game's verdicts, worked out as its hands end, kept beside the log.
+        self.verdicts = TableVerdicts(verdicts_folder(config.log), options.judge)
         # Appends wait for fsync in a thread of their own, one at a time, in order.
         self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="table-log")
         devices = options.devices
@@ -190,7 +193,9 @@ class Table:
             on_login=door.login if door.operator_pin_hash() else None,
             on_refused=door.refused,
             extra_inputs=self.policy.page_extra,
-            review=functools.partial(page_review, self.log, table=self.config.name),
+            review=functools.partial(
+                page_review, self.log, table=self.config.name, verdicts=self.verdicts
+            ),
             qr=review_qr_svg,
         )
 
@@ -267,6 +272,9 @@ class Table:
         outputs = accepted.outputs
         if self.on_step is not None:
             self.on_step(event, outputs)
+        if any(isinstance(o, HandScored | HandThrownIn) for o in outputs):
+            # A hand ended: its verdicts worked out off the loop, kept with the log.
+            self.verdicts.hand_ended(accepted.game_no, self.config.rules, tuple(core.game.log))
         scored = core.hands_scored(outputs)
         if scored:
             self.hands_played += scored
@@ -462,6 +470,7 @@ class Table:
         """Run until ``stop`` is set, ``hands`` hands have been scored, or (replaying a
         recording) the camera's last frame has been taken. Closes everything at the end."""
         self._loop = asyncio.get_running_loop()
+        self.verdicts.attach(self._loop)
         self._stop = stop if stop is not None else asyncio.Event()
         self._hands_wanted = hands
         tasks: list[asyncio.Task[object]] = []
@@ -501,6 +510,7 @@ class Table:
                 if self.page is not None:
                     await self.page.stop()
                 await self.feed.stop()
+                await self.verdicts.close()  # a game cut short is worked out when opened
                 await asyncio.to_thread(self.devices.close)
                 self._log_thread.shutdown(wait=True)
                 self.log.close()

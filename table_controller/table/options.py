@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from table_controller.review import GameJob, GameJudged
 from table_controller.rules.events import InputEvent, OutputEvent
 from table_controller.table.devices import TableDevices
 from table_controller.table.noticed import Noticed
@@ -37,7 +38,8 @@ class TableOptions:
     ``on_step(event, outputs)`` after each accepted event, ``trace(sink, clock)`` after
     each sink is driven, ``on_frame(frame, read_at)`` after each camera frame and
     ``on_noticed(frame, noticed)`` for each input not from the camera (a recording
-    keeps them)."""
+    keeps them). ``judge`` works out a game's verdicts in the runner's process (None:
+    ``review.judge``; a test gives its own)."""
 
     clock: Callable[[], float] = time.monotonic
     camera: Callable[[], FrameSource] | None = None
@@ -53,6 +55,7 @@ class TableOptions:
     on_frame: Callable[[Frame, float], None] | None = None
     on_noticed: Callable[[int, Noticed], None] | None = None
     trace: Trace | None = None
+    judge: Callable[[GameJob], GameJudged] | None = None  # a game's verdicts (review.judge)
 
 
 class TableOptionFields(TypedDict, total=False):
@@ -73,6 +76,7 @@ class TableOptionFields(TypedDict, total=False):
     on_frame: Callable[[Frame, float], None] | None
     on_noticed: Callable[[int, Noticed], None] | None
     trace: Trace | None
+    judge: Callable[[GameJob], GameJudged] | None
 
 
 __all__ = ["TableOptionFields", "TableOptions", "disk_free"]

@@ -29,11 +29,14 @@ from table_controller.present import (
 )
 from table_controller.review import Review, review_file_name, review_game, review_page
 from table_controller.rules.codec import encode
+from table_controller.rules.events import InputEvent
+from table_controller.rules.presets import Rules, preset
 from table_controller.seats import Seat
 from table_controller.templating import render
 from table_controller.transcript import header
 
 if TYPE_CHECKING:
+    from table_controller.table.log.verdicts import TableVerdicts
     from table_controller.web.server import ReviewShown
 
 # --- the transcript -----------------------------------------------------------------
@@ -93,16 +96,30 @@ def game_review(log: EventLog, game: int, table: str | None = None) -> Review:
     )
 
 
-def page_review(log: EventLog, game: int, *, table: str) -> ReviewShown | None:
+def page_review(
+    log: EventLog, game: int, *, table: str, verdicts: TableVerdicts | None = None
+) -> ReviewShown | None:
     """A game's hand review as the table's page serves it (None: the log has no such
-    game), called in a worker thread: the log reads under its own lock."""
+    game), called in a worker thread: the log reads under its own lock. With
+    ``verdicts``, the game's verdicts beside its decisions (or that they are being
+    worked out), never waited for."""
     from table_controller.web.server import ReviewShown  # the page's, loaded with it
 
     if game not in {g.game for g in log.games()}:
         return None
     links = {"Back to the table": "/", "Save it to keep": f"/review/{game}/file"}
-    document = review_page(game_review(log, game, table), links=links)
+    review = game_review(log, game, table)
+    judged = None
+    if verdicts is not None:
+        judged = verdicts.for_page(game, len(review.hands), lambda: _rules_and_events(log, game))
+    document = review_page(review, judged, links=links)
     return ReviewShown(document.html, document.csp, review_file_name(table, game))
+
+
+def _rules_and_events(log: EventLog, game: int) -> tuple[Rules, tuple[InputEvent, ...]]:
+    record = log.game(game)
+    events, _ = log.readable_events(game)
+    return preset(record.rules_name, record.options), tuple(e.event for e in events)
 
 
 # --- the score sheet ------------------------------------------------------------------
