@@ -26,3 +26,8 @@ def counted_judge(gate: str, job: GameJob) -> GameJudged:
 def dies(job: GameJob) -> GameJudged:
     """A process that ends without an answer (a crash, the machine out of memory)."""
     os._exit(3)
+
+
+def never(job: GameJob) -> GameJudged:
+    """Work a test says must not be done (what is kept is read back, not worked out)."""
+    raise AssertionError(f"game {job.key} was worked out again")

@@ -434,6 +434,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     booklet (PDF) and each game's hand review (HTML), into ``--out`` (docs/director.md,
     "Exporting results"). ``--event`` picks the event by its name; the store's only event
     needs none; a store of several refuses without one, naming each (tournament/catalog.py)."""
+    from table_controller.director.dashboard import StoredVerdicts
     from table_controller.director.store import DirectorStore, StoreError
     from table_controller.director.tournament import (
         ExportError,
@@ -463,7 +464,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             untitled = str(s.get("event", "name")) or "Euchre tournament"
             results = collect(store, args.pick, untitled=untitled)
             files = export_files(results, args.paper)
-            files.update(review_files(store, results))  # each game's hand review
+            # each game's hand review, with its verdicts (worked out now where missing)
+            files.update(review_files(store, results, StoredVerdicts(store)))
         finally:
             store.close()
         written = write_all(folder, files)

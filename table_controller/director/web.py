@@ -46,7 +46,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import TypedDict
 
@@ -61,6 +61,7 @@ from table_controller.director.dashboard import (
     DashboardView,
     DashboardWeb,
     OverviewStream,
+    StoredVerdicts,
     TableCard,
     TableLine,
     json_text,
@@ -77,6 +78,7 @@ from table_controller.director.session import Login
 from table_controller.director.store import AlertRow, DirectorStore, StoreUnavailable
 from table_controller.director.tournament import ResultsSource, TournamentAdmin, TournamentWeb
 from table_controller.favicon import icon_routes
+from table_controller.review import GameJob, GameJudged
 from table_controller.web.stream import Broadcast
 
 HEARTBEAT = 15.0
@@ -145,6 +147,7 @@ class DirectorPage:
         extra_routes: Sequence[BaseRoute] = (),
         camera_commands: CameraCommands | None = None,
         pace_every: float = PACE_EVERY,
+        judge: Callable[[GameJob], GameJudged] | None = None,
     ) -> None:
         self.store = store
         self.fleet = fleet
@@ -155,6 +158,9 @@ class DirectorPage:
         self.results = ResultsSource(store, title)
         self.public = PublicView(store, self.admin, delay=public_delay, results=self.results)
         self.view = DashboardView(store)
+        # Each game's verdicts, worked out as the tables' hands end, kept in the store.
+        self.verdicts = StoredVerdicts(store, judge)
+        self._moved: set[str] = set()  # tables that sent events since the last flush
         # The pace of play: each table's hands against the round's time (director/pace/).
         self.pace = PaceSource(
             store, round_clock=self.admin.round_clock, round_tables=self.admin.round_tables
@@ -198,12 +204,17 @@ class DirectorPage:
         # The features, each given what it needs, each asked for its routes.
         login = self.login
         self.dashboard = DashboardWeb(
-            store, self.view, title=title, rulings=service, changed=self.changed
+            store,
+            self.view,
+            title=title,
+            rulings=service,
+            changed=self.changed,
+            verdicts=self.verdicts,
         )
         self.tournament = TournamentWeb(
             self.admin, self.results, signing_key=self._signing_key, changed=self.changed
         )
-        self.hall = HallWeb(self.public, title=title)
+        self.hall = HallWeb(self.public, title=title, verdicts=self.verdicts)
         self.fleet_view = FleetWeb(
             store,
             director=login.who,
@@ -261,9 +272,11 @@ class DirectorPage:
         loop = self._loop
         if loop is None:
             return
-        loop.call_soon_threadsafe(self._schedule, table)
+        loop.call_soon_threadsafe(self._schedule, table, what == "event")
 
-    def _schedule(self, table: str) -> None:
+    def _schedule(self, table: str, event: bool = False) -> None:
+        if event and table:
+            self._moved.add(table)  # its verdicts looked at with the next flush
         if table:
             self._dirty.add(table)
         else:
@@ -280,6 +293,9 @@ class DirectorPage:
         self._scheduled = False
         self._last_flush = now = self._monotonic()
         changed, self._dirty = sorted(self._dirty), set()
+        moved, self._moved = sorted(self._moved), set()
+        for table in moved:  # a hand that ended: its verdicts worked out, off the loop
+            self.verdicts.table_moved(table)
         whole = self._whole_due or now - self._last_whole >= WHOLE_EVERY
         self._whole_due = False
         try:
@@ -502,6 +518,7 @@ class DirectorPage:
         and ``tls_key`` (PEM files). Returns the dashboard's URL."""
         check_tls(tls_cert, tls_key)
         self._loop = asyncio.get_running_loop()
+        self.verdicts.attach(self._loop)
         self.login.start()
         await asyncio.to_thread(self.admin.catch_up)  # results stored while we were down
         apps = [(self.app if public_port is None else self.director_app, port, "--web-port")]
@@ -535,6 +552,7 @@ class DirectorPage:
         self._pages.close_all()
         self._loop = None
         await self._listeners.stop()
+        await self.verdicts.close()  # a game cut short is worked out when next opened
 
     # --- the overview's routes (login required) ---------------------------------------
 

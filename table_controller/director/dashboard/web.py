@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Route
 from table_controller.cards import Card
 from table_controller.director.dashboard.review import stored_review, table_name
 from table_controller.director.dashboard.ruling import RulingError, ruling_form, ruling_text
+from table_controller.director.dashboard.verdicts import StoredVerdicts
 from table_controller.director.dashboard.view import DashboardView
 from table_controller.director.door import SafeJSON
 from table_controller.director.json_value import JSONObject, JSONValue
@@ -76,8 +77,10 @@ class DashboardWeb:
         title: str,
         rulings: RulingDesk | None,
         changed: Callable[[str, str], None],
+        verdicts: StoredVerdicts | None = None,
     ) -> None:
         self.store = store
+        self.verdicts = verdicts
         self.view = view
         self.rulings = rulings
         self._title = title
@@ -203,7 +206,10 @@ class DashboardWeb:
                 f"{title} has sent no game {p['game'][:20]}",
                 "Open a game's review from the dashboard's list of games.",
             )
-        document = review_page(review, links={"Back to the dashboard": "/"})
+        judged = None
+        if self.verdicts is not None and game is not None:
+            judged = self.verdicts.for_page(p["table"], game, len(review.hands))
+        document = review_page(review, judged, links={"Back to the dashboard": "/"})
         headers = {"Content-Security-Policy": document.csp, "Cache-Control": "no-store"}
         return HTMLResponse(document.html, headers=headers)
 

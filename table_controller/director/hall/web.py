@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from table_controller.director.dashboard import StoredVerdicts
 from table_controller.director.door import SafeJSON
 from table_controller.director.hall.view import PublicView, PublicViewError, parse_delay
 from table_controller.director.session import Login
@@ -29,7 +30,10 @@ from table_controller.web.guard import Refused, words_page
 class HallWeb:
     """The public view's routes over ``public``, under ``title``."""
 
-    def __init__(self, public: PublicView, *, title: str) -> None:
+    def __init__(
+        self, public: PublicView, *, title: str, verdicts: StoredVerdicts | None = None
+    ) -> None:
+        self.verdicts = verdicts
         self.public = public
         self._title = title
         static = resources.files("table_controller.director") / "static"
@@ -65,7 +69,10 @@ class HallWeb:
                 "A game is shown here once it is over: look for it under Recent results.",
                 back="/public",
             )
-        document = review_page(review, links={"Back to the hall": "/public"})
+        judged = None
+        if self.verdicts is not None:  # a finished game's: every hand of it ended
+            judged = await asyncio.to_thread(self.verdicts.for_page, table, game, len(review.hands))
+        document = review_page(review, judged, links={"Back to the hall": "/public"})
         headers = {"Content-Security-Policy": document.csp, "Cache-Control": "no-store"}
         return HTMLResponse(document.html, headers=headers)
 

@@ -91,6 +91,9 @@ TABLES = (
     "CREATE TABLE IF NOT EXISTS hand_times (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
     " seq INTEGER NOT NULL, kind TEXT NOT NULL, at REAL NOT NULL, hand INTEGER,"
     " ns INTEGER, ew INTEGER, PRIMARY KEY (tbl, game, seq, kind))",
+    # Each game's verdicts on its decisions, as kept (store/verdicts.py).
+    "CREATE TABLE IF NOT EXISTS game_verdicts (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
+    " kept TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (tbl, game))",
 )
 # Tables no one may change or empty once written: what the trigger says when refused.
 APPEND_ONLY = {"audit": "the audit log", "format_state": "the format history"}

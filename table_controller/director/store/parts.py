@@ -29,7 +29,9 @@ use the part their concern is (``store.events.add_event``, ``store.accounts.logi
   message, which a status, an answer or a fleet answer must come after (an old one sent
   again is not);
 - ``store.usage`` (``usage.py``): each table's share of the store, in bytes (the fleet
-  view).
+  view);
+- ``store.verdicts`` (``verdicts.py``): each game's verdicts on its decisions, as kept
+  (the hand review's).
 
 What the parts keep of each table (its status history, its pictures) is bounded by the
 ``limits`` given (feed/limits.py, the director's settings), which the service
@@ -73,6 +75,7 @@ from table_controller.director.store.table_keys import TableKeys
 from table_controller.director.store.table_order import TableOrder
 from table_controller.director.store.tables import MAX_EVERY, TableStatus
 from table_controller.director.store.usage import Usage
+from table_controller.director.store.verdicts import GameVerdicts
 from table_controller.feed.limits import Limits
 from table_controller.rules.errors import RulesError
 from table_controller.rules.presets import preset
@@ -125,6 +128,7 @@ class DirectorStore:
         self.keys = TableKeys(core)
         self.order = TableOrder(core)
         self.usage = Usage(core)
+        self.verdicts = GameVerdicts(core)
 
         # A transaction over every part at once: the subscriber's batches.
         self.batch = core.batch

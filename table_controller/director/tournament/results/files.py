@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from table_controller.director.dashboard import stored_review
+from table_controller.director.dashboard import StoredVerdicts, stored_review
 from table_controller.director.store import DirectorStore
 from table_controller.director.tournament.results.as_csv import results_csv, standings_csv
 from table_controller.director.tournament.results.as_pdf import (
@@ -134,11 +134,15 @@ def export_files(results: Results, paper: str = "a4") -> dict[str, bytes]:
     }
 
 
-def review_files(store: DirectorStore, results: Results) -> dict[str, bytes]:
+def review_files(
+    store: DirectorStore, results: Results, verdicts: StoredVerdicts | None = None
+) -> dict[str, bytes]:
     """Each game's hand review, one self-contained HTML file a game (its style, script
     and pictures inside it: it opens offline, from a USB stick or a club's site), named
-    as the score sheets name it. A game still being played has its ended hands only; a
-    game whose events are no game is left out and said in ``ExportError``'s words."""
+    as the score sheets name it, with its verdicts when ``verdicts`` is given (those
+    kept, the missing ones worked out now and kept). A game still being played has its
+    ended hands only; a game whose events are no game is left out and said in
+    ``ExportError``'s words."""
     from table_controller.review import ReviewError, review_page
 
     files: dict[str, bytes] = {}
@@ -149,7 +153,8 @@ def review_files(store: DirectorStore, results: Results) -> dict[str, bytes]:
         except ReviewError as exc:
             raise ExportError(f"{title}'s game {game}: {exc}") from None
         if review is not None:
-            files[name] = review_page(review).html.encode("utf-8")
+            judged = None if verdicts is None else verdicts.now(table, game)
+            files[name] = review_page(review, judged).html.encode("utf-8")
     return files
 
 
