@@ -545,3 +545,52 @@ def test_the_review_s_qr_code_holds_this_table_s_address_never_a_foreign_host() 
         assert status == 404 and b"This table keeps no games to replay" in body
     finally:
         served.close()
+
+
+@pytest.mark.parametrize("width,height", [(375, 812), (800, 480), (1920, 1080)])
+def test_the_game_over_box_and_its_review_link_fit_a_phone_a_kiosk_and_a_wall(
+    browser: Browser, width: int, height: int
+) -> None:
+    """The game-over box with its review link and QR code: on a phone (375 px wide), the
+    kiosk's screen (800x480) and a wall screen (1920 px), the box lies inside the screen,
+    and the link, the QR code, the winners and the score inside the box, none clipped."""
+    from table_controller.present import review_link
+    from table_controller.review import review_qr_svg
+
+    page = TablePage(title="Club night, table 3", review=lambda g: None, qr=review_qr_svg)
+    served = Served(page)
+    try:
+        game = Game(preset("td-tournament"))
+        recent: list[OutputEvent] = []
+        for event, _ in simulate.play(preset("td-tournament"), random.Random(7)):
+            recent += game.push(event)
+        snap = snapshot(game, recent)
+        snap["game_over"]["review"] = review_link(3)
+        page.publish(snap)  # type: ignore[arg-type]
+        context = browser.new_context(viewport={"width": width, "height": height})
+        tab = context.new_page()
+        tab.goto(served.url)
+        box = tab.locator("#game-over")
+        expect(box.locator(".over-review-link")).to_be_visible()
+        tab.wait_for_function("document.querySelector('#game-over .over-qr').naturalWidth > 0")
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / f"table-page-game-over-{width}.png"))
+        outer = box.bounding_box()
+        assert outer is not None
+        assert outer["x"] >= 0 and outer["x"] + outer["width"] <= width + 0.5
+        for part in (".over-title", ".over-score", ".over-review-link", ".over-qr"):
+            inner = box.locator(part).bounding_box()
+            assert inner is not None, part
+            assert inner["x"] >= outer["x"] - 0.5, part
+            assert inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5, part
+            assert inner["y"] >= outer["y"] - 0.5, part
+            assert inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5, part
+        clipped = tab.evaluate(
+            """() => [...document.querySelectorAll('#game-over, #game-over *')]
+                .filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0)
+                .map((e) => e.className || e.id)"""
+        )
+        assert clipped == [], clipped
+        context.close()
+    finally:
+        served.close()
