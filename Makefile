@@ -60,6 +60,7 @@ bench: $(STAMP)-test
 	$(BIN)/python bench/cube.py
 	$(BIN)/python bench/table.py
 	$(BIN)/python bench/review.py
+	$(BIN)/python bench/verdicts.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis table_controller/bots/_solver.*.so

@@ -361,10 +361,34 @@ def test_the_document_steps_with_the_keyboard_and_a_tap_offline(
 def test_the_document_is_readable_at_375_and_1920_px(
     browser: Browser, tmp_path: Path, width: int
 ) -> None:
-    path, _ = _document(tmp_path, seed=7, judged=False)  # no verdict: made by the analysis
+    """The review with the analysis's own verdicts (as the table and the director keep
+    them), opened at a costly decision: nothing runs off the side, the verdicts and
+    each player's costliest decisions are read on a phone and on a wall screen."""
+    import random
+
+    from table_controller.review import ReviewOptions, analyse_game, kept_review
+    from table_controller.rules.presets import preset
+
+    path, review = _document(tmp_path, seed=7, judged=False)
+    steps = simulated(seed=7)
+    judged = kept_review(
+        analyse_game(
+            preset("td-tournament"), [e for e, _ in steps], random.Random(34), ReviewOptions()
+        )
+    )
+    path.write_text(review_page(review, judged).html, encoding="utf-8")
+    hand = review.hands[0]
+    costly = {d.key for d in judged.decisions if d.costly}
+    at = next(i for i, s in enumerate(hand.steps, 1) if s.key in costly)
     page = browser.new_page(viewport={"width": width, "height": 900 if width < 1000 else 1080})
-    page.goto(path.as_uri() + "#hand-1-step-8")
-    expect(page.locator("body")).to_have_attribute("data-step", "8")
+    page.goto(path.as_uri() + f"#hand-1-step-{at}")
+    expect(page.locator("body")).to_have_attribute("data-step", str(at))
+    expect(page.locator("#verdict")).to_contain_text("With all hands known")
+    summary = page.locator("#verdicts")
+    if width < 1000:  # folded on a phone, so the table comes first: opened for the picture
+        expect(summary).not_to_have_attribute("open", "")
+        summary.locator("summary").click()
+    expect(summary.locator(".seat-costliest")).to_have_count(4)
     # Nothing runs off the side: the page is no wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     for seat in "NESW":

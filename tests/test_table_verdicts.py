@@ -89,6 +89,10 @@ def test_verdicts_are_worked_out_as_hands_end_and_kept_through_a_restart(tmp_pat
     assert working is not None and working.state == "working"
     assert ready is not None and ready.state == "ready"
     assert ready.hands == tuple((1, h) for h in range(1, hands + 1))
+    # Kept private, as the log is (docs/security.md).
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert (folder / f"game-{game}.json").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in folder.iterdir()] == [f"game-{game}.json"]
     # Each hand was worked out once: every job but the first was given the hands before.
     jobs = (gate / "jobs").read_text(encoding="utf-8").split("\n")[:-1]
     assert [int(line.split()[0]) for line in jobs] == list(range(hands))

@@ -5,8 +5,9 @@ the review's runner (``review.Backlog`` over ``review.game_analyst``: a process 
 own, off the event loop) with the hands already kept, so only the new hand is worked
 out; its answer is joined to what was kept and written beside the log, one file a game
 (``<log>.verdicts/game-N.json``, written whole then renamed, so a file is never half
-written). When the last hand of a game ends its verdicts are ready a hand's analysis
-later, long before a person has walked to the QR code.
+written; private as the log is, the folder 0700 and each file 0600). When the last
+hand of a game ends its verdicts are ready a hand's analysis later (under a second),
+long before a person has walked to the QR code.
 
 A restart does not redo what was kept. A game whose ended hands are not all kept (one
 played before this table kept verdicts, one whose analysis was cut by a stop) is worked
@@ -105,10 +106,7 @@ class TableVerdicts:
         if answer.kept.state == "failed":
             log.error("the verdicts of game %d could not be worked out: %s", game, kept.problem)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            part = self.path(game).with_suffix(".part")
-            part.write_text(kept.to_json(), encoding="utf-8")
-            os.replace(part, self.path(game))
+            _write_private(self.folder, self.path(game), kept.to_json().encode("utf-8"))
         except OSError as exc:  # a full disk: the page works them out again when opened
             log.error("the verdicts of game %d could not be kept: %s", game, exc)
 
@@ -118,6 +116,17 @@ class TableVerdicts:
 
     async def close(self) -> None:
         await self.backlog.close()
+
+
+def _write_private(folder: Path, path: Path, data: bytes) -> None:
+    """``data`` written whole to ``path`` (a ``.part`` renamed over it), private as the
+    log is (docs/security.md): the folder 0700, the file 0600, made so by ``os.open``."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(part, path)
 
 
 def _key(job: GameJob) -> object:
