@@ -133,6 +133,7 @@ class Frame(TypedDict):
 
 class HandShown(TypedDict):
     number: int
+    label: str  # "Hand 3", or "Game 2, hand 1" in a match
     title: str  # "Hand 3: East deals, upcard J♥"
     result: str
     frames: list[Frame]
@@ -186,6 +187,7 @@ def review_view(review: Review, verdicts: Verdicts | None = None) -> ReviewView:
         hands.append(
             {
                 "number": hand.number,
+                "label": _hand_words(hand, match),
                 "title": f"{_hand_words(hand, match)}: {_who(names, hand.dealer)} deals{up}",
                 "result": hand.result,
                 "frames": frames,

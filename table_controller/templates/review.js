@@ -79,7 +79,7 @@ function drawCentre(f) {
 
 function drawNow(f, h) {
   byId("step-text").textContent = f.text;
-  byId("where").textContent = "Hand " + h.number + " · step " + step + " of " + (h.frames.length - 1);
+  byId("where").textContent = h.label + " · step " + step + " of " + (h.frames.length - 1);
   const v = byId("verdict");
   v.hidden = !f.verdict;
   if (f.verdict) {
@@ -227,7 +227,7 @@ function start() {
   data.hands.forEach((h, i) => {
     const b = el("button");
     b.type = "button";
-    b.append(document.createTextNode("Hand " + h.number), el("span", "res", h.result));
+    b.append(document.createTextNode(h.label), el("span", "res", h.result));
     b.addEventListener("click", () => go(i, 0));
     nav.append(b);
   });
