@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from review_games import ended_before, in_play, simulated, write
+from review_games import ended_before, in_play, review_data, simulated, write
 from verdict_gate import counted_judge, dies
 
 from table_controller.event_log import EventLog
@@ -20,7 +20,7 @@ from table_controller.review import KeptReview, ended_only
 from table_controller.rules.events import HandScored, HandThrownIn, InputEvent
 from table_controller.rules.presets import preset
 from table_controller.table.log.export import page_review
-from table_controller.table.log.verdicts import TableVerdicts, verdicts_folder
+from table_controller.table.log.verdicts import Judge, TableVerdicts, verdicts_folder
 
 T = TypeVar("T")
 RULES = preset("td-tournament")
@@ -169,3 +169,35 @@ def test_the_analysis_is_never_given_the_hand_in_play(tmp_path: Path) -> None:
     assert {d.hand for d in kept.decisions} == {1, 2}
     given = int((gate / "jobs").read_text(encoding="utf-8").split()[1])
     assert given == ended_before(steps, 3)
+
+
+def test_a_failure_kept_is_tried_once_more_after_a_restart(tmp_path: Path) -> None:
+    """A process that died (out of memory, say) left a failure kept: after a restart the
+    game is worked out once more when opened; a second failure is then left said."""
+    log = EventLog(tmp_path / "table.sqlite", table="Maple")
+    game = write(log, [e for e, _ in simulated(seed=5)])
+    folder = verdicts_folder(log.path)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "go").write_text("", encoding="utf-8")
+
+    async def run(work: Judge, opens: int) -> list[str]:
+        verdicts = TableVerdicts(folder, work)
+        verdicts.attach(asyncio.get_running_loop())
+        states = []
+        for _ in range(opens):
+            shown = await asyncio.to_thread(
+                page_review, log, game, table="Maple", verdicts=verdicts
+            )
+            assert shown is not None
+            states.append(str(review_data(shown.html)["verdicts_state"]))
+            await _until(lambda: verdicts.backlog.waiting == 0)
+        await verdicts.close()
+        return states
+
+    assert apart(lambda: run(dies, 2)) == ["working", "failed"]  # failed, not tried again
+    assert apart(lambda: run(dies, 2)) == ["working", "failed"]  # a restart: once more
+    held = functools.partial(counted_judge, str(gate))
+    assert apart(lambda: run(held, 2)) == ["working", "ready"]
+    kept = TableVerdicts(folder).kept(game)
+    assert kept is not None and kept.state == "ready" and kept.decisions

@@ -51,6 +51,9 @@ class StoredVerdicts:
         self.backlog: Backlog[GameJob, GameJudged] = Backlog(analyst, self._judged, _key)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._checking: set[str] = set()
+        # Games asked to be worked out since the director started: a failure kept from
+        # before (a process that died) is tried once more, and then left said.
+        self._tried: set[Key] = set()
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -86,20 +89,23 @@ class StoredVerdicts:
             return
         job = found.result()
         if job is not None:
+            self._tried.add(_key(job))
             self.backlog.add(job)
 
     def _job_of_latest(self, table: str) -> GameJob | None:
         games = self.store.events.games(table)
         return self._job(table, games[-1]) if games else None
 
-    def _job(self, table: str, game: int) -> GameJob | None:
-        """The job that works out the game's ended hands not kept yet; None: none."""
+    def _job(self, table: str, game: int, again: bool = False) -> GameJob | None:
+        """The job that works out the game's ended hands not kept yet; None: none.
+        ``again``: a failure kept is worked out again."""
         ended = _ended_hands(self.store, table, game)
         if not ended:
             return None
         kept = self.kept(table, game)
         done = frozenset(kept.hands) if kept is not None and kept.state == "ready" else frozenset()
-        if kept is not None and (kept.state == "failed" or len(done) >= ended):
+        failed = kept is not None and kept.state == "failed"
+        if (failed and not again) or (not failed and len(done) >= ended):
             return None
         try:
             read = stored_game(self.store, table, game)
@@ -118,14 +124,16 @@ class StoredVerdicts:
         kept = self.kept(table, game)
         if self.backlog.pending((table, game)):
             return KeptReview.working(kept)
-        if kept is not None and (kept.state == "failed" or len(kept.hands) >= hands):
+        retry = kept is not None and kept.state == "failed" and (table, game) not in self._tried
+        if kept is not None and not retry and (kept.state == "failed" or len(kept.hands) >= hands):
             return kept
         loop = self._loop
         if loop is None or loop.is_closed():
             return kept
-        job = self._job(table, game)
+        job = self._job(table, game, again=retry)
         if job is None:
             return kept
+        self._tried.add((table, game))
         loop.call_soon_threadsafe(self.backlog.add, job)
         return KeptReview.working(kept)
 

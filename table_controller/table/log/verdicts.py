@@ -9,11 +9,12 @@ written; private as the log is, the folder 0700 and each file 0600). When the la
 hand of a game ends its verdicts are ready a hand's analysis later (under a second),
 long before a person has walked to the QR code.
 
-A restart does not redo what was kept. A game whose ended hands are not all kept (one
-played before this table kept verdicts, one whose analysis was cut by a stop) is worked
-out quietly the first time its review is opened, the page saying meanwhile "The
-verdicts are being worked out...". A failure is kept too, in words, and said on the
-page; the replay is shown in every case.
+A restart does not redo what was kept (a failure kept is tried once more after a
+restart: the process may have died of a passing cause, out of memory). A game whose
+ended hands are not all kept (one played before this table kept verdicts, one whose
+analysis was cut by a stop) is worked out quietly the first time its review is opened,
+the page saying meanwhile "The verdicts are being worked out...". A failure is kept
+too, in words, and said on the page; the replay is shown in every case.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class TableVerdicts:
         analyst = game_analyst() if work is None else game_analyst(work)
         self.backlog: Backlog[GameJob, GameJudged] = Backlog(analyst, self._judged, _key)
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Games this table asked to be worked out since it started: a failure kept from
+        # before (a process that died) is tried once more, and then left said.
+        self._tried: set[int] = set()
 
     def path(self, game: int) -> Path:
         return self.folder / f"game-{game}.json"
@@ -73,6 +77,7 @@ class TableVerdicts:
         self._queue(game, rules, events)
 
     def _queue(self, game: int, rules: Rules, events: tuple[InputEvent, ...]) -> None:
+        self._tried.add(game)
         kept = self.kept(game)
         done = frozenset(kept.hands) if kept is not None and kept.state == "ready" else frozenset()
         job = GameJob(game, rules, ended_only(rules, events), done)
@@ -90,7 +95,8 @@ class TableVerdicts:
         kept = self.kept(game)
         if self.backlog.pending(game):
             return KeptReview.working(kept)
-        if kept is not None and (kept.state == "failed" or len(kept.hands) >= hands):
+        retry = kept is not None and kept.state == "failed" and game not in self._tried
+        if kept is not None and not retry and (kept.state == "failed" or len(kept.hands) >= hands):
             return kept
         loop = self._loop
         if loop is None or loop.is_closed():
