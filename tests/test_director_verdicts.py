@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from hall_world import fill_hall
+from playwright.sync_api import Browser, expect
 from review_games import review_data
 from test_director_review import get
 from test_director_web import PASSWORD, Served, log_in
@@ -50,7 +51,9 @@ def test_the_store_keeps_a_games_verdicts_through_a_restart(store_target: str) -
         again.close()
 
 
-def test_the_dashboard_and_the_hall_draw_the_verdicts_once_worked_out(tmp_path: Path) -> None:
+def test_the_dashboard_and_the_hall_draw_the_verdicts_once_worked_out(
+    tmp_path: Path, browser: Browser
+) -> None:
     store = DirectorStore(tmp_path / "director.sqlite")
     store.accounts.add_login("ann", PASSWORD)
     fill_hall(store, 1, ended={1}, only={1}, start=time.time() - 10_000)
@@ -81,6 +84,18 @@ def test_the_dashboard_and_the_hall_draw_the_verdicts_once_worked_out(tmp_path: 
             frames = [f for h in shown["hands"] for f in h["frames"]]  # type: ignore[union-attr]
             assert any(f["verdict"] and f["verdict"]["costly"] for f in frames)
         assert (gate / "jobs").read_text(encoding="utf-8").count("\n") == 1  # once
+        # In the hall, for anyone, in a browser: a player's costliest opens its step.
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.goto(f"{url}public/review/table-1/1")
+        summary = tab.locator("#verdicts")
+        expect(summary).to_be_visible()
+        link = summary.locator(".costly-link").first
+        expect(link).to_contain_text("cost ")
+        link.click()
+        expect(tab.locator("#verdict")).to_contain_text("This decision cost")
+        expect(tab.locator("#verdict")).to_contain_text("With all hands known")
+        expect(tab.locator("#steps [aria-current=step] .mark.costly")).to_be_visible()
+        tab.close()
     finally:
         served.close()
         store.close()
