@@ -141,6 +141,7 @@ def service_use(box: Box) -> str:
 # The chip's lines in sysfs: gpio-sim's own attributes of each line (hardware/box/gpio-header.sh).
 LINE = "/sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio{n}"
 LOG = "/var/lib/table-controller/club.sqlite"
+CALIBRATION = "/var/lib/table-controller/calibration/table.json"
 
 
 def club_table(*, simulated: bool = False) -> str:
@@ -153,6 +154,7 @@ def club_table(*, simulated: bool = False) -> str:
     changes = {
         'log = "table-1.sqlite"': f'log = "{LOG}"',
         "# first_dealer = ": "first_dealer = ",
+        'calibration = "calibration/table.json"': f'calibration = "{CALIBRATION}"',
         'source = "picamera2"': 'source = "synthetic"' if simulated else 'source = "usb:0"',
         'port = "auto"  ': 'port = "none"  ',
         'host = "127.0.0.1"': 'host = "0.0.0.0"',
@@ -166,12 +168,25 @@ def club_table(*, simulated: bool = False) -> str:
 
 
 def run_club_table(box: Box, text: str) -> None:
+    """The table run on ``text``: calibrated first as a person does (from the synthetic
+    table's picture: no camera is plugged into the box yet), checked, restarted."""
+    if box.ssh(f"sudo test -f {CALIBRATION}").returncode != 0:
+        done = box.ssh(
+            "cd /tmp && sudo -u euchre /opt/table-controller/.venv/bin/table-controller"
+            f" calibrate --camera synthetic --frames 3 --out {CALIBRATION}",
+            timeout=600,
+        )
+        assert done.returncode == 0, f"calibrating failed: {done.stdout}{done.stderr}"
     box.sudo_write("/etc/table-controller/table.toml", text)
+    # The table's own check, as the service's user: the file is good, the pins are there
+    # (no camera is plugged into the box yet: that alone is missing).
     check = box.ssh(
-        "sudo -u euchre /opt/table-controller/.venv/bin/table-controller config check"
+        "cd /opt/table-controller && sudo -u euchre .venv/bin/table-controller config check"
         " /etc/table-controller/table.toml"
-    )
-    assert check.returncode == 0, f"the club's table.toml: {check.stdout}{check.stderr}"
+    ).stdout
+    assert "is a good file" in check, f"the club's table.toml:\n{check}"
+    if 'gpio = "mock"' not in text:
+        assert "seats:   GPIO pins found (/dev/gpiochip0), through lgpio" in check, check
     assert box.ssh("sudo systemctl restart table-controller", timeout=300).returncode == 0
     box.wait_for("the club's table serving its page", lambda: _serving(box), within=600)
 
@@ -216,20 +231,25 @@ def press(box: Box, line: int, hold: float = 1.0) -> None:
 
 def test_the_table_drives_its_lights_and_reads_its_buttons_through_the_kernel(box: Box) -> None:
     """The table's real backend (gpiozero's lgpio factory) on the box's simulated chip:
-    North deals first, so North's light blinks amber (red fully on, then off) and the
-    other seats are dark; the director button (GPIO 8), pressed by pulling its line,
-    reaches the table, whose page says the director was called."""
+    North deals first, so North's light blinks amber (red and green, no blue); no camera is
+    plugged in, a device fault, so every other seat blinks purple (red and blue, no
+    green) for the players to look at the page; the director button (GPIO 8), pressed by
+    pulling its line, reaches the table, whose page says the director was called. With a
+    wrong pin in the config (North's red as 7, the director as 7) it fails: checked."""
     run_club_table(box, club_table())
     health = json.loads(box.ssh("curl -sk https://127.0.0.1:8080/health").stdout)
     devices = [fault.get("device") for fault in health["faults"]]
     assert "seats" not in devices, f"the seat lights and buttons did not open: {health}"
 
-    north, others = [17, 27, 22], [10, 9, 11, 23, 24, 25, 16, 20, 21]
-    values = sample_lines(box, north + others, seconds=4)
-    assert values[17] == {"0", "1"}, f"North's red (GPIO17) does not blink: {values}"
-    assert values[22] == {"0"}, f"North's blue (GPIO22) is lit: {values}"
-    lit = [n for n in others if values[n] != {"0"}]
-    assert lit == [], f"seats other than North are lit (GPIO {lit}): {values}"
+    # (red, green, blue) of each seat in the example's pins.
+    north, others = (17, 27, 22), [(10, 9, 11), (23, 24, 25), (16, 20, 21)]
+    values = sample_lines(box, [n for rgb in (north, *others) for n in rgb], seconds=4)
+    red, green, blue = north
+    assert values[red] == values[green] == {"0", "1"}, f"North's amber does not blink: {values}"
+    assert values[blue] == {"0"}, f"North's blue (GPIO{blue}) is lit: {values}"
+    for _red, green, blue in others:
+        assert values[blue] == {"0", "1"}, f"GPIO{blue} does not blink purple: {values}"
+        assert values[green] == {"0"}, f"GPIO{green} is lit (purple has no green): {values}"
 
     assert not any("director" in str(n) for n in box.snapshot()["notices"])  # type: ignore[attr-defined]
     press(box, 8)
