@@ -165,6 +165,15 @@ class Box:
         )
         assert done.returncode == 0, f"writing {path} in the box failed: {done.stderr}"
 
+    def follow(self, command: str) -> subprocess.Popen[str]:
+        """``command`` run in the box, its output read as it comes (kill it when done)."""
+        return subprocess.Popen(
+            ["bash", str(SCRIPT), "ssh", str(self.folder), command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
     def kill_power(self) -> None:
         """The machine's power cut: QEMU killed at once, its guest given no word."""
         pid = int((self.folder / "qemu.pid").read_text())
