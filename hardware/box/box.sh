@@ -2,7 +2,9 @@
 # Runs the box: QEMU boots the image (image.sh) with the box's kernel (kernel.sh), on a
 # disk of its own laid over the cached image (a qcow2 overlay: the image stays as built).
 #   hardware/box/box.sh start DIR      boots a box kept in DIR (its disk, console log,
-#                                      ports); prints the seconds to the ssh login
+#                                      ports); prints the seconds to the ssh login. It
+#                                      then gives the box the wheelhouse (wheels.sh) for
+#                                      pip and its GPIO header (gpio-header.sh)
 #   hardware/box/box.sh ssh DIR [CMD]  a shell in the box as pi, or runs CMD there
 #   hardware/box/box.sh copy DIR       copies this project to /home/pi/table-controller
 #   hardware/box/box.sh reboot DIR     reboots it (sudo reboot) and waits for the login
