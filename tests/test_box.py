@@ -76,6 +76,15 @@ def test_the_box_is_shaped_like_raspberry_pi_os_lite(box: Box) -> None:
     ).stdout
     for want in ("gpio", "video", "dialout", "sudo-ok", "3.11", "systemd", "gpio-sim"):
         assert want in facts, f"{want!r} not in the box's facts:\n{facts}"
+    # Nothing failed at boot (systemd-sysctl did, before the image's pid_max drop-in).
+    failed = box.ssh("systemctl --failed --no-legend --plain").stdout.strip()
+    assert failed == "", f"units failed at the box's boot:\n{failed}"
+    # The header's chip, the gpio group's (as on Raspberry Pi OS), made at boot; what
+    # first-boot.sh would install through apt-get for the pi set is there already.
+    chip = box.ssh("stat -c '%G %a' /dev/gpiochip0").stdout.split()
+    assert chip == ["gpio", "660"], f"/dev/gpiochip0 is {chip}"
+    baked = box.ssh("dpkg-query -W -f '${Status}\\n' libzbar0 gcc libc6-dev python3-dev").stdout
+    assert baked.count("install ok installed") == 4, baked
 
 
 def test_first_boot_makes_the_box_a_table_that_starts_at_boot(box: Box) -> None:
