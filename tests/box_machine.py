@@ -27,13 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 BOX = ROOT / "hardware" / "box"
 SCRIPT = BOX / "box.sh"
 
-WHAT = "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot)"
+WHAT = (
+    "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
+    " lights and buttons through the kernel, its restart after a kill and a power cut)"
+)
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
 BUILD = "TABLE_CONTROLLER_BOX_BUILD"
 # Set to 1 (or BUILD to 1): the box runs. Unset: it is not run, and the summary says so:
-# first-boot.sh inside the emulated machine has taken over 25 minutes on 2 cores, more
-# than the whole suite's budget, until the image carries what it installs.
+# the box's whole run takes about 25 minutes on 2 cores under emulation (first-boot.sh 6
+# to 15 of them, with the image's packages and the wheelhouse), more than the suite may.
 RUN = "TABLE_CONTROLLER_BOX"
 
 NOT_CHECKED: list[str] = []

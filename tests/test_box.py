@@ -1,7 +1,10 @@
 """The Pi in a box: Debian bookworm booted under QEMU with a kernel built from Debian's
 source (hardware/box/), where ``hardware/first-boot.sh`` runs exactly as a person runs
 it on a fresh Raspberry Pi OS Lite, and after a reboot the table's unit runs and its page
-answers. The kernel and the image are built once and cached outside the project
+answers. Then, on the same machine and in this order: the table drives its seat lights
+and reads its buttons through the kernel's GPIO device (the box's gpio-sim chip), systemd
+restarts the table killed, and a power cut mid-game loses nothing acknowledged. The
+kernel, the image and the wheelhouse are built once and cached outside the project
 (hardware/box/README.md); QEMU emulates the machine (TCG), so this is the suite's
 longest test. Where it cannot run, the session's summary says so (box_machine.py).
 """
@@ -41,8 +44,9 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     if not asked():
         not_checked(
             WHAT,
-            "first-boot.sh inside the emulated machine takes most of the whole suite's budget "
-            f"(about 15 minutes on 2 cores): run it with {RUN}=1 (hardware/box/README.md)",
+            "the emulated machine's run (first-boot.sh, then the devices and faults) takes "
+            f"longer than the whole suite may (about 25 minutes on 2 cores): run it with {RUN}=1 "
+            "(hardware/box/README.md)",
         )
     if cached("image.sh", "root.img") is None and not building_allowed():
         not_checked(
