@@ -9,13 +9,16 @@ are printed there too, for hardware/box/README.md.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import ssl
 import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,13 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 BOX = ROOT / "hardware" / "box"
 SCRIPT = BOX / "box.sh"
 
-WHAT = "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot)"
+WHAT = (
+    "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
+    " lights and buttons through the kernel, its restart after a kill and a power cut)"
+)
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
 BUILD = "TABLE_CONTROLLER_BOX_BUILD"
 # Set to 1 (or BUILD to 1): the box runs. Unset: it is not run, and the summary says so:
-# first-boot.sh inside the emulated machine has taken over 25 minutes on 2 cores, more
-# than the whole suite's budget, until the image carries what it installs.
+# the box's whole run takes about 25 minutes on 2 cores under emulation (first-boot.sh 6
+# to 15 of them, with the image's packages and the wheelhouse), more than the suite may.
 RUN = "TABLE_CONTROLLER_BOX"
 
 NOT_CHECKED: list[str] = []
@@ -145,6 +151,61 @@ class Box:
         text = log.read_text(errors="replace").splitlines()[-lines:]
         return "the box's console, last lines:\n" + "\n".join(text)
 
+    def sudo_write(self, path: str, text: str) -> None:
+        """Writes ``text`` to the box's ``path`` as root (a file a person edits with sudo)."""
+        done = subprocess.run(
+            [
+                "bash",
+                str(SCRIPT),
+                "ssh",
+                str(self.folder),
+                f"sudo tee {shlex.quote(path)} >/dev/null",
+            ],
+            input=text,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, f"writing {path} in the box failed: {done.stderr}"
+
+    def follow(self, command: str) -> subprocess.Popen[str]:
+        """``command`` run in the box, its output read as it comes (kill it when done)."""
+        return subprocess.Popen(
+            ["bash", str(SCRIPT), "ssh", str(self.folder), command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def kill_power(self) -> None:
+        """The machine's power cut: QEMU killed at once, its guest given no word."""
+        pid = int((self.folder / "qemu.pid").read_text())
+        os.kill(pid, 9)
+        limit = time.monotonic() + 60
+        while time.monotonic() < limit:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        (self.folder / "qemu.pid").unlink(missing_ok=True)
+
+    def wait_for(self, what: str, check: Callable[[], bool], within: float) -> float:
+        """Waits until ``check()`` holds (asked again every 2 s); the seconds it took.
+        Fails naming ``what`` when it does not hold ``within`` seconds."""
+        started = time.monotonic()
+        while not check():
+            assert time.monotonic() - started < within, (
+                f"{what}: not within {within:.0f} s\n{self.console_tail()}"
+            )
+            time.sleep(2)
+        return time.monotonic() - started
+
+    def unit_facts(self, unit: str) -> dict[str, str]:
+        """``systemctl show``'s properties of ``unit``, by name."""
+        text = self.ssh(f"systemctl show {unit} --no-pager", timeout=60).stdout
+        return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
     def wait_active(self, unit: str, within: float) -> str:
         """Waits for ``unit`` to be active; its last state seen."""
         limit = time.monotonic() + within
@@ -155,6 +216,26 @@ class Box:
                 break
             time.sleep(3)
         return state
+
+    def snapshot(self, within: float = 120) -> dict[str, object]:
+        """The table's snapshot as its page receives it: the first message of /events."""
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        url = f"https://127.0.0.1:{self.port('web')}/events"
+        limit = time.monotonic() + within
+        while True:
+            try:
+                with urllib.request.urlopen(url, context=context, timeout=60) as stream:
+                    for raw in stream:
+                        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                        if line.startswith("data:"):
+                            found: dict[str, object] = json.loads(line[5:])
+                            return found
+            except OSError:
+                if time.monotonic() > limit:
+                    raise
+                time.sleep(3)
 
     def get_page(self, path: str = "/", within: float = 120) -> tuple[int, str]:
         """The table's page through the forwarded port (its own certificate: unverified)."""

@@ -2,7 +2,9 @@
 # Runs the box: QEMU boots the image (image.sh) with the box's kernel (kernel.sh), on a
 # disk of its own laid over the cached image (a qcow2 overlay: the image stays as built).
 #   hardware/box/box.sh start DIR      boots a box kept in DIR (its disk, console log,
-#                                      ports); prints the seconds to the ssh login
+#                                      ports); prints the seconds to the ssh login. It
+#                                      then gives the box the wheelhouse (wheels.sh) for
+#                                      pip and its GPIO header (gpio-header.sh)
 #   hardware/box/box.sh ssh DIR [CMD]  a shell in the box as pi, or runs CMD there
 #   hardware/box/box.sh copy DIR       copies this project to /home/pi/table-controller
 #   hardware/box/box.sh reboot DIR     reboots it (sudo reboot) and waits for the login
@@ -53,18 +55,52 @@ wait_login() {
 
 # The box reaches the internet through this machine, so it trusts the certificates this
 # machine trusts: where the network here re-signs TLS with a CA of its own (in this
-# machine's bundle), pip and apt in the box would otherwise refuse every download. pip
-# is told to use the system's bundle, as it is here. On an ordinary network this adds
-# nothing the box did not trust already.
+# machine's bundle), pip and apt in the box would otherwise refuse every download. On an
+# ordinary network this adds nothing the box did not trust already.
 trust_host_network() {
     local bundle=/etc/ssl/certs/ca-certificates.crt
     [ -f "$bundle" ] || return 0
     # Kept where update-ca-certificates finds it on its next run, and added to the bundle
     # at once (update-ca-certificates itself takes minutes under emulation).
     box_ssh 'sudo tee /usr/local/share/ca-certificates/host-network.crt >/dev/null &&
-        sudo sh -c "cat /usr/local/share/ca-certificates/host-network.crt >>/etc/ssl/certs/ca-certificates.crt" &&
-        printf "[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n" | sudo tee /etc/pip.conf >/dev/null' \
-        <"$bundle" || fail "could not give the box this machine's certificates"
+        if ! sudo test -f /etc/ssl/certs/.host-network; then
+            sudo sh -c "cat /usr/local/share/ca-certificates/host-network.crt >>/etc/ssl/certs/ca-certificates.crt" &&
+            sudo touch /etc/ssl/certs/.host-network
+        fi' <"$bundle" || fail "could not give the box this machine's certificates"
+}
+
+# pip in the box, told through its own configuration (/etc/pip.conf) what pip here is
+# told: the system's certificate bundle, and with a wheelhouse (wheels.sh, shared
+# read-only over 9p at /var/cache/box-wheels) to install from it and from nothing else.
+# first-boot.sh and scripts/setup.sh run unchanged; a Pi without this file downloads.
+configure_pip() {
+    local conf
+    conf=$'[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n'
+    if [ -n "$wheels" ]; then
+        conf+=$'find-links = /var/cache/box-wheels\nno-index = true\n'
+        box_ssh 'sudo mkdir -p /var/cache/box-wheels &&
+            { grep -q "^wheels " /etc/fstab ||
+              echo "wheels /var/cache/box-wheels 9p trans=virtio,version=9p2000.L,ro,nofail 0 0" |
+                sudo tee -a /etc/fstab >/dev/null; } &&
+            { mountpoint -q /var/cache/box-wheels || sudo mount /var/cache/box-wheels; }' ||
+            fail "could not mount the wheelhouse in the box (9p): $dir/console.log may say why"
+    fi
+    printf '%s' "$conf" | box_ssh 'sudo tee /etc/pip.conf >/dev/null' ||
+        fail "could not write the box's /etc/pip.conf"
+}
+
+# The box's own stand-ins for the Pi's board (gpio-header.sh): the simulated GPIO chip
+# made at every boot, and the Pi's revision the table's unit is shown. Nothing of the
+# table's own changes: its unit is given a drop-in, as a person would with systemctl edit.
+install_board() {
+    tar -C "$box_dir" -cf - gpio-header.sh gpio-header.service board.conf |
+        box_ssh 'set -e; rm -rf /tmp/board && mkdir /tmp/board && tar -C /tmp/board -xf -
+            sudo install -m 755 /tmp/board/gpio-header.sh /usr/local/sbin/box-gpio-header
+            sudo install -m 644 /tmp/board/gpio-header.service /etc/systemd/system/box-gpio-header.service
+            sudo install -D -m 644 /tmp/board/board.conf /etc/systemd/system/table-controller.service.d/box-board.conf
+            sudo systemctl daemon-reload
+            sudo systemctl enable --now box-gpio-header.service >/dev/null 2>&1' ||
+        fail "could not set up the box's GPIO header: box.sh ssh $dir journalctl -u box-gpio-header says why"
 }
 
 case "$action" in
@@ -72,6 +108,11 @@ case "$action" in
         running && fail "a box runs in $dir already: stop it with box.sh stop $dir"
         need_packages qemu-system-x86 qemu-utils openssh-client
         image="$(bash "$box_dir/image.sh")"
+        wheels="$(bash "$box_dir/wheels.sh")" ||
+            { say "no wheelhouse: pip in the box downloads from the package index (slower)"; wheels=""; }
+        share=()
+        [ -z "$wheels" ] ||
+            share=(-virtfs "local,path=$wheels,mount_tag=wheels,security_model=none,readonly=on")
         mkdir -p "$dir"
         dir="$(cd "$dir" && pwd)"
         ln -sfn "$image" "$dir/image"
@@ -87,13 +128,15 @@ case "$action" in
             -append "root=/dev/vda rw console=ttyS0,115200 panic=-1 ${BOX_APPEND:-}" \
             -drive "file=$dir/disk.qcow2,if=virtio,format=qcow2,discard=unmap" \
             -netdev "user,id=net0,hostname=raspberrypi,hostfwd=tcp:127.0.0.1:$(port ssh)-:22,hostfwd=tcp:127.0.0.1:$(port web)-:8080" \
-            -device virtio-net-pci,netdev=net0 -device virtio-rng-pci \
+            -device virtio-net-pci,netdev=net0 -device virtio-rng-pci "${share[@]}" \
             -serial "file:$dir/console.log" -display none -monitor none \
             -daemonize -pidfile "$dir/qemu.pid" ||
             fail "QEMU did not start (above): is qemu-system-x86 installed?"
         wait_login none >"$dir/boot_id"
         elapsed="$(echo "$(date +%s.%N) - $started" | bc)"
         trust_host_network
+        configure_pip
+        install_board
         printf 'box: ready in %.1f s (ssh login, systemd started): box.sh ssh %s\n' "$elapsed" "$dir" >&2
         printf '%.1f\n' "$elapsed"
         ;;

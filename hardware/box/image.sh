@@ -24,6 +24,12 @@ packages=(
     python3 python3-venv python3-pip make
     iproute2 iputils-ping kmod procps less nano curl
 )
+# What scripts/setup.sh's `pi` set installs through apt-get on a machine that is not a Pi
+# (the box: no python3-picamera2 or python3-lgpio, which only a Pi's setup installs):
+# zbar for pyzbar, the C compiler and Python's headers for the bots' solver. Baked in so
+# that first-boot.sh finds them installed and its apt-get has nothing to do: under
+# emulation, apt-get update and the installs took most of the box's run.
+baked=(libzbar0 gcc libc6-dev python3-dev)
 
 case "${1:-}" in
     "" | --path) ;;
@@ -41,7 +47,7 @@ done
 [ ${#sources[@]} -gt 0 ] ||
     fail "no Debian bookworm entry in /etc/apt/sources.list{,.d}: add one (the box is bookworm)"
 
-key="$(inputs_hash "$(basename "$kernel") $size ${packages[*]}" "$0" "$box_dir/common.sh" "${sources[@]}")"
+key="$(inputs_hash "$(basename "$kernel") $size ${packages[*]} ${baked[*]}" "$0" "$box_dir/common.sh" "${sources[@]}")"
 out="$box_cache/image-$key"
 if [ "${1:-}" = --path ]; then
     echo "$out"
@@ -97,6 +103,14 @@ setup_root() {
     # ... which must not stop to ask for a locale and a root password on the console, as
     # systemd-firstboot would: Raspberry Pi Imager has set those already.
     ln -sf /dev/null "$root/etc/systemd/system/systemd-firstboot.service"
+    # systemd's 50-pid-max.conf asks for 4194304, more than a tinyconfig kernel allows
+    # (CONFIG_BASE_FULL off: 32768 at most), and systemd-sysctl.service failed at every
+    # boot. The same name in /etc overrides it, with the kernel's own limit.
+    printf '# The box kernel (tinyconfig, CONFIG_BASE_FULL off) allows no more.\nkernel.pid_max = 32768\n' \
+        >"$root/etc/sysctl.d/50-pid-max.conf"
+    # GPIO chips for the gpio group, as Raspberry Pi OS's udev rules give them.
+    printf 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"\n' \
+        >"$root/etc/udev/rules.d/60-gpio-group.rules"
 }
 
 # Debian first (the longest part, kept if a later step stops), then the kernel's modules
@@ -111,7 +125,7 @@ if [ ! -f "$out/.debian" ]; then
     if ! printf '%s\n' "$sources_text" |
         nice -n 10 mmdebstrap --variant=minbase --include="$(
             IFS=,
-            echo "${packages[*]}"
+            echo "${packages[*]} ${baked[*]}"
         )" \
             --customize-hook="set -e; $(declare -f setup_root); out='$out' user='$user' hostname='$hostname' setup_root \"\$1\"" \
             --skip=cleanup/apt/lists \
