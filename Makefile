@@ -40,12 +40,15 @@ $(MPY_WASM): scripts/micropython-wasm.sh
 	@touch $(MPY_WASM)
 
 # Every test, the ones marked slow too (their mark gives them a time budget, reported at
-# the end: tests/budgets.py); a hung test fails after pyproject.toml's `timeout`.
+# the end: tests/budgets.py); a hung test fails after pyproject.toml's `timeout`. The files
+# run in a process for each core (pytest-xdist), each file whole in one of them, so its
+# module's browser and servers are started once: most tests wait on a browser, a broker or
+# a child process, and two at a time halve the suite's time on 2 cores.
 test: $(STAMP)-test $(MPY_WASM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy $(TYPED)
-	MICROPYTHON_WASM=$(abspath $(MPY_WASM)) $(BIN)/pytest
+	MICROPYTHON_WASM=$(abspath $(MPY_WASM)) $(BIN)/pytest -n auto --dist loadfile
 
 # The pinned versions (constraints.txt) against the package index's vulnerability data. Needs
 # the network to the package index, so it is not part of `make test`; run it before a release and after raising

@@ -39,25 +39,50 @@ BUILD = "TABLE_CONTROLLER_BOX_BUILD"
 # to 15 of them, with the image's packages and the wheelhouse), more than the suite may.
 RUN = "TABLE_CONTROLLER_BOX"
 
-NOT_CHECKED: list[str] = []
+# The figures the box's tests measured, in order. They reach the session's summary through
+# each test's report (``report_figures``), so the summary holds when the tests ran in
+# worker processes (`pytest -n 2`), where this list is the worker's, not the session's.
 FIGURES: list[str] = []
+_REPORTED = [0]  # how many of FIGURES are in a report already
+SKIPPED = "not checked: "
+FIGURE = "the Pi in a box"  # the name of a figure among a report's user properties
 
 
 def not_checked(what: str, why: str) -> None:
     """Skip the test, with ``what`` and ``why`` named in the session's summary."""
-    NOT_CHECKED.append(f"{what}: {why}")
-    pytest.skip(f"not checked: {what}: {why}")
+    pytest.skip(f"{SKIPPED}{what}: {why}")
+
+
+def report_figures(node: pytest.Item) -> None:
+    """Hand the figures measured since the last call to ``node``'s report."""
+    for line in FIGURES[_REPORTED[0] :]:
+        node.user_properties.append((FIGURE, line))
+    _REPORTED[0] = len(FIGURES)
 
 
 def summary(reporter: pytest.TerminalReporter) -> None:
-    """The session summary's lines: what the box could not check, and its figures."""
-    if NOT_CHECKED:
+    """The session summary's lines: what the box could not check, and its figures, read
+    from the tests' reports."""
+    missed: list[str] = []
+    figures: list[str] = []
+    for reports in reporter.stats.values():
+        for report in reports:
+            if not isinstance(report, pytest.TestReport):
+                continue
+            if report.skipped and isinstance(report.longrepr, tuple):
+                reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+                if reason.startswith(SKIPPED) and reason not in missed:
+                    missed.append(reason)
+            for name, value in report.user_properties:
+                if name == FIGURE and value not in figures:
+                    figures.append(str(value))
+    if missed:
         reporter.section("not checked")
-        for line in NOT_CHECKED:
-            reporter.write_line(f"NOT CHECKED: {line}", red=True, bold=True)
-    if FIGURES:
+        for line in missed:
+            reporter.write_line(f"NOT CHECKED: {line.removeprefix(SKIPPED)}", red=True, bold=True)
+    if figures:
         reporter.section("the Pi in a box")
-        for line in FIGURES:
+        for line in figures:
             reporter.write_line(line)
 
 

@@ -17,6 +17,7 @@ import pytest
 
 QUICK = 15.0  # seconds, setup and teardown included, on a quiet 2-core machine
 SLOW = 90.0
+BUDGET = "time budget"  # its name among a report's user properties: (seconds, slow)
 
 
 @dataclass
@@ -34,14 +35,19 @@ class Budgets:
 
     @pytest.hookimpl
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        # Carried by the test's reports, so the session sees it when the tests ran in
+        # worker processes (`pytest -n 2`), where this hook runs in the worker.
         mark = item.get_closest_marker("slow")
         budget = QUICK if mark is None else float(mark.kwargs.get("budget", SLOW))
-        self.spent[item.nodeid] = Spent(budget=budget, slow=mark is not None)
+        item.user_properties.append((BUDGET, (budget, mark is not None)))
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         spent = self.spent.setdefault(report.nodeid, Spent())
         spent.seconds += report.duration
+        for name, value in report.user_properties:
+            if name == BUDGET:
+                spent.budget, spent.slow = value
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:

@@ -30,10 +30,18 @@ from box_machine import (
     cached,
     missing,
     not_checked,
+    report_figures,
 )
 
 # Minutes with cached builds; a first run builds the kernel and the image too.
 pytestmark = [pytest.mark.slow(budget=1800), pytest.mark.timeout(5400)]
+
+
+@pytest.fixture(autouse=True)
+def figures_reported(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's figures go into its report, for the session's summary."""
+    yield
+    report_figures(request.node)
 
 
 @pytest.fixture(scope="module")
