@@ -173,8 +173,10 @@ def test_the_director_rules_on_a_renege_in_the_dashboard(
             except AssertionError:  # say what the dashboard was given, to find why
                 detail = call(demo, f"api/alerts/{alert['id']}/detail", cookie=cookie)[1]
                 raise AssertionError(f"no picture shown; the panel's data: {detail}") from None
-            page.wait_for_function(
-                "i => i.complete && i.naturalWidth > 0", arg=img.element_handle()
+            # Not wait_for_function: its polling evals in the page, which the CSP refuses.
+            wait_until(
+                "the picture loaded",
+                lambda img=img: bool(img.evaluate("i => i.complete && i.naturalWidth > 0")),
             )
         a, b = offence.bounding_box(), proof.bounding_box()
         assert a is not None and b is not None

@@ -131,6 +131,13 @@ def picture_loaded(page: Page) -> None:
     wait_until("the renege's picture loaded", lambda: bool(img.evaluate("i => i.naturalWidth > 0")))
 
 
+def qr_loaded(page: Page) -> None:
+    """Until the game-over box's QR code has loaded (as ``picture_loaded``, not
+    ``wait_for_function``, which the page's Content Security Policy refuses)."""
+    qr = page.locator("#game-over .over-qr")
+    wait_until("the review's QR code loaded", lambda: bool(qr.evaluate("i => i.naturalWidth > 0")))
+
+
 def test_the_page_follows_a_simulated_game(page: Page, served: Served) -> None:
     rules = preset("td-tournament")
     game = Game(rules)
@@ -483,7 +490,7 @@ def test_a_game_s_end_links_its_review_and_a_qr_code_and_a_game_in_play_shows_no
         expect(link).to_have_attribute("href", f"/review/{over}")
         qr = tab.locator("#game-over .over-qr")
         expect(qr).to_be_visible()
-        tab.wait_for_function("document.querySelector('#game-over .over-qr').naturalWidth > 0")
+        qr_loaded(tab)
         ARTIFACTS.mkdir(exist_ok=True)
         tab.screenshot(path=str(ARTIFACTS / "table-page-review-link.png"))
         shot = Image.open(io.BytesIO(qr.screenshot()))
@@ -572,7 +579,7 @@ def test_the_game_over_box_and_its_review_link_fit_a_phone_a_kiosk_and_a_wall(
         tab.goto(served.url)
         box = tab.locator("#game-over")
         expect(box.locator(".over-review-link")).to_be_visible()
-        tab.wait_for_function("document.querySelector('#game-over .over-qr').naturalWidth > 0")
+        qr_loaded(tab)
         ARTIFACTS.mkdir(exist_ok=True)
         tab.screenshot(path=str(ARTIFACTS / f"table-page-game-over-{width}.png"))
         outer = box.bounding_box()
