@@ -29,7 +29,8 @@ SCRIPT = BOX / "box.sh"
 
 WHAT = (
     "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
-    " lights and buttons through the kernel, its restart after a kill and a power cut)"
+    " lights and buttons through the kernel, its trump cube on the machine's serial port cut"
+    " and restored, its restart after a kill and a power cut)"
 )
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
@@ -168,6 +169,13 @@ class Box:
 
     def port(self, name: str) -> int:
         return int(self._box("port", name, timeout=30).stdout)
+
+    def cube_line(self) -> str:
+        """This machine's pseudo-terminal wired to the box's second serial port, its
+        /dev/ttyS1 (QEMU's ``-chardev pty``; a new one at every start of QEMU)."""
+        done = self._box("port", "cube", timeout=30)
+        assert done.returncode == 0 and done.stdout.strip(), f"no cube line: {done.stderr}"
+        return done.stdout.strip()
 
     def console_tail(self, lines: int = 30) -> str:
         log = self.folder / "console.log"

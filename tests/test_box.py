@@ -2,8 +2,10 @@
 source (hardware/box/), where ``hardware/first-boot.sh`` runs exactly as a person runs
 it on a fresh Raspberry Pi OS Lite, and after a reboot the table's unit runs and its page
 answers. Then, on the same machine and in this order: the table drives its seat lights
-and reads its buttons through the kernel's GPIO device (the box's gpio-sim chip), systemd
-restarts the table killed, and a power cut mid-game loses nothing acknowledged. The
+and reads its buttons through the kernel's GPIO device (the box's gpio-sim chip), the trump
+cube on the machine's serial port (ttyS1) gets the table's state and comes back after its
+line is cut, systemd restarts the table killed, and a power cut mid-game loses nothing
+acknowledged. The
 kernel, the image and the wheelhouse are built once and cached outside the project
 (hardware/box/README.md); QEMU emulates the machine (TCG), so this is the suite's
 longest test. Where it cannot run, the session's summary says so (box_machine.py).
@@ -166,19 +168,20 @@ LOG = "/var/lib/table-controller/club.sqlite"
 CALIBRATION = "/var/lib/table-controller/calibration/table.json"
 
 
-def club_table(*, simulated: bool = False) -> str:
+def club_table(*, simulated: bool = False, cube: str = "none") -> str:
     """A club's single table (not a fleet's), as a person writes it from the example:
     the example's pins (examples/table.toml: N's light on GPIO 17, 27, 22, the director
     button on GPIO 8) on the Pi's real pins, North dealing first, no cube; no camera is
     plugged into the box yet. ``simulated``: the simulated table instead (its players,
-    mock pins and the synthetic camera), which plays a game by itself."""
+    mock pins and the synthetic camera), which plays a game by itself. ``cube``: the
+    trump cube's serial port, as the club writes it ("none": no cube)."""
     text = (ROOT / "examples" / "table.toml").read_text()
     changes = {
         'log = "table-1.sqlite"': f'log = "{LOG}"',
         "# first_dealer = ": "first_dealer = ",
         'calibration = "calibration/table.json"': f'calibration = "{CALIBRATION}"',
         'source = "picamera2"': 'source = "synthetic"' if simulated else 'source = "usb:0"',
-        'port = "auto"  ': 'port = "none"  ',
+        'port = "auto"  ': f'port = "{cube}"  ',
         'host = "127.0.0.1"': 'host = "0.0.0.0"',
     }
     if simulated:
@@ -283,6 +286,79 @@ def test_the_table_drives_its_lights_and_reads_its_buttons_through_the_kernel(bo
 
     box.wait_for("the director button's press on the page", called, within=120)
     FIGURES.append(f"the club's table's service (real pins, no camera): {service_use(box)}")
+
+
+# --- the trump cube on the box's serial port ---------------------------------------------
+
+# The box's second serial port: QEMU wires it to a pseudo-terminal of this machine
+# (hardware/box/box.sh), where the cube's firmware runs (MicroPython is not on this
+# machine: the project's emulator of it, tests/test_cube_on_a_port.py).
+CUBE_PORT = "/dev/ttyS1"
+
+
+def cube_fault(box: Box) -> str | None:
+    """The cube's fault as the table's status (/health, what its page shows) words it."""
+    health = json.loads(box.ssh("curl -sk --max-time 20 https://127.0.0.1:8080/health").stdout)
+    for fault in health["faults"]:
+        if fault.get("device") == "cube":
+            return f"{fault['what']}: {fault['problem']} ({fault['fix']})"
+    return None
+
+
+def test_the_cube_on_the_boxs_serial_port_is_cut_and_restored(box: Box) -> None:
+    """The trump cube on a serial port of the machine, as a club's table.toml names it
+    (``[cube] port = "/dev/ttyS1"``): its firmware runs on this machine, at the far end of
+    the box's ttyS1. The table's state reaches it through the kernel's serial driver: its
+    display when the table starts (no trump yet: no camera plays a deal in the box), then
+    the director's alert when the director button (GPIO 8) is pressed. The cube's line cut
+    (this machine's end closed, the firmware stopped): the table's status says so in
+    words and it goes on serving; the line restored, with a freshly started cube: the
+    fault clears and the cube shows the table's state again. With the port named wrong in
+    the config (/dev/ttyS2, a port with nothing on it) this fails: checked by hand."""
+    from table_controller.devices.cube_types import Alert, CubeState
+    from table_controller.devices.emulator import CubeEmulator
+
+    emulator = CubeEmulator(port=box.cube_line())
+    emulator.start()
+    try:
+        run_club_table(box, club_table(cube=CUBE_PORT))
+
+        def shown() -> CubeState | None:
+            wire = emulator.shown_state()
+            return None if wire is None else CubeState.from_wire(wire)
+
+        def showing(alert: Alert) -> bool:
+            state = shown()
+            return state is not None and state.alert == alert and state.trump is None
+
+        box.wait_for("the table's state on the cube over ttyS1", lambda: showing(Alert.NONE), 300)
+        box.wait_for("the cube's link up", lambda: cube_fault(box) is None, within=120)
+        press(box, 8)  # the director button: the table's state changes, and the cube's
+        box.wait_for("the director's alert on the cube", lambda: showing(Alert.DIRECTOR), 120)
+
+        emulator.unplug()  # the line cut at this machine's end: the cube is gone
+        cut = time.monotonic()
+        box.wait_for("the cut in the table's status", lambda: cube_fault(box) is not None, 120)
+        noticed = time.monotonic() - cut
+        fault = cube_fault(box)
+        assert fault is not None and "the trump cube is not connected" in fault, fault
+        assert "reconnects by itself" in fault, fault
+        assert _serving(box), "the table stopped serving its page without its cube"
+        page = box.snapshot()
+        assert any(f.get("device") == "cube" for f in page["faults"]), page["faults"]  # type: ignore[attr-defined]
+
+        emulator.plug_in()  # the line back, with a cube started afresh (it knows nothing)
+        restored = time.monotonic()
+        box.wait_for("the cube's link up again", lambda: cube_fault(box) is None, within=300)
+        box.wait_for("the state on the cube again", lambda: showing(Alert.DIRECTOR), 120)
+        recovered = time.monotonic() - restored
+        assert emulator.boots == 2
+        FIGURES.append(
+            f"the cube's serial line cut, in the table's status: {noticed:.1f} s; restored to "
+            f"the state on the cube again: {recovered:.1f} s"
+        )
+    finally:
+        emulator.close()
 
 
 # --- faults -------------------------------------------------------------------------------

@@ -9,7 +9,9 @@
 #   hardware/box/box.sh copy DIR       copies this project to /home/pi/table-controller
 #   hardware/box/box.sh reboot DIR     reboots it (sudo reboot) and waits for the login
 #   hardware/box/box.sh stop DIR       shuts it down (QEMU is killed if it does not stop)
-#   hardware/box/box.sh port DIR NAME  the host's port for the box's ssh or web (8080)
+#   hardware/box/box.sh port DIR NAME  the host's port for the box's ssh or web (8080), or
+#                                      cube: the host's pseudo-terminal wired to the box's
+#                                      second serial port, /dev/ttyS1 (the trump cube's)
 # QEMU emulates the machine (TCG): KVM hung at the kernel's start on these machines.
 # BOX_ACCEL=kvm tries it anyway. DIR's console.log has everything the box's console said.
 set -euo pipefail
@@ -23,7 +25,9 @@ shift 2
 project="$(cd "$box_dir/../.." && pwd)"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port() { sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null; }
+port() {
+    if [ "$1" = cube ]; then cat "$dir/cube" 2>/dev/null; else sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null; fi
+}
 
 box_ssh() {
     local port
@@ -129,9 +133,14 @@ case "$action" in
             -drive "file=$dir/disk.qcow2,if=virtio,format=qcow2,discard=unmap" \
             -netdev "user,id=net0,hostname=raspberrypi,hostfwd=tcp:127.0.0.1:$(port ssh)-:22,hostfwd=tcp:127.0.0.1:$(port web)-:8080" \
             -device virtio-net-pci,netdev=net0 -device virtio-rng-pci "${share[@]}" \
-            -serial "file:$dir/console.log" -display none -monitor none \
-            -daemonize -pidfile "$dir/qemu.pid" ||
-            fail "QEMU did not start (above): is qemu-system-x86 installed?"
+            -serial "file:$dir/console.log" -chardev pty,id=cube -serial chardev:cube \
+            -display none -monitor none -daemonize -pidfile "$dir/qemu.pid" >"$dir/qemu.log" 2>&1 ||
+            fail "QEMU did not start: $(cat "$dir/qemu.log") (is qemu-system-x86 installed?)"
+        # The box's second serial port (its ttyS1, the cube's) is this machine's pseudo-
+        # terminal, which QEMU names as it starts: kept in DIR/cube for box.sh port DIR cube.
+        sed -n 's|^char device redirected to \(/dev/pts/[0-9]*\) (label cube).*|\1|p' \
+            "$dir/qemu.log" >"$dir/cube"
+        [ -s "$dir/cube" ] || fail "QEMU named no pseudo-terminal for the cube: $dir/qemu.log"
         wait_login none >"$dir/boot_id"
         elapsed="$(echo "$(date +%s.%N) - $started" | bc)"
         trust_host_network
@@ -170,7 +179,7 @@ case "$action" in
         rm -f "$dir/qemu.pid"
         ;;
     port)
-        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web"
+        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web|cube"
         port "$1"
         ;;
     *) fail "$usage" ;;

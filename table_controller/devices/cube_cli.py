@@ -72,8 +72,12 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
     except FirmwareNotFound as exc:
         return _err(str(exc))
     faults = [LineFaults(drop=args.drop, corrupt=args.corrupt, seed=s) for s in (1, 2)]
+    if args.port and args.link:
+        print("error: --port and --link do not go together: give one", file=sys.stderr)
+        return 2
     emulator = CubeEmulator(
         link=args.link,
+        port=args.port,
         to_cube=faults[0],
         to_host=faults[1],
         accelerometer=not args.no_accelerometer,
@@ -81,10 +85,13 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
     try:
         device = emulator.start()
     except OSError as exc:
+        if args.port:
+            return _err(f"{exc}: check the path, and that this user may open it")
         return _err(f"cannot create the pty or the link {args.link}: {exc}")
     pty = emulator.pty
     print(f"trump cube emulator on {device}" + (f" (-> {pty})" if device != pty else ""), file=out)
-    print(f"connect with: table-controller cube test --port {device}", file=out)
+    if not args.port:
+        print(f"connect with: table-controller cube test --port {device}", file=out)
     out.flush()
     stop = threading.Event()
 
@@ -412,6 +419,11 @@ def add_commands(sub: Any) -> None:
 
     em = csub.add_parser("emulate", help="run the cube's firmware here, behind a pty")
     em.add_argument("--link", help="also make this path point at the pty (survives replugs)")
+    em.add_argument(
+        "--port",
+        help="run on this serial device instead of a pty of its own (such as the pty QEMU "
+        "gives a virtual machine's serial port)",
+    )
     em.add_argument("--png", help="keep this PNG showing the matrix")
     em.add_argument("--drop", type=float, default=0.0, help="drop this share of bytes (0..1)")
     em.add_argument("--corrupt", type=float, default=0.0, help="corrupt this share of bytes")

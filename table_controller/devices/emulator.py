@@ -275,7 +275,14 @@ def delivery(applied: list[Applied], sent: list[CubeState]) -> Delivery:
 
 
 class CubeEmulator:
-    """The firmware on a pty. ``start()`` returns the device path to open."""
+    """The firmware on a pty. ``start()`` returns the device path to open.
+
+    With ``port``, the firmware runs on that serial device instead of a pty of its own:
+    the end of a line someone else made, such as the pseudo-terminal QEMU wires to a
+    virtual machine's serial port (the Pi in a box's ttyS1), so the host at the far end
+    opens a real serial device of its own machine. Unplugging closes the port (the line
+    goes quiet); plugging in opens it again, with a freshly booted cube.
+    """
 
     def __init__(
         self,
@@ -285,7 +292,11 @@ class CubeEmulator:
         to_host: LineFaults | None = None,
         accelerometer: bool = True,
         face_suits: tuple[int, ...] = FACE_SUITS,
+        port: str | Path | None = None,
     ) -> None:
+        if port is not None and link is not None:
+            raise ValueError("a cube on a given port has no link of its own: give one or the other")
+        self.port = Path(port) if port is not None else None
         self.board = EmulatedBoard(accelerometer)
         self.to_cube = to_cube if to_cube is not None else LineFaults()
         self.to_host = to_host if to_host is not None else LineFaults()
@@ -341,6 +352,19 @@ class CubeEmulator:
         return self.device
 
     def _plug(self) -> None:
+        if self.port is not None:
+            try:
+                fd = os.open(self.port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            except OSError as exc:
+                raise OSError(
+                    exc.errno,
+                    f"cannot open the serial port {self.port} for the cube: {exc.strerror}",
+                ) from exc
+            tty.setraw(fd)  # bytes as they are, as on the Pico's USB serial
+            self._slave_path = str(self.port)
+            self._master, self._slave = fd, None
+            self._boot()
+            return
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing: bytes as they are
         os.set_blocking(master, False)
