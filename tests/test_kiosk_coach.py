@@ -15,16 +15,14 @@ import dataclasses
 import functools
 import random
 import re
-import threading
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from coach_gate import dies, held_look_over
 from playwright.sync_api import Browser, Page, expect
 from test_review_analysis import BAD_PLAY_LOG, MARCH_DEAL, play_hand
-from waiting import InThread
+from waiting import InThread, apart
 
 from table_controller.event_log import EventLog
 from table_controller.kiosk.look_back import (
@@ -53,7 +51,6 @@ GUARD = 120.0  # seconds: only against a hang
 N, E, S, W = Seat
 SCREEN = {"width": 800, "height": 480}  # the kiosk's screen
 PHONE = {"width": 375, "height": 812}
-T = TypeVar("T")
 CODE = re.compile(r"\b(?:[2-9TJQKA][CDHS]|Seat\.\w|PLAYER|EXACT)\b")  # a card or seat code
 
 
@@ -245,27 +242,6 @@ def test_a_look_back_that_fails_says_so_to_the_visitor_and_why_in_the_records(
     assert said in records
 
 
-def apart(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """``work()`` run in an event loop on a thread of its own (Playwright's loop may
-    hold this one)."""
-    out: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            out.append(asyncio.run(work()))
-        except BaseException as exc:  # raised again in the test's thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(GUARD)
-    if errors:
-        raise errors[0]
-    assert out, "the event loop's work never ended"
-    return out[0]
-
-
 def _ended(pid: int) -> bool:
     """The process ``pid`` is gone, or a zombie (ended, its exit not yet taken)."""
     try:
@@ -371,7 +347,7 @@ def test_a_look_back_process_that_dies_is_answered_for_and_a_dropped_one_never_a
         assert held.review({}) is None
         return said, later
 
-    said, later = apart(run)
+    said, later = apart(run, GUARD)
     assert said[0].game == 5 and "ended without an answer" in said[0].problem
     assert later == []
     assert not (tmp_path / "gate" / "answered").exists()

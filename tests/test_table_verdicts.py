@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from review_games import ended_before, in_play, review_data, simulated, write
 from verdict_gate import counted_judge, dies
+from waiting import apart
 
 from table_controller.event_log import EventLog
 from table_controller.review import KeptReview, ended_only
@@ -22,27 +21,7 @@ from table_controller.rules.presets import preset
 from table_controller.table.log.export import page_review
 from table_controller.table.log.verdicts import Judge, TableVerdicts, verdicts_folder
 
-T = TypeVar("T")
 RULES = preset("td-tournament")
-
-
-def apart(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """``work()`` in an event loop on a thread of its own (as the table's loop)."""
-    out: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            out.append(asyncio.run(work()))
-        except BaseException as exc:  # raised again in the test's thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
-    return out[0]
 
 
 def _hand_ends(steps: list) -> list[tuple[InputEvent, ...]]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def wait_until(what: str, cond: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -100,3 +102,24 @@ class InThread:
             self.loop.call_soon_threadsafe(self.stop.set)
             self.thread.join(timeout=self.guard)
         self.loop.close()
+
+
+def apart(work: Callable[[], Coroutine[Any, Any, T]], timeout: float | None = None) -> T:
+    """``work()`` run in an event loop on a thread of its own (as the table's loop, and
+    because Playwright's loop may hold this thread's); its error raised here."""
+    out: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(asyncio.run(work()))
+        except BaseException as exc:  # raised again in the test's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout)
+    if errors:
+        raise errors[0]
+    assert out, "the event loop's work never ended"
+    return out[0]
