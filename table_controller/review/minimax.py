@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from table_controller.bots.bidding import plausible, weigh_calls
-from table_controller.bots.knowledge import SeatView, knowledge
+from table_controller.bots.knowledge import Knowledge, SeatView, knowledge
 from table_controller.bots.rule_of_thumb import RuleOfThumbBot, best_card_to_give, best_discard
 from table_controller.bots.sampling import sample_deal, weight
 from table_controller.bots.search import Solver, mask_of
@@ -244,6 +244,21 @@ class Sampled:
     def _start(self) -> float:
         return 0.0 if self.clock is None else self.clock()
 
+    def _deals(
+        self, k: Knowledge, hand: HandState, rng: random.Random
+    ) -> Iterator[tuple[list[int], float]]:
+        """Deals of the hidden cards consistent with what the seat knew, as the solver's
+        masks (a seat sitting out holds none) with each deal's weight: at most
+        ``deals``, and within the budget after the first; none once no deal fits."""
+        start = self._start()
+        taken = 0
+        while taken < self.deals and (taken == 0 or self._time_left(start)):
+            deal = sample_deal(k, rng)
+            if deal is None:
+                return
+            yield [0 if not hand.active(s) else mask_of(deal[s]) for s in SEATS], weight(k, deal)
+            taken += 1
+
     def card_values(self, view: SeatView, rng: random.Random) -> Weighed:
         """Each legal card's mean value for the seat's side."""
         game, me = view.game, view.seat
@@ -256,14 +271,8 @@ class Sampled:
         trick = hand.trick
         totals = dict.fromkeys(legal, 0.0)
         weights, taken = 0.0, 0
-        start = self._start()
-        while taken < self.deals and (taken == 0 or self._time_left(start)):
-            deal = sample_deal(k, rng)
-            if deal is None:
-                break
-            masks = [0 if not hand.active(s) else mask_of(deal[s]) for s in SEATS]
+        for masks, w in self._deals(k, hand, rng):
             masks[me] = mine
-            w = weight(k, deal)
             values = solver.move_values(masks, trick.leader, trick.plays)
             for e in legal:
                 totals[e] += w * side(me, ns_points(self.rules, hand, values[e.card]))
@@ -284,13 +293,7 @@ class Sampled:
         leader = hand.first_active_from(hand.eldest)
         totals = dict.fromkeys(legal, 0.0)
         weights, taken = 0.0, 0
-        start = self._start()
-        while taken < self.deals and (taken == 0 or self._time_left(start)):
-            deal = sample_deal(k, rng)
-            if deal is None:
-                break
-            masks = [0 if not hand.active(s) else mask_of(deal[s]) for s in SEATS]
-            w = weight(k, deal)
+        for masks, w in self._deals(k, hand, rng):
             for e in legal:
                 assert e.card is not None
                 masks[me] = held & ~(1 << e.card)
