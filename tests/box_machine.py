@@ -9,6 +9,8 @@ are printed there too, for hardware/box/README.md.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import shlex
@@ -287,3 +289,123 @@ class Box:
                 if time.monotonic() > limit:
                     raise
                 time.sleep(3)
+
+
+# --- a first-booted box, kept between runs ---------------------------------------------
+
+# What first-boot.sh's result depends on, beside the image and the wheelhouse: a change to
+# any of them runs first-boot.sh on a fresh card again. The table's own code is not among
+# them: it is copied into the box and set up by first-boot.sh again at every run.
+FIRST_BOOT_INPUTS = (
+    "hardware/first-boot.sh",
+    "scripts/setup.sh",
+    "pyproject.toml",
+    "setup.py",
+    "constraints.txt",
+    "hardware/table-controller-fleet.service",
+    "examples/table.toml",
+)
+
+
+def _path_of(script: str) -> str:
+    done = subprocess.run(
+        ["bash", str(BOX / script), "--path"], capture_output=True, text=True, timeout=600
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def booted_folder(image: Path) -> Path:
+    """Where the disk of a box that ran first-boot.sh on ``image`` is kept: named by a
+    hash of the image, the wheelhouse and FIRST_BOOT_INPUTS."""
+    digest = hashlib.sha256()
+    digest.update(image.name.encode())
+    digest.update(Path(_path_of("wheels.sh")).name.encode())
+    for name in FIRST_BOOT_INPUTS:
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes())
+    return image.parent / f"booted-{digest.hexdigest()[:16]}"
+
+
+class FirstBoot:
+    """What first-boot.sh did on a fresh card: its seconds inside, when, and whether in this
+    run (False: kept from an earlier run of the same install steps)."""
+
+    def __init__(self, seconds: float, when: str, now: bool) -> None:
+        self.seconds, self.when, self.now = seconds, when, now
+
+    def words(self) -> str:
+        kept = "in this run" if self.now else f"kept from {self.when}, same install steps"
+        return f"first-boot.sh on a fresh card inside (TCG): {self.seconds:.0f} s ({kept})"
+
+
+def _first_boot_afresh(base: Path) -> None:
+    """Boots a fresh card, runs first-boot.sh as a person does after Raspberry Pi Imager
+    (with the project copied to /home/pi), then the pin library a Pi has from Raspberry Pi
+    OS (python3-lgpio; the box takes the same lgpio from its wheelhouse), and powers off.
+    The disk is kept in ``base``; a failure keeps nothing."""
+    work = base.with_name(base.name + ".partial")
+    shutil.rmtree(work, ignore_errors=True)
+    machine = Box(work)
+    try:
+        machine.start()
+        assert machine.ssh("systemctl cat table-controller").returncode != 0, "not a fresh card"
+        machine.copy_project()
+        started = float(machine.ssh("date +%s.%N").stdout)
+        done = machine.ssh("sudo table-controller/hardware/first-boot.sh", timeout=3600)
+        assert done.returncode == 0, (
+            f"first-boot.sh failed in the box:\n{done.stdout}\n{done.stderr}"
+        )
+        assert "done. The table looks for the director" in done.stdout, done.stdout
+        seconds = float(machine.ssh("date +%s.%N").stdout) - started
+        done = machine.ssh(
+            "sudo /opt/table-controller/.venv/bin/pip install --quiet lgpio"
+            " && sudo chown -R euchre:euchre /opt/table-controller/.venv",
+            timeout=600,
+        )
+        assert done.returncode == 0, f"installing lgpio in the box failed: {done.stderr}"
+    finally:
+        machine.stop()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    (work / "first-boot.json").write_text(json.dumps({"seconds": seconds, "when": when}))
+    for name in ("ports", "cube", "boot_id", "qemu.log"):
+        (work / name).unlink(missing_ok=True)
+    work.rename(base)
+
+
+def first_booted(folder: Path, image: Path) -> tuple[Box, FirstBoot]:
+    """A box started in ``folder`` on a disk laid over one that ran first-boot.sh (kept
+    between runs in :func:`booted_folder`, made here when missing), with this project
+    copied in and first-boot.sh run again as after an update of the card's copy: so the
+    table's unit runs this checkout's code. The box's table is a fleet's, as first-boot.sh
+    leaves it."""
+    base = booted_folder(image)
+    now = False
+    with open(base.with_name(base.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one first-boot per machine, not one per worker
+        if not (base / "disk.qcow2").exists():
+            _first_boot_afresh(base)
+            now = True
+    facts = json.loads((base / "first-boot.json").read_text())
+    first = FirstBoot(float(facts["seconds"]), str(facts["when"]), now)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = subprocess.run(
+        ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2",
+         "-b", str(base / "disk.qcow2"), str(folder / "disk.qcow2")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, f"qemu-img could not lay a disk over {base}: {made.stderr}"
+    machine = Box(folder)
+    FIGURES.append(
+        f"boot of the first-booted box to the ssh login under TCG: {machine.start():.1f} s"
+    )
+    if not now:
+        machine.copy_project()
+        done = machine.ssh(
+            "sudo rm -rf /opt/table-controller/releases/*"
+            " && sudo table-controller/hardware/first-boot.sh"
+            " && sudo systemctl restart table-controller",
+            timeout=1800,
+        )
+        assert done.returncode == 0, (
+            f"first-boot.sh again with this checkout failed:\n{done.stdout}\n{done.stderr}"
+        )
+    return machine, first

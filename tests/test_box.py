@@ -19,20 +19,18 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from box_machine import (
-    BUILD,
-    FIGURES,
-    ROOT,
-    RUN,
-    WHAT,
-    Box,
-    asked,
-    build,
-    building_allowed,
-    cached,
-    missing,
-    not_checked,
-    report_figures,
+from box_machine import FIGURES, Box, FirstBoot, report_figures
+from box_table import (
+    CUBE_PORT,
+    LOG,
+    booted_box,
+    club_table,
+    cube_fault,
+    press,
+    run_club_table,
+    sample_lines,
+    service_use,
+    serving,
 )
 
 # Minutes with cached builds; a first run builds the kernel and the image too.
@@ -48,35 +46,10 @@ def figures_reported(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
-    why = missing()
-    if why is not None:
-        not_checked(WHAT, why)
-    if not asked():
-        not_checked(
-            WHAT,
-            "the emulated machine's run (first-boot.sh, then the devices and faults) takes "
-            f"longer than the whole suite may (about 25 minutes on 2 cores): run it with {RUN}=1 "
-            "(hardware/box/README.md)",
-        )
-    if cached("image.sh", "root.img") is None and not building_allowed():
-        not_checked(
-            WHAT,
-            "no kernel and image built on this machine yet: build them once with "
-            "hardware/box/image.sh (tens of minutes; hardware/box/README.md), or run the "
-            f"tests with {BUILD}=1",
-        )
-    kernel, kernel_s = build("kernel.sh", timeout=3 * 3600)
-    image, image_s = build("image.sh", timeout=3600)
-    FIGURES.append(
-        f"kernel {kernel.name}: {kernel_s:.0f} s; image {image.name}: {image_s:.0f} s "
-        "(about 0 when cached)"
-    )
-    machine = Box(tmp_path_factory.mktemp("box"))
-    try:
-        FIGURES.append(f"boot to the ssh login under TCG: {machine.start():.1f} s")
-        yield machine
-    finally:
-        machine.stop()
+    yield from booted_box(tmp_path_factory, FIRST_BOOT)
+
+
+FIRST_BOOT: list[FirstBoot] = []
 
 
 def test_the_box_is_shaped_like_raspberry_pi_os_lite(box: Box) -> None:
@@ -102,27 +75,11 @@ def test_the_box_is_shaped_like_raspberry_pi_os_lite(box: Box) -> None:
 
 
 def test_first_boot_makes_the_box_a_table_that_starts_at_boot(box: Box) -> None:
-    # A fresh card: no table yet.
-    assert box.ssh("systemctl cat table-controller").returncode != 0
-
-    box.copy_project()
-    started = box.ssh("date +%s.%N").stdout
-    done = box.ssh("sudo table-controller/hardware/first-boot.sh", timeout=3600)
-    assert done.returncode == 0, f"first-boot.sh failed in the box:\n{done.stdout}\n{done.stderr}"
-    seconds = float(box.ssh("date +%s.%N").stdout) - float(started)
-    FIGURES.append(f"first-boot.sh inside (TCG): {seconds:.0f} s")
-    assert "done. The table looks for the director" in done.stdout
-
-    # The pin library: a Pi's setup has it from Raspberry Pi OS (python3-lgpio, seen by
-    # the table's environment); the box, which is no Pi, takes the same lgpio from its
-    # wheelhouse (hardware/box/wheels.sh). Before the reboot, so the table starts with it.
-    done = box.ssh(
-        "sudo /opt/table-controller/.venv/bin/pip install --quiet lgpio"
-        " && sudo chown -R euchre:euchre /opt/table-controller/.venv",
-        timeout=600,
-    )
-    assert done.returncode == 0, f"installing lgpio in the box failed: {done.stderr}"
-
+    """first-boot.sh ran on a fresh card (box_machine.first_booted: in this run, or kept
+    from an earlier run of the same install steps, then run again with this checkout's
+    code): after a reboot the table's unit starts by itself and its page answers."""
+    FIGURES.append(FIRST_BOOT[0].words())
+    assert box.ssh("systemctl is-enabled table-controller").stdout.strip() == "enabled"
     rebooted = box.reboot()
     FIGURES.append(f"reboot to the ssh login: {rebooted:.1f} s")
     state = box.wait_active("table-controller", within=600)
@@ -139,120 +96,6 @@ def test_first_boot_makes_the_box_a_table_that_starts_at_boot(box: Box) -> None:
         f"boot to the table's page (joining: the join page), by the box's uptime: {uptime:.0f} s"
     )
     FIGURES.append(f"the table's service: {service_use(box)}")
-
-
-def service_use(box: Box) -> str:
-    """The table's service's memory and CPU so far, as systemd counts them, and its
-    processes' resident memory (ps)."""
-    facts = box.unit_facts("table-controller")
-    memory = int(facts.get("MemoryCurrent", "0") or 0) / 2**20
-    cpu = int(facts.get("CPUUsageNSec", "0") or 0) / 1e9
-    procs = box.ssh(
-        "ps -o rss=,pcpu=,etimes=,args= --ppid "
-        + "$(systemctl show -p MainPID --value table-controller)"
-        + " -p $(systemctl show -p MainPID --value table-controller)"
-    ).stdout
-    lines = [
-        f"{int(p.split()[0]) / 1024:.0f} MiB resident, {p.split()[1]} % CPU over {p.split()[2]} s"
-        for p in procs.splitlines()
-        if p.strip()
-    ]
-    return f"{memory:.0f} MiB (cgroup), {cpu:.1f} s of CPU; processes: " + "; ".join(lines)
-
-
-# --- a club's table on the box's pins ----------------------------------------------------
-
-# The chip's lines in sysfs: gpio-sim's own attributes of each line (hardware/box/gpio-header.sh).
-LINE = "/sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio{n}"
-LOG = "/var/lib/table-controller/club.sqlite"
-CALIBRATION = "/var/lib/table-controller/calibration/table.json"
-
-
-def club_table(*, simulated: bool = False, cube: str = "none") -> str:
-    """A club's single table (not a fleet's), as a person writes it from the example:
-    the example's pins (examples/table.toml: N's light on GPIO 17, 27, 22, the director
-    button on GPIO 8) on the Pi's real pins, North dealing first, no cube; no camera is
-    plugged into the box yet. ``simulated``: the simulated table instead (its players,
-    mock pins and the synthetic camera), which plays a game by itself. ``cube``: the
-    trump cube's serial port, as the club writes it ("none": no cube)."""
-    text = (ROOT / "examples" / "table.toml").read_text()
-    changes = {
-        'log = "table-1.sqlite"': f'log = "{LOG}"',
-        "# first_dealer = ": "first_dealer = ",
-        'calibration = "calibration/table.json"': f'calibration = "{CALIBRATION}"',
-        'source = "picamera2"': 'source = "synthetic"' if simulated else 'source = "usb:0"',
-        'port = "auto"  ': f'port = "{cube}"  ',
-        'host = "127.0.0.1"': 'host = "0.0.0.0"',
-    }
-    if simulated:
-        changes['gpio = "auto"'] = 'gpio = "mock"'
-    for old, new in changes.items():
-        assert old in text, f"examples/table.toml has changed ({old!r} is gone): update this test"
-        text = text.replace(old, new, 1)
-    return text
-
-
-def run_club_table(box: Box, text: str) -> None:
-    """The table run on ``text``: calibrated first as a person does (from the synthetic
-    table's picture: no camera is plugged into the box yet), checked, restarted."""
-    if box.ssh(f"sudo test -f {CALIBRATION}").returncode != 0:
-        done = box.ssh(
-            "cd /tmp && sudo -u euchre /opt/table-controller/.venv/bin/table-controller"
-            f" calibrate --camera synthetic --frames 3 --out {CALIBRATION}",
-            timeout=600,
-        )
-        assert done.returncode == 0, f"calibrating failed: {done.stdout}{done.stderr}"
-    box.sudo_write("/etc/table-controller/table.toml", text)
-    # The table's own check, as the service's user: the file is good, the pins are there
-    # (no camera is plugged into the box yet: that alone is missing).
-    check = box.ssh(
-        "cd /opt/table-controller && sudo -u euchre .venv/bin/table-controller config check"
-        " /etc/table-controller/table.toml"
-    ).stdout
-    good = "table.toml is good." in check or "table.toml is a good file" in check
-    assert good, f"the club's table.toml:\n{check}"
-    if 'gpio = "mock"' not in text:
-        assert "seats:   GPIO pins found (/dev/gpiochip0), through lgpio" in check, check
-    assert box.ssh("sudo systemctl restart table-controller", timeout=300).returncode == 0
-    box.wait_for("the club's table serving its page", lambda: _serving(box), within=600)
-
-
-def _serving(box: Box) -> bool:
-    done = box.ssh("curl -sk --max-time 20 https://127.0.0.1:8080/health", timeout=60)
-    try:
-        return bool(json.loads(done.stdout).get("serving"))
-    except ValueError:
-        return False
-
-
-def sample_lines(box: Box, lines: list[int], seconds: float) -> dict[int, set[str]]:
-    """The values each of ``lines`` showed over ``seconds``, read in the box every 20 ms."""
-    script = (
-        "import glob, json, sys, time\n"
-        f"lines = {lines!r}\n"
-        f"paths = {{n: glob.glob({LINE!r}.format(n=n) + '/value')[0] for n in lines}}\n"
-        "seen = {n: set() for n in lines}\n"
-        f"end = time.monotonic() + {seconds}\n"
-        "while time.monotonic() < end:\n"
-        "    for n, p in paths.items():\n"
-        "        seen[n].add(open(p).read().strip())\n"
-        "    time.sleep(0.02)\n"
-        "print(json.dumps({n: sorted(v) for n, v in seen.items()}))\n"
-    )
-    done = box.ssh(f"sudo python3 -c {shlex.quote(script)}", timeout=120 + seconds)
-    assert done.returncode == 0, f"reading the chip's lines failed: {done.stderr}"
-    return {int(n): set(v) for n, v in json.loads(done.stdout).items()}
-
-
-def press(box: Box, line: int, hold: float = 1.0) -> None:
-    """A finger on the button of ``line``: the line pulled to ground for ``hold``
-    seconds, then let go (the button's own pull-up brings it back)."""
-    path = LINE.format(n=line) + "/pull"
-    done = box.ssh(
-        f"echo pull-down | sudo tee {path} >/dev/null && sleep {hold}"
-        f" && echo pull-up | sudo tee {path} >/dev/null"
-    )
-    assert done.returncode == 0, f"pressing GPIO{line} failed: {done.stderr}"
 
 
 def test_the_table_drives_its_lights_and_reads_its_buttons_through_the_kernel(box: Box) -> None:
@@ -286,23 +129,6 @@ def test_the_table_drives_its_lights_and_reads_its_buttons_through_the_kernel(bo
 
     box.wait_for("the director button's press on the page", called, within=120)
     FIGURES.append(f"the club's table's service (real pins, no camera): {service_use(box)}")
-
-
-# --- the trump cube on the box's serial port ---------------------------------------------
-
-# The box's second serial port: QEMU wires it to a pseudo-terminal of this machine
-# (hardware/box/box.sh), where the cube's firmware runs (MicroPython is not on this
-# machine: the project's emulator of it, tests/test_cube_on_a_port.py).
-CUBE_PORT = "/dev/ttyS1"
-
-
-def cube_fault(box: Box) -> str | None:
-    """The cube's fault as the table's status (/health, what its page shows) words it."""
-    health = json.loads(box.ssh("curl -sk --max-time 20 https://127.0.0.1:8080/health").stdout)
-    for fault in health["faults"]:
-        if fault.get("device") == "cube":
-            return f"{fault['what']}: {fault['problem']} ({fault['fix']})"
-    return None
 
 
 def test_the_cube_on_the_boxs_serial_port_is_cut_and_restored(box: Box) -> None:
@@ -343,7 +169,7 @@ def test_the_cube_on_the_boxs_serial_port_is_cut_and_restored(box: Box) -> None:
         fault = cube_fault(box)
         assert fault is not None and "the trump cube is not connected" in fault, fault
         assert "reconnects by itself" in fault, fault
-        assert _serving(box), "the table stopped serving its page without its cube"
+        assert serving(box), "the table stopped serving its page without its cube"
         page = box.snapshot()
         assert any(f.get("device") == "cube" for f in page["faults"]), page["faults"]  # type: ignore[attr-defined]
 
@@ -380,7 +206,7 @@ def test_the_table_killed_is_restarted_by_systemd(box: Box) -> None:
         )
 
     box.wait_for("the table started again by systemd", restarted, within=300)
-    box.wait_for("the table's page after the restart", lambda: _serving(box), within=300)
+    box.wait_for("the table's page after the restart", lambda: serving(box), within=300)
     FIGURES.append(
         f"the table killed (SIGKILL) to its page again: {time.monotonic() - started:.0f} s"
     )
@@ -418,7 +244,7 @@ def test_a_power_cut_mid_game_loses_nothing_acknowledged(box: Box) -> None:
     cut = time.monotonic()
 
     box.start()
-    box.wait_for("the table started after the power cut", lambda: _serving(box), within=600)
+    box.wait_for("the table started after the power cut", lambda: serving(box), within=600)
     FIGURES.append(
         f"power cut mid-game to the table's page again: {time.monotonic() - cut:.0f} s "
         f"({len(acked)} events acknowledged before the cut)"
