@@ -128,7 +128,9 @@ def run_club_table(box: Box, text: str) -> None:
     # The table's own check, as the service's user: the file is good, the pins are there
     # (no camera is plugged into the box yet: that alone is missing).
     check = box.ssh(
-        "cd /opt/table-controller && sudo -u euchre .venv/bin/table-controller config check"
+        # From pi's home, which the service's user cannot write: lgpio, which makes a pipe
+        # in its folder, is given one of its own (devices/gpio.py).
+        "sudo -u euchre /opt/table-controller/.venv/bin/table-controller config check"
         " /etc/table-controller/table.toml"
     ).stdout
     good = "table.toml is good." in check or "table.toml is a good file" in check

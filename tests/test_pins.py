@@ -289,3 +289,53 @@ def test_backend_names() -> None:
     assert GpioBackend.parse(" Simulated ") is GpioBackend.SIMULATED
     with pytest.raises(ValueError, match="choose one of lgpio, rpigpio, simulated"):
         GpioBackend.parse("pigpio")
+
+
+def test_lgpio_gets_a_folder_of_its_own_where_it_is_not_told_one(tmp_path: Path) -> None:
+    """lgpio makes its notification pipes in LG_WD, else in the current folder, which the
+    service's user may not write: the table gives it a private folder unless told one."""
+    import os
+    import stat
+
+    from table_controller.devices.gpio import LGPIO_FOLDER, give_lgpio_a_folder
+
+    env: dict[str, str] = {}
+    folder = give_lgpio_a_folder(env)
+    try:
+        assert env[LGPIO_FOLDER] == folder
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        assert give_lgpio_a_folder(env) == folder  # once is enough
+    finally:
+        os.rmdir(folder)
+    told = {LGPIO_FOLDER: str(tmp_path)}
+    assert give_lgpio_a_folder(told) == str(tmp_path)
+    # A folder that is gone (a cleaned /tmp) is not kept.
+    gone = {LGPIO_FOLDER: str(tmp_path / "gone")}
+    made = give_lgpio_a_folder(gone)
+    try:
+        assert made != str(tmp_path / "gone") and os.path.isdir(made)
+    finally:
+        os.rmdir(made)
+
+
+def test_the_real_machine_gives_lgpio_its_folder_before_importing_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib
+    import os
+    import tempfile
+
+    from table_controller.devices.gpio import LGPIO_FOLDER
+    from table_controller.table import machine
+
+    seen: list[str | None] = []
+
+    def imported(name: str) -> ModuleType:
+        seen.append(os.environ.get(LGPIO_FOLDER))
+        return ModuleType(name)
+
+    monkeypatch.delenv(LGPIO_FOLDER, raising=False)
+    monkeypatch.setattr(importlib, "import_module", imported)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    machine.Machine().import_module("lgpio")
+    assert seen and seen[0] is not None and seen[0].startswith(str(tmp_path))

@@ -8,6 +8,9 @@ RPi.GPIO) exist only on a Raspberry Pi, so they are imported only when asked for
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import MutableMapping
 from enum import Enum
 from typing import Any
 
@@ -44,6 +47,28 @@ class GpioUnavailable(TableControllerError, RuntimeError):
     """Real pins were asked for where there are none (or they cannot be opened)."""
 
 
+# lgpio's own setting: the folder it makes its notification pipes in (.lgd-nfyN).
+LGPIO_FOLDER = "LG_WD"
+
+
+def give_lgpio_a_folder(environ: MutableMapping[str, str] | None = None) -> str:
+    """The folder lgpio makes its notification pipes in: ``LG_WD`` where set, else a new
+    private one in the system's temporary folder, set as ``LG_WD`` for lgpio to read.
+
+    Why: without ``LG_WD`` lgpio makes them in the process's current folder, and a
+    table started from a folder its user cannot write (`config check` run as the
+    service's user from /home/pi, or a unit whose working folder is read-only) could not
+    open its pins ("No such file or directory: '.lgd-nfy-3'"). Called before lgpio is
+    imported, because lgpio reads the setting from the process's environment."""
+    env = os.environ if environ is None else environ
+    folder = env.get(LGPIO_FOLDER, "")
+    if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+        return folder
+    folder = tempfile.mkdtemp(prefix="table-controller-lgpio-")  # 0700, this user's
+    env[LGPIO_FOLDER] = folder
+    return folder
+
+
 def make_pin_factory(backend: GpioBackend) -> Any:
     """A new gpiozero pin factory for ``backend``; close it when the devices are closed.
 
@@ -59,6 +84,7 @@ def make_pin_factory(backend: GpioBackend) -> Any:
         library, install = "RPi.GPIO", "`sudo apt install python3-rpi.gpio`, or use lgpio"
     try:
         if backend is GpioBackend.LGPIO:
+            give_lgpio_a_folder()
             from gpiozero.pins.lgpio import LGPIOFactory
 
             return LGPIOFactory()

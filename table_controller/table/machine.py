@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from table_controller.devices.gpio import give_lgpio_a_folder
 from table_controller.table.config import TableConfig
 
 # What to write in the config to run without each device (also in run's faults).
@@ -65,6 +66,12 @@ def _serial_ports() -> list[SerialPortInfo]:
     ]
 
 
+def _import(name: str) -> ModuleType:
+    if name == "lgpio":  # it makes a file in its folder as it loads (devices/gpio.py)
+        give_lgpio_a_folder()
+    return importlib.import_module(name)
+
+
 def _gpiochips() -> list[str]:
     return sorted(glob.glob("/dev/gpiochip*"))
 
@@ -77,7 +84,7 @@ def _can_open(path: str) -> bool:
 class Machine:
     """How to look at a machine. The defaults look at this one; a test passes its own."""
 
-    import_module: Callable[[str], ModuleType] = importlib.import_module
+    import_module: Callable[[str], ModuleType] = _import
     pi_cameras: Callable[[ModuleType], list[str]] = _pi_cameras  # given the picamera2 module
     gpiochips: Callable[[], list[str]] = _gpiochips
     can_open: Callable[[str], bool] = _can_open
