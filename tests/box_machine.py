@@ -334,7 +334,8 @@ class FirstBoot:
 
     def words(self) -> str:
         kept = "in this run" if self.now else f"kept from {self.when}, same install steps"
-        return f"first-boot.sh on a fresh card inside (TCG): {self.seconds:.0f} s ({kept})"
+        took = f"{self.seconds:.0f} s" if self.seconds >= 0 else "not timed (made by hand)"
+        return f"first-boot.sh on a fresh card inside (TCG): {took} ({kept})"
 
 
 def _first_boot_afresh(base: Path) -> None:
