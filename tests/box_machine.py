@@ -331,6 +331,9 @@ class FirstBoot:
 
     def __init__(self, seconds: float, when: str, now: bool) -> None:
         self.seconds, self.when, self.now = seconds, when, now
+        # At the box's boot from that card: the table's unit's state, its page's status
+        # and the box's uptime when the page answered.
+        self.at_boot: tuple[str, int, float] | None = None
 
     def words(self) -> str:
         kept = "in this run" if self.now else f"kept from {self.when}, same install steps"
@@ -398,6 +401,10 @@ def first_booted(folder: Path, image: Path) -> tuple[Box, FirstBoot]:
     FIGURES.append(
         f"boot of the first-booted box to the ssh login under TCG: {machine.start():.1f} s"
     )
+    # A boot after first-boot.sh: the table's unit starts by itself, and its page answers.
+    state = machine.wait_active("table-controller", within=900)
+    code, _page = machine.get_page("/", within=900) if state == "active" else (0, "")
+    first.at_boot = (state, code, float(machine.ssh("cut -d' ' -f1 /proc/uptime").stdout))
     if not now:
         machine.copy_project()
         done = machine.ssh(

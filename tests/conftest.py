@@ -74,6 +74,31 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return server.new_database()
 
 
+# The Pi in a box's tests (tests/box/) share one booted machine: one work unit for the
+# worker processes (pytest-xdist), which runs them in one process, one after the other,
+# and first of all, beside everything else: the box's run is the suite's longest.
+BOX_TESTS = "tests/box/"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadfile``, with the box's files one unit and first in the queue."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BoxFirst(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope = str(super()._split_scope(nodeid))
+            return BOX_TESTS if scope.startswith(BOX_TESTS) else scope
+
+        def _assign_work_unit(self, node: object) -> None:
+            if BOX_TESTS in self.workqueue:
+                self.workqueue.move_to_end(BOX_TESTS, last=False)
+            super()._assign_work_unit(node)
+
+    return BoxFirst(config, log)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Budgets(), "budgets")
     # A run started in the background (`pytest &` from a script) has Ctrl-C ignored, and

@@ -1,7 +1,7 @@
 """The cube's firmware run on a serial port someone else made (``CubeEmulator(port=...)``,
 ``table-controller cube emulate --port``): the end of a line such as the pseudo-terminal
 QEMU wires to a virtual machine's serial port, which the Pi in a box's cube uses
-(tests/test_box.py). Here the line is two real ptys joined byte for byte, as QEMU joins
+(tests/box/test_box_cube.py). Here the line is two real ptys joined byte for byte, as QEMU joins
 its pty to the machine's ttyS1; the host opens its own end through the real serial
 backend."""
 
