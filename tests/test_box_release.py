@@ -226,7 +226,12 @@ def test_a_release_that_crashes_at_its_start_goes_back_to_the_one_before(
     wheel = broken_release(tmp_path, next_version(1), CRASH)
     before = box.unit_facts(UNIT)
     since = cursor(box)
+    started = time.monotonic()
     version = switch_to(box, wheel)
+    FIGURES.append(
+        "a release fetched into the box, checked, installed and given its start test as the "
+        f"update agent does (pip install --target, TCG): {time.monotonic() - started:.0f} s"
+    )
     assert version == next_version(1)
     assert current(box) == f"releases/{version}"
     switched = time.monotonic()
