@@ -91,6 +91,102 @@ def test_a_second_start_without_a_heartbeat_rolls_back(tmp_path: Path) -> None:
     assert update.boot(releases, now=8.0) is None  # and it stays there
 
 
+def test_after_a_rollback_previous_names_what_it_named_before_the_update(
+    tmp_path: Path,
+) -> None:
+    """A person's `update rollback` after the table went back by itself must not start the
+    release that failed: ``previous`` names again what it named before the update."""
+    releases = Releases(tmp_path)
+    for v in ("1.0", "1.1", "1.2"):
+        (releases.folder / v / "table_controller").mkdir(parents=True)
+    releases.switch("1.0")
+    releases.switch("1.1")  # current 1.1, previous 1.0
+    update.switch_for_restart(releases, "1.2", order="o-8", now=5.0)
+    assert releases.version_of(releases.previous) == "1.1"
+    update.boot(releases, now=6.0)
+    assert "back to 1.1" in str(update.boot(releases, now=7.0))
+    assert releases.version_of(releases.current) == "1.1"
+    assert releases.version_of(releases.previous) == "1.0"
+    assert releases.rollback() == "1.0"  # by hand: the one before, not 1.2
+
+
+def test_after_the_first_update_rolls_back_there_is_no_previous(tmp_path: Path) -> None:
+    releases = Releases(tmp_path)
+    for v in ("1.0", "1.1"):
+        (releases.folder / v / "table_controller").mkdir(parents=True)
+    releases.switch("1.0")  # as first-boot.sh leaves it: no previous
+    update.switch_for_restart(releases, "1.1", order="o-9", now=5.0)
+    update.boot(releases, now=6.0)
+    update.boot(releases, now=7.0)
+    assert releases.version_of(releases.current) == "1.0"
+    assert not releases.previous.is_symlink()
+    with pytest.raises(UpdateRefused, match="no earlier release"):
+        releases.rollback()
+
+
+def _pending_release(root: Path) -> Releases:
+    releases = Releases(root)
+    for v in ("1.0", "1.1"):
+        (releases.folder / v / "table_controller").mkdir(parents=True)
+    releases.switch("1.0")
+    update.switch_for_restart(releases, "1.1", order="o-10", now=5.0)
+    assert update.boot(releases, now=6.0) == "starting version 1.1 for the first time"
+    return releases
+
+
+def test_a_release_that_crashes_at_its_start_is_named_and_its_next_start_goes_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The guard's child (a real process) ends with status 3 before its first heartbeat:
+    the guard returns its status (systemd restarts the unit), says in the journal which
+    version failed and how, and the next start's check goes back in the same words."""
+    releases = _pending_release(tmp_path)
+    code = update.guard(
+        releases, [sys.executable, "-c", "raise SystemExit(3)"], within=600, notify=lambda _s: None
+    )
+    assert code == 3
+    said = capsys.readouterr().err
+    assert "version 1.1: it stopped with exit status 3 before it sent its first heartbeat" in said
+    assert "its next start goes back to 1.0" in said
+    assert releases.version_of(releases.current) == "1.1"  # the next start's check goes back
+    words = update.boot(releases, now=7.0)
+    assert words == (
+        "version 1.1 did not come up (it stopped with exit status 3 before it sent its first "
+        "heartbeat), so the table went back to 1.0"
+    )
+    assert releases.version_of(releases.current) == "1.0"
+    assert update.status(releases)["last"]["problem"] == words
+
+
+def test_a_release_killed_at_its_start_is_named_by_its_signal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    releases = _pending_release(tmp_path)
+    kill = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    code = update.guard(releases, [sys.executable, "-c", kill], notify=lambda _s: None)
+    assert code == -9
+    assert "it was killed (SIGKILL) before it sent its first heartbeat" in capsys.readouterr().err
+    assert "it was killed (SIGKILL)" in str(update.boot(releases, now=7.0))
+
+
+def test_a_release_that_confirms_then_ends_is_not_blamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its first heartbeat sent (the marker cleared), the release ends later: nothing is
+    said of its start, and the next start keeps it."""
+    releases = _pending_release(tmp_path)
+    confirm = (
+        "import sys; from pathlib import Path; from table_controller.fleet import update; "
+        f"update.confirm(update.Releases(Path({str(tmp_path)!r})), '1.1', now=8.0); "
+        "raise SystemExit(1)"
+    )
+    code = update.guard(releases, [sys.executable, "-c", confirm], notify=lambda _s: None)
+    assert code == 1
+    assert "before it sent its first heartbeat" not in capsys.readouterr().err
+    assert update.boot(releases, now=9.0) is None
+    assert releases.version_of(releases.current) == "1.1"
+
+
 def test_a_heartbeat_confirms_and_a_later_start_keeps_the_release(tmp_path: Path) -> None:
     releases = Releases(tmp_path)
     for v in ("1.0", "1.1"):

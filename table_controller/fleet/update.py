@@ -23,7 +23,9 @@ release or the new one, never half of each.
 
 A release that does not come up is undone by the next start: ``boot`` (the unit's
 ``ExecStartPre``, run with ``python -I`` so the release under test is not the code that
-judges it) finds the marker still there on a second start and switches back. A release
+judges it) finds the marker still there on a second start and switches back; ``guard``
+has said in the journal how it ended (its exit status or signal), and ``boot`` says it
+again with the version it went back to. A release
 that neither crashes nor comes up (it hangs) is ended by ``guard`` (the unit's
 ``ExecStart``, also ``python -I``): it runs the table as its child and, while an update is
 pending, gives it ``--within`` seconds to reach its first heartbeat; then it stops the
@@ -560,6 +562,9 @@ def switch_for_restart(releases: Releases, version: str, *, order: str | None, n
         {
             "version": version,
             "previous": releases.version_of(releases.current),
+            # What ``previous`` named before the switch: put back by a rollback, so that
+            # afterwards ``previous`` never names the release that failed.
+            "before": releases.version_of(releases.previous),
             "order": order,
             "at": now,
             "starts": 0,
@@ -570,8 +575,10 @@ def switch_for_restart(releases: Releases, version: str, *, order: str | None, n
 
 def boot(releases: Releases, *, now: float, why: str | None = None) -> str | None:
     """At each start, before the table runs: a pending update started once already and
-    never confirmed is rolled back. Returns what was done, in words (None: nothing).
-    ``why``: how the release failed, when known (the guard's words)."""
+    never confirmed is rolled back, and ``previous`` names again what it named before the
+    update (never the release that failed: a person's ``rollback`` would start it again).
+    Returns what was done, in words (None: nothing). ``why``: how the release failed,
+    when known (the guard's words, given or kept in the marker by ``guard``)."""
     pending = read_json(releases.root / PENDING)
     if pending is None:
         return None
@@ -587,8 +594,15 @@ def boot(releases: Releases, *, now: float, why: str | None = None) -> str | Non
     else:  # the first release ever: the virtual environment's own copy runs instead
         with contextlib.suppress(FileNotFoundError):
             releases.current.unlink()
+    before = pending.get("before")
+    if isinstance(before, str) and before != back and (releases.folder / before).is_dir():
+        _link(releases.previous, Path("releases") / before)
+    elif releases.version_of(releases.previous) == version:
+        releases.previous.unlink()
+    kept = pending.get("why")
+    why = why or (kept if isinstance(kept, str) and kept else "no heartbeat after its restart")
     words = (
-        f"version {version} did not come up ({why or 'no heartbeat after its restart'}), "
+        f"version {version} did not come up ({why}), "
         f"so the table went back to {back or 'the version it was set up with'}"
     )
     write_json(
@@ -674,17 +688,27 @@ def guard(
     env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
     child = subprocess.Popen(list(argv), env=env)
     old = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    passed: list[int] = []  # the signals passed on: the service was stopped
+
+    def pass_on(number: int, _frame: object) -> None:
+        passed.append(number)
+        child.send_signal(number)
+
     for sig in old:
-        signal.signal(sig, lambda number, _frame: child.send_signal(number))
+        signal.signal(sig, pass_on)
     try:
         deadline = None if pending is None else clock() + within
         if deadline is None:
             notify("READY=1")
         while True:
             try:
-                return child.wait(every)
+                code = child.wait(every)
             except subprocess.TimeoutExpired:
                 pass
+            else:
+                if deadline is not None and pending is not None:
+                    _ended_early(releases, pending, code, stopped=bool(passed))
+                return code
             if deadline is None or pending is None:
                 continue
             if _confirmed(releases, pending):
@@ -701,6 +725,38 @@ def guard(
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+def _ended_early(
+    releases: Releases, pending: Mapping[str, Any], code: int, *, stopped: bool
+) -> None:
+    """The release pending ended before its first heartbeat (it crashed at its start, as a
+    release whose code cannot run does). Why is said now, in the journal, and kept in the
+    marker, so that the next start's ``boot``, which goes back, says it too."""
+    now = read_json(releases.root / PENDING)
+    if now is None or now.get("version") != pending.get("version"):
+        return  # confirmed after all, or another update since
+    if stopped:
+        why = "the service was stopped before it sent its first heartbeat"
+    elif code < 0:
+        why = f"it was killed ({_signal_name(-code)}) before it sent its first heartbeat"
+    else:
+        why = f"it stopped with exit status {code} before it sent its first heartbeat"
+    write_json(releases.root / PENDING, {**now, "why": why})
+    back = now.get("previous") or "the version it was set up with"
+    print(
+        f"table-controller: version {now.get('version')}: {why}; its next start goes back "
+        f"to {back}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _stop(child: subprocess.Popen[bytes], seconds: float) -> None:

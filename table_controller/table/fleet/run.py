@@ -72,12 +72,19 @@ def ensure_membership(
             pinned = config.fleet.fingerprint if config.fleet is not None else None
             return join_showing(config, folder, fingerprint=pinned, stop=stop, say=say)
     except JoinStopped:
-        raise FleetError(
-            "stopped before the director approved this table: start it again to go on "
+        raise JoinInterrupted(
+            "Stopped before the director approved this table: start it again to go on "
             "joining (it shows the same code)"
         ) from None
     except JoinError as exc:
         raise FleetError(str(exc)) from None
+
+
+class JoinInterrupted(FleetError):
+    """The table was stopped (Ctrl-C, or SIGTERM: ``systemctl stop`` or ``restart``) while
+    it waited for the director's approval: asked for, so not a failure. ``run`` says so
+    and exits 0, as a joined table stopped does; systemd then records no failed unit at
+    each planned restart of a table still joining."""
 
 
 def between_games(table: Table) -> bool:
@@ -298,6 +305,7 @@ async def serve_fleet(runner: FleetRun, out: TextIO, *, hands: int | None) -> No
 __all__ = [
     "NEVER",
     "FleetRun",
+    "JoinInterrupted",
     "between_games",
     "ensure_membership",
     "serve_fleet",
