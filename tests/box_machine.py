@@ -297,6 +297,8 @@ class Box:
 # What first-boot.sh's result depends on, beside the image and the wheelhouse: a change to
 # any of them runs first-boot.sh on a fresh card again. The table's own code is not among
 # them: it is copied into the box and set up by first-boot.sh again at every run.
+TABLE_CONFIG = "/etc/table-controller/table.toml"  # the table's own file, first-boot.sh's
+
 FIRST_BOOT_INPUTS = (
     "hardware/first-boot.sh",
     "scripts/setup.sh",
@@ -335,6 +337,9 @@ class FirstBoot:
         # At the box's boot from that card: the table's unit's state, its page's status
         # and the box's uptime when the page answered.
         self.at_boot: tuple[str, int, float] | None = None
+        # The table's own file as first-boot.sh wrote it (a fleet's), for the tests that
+        # need the table as it left it after others ran a club's table on the box.
+        self.config = ""
 
     def words(self) -> str:
         kept = "in this run" if self.now else f"kept from {self.when}, same install steps"
@@ -417,4 +422,6 @@ def first_booted(folder: Path, image: Path) -> tuple[Box, FirstBoot]:
         assert done.returncode == 0, (
             f"first-boot.sh again with this checkout failed:\n{done.stdout}\n{done.stderr}"
         )
+    first.config = machine.ssh(f"cat {TABLE_CONFIG}").stdout
+    assert "[fleet]" in first.config, f"first-boot.sh left no fleet's table:\n{first.config}"
     return machine, first

@@ -14,6 +14,7 @@ from box_machine import (
     FIGURES,
     ROOT,
     RUN,
+    TABLE_CONFIG,
     WHAT,
     Box,
     FirstBoot,
@@ -26,10 +27,11 @@ from box_machine import (
     not_checked,
 )
 
+# What first-boot.sh did on the card the session's box was made from (booted_box).
+FIRST_BOOT: list[FirstBoot] = []
 
-def booted_box(
-    tmp_path_factory: pytest.TempPathFactory, first_boot: list[FirstBoot]
-) -> Iterator[Box]:
+
+def booted_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     """The box a test module runs on (its fixture yields from this): a box that ran
     first-boot.sh (:func:`first_booted`), or a skip naming what kept it from running."""
     why = missing()
@@ -56,7 +58,7 @@ def booted_box(
         "(about 0 when cached)"
     )
     machine, first = first_booted(tmp_path_factory.mktemp("box"), image)
-    first_boot.append(first)
+    FIRST_BOOT.append(first)
     try:
         yield machine
     finally:
@@ -194,3 +196,14 @@ def cube_fault(box: Box) -> str | None:
         if fault.get("device") == "cube":
             return f"{fault['what']}: {fault['problem']} ({fault['fix']})"
     return None
+
+
+def as_first_boot_left(box: Box) -> None:
+    """The box's table put back as first-boot.sh left it, a fleet's (its table.toml), and
+    started again on it, when another test ran a club's table on the box."""
+    assert FIRST_BOOT, "no box was booted"
+    config = FIRST_BOOT[0].config
+    if box.ssh(f"sudo cat {TABLE_CONFIG}").stdout == config:
+        return
+    box.sudo_write(TABLE_CONFIG, config)
+    assert box.ssh("sudo systemctl restart table-controller", timeout=300).returncode == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from box_machine import Box, FirstBoot, report_figures
-from box_table import booted_box
+from box_table import FIRST_BOOT, booted_box
 
 ORDER = (
     "test_box_boot.py",
@@ -42,12 +42,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         items[:] = rest[:start] + ordered + rest[start:]
 
 
-FIRST_BOOT: list[FirstBoot] = []
-
-
 @pytest.fixture(scope="session")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
-    yield from booted_box(tmp_path_factory, FIRST_BOOT)
+    yield from booted_box(tmp_path_factory)
 
 
 @pytest.fixture

@@ -25,12 +25,11 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from box_machine import FIGURES, ROOT, Box, FirstBoot, report_figures
-from box_table import booted_box
+from box_machine import FIGURES, ROOT, Box
+from box_table import as_first_boot_left
 from packaging.version import Version
 
 import table_controller
@@ -55,21 +54,6 @@ HANG = (
     "from typing import TYPE_CHECKING, TextIO\n",
     "threading.Event().wait()  # the release's fault: it waits for what never comes\n",
 )
-
-
-@pytest.fixture(autouse=True)
-def figures_reported(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Each test's figures go into its report, for the session's summary."""
-    yield
-    report_figures(request.node)
-
-
-FIRST_BOOT: list[FirstBoot] = []
-
-
-@pytest.fixture(scope="module")
-def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
-    yield from booted_box(tmp_path_factory, FIRST_BOOT)
 
 
 def next_version(step: int) -> str:
@@ -206,6 +190,9 @@ def back_on(box: Box, version: str, since: str) -> bool:
 
 
 def table_up(box: Box) -> None:
+    """The box's table a fleet's, as first-boot.sh left it (the box's other tests run a
+    club's table on it), serving its page on the release first-boot.sh installed."""
+    as_first_boot_left(box)
     box.wait_for("the table's page", lambda: page_answers(box), within=600)
     assert current(box) == f"releases/{RUNNING}"
 
