@@ -147,6 +147,45 @@ def test_run_of_a_table_with_a_damaged_membership_says_what_to_do(
     assert "membership.json is damaged" in err and "delete" in err
 
 
+def test_a_table_stopped_while_it_waits_to_join_stops_cleanly(tmp_path: Path) -> None:
+    """docs/fleet.md has a person stop the service to join by hand: `run` stopped by
+    SIGTERM while it looks for the director says so in words and exits 0, so the unit
+    reads "inactive", not "failed" with "error:" in its journal (the Pi in a box showed
+    status 2)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "table.toml"
+    local = {**LOCAL, "web": {"host": "127.0.0.1", "port": 0}}
+    path.write_text(to_toml(parse_config(local, tmp_path)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table_controller.cli", "run", "--config", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    said: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # the page opened: the join's wait has begun
+            said.append(line)
+            if "The join code is shown on this table's page" in line:
+                break
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    said.append(out)
+    assert proc.returncode == 0, "".join(said) + err
+    assert "Stopped before the director approved this table" in "".join(said)
+    assert "error" not in err, err
+    assert not (tmp_path / "fleet" / "membership.json").exists()
+
+
 def test_a_pinned_director_fingerprint_is_read_written_and_checked(tmp_path: Path) -> None:
     """[fleet] fingerprint: the service joins only the director with that key."""
     config = parse_config(

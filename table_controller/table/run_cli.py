@@ -106,7 +106,12 @@ def _run_fleet(
     import threading
 
     from table_controller.event_log import LogError
-    from table_controller.table.fleet.run import FleetRun, ensure_membership, serve_fleet
+    from table_controller.table.fleet.run import (
+        FleetRun,
+        StoppedJoining,
+        ensure_membership,
+        serve_fleet,
+    )
     from table_controller.table.fleet.settings import FleetError
     from table_controller.table.fleet.update_link import FleetRunUpdates
     from table_controller.table.simulated import DEMO, FAST, SimulationError, simulated_table
@@ -142,6 +147,9 @@ def _run_fleet(
             asyncio.run(serve_fleet(runner, out, hands=args.hands))
         finally:
             stop_updates.set()
+    except StoppedJoining as exc:  # stopped as asked: said, and not a failure of the unit
+        out.write(f"{exc}\n")
+        return 0
     except (FleetError, LogError, SimulationError, PageError) as exc:
         return _error(str(exc))
     return 0

@@ -52,6 +52,12 @@ TableMaker = Callable[[TableConfig, "float | None"], "Table"]  # (config, new_ga
 CommandTaker = Callable[["Table", dict[str, object]], None]
 
 
+class StoppedJoining(FleetError):
+    """The table was stopped (``systemctl stop``, Ctrl-C) while it waited for the
+    director's approval: not a failure. docs/fleet.md has a person stop the service to
+    join by hand; the unit must then read "inactive", not "failed"."""
+
+
 def ensure_membership(
     config: TableConfig, folder: Path, *, say: Callable[[str], None]
 ) -> MembershipLike:
@@ -72,8 +78,8 @@ def ensure_membership(
             pinned = config.fleet.fingerprint if config.fleet is not None else None
             return join_showing(config, folder, fingerprint=pinned, stop=stop, say=say)
     except JoinStopped:
-        raise FleetError(
-            "stopped before the director approved this table: start it again to go on "
+        raise StoppedJoining(
+            "Stopped before the director approved this table: start it again to go on "
             "joining (it shows the same code)"
         ) from None
     except JoinError as exc:
@@ -298,6 +304,7 @@ async def serve_fleet(runner: FleetRun, out: TextIO, *, hands: int | None) -> No
 __all__ = [
     "NEVER",
     "FleetRun",
+    "StoppedJoining",
     "between_games",
     "ensure_membership",
     "serve_fleet",
