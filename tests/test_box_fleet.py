@@ -146,8 +146,10 @@ def test_the_boxs_table_joins_the_director_here_and_its_game_is_on_the_dashboard
     The table joins at 10.0.2.2, an address the director's certificate cannot name (this
     machine has no such address): before the fix in feed/tls.py's ``client_context``
     (tests/test_fleet_reached_address.py) its feed was refused by that name check.
-    Given a wrong address (this machine's port but not the dashboard's), the join only
-    says it cannot reach the director and the test fails waiting for a code: checked.
+    Given a wrong address (10.0.2.2 with a port nothing listens on), `join` ends at once
+    with "error: the director at 10.0.2.2:PORT cannot be reached ([Errno 111] Connection
+    refused): check that the director's service runs and the address, ..." and the test
+    fails waiting for a code, naming those words: checked by hand (6 min 41 s).
     """
     box.sudo_write(CONFIG, simulated_fleet_table(box))
     if box.ssh(f"sudo test -f {CALIBRATION}").returncode != 0:

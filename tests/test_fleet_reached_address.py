@@ -1,13 +1,14 @@
 """A table plays on at the address it reached the director by, even where the director's
 certificate does not name that address.
 
-Found in the Pi in a box (tests/test_box_fleet.py): the box reaches this machine at
-10.0.2.2 (QEMU's user network), an address the director's certificate cannot name, since
-the director's machine does not have it. The table joined there, then its feed was
-refused by the broker: "its TLS certificate was refused (IP address mismatch ...)", and
-the game never reached the dashboard. A venue meets the same wherever the address a
-table is given is not one the laptop had when the director started: a router's name for
-it (``laptop.lan``), a port forwarded through a NAT, a lease renewed since.
+Found while making the Pi in a box join a director (tests/test_box_fleet.py): the box
+reaches this machine at 10.0.2.2 (QEMU's user network), an address the director's
+certificate cannot name, since the director's machine does not have it. A table joined
+at such an address had its feed refused by the broker's name check, "its TLS
+certificate was refused (IP address mismatch ...)", and no game reached the dashboard
+(this test, before the fix). A venue meets the same wherever the address a table is
+given is not one the laptop had when the director started: a router's name for it
+(``laptop.lan``), a port forwarded through a NAT, a lease renewed since.
 
 A fleet's table checks the broker and the dashboard against the event's own authority,
 from the bundle the director signed; that authority issues the director's certificates
