@@ -33,7 +33,8 @@ WHAT = (
     "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
     " lights and buttons through the kernel, its trump cube on the machine's serial port cut"
     " and restored, its restart after a kill and a power cut, a new release that fails at"
-    " its start undone)"
+    " its start undone, and the fleet: the table joining a director on this machine by its"
+    " code and playing a hand its dashboard shows)"
 )
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.

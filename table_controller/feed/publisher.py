@@ -59,7 +59,7 @@ from table_controller.feed.table_signing import (
     load_private,
     sign_message,
 )
-from table_controller.feed.tls import refused
+from table_controller.feed.tls import client_context, refused
 
 # A message the table signs: an event, a status, its last will, an answer.
 _Payload = TypeVar("_Payload", bound=Mapping[str, object])
@@ -85,6 +85,9 @@ class FeedSettings:
     username: str = ""
     password: str = ""
     tls_ca: Path | None = None
+    # False: tls_ca is an event's own authority (a fleet's table), which signs only the
+    # director's certificates: checked against it, not against the address reached.
+    tls_check_name: bool = True
     director_key: bytes | None = None  # the director's public key (PEM)
     signing_key: bytes | None = None  # the table's own private key (PEM): it signs with it
     heartbeat: float = 10.0
@@ -319,7 +322,7 @@ class Publisher:
         if s.username:
             client.username_pw_set(s.username, s.password or None)
         if s.tls_ca is not None:
-            client.tls_set(ca_certs=str(s.tls_ca))
+            client.tls_set_context(client_context(s.tls_ca, check_name=s.tls_check_name))
         if self._places is not None:
             self._places.connected()
         offline = messages.offline_message(table=s.table, at=self._clock())
@@ -758,6 +761,7 @@ def settings_from_config(config: Any) -> tuple[FeedSettings, tuple[str, str] | N
         username=feed.username,
         password=password,
         tls_ca=feed.tls_ca,
+        tls_check_name=feed.tls_check_name,
         director_key=key,
         signing_key=signing,
         heartbeat=feed.heartbeat,

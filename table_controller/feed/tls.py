@@ -193,17 +193,29 @@ def fingerprint(cert_path: Path) -> str:
     return ":".join(f"{b:02X}" for b in cert.fingerprint(hashes.SHA256()))
 
 
-def client_context(ca: Path | None = None, *, ca_pem: str | None = None) -> ssl.SSLContext:
+def client_context(
+    ca: Path | None = None, *, ca_pem: str | None = None, check_name: bool = True
+) -> ssl.SSLContext:
     """A client's TLS context: checking the server (its name too) against the CA in the
     file ``ca``, or given as ``ca_pem`` text, alone; with neither, checking nothing:
-    only for a first contact whose answer is checked otherwise (table/fleet/join.py)."""
+    only for a first contact whose answer is checked otherwise (table/fleet/join.py).
+
+    ``check_name=False``: the certificate is still checked against the CA, but not
+    against the address connected to. Only for an event's own authority (a fleet's
+    table, from the director's signed bundle), which issues the director's certificates
+    and nothing else: a certificate it signed is the director's at whatever address the
+    table reached it, and that address (a router's name, a NAT's, a lease renewed since
+    the director started) need not be one the certificate names."""
     if ca is not None:
-        return ssl.create_default_context(cafile=str(ca))
-    if ca_pem is not None:
-        return ssl.create_default_context(cadata=ca_pem)
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
+        context = ssl.create_default_context(cafile=str(ca))
+    elif ca_pem is not None:
+        context = ssl.create_default_context(cadata=ca_pem)
+    else:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    context.check_hostname = check_name
     return context
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from box_machine import Box, FirstBoot, report_figures
-from box_table import FIRST_BOOT, booted_box
+from box_table import FIRST_BOOT, booted_box, fast_pace
 
 ORDER = (
     "test_box_boot.py",
@@ -58,3 +58,12 @@ def figures_reported(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test's figures go into its report, for the session's summary."""
     yield
     report_figures(request.node)
+
+
+@pytest.fixture
+def fast_table(box: Box) -> Iterator[Box]:
+    """The simulated table at its fast pace from its next start (box_table.fast_pace),
+    back to the demo's pace after the test."""
+    fast_pace(box, True)
+    yield box
+    fast_pace(box, False)

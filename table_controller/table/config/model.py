@@ -87,6 +87,10 @@ class FeedConfig:
     username: str = ""  # the table's broker user (docs/feed.md, "Security")
     password_file: Path | None = None  # its password, in a file readable by its owner only
     tls_ca: Path | None = None  # the CA certificate that signed the broker's: TLS when set
+    # Not a key of the file: False for a fleet's table, whose tls_ca is the event's own
+    # authority (it signs only the director's certificates), so the broker is checked
+    # against it at whatever address the table reached the director (table/fleet/settings.py).
+    tls_check_name: bool = True
     director_key: Path | None = None  # the director's public key: rulings are checked with it
     # the table's own private key: all it sends is signed with it (docs/feed.md)
     signing_key: Path | None = None

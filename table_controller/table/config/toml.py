@@ -180,6 +180,7 @@ def to_toml(config: TableConfig) -> str:
     section("cube", cube)
     section("web", dataclasses.asdict(config.web))
     feed = dataclasses.asdict(config.feed)
+    del feed["tls_check_name"]  # not a key of the file: the fleet's settings set it
     if fleet is not None:
         feed = {k: v for k, v in feed.items() if k in ("heartbeat", "public_delay", "tls_ca")}
         section("fleet", {"folder": str(fleet.folder), "fingerprint": fleet.fingerprint})

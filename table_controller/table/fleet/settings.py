@@ -85,6 +85,11 @@ def build(local: TableConfig, member: MembershipLike, order: AppliedConfig | Non
         password_file=folder / PASSWORD_FILE,
         # The event's CA from the signed bundle: the broker is checked against it alone.
         tls_ca=folder / CA_FILE if member.ca else local.feed.tls_ca,
+        # The broker is where the table reached the director (the address it was given,
+        # or the one announced), which the director's certificate need not name: a NAT's,
+        # a router's name for the laptop, a lease renewed since the director started.
+        # The event's authority alone says it is the director's (tls.client_context).
+        tls_check_name=not member.ca,
         director_key=folder / DIRECTOR_KEY_FILE,
         # Given by a director that signs (a table approved by an older one has none).
         signing_key=folder / SIGNING_KEY_FILE if member.signing_key else None,
