@@ -324,8 +324,8 @@ class OpenCVSource(FrameSource):
         opener = capture or cv2.VideoCapture
         if isinstance(device, str) and device.startswith("/dev/") and not Path(device).exists():
             raise CameraError(
-                f"no camera at {device}: check it is plugged in (`ls /dev/video*` lists the "
-                "cameras the system sees)"
+                f"no camera at {device}: it is unplugged, or the config names another device; "
+                "plug it in (`ls /dev/video*` lists the cameras the system sees)"
             )
         self.capture = opener(device)
         if not self.capture.isOpened():
