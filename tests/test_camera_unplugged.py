@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from waiting import until_async
@@ -18,7 +21,7 @@ from waiting import until_async
 from table_controller.table.camera_watch import OPEN_FIX, CameraWatch
 from table_controller.table.health import Device, Health
 from table_controller.vision.calibration import calibrate
-from table_controller.vision.camera import OpenCVSource
+from table_controller.vision.camera import OpenCVSource, open_capture, v4l2_index
 from table_controller.vision.synthetic import Camera, Scene, render
 
 CAMERA = Camera(width=320, height=180)
@@ -150,3 +153,26 @@ def test_the_camera_unplugged_is_let_go_said_and_read_again_when_back(
     assert sum("gives pictures (320x180)" in line for line in said) == 2, said
     assert sum("cannot be opened" in line for line in said) == 1, said
     assert any("usb:0" in line and "failed" in line for line in said), said
+
+
+def test_a_camera_by_index_or_device_path_is_opened_through_v4l2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A camera's device path, or a link to it (/dev/v4l/by-id/...), is opened by its
+    number through OpenCV's V4L2 backend, never by name: by name OpenCV tries FFmpeg
+    first, whose read of a camera that sends nothing never returns (seen in the box with
+    v4l2loopback: the table held the device forever). Anything else goes by name."""
+    link = tmp_path / "usb-Logitech_Webcam-video-index0"
+    link.symlink_to("/dev/video7")
+    assert v4l2_index(3) == 3
+    assert v4l2_index("/dev/video2") == 2
+    assert v4l2_index(str(link)) is None  # not under /dev: a file of that name
+    assert v4l2_index("/dev/vid") is None and v4l2_index("rtsp://cam/stream") is None
+
+    opened: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(cv2, "VideoCapture", lambda *args: opened.append(args))
+    monkeypatch.setattr(sys, "platform", "linux")
+    open_capture("/dev/video2")
+    open_capture(0)
+    open_capture("clip.avi")
+    assert opened == [(2, cv2.CAP_V4L2), (0, cv2.CAP_V4L2), ("clip.avi",)]

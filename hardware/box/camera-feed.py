@@ -41,7 +41,6 @@ from table_controller.vision.synthetic import Camera, Scene, Step, TableRenderer
 VIDIOC_QUERYCAP = 0x80685600  # _IOR('V', 0, struct v4l2_capability)
 VIDIOC_S_FMT = 0xC0D05605  # _IOWR('V', 5, struct v4l2_format)
 BUF_TYPE_VIDEO_OUTPUT = 2
-CAP_VIDEO_OUTPUT = 0x00000002
 FIELD_NONE = 1
 COLORSPACE_SRGB = 8
 PIX_FMT_YUYV = int.from_bytes(b"YUYV", "little")
@@ -81,11 +80,10 @@ def negotiate(fd: int, device: str, width: int, height: int) -> int:
     except OSError as exc:
         raise FeedError(f"{device} is not a video device ({exc.strerror})") from None
     driver = bytes(caps[:16]).split(b"\0")[0].decode(errors="replace")
-    device_caps = struct.unpack_from("=I", caps, 88)[0]
-    if not device_caps & CAP_VIDEO_OUTPUT:
+    if driver != "v4l2 loopback":
         raise FeedError(
-            f"{device} ({driver}) takes no pictures in: it is a camera, not the box's "
-            "loopback device (camera.service loads v4l2loopback as /dev/video0)"
+            f"{device} is a {driver} device, not the box's loopback camera (camera.service "
+            "loads v4l2loopback as /dev/video0)"
         )
     line = width * 2
     fmt = bytearray(FORMAT_SIZE)
