@@ -32,7 +32,8 @@ SCRIPT = BOX / "box.sh"
 WHAT = (
     "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
     " lights and buttons through the kernel, its trump cube on the machine's serial port cut"
-    " and restored, its restart after a kill and a power cut)"
+    " and restored, its USB camera through V4L2 unplugged and plugged back, its restart"
+    " after a kill and a power cut)"
 )
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.

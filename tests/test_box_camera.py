@@ -82,6 +82,7 @@ def show(box: Box, cards: list[dict[str, object]]) -> None:
     """What the camera sees from now on: the mat with ``cards`` (synthetic.py's script),
     the file replaced whole so the feed never reads half of it."""
     script = json.dumps({"scenes": [{"cards": cards}]})
+    assert box.ssh(f"sudo mkdir -p {shlex.quote(SCENE.rsplit('/', 1)[0])}").returncode == 0
     box.sudo_write(SCENE + ".part", script)
     assert box.ssh(f"sudo mv {SCENE}.part {SCENE}").returncode == 0
 
