@@ -114,8 +114,11 @@ def unit_started(box: Box) -> float:
 
 
 def feed_ready(box: Box) -> bool:
+    """The feed has negotiated its format and written a picture: only then does the
+    device show itself to readers as a camera (exclusive_caps)."""
     said = box.ssh("journalctl -u box-camera-feed -b -o cat --no-pager | tail -n 20").stdout
-    return "shows YUYV 1280x720" in said.rsplit("Started", 1)[-1]
+    since = said.rsplit("Started", 1)[-1]
+    return "shows YUYV 1280x720" in since and "camera feed: scene 1 of" in since
 
 
 def test_the_table_reads_the_usb_camera_through_v4l2(camera: Box) -> None:

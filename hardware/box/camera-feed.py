@@ -197,13 +197,6 @@ def run(device: str, script: Script, fps: float) -> None:
             if step not in pictures:
                 scene = script.steps[step].scene
                 pictures[step] = yuyv(renderer.render(scene, seed=scene.seed).image)
-            if step != shown:
-                cards = " ".join(str(c.card) for c in script.steps[step].scene.cards) or "none"
-                print(
-                    f"camera feed: scene {step + 1} of {len(script.steps)}, cards {cards}",
-                    flush=True,
-                )
-                shown = step
             picture = pictures[step]
             if len(picture) != size:
                 raise FeedError(f"{device} wants {size} bytes a picture, not {len(picture)}")
@@ -213,6 +206,13 @@ def run(device: str, script: Script, fps: float) -> None:
                 raise FeedError(
                     f"writing to {device} failed ({exc.strerror}): was it unplugged?"
                 ) from None
+            if step != shown:  # said once written: readers may open the device now
+                cards = " ".join(str(c.card) for c in script.steps[step].scene.cards) or "none"
+                print(
+                    f"camera feed: scene {step + 1} of {len(script.steps)}, cards {cards}",
+                    flush=True,
+                )
+                shown = step
             due += period
             time.sleep(max(0.0, due - time.monotonic()))
             due = max(due, time.monotonic() - period)  # fell behind: no burst to catch up
