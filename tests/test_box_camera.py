@@ -127,7 +127,9 @@ def test_the_table_reads_the_usb_camera_through_v4l2(camera: Box) -> None:
     plugged in) and, its config naming the device, reads its pictures through OpenCV's
     V4L2 capture with no camera fault. After a reboot the camera and its feed come up by
     themselves and the table reads pictures again. With the device named wrong in the
-    config (/dev/video1) this fails: checked by hand."""
+    config (/dev/video1) this fails: checked by hand in a box, where the table then read
+    no picture in 150 s and its status said "no camera at /dev/video1", so the wait for
+    the first picture here runs out."""
     box = camera
     facts = box.ssh(f"cat /sys/class/video4linux/video0/name; stat -c '%G' {DEVICE}").stdout
     assert facts.split("\n")[:2] == ["USB camera", "video"], facts
