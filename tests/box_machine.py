@@ -32,7 +32,8 @@ SCRIPT = BOX / "box.sh"
 WHAT = (
     "the Pi in a box (first-boot.sh on a booted Debian, the table's unit at boot, its seat"
     " lights and buttons through the kernel, its trump cube on the machine's serial port cut"
-    " and restored, its restart after a kill and a power cut, a new release that fails at"
+    " and restored, its USB camera through V4L2 making trump on the cube, unplugged and"
+    " plugged back, its restart after a kill and a power cut, a new release that fails at"
     " its start undone, and the fleet: the table joining a director on this machine by its"
     " code and playing a hand its dashboard shows)"
 )

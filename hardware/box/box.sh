@@ -4,7 +4,8 @@
 #   hardware/box/box.sh start DIR      boots a box kept in DIR (its disk, console log,
 #                                      ports); prints the seconds to the ssh login. It
 #                                      then gives the box the wheelhouse (wheels.sh) for
-#                                      pip and its GPIO header (gpio-header.sh)
+#                                      pip, its GPIO header (gpio-header.sh) and its
+#                                      USB camera (v4l2loopback.sh, camera.service)
 #   hardware/box/box.sh ssh DIR [CMD]  a shell in the box as pi, or runs CMD there
 #   hardware/box/box.sh copy DIR       copies this project to /home/pi/table-controller
 #   hardware/box/box.sh reboot DIR     reboots it (sudo reboot) and waits for the login
@@ -107,6 +108,38 @@ install_board() {
         fail "could not set up the box's GPIO header: box.sh ssh $dir journalctl -u box-gpio-header says why"
 }
 
+# The box's USB camera (camera.service): the v4l2loopback module built for the box's
+# kernel (v4l2loopback.sh), installed as a module of its own and loaded at every boot as
+# /dev/video0, and camera-feed.py, which gives it the simulated table's picture
+# (box-camera-feed.service, started by whoever wants a picture). Where the module cannot
+# be built, the box starts without a camera, says so, and DIR/camera-missing says why.
+install_camera() {
+    local module
+    rm -f "$dir/camera-missing"
+    if ! module="$(bash "$box_dir/v4l2loopback.sh")"; then
+        say "the box has no camera: v4l2loopback could not be built for its kernel (above)"
+        echo "v4l2loopback could not be built for the box's kernel: hardware/box/v4l2loopback.sh says why" >"$dir/camera-missing"
+        return 0
+    fi
+    # shellcheck disable=SC2016 # $(uname -r) is the box's, expanded there
+    tar -cf - -C "$box_dir" camera.service camera.conf camera-feed.service camera-feed.py \
+        -C "$module" v4l2loopback.ko release |
+        box_ssh 'set -e; rm -rf /tmp/camera && mkdir /tmp/camera && tar -C /tmp/camera -xf -
+            if [ "$(cat /tmp/camera/release)" != "$(uname -r)" ]; then
+                echo "the module is for kernel $(cat /tmp/camera/release), the box runs $(uname -r)" >&2
+                exit 3
+            fi
+            sudo install -D -m 644 /tmp/camera/v4l2loopback.ko "/lib/modules/$(uname -r)/extra/v4l2loopback.ko"
+            sudo depmod -a
+            sudo install -D -m 644 /tmp/camera/camera.conf /etc/modprobe.d/box-camera.conf
+            sudo install -D -m 644 /tmp/camera/camera-feed.py /usr/local/lib/box/camera-feed.py
+            sudo install -m 644 /tmp/camera/camera.service /etc/systemd/system/box-camera.service
+            sudo install -m 644 /tmp/camera/camera-feed.service /etc/systemd/system/box-camera-feed.service
+            sudo systemctl daemon-reload
+            sudo systemctl enable --now box-camera.service >/dev/null 2>&1' ||
+        fail "could not set up the box's camera: box.sh ssh $dir journalctl -u box-camera says why"
+}
+
 case "$action" in
     start)
         running && fail "a box runs in $dir already: stop it with box.sh stop $dir"
@@ -146,6 +179,7 @@ case "$action" in
         trust_host_network
         configure_pip
         install_board
+        install_camera
         printf 'box: ready in %.1f s (ssh login, systemd started): box.sh ssh %s\n' "$elapsed" "$dir" >&2
         printf '%.1f\n' "$elapsed"
         ;;

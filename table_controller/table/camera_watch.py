@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from table_controller.vision.calibration import DRIFT_PX, calibrate, drift
 from table_controller.vision.camera import CameraError, Frame, FrameSource
 from table_controller.vision.layout import Calibration, CalibrationError
 from table_controller.vision.watcher import CardWatcher, Clearer, Seen
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -118,6 +121,7 @@ class CameraWatch:
         self.last_frame: Frame | None = None  # the latest frame read (the fleet's view)
         self.last_read_at: float | None = None  # when it was read (``clock``)
         self.opened = 0  # times a source was opened
+        self._open_problem: str | None = None  # the last failure to open, as logged
         self._next_calibration = 0.0
         self._next_drift = 0.0
 
@@ -156,6 +160,10 @@ class CameraWatch:
                 _ = self._in_thread(_close, source)  # after the frame being read, if any
             if self.end_with_source:
                 return
+            log.warning(
+                "the camera %s stopped giving pictures: opened again in %g s",
+                source.name, self.reopen_after,
+            )  # fmt: skip
             self.health.raise_fault(
                 Device.CAMERA, "the camera stopped giving pictures", CAMERA_FIX, self._clock()
             )
@@ -168,15 +176,19 @@ class CameraWatch:
             except (CameraError, OSError) as exc:
                 if self.end_with_source:
                     raise
-                self.health.raise_fault(
-                    Device.CAMERA, f"the camera cannot be opened: {exc}", OPEN_FIX, self._clock()
-                )
+                problem = f"the camera cannot be opened: {exc}"
+                if problem != self._open_problem:  # once, not at every try
+                    log.warning("%s; trying again every %g s", problem, self.reopen_after)
+                    self._open_problem = problem
+                self.health.raise_fault(Device.CAMERA, problem, OPEN_FIX, self._clock())
                 await asyncio.sleep(self.reopen_after)
                 continue
+            self._open_problem = None
             self.opened += 1
             return source
 
     async def _frames(self, source: FrameSource) -> None:
+        first = True
         while True:
             if self.before_frame is not None:
                 self.before_frame(self.frames)
@@ -200,12 +212,20 @@ class CameraWatch:
             try:
                 result = work.result()
             except Exception as exc:
+                log.warning(
+                    "reading the camera %s failed (%s): it is closed and opened again in %g s",
+                    source.name, exc, self.reopen_after,
+                )  # fmt: skip
                 self.health.raise_fault(
                     Device.CAMERA, f"reading the camera failed ({exc})", CAMERA_FIX, self._clock()
                 )
                 return
             if result.frame is None:
                 return
+            if first:  # the journal tells when pictures came, and came back
+                width, height = result.frame.size
+                log.info("the camera %s gives pictures (%dx%d)", source.name, width, height)
+                first = False
             read_at = self._clock()
             self.frames += 1
             self.last_frame, self.last_read_at = result.frame, read_at

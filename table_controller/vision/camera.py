@@ -30,6 +30,7 @@ import csv
 import importlib
 import os
 import re
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -304,6 +305,30 @@ class VideoSource(FrameSource):
         super().close()
 
 
+_VIDEO_NODE = re.compile(r"/dev/video(\d+)")
+
+
+def v4l2_index(device: int | str) -> int | None:
+    """The V4L2 device number of ``device``: an index, or a path to /dev/videoN (through
+    its links, such as /dev/v4l/by-id/...); None for anything else (a URL, a file)."""
+    if isinstance(device, int):
+        return device
+    match = _VIDEO_NODE.fullmatch(os.path.realpath(device)) if device.startswith("/dev/") else None
+    return int(match.group(1)) if match else None
+
+
+def open_capture(device: int | str) -> Any:
+    """OpenCV's capture of ``device``. On Linux a camera (an index or a /dev/video path)
+    is opened through OpenCV's V4L2 backend itself: given a path, OpenCV tries FFmpeg
+    first, which reads the device node as a file, and on a camera that sends nothing
+    (plugged in but stalled) that read never returns: the table would hold the camera
+    forever, and never see it unplugged."""
+    index = v4l2_index(device)
+    if index is not None and sys.platform.startswith("linux"):
+        return cv2.VideoCapture(index, cv2.CAP_V4L2)
+    return cv2.VideoCapture(device)
+
+
 class OpenCVSource(FrameSource):
     """A camera through OpenCV's capture: a USB webcam by index (0, 1...) or device path
     (/dev/video0)."""
@@ -321,11 +346,11 @@ class OpenCVSource(FrameSource):
     ) -> None:
         super().__init__(limit=limit)
         self.name = f"usb:{device}"
-        opener = capture or cv2.VideoCapture
+        opener = capture or open_capture
         if isinstance(device, str) and device.startswith("/dev/") and not Path(device).exists():
             raise CameraError(
-                f"no camera at {device}: check it is plugged in (`ls /dev/video*` lists the "
-                "cameras the system sees)"
+                f"no camera at {device}: it is unplugged, or the config names another device; "
+                "plug it in (`ls /dev/video*` lists the cameras the system sees)"
             )
         self.capture = opener(device)
         if not self.capture.isOpened():
@@ -791,7 +816,9 @@ __all__ = [
     "SyntheticSource",
     "VideoSource",
     "open_camera",
+    "open_capture",
     "parse_spec",
     "record",
     "register_source",
+    "v4l2_index",
 ]
