@@ -25,6 +25,7 @@ from waiting import wait_until
 from table_controller.cli import main
 from table_controller.director.broker import DynsecAdmin, FleetBroker
 from table_controller.director.start import open_folder, parse_options
+from table_controller.table.fleet.membership import Membership
 
 EVENT = "Spring Open"
 DIRECTOR_START = [sys.executable, "-m", "table_controller.cli", "director", "start"]
@@ -211,15 +212,52 @@ def test_what_cannot_start_is_said_in_words(
     assert not any((tmp_path / d).exists() for d in ("a", "b", "c"))
 
 
+def joined_and_approved(
+    folder: Path, found: object, url: str, cookie: str, tls: ssl.SSLContext, name: str
+) -> Membership:
+    """A table in ``folder`` joins the director ``found`` (discovery's), its code approved
+    and named ``name`` as the Fleet page does: its membership."""
+    from test_director_web import get_json, post
+
+    from table_controller.table.fleet.join import join
+
+    codes: list[str] = []
+    joined: list[Membership] = []
+    stop = threading.Event()
+
+    def run() -> None:
+        joined.append(
+            join(
+                folder,
+                director=found,  # type: ignore[arg-type]
+                on_code=lambda shown, _f: codes.append(shown.code),
+                on_words=lambda _w: None,
+                stop=stop,
+                sleep=lambda _s: stop.wait(0.02),
+            )
+        )
+
+    asking = threading.Thread(target=run, daemon=True)
+    asking.start()
+    wait_until("the table shows its code", lambda: codes != [])
+    [asked] = get_json(url + "api/fleet/requests", cookie, tls)["requests"]
+    form = {"request": asked["request"], "code": codes[0], "name": name}
+    status, _answer = post(url + "api/fleet/approve", form, cookie, tls)
+    assert status == 200, _answer
+    asking.join(60)
+    stop.set()
+    [member] = joined
+    return member
+
+
 @pytest.mark.slow(budget=60)
 def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: Path) -> None:
     """The whole director side as ``director start`` wires it: a table asks, the
     director approves its code, the table logs in to the broker with what it was given;
     removed, it is dropped and refused."""
-    from test_director_web import get_json, post
+    from test_director_web import post
 
     from table_controller.fleet import discovery
-    from table_controller.table.fleet.join import join
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
@@ -232,33 +270,8 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
         cookie = log_in(url, "director", password, tls)
         found = discovery.parse_director(f"127.0.0.1:{web}")
         assert (found.event, found.broker_port) == (EVENT, broker)
-        codes: list[str] = []
-        joined: list[object] = []
-        stop = threading.Event()
-
-        def run() -> None:
-            joined.append(
-                join(
-                    tmp_path / "table",
-                    director=found,
-                    on_code=lambda shown, _f: codes.append(shown.code),
-                    on_words=lambda _w: None,
-                    stop=stop,
-                    sleep=lambda _s: stop.wait(0.02),
-                )
-            )
-
-        asking = threading.Thread(target=run, daemon=True)
-        asking.start()
-        wait_until("the table shows its code", lambda: codes != [])
-        [asked] = get_json(url + "api/fleet/requests", cookie, tls)["requests"]
-        form = {"request": asked["request"], "code": codes[0], "name": "Table 7"}
-        assert post(url + "api/fleet/approve", form, cookie, tls) == (
-            200,
-            {"table": "table-7", "name": "Table 7"},
-        )
-        asking.join(60)
-        [m] = joined
+        m = joined_and_approved(tmp_path / "table", found, url, cookie, tls, "Table 7")
+        assert (m.table, m.name) == ("table-7", "Table 7")
         # The table was given the event's authority, in the signed bundle, and kept it.
         assert m.ca == (folder / "tls" / "ca.crt").read_text()  # type: ignore[attr-defined]
         ca = tmp_path / "table" / "director-ca.crt"

@@ -23,15 +23,14 @@ from __future__ import annotations
 import dataclasses
 import socket
 import ssl
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from mosquitto import free_port
-from test_director_start import started, trusting
-from test_director_web import get_json, log_in, post
+from test_director_start import joined_and_approved, started, trusting
+from test_director_web import log_in
 from waiting import wait_until
 
 from table_controller.event_log import EventLog
@@ -39,7 +38,6 @@ from table_controller.feed.publisher import Publisher, settings_from_config
 from table_controller.feed.tls import client_context, make_certs
 from table_controller.fleet import discovery
 from table_controller.table.config import TableConfig, parse_config, to_toml
-from table_controller.table.fleet.join import join
 from table_controller.table.fleet.membership import Membership
 from table_controller.table.fleet.settings import build
 
@@ -61,32 +59,7 @@ def local_config(base: Path) -> TableConfig:
 def joined_at(url: str, web: int, folder: Path, cookie: str, tls: ssl.SSLContext) -> Membership:
     """The table joins the director at REACHED, approved as the Fleet page approves."""
     found = discovery.parse_director(f"{REACHED}:{web}")
-    codes: list[str] = []
-    joined: list[Membership] = []
-    stop = threading.Event()
-
-    def run() -> None:
-        joined.append(
-            join(
-                folder,
-                director=found,
-                on_code=lambda shown, _f: codes.append(shown.code),
-                on_words=lambda _w: None,
-                stop=stop,
-                sleep=lambda _s: stop.wait(0.05),
-            )
-        )
-
-    asking = threading.Thread(target=run, daemon=True)
-    asking.start()
-    wait_until("the table shows its code", lambda: codes != [], GUARD)
-    [asked] = get_json(url + "api/fleet/requests", cookie, tls)["requests"]
-    form = {"request": asked["request"], "code": codes[0], "name": "Table 3"}
-    assert post(url + "api/fleet/approve", form, cookie, tls)[0] == 200
-    asking.join(GUARD)
-    stop.set()
-    [member] = joined
-    return member
+    return joined_and_approved(folder, found, url, cookie, tls, "Table 3")
 
 
 @pytest.mark.slow(budget=60)

@@ -74,13 +74,7 @@ def test_the_real_package_is_untouched_by_the_test_wheels() -> None:
 
 
 def test_a_second_start_without_a_heartbeat_rolls_back(tmp_path: Path) -> None:
-    releases = Releases(tmp_path)
-    for v in ("1.0", "1.1"):
-        (releases.folder / v / "table_controller").mkdir(parents=True)
-    releases.switch("1.0")
-    update.switch_for_restart(releases, "1.1", order="o-7", now=5.0)
-
-    assert update.boot(releases, now=6.0) == "starting version 1.1 for the first time"
+    releases = _pending_release(tmp_path)
     assert releases.version_of(releases.current) == "1.1"
     # It crashed (or never sent a heartbeat): systemd starts it again.
     words = update.boot(releases, now=7.0)
@@ -188,12 +182,7 @@ def test_a_release_that_confirms_then_ends_is_not_blamed(
 
 
 def test_a_heartbeat_confirms_and_a_later_start_keeps_the_release(tmp_path: Path) -> None:
-    releases = Releases(tmp_path)
-    for v in ("1.0", "1.1"):
-        (releases.folder / v / "table_controller").mkdir(parents=True)
-    releases.switch("1.0")
-    update.switch_for_restart(releases, "1.1", order="o-7", now=5.0)
-    update.boot(releases, now=6.0)
+    releases = _pending_release(tmp_path)
     assert update.confirm(releases, "1.0", now=7.0) is None  # not the version pending
     assert update.confirm(releases, "1.1", now=7.0) is not None
     assert update.boot(releases, now=8.0) is None

@@ -189,13 +189,18 @@ def press(box: Box, line: int, hold: float = 1.0) -> None:
 CUBE_PORT = "/dev/ttyS1"
 
 
-def cube_fault(box: Box) -> str | None:
-    """The cube's fault as the table's status (/health, what its page shows) words it."""
+def device_fault(box: Box, device: str) -> str | None:
+    """``device``'s fault ("cube", "camera") as the table's status (/health, what its page
+    shows) words it; None when it has none."""
     health = json.loads(box.ssh("curl -sk --max-time 20 https://127.0.0.1:8080/health").stdout)
     for fault in health["faults"]:
-        if fault.get("device") == "cube":
+        if fault.get("device") == device:
             return f"{fault['what']}: {fault['problem']} ({fault['fix']})"
     return None
+
+
+def cube_fault(box: Box) -> str | None:
+    return device_fault(box, "cube")
 
 
 def as_first_boot_left(box: Box) -> None:

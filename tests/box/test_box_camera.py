@@ -25,6 +25,7 @@ from box_table import (
     CUBE_PORT,
     club_table,
     cube_fault,
+    device_fault,
     press,
     run_club_table,
     serving,
@@ -73,12 +74,7 @@ def show(box: Box, cards: list[dict[str, object]]) -> None:
 
 
 def camera_fault(box: Box) -> str | None:
-    """The camera's fault as the table's status (/health, what its page shows) words it."""
-    health = json.loads(box.ssh("curl -sk --max-time 20 https://127.0.0.1:8080/health").stdout)
-    for fault in health["faults"]:
-        if fault.get("device") == "camera":
-            return f"{fault['what']}: {fault['problem']} ({fault['fix']})"
-    return None
+    return device_fault(box, "camera")
 
 
 def pictures_at(box: Box, boot: str = "-b") -> list[float]:
