@@ -1,5 +1,5 @@
 """A USB camera unplugged and plugged back, as the running table meets it: OpenCV's capture
-(a fake one here, the real one in tests/test_box_camera.py) fails, the table lets go of
+(a fake one here, the real one in tests/box/test_box_camera.py) fails, the table lets go of
 the device, says in its status that the camera is gone and what to do, tries to open it
 again, and reads pictures again once it is back, with the journal saying each step."""
 
