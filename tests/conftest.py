@@ -11,6 +11,7 @@ from pathlib import Path
 import box_machine
 import pytest
 from budgets import Budgets
+from chromium import ARGS, CHROMIUM
 from hypothesis import HealthCheck, settings
 from playwright.sync_api import Browser, expect, sync_playwright
 from postgres import Postgres
@@ -27,18 +28,6 @@ settings.load_profile("table-controller")
 # may take longer to render, which is not a failure. A condition waited on, with a limit
 # that only a real hang reaches.
 expect.set_options(timeout=30_000)
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")

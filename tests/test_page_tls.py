@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ARGS, CHROMIUM
+from chromium import ARGS, CHROMIUM
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from mosquitto import free_port
