@@ -41,8 +41,8 @@ WHAT = (
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
 BUILD = "TABLE_CONTROLLER_BOX_BUILD"
 # Set to 1 (or BUILD to 1): the box runs. Unset: it is not run, and the summary says so:
-# the box's whole run takes about 25 minutes on 2 cores under emulation (first-boot.sh 6
-# to 15 of them, with the image's packages and the wheelhouse), more than the suite may.
+# the box's whole session (tests/box/, its first boot cached) took 42 minutes on 2 cores
+# under emulation beside other work, more than the whole suite may.
 RUN = "TABLE_CONTROLLER_BOX"
 
 # The figures the box's tests measured, in order. They reach the session's summary through

@@ -41,7 +41,8 @@ def booted_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
         not_checked(
             WHAT,
             "the emulated machine's run (first-boot.sh, then the devices and faults) takes "
-            f"longer than the whole suite may (about 25 minutes on 2 cores): run it with {RUN}=1 "
+            f"longer than the whole suite may (42 minutes on 2 cores beside other work): run it "
+            f"with {RUN}=1 "
             "(hardware/box/README.md)",
         )
     if cached("image.sh", "root.img") is None and not building_allowed():
