@@ -124,15 +124,21 @@ def admin_of(folder: Path, port: int) -> DynsecAdmin:
     return DynsecAdmin.of(files, prefix=prefix)
 
 
+def up(folder: Path, web: int, broker: int) -> tuple[Director, str, str, ssl.SSLContext]:
+    """``director start`` in ``folder`` until it is ready: the process, the director's
+    password and the dashboard's address it printed, and a context trusting its event."""
+    director = started(folder, web, broker)
+    password = director.wait_for(r"as director, password (\S+)")[1]
+    url = director.wait_for(r"The dashboard: (\S+)")[1]
+    director.wait_for("Press Ctrl-C to stop")
+    return director, password, url, trusting(folder)
+
+
 @pytest.mark.slow(budget=60)
 def test_a_first_run_makes_the_folder_and_a_second_reuses_it(tmp_path: Path) -> None:
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    first = started(folder, web, broker)
-    password = first.wait_for(r"as director, password (\S+)")[1]
-    url = first.wait_for(r"The dashboard: (\S+)")[1]
-    first.wait_for("Press Ctrl-C to stop")
-    tls = trusting(folder)
+    first, password, url, tls = up(folder, web, broker)
     assert url.startswith("https://")
     assert log_in(url, "director", password, tls)
     admin = admin_of(folder, broker)
@@ -261,11 +267,7 @@ def test_a_table_joins_the_started_event_and_once_removed_is_refused(tmp_path: P
 
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    director = started(folder, web, broker)
-    password = director.wait_for(r"as director, password (\S+)")[1]
-    url = director.wait_for(r"The dashboard: (\S+)")[1]
-    director.wait_for("Press Ctrl-C to stop")
-    tls = trusting(folder)
+    director, password, url, tls = up(folder, web, broker)
     try:
         cookie = log_in(url, "director", password, tls)
         found = discovery.parse_director(f"127.0.0.1:{web}")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from mosquitto import free_port
-from test_director_start import joined_and_approved, started, trusting
+from test_director_start import joined_and_approved, up
 from test_director_web import log_in
 from waiting import wait_until
 
@@ -66,11 +66,7 @@ def joined_at(url: str, web: int, folder: Path, cookie: str, tls: ssl.SSLContext
 def test_a_table_plays_on_at_the_address_it_reached_the_director_by(tmp_path: Path) -> None:
     folder = tmp_path / "spring"
     web, broker = free_port(), free_port()
-    director = started(folder, web, broker)
-    password = director.wait_for(r"as director, password (\S+)")[1]
-    url = director.wait_for(r"The dashboard: (\S+)")[1]
-    director.wait_for("Press Ctrl-C to stop")
-    tls = trusting(folder)
+    director, password, url, tls = up(folder, web, broker)
     try:
         # The premise: the certificate does not name REACHED (a name check refuses it).
         with (
