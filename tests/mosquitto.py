@@ -4,21 +4,40 @@ configuration in a folder of its own, waited for until it listens, stopped, kill
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
+# The ports handed out in this run, by every worker process (pytest-xdist's run id names
+# the run): a port one test frees to start its server again on it (a broker restarted)
+# is never handed to another worker's test meanwhile.
+_HANDED = Path(tempfile.gettempdir()) / (
+    "table-controller-ports-" + os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
+)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port free now and not handed out before in this run."""
+    with open(_HANDED, "a+") as handed:
+        fcntl.flock(handed, fcntl.LOCK_EX)
+        handed.seek(0)
+        taken = {int(line) for line in handed.read().split()}
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if port not in taken:
+                handed.write(f"{port}\n")
+                return port
 
 
 class Mosquitto:
