@@ -40,6 +40,12 @@ WHAT = (
 # Set to 1: the test builds the kernel and the image when they are not cached (tens of
 # minutes on 2 cores). Unset: it runs only on cached ones, and says so when there are none.
 BUILD = "TABLE_CONTROLLER_BOX_BUILD"
+# The box's architecture, read by hardware/box/common.sh: amd64 (the default) for the
+# everyday run, arm64 (the Pi's) to check the same steps once before a release.
+ARCH = "BOX_ARCH"
+QEMU = {"amd64": ("qemu-system-x86_64", "qemu-system-x86"),
+        "arm64": ("qemu-system-aarch64", "qemu-system-arm")}  # fmt: skip
+UNAME = {"amd64": "x86_64", "arm64": "aarch64"}  # what `uname -m` says in the box
 # Set to 1 (or BUILD to 1): the box runs. Unset: it is not run, and the summary says so:
 # the box's whole session (tests/box/, its first boot cached) took 42 minutes on 2 cores
 # under emulation beside other work, more than the whole suite may.
@@ -87,7 +93,7 @@ def summary(reporter: pytest.TerminalReporter) -> None:
         for line in missed:
             reporter.write_line(f"NOT CHECKED: {line.removeprefix(SKIPPED)}", red=True, bold=True)
     if figures:
-        reporter.section("the Pi in a box")
+        reporter.section(f"the Pi in a box ({arch()})")
         for line in figures:
             reporter.write_line(line)
 
@@ -100,9 +106,16 @@ def asked() -> bool:
     return os.environ.get(RUN) == "1" or building_allowed()
 
 
+def arch() -> str:
+    """The architecture the box runs (``BOX_ARCH``; amd64 unless set)."""
+    return os.environ.get(ARCH, "") or "amd64"
+
+
 def missing() -> str | None:
     """Why the box cannot run on this machine, or None."""
-    for command, package in (("qemu-system-x86_64", "qemu-system-x86"), ("ssh", "openssh-client")):
+    if arch() not in QEMU:
+        return f"{ARCH}={arch()}: the box is amd64 (the default) or arm64"
+    for command, package in (QEMU[arch()], ("ssh", "openssh-client")):
         if shutil.which(command) is None:
             return f"{command} is missing (apt-get install {package})"
     return None
@@ -176,10 +189,19 @@ class Box:
         return int(self._box("port", name, timeout=30).stdout)
 
     def cube_line(self) -> str:
-        """This machine's pseudo-terminal wired to the box's second serial port, its
-        /dev/ttyS1 (QEMU's ``-chardev pty``; a new one at every start of QEMU)."""
+        """This machine's pseudo-terminal wired to the box's serial port for the cube
+        (:meth:`cube_device`; QEMU's ``-chardev pty``, a new one at every start of QEMU)."""
         done = self._box("port", "cube", timeout=30)
         assert done.returncode == 0 and done.stdout.strip(), f"no cube line: {done.stderr}"
+        return done.stdout.strip()
+
+    def cube_device(self) -> str:
+        """The box's serial port for the cube, as its table.toml names it: /dev/ttyS1 on
+        amd64, the UART /dev/ttyAMA0 on arm64 (as on the Pi's header)."""
+        done = self._box("port", "cube-device", timeout=30)
+        assert done.returncode == 0 and done.stdout.startswith("/dev/"), (
+            f"the box names no cube device: {done.stderr}"
+        )
         return done.stdout.strip()
 
     def console_tail(self, lines: int = 30) -> str:

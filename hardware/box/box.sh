@@ -12,9 +12,12 @@
 #   hardware/box/box.sh stop DIR       shuts it down (QEMU is killed if it does not stop)
 #   hardware/box/box.sh port DIR NAME  the host's port for the box's ssh or web (8080), or
 #                                      cube: the host's pseudo-terminal wired to the box's
-#                                      second serial port, /dev/ttyS1 (the trump cube's)
+#                                      serial port for the trump cube (cube-device names
+#                                      it in the box: /dev/ttyS1, or /dev/ttyAMA0 on arm64)
 # QEMU emulates the machine (TCG): KVM hung at the kernel's start on these machines.
 # BOX_ACCEL=kvm tries it anyway. DIR's console.log has everything the box's console said.
+# BOX_ARCH=arm64 boots the Pi's architecture (QEMU's virt machine, a Cortex-A76 as in the
+# Raspberry Pi 5) from its own kernel and image; the default is amd64 (q35).
 set -euo pipefail
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -27,7 +30,11 @@ project="$(cd "$box_dir/../.." && pwd)"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port() {
-    if [ "$1" = cube ]; then cat "$dir/cube" 2>/dev/null; else sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null; fi
+    case "$1" in
+        cube) cat "$dir/cube" 2>/dev/null ;;
+        cube-device) sed -n 's/^cube_device=//p' "$dir/machine" 2>/dev/null ;;
+        *) sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null ;;
+    esac
 }
 
 box_ssh() {
@@ -143,7 +150,7 @@ install_camera() {
 case "$action" in
     start)
         running && fail "a box runs in $dir already: stop it with box.sh stop $dir"
-        need_packages qemu-system-x86 qemu-utils openssh-client
+        need_packages "$qemu_package" qemu-utils openssh-client
         image="$(bash "$box_dir/image.sh")"
         wheels="$(bash "$box_dir/wheels.sh")" ||
             { say "no wheelhouse: pip in the box downloads from the package index (slower)"; wheels=""; }
@@ -152,6 +159,10 @@ case "$action" in
             share=(-virtfs "local,path=$wheels,mount_tag=wheels,security_model=none,readonly=on")
         mkdir -p "$dir"
         dir="$(cd "$dir" && pwd)"
+        was="$(sed -n 's/^arch=//p' "$dir/machine" 2>/dev/null || true)"
+        if [ -n "$was" ] && [ "$was" != "$box_arch" ]; then
+            fail "the box in $dir is $was, not $box_arch: start it with BOX_ARCH=$was, or use another folder"
+        fi
         ln -sfn "$image" "$dir/image"
         if [ ! -f "$dir/disk.qcow2" ]; then
             qemu-img create -q -f qcow2 -F raw -b "$image/root.img" "$dir/disk.qcow2"
@@ -159,18 +170,30 @@ case "$action" in
         printf 'ssh=%s\nweb=%s\n' "$(free_port)" "$(free_port)" >"$dir/ports"
         accel="${BOX_ACCEL:-tcg}"
         rm -f "$dir/console.log"
+        printf 'arch=%s\ncube_device=/dev/%s\n' "$box_arch" "$cube_tty" >"$dir/machine"
+        # The console to DIR/console.log; the cube's serial port to a pseudo-terminal here.
+        # shellcheck disable=SC2054 # QEMU's options hold commas
+        if [ "$box_arch" = amd64 ]; then
+            machine=(-machine q35 -cpu max -serial "file:$dir/console.log"
+                -chardev pty,id=cube -serial chardev:cube)
+        else
+            machine=(-machine virt,gic-version=3 -cpu cortex-a76
+                -chardev pty,id=cube -serial chardev:cube
+                -device virtio-serial-pci -chardev "file,id=console,path=$dir/console.log"
+                -device virtconsole,chardev=console)
+        fi
         started=$(date +%s.%N)
-        qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -smp 2 -m "${BOX_MEMORY:-2048}" \
-            -kernel "$image/kernel/bzImage" \
-            -append "root=/dev/vda rw console=ttyS0,115200 panic=-1 ${BOX_APPEND:-}" \
+        "$qemu" "${machine[@]}" -accel "$accel" -smp 2 -m "${BOX_MEMORY:-2048}" \
+            -kernel "$image/kernel/vmlinuz" \
+            -append "root=/dev/vda rw console=$console_tty,115200 panic=-1 ${BOX_APPEND:-}" \
             -drive "file=$dir/disk.qcow2,if=virtio,format=qcow2,discard=unmap" \
             -netdev "user,id=net0,hostname=raspberrypi,hostfwd=tcp:127.0.0.1:$(port ssh)-:22,hostfwd=tcp:127.0.0.1:$(port web)-:8080" \
             -device virtio-net-pci,netdev=net0 -device virtio-rng-pci "${share[@]}" \
-            -serial "file:$dir/console.log" -chardev pty,id=cube -serial chardev:cube \
             -display none -monitor none -daemonize -pidfile "$dir/qemu.pid" >"$dir/qemu.log" 2>&1 ||
-            fail "QEMU did not start: $(cat "$dir/qemu.log") (is qemu-system-x86 installed?)"
-        # The box's second serial port (its ttyS1, the cube's) is this machine's pseudo-
-        # terminal, which QEMU names as it starts: kept in DIR/cube for box.sh port DIR cube.
+            fail "QEMU did not start: $(cat "$dir/qemu.log") (is $qemu_package installed?)"
+        # The box's serial port for the cube (its ttyS1, or ttyAMA0 on arm64) is this
+        # machine's pseudo-terminal, which QEMU names as it starts: kept in DIR/cube for
+        # box.sh port DIR cube.
         sed -n 's|^char device redirected to \(/dev/pts/[0-9]*\) (label cube).*|\1|p' \
             "$dir/qemu.log" >"$dir/cube"
         [ -s "$dir/cube" ] || fail "QEMU named no pseudo-terminal for the cube: $dir/qemu.log"
@@ -213,7 +236,7 @@ case "$action" in
         rm -f "$dir/qemu.pid"
         ;;
     port)
-        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web|cube"
+        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web|cube|cube-device"
         port "$1"
         ;;
     *) fail "$usage" ;;

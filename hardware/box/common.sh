@@ -12,6 +12,30 @@ box_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck disable=SC2034
 box_cache="${TABLE_CONTROLLER_BOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/table-controller/box}"
 
+# The box's architecture: amd64 for the everyday run; arm64, the Pi's own, to check the
+# same steps once before a release (BOX_ARCH=arm64: its kernel is cross-built, its Debian
+# made through qemu-user, and it boots slower). Each has its own builds in the cache.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+case "${BOX_ARCH:-amd64}" in
+    amd64)
+        box_arch=amd64 machine_arch=x86_64 kernel_arch=x86_64 kernel_file=arch/x86/boot/bzImage
+        console_tty=ttyS0 cube_tty=ttyS1 qemu=qemu-system-x86_64 qemu_package=qemu-system-x86
+        ;;
+    arm64)
+        # The cube's line is the machine's own UART (a PL011, as the Pi's header's
+        # ttyAMA0); the console is the virtio console, as QEMU's virt machine has one UART.
+        box_arch=arm64 machine_arch=aarch64 kernel_arch=arm64 kernel_file=arch/arm64/boot/Image
+        console_tty=hvc0 cube_tty=ttyAMA0 qemu=qemu-system-aarch64 qemu_package=qemu-system-arm
+        ;;
+    *) fail "BOX_ARCH=${BOX_ARCH}: the box is amd64 (the default) or arm64" ;;
+esac
+# A kernel or module for another architecture than this machine's is cross-compiled
+# (Debian's gcc-aarch64-linux-gnu or gcc-x86-64-linux-gnu).
+cross=""
+[ "$(uname -m)" = "$machine_arch" ] || cross="$machine_arch-linux-gnu-"
+# shellcheck disable=SC2034
+cross_package="${cross:+gcc-${machine_arch//_/-}-linux-gnu}"
+
 # Debian packages, installed through apt-get when any is missing (as scripts/setup.sh
 # does for the project's other system packages).
 need_packages() {

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds the box's disk: Debian bookworm (amd64) made with mmdebstrap from this machine's
-# own apt sources, shaped like a fresh Raspberry Pi OS Lite after Raspberry Pi Imager:
-# systemd as init, the user pi (sudo without a password, in the Pi's groups, gpio among
-# them), Python 3 with venv and pip, ssh, the network by DHCP, a login on the serial
-# console. The box's kernel (kernel.sh) and its modules are put in /lib/modules.
+# Builds the box's disk: Debian bookworm (amd64, or arm64 with BOX_ARCH=arm64: common.sh)
+# made with mmdebstrap from this machine's own apt sources, shaped like a fresh Raspberry
+# Pi OS Lite after Raspberry Pi Imager: systemd as init, the user pi (sudo without a
+# password, in the Pi's groups, gpio among them), Python 3 with venv and pip, ssh, the
+# network by DHCP, a login on the serial console. The box's kernel (kernel.sh) and its modules are put in /lib/modules.
 #   hardware/box/image.sh          prints the image's folder (built if need be)
 #   hardware/box/image.sh --path   prints the folder's name alone, building nothing
 # The folder, in the box's cache (README.md), holds root.img (a raw ext4 file system, the
 # disk /dev/vda), the ssh key the host logs in with (key, key.pub), and kernel (the
 # kernel's folder). It is named by a hash of this script, the kernel's folder name and
-# the apt sources, so a change to any of them builds anew.
+# the apt sources, so a change to any of them builds anew. Another architecture than this
+# machine's is made through qemu-user (qemu-user-static, registered with binfmt_misc).
 set -euo pipefail
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -36,6 +37,17 @@ case "${1:-}" in
     *) fail "no option '$1': use --path, or none" ;;
 esac
 need_packages mmdebstrap e2fsprogs openssh-client qemu-utils
+foreign=()
+if [ "$(uname -m)" != "$machine_arch" ]; then
+    # mmdebstrap runs the new root's programs (maintainer scripts) through qemu-user.
+    need_packages qemu-user-static binfmt-support arch-test
+    binfmt=/proc/sys/fs/binfmt_misc
+    [ -f "$binfmt/status" ] || mount -t binfmt_misc binfmt_misc "$binfmt" 2>/dev/null || true
+    [ -f "$binfmt/qemu-$machine_arch" ] || update-binfmts --enable "qemu-$machine_arch" >/dev/null 2>&1 || true
+    grep -qx enabled "$binfmt/qemu-$machine_arch" 2>/dev/null ||
+        fail "this machine cannot run $box_arch programs (no qemu-$machine_arch in $binfmt): run update-binfmts --enable qemu-$machine_arch as root, then again"
+    foreign=(--architectures="$box_arch")
+fi
 kernel="$(bash "$box_dir/kernel.sh" --path)"  # built below, after Debian
 
 # The machine's own apt sources: Debian's entries only (a .sources or .list file naming
@@ -47,7 +59,7 @@ done
 [ ${#sources[@]} -gt 0 ] ||
     fail "no Debian bookworm entry in /etc/apt/sources.list{,.d}: add one (the box is bookworm)"
 
-key="$(inputs_hash "$(basename "$kernel") $size ${packages[*]} ${baked[*]}" "$0" "$box_dir/common.sh" "${sources[@]}")"
+key="$(inputs_hash "$box_arch $(basename "$kernel") $size ${packages[*]} ${baked[*]}" "$0" "$box_dir/common.sh" "${sources[@]}")"
 out="$box_cache/image-$key"
 if [ "${1:-}" = --path ]; then
     echo "$out"
@@ -85,10 +97,10 @@ setup_root() {
     install -d -m 700 -o 1000 -g 1000 "$root/home/$user/.ssh"
     install -m 600 -o 1000 -g 1000 "$out/key.pub" "$root/home/$user/.ssh/authorized_keys"
     # The serial console logs pi in, as a Pi with autologin set in Imager does on its screen.
-    mkdir -p "$root/etc/systemd/system/serial-getty@ttyS0.service.d"
+    mkdir -p "$root/etc/systemd/system/serial-getty@$console_tty.service.d"
     # shellcheck disable=SC2016 # $TERM is for systemd to expand
     printf '[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin %s --keep-baud 115200,57600,38400,9600 %%I $TERM\n' \
-        "$user" >"$root/etc/systemd/system/serial-getty@ttyS0.service.d/autologin.conf"
+        "$user" >"$root/etc/systemd/system/serial-getty@$console_tty.service.d/autologin.conf"
     # The network: QEMU's user network answers DHCP and DNS (10.0.2.3).
     printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' >"$root/etc/systemd/network/20-wired.network"
     chroot "$root" systemctl enable systemd-networkd.service >/dev/null 2>&1
@@ -119,15 +131,15 @@ if [ ! -f "$out/.debian" ]; then
     rm -rf "$out"
     mkdir -p "$out"
     ssh-keygen -q -t ed25519 -N "" -C "table-controller box" -f "$out/key"
-    say "making Debian bookworm with mmdebstrap into $tree (minutes; the log: $log)"
+    say "making Debian bookworm ($box_arch) with mmdebstrap into $tree (minutes; the log: $log)"
     sources_text="$(cat "${sources[@]}")"
     # The sources (deb822 or one-line) are given to mmdebstrap as text on standard input.
     if ! printf '%s\n' "$sources_text" |
-        nice -n 10 mmdebstrap --variant=minbase --include="$(
+        nice -n 10 mmdebstrap "${foreign[@]}" --variant=minbase --include="$(
             IFS=,
             echo "${packages[*]} ${baked[*]}"
         )" \
-            --customize-hook="set -e; $(declare -f setup_root); out='$out' user='$user' hostname='$hostname' setup_root \"\$1\"" \
+            --customize-hook="set -e; $(declare -f setup_root); out='$out' user='$user' hostname='$hostname' console_tty='$console_tty' setup_root \"\$1\"" \
             --skip=cleanup/apt/lists \
             bookworm "$tree" - >"$log" 2>&1; then
         tail -n 30 "$log" >&2

@@ -28,14 +28,14 @@ if [ "${1:-}" = --path ]; then
     exit 0
 fi
 tree="$kernel/linux-source-6.1"
-if [ ! -f "$kernel/bzImage" ] || [ ! -f "$tree/Module.symvers" ]; then
-    fail "the box's kernel is not built yet (no $kernel/bzImage and its build tree): run hardware/box/kernel.sh first"
+if [ ! -f "$kernel/vmlinuz" ] || [ ! -f "$tree/Module.symvers" ]; then
+    fail "the box's kernel is not built yet (no $kernel/vmlinuz and its build tree): run hardware/box/kernel.sh first"
 fi
 for option in CONFIG_MODULES CONFIG_VIDEO_DEV; do
     grep -qx "$option=y" "$kernel/config" ||
         fail "the box's kernel was built without $option, which v4l2loopback needs: see kernel.config"
 done
-need_packages make gcc
+need_packages make gcc ${cross_package:+"$cross_package"}
 mkdir -p "$box_cache"
 exec 9>"$out.lock"
 flock 9
@@ -60,7 +60,7 @@ rm -rf "$out/deb"
 
 say "building v4l2loopback for the box's kernel $(cat "$kernel/release")"
 # Out of tree (M=): the kernel's tree is only read; what is built stays in $out/src.
-if ! nice -n 10 make -C "$tree" ARCH=x86_64 M="$out/src" modules >>"$out/build.log" 2>&1; then
+if ! nice -n 10 make -C "$tree" ARCH="$kernel_arch" CROSS_COMPILE="$cross" M="$out/src" modules >>"$out/build.log" 2>&1; then
     tail -n 15 "$out/build.log" >&2
     fail "v4l2loopback did not build against the box's kernel (above; all of it in $out/build.log)"
 fi

@@ -19,7 +19,7 @@ set -euo pipefail
 project="$(cd "$box_dir/../.." && pwd)"
 python="${PYTHON:-python3}"
 box_python=3.11  # Debian bookworm's, as Raspberry Pi OS's
-arch=x86_64      # the box's (amd64)
+arch="$machine_arch"  # the box's (common.sh: x86_64, or aarch64 with BOX_ARCH=arm64)
 glibc_minor=36   # bookworm's glibc 2.36: wheels for it and every older manylinux
 
 case "${1:-}" in

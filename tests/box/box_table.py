@@ -184,10 +184,10 @@ def press(box: Box, line: int, hold: float = 1.0) -> None:
 
 # --- the trump cube on the box's serial port ---------------------------------------------
 
-# The box's second serial port: QEMU wires it to a pseudo-terminal of this machine
-# (hardware/box/box.sh), where the cube's firmware runs (MicroPython is not on this
-# machine: the project's emulator of it, tests/test_cube_on_a_port.py).
-CUBE_PORT = "/dev/ttyS1"
+# The box's serial port for the cube (Box.cube_device: its ttyS1, or ttyAMA0 on arm64):
+# QEMU wires it to a pseudo-terminal of this machine (hardware/box/box.sh), where the
+# cube's firmware runs (MicroPython is not on this machine: the project's emulator of it,
+# tests/test_cube_on_a_port.py).
 
 
 def device_fault(box: Box, device: str) -> str | None:

@@ -10,7 +10,7 @@ the first-booted disk are built once and cached outside the project
 from __future__ import annotations
 
 import pytest
-from box_machine import FIGURES, Box, FirstBoot
+from box_machine import FIGURES, UNAME, Box, FirstBoot, arch
 from box_table import service_use
 
 # Minutes with cached builds; a first run builds the kernel and the image too.
@@ -19,7 +19,10 @@ pytestmark = [pytest.mark.slow(budget=1800), pytest.mark.timeout(5400)]
 
 def test_the_box_is_shaped_like_raspberry_pi_os_lite(box: Box) -> None:
     """What first-boot.sh expects of a fresh card: the user pi with sudo, the Pi's groups,
-    Python 3.11 with venv, systemd as init, and the simulated GPIO chip's driver."""
+    Python 3.11 with venv, systemd as init, and the simulated GPIO chip's driver; on the
+    architecture asked for (BOX_ARCH: arm64 is the Pi's)."""
+    machine = box.ssh("uname -m").stdout.strip()
+    assert machine == UNAME[arch()], f"the box runs {machine!r}, not {arch()}"
     facts = box.ssh(
         "id -nG; sudo -n true && echo sudo-ok; python3 -c 'import sys, venv; print(sys.version)';"
         " ps -p 1 -o comm=; getent group gpio video dialout | cut -d: -f1;"

@@ -22,7 +22,6 @@ import pytest
 from box_machine import FIGURES, Box, not_checked
 from box_table import (
     CALIBRATION,
-    CUBE_PORT,
     club_table,
     cube_fault,
     device_fault,
@@ -53,7 +52,7 @@ def camera(box: Box) -> Box:
 
 @pytest.fixture(scope="module")
 def cube(box: Box) -> Iterator[object]:
-    """The trump cube's firmware on this machine's end of the box's ttyS1."""
+    """The trump cube's firmware on this machine's end of the box's serial port for it."""
     from table_controller.devices.emulator import CubeEmulator
 
     emulator = CubeEmulator(port=box.cube_line())
@@ -127,7 +126,7 @@ def test_the_table_reads_the_usb_camera_through_v4l2(camera: Box) -> None:
     assert done.returncode == 0, f"calibrating from the camera failed: {done.stdout}{done.stderr}"
     assert f"Calibrated from camera usb:{DEVICE}" in done.stdout, done.stdout
 
-    text = club_table(cube=CUBE_PORT)
+    text = club_table(cube=box.cube_device())
     assert 'source = "usb:0"' in text
     run_club_table(box, text.replace('source = "usb:0"', f'source = "{SOURCE}"', 1))
     box.wait_for("the table's first picture", lambda: bool(pictures_at(box)), within=600)

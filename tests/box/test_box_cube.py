@@ -1,5 +1,6 @@
-"""The trump cube on a serial port of the machine: the box's /dev/ttyS1, wired by QEMU to a
-pseudo-terminal of this machine where the cube's firmware runs."""
+"""The trump cube on a serial port of the machine: the box's /dev/ttyS1 (/dev/ttyAMA0 on
+arm64), wired by QEMU to a pseudo-terminal of this machine where the cube's firmware
+runs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 
 import pytest
 from box_machine import FIGURES, Box
-from box_table import CUBE_PORT, club_table, cube_fault, press, run_club_table, serving
+from box_table import club_table, cube_fault, press, run_club_table, serving
 
 # Minutes with cached builds; a first run builds the kernel and the image too.
 pytestmark = [pytest.mark.slow(budget=1800), pytest.mark.timeout(5400)]
@@ -29,7 +30,7 @@ def test_the_cube_on_the_boxs_serial_port_is_cut_and_restored(box: Box) -> None:
     emulator = CubeEmulator(port=box.cube_line())
     emulator.start()
     try:
-        run_club_table(box, club_table(cube=CUBE_PORT))
+        run_club_table(box, club_table(cube=box.cube_device()))
 
         def shown() -> CubeState | None:
             wire = emulator.shown_state()
@@ -39,7 +40,7 @@ def test_the_cube_on_the_boxs_serial_port_is_cut_and_restored(box: Box) -> None:
             state = shown()
             return state is not None and state.alert == alert and state.trump is None
 
-        box.wait_for("the table's state on the cube over ttyS1", lambda: showing(Alert.NONE), 300)
+        box.wait_for("the state on the cube over its port", lambda: showing(Alert.NONE), 300)
         box.wait_for("the cube's link up", lambda: cube_fault(box) is None, within=120)
         press(box, 8)  # the director button: the table's state changes, and the cube's
         box.wait_for("the director's alert on the cube", lambda: showing(Alert.DIRECTOR), 120)
