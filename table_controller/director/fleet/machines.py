@@ -90,5 +90,6 @@ __all__ = [
     "at_once",
     "copied_code_words",
     "copied_table_words",
+    "list_words",
     "machine_words",
 ]

@@ -19,6 +19,7 @@ from table_controller.director.fleet.machines import (
     TWIN_WINDOW,
     at_once,
     copied_table_words,
+    list_words,
     machine_words,
 )
 from table_controller.director.json_value import JSONValue
@@ -238,8 +239,14 @@ def store_words(usage: TableUsage | None) -> StoreWords:
     }
 
 
-def machine_text(machines: Sequence[MachineRow], heard: bool) -> str:
-    """The machine a table reports from, in words; an older table names none."""
+def machine_text(
+    machines: Sequence[MachineRow], heard: bool, both: Sequence[MachineRow] = ()
+) -> str:
+    """The machine a table reports from, in words (``both``: the machines reporting
+    as it at once); an older table names none."""
+    if len(both) > 1:
+        count = "Two" if len(both) == 2 else str(len(both))
+        return f"{count} at once: " + list_words([machine_words(m) for m in both])
     if machines:
         return sentence(machine_words(machines[0]))
     return "Not known (a table of an older release)" if heard else "Not known yet"
@@ -366,7 +373,7 @@ class FleetView:
                 else "Calibration not known yet"
             ),
             "faults": fix,
-            "machine_text": machine_text(machines, heard),
+            "machine_text": machine_text(machines, heard, both),
             "copied_text": copied_table_words(table_title(tid, name), both) if both else None,
             "camera_view": picture_words("camera-view", pictures.get("camera-view"), now),
             "recalibration": picture_words("recalibrate", pictures.get("recalibrate"), now),
