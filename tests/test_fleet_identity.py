@@ -116,11 +116,28 @@ def test_a_machine_without_a_serial_is_told_by_its_first_network_card(tmp_path: 
 
 
 def test_two_network_addresses_give_two_machines_and_one_gives_the_same(tmp_path: Path) -> None:
-    a = machine_claim(machine(tmp_path / "a", cards={"eth0": "52:54:00:12:34:56"}))
-    again = machine_claim(machine(tmp_path / "again", cards={"eth0": "52:54:00:12:34:56"}))
-    b = machine_claim(machine(tmp_path / "b", cards={"eth0": "52:54:00:12:34:57"}))
+    a = machine_claim(machine(tmp_path / "a", cards={"eth0": "52:54:00:ab:cd:01"}))
+    again = machine_claim(machine(tmp_path / "again", cards={"eth0": "52:54:00:ab:cd:01"}))
+    b = machine_claim(machine(tmp_path / "b", cards={"eth0": "52:54:00:ab:cd:02"}))
     assert a is not None and b is not None
     assert a == again and a["id"] != b["id"]
+
+
+def test_two_emulated_pis_with_qemus_default_address_are_told_by_their_starts(
+    tmp_path: Path,
+) -> None:
+    # Two QEMU machines from one disk (hardware/box/box.sh starts them so): no serial,
+    # one network card each with QEMU's default address, the same on both.
+    a = machine(tmp_path / "a", cards={"enp0s2": "52:54:00:12:34:56"})
+    b = machine(
+        tmp_path / "b",
+        cards={"enp0s2": "52:54:00:12:34:56"},
+        boot_id="0a0b0c0d-1111-2222-3333-444455556666",
+    )
+    claim_a, claim_b = machine_claim(a), machine_claim(b)
+    assert claim_a is not None and claim_b is not None
+    assert claim_a["source"] == claim_b["source"] == "boot"
+    assert claim_a["id"] != claim_b["id"]
 
 
 def test_only_virtual_interfaces_fall_back_to_this_starts_id_and_say_so(

@@ -11,7 +11,9 @@ connection, and nothing they send says they are two. The machine's own hardware 
   different on every other board;
 - else the address of the machine's first network card (``/sys/class/net/*/address``,
   in the interfaces' name order; not ``lo``, not a virtual interface, which has no
-  ``device`` in ``/sys``);
+  ``device`` in ``/sys``, and not QEMU's default address, ``52:54:00:12:34:5x``, which
+  every emulated machine started without an address of its own has: two emulated Pis
+  made from one disk were seen with it);
 - else, said in ``source`` as "boot", this start's own id
   (``/proc/sys/kernel/random/boot_id``): new at every start, so it tells two machines
   running at once apart but not one machine across its restarts (the director counts
@@ -43,6 +45,7 @@ FINGERPRINT_DIGITS = 16
 _READ_LIMIT = 65_536
 _NO_SERIAL = {"", "0" * 16, "0" * 8}
 _NO_ADDRESS = {"", "00:00:00:00:00:00"}
+QEMU_DEFAULT = "52:54:00:12:34:"  # QEMU's NICs, first to last: ...:56, ...:57, ...
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ def pi_serial(proc: Path) -> str:
 
 def network_address(sys: Path) -> str:
     """The address of the first physical network card, by interface name; "" when
-    there is none (no card, or only ``lo`` and virtual ones)."""
+    there is none (no card, or only ``lo``, virtual ones and QEMU's default address,
+    which is no one machine's)."""
     net = sys / "class" / "net"
     try:
         names = sorted(p.name for p in net.iterdir())
@@ -112,7 +116,7 @@ def network_address(sys: Path) -> str:
         if name == "lo" or not (net / name / "device").exists():
             continue  # a virtual interface (a bridge, a VPN, a container's) has no device
         address = _read(net / name / "address").strip().lower()
-        if address not in _NO_ADDRESS:
+        if address not in _NO_ADDRESS and not address.startswith(QEMU_DEFAULT):
             return address
     return ""
 
@@ -126,6 +130,7 @@ def _read(path: Path) -> str:
 
 
 __all__ = [
+    "QEMU_DEFAULT",
     "MachinePaths",
     "fingerprint",
     "machine_claim",
