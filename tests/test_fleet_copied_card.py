@@ -170,6 +170,16 @@ def test_two_machines_as_one_table_are_warned_once_and_cleared_when_one_stops(
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "fleet-copied-card.png"), full_page=True)
 
+    # The dashboard's alerts have it once, in the same words.
+    page.goto(e.url)
+    alert = page.locator('#alerts li[data-kind="copied_card"]')
+    expect(alert).to_have_count(1)
+    expect(alert).to_contain_text("Two machines as one table")
+    expect(alert).to_contain_text(warning)
+    assert "Table 1: Table 1" not in alert.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "dashboard-copied-card.png"))
+    page.goto(e.url + "fleet")
+
     # More heartbeats from both: still one alert, one line in the journal.
     for _ in range(3):
         a.beat()

@@ -303,6 +303,8 @@ def alert_sentence(
                 return f"{title}: {irregularity_sentence(o, players)}"
     if kind in ("table_offline", "clock") and table and text.startswith(table):
         return title + text[len(table) :]
+    if kind == "copied_card" and text.startswith(title):
+        return text  # it names the table itself: "Table 1 is reported by two machines"
     return f"{title}: {text}" if text else title
 
 
