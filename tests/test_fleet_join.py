@@ -11,8 +11,10 @@ import asyncio
 import base64
 import json
 import random
+import shutil
 import stat
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -490,3 +492,98 @@ def _two_tables_showing_one_code(director: Director) -> None:
     assert (status, body) == (200, {"table": "table-1", "name": "Table 1"})
     status, answer = get_status(director.url + f"api/fleet/join/{asked[1]['request']}")
     assert answer == {"state": "refused", "reason": "the director refused this table"}
+
+
+# --- a copied card: two machines asking with one key ---------------------------------
+
+
+class ShiftedClock:
+    """The director's clock: real time, moved ahead when the test says."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
+def test_a_copied_card_asks_from_two_machines_and_is_not_approved_until_one_is_left(
+    tmp_path: Path,
+) -> None:
+    from test_fleet_identity import CPUINFO, SERIAL, machine
+
+    from table_controller.director.fleet.machines import JOIN_WINDOW
+    from table_controller.table.fleet.identity import machine_claim
+
+    clock = ShiftedClock()
+    (tmp_path / "director").mkdir()
+    director = Director(tmp_path / "director", JoinRequests(clock=clock))
+    try:
+        found = director.found()
+        # The first Pi made its join key; its card was copied into a second Pi.
+        table_key(tmp_path / "pi-a" / "fleet")
+        shutil.copytree(tmp_path / "pi-a" / "fleet", tmp_path / "pi-b" / "fleet")
+        pi_a = machine_claim(machine(tmp_path / "pi-a" / "hw", cpuinfo=CPUINFO))
+        other = CPUINFO.replace(SERIAL, "10000000ffee0011")
+        pi_b = machine_claim(machine(tmp_path / "pi-b" / "hw", cpuinfo=other))
+        assert pi_a is not None and pi_b is not None and pi_a != pi_b
+        a = Table(tmp_path / "pi-a" / "fleet", found, machine=pi_a)
+        wait_until("the first Pi asks", lambda: len(director.waiting()) == 1)
+        b = Table(tmp_path / "pi-b" / "fleet", found, machine=pi_b)
+        # One request (one key: one code on both), asked by two machines.
+        wait_until("both Pis ask", lambda: director.waiting()[0]["machines"] == 2)
+        [asked] = director.waiting()
+        wait_until("both show the code", lambda: a.codes != [] and b.codes != [])
+        assert a.codes == b.codes == [asked["code"]]
+        assert asked["copied"].startswith(
+            "2 tables ask with this code: a copied card. On each copy, stop its service"
+        )
+        form = {"request": asked["request"], "code": asked["code"], "name": "Table 1"}
+        status, body = post(director.url + "api/fleet/approve", form, director.cookie)
+        assert status == 409
+        assert body["problem"] == "2 tables ask with this code: a copied card"
+        assert "sudo rm -r /var/lib/table-controller/fleet" in body["fix"]
+        assert "approve this code once only one table asks" in body["fix"]
+        assert director.credentials.logins == {}  # nothing was given
+
+        # The copy is stopped (to be set right); once its polls are past the window,
+        # one machine asks and the code is approved as before.
+        b.stop.set()
+        b.done()
+        assert isinstance(b.error, JoinStopped)
+        clock.ahead += JOIN_WINDOW + 1
+        moved = clock()
+        request = director.fleet.requests.get(asked["request"])
+        assert request is not None
+        wait_until(
+            "the first Pi polls again",
+            lambda: request.machines[pi_a["id"]]["last_seen"] >= moved,
+        )
+        assert director.waiting()[0]["copied"] is None
+        status, body = post(director.url + "api/fleet/approve", form, director.cookie)
+        assert (status, body) == (200, {"table": "table-1", "name": "Table 1"})
+        m = a.done()
+        assert a.error is None and m.table == "table-1"
+        # The machine that asked is kept as the table's, in the store.
+        [kept] = director.store.machines.machines("table-1")
+        assert (kept["machine"], kept["source"]) == (pi_a["id"], "serial")
+    finally:
+        director.close()
+
+
+def test_a_request_naming_no_machine_is_taken_and_a_bad_one_is_refused(
+    director: Director,
+) -> None:
+    key = sealing.public_of(random.Random(5).randbytes(32))
+    status, asked = post(director.url + "api/fleet/join", join_body(key))  # an older table
+    assert status == 202
+    [row] = director.waiting()
+    assert (row["machines"], row["copied"]) == (0, None)
+    status, _ = get_status(director.url + f"api/fleet/join/{asked['request']}?machine=zz")
+    assert status == 200  # a poll naming a machine oddly still counts as a poll
+    for bad in ({"id": "A1" * 8, "source": "serial"}, {"id": "a1" * 8, "source": "cpu"}, "x"):
+        status, body = post(director.url + "api/fleet/join", {**join_body(key), "machine": bad})
+        assert status == 400
+        assert body["problem"] == (
+            "the request names its machine in a form this director does not read"
+        )

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from table_controller.director.fleet.core import FleetError, JoinRequests
+from table_controller.director.fleet.core import MAX_MACHINES, FleetError, JoinRequests
 from table_controller.fleet.sealing import join_check
 
 SALT = b"a fixed salt 16b"  # where two requests must show one code
@@ -63,6 +63,8 @@ def test_a_request_waits_with_its_code_check_and_address() -> None:
         "asked_at": 1_000_000.0,
         "last_seen": 1_000_000.0,
         "same_code": False,
+        "machines": 0,  # an older table names no machine
+        "copied": None,
     }
     assert reqs.get(r.request) is r
     assert r.answer() == {"state": "waiting", "salt": "YSBmaXhlZCBzYWx0IDE2Yg=="}
@@ -146,3 +148,59 @@ def test_two_requests_with_one_code_are_both_flagged() -> None:
     assert flags[ra.request] and flags[rb.request]
     assert sum(flags.values()) == 2
     assert reqs.same_code(ra) and reqs.same_code(rb)
+
+
+# --- two machines asking with one key: a copied SD card -------------------------------
+
+PI_A = ("a1a1a1a1a1a1a1a1", "serial")
+PI_B = ("b2b2b2b2b2b2b2b2", "serial")
+
+
+def test_two_machines_asking_with_one_key_are_one_request_told_as_a_copied_card() -> None:
+    clock = Clock()
+    reqs = JoinRequests(clock=clock, salts=lambda: SALT, machine_window=120)
+    k = key(7)
+    r = reqs.ask(k, host="pi", address="10.0.0.5", version="0.1.0", machine=PI_A)
+    assert reqs.asking(r) == []
+    [row] = reqs.waiting()
+    assert (row["machines"], row["copied"]) == (1, None)
+    clock.now += 5
+    # The copy asks with the very same key: the same request (one code on both).
+    again = reqs.ask(k, host="pi", address="10.0.0.9", version="0.1.0", machine=PI_B)
+    assert again is r
+    # One machine after the other is not yet two at once (a card moved into another
+    # Pi is that); the first polling again while the second asks is.
+    assert reqs.asking(r) == []
+    clock.now += 1
+    reqs.poll(r.request, PI_A[0])
+    assert [m["machine"] for m in reqs.asking(r)] == [PI_A[0], PI_B[0]]
+    [row] = reqs.waiting()
+    assert row["machines"] == 2
+    assert row["copied"] is not None
+    assert row["copied"].startswith("2 tables ask with this code: a copied card. On each copy,")
+    assert "sudo rm -r /var/lib/table-controller/fleet" in row["copied"]
+    # Both keep polling: still two.
+    clock.now += 60
+    assert reqs.poll(r.request, PI_A[0]) is r and reqs.poll(r.request, PI_B[0]) is r
+    assert len(reqs.asking(r)) == 2
+    # The copy is set right (it asks with a key of its own): only A polls this request.
+    for _ in range(3):
+        clock.now += 50
+        reqs.poll(r.request, PI_A[0])
+    assert reqs.asking(r) == []
+    [row] = reqs.waiting()
+    assert (row["machines"], row["copied"]) == (1, None)
+
+
+def test_a_poll_cannot_add_a_machine_and_one_request_keeps_a_few() -> None:
+    clock = Clock()
+    reqs = JoinRequests(clock=clock, salts=lambda: SALT)
+    r = reqs.ask(key(8), host="pi", address="10.0.0.5", version="0.1.0", machine=PI_A)
+    reqs.poll(r.request, PI_B[0])  # a machine that never asked with the key
+    assert list(r.machines) == [PI_A[0]]
+    for i in range(MAX_MACHINES + 5):
+        clock.now += 1
+        reqs.ask(
+            key(8), host="pi", address="10.0.0.5", version="0.1.0", machine=(f"{i:016x}", "boot")
+        )
+    assert len(r.machines) == MAX_MACHINES

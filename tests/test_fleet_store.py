@@ -51,3 +51,42 @@ def test_approved_removed_and_audited(store_target: str) -> None:
         assert json.loads(store.accounts.audit()[0]["detail"])["address"] == "10.0.0.7"
     finally:
         store.close()
+
+
+def test_the_machines_a_table_reports_from_outlive_a_restart_and_are_bounded(
+    store_target: str,
+) -> None:
+    from table_controller.director.fleet.machines import at_once
+    from table_controller.director.store.fleet_machines import MAX_PER_TABLE
+
+    store = DirectorStore(store_target)
+    try:
+        store.machines.heard("table-1", "a" * 16, "serial", 100.0, gap=300)
+        store.machines.heard("table-1", "b" * 16, "serial", 110.0, gap=300)
+        store.machines.heard("table-1", "a" * 16, "serial", 120.0, gap=300)
+        store.machines.heard("table-1", "a" * 16, "serial", 115.0, gap=300)  # late: kept at 120
+        assert store.machines.machines("table-2") == []
+    finally:
+        store.close()
+    store = DirectorStore(store_target)  # the director restarted: still known
+    try:
+        rows = store.machines.machines("table-1")
+        assert rows == [
+            {"machine": "a" * 16, "source": "serial", "first_seen": 100.0, "last_seen": 120.0},
+            {"machine": "b" * 16, "source": "serial", "first_seen": 110.0, "last_seen": 110.0},
+        ]
+        assert len(at_once(rows, 130.0, 300)) == 2  # both within the window, interleaved
+        assert at_once(rows, 500.0, 300) == []  # past it
+        # Heard again after a silence longer than the window: a new stretch, so a table
+        # moved back to this machine is not taken for two machines at once.
+        store.machines.heard("table-1", "b" * 16, "serial", 1000.0, gap=300)
+        [b, a] = store.machines.machines("table-1")
+        assert (b["first_seen"], b["last_seen"]) == (1000.0, 1000.0)
+        assert at_once([b, a], 1000.0, 1000) == []  # a's stretch ended before b's began
+        for i in range(MAX_PER_TABLE + 4):  # a table told by its start's id, restarted
+            store.machines.heard("table-1", f"{i:016x}", "boot", 2000.0 + i, gap=300)
+        kept = store.machines.machines("table-1")
+        assert len(kept) == MAX_PER_TABLE and kept[0]["machine"] == f"{MAX_PER_TABLE + 3:016x}"
+        assert set(store.machines.every_table()) == {"table-1"}
+    finally:
+        store.close()

@@ -29,6 +29,7 @@ from table_controller.pictures import JPEG_MAGIC
 from table_controller.sim import World, WorldCamera
 from table_controller.table.app import Table
 from table_controller.table.config import parse_config
+from table_controller.table.fleet.identity import MachinePaths, machine_claim
 from table_controller.table.fleet.status import device_words, fleet_status, package_version
 from table_controller.table.health import Device, Fault
 from table_controller.table.options import TableOptions
@@ -294,6 +295,12 @@ def _run_table(tmp_path: Path, broker: Mosquitto, director: Director) -> None:
             assert fleet_of()["calibration"] == {"at": None}
             assert fleet_of()["devices"]["cube"] == "not fitted"
             assert isinstance(fleet_of()["disk_free_mb"], int)
+            # Which machine it runs on (this one's: read from its own /proc and /sys),
+            # kept by the director as the machine table-7 reports from.
+            here = machine_claim(MachinePaths())
+            assert here is not None and fleet_of()["machine"] == here
+            [kept] = store.machines.machines("table-7")
+            assert (kept["machine"], kept["source"]) == (here["id"], here["source"])
 
             # Another key's order is refused: no answer, no picture.
             forged = CameraCommands(store, new_keys()[0], PREFIX, director.service.publish)

@@ -16,7 +16,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from table_controller.director.store import DirectorStore
 from table_controller.director.web import DirectorPage
 from table_controller.feed import messages
 from table_controller.feed.limits import limits_words
+from table_controller.feed.messages import MachineClaim
 from table_controller.feed.signing import new_keys
 from table_controller.fleet import orders
 from table_controller.pictures import encode_jpeg
@@ -68,8 +69,11 @@ class FakeTable:
         faults: list[Fault],
         disk_free: int,
         clock_ahead: float = 0.0,
+        machine: MachineClaim | None = None,
+        client_id: str | None = None,
     ) -> None:
         self.table, self.name, self.faults = table, name, faults
+        self.machine = machine  # the machine it says it runs on (table/fleet/identity.py)
         self.director_pub = director_pub
         self.disk_free, self.clock_ahead = disk_free, clock_ahead
         self.topics = messages.Topics(PREFIX)
@@ -78,7 +82,7 @@ class FakeTable:
         self.orders: list[dict[str, Any]] = []
         self.refused: list[str] = []
         subscribed = threading.Event()
-        self.mqtt = client(broker, f"table-{table}")
+        self.mqtt = client(broker, client_id or f"table-{table}")
         self.mqtt.on_message = self._order
         self.mqtt.on_subscribe = lambda *a: subscribed.set()
         self.mqtt.subscribe([(self.topics.commands(table), 1), (self.topics.config(table), 1)])
@@ -93,6 +97,7 @@ class FakeTable:
             disk_free=self.disk_free,
             calibration=self.calibrated,
             config_seq=self.config_seq,
+            machine=self.machine,
         )
         status = messages.status_message(
             table=self.table,
@@ -148,7 +153,7 @@ class FakeTable:
 class Event:
     """The director in fleet mode over a real broker, its dashboard served."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, clock: Callable[[], float] = time.time) -> None:
         self.broker = start_broker(folder / "broker")
         self.private, self.public = new_keys()
         self.store = DirectorStore(folder / "director.sqlite")
@@ -158,6 +163,7 @@ class Event:
             BrokerConfig(port=self.broker.port, client_id="director-fleet-web"),
             prefix=PREFIX,
             private_key=self.private,
+            clock=clock,
         )
         self.service.start()
         assert self.service.connected.wait(WAIT)
@@ -176,6 +182,8 @@ class Event:
             publish=self.service.publish,
         )
         page = DirectorPage(self.store, self.service, fleet=self.fleet, title="Spring Open")
+        page.fleet_view.view.clock = clock  # the fleet page's "now" is the service's
+        self.fleet.requests.clock = clock
         self.served = Served(page)
         self.url = self.served.url
         self.tables: list[FakeTable] = []

@@ -72,7 +72,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from table_controller.director.dashboard import RulingError
-from table_controller.director.fleet import handle_reply
+from table_controller.director.fleet import TWIN_WINDOW, CopiedCards, handle_reply
 from table_controller.director.json_value import JSONObject
 from table_controller.director.store import (
     DirectorStore,
@@ -182,12 +182,15 @@ class DirectorService:
         batch_max: int = BATCH_MAX,
         resend_after: float = 5.0,
         limits: Limits | None = None,
+        twin_window: float = TWIN_WINDOW,
     ) -> None:
         self.store = store
         # The store's own limits unless given: what it keeps and what is taken agree.
         self.limits = limits if limits is not None else store.limits
         self._guard = RateGuard(self.limits.feed)
         self._trust = TableTrust(store)
+        # The machine each status names: two at once as one table is a copied card.
+        self._copies = CopiedCards(store, window=twin_window)
         self.refused = 0  # not stored: over a table's rate, too big, not signed, sent again
         self.broker = broker
         self.prefix = prefix.rstrip("/")
@@ -687,6 +690,10 @@ class DirectorService:
         decision: Decision | None = None
         if is_signed_kind(signed):
             decision = self._trust.message(table, signed, body, now, copy=retained or dup)
+            if kind == "status" and decision.authentic and not decision.take:
+                # Signed, but not after the newest status taken: the other machine of a
+                # copied card, whose statuses interleave with this one's, shows here.
+                self._machine(table, body, now, outcome, fresh=not (retained or dup))
             if not self._decided(table, decision, outcome):
                 return
         body.setdefault("table", table)  # after the check: the signature is of what came
@@ -704,6 +711,7 @@ class DirectorService:
             )
             if body.get("online") is True:
                 outcome.online.add(table)
+            self._machine(table, body, now, outcome, fresh=not (retained or dup))
             tell[("status", table)] = None
             if alerts:
                 tell[("alert", table)] = None
@@ -717,6 +725,13 @@ class DirectorService:
             tell[("fleet", table)] = None
         if decision is not None:
             self._trust.taken(table, signed, decision)  # stored: its place is the newest
+
+    def _machine(
+        self, table: str, body: JSONObject, now: float, outcome: _Outcome, *, fresh: bool
+    ) -> None:
+        """The machine a fresh status of ``table`` names, kept; two at once: the alert."""
+        if fresh and self._copies.heard(table, body, now):
+            outcome.tell[("alert", table)] = None
 
     def _admitted(self, table: str, size: int, now: float, outcome: _Outcome) -> bool:
         """Whether the table's rate lets this message in; the first dropped of a flood

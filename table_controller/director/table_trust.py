@@ -49,6 +49,9 @@ class Decision:
     take: bool
     alerted: bool = False
     place: Place | None = None
+    # Its signature held (or the table signs nothing): whatever it claims is the
+    # table's own claim, though it may be refused as out of its order.
+    authentic: bool = True
 
 
 @dataclass(frozen=True)
@@ -166,15 +169,17 @@ class TableTrust:
             "sending as it: give the table a new password and check who is on the "
             f"network. If the table was set up again, register its new key {FIX}"
         )
-        return self._alert(table, "signature", kind, text, now)
+        return self._alert(table, "signature", kind, text, now, authentic=False)
 
-    def _alert(self, table: str, alert: str, kind: str, text: str, now: float) -> Decision:
+    def _alert(
+        self, table: str, alert: str, kind: str, text: str, now: float, *, authentic: bool = True
+    ) -> Decision:
         """Refused: one ``alert`` about the table while one is open."""
         if self._store.alerts.alert_once(table, alert, kind, text, now) is not None:
             log.warning("%s", text)  # once an alert: not once a message
-            return Decision(take=False, alerted=True)
+            return Decision(take=False, alerted=True, authentic=authentic)
         log.debug("%s", text)
-        return Decision(take=False)
+        return Decision(take=False, authentic=authentic)
 
 
 __all__ = ["Decision", "PictureDecision", "TableTrust"]

@@ -53,6 +53,7 @@ ALERT_CATEGORY = {
     "signature": "signature",
     "replay": "replay",
     "flood": "flood",
+    "copied_card": "copied_card",
 }
 ALERT_HEADINGS = {
     "renege_proven": "Renege proven",
@@ -65,6 +66,7 @@ ALERT_HEADINGS = {
     "signature": "A message not signed by its table",
     "replay": "A table's message sent again",
     "flood": "A table sending too much",
+    "copied_card": "Two machines as one table",
 }
 # How far a table's clock may be from the director's (seconds) before it is alerted and
 # shown on the table's card: evidence times and latency figures are read against the
@@ -301,6 +303,8 @@ def alert_sentence(
                 return f"{title}: {irregularity_sentence(o, players)}"
     if kind in ("table_offline", "clock") and table and text.startswith(table):
         return title + text[len(table) :]
+    if kind == "copied_card" and text.startswith(title):
+        return text  # it names the table itself: "Table 1 is reported by two machines"
     return f"{title}: {text}" if text else title
 
 

@@ -75,6 +75,20 @@ class AcrossStatus(TypedDict):
     zones: list[str]  # the zones it touches, the one holding most of it first
 
 
+class MachineClaim(TypedDict):
+    """Which machine a table runs on, as it claims in its request to join and in its
+    heartbeat (table/fleet/identity.py makes it): ``id`` a short fingerprint (16 hex
+    digits, a hash: never the serial number or network address itself), ``source``
+    what it was made from: "serial" (the Raspberry Pi's serial number), "network" (the
+    network card's address) or "boot" (neither could be read: this start's own id,
+    new at every start). A claim inside a message the table already signs, not a
+    secret nor a proof: the director tells two machines asking or reporting as one
+    table (a copied SD card) by it."""
+
+    id: str
+    source: Literal["serial", "network", "boot"]
+
+
 class CalibrationStatus(TypedDict):
     at: float | None  # when the camera was last calibrated (wall clock)
 
@@ -88,6 +102,7 @@ class FleetStatus(TypedDict):
     disk_free_mb: int | None
     calibration: CalibrationStatus
     config_seq: int | None
+    machine: NotRequired[MachineClaim]  # left out by a table of an older release
 
 
 class StatusMessage(TypedDict):
@@ -452,6 +467,7 @@ __all__ = [
     "EventMessage",
     "FleetStatus",
     "GameRecord",
+    "MachineClaim",
     "OfflineMessage",
     "ReceivedMessage",
     "StatusMessage",

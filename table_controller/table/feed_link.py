@@ -10,9 +10,10 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from table_controller.feed.messages import FleetStatus
+from table_controller.feed.messages import FleetStatus, MachineClaim
 from table_controller.present import ruling_announcement
 from table_controller.rules.events import InputEvent
+from table_controller.table.fleet.identity import MachinePaths, machine_claim
 from table_controller.table.fleet.status import (
     calibration_at,
     fleet_status,
@@ -40,7 +41,9 @@ class FeedLink:
     """The feed of ``table`` (its ``camera`` for the director's camera commands): started
     by ``start`` (in the loop) when the config wants it; its troubles are the FEED fault."""
 
-    def __init__(self, table: FeedTable, camera: CameraPort) -> None:
+    def __init__(
+        self, table: FeedTable, camera: CameraPort, machine_paths: MachinePaths | None = None
+    ) -> None:
         self.table = table
         self.camera = camera
         self.publisher: Publisher | None = None
@@ -58,6 +61,10 @@ class FeedLink:
         # Who hears the director's orders (fleet/orders.py), in the loop, each taking the
         # kinds it knows: the camera commands (table/fleet/commands.py), the config, ...
         self.order_handlers: list[OrderListener] = []
+        # Which machine this is (table/fleet/identity.py), read once at start: the
+        # director tells a copied SD card by it. ``machine_paths``: where it is read.
+        self.machine_paths = machine_paths or MachinePaths()
+        self.machine: MachineClaim | None = None
 
     def start(self) -> None:
         """Send the log to the director's broker."""
@@ -68,6 +75,7 @@ class FeedLink:
         if problem is not None:
             table.health.raise_fault(Device.FEED, *problem, table.clock())
         loop = asyncio.get_running_loop()
+        self.machine = machine_claim(self.machine_paths)
 
         def state(problem: str | None, fix: str) -> None:  # the publisher's thread
             with contextlib.suppress(RuntimeError):
@@ -125,6 +133,7 @@ class FeedLink:
             disk_free=table.disk_free_bytes,
             calibration=calibration_at(table.config.camera.calibration, self.calibrated_at),
             config_seq=self.config_seq,
+            machine=self.machine,
         )
 
     async def forward(self, rulings: asyncio.Queue[InputEvent]) -> None:

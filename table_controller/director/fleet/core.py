@@ -21,6 +21,14 @@ a request until a logged-in director approves the code the table shows
 (director/fleet/join.py); two waiting requests that show the same code are both
 flagged, so the director never approves a stranger's request thinking it is the table
 in front of them.
+
+Each request also keeps the machines that asked with its key (the machine a table
+claims, table/fleet/identity.py), heard at its ask and at each poll, at most
+``MAX_MACHINES``: several machines asking with one key at once are copies of one SD
+card, and the request is not approved while they are (director/fleet/machines.py). In
+memory with the request, as the request itself: anyone may ask, so nothing of a
+waiting request is written to the store; once approved, the machine that asked is
+kept as the table's first (store/fleet_machines.py).
 """
 
 from __future__ import annotations
@@ -35,8 +43,9 @@ from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 from table_controller.director.broker import TableCredentials
+from table_controller.director.fleet.machines import JOIN_WINDOW, at_once, copied_code_words
 from table_controller.director.json_value import JSONValue
-from table_controller.director.store import DirectorStore
+from table_controller.director.store import DirectorStore, MachineRow
 from table_controller.errors import TableControllerError
 from table_controller.fleet.discovery import key_fingerprint, key_text
 from table_controller.fleet.sealing import join_check, new_salt
@@ -45,8 +54,10 @@ CAP = 50
 PER_ADDRESS = 10
 SHARE = 5  # waiting requests one address may hold
 WINDOW = 60.0
+MAX_MACHINES = 8  # machines kept per request (a copied card: two, a few)
 EXPIRY = 15 * 60.0
 Clock = Callable[[], float]
+Machine = tuple[str, str]  # a machine's fingerprint and what it was made from
 Publish = Callable[[str, bytes | str, bool], None]  # (topic, payload, retain)
 
 
@@ -83,6 +94,8 @@ class WaitingRequest(TypedDict):
     asked_at: float
     last_seen: float
     same_code: bool  # another waiting request shows the same code
+    machines: int  # machines asking with this request's key now (2 or more: a copied card)
+    copied: str | None  # then, what the director reads, and what to do
 
 
 @dataclass
@@ -103,6 +116,26 @@ class JoinRequest:
     sealed: str | None = None  # base64, once approved
     reason: str | None = None  # once refused
     done_at: float | None = None
+    # The machines that asked with its key, by fingerprint (director/fleet/machines.py).
+    machines: dict[str, MachineRow] = field(default_factory=dict)
+
+    def heard(self, machine: Machine | None, now: float, gap: float) -> None:
+        """``machine`` (fingerprint, source) asked or polled at ``now``; the stalest is
+        forgotten past ``MAX_MACHINES``."""
+        if machine is None:
+            return
+        mid, source = machine
+        seen = self.machines.get(mid)
+        first = now if seen is None or now - seen["last_seen"] > gap else seen["first_seen"]
+        self.machines[mid] = {
+            "machine": mid,
+            "source": source,
+            "first_seen": first,
+            "last_seen": now,
+        }
+        while len(self.machines) > MAX_MACHINES:
+            stalest = min(self.machines.values(), key=lambda m: m["last_seen"])
+            del self.machines[stalest["machine"]]
 
     def answer(self) -> JoinAnswer:
         """What the table's poll is told (``GET /api/fleet/join/{rid}``)."""
@@ -128,6 +161,7 @@ class JoinRequests:
         clock: Clock = time.time,
         director_key: bytes = b"",
         salts: Callable[[], bytes] = new_salt,
+        machine_window: float = JOIN_WINDOW,
     ) -> None:
         self.cap = cap
         self.per_address = per_address
@@ -136,23 +170,34 @@ class JoinRequests:
         self.director_key = director_key
         self.salts = salts  # a fixed one in tests that need two requests with one code
         self.window = window
+        self.machine_window = machine_window  # a machine that asked still asks within it
         self.expiry = expiry
         self.clock = clock
         self._lock = threading.Lock()
         self._requests: dict[str, JoinRequest] = {}
         self._asked: dict[str, deque[float]] = {}
 
-    def ask(self, key: bytes, *, host: str, address: str, version: str) -> JoinRequest:
+    def ask(
+        self,
+        key: bytes,
+        *,
+        host: str,
+        address: str,
+        version: str,
+        machine: Machine | None = None,
+    ) -> JoinRequest:
         """A table's request (the same key waiting already: that request again, so a
         table that restarts keeps its place and its code); FleetError when this address
         asked too often, holds its share already, or the queue is full of fair
-        shares."""
+        shares. ``machine``: the machine the table says it is (None: an older
+        table)."""
         now = self.clock()
         with self._lock:
             self._forget(now)
             for r in self._requests.values():
                 if r.key == key and r.state == "waiting":
                     r.host, r.version, r.last_seen = host, version, now
+                    r.heard(machine, now, self.machine_window)
                     return r  # its address stays the one first seen: what the page shows
             times = self._asked.setdefault(address, deque())
             while times and times[0] <= now - self.window:
@@ -189,6 +234,7 @@ class JoinRequests:
                 asked_at=now,
                 last_seen=now,
             )
+            r.heard(machine, now, self.machine_window)
             self._requests[r.request] = r
             return r
 
@@ -218,15 +264,27 @@ class JoinRequests:
         )
         del self._requests[stalest.request]
 
-    def poll(self, request: str) -> JoinRequest | None:
-        """The table's poll of its request: the request, kept alive while it waits."""
+    def poll(self, request: str, machine: str | None = None) -> JoinRequest | None:
+        """The table's poll of its request: the request, kept alive while it waits.
+        ``machine``: the fingerprint the poll names, one that asked with this key
+        already (a poll cannot add a machine: it carries no key)."""
         with self._lock:
             now = self.clock()
             self._forget(now)
             r = self._requests.get(request)
             if r is not None and r.state == "waiting":
                 r.last_seen = now
+                seen = r.machines.get(machine or "")
+                if seen is not None:
+                    r.heard((seen["machine"], seen["source"]), now, self.machine_window)
             return r
+
+    def asking(self, request: JoinRequest) -> list[MachineRow]:
+        """The machines asking with ``request``'s key at once now: two or more, a
+        copied card; [] otherwise."""
+        with self._lock:
+            rows = list(request.machines.values())
+        return at_once(rows, self.clock(), self.machine_window)
 
     def get(self, request: str) -> JoinRequest | None:
         with self._lock:
@@ -243,6 +301,14 @@ class JoinRequests:
                 key=lambda r: r.asked_at,
             )
         codes = [r.code for r in rows]
+        asking = {r.request: len(self.asking(r)) for r in rows}
+        now = self.clock()
+        recent = {
+            r.request: sum(
+                1 for m in r.machines.values() if now - m["last_seen"] <= self.machine_window
+            )
+            for r in rows
+        }
         return [
             {
                 "request": r.request,
@@ -254,6 +320,8 @@ class JoinRequests:
                 "asked_at": r.asked_at,
                 "last_seen": r.last_seen,
                 "same_code": codes.count(r.code) > 1,
+                "machines": asking[r.request] or min(1, recent[r.request]),
+                "copied": copied_code_words(asking[r.request]) if asking[r.request] else None,
             }
             for r in rows
         ]
@@ -324,12 +392,14 @@ class Fleet:
 __all__ = [
     "CAP",
     "EXPIRY",
+    "MAX_MACHINES",
     "SHARE",
     "Fleet",
     "FleetError",
     "JoinAnswer",
     "JoinRequest",
     "JoinRequests",
+    "Machine",
     "TableCredentials",
     "WaitingRequest",
 ]

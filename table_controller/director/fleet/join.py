@@ -1,13 +1,14 @@
 """Approving a table that asked to join, and removing one.
 
 Approving checks the code the director typed against the one the request's key gives
-(the code the table shows), refuses while another waiting request shows the same code,
-and checks the name the director gives (a name a table may have, not one an approved
-table has). Only then are the table's broker credentials made
-(``TableCredentials.add_table``) with its signing key (feed/table_signing.py: made
-here, its private half sent in the bundle only, its public half registered, enforced
-from the table's first signed message), the table recorded (and audited), and its
-bundle sealed to its key: the table's poll fetches it.
+(the code the table shows), refuses while another waiting request shows the same code or
+while two machines ask with the request's key (a copied SD card,
+director/fleet/machines.py), and checks the name the director gives (a name a table may
+have, not one an approved table has). Only then are the table's broker credentials made
+(``TableCredentials.add_table``) with its signing key (feed/table_signing.py: made here,
+its private half sent in the bundle only, its public half registered, enforced from the
+table's first signed message), the table recorded (and audited), and its bundle sealed
+to its key: the table's poll fetches it.
 
 Removing deletes the table's broker login (its connection is dropped, its password
 refused), marks it removed (audited), and clears the config retained for it on the
@@ -21,6 +22,7 @@ import json
 import logging
 
 from table_controller.director.fleet.core import Fleet, FleetError
+from table_controller.director.fleet.machines import ON_EACH_COPY, TWIN_WINDOW
 from table_controller.director.store import StoreError
 from table_controller.errors import TableControllerError
 from table_controller.feed.messages import Topics, name_problem, table_id
@@ -67,6 +69,13 @@ def _approve(
             f"two tables asking to join show the same code {r.code}",
             "refuse the one you do not recognise (check its address), or wait for one "
             "of them to ask again with a new code",
+        )
+    asking = fleet.requests.asking(r)
+    if asking:
+        raise FleetError(
+            409,
+            f"{len(asking)} tables ask with this code: a copied card",
+            f"on each copy, {ON_EACH_COPY}; approve this code once only one table asks with it",
         )
     name = " ".join(name.split())
     if not name or len(name) > MAX_NAME:
@@ -120,6 +129,11 @@ def _approve(
             now,
             who=who,
         )
+        if r.machines:  # the machine that asked last: the table's first
+            m = max(r.machines.values(), key=lambda m: m["last_seen"])
+            fleet.store.machines.heard(
+                tid, m["machine"], m["source"], m["last_seen"], gap=TWIN_WINDOW
+            )
         fleet.store.keys.register_key(
             tid,
             signing.public_pem.decode("ascii"),

@@ -12,14 +12,22 @@ reads is a code (``table-7`` where the table has a name, ``camera-view``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NotRequired, TypedDict
 
+from table_controller.director.fleet.machines import (
+    TWIN_WINDOW,
+    at_once,
+    copied_table_words,
+    list_words,
+    machine_words,
+)
 from table_controller.director.json_value import JSONValue
 from table_controller.director.store import (
     ConfigState,
     DirectorStore,
     FleetTableRow,
+    MachineRow,
     PictureState,
     RawTable,
     TableRow,
@@ -99,6 +107,8 @@ class TableWords(TypedDict):
     config_text: str
     calibration_text: str
     faults: list[str]
+    machine_text: str  # the machine it reports from, in words
+    copied_text: str | None  # two machines at once as this table: a copied card
     camera_view: PictureWords
     recalibration: PictureWords
 
@@ -229,6 +239,19 @@ def store_words(usage: TableUsage | None) -> StoreWords:
     }
 
 
+def machine_text(
+    machines: Sequence[MachineRow], heard: bool, both: Sequence[MachineRow] = ()
+) -> str:
+    """The machine a table reports from, in words (``both``: the machines reporting
+    as it at once); an older table names none."""
+    if len(both) > 1:
+        count = "Two" if len(both) == 2 else str(len(both))
+        return f"{count} at once: " + list_words([machine_words(m) for m in both])
+    if machines:
+        return sentence(machine_words(machines[0]))
+    return "Not known (a table of an older release)" if heard else "Not known yet"
+
+
 def approved_tables(store: DirectorStore) -> list[FleetTableRow]:
     """The tables the director approved and did not remove (store/fleet.py)."""
     return [t.copy() for t in store.fleet.fleet_tables()]
@@ -247,11 +270,17 @@ class FleetView:
     hand-written table configs)."""
 
     def __init__(
-        self, store: DirectorStore, *, fleet_mode: bool = False, clock: Clock = time.time
+        self,
+        store: DirectorStore,
+        *,
+        fleet_mode: bool = False,
+        clock: Clock = time.time,
+        twin_window: float = TWIN_WINDOW,
     ) -> None:
         self.store = store
         self.fleet_mode = fleet_mode
         self.clock = clock
+        self.twin_window = twin_window  # two machines heard within it: a copied card
 
     def tables(self) -> list[TableCard]:
         store, now = self.store, self.clock()
@@ -267,12 +296,15 @@ class FleetView:
         pictures = store.pictures.fleet_pictures()
         last = store.pictures.last_events()
         usage = store.usage.table_usage()
+        machines = store.machines.every_table()
         out: list[TableCard] = []
         for row in rows:
             tid = str(row["id"])
             t = statuses.get(tid) or not_heard(tid)
             state = store.fleet_configs.fleet_config_state(tid)
-            shown = self.table(row, t, pictures.get(tid, {}), last.get(tid), state, now)
+            shown = self.table(
+                row, t, pictures.get(tid, {}), last.get(tid), state, now, machines.get(tid, [])
+            )
             out.append({**shown, **store_words(usage.get(tid))})
         return sorted(out, key=lambda r: title_order(r["title"]))
 
@@ -284,6 +316,7 @@ class FleetView:
         last_event: float | None,
         config_state: ConfigState | None,
         now: float,
+        machines: Sequence[MachineRow] = (),
     ) -> TableWords:
         tid = str(row["id"])
         fleet: Mapping[str, JSONValue] = t.get("fleet") or {}
@@ -309,6 +342,7 @@ class FleetView:
         calibrated = fleet.get("calibration")
         calibration = calibrated.get("at") if isinstance(calibrated, dict) else None
         name = row.get("name") or t.get("name")
+        both = at_once(machines, now, self.twin_window)
         fix = [
             f"To put {f['what']} right: {f['fix']}"
             for f in t.get("faults") or []
@@ -339,6 +373,8 @@ class FleetView:
                 else "Calibration not known yet"
             ),
             "faults": fix,
+            "machine_text": machine_text(machines, heard, both),
+            "copied_text": copied_table_words(table_title(tid, name), both) if both else None,
             "camera_view": picture_words("camera-view", pictures.get("camera-view"), now),
             "recalibration": picture_words("recalibrate", pictures.get("recalibrate"), now),
         }
@@ -359,6 +395,7 @@ __all__ = [
     "config_words",
     "disk_words",
     "lag_words",
+    "machine_text",
     "not_heard",
     "number",
     "picture_words",

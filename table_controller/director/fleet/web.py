@@ -6,7 +6,10 @@ the broker's port and the director's public key, which tables require), ask to j
 director/fleet/core.py; the answer gives the request's salt, from which the table works out
 its code and check) and fetch its request's answer (``GET /api/fleet/join/{rid}``: the
 request's id is random, each fetch keeps a waiting request alive, and the bundle is
-sealed to the table's key). Listing the
+sealed to the table's key). A table of this release names its machine in its request
+(``machine``: a fingerprint and what it was made from, table/fleet/identity.py) and in
+each poll (``?machine=``): a claim, checked only for its shape, by which the director
+sees two machines asking with one key (a copied SD card). Listing the
 requests, approving, refusing and removing a table need a director's login, and as
 every change on the dashboard pass the guard's same-origin and JSON checks (web/guard.py).
 """
@@ -26,7 +29,8 @@ from starlette.routing import BaseRoute, Route
 from table_controller import __version__
 from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import join
-from table_controller.director.fleet.core import Fleet, FleetError
+from table_controller.director.fleet.copied import claimed_machine, is_fingerprint
+from table_controller.director.fleet.core import Fleet, FleetError, Machine
 from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.session import Login
 from table_controller.fleet.discovery import key_text
@@ -81,13 +85,16 @@ class JoinWeb:
         if not isinstance(host, str) or not isinstance(version, str):
             raise Refused(400, "the request names no host and version", JOIN_FIX)
         address = request.client.host if request.client else ""
+        machine = _machine(body.get("machine"))
         try:
             r = await run_in_threadpool(
-                self.fleet.requests.ask,
-                key,
-                host=_printable(host, 100),
-                address=address,
-                version=_printable(version, 40),
+                lambda: self.fleet.requests.ask(
+                    key,
+                    host=_printable(host, 100),
+                    address=address,
+                    version=_printable(version, 40),
+                    machine=machine,
+                )
             )
         except FleetError as exc:
             raise Refused(exc.status, exc.what, exc.fix) from None
@@ -97,7 +104,10 @@ class JoinWeb:
 
     def _answer(self, request: Request) -> Response:
         rid = request.path_params["rid"]
-        r = self.fleet.requests.poll(rid) if len(rid) <= 64 else None
+        machine = request.query_params.get("machine")
+        if machine is not None and not is_fingerprint(machine):
+            machine = None  # not one a table makes: the poll counts, the claim does not
+        r = self.fleet.requests.poll(rid, machine) if len(rid) <= 64 else None
         if r is None:
             raise Refused(
                 404,
@@ -191,6 +201,19 @@ def _key(value: JSONValue) -> bytes:
     if len(key) != KEY_BYTES:
         raise Refused(400, "the request carries no table key", JOIN_FIX)
     return key
+
+
+def _machine(value: JSONValue) -> Machine | None:
+    """The machine a request names, None when it names none (an older table); one of
+    another shape is refused in words (400)."""
+    if value is None:
+        return None
+    machine = claimed_machine({"fleet": {"machine": value}})
+    if machine is not None:
+        return machine
+    raise Refused(
+        400, "the request names its machine in a form this director does not read", JOIN_FIX
+    )
 
 
 def _printable(text: str, limit: int) -> str:

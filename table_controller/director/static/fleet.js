@@ -45,7 +45,7 @@ function picture(t, kind, state, caption) {
 
 function card(t, commandsOk) {
   const devices = t.devices.flatMap((d) => row(d.label, d.text, d.ok));
-  const troubled = t.devices.some((d) => d.ok === false) || !t.clock_ok || !t.lag_ok;
+  const troubled = t.devices.some((d) => d.ok === false) || !t.clock_ok || !t.lag_ok || !!t.copied_text;
   const problem = el("p", {class: "problem card-problem", role: "alert", hidden: true});
   const ask = (kind) => async () => {
     problem.hidden = true;
@@ -65,12 +65,14 @@ function card(t, commandsOk) {
     el("div", {class: "card-head"}, el("span", {class: "title"}, t.title),
        el("span", {class: "online" + (t.online ? "" : " is-offline")}, t.online_text)),
     el("div", {class: "version"}, t.version_text),
+    t.copied_text ? el("p", {class: "copied-card", role: "alert"}, t.copied_text) : null,
     el("dl", {}, ...devices,
        ...row("Disk", t.disk_text, null),
        ...row("At the director", t.store_text, null),
        ...row("Clock", t.clock_text, t.clock_ok),
        ...row("Feed", t.lag_text, t.lag_ok),
        ...row("Config", t.config_text, null),
+       ...row("Machine", t.machine_text, t.copied_text ? false : null),
        ...row("Calibration", t.calibration_text, null)),
     t.faults.length ? el("ul", {class: "faults"}, ...t.faults.map((f) => el("li", {}, f))) : null,
     el("div", {class: "pictures"},
@@ -120,6 +122,7 @@ function requestForm(q, name) {
     el("span", {class: "check", title: "the table's page shows the same: read it aloud together before approving"}, `check ${q.check}`),
     q.version ? el("span", {class: "quiet"}, `release ${q.version}`) : null,
     q.same_code ? el("span", {class: "same-code"}, "Two tables show this code: check which one you are approving, or refuse both and let them ask again.") : null,
+    q.copied ? el("span", {class: "copied-code", role: "alert"}, q.copied) : null,
     el("label", {}, "Name ", input),
     el("button", {type: "submit", class: "approve"}, "Approve"),
     el("button", {type: "button", class: "refuse secondary", onclick: async () => {

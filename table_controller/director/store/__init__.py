@@ -18,6 +18,7 @@ from table_controller.director.store.db import StoreError, StoreUnavailable, is_
 from table_controller.director.store.events import EndedGame, EventMessage, GameEvent, StoredEvent
 from table_controller.director.store.fleet import FleetTableRow
 from table_controller.director.store.fleet_config import CONFIG_STATES, ConfigState
+from table_controller.director.store.fleet_machines import MachineRow
 from table_controller.director.store.fleet_pictures import PictureState
 from table_controller.director.store.fleet_updates import FleetUpdates
 from table_controller.director.store.formats import FormatChange, FormatVersion
@@ -62,6 +63,7 @@ __all__ = [
     "FormatVersion",
     "GameEvent",
     "HandTime",
+    "MachineRow",
     "MarkKind",
     "PictureState",
     "Projection",

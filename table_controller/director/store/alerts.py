@@ -39,6 +39,7 @@ ALERT_KINDS = (
     "signature",
     "replay",
     "flood",
+    "copied_card",
 )
 ALERT_STATES = ("open", "acknowledged", "closed")
 

@@ -91,6 +91,10 @@ TABLES = (
     "CREATE TABLE IF NOT EXISTS hand_times (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
     " seq INTEGER NOT NULL, kind TEXT NOT NULL, at REAL NOT NULL, hand INTEGER,"
     " ns INTEGER, ew INTEGER, PRIMARY KEY (tbl, game, seq, kind))",
+    # The machines each table was heard from (store/fleet_machines.py): a copied card.
+    "CREATE TABLE IF NOT EXISTS fleet_machines (tbl TEXT NOT NULL, machine TEXT NOT NULL,"
+    " source TEXT NOT NULL, first_seen REAL NOT NULL, last_seen REAL NOT NULL,"
+    " PRIMARY KEY (tbl, machine))",
     # Each game's verdicts on its decisions, as kept (store/verdicts.py).
     "CREATE TABLE IF NOT EXISTS game_verdicts (tbl TEXT NOT NULL, game INTEGER NOT NULL,"
     " kept TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (tbl, game))",

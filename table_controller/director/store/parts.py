@@ -19,6 +19,8 @@ use the part their concern is (``store.events.add_event``, ``store.accounts.logi
 - ``store.accounts`` (``accounts.py``): directors' logins, sessions and the audit log;
 - ``store.formats`` (``formats.py``): the event's format state;
 - ``store.fleet`` (``fleet.py``): the tables approved in fleet mode;
+- ``store.machines`` (``fleet_machines.py``): the machines each table was heard from
+  (two at once: a copied SD card);
 - ``store.pictures`` (``fleet_pictures.py``): the camera pictures the fleet view asked
   the tables for;
 - ``store.fleet_configs`` (``fleet_config.py``): the configs pushed to the fleet's
@@ -65,6 +67,7 @@ from table_controller.director.store.db import StoreError, StoreUnavailable
 from table_controller.director.store.events import FeedEvents
 from table_controller.director.store.fleet import FleetTables
 from table_controller.director.store.fleet_config import FleetConfigs
+from table_controller.director.store.fleet_machines import FleetMachines
 from table_controller.director.store.fleet_pictures import FleetPictures
 from table_controller.director.store.formats import Formats
 from table_controller.director.store.games import GameSetups
@@ -123,6 +126,7 @@ class DirectorStore:
         self.accounts = Accounts(core)
         self.formats = Formats(core)
         self.fleet = FleetTables(core)
+        self.machines = FleetMachines(core)
         self.pictures = FleetPictures(core, camera_bytes=self.limits.camera_bytes)
         self.fleet_configs = FleetConfigs(core)
         self.keys = TableKeys(core)

@@ -10,7 +10,9 @@ What the rest of the package uses of it, named in ``__all__``:
   the table's config;
 - ``update_link``: the director's update orders handed to the update agent;
 - ``commands``: the director's camera commands; ``status``: what the heartbeat tells
-  the fleet view of the table's machine (both for the table's feed).
+  the fleet view of the table's machine (both for the table's feed); ``identity``:
+  which machine this is (a fingerprint of its serial number or network card), told in
+  the request to join and the heartbeat, so the director sees a copied SD card.
 
 Its own modules: ``join`` (asking to join, waiting for the approval), ``membership``
 (what the table keeps once approved), ``display`` with ``lights`` and ``page`` (the
@@ -21,4 +23,4 @@ The face loads none of them itself: the feed takes ``status`` and ``commands`` w
 a circle of them; ``table-controller join`` loads only what joining needs.
 """
 
-__all__ = ["commands", "join_cli", "run", "settings", "status", "update_link"]
+__all__ = ["commands", "identity", "join_cli", "run", "settings", "status", "update_link"]

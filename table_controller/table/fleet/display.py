@@ -24,6 +24,7 @@ from table_controller.devices.cube_types import Alert, CubeState
 from table_controller.devices.gpio import GpioUnavailable, SeatDeviceError
 from table_controller.table.config import TableConfig
 from table_controller.table.devices import PinFactory, pin_factory_for
+from table_controller.table.fleet.identity import MachinePaths, machine_claim
 from table_controller.table.fleet.lights import BEAT, LightsPlayer
 from table_controller.table.fleet.page import JoinPage, JoinPageError
 from table_controller.table.page.tls import PageTls, PageTlsError, prepare, start_words
@@ -219,11 +220,14 @@ def join_showing(
     fingerprint: str | None = None,
     stop: threading.Event | None = None,
     say: Callable[[str], None] | None = None,
+    machine_paths: MachinePaths | None = None,
 ) -> Membership:
     """``fleet.join.join`` with the code shown on ``config``'s page, lights and cube
     while it waits; ``say`` hears every sentence for a person (a terminal, the
     journal). ``fingerprint``: the director's key as given by a person (pinned). The
-    table's devices are free again when it returns (or raises)."""
+    table's devices are free again when it returns (or raises). ``machine_paths``:
+    where this machine's identity is read (table/fleet/identity.py), told to the
+    director with the request."""
     from table_controller.table.fleet.join import join
 
     def tell(words: str) -> None:
@@ -259,6 +263,7 @@ def join_showing(
             on_code=on_code,
             on_words=on_words,
             stop=stop,
+            machine=machine_claim(machine_paths or MachinePaths()),
         )
 
 

@@ -26,12 +26,14 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from table_controller import __version__
 from table_controller.errors import TableControllerError
+from table_controller.feed.messages import MachineClaim
 from table_controller.fleet import discovery, sealing
 from table_controller.fleet.discovery import DiscoveryError, Found
 from table_controller.fleet.sealing import JoinCheck
@@ -96,11 +98,14 @@ def join(
     clock: Callable[[], float] = time.monotonic,
     sleep: Sleep | None = None,
     find: Finder = discovery.find_directors,
+    machine: MachineClaim | None = None,
 ) -> Membership:
     """Join the director (found on the network when ``director`` is None) and return
     the table's membership, kept in ``folder``. ``fingerprint``: the director's key
     fingerprint as the director's screen shows it; a director with another key is
-    refused. A membership already there is returned as it is; one that cannot be read
+    refused. ``machine``: which machine this is (table/fleet/identity.py), told with
+    the request and each poll, so the director sees two machines asking with one key
+    (a copied SD card). A membership already there is returned as it is; one that cannot be read
     is an error (MembershipError), never replaced."""
     have = membership.load(folder)
     if have is not None:
@@ -115,7 +120,7 @@ def join(
     found = director or _discover(find, on_words, stop, wait, pinned)
     director_key = discovery.key_der(found.key)
     on_words(f"asking {found.words()} to join")
-    asker = _Asker(found, public, on_words, stop, wait)
+    asker = _Asker(found, public, on_words, stop, wait, machine)
     request, salt = asker.ask()
     shown = sealing.join_check(director_key, public, salt)
     code = shown.code
@@ -133,7 +138,7 @@ def join(
             on_words(f"still waiting for the director to approve code {code} ({minutes} min)")
         _pause(wait, stop, pause)
         pause = min(MAX_PAUSE, pause * GROWTH)
-        status, body = asker.get(f"/api/fleet/join/{request}")
+        status, body = asker.get(f"/api/fleet/join/{request}{asker.polled_as()}")
         if status == 404:
             on_words("the director forgot this table's request (it restarted?): asking again")
             request, salt = asker.ask()
@@ -248,12 +253,21 @@ class _Asker:
         on_words: Callable[[str], None],
         stop: threading.Event,
         wait: Sleep,
+        machine: MachineClaim | None = None,
     ) -> None:
         self.found = found
         self.public = public
         self.on_words = on_words
         self.stop = stop
         self.wait = wait
+        self.machine = machine
+
+    def polled_as(self) -> str:
+        """The poll's query naming this machine ("" when not known): each poll says
+        the machine still asks, so the director sees when only one is left."""
+        if self.machine is None:
+            return ""
+        return "?" + urllib.parse.urlencode({"machine": self.machine["id"]})
 
     def ask(self) -> tuple[str, bytes]:
         """A request to join: its id and salt (tried until the director takes it)."""
@@ -263,6 +277,8 @@ class _Asker:
             "host": socket.gethostname(),
             "version": __version__,
         }
+        if self.machine is not None:
+            body["machine"] = self.machine
         pause = FIRST_PAUSE
         while True:
             status, answer = self.send("/api/fleet/join", body)

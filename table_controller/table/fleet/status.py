@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from table_controller.feed.messages import FleetStatus
+from table_controller.feed.messages import FleetStatus, MachineClaim
 from table_controller.table.health import Device, Fault
 
 PACKAGE = "table-controller"
@@ -74,17 +74,22 @@ def fleet_status(
     disk_free: int | None,
     calibration: float | None,
     config_seq: int | None = None,
+    machine: MachineClaim | None = None,
 ) -> FleetStatus:
     """The heartbeat's ``fleet`` part (SPEC, H4). ``disk_free`` in bytes (None: not read
     yet); ``config_seq``: the director's config applied (None until the table runs in
-    fleet mode, table/fleet/run.py)."""
-    return {
+    fleet mode, table/fleet/run.py); ``machine``: which machine this is
+    (table/fleet/identity.py), left out when not known."""
+    out: FleetStatus = {
         "version": version,
         "devices": device_words(faults, cube=cube),
         "disk_free_mb": None if disk_free is None else disk_free // (1024 * 1024),
         "calibration": {"at": calibration},
         "config_seq": config_seq,
     }
+    if machine is not None:
+        out["machine"] = machine.copy()
+    return out
 
 
 __all__ = [
