@@ -204,6 +204,12 @@ class Box:
         )
         return done.stdout.strip()
 
+    def mac(self) -> str:
+        """The box's network card's address: its own (box.sh), as every Pi's is."""
+        done = self._box("port", "mac", timeout=30)
+        assert done.returncode == 0 and done.stdout.count(":") == 5, f"no address: {done.stderr}"
+        return done.stdout.strip()
+
     def console_tail(self, lines: int = 30) -> str:
         log = self.folder / "console.log"
         if not log.exists():

@@ -14,6 +14,7 @@
 #                                      cube: the host's pseudo-terminal wired to the box's
 #                                      serial port for the trump cube (cube-device names
 #                                      it in the box: /dev/ttyS1, or /dev/ttyAMA0 on arm64)
+#                                      or mac: its network card's address
 # QEMU emulates the machine (TCG): KVM hung at the kernel's start on these machines.
 # BOX_ACCEL=kvm tries it anyway. DIR's console.log has everything the box's console said.
 # BOX_ARCH=arm64 boots the Pi's architecture (QEMU's virt machine, a Cortex-A76 as in the
@@ -33,6 +34,7 @@ port() {
     case "$1" in
         cube) cat "$dir/cube" 2>/dev/null ;;
         cube-device) sed -n 's/^cube_device=//p' "$dir/machine" 2>/dev/null ;;
+        mac) sed -n 's/^mac=//p' "$dir/machine" 2>/dev/null ;;
         *) sed -n "s/^$1=//p" "$dir/ports" 2>/dev/null ;;
     esac
 }
@@ -170,7 +172,12 @@ case "$action" in
         printf 'ssh=%s\nweb=%s\n' "$(free_port)" "$(free_port)" >"$dir/ports"
         accel="${BOX_ACCEL:-tcg}"
         rm -f "$dir/console.log"
-        printf 'arch=%s\ncube_device=/dev/%s\n' "$box_arch" "$cube_tty" >"$dir/machine"
+        # Each box's network card has an address of its own, kept with it, as every Pi's
+        # has (QEMU's default, 52:54:00:12:34:56, would be every box's: the table tells
+        # the director its machine by it, and two boxes would look like one).
+        mac="$(sed -n 's/^mac=//p' "$dir/machine" 2>/dev/null || true)"
+        [ -n "$mac" ] || mac="$(od -An -N3 -tx1 /dev/urandom | tr -s ' ' ':' | sed 's/^/52:54:00/; s/:$//')"
+        printf 'arch=%s\ncube_device=/dev/%s\nmac=%s\n' "$box_arch" "$cube_tty" "$mac" >"$dir/machine"
         # The console to DIR/console.log; the cube's serial port to a pseudo-terminal here.
         # shellcheck disable=SC2054 # QEMU's options hold commas
         if [ "$box_arch" = amd64 ]; then
@@ -188,7 +195,7 @@ case "$action" in
             -append "root=/dev/vda rw console=$console_tty,115200 panic=-1 ${BOX_APPEND:-}" \
             -drive "file=$dir/disk.qcow2,if=virtio,format=qcow2,discard=unmap" \
             -netdev "user,id=net0,hostname=raspberrypi,hostfwd=tcp:127.0.0.1:$(port ssh)-:22,hostfwd=tcp:127.0.0.1:$(port web)-:8080" \
-            -device virtio-net-pci,netdev=net0 -device virtio-rng-pci "${share[@]}" \
+            -device "virtio-net-pci,netdev=net0,mac=$mac" -device virtio-rng-pci "${share[@]}" \
             -display none -monitor none -daemonize -pidfile "$dir/qemu.pid" >"$dir/qemu.log" 2>&1 ||
             fail "QEMU did not start: $(cat "$dir/qemu.log") (is $qemu_package installed?)"
         # The box's serial port for the cube (its ttyS1, or ttyAMA0 on arm64) is this
@@ -236,7 +243,7 @@ case "$action" in
         rm -f "$dir/qemu.pid"
         ;;
     port)
-        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web|cube|cube-device"
+        [ $# -eq 1 ] || fail "use: box.sh port DIR ssh|web|cube|cube-device|mac"
         port "$1"
         ;;
     *) fail "$usage" ;;

@@ -212,6 +212,15 @@ def test_the_boxs_table_joins_the_director_here_and_its_game_is_on_the_dashboard
     assert table is not None
     assert set(table["players"].values()) == set(PLAYERS.values()), table  # type: ignore[attr-defined]
     assert table["name"] == "Table 1", table
+    # The machine it reports from, on the Fleet page: the box's own network card (an
+    # address of its own, as a Pi's), read by the table's service under its unit's
+    # sandbox and told by its fingerprint; one machine, so no copied card.
+    from table_controller.table.fleet.identity import fingerprint
+
+    short = fingerprint("network", box.mac())[:8]
+    row = next(t for t in dashboard.get("api/fleet")["tables"] if t["table"] == "table-1")  # type: ignore[union-attr]
+    assert row["machine_text"] == f"Machine {short[:4]}-{short[4:]} (by its network card)", row
+    assert row["copied_text"] is None, row
 
     # Encrypted: the box's end of the feed is connected to the broker, which takes TLS
     # only (with the event's certificate: the box checks it with what the table keeps),
