@@ -77,6 +77,11 @@ else
             --exclude=./build --exclude=./dist --exclude=./table.toml --exclude='*.egg-info' --exclude='__pycache__' \
             --exclude='*.sqlite' -cf - . | tar -C "$opt" -xf -
     fi
+    # Readable by everyone on the machine, whatever modes it was copied with: a copy from
+    # a private folder (a clone under umask 077, a mktemp folder) or a USB stick made
+    # /opt/table-controller 0700, and only root could then run the table's commands.
+    # It holds no secret: the table's file and its state live in /etc and /var/lib.
+    run chmod -R u+rwX,go+rX,go-w "$opt"
 fi
 
 # --- 2. the system packages and the Python packages (make setup-pi) -----------------------

@@ -122,6 +122,38 @@ def test_it_installs_a_table_into_a_root_and_a_second_run_changes_nothing(
     assert "the service is installed already" in again.stdout
 
 
+def test_a_project_copied_from_a_private_folder_is_readable_by_everyone(
+    tmp_path: Path,
+) -> None:
+    """A project cloned into a private folder (mode 0700, its files 0600, as under umask
+    077 or in a mktemp folder) is installed readable by everyone: copied as it was, the
+    Pi's /opt/table-controller was 0700 and the person's own commands were refused
+    ("cd: /opt/table-controller: Permission denied", seen in the box)."""
+    project = tmp_path / "private" / "table-controller"
+    skip = shutil.ignore_patterns(
+        ".venv", ".git", "test-artifacts", "build", "dist", "*.egg-info", "__pycache__",
+        ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "*.so", "*.sqlite",
+    )  # fmt: skip
+    shutil.copytree(ROOT, project, ignore=skip, symlinks=True)
+    (project / "README.md").chmod(0o600)
+    (project / "table_controller").chmod(0o700)
+    project.chmod(0o700)
+    root = tmp_path / "root"
+    done = subprocess.run(
+        ["bash", str(project / "hardware" / "first-boot.sh")],
+        env={**os.environ, "ROOT": str(root), "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    opt = root / "opt" / "table-controller"
+    assert opt.stat().st_mode & 0o777 == 0o755
+    assert (opt / "table_controller").stat().st_mode & 0o777 == 0o755
+    assert (opt / "README.md").stat().st_mode & 0o777 == 0o644
+    assert (opt / "hardware" / "first-boot.sh").stat().st_mode & 0o111 == 0o111  # still runs
+
+
 @needs_fleet_config
 def test_the_table_reads_its_file_as_a_fleets_table(installed: tuple[Path, str]) -> None:
     root, _ = installed
