@@ -12,7 +12,6 @@ The screenshot is test-artifacts/fleet-copied-card.png."""
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import time
 import urllib.request
@@ -25,7 +24,7 @@ from mosquitto import Mosquitto
 from playwright.sync_api import Browser, Page, expect
 from test_director_service import PREFIX, WAIT, client, publish, start_broker, wait_until
 from test_director_web import ARTIFACTS, log_in_page
-from test_fleet_view_web import GB, Event, FakeTable
+from test_fleet_view_web import GB, Event, FakeTable, post_join
 
 from table_controller.director.fleet.copied import ALERT
 from table_controller.director.fleet.machines import TWIN_WINDOW
@@ -82,14 +81,7 @@ def ask(event: Event, key: bytes, claim: MachineClaim) -> dict[str, Any]:
         "version": "0.1.0",
         "machine": claim,
     }
-    req = urllib.request.Request(
-        event.url + "api/fleet/join",
-        json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return dict(json.loads(r.read()))
+    return post_join(event.url, body)
 
 
 def poll(event: Event, request: str, claim: MachineClaim) -> None:

@@ -150,6 +150,19 @@ class FakeTable:
         self.mqtt.disconnect()
 
 
+def post_join(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A table's request to join, posted as ``table-controller join`` posts it; the
+    director's answer."""
+    req = urllib.request.Request(
+        url + "api/fleet/join",
+        json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return dict(json.loads(r.read()))
+
+
 class Event:
     """The director in fleet mode over a real broker, its dashboard served."""
 
@@ -192,14 +205,7 @@ class Event:
         """A table asks to join, as ``table-controller join`` does (over HTTP)."""
         key = bytes((seed + i) % 256 for i in range(32))
         body = {"v": 2, "key": base64.b64encode(key).decode(), "host": host, "version": "0.1.0"}
-        req = urllib.request.Request(
-            self.url + "api/fleet/join",
-            json.dumps(body).encode(),
-            method="POST",
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(req, timeout=10) as r:
-            asked = dict(json.loads(r.read()))
+        asked = post_join(self.url, body)
         [shown] = [r for r in self.fleet.requests.waiting() if r["request"] == asked["request"]]
         return {**asked, "code": shown["code"], "check": shown["check"]}
 
