@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from table_controller.present import FaultShown
 
@@ -86,7 +86,22 @@ class MachineClaim(TypedDict):
     table (a copied SD card) by it."""
 
     id: str
-    source: Literal["serial", "network", "boot"]
+    source: MachineSource
+
+
+MachineSource = Literal["serial", "network", "boot"]
+MACHINE_SOURCES: tuple[MachineSource, ...] = get_args(MachineSource)
+MACHINE_ID_DIGITS = 16  # the fingerprint's hex digits (table/fleet/identity.py makes it)
+
+
+def is_machine_id(value: object) -> bool:
+    """Whether ``value`` has a machine fingerprint's shape (``MachineClaim.id``): what a
+    table makes, and all the director checks of the claim."""
+    return (
+        isinstance(value, str)
+        and len(value) == MACHINE_ID_DIGITS
+        and all(c in "0123456789abcdef" for c in value)
+    )
 
 
 class CalibrationStatus(TypedDict):
@@ -459,6 +474,8 @@ def ack_message(
 
 __all__ = [
     "ACK_STATES",
+    "MACHINE_ID_DIGITS",
+    "MACHINE_SOURCES",
     "NAME_ALLOWED",
     "VERSION",
     "AckMessage",
@@ -468,6 +485,7 @@ __all__ = [
     "FleetStatus",
     "GameRecord",
     "MachineClaim",
+    "MachineSource",
     "OfflineMessage",
     "ReceivedMessage",
     "StatusMessage",
@@ -476,6 +494,7 @@ __all__ = [
     "director_position",
     "event_message",
     "id_problem",
+    "is_machine_id",
     "name_problem",
     "offline_message",
     "parse_received",

@@ -16,22 +16,11 @@ from table_controller.director.fleet.machines import TWIN_WINDOW, at_once, copie
 from table_controller.director.json_value import JSONValue
 from table_controller.director.store import DirectorStore
 from table_controller.director.words import table_title
+from table_controller.feed.messages import MACHINE_SOURCES, is_machine_id
 
 log = logging.getLogger(__name__)
 
 ALERT = "copied_card"
-FINGERPRINT_DIGITS = 16
-SOURCES = ("serial", "network", "boot")
-
-
-def is_fingerprint(value: object) -> bool:
-    """Whether ``value`` is a machine's fingerprint as a table makes it (16 hex digits,
-    table/fleet/identity.py)."""
-    return (
-        isinstance(value, str)
-        and len(value) == FINGERPRINT_DIGITS
-        and all(c in "0123456789abcdef" for c in value)
-    )
 
 
 def claimed_machine(status: Mapping[str, JSONValue]) -> tuple[str, str] | None:
@@ -42,8 +31,8 @@ def claimed_machine(status: Mapping[str, JSONValue]) -> tuple[str, str] | None:
     if not isinstance(machine, dict):
         return None
     mid, source = machine.get("id"), machine.get("source")
-    if isinstance(mid, str) and is_fingerprint(mid) and source in SOURCES:
-        return mid, str(source)
+    if is_machine_id(mid) and isinstance(source, str) and source in MACHINE_SOURCES:
+        return str(mid), source
     return None
 
 
@@ -73,4 +62,4 @@ class CopiedCards:
         return True
 
 
-__all__ = ["ALERT", "CopiedCards", "claimed_machine", "is_fingerprint"]
+__all__ = ["ALERT", "CopiedCards", "claimed_machine"]

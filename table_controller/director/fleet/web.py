@@ -29,10 +29,11 @@ from starlette.routing import BaseRoute, Route
 from table_controller import __version__
 from table_controller.director.door import SafeJSON
 from table_controller.director.fleet import join
-from table_controller.director.fleet.copied import claimed_machine, is_fingerprint
+from table_controller.director.fleet.copied import claimed_machine
 from table_controller.director.fleet.core import Fleet, FleetError, Machine
 from table_controller.director.json_value import JSONObject, JSONValue
 from table_controller.director.session import Login
+from table_controller.feed.messages import is_machine_id
 from table_controller.fleet.discovery import key_text
 from table_controller.fleet.sealing import KEY_BYTES
 from table_controller.safe_json import JSONLimitError, loads_limited
@@ -105,7 +106,7 @@ class JoinWeb:
     def _answer(self, request: Request) -> Response:
         rid = request.path_params["rid"]
         machine = request.query_params.get("machine")
-        if machine is not None and not is_fingerprint(machine):
+        if machine is not None and not is_machine_id(machine):
             machine = None  # not one a table makes: the poll counts, the claim does not
         r = self.fleet.requests.poll(rid, machine) if len(rid) <= 64 else None
         if r is None:

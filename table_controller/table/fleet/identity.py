@@ -36,12 +36,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.feed.messages import MachineClaim
+from table_controller.feed.messages import MACHINE_ID_DIGITS, MachineClaim
 
 log = logging.getLogger(__name__)
 
 DOMAIN = b"table-controller machine 1\0"  # so the hash is of this use only
-FINGERPRINT_DIGITS = 16
 _READ_LIMIT = 65_536
 _NO_SERIAL = {"", "0" * 16, "0" * 8}
 _NO_ADDRESS = {"", "00:00:00:00:00:00"}
@@ -59,7 +58,7 @@ class MachinePaths:
 def fingerprint(source: str, value: str) -> str:
     """The short hash of ``value`` read from ``source``: what the director is told."""
     digest = hashlib.sha256(DOMAIN + source.encode() + b"\0" + value.encode()).hexdigest()
-    return digest[:FINGERPRINT_DIGITS]
+    return digest[:MACHINE_ID_DIGITS]
 
 
 def machine_claim(paths: MachinePaths) -> MachineClaim | None:
